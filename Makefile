@@ -1,0 +1,35 @@
+# The two commands of the README, and a few more.  Each sets itself up first.
+SHELL := /bin/bash
+PY := .venv/bin/python
+EXAMPLES := resources/examples
+
+.PHONY: setup demo test test-fast lint bench clean
+
+setup:
+	@bash packaging/dev-setup.sh
+
+## demo: the workbench's analyses on the bundled examples (the seed's worked cases)
+demo: setup
+	@for args in \
+	  "compare $(EXAMPLES)/paired_14_to_5.csv --baseline baseline --candidate candidate --item item_id" \
+	  "ranking $(EXAMPLES)/ranking_seed.csv --k 3,5" \
+	  "passk $(EXAMPLES)/passk_counts.csv --k 1,3,5" \
+	  "aggregate $(EXAMPLES)/multilingual.csv --outcome correct --group language" \
+	  "aggregate $(EXAMPLES)/simpson.csv --outcome correct --group segment --version version" \
+	  "cost $(EXAMPLES)/cost_latency.csv --system system --success success --cost cost --latency latency_s" \
+	  "text $(EXAMPLES)/text_extraction.csv" \
+	  "plan --rate 0.8 --n 100 --discordance 0.15"; do \
+	  echo "\$$ workbench $$args"; .venv/bin/workbench $$args || exit $$?; echo; done
+
+## test: the whole test suite (GUI tests run offscreen)
+test: setup
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+
+lint: setup
+	.venv/bin/lint-imports
+
+bench: setup
+	$(PY) tests/benchmarks/bench_engine.py
+
+clean:
+	rm -rf .venv .pytest_cache .hypothesis build dist *.egg-info

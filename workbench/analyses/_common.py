@@ -1,0 +1,132 @@
+"""Shared plumbing of the analyses: column resolution, k lists, labels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..core.errors import DataError, OptionError
+from ..io import LoadedTable, guess_column, require_columns
+
+#: Common header names for each column role, most specific first (matched ignoring case,
+#: spaces, underscores and hyphens).
+ROLE_NAMES: dict[str, list[str]] = {
+    "id": ["item_id", "id", "item", "example_id", "qid_item", "uid", "sample_id"],
+    "item": ["item_id", "item", "id", "example_id", "uid", "sample_id"],
+    "system": ["system", "model", "version", "run", "variant", "system_name"],
+    "version": ["version", "model_version", "release", "eval_version", "system"],
+    "group": ["group", "segment", "language", "lang", "category", "slice", "domain", "subset"],
+    "cluster": ["cluster", "conversation", "conversation_id", "user", "user_id", "session"],
+    "unit": ["unit", "conversation", "conversation_id", "document", "user", "session"],
+    "prediction": ["prediction", "pred", "output", "answer", "hypothesis", "response",
+                   "generated", "candidate_text"],
+    "reference": ["reference", "ref", "gold", "target", "expected", "label", "ground_truth"],
+    "query": ["query", "query_id", "qid", "topic", "question_id"],
+    "doc": ["doc", "doc_id", "docid", "docno", "document", "document_id", "passage_id", "pid"],
+    "score": ["score", "sim", "similarity", "retrieval_score"],
+    "rank": ["rank", "position", "pos"],
+    "relevance": ["relevance", "rel", "grade", "label", "judgment", "qrel", "relevant"],
+    "task": ["task", "task_id", "problem", "problem_id", "instance_id"],
+    "n": ["n", "attempts", "samples", "num_samples", "trials"],
+    "correct": ["c", "correct", "passed", "num_correct", "successes"],
+    "success": ["success", "passed", "pass", "correct", "solved", "outcome", "resolved"],
+    "outcome": ["outcome", "success", "correct", "passed", "score", "result"],
+    "numerator": ["numerator", "correct_claims", "num", "hits"],
+    "denominator": ["denominator", "claims", "total", "den"],
+    "cost": ["cost", "cost_usd", "price", "usd", "dollars"],
+    "latency": ["latency", "latency_s", "latency_ms", "duration", "seconds", "time"],
+    "baseline": ["baseline", "a", "old", "control"],
+    "candidate": ["candidate", "b", "new", "treatment"],
+}
+
+
+@dataclass
+class Resolver:
+    """Picks each column from its flag or guesses it from common names, noting guesses."""
+
+    table: LoadedTable
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.table.name
+
+    def required(self, given: str | None, role: str, flag: str) -> str:
+        col = self.optional(given, role, flag)
+        if col is None:
+            cols = ", ".join(map(str, self.table.frame.columns))
+            raise DataError(
+                f"File '{self.name}' needs a {role} column and none of its columns looks like one; "
+                f"name it with {flag} (its columns are: {cols}).")
+        return col
+
+    def optional(self, given: str | None, role: str, flag: str) -> str | None:
+        if given:
+            require_columns(self.table, [given])
+            return given
+        guess = guess_column(self.table, role, ROLE_NAMES.get(role, [role]))
+        if guess is not None:
+            self.notes.append(f"Column '{guess}' was taken as the {role} column "
+                              f"(guessed from its name; set {flag} to choose another).")
+        return guess
+
+
+def parse_ks(ks, name: str = "k") -> tuple[int, ...]:
+    """'1,3,10' or [1, 3, 10] -> (1, 3, 10); sorted, unique, each >= 1."""
+    if isinstance(ks, str):
+        parts = [p.strip() for p in ks.split(",") if p.strip()]
+    else:
+        parts = list(ks)
+    out = []
+    for p in parts:
+        try:
+            k = int(p)
+            if float(p) != k:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise OptionError(f"`{name}` must be whole numbers separated by commas; got {name}={ks!r}.") from None
+        if k < 1:
+            raise OptionError(f"`{name}` must be >= 1; got {name}={k}.")
+        out.append(k)
+    if not out:
+        raise OptionError(f"`{name}` needs at least one value; got {name}={ks!r}.")
+    return tuple(sorted(set(out)))
+
+
+def base_signature(analysis: str) -> dict[str, str]:
+    return {"workbench": __version__, "analysis": analysis}
+
+
+def labels(values) -> list[str]:
+    """Group labels as text (numbers without a trailing .0)."""
+    out = []
+    for v in values:
+        if isinstance(v, float) and np.isfinite(v) and v == int(v):
+            out.append(str(int(v)))
+        else:
+            out.append(str(v))
+    return out
+
+
+def codes_of(series: pd.Series):
+    """Integer codes in order of first appearance, and the labels as text."""
+    codes, uniques = pd.factorize(series.astype(str), sort=False)
+    return codes.astype(np.int64), labels(list(uniques))
+
+
+def check_unique(table: LoadedTable, keys: list[str], what: str) -> None:
+    """Refuse duplicate rows for the key columns, naming the value and the lines."""
+    frame = table.frame
+    dup = frame.duplicated(subset=keys, keep=False).to_numpy()
+    if dup.any():
+        idx = np.flatnonzero(dup)
+        first = frame.iloc[idx[0]][keys]
+        same = idx[(frame.iloc[idx][keys].astype(str) == first.astype(str)).all(axis=1).to_numpy()]
+        value = ", ".join(f"{k}={first[k]!s}" for k in keys)
+        lines = ", ".join(str(table.line_of(i)) for i in same[:5])
+        raise DataError(
+            f"File '{table.name}' has {len(idx)} rows that repeat a {what} "
+            f"({value} appears on lines {lines}); each {what} must appear once.")

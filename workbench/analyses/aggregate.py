@@ -1,0 +1,220 @@
+"""Aggregation: micro vs macro per group, pooled ratio vs mean of ratios, Simpson's paradox.
+
+Three forms, chosen by the columns given:
+
+* ``outcome`` + ``group`` (+ ``version``): per-group table, micro and macro (per version),
+  and a Simpson's paradox check across versions;
+* ``numerator`` + ``denominator`` (+ ``unit``): pooled ratio vs mean of per-unit ratios;
+* ``outcome`` + ``unit``: item outcomes rolled up per unit, pooled vs mean of unit rates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError, OptionError
+from ..core.progress import NULL_PROGRESS
+from ..core.result import AnalysisResult, Table, record, signature
+from ..io import LoadedTable, to_binary, to_float, to_text
+from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
+from ..metrics.intervals import wilson_interval
+from ._common import Resolver, base_signature
+
+NAME = "aggregate"
+TITLE = "Aggregation"
+
+
+@dataclass(frozen=True)
+class Options:
+    outcome: str | None = None
+    group: str | None = None
+    version: str | None = None
+    numerator: str | None = None
+    denominator: str | None = None
+    unit: str | None = None
+
+
+def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[np.ndarray, bool]:
+    """Binary outcomes as 0/1, or numeric scores in [0, 1] (noted); (values, is_binary)."""
+    try:
+        return to_binary(table, column).astype(float), True
+    except DataError as binary_error:
+        if not pd.api.types.is_numeric_dtype(table.frame[column]):
+            raise binary_error
+        values = to_float(table, column)
+        bad = np.flatnonzero((values < 0) | (values > 1))
+        if bad.size:
+            raise DataError(
+                f"File '{table.name}', column '{column}' must hold outcomes 0/1 or scores "
+                f"between 0 and 1; found {values[bad[0]]:g} on line {table.line_of(bad[0])} "
+                f"({bad.size} rows out of range).") from None
+        notes.append(f"Column '{column}' holds scores between 0 and 1, not 0/1 outcomes; rates are "
+                     f"mean scores, 'successes' are sums of scores and no Wilson interval is given.")
+        return values, False
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    res = Resolver(table)
+    if options.numerator or options.denominator:
+        if not (options.numerator and options.denominator):
+            raise OptionError("The ratio form needs both a numerator and a denominator column.")
+        return _ratio_form(table, options, res)
+    if options.unit and not options.group:
+        return _unit_form(table, options, res)
+    return _group_form(table, options, res, progress)
+
+
+def _group_form(table, options, res, progress) -> AnalysisResult:
+    out_col = res.required(options.outcome, "outcome", "--outcome")
+    grp_col = res.required(options.group, "group", "--group")
+    ver_col = options.version
+    if ver_col:
+        res.optional(ver_col, "version", "--version")
+    notes = res.notes
+    y, binary = outcome_values(table, out_col, notes)
+    groups = pd.Series(to_text(table, grp_col))
+    g_codes, g_labels = pd.factorize(groups)
+    g_labels = [str(x) for x in g_labels]
+    G = len(g_labels)
+    if ver_col:
+        v_codes, v_labels = pd.factorize(pd.Series(to_text(table, ver_col)))
+        v_labels = [str(x) for x in v_labels]
+    else:
+        v_codes, v_labels = np.zeros(len(y), dtype=np.int64), [None]
+    records, rows, overall_rows = [], [], []
+    seg_rates = np.full((len(v_labels), G), np.nan)
+    overall = np.full(len(v_labels), np.nan)
+    for v, vlabel in enumerate(v_labels):
+        progress.check_cancelled()
+        m = v_codes == v
+        items, succ, rate = group_rates(y[m], g_codes[m], G)
+        low, high = wilson_interval(succ, items) if binary else (np.full(G, np.nan),) * 2
+        micro, macro = micro_macro(items, succ)
+        present = items > 0
+        seg_rates[v] = np.where(present, rate, np.nan)
+        overall[v] = micro
+        for g in np.flatnonzero(present):
+            records.append(record("rate", rate[g], group=g_labels[g], version=vlabel, n=items[g],
+                                  ci_low=low[g] if binary else None, ci_high=high[g] if binary else None))
+            rows.append({**({"version": vlabel} if ver_col else {}), "group": g_labels[g],
+                         "items": int(items[g]), "successes": succ[g], "rate": rate[g],
+                         "ci_low": low[g], "ci_high": high[g],
+                         "share_of_items": items[g] / items.sum()})
+        tot_n, tot_s = items.sum(), succ.sum()
+        m_low, m_high = wilson_interval(tot_s, tot_n) if binary else (np.nan, np.nan)
+        records.append(record("micro", micro, version=vlabel, n=tot_n,
+                              ci_low=m_low if binary else None, ci_high=m_high if binary else None))
+        records.append(record("macro", macro, version=vlabel, n=int(present.sum())))
+        overall_rows.append({**({"version": vlabel} if ver_col else {}), "items": int(tot_n),
+                             "groups": int(present.sum()), "successes": tot_s,
+                             "micro": micro, "micro_ci_low": m_low, "micro_ci_high": m_high,
+                             "macro": macro, "gap_micro_minus_macro": micro - macro})
+        spread = rate[present]
+        if spread.size > 1:
+            lo, hi = int(np.argmin(np.where(present, rate, np.inf))), int(np.argmax(np.where(present, rate, -np.inf)))
+            who = f"Version '{vlabel}': " if vlabel is not None else ""
+            notes.append(f"{who}the best group ('{g_labels[hi]}', {rate[hi]:.1%} of {int(items[hi])}) and "
+                         f"the worst ('{g_labels[lo]}', {rate[lo]:.1%} of {int(items[lo])}) differ by "
+                         f"{rate[hi] - rate[lo]:.1%}; micro {micro:.1%} weights groups by size, "
+                         f"macro {macro:.1%} weights them equally.")
+    tables = [
+        Table("overall", "Micro and macro", pd.DataFrame(overall_rows), columns={
+            "micro": "sum of successes / sum of items (pooled)",
+            "macro": "mean of the per-group rates (each group counts once)",
+            "groups": "groups in the macro mean (its denominator)",
+        }, formats={"micro": "rate", "macro": "rate", "micro_ci_low": "rate", "micro_ci_high": "rate",
+                    "gap_micro_minus_macro": "rate", "items": "int", "groups": "int",
+                    "successes": "float"}),
+        Table("groups", "Per-group rates", pd.DataFrame(rows), columns={
+            "rate": "successes / items in the group",
+            "ci_low": "Wilson 95% interval, low", "ci_high": "Wilson 95% interval, high",
+        }, formats={"rate": "rate", "ci_low": "rate", "ci_high": "rate", "share_of_items": "rate",
+                    "items": "int", "successes": "float"}),
+    ]
+    sig = base_signature(NAME)
+    sig.update({"form": "group" + ("+version" if ver_col else ""), "micro": "sum/sum",
+                "macro": "mean-of-group-rates", "ci": "wilson-95" if binary else "none",
+                "outcome": "binary" if binary else "score[0,1]"})
+    if ver_col:
+        pairs = simpson_pairs(seg_rates, overall, v_labels)
+        if pairs:
+            a, b = pairs[0]
+            ia, ib = v_labels.index(a), v_labels.index(b)
+            notes.append(f"Simpson's paradox: version '{a}' beats '{b}' in every segment yet is worse "
+                         f"overall ({overall[ia]:.1%} vs {overall[ib]:.1%}) because the mix of segments "
+                         f"differs between them; compare per segment, or re-score both on the same set.")
+            records.append(record("simpson", True, from_=a, to=b, n=len(g_labels)))
+        else:
+            records.append(record("simpson", False, n=len(g_labels)))
+        pivot = pd.DataFrame(seg_rates.T, columns=v_labels)
+        pivot.insert(0, "group", g_labels)
+        pivot.loc[len(pivot)] = ["(overall, micro)"] + list(overall)
+        tables.append(Table("versions", "Rate per version and segment", pivot,
+                            formats={v: "rate" for v in v_labels}))
+        sig["simpson"] = "better-in-every-segment-and-worse-micro"
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+
+
+def _ratio_form(table, options, res) -> AnalysisResult:
+    require = res.required
+    num_col = require(options.numerator, "numerator", "--numerator")
+    den_col = require(options.denominator, "denominator", "--denominator")
+    unit_col = options.unit
+    if unit_col:
+        res.optional(unit_col, "unit", "--unit")
+    num = to_float(table, num_col)
+    den = to_float(table, den_col, min_value=0)
+    units = to_text(table, unit_col) if unit_col else [str(table.line_of(i)) for i in range(len(num))]
+    frame = pd.DataFrame({"unit": units, "numerator": num, "denominator": den})
+    per_unit = frame.groupby("unit", sort=False).sum().reset_index()
+    pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"].where(per_unit["denominator"] != 0)
+    return _ratio_result(table, res.notes, per_unit, pooled, mean, used, zero,
+                         float(per_unit["denominator"].sum()), "ratio", unit_col)
+
+
+def _unit_form(table, options, res) -> AnalysisResult:
+    out_col = res.required(options.outcome, "outcome", "--outcome")
+    unit_col = options.unit
+    res.optional(unit_col, "unit", "--unit")
+    y, binary = outcome_values(table, out_col, res.notes)
+    frame = pd.DataFrame({"unit": to_text(table, unit_col), "numerator": y, "denominator": 1.0})
+    per_unit = frame.groupby("unit", sort=False).sum().reset_index()
+    per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"]
+    pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
+    return _ratio_result(table, res.notes, per_unit, pooled, mean, used, zero,
+                         float(len(y)), "outcome+unit", unit_col)
+
+
+def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, form, unit_col):
+    notes = list(notes)
+    if zero:
+        notes.append(f"{zero} of {len(per_unit)} units have a zero denominator; they have no ratio and "
+                     f"are left out of the mean of ratios (they add nothing to the pooled ratio).")
+    if np.isfinite(pooled) and np.isfinite(mean) and abs(pooled - mean) >= 0.05:
+        notes.append(f"The pooled ratio ({pooled:.1%}) and the mean of ratios ({mean:.1%}) differ by "
+                     f"{abs(pooled - mean):.1%}: the first weights units by their denominators, the "
+                     f"second counts every unit once; decide which question you are asking.")
+    records = (record("pooled_ratio", pooled, n=pooled_n),
+               record("mean_of_ratios", mean, n=used))
+    sig = base_signature(NAME)
+    sig.update({"form": form, "pooled": "sum(num)/sum(den)", "mean": "mean(num/den)",
+                "den=0": "excluded-from-mean", "unit": "column" if unit_col else "row"})
+    summary = pd.DataFrame([
+        {"measure": "pooled ratio", "value": pooled, "numerator": per_unit["numerator"].sum(),
+         "denominator": per_unit["denominator"].sum(), "units": len(per_unit)},
+        {"measure": "mean of ratios", "value": mean, "numerator": np.nan, "denominator": np.nan,
+         "units": used},
+    ])
+    tables = (
+        Table("summary", "Pooled ratio vs mean of ratios", summary, columns={
+            "value": "pooled = sum(numerator) / sum(denominator); mean = mean of per-unit ratios",
+            "units": "units counted",
+        }, formats={"value": "rate", "units": "int"}),
+        Table("units", "Per-unit ratios", per_unit, formats={"ratio": "rate"}),
+    )
+    return AnalysisResult(NAME, signature(sig), records, tables, tuple(notes), table.path)

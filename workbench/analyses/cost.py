@@ -1,0 +1,123 @@
+"""Cost and latency per system: cost per success, marginal cost per extra success, tails."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.progress import NULL_PROGRESS
+from ..core.result import AnalysisResult, Table, record, signature
+from ..io import LoadedTable, to_binary, to_float, to_text
+from ..metrics import cost as cm
+from ..metrics.intervals import wilson_interval
+from ._common import Resolver, base_signature
+
+NAME = "cost"
+TITLE = "Cost and latency"
+QUANTILES = (50, 95, 99)
+
+
+@dataclass(frozen=True)
+class Options:
+    system: str | None = None
+    success: str | None = None
+    cost: str | None = None
+    latency: str | None = None
+    #: linear (numpy default, type 7) or nearest_rank (ceil(p N)-th smallest)
+    percentile_method: str = "linear"
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    cm.percentiles([1.0], method=options.percentile_method)  # validate before any work
+    res = Resolver(table)
+    sys_col = res.optional(options.system, "system", "--system")
+    succ_col = res.required(options.success, "success", "--success")
+    cost_col = res.required(options.cost, "cost", "--cost")
+    lat_col = res.optional(options.latency, "latency", "--latency")
+    notes = res.notes
+    y = to_binary(table, succ_col)
+    cost = to_float(table, cost_col, min_value=0)
+    lat = to_float(table, lat_col, min_value=0) if lat_col else None
+    systems = pd.Series(to_text(table, sys_col)) if sys_col else pd.Series(["(all)"] * len(y))
+    codes, labels = pd.factorize(systems)
+    labels = [str(x) for x in labels]
+    rows, records = [], []
+    for s, label in enumerate(labels):
+        progress.check_cancelled()
+        m = codes == s
+        n = int(m.sum())
+        succ = int(y[m].sum())
+        total = float(cost[m].sum())
+        rate = succ / n
+        low, high = wilson_interval(succ, n)
+        row = {"system": label, "requests": n, "successes": succ, "success_rate": rate,
+               "ci_low": float(low), "ci_high": float(high), "total_cost": total,
+               "cost_per_request": total / n, "cost_per_success": cm.cost_per_success(total, succ)}
+        sys_name = label if sys_col else None
+        records.append(record("success_rate", rate, system=sys_name, n=n, ci_low=low, ci_high=high))
+        records.append(record("cost_per_request", total / n, system=sys_name, n=n))
+        records.append(record("cost_per_success", row["cost_per_success"], system=sys_name, n=succ))
+        if succ == 0:
+            notes.append(f"System '{label}' has no success in {n} requests: its cost per success is "
+                         f"undefined (shown empty), not zero.")
+        if lat is not None:
+            pcts = cm.percentiles(lat[m], QUANTILES, method=options.percentile_method)
+            for q, v in zip(QUANTILES, pcts):
+                row[f"latency_p{q}"] = float(v)
+                records.append(record(f"latency_p{q}", v, system=sys_name, n=n))
+            if n < 100:
+                notes.append(f"System '{label}' has {n} requests; its p99 latency rests on the top "
+                             f"{max(1, int(np.ceil(n * 0.01)))} values and is not a stable estimate.")
+        rows.append(row)
+    if lat is None:
+        notes.append("No latency column was given or found: latency percentiles are left out.")
+    per_system = pd.DataFrame(rows)
+
+    # cheaper -> dearer, every pair
+    order = sorted(range(len(rows)), key=lambda i: (rows[i]["cost_per_request"], i))
+    pairs = []
+    for a_pos, a in enumerate(order):
+        for b in order[a_pos + 1:]:
+            ra, rb = rows[a], rows[b]
+            price, dominated = cm.marginal_cost(ra["cost_per_request"], ra["success_rate"],
+                                                rb["cost_per_request"], rb["success_rate"])
+            pairs.append({"from": ra["system"], "to": rb["system"],
+                          "extra_cost_per_request": rb["cost_per_request"] - ra["cost_per_request"],
+                          "extra_success_rate": rb["success_rate"] - ra["success_rate"],
+                          "marginal_cost_per_success": price, "dominated": dominated})
+            records.append(record("marginal_cost_per_success", price, from_=ra["system"],
+                                  to=rb["system"], n=min(ra["requests"], rb["requests"])))
+            records.append(record("dominated", dominated, from_=ra["system"], to=rb["system"]))
+            if dominated:
+                notes.append(f"'{rb['system']}' costs more per request than '{ra['system']}' "
+                             f"({rb['cost_per_request']:.4g} vs {ra['cost_per_request']:.4g}) and "
+                             f"succeeds no more often ({rb['success_rate']:.1%} vs "
+                             f"{ra['success_rate']:.1%}): it is dominated, so no price per extra "
+                             f"success is given.")
+    sig = base_signature(NAME)
+    sig.update({
+        "cps": "total-cost/successes", "cpr": "mean", "ci": "wilson-95",
+        "pct": options.percentile_method if lat is not None else "none",
+        "marginal": "dcost/drate,cheaper->dearer,all-pairs", "units": "as-in-file",
+    })
+    fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "total_cost": "money",
+           "cost_per_request": "money", "cost_per_success": "money", "requests": "int",
+           "successes": "int", **{f"latency_p{q}": "float" for q in QUANTILES}}
+    tables = [
+        Table("systems", "Quality, cost and latency per system", per_system, columns={
+            "cost_per_request": "total cost / requests",
+            "cost_per_success": "total cost / successes",
+            "ci_low": "Wilson 95% interval of the success rate, low",
+            **{f"latency_p{q}": f"p{q} latency ({options.percentile_method} percentile)"
+               for q in QUANTILES},
+        }, formats=fmt),
+    ]
+    if pairs:
+        tables.append(Table("marginal", "Marginal cost per extra success (cheaper -> dearer)",
+                            pd.DataFrame(pairs), columns={
+                                "marginal_cost_per_success": "extra cost per request / extra success rate",
+                            }, formats={"extra_cost_per_request": "money", "extra_success_rate": "rate",
+                                        "marginal_cost_per_success": "money"}))
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)

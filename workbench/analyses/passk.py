@@ -1,0 +1,161 @@
+"""pass@k and pass^k: from per-task counts (n, c) or from per-attempt rows (task, success)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError
+from ..core.progress import NULL_PROGRESS
+from ..core.result import AnalysisResult, Table, record, signature
+from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
+from ..metrics import passk as pk
+from ..metrics.intervals import implied_per_try_rate
+from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks
+
+NAME = "passk"
+TITLE = "pass@k and pass^k"
+
+
+@dataclass(frozen=True)
+class Options:
+    task: str | None = None
+    n: str | None = None
+    correct: str | None = None
+    success: str | None = None
+    system: str | None = None
+    ks: tuple[int, ...] = (1, 3, 5, 10)
+
+
+def _counts(table: LoadedTable, options: Options, res: Resolver):
+    """Per (system, task): n and c, and the input form used."""
+    task_col = res.required(options.task, "task", "--task")
+    sys_col = options.system
+    if sys_col:
+        res.optional(sys_col, "system", "--system")
+    keys = ([sys_col] if sys_col else []) + [task_col]
+    use_counts = options.n is not None or options.correct is not None
+    if not use_counts and options.success is None:
+        n_guess = guess_column(table, "n", ROLE_NAMES["n"])
+        c_guess = guess_column(table, "correct", ROLE_NAMES["correct"])
+        if n_guess and c_guess and n_guess != c_guess:
+            use_counts = True
+            options = replace(options, n=n_guess, correct=c_guess)
+            res.notes.append(f"Columns '{n_guess}' and '{c_guess}' were taken as the per-task "
+                             f"attempts n and passes c (guessed from their names; set --n and "
+                             f"--correct, or --success for per-attempt rows).")
+    if use_counts:
+        n_col = res.required(options.n, "n", "--n")
+        c_col = res.required(options.correct, "correct", "--correct")
+        check_unique(table, keys, "task")
+        n = to_float(table, n_col, min_value=0)
+        c = to_float(table, c_col, min_value=0)
+        for col, vals in ((n_col, n), (c_col, c)):
+            frac = np.flatnonzero(vals != np.round(vals))
+            if frac.size:
+                raise DataError(f"File '{table.name}', column '{col}' must hold whole numbers of "
+                                f"attempts; found {vals[frac[0]]:g} on line {table.line_of(frac[0])}.")
+        bad = np.flatnonzero(c > n)
+        if bad.size:
+            lines = ", ".join(str(table.line_of(i)) for i in bad[:5])
+            raise DataError(f"File '{table.name}' has {bad.size} tasks with more passes than "
+                            f"attempts (column '{c_col}' > column '{n_col}') on lines {lines}; "
+                            f"c must be between 0 and n.")
+        frame = pd.DataFrame({"task": to_text(table, task_col), "n": n.astype(np.int64),
+                              "c": c.astype(np.int64)})
+        if sys_col:
+            frame.insert(0, "system", to_text(table, sys_col))
+        return frame, "counts"
+    s_col = res.required(options.success, "success", "--success")
+    success = to_binary(table, s_col)
+    frame = pd.DataFrame({"task": to_text(table, task_col), "s": success.astype(np.int64)})
+    if sys_col:
+        frame.insert(0, "system", to_text(table, sys_col))
+    grouped = frame.groupby((["system"] if sys_col else []) + ["task"], sort=False)["s"]
+    out = grouped.agg(n="size", c="sum").reset_index()
+    return out, "attempts"
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    ks = parse_ks(options.ks)
+    res = Resolver(table)
+    counts, form = _counts(table, options, res)
+    progress.advance(0.3, "estimating")
+    has_sys = "system" in counts
+    systems = list(dict.fromkeys(counts["system"])) if has_sys else [None]
+    n_all = counts["n"].to_numpy()
+    c_all = counts["c"].to_numpy()
+    per_task = counts.copy()
+    for k in ks:
+        per_task[f"pass@{k}"] = pk.pass_at_k(n_all, c_all, k)
+        per_task[f"pass^{k}"] = pk.pass_hat_k(n_all, c_all, k)
+    records, summary_rows, notes = [], [], list(res.notes)
+    for label in systems:
+        progress.check_cancelled()
+        m = (counts["system"] == label).to_numpy() if has_sys else np.ones(len(counts), bool)
+        n, c = n_all[m], c_all[m]
+        who = f"system '{label}': " if label is not None else ""
+        for k in ks:
+            ok = n >= k
+            used = int(ok.sum())
+            unb = pk.pass_at_k(n, c, k)[ok]
+            unb_hat = pk.pass_hat_k(n, c, k)[ok]
+            naive = pk.naive_pass_at_k(n, c, k)[ok]
+            naive_hat = pk.naive_pass_hat_k(n, c, k)[ok]
+            row = {
+                "system": label if label is not None else "(all)", "k": k, "tasks": used,
+                "left_out": int((~ok).sum()),
+                "pass@k": _mean(unb), "pass^k": _mean(unb_hat),
+                "naive_pass@k": _mean(naive), "naive_pass^k": _mean(naive_hat),
+            }
+            row["per_try_p"] = (float(implied_per_try_rate(row["pass@k"], k))
+                                if np.isfinite(row["pass@k"]) else float("nan"))
+            summary_rows.append(row)
+            for metric, key in ((f"pass@{k}", "pass@k"), (f"pass^{k}", "pass^k"),
+                                (f"naive_pass@{k}", "naive_pass@k"), (f"naive_pass^{k}", "naive_pass^k"),
+                                (f"per_try_p@{k}", "per_try_p")):
+                records.append(record(metric, row[key], system=label, k=k, n=used))
+            if used < len(n):
+                notes.append(f"{who}{len(n) - used} of {len(n)} tasks have fewer than {k} attempts "
+                             f"(n < k) and are left out of pass@{k} and pass^{k}; they are never "
+                             f"scored 1.0.")
+    zero_n = int((n_all == 0).sum())
+    if zero_n:
+        notes.append(f"{zero_n} tasks have n = 0 attempts; they have no estimate at any k.")
+    if len(set(n_all.tolist())) > 1:
+        notes.append(f"Tasks have different numbers of attempts (n from {n_all.min()} to "
+                     f"{n_all.max()}); each task's estimate uses its own n.")
+    sig = base_signature(NAME)
+    sig.update({
+        "k": ",".join(map(str, ks)),
+        "input": form,
+        "pass@k": "1-C(n-c,k)/C(n,k)",
+        "pass^k": "C(c,k)/C(n,k)",
+        "n": "per-task",
+        "n<k": "excluded",
+        "naive": "per-task-plug-in(c/n)",
+        "per_try_p": "1-(1-pass@k)^(1/k)",
+        "agg": "mean-over-tasks",
+    })
+    fmt = {c: "rate" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k", "per_try_p")}
+    fmt.update({"tasks": "int", "left_out": "int", "k": "int"})
+    task_fmt = {c: "rate" for c in per_task.columns if c.startswith("pass")}
+    tables = (
+        Table("summary", "pass@k and pass^k (mean over tasks)", pd.DataFrame(summary_rows), columns={
+            "tasks": "tasks with n >= k (the denominator)",
+            "left_out": "tasks with n < k, left out",
+            "pass@k": "unbiased: mean of 1 - C(n-c,k)/C(n,k)",
+            "pass^k": "unbiased: mean of C(c,k)/C(n,k)",
+            "naive_pass@k": "plug-in: mean of 1 - (1 - c/n)^k (biased low)",
+            "naive_pass^k": "plug-in: mean of (c/n)^k (biased high)",
+            "per_try_p": "per-try rate implied by pass@k under independent attempts",
+        }, formats=fmt),
+        Table("tasks", "Per-task estimates (blank where n < k)", per_task, formats=task_fmt),
+    )
+    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+def _mean(x: np.ndarray) -> float:
+    return float(np.mean(x)) if x.size else float("nan")

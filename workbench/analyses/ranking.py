@@ -1,0 +1,267 @@
+"""Ranking analysis: P@k, R@k, hit@k, nDCG@k, MRR and MAP from a long run table.
+
+The run has one row per retrieved (query, document) with a score (higher first) or a rank
+(1 first), optionally a system column and a relevance grade; a separate qrels file adds the
+judged documents that were never retrieved and overrides the run's grades.  Judgments are
+pooled across systems: a document judged in any row counts as judged for its query.
+Queries that are judged (in the qrels) but that a system did not retrieve for score 0 for
+that system, as ``trec_eval -c`` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError, OptionError
+from ..core.progress import NULL_PROGRESS
+from ..core.result import AnalysisResult, Table, record, signature
+from ..io import LoadedTable, load_table, require_columns, to_float, to_text
+from ..metrics.ranking import GAINS, rank_metrics
+from ._common import Resolver, base_signature, check_unique, parse_ks
+
+NAME = "ranking"
+TITLE = "Ranking metrics"
+TIES = ("trec_eval", "stable")
+NO_RELEVANT = ("zero", "skip")
+
+
+@dataclass(frozen=True)
+class Options:
+    query: str | None = None
+    doc: str | None = None
+    score: str | None = None
+    rank: str | None = None
+    relevance: str | None = None
+    system: str | None = None
+    qrels: str | None = None
+    ks: tuple[int, ...] = (1, 3, 5, 10)
+    #: nDCG gain: linear (grade; trec_eval) or exponential (2^grade - 1)
+    gain: str = "linear"
+    #: tie policy: trec_eval (score desc, then doc id desc) or stable (score desc, file order)
+    ties: str = "trec_eval"
+    #: queries with no relevant document: zero (kept, scored 0) or skip (left out, counted)
+    no_relevant: str = "zero"
+    #: binary metrics count a document relevant when its grade >= this
+    relevance_threshold: float = 1.0
+
+
+def _check(options: Options) -> tuple[int, ...]:
+    if options.gain not in GAINS:
+        raise OptionError(f"`gain` must be one of {', '.join(GAINS)}; got gain={options.gain!r}.")
+    if options.ties not in TIES:
+        raise OptionError(f"`ties` must be one of {', '.join(TIES)}; got ties={options.ties!r}.")
+    if options.no_relevant not in NO_RELEVANT:
+        raise OptionError(f"`no_relevant` must be one of {', '.join(NO_RELEVANT)}; "
+                          f"got no_relevant={options.no_relevant!r}.")
+    if not np.isfinite(options.relevance_threshold):
+        raise OptionError("`relevance_threshold` must be a number.")
+    return parse_ks(options.ks)
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    ks = _check(options)
+    res = Resolver(table)
+    q_col = res.required(options.query, "query", "--query")
+    d_col = res.required(options.doc, "doc", "--doc")
+    if options.score and options.rank:
+        raise OptionError("Give either a score column or a rank column, not both.")
+    s_col = options.score or (None if options.rank else res.optional(None, "score", "--score"))
+    r_col = options.rank or (None if s_col else res.optional(None, "rank", "--rank"))
+    if s_col is None and r_col is None:
+        raise DataError(f"File '{table.name}' needs a score or a rank column to order the "
+                        f"documents; name one with --score or --rank (its columns are: "
+                        f"{', '.join(map(str, table.frame.columns))}).")
+    if s_col:
+        require_columns(table, [s_col])
+    if r_col:
+        require_columns(table, [r_col])
+    sys_col = options.system
+    if sys_col:
+        require_columns(table, [sys_col])
+    rel_col = options.relevance
+    if rel_col:
+        require_columns(table, [rel_col])
+    elif options.qrels is None:
+        rel_col = res.required(None, "relevance", "--relevance")
+    else:
+        rel_col = res.optional(None, "relevance", "--relevance")
+        if rel_col and rel_col in (q_col, d_col, s_col, r_col, sys_col):
+            rel_col = None
+
+    check_unique(table, ([sys_col] if sys_col else []) + [q_col, d_col], "(query, document) pair"
+                 + (" of a system" if sys_col else ""))
+    progress.advance(0.05, "reading the run")
+    run_q = pd.Series(to_text(table, q_col))
+    run_d = pd.Series(to_text(table, d_col))
+    order_val = -to_float(table, r_col) if r_col else to_float(table, s_col)
+    run_grade = (to_float(table, rel_col, allow_missing=True) if rel_col
+                 else np.full(len(run_q), np.nan))
+    if sys_col:
+        sys_codes, sys_labels = pd.factorize(pd.Series(to_text(table, sys_col)))
+    else:
+        sys_codes, sys_labels = np.zeros(len(run_q), dtype=np.int64), [None]
+
+    qrels_q = qrels_d = None
+    qrels_grade = np.zeros(0)
+    if options.qrels:
+        qt = load_table(options.qrels)
+        qrel_rel = rel_col or options.relevance or "relevance"
+        require_columns(qt, [q_col, d_col, qrel_rel])
+        check_unique(qt, [q_col, d_col], "(query, document) judgment")
+        qrels_q = pd.Series(to_text(qt, q_col))
+        qrels_d = pd.Series(to_text(qt, d_col))
+        qrels_grade = to_float(qt, qrel_rel)
+    progress.check_cancelled()
+    progress.advance(0.2, "coding queries and documents")
+
+    all_q = run_q if qrels_q is None else pd.concat([run_q, qrels_q], ignore_index=True)
+    all_d = run_d if qrels_d is None else pd.concat([run_d, qrels_d], ignore_index=True)
+    q_codes_all, q_labels = pd.factorize(all_q, sort=False)
+    d_codes_all, _ = pd.factorize(all_d, sort=True)  # sorted: code order = doc id order
+    n_run = len(run_q)
+    rq, rd = q_codes_all[:n_run].astype(np.int64), d_codes_all[:n_run].astype(np.int64)
+    D = int(d_codes_all.max()) + 1 if d_codes_all.size else 1
+    Q = len(q_labels)
+    run_key = rq * D + rd
+
+    # pooled judgments: the run's grades (consistent across systems), then the qrels override
+    judged = ~np.isnan(run_grade)
+    jk = pd.DataFrame({"key": run_key[judged], "grade": run_grade[judged]})
+    conflicts = jk.groupby("key")["grade"].nunique()
+    if (conflicts > 1).any():
+        bad_key = int(conflicts[conflicts > 1].index[0])
+        rows = np.flatnonzero(run_key == bad_key)
+        raise DataError(
+            f"File '{table.name}' gives document '{run_d[rows[0]]}' of query "
+            f"'{run_q[rows[0]]}' different relevance grades on lines "
+            f"{', '.join(str(table.line_of(i)) for i in rows[:5])}; a judgment must be the same "
+            f"in every row (or give the grades in a qrels file).")
+    jk = jk.drop_duplicates("key")
+    n_qrels_only_docs = 0
+    if qrels_q is not None:
+        qk = q_codes_all[n_run:].astype(np.int64) * D + d_codes_all[n_run:]
+        qrels_frame = pd.DataFrame({"key": qk, "grade": qrels_grade})
+        n_qrels_only_docs = int((~np.isin(qk, run_key)).sum())
+        jk = pd.concat([jk, qrels_frame]).drop_duplicates("key", keep="last")
+    jkeys = jk["key"].to_numpy(dtype=np.int64)
+    jgrade = jk["grade"].to_numpy(dtype=float)
+    pos = pd.Index(jkeys).get_indexer(run_key)
+    grade_for_run = np.where(pos >= 0, jgrade[np.maximum(pos, 0)], 0.0)
+    unjudged = int((pos < 0).sum())
+    jq = jkeys // D
+
+    if options.ties == "trec_eval":
+        tie = -rd  # doc id descending
+    else:
+        tie = np.arange(n_run)  # file order
+
+    progress.check_cancelled()
+    progress.advance(0.4, "computing metrics")
+    records, per_query, summary_rows = [], [], []
+    notes = list(res.notes)
+    judged_queries = np.bincount(jq, minlength=Q) > 0
+    for code, label in enumerate(sys_labels):
+        progress.check_cancelled()
+        m = sys_codes == code
+        arr = rank_metrics(rq[m], order_val[m], tie[m], grade_for_run[m], jq, jgrade,
+                           n_queries=Q, ks=ks, gain=options.gain,
+                           threshold=options.relevance_threshold)
+        in_run = arr.retrieved > 0
+        # the queries this system is scored on: retrieved for, or judged (then missing = 0)
+        universe = in_run | judged_queries if qrels_q is not None else in_run | _queries_in_run(rq, Q)
+        no_rel = universe & (arr.relevant == 0)
+        use = universe & ~no_rel if options.no_relevant == "skip" else universe
+        n_use = int(use.sum())
+        values: dict[str, float] = {}
+        for k in ks:
+            values[f"p@{k}"] = _mean(arr.precision[k], use)
+            values[f"r@{k}"] = _mean(arr.recall[k], use)
+            values[f"hit@{k}"] = _mean(arr.hit[k], use)
+            values[f"ndcg@{k}"] = _mean(arr.ndcg[k], use)
+        values["mrr"] = _mean(arr.rr, use)
+        values["map"] = _mean(arr.ap, use)
+        for metric, value in values.items():
+            k = int(metric.split("@")[1]) if "@" in metric else None
+            records.append(record(metric, value, system=label, k=k, n=n_use))
+        who = f"system '{label}': " if label is not None else ""
+        if no_rel.any():
+            verb = "left out" if options.no_relevant == "skip" else "kept and scored 0"
+            notes.append(f"{who}{int(no_rel.sum())} of {int(universe.sum())} queries have no relevant "
+                         f"document (grade >= {options.relevance_threshold:g}); they are {verb} "
+                         f"(no-relevant policy '{options.no_relevant}').")
+        missing = universe & ~in_run
+        if missing.any():
+            notes.append(f"{who}{int(missing.sum())} judged queries have no retrieved document and "
+                         f"score 0 on every metric.")
+        n_tied = int((arr.tied & in_run).sum())
+        if n_tied:
+            how = ("score descending, then document id descending (trec_eval)"
+                   if options.ties == "trec_eval" else "score descending, then file order")
+            notes.append(f"{who}{n_tied} queries have tied {'ranks' if r_col else 'scores'}; ties are "
+                         f"broken by {how}.")
+        summary_rows.append({"system": label if label is not None else "(all)", "queries": n_use,
+                             "no_relevant": int(no_rel.sum()), "tied_queries": n_tied, **values})
+        idx = np.flatnonzero(universe)
+        frame = pd.DataFrame({
+            **({"system": [label] * idx.size} if sys_col else {}),
+            "query": [str(q_labels[i]) for i in idx],
+            "retrieved": arr.retrieved[idx],
+            "relevant": arr.relevant[idx].astype(int),
+            "counted": use[idx],
+            "tied": arr.tied[idx],
+            **{f"p@{k}": arr.precision[k][idx] for k in ks},
+            **{f"r@{k}": arr.recall[k][idx] for k in ks},
+            **{f"hit@{k}": arr.hit[k][idx] for k in ks},
+            **{f"ndcg@{k}": arr.ndcg[k][idx] for k in ks},
+            "rr": arr.rr[idx],
+            "ap": arr.ap[idx],
+        })
+        per_query.append(frame)
+
+    if unjudged:
+        notes.append(f"{unjudged} retrieved rows have no relevance judgment and count as not relevant "
+                     f"(gain 0).")
+    if n_qrels_only_docs:
+        notes.append(f"{n_qrels_only_docs} judged documents in the qrels were never retrieved; they "
+                     f"count in recall, MAP and the ideal DCG.")
+    if (jgrade < 0).any():
+        notes.append(f"{int((jgrade < 0).sum())} judgments have a negative grade; their gain counts as 0.")
+
+    sig = base_signature(NAME)
+    sig.update({
+        "k": ",".join(map(str, ks)),
+        "order": "rank-asc" if r_col else "score-desc",
+        "ties": options.ties,
+        "gain": options.gain,
+        "disc": "log2(rank+1)",
+        "idcg": "all-judged",
+        "rel": f">={options.relevance_threshold:g}",
+        "norel": options.no_relevant,
+        "judged": "pooled" + ("+qrels" if options.qrels else ""),
+        "missing-query": "zero",
+        "p@k-denom": "k",
+        "rr": "full-list",
+        "map": "full-list/R",
+    })
+    fmt = {c: "rate" for c in summary_rows[0] if "@" in c or c in ("mrr", "map")} if summary_rows else {}
+    fmt.update({"queries": "int", "no_relevant": "int", "tied_queries": "int"})
+    tables = (
+        Table("summary", "Ranking metrics per system", pd.DataFrame(summary_rows), columns={
+            "queries": "queries in every mean (the denominator)",
+            "no_relevant": "queries with no relevant document",
+            "tied_queries": "queries whose ranking had tied scores",
+        }, formats=fmt),
+        Table("queries", "Per-query metrics", pd.concat(per_query, ignore_index=True), formats=fmt),
+    )
+    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+def _queries_in_run(rq: np.ndarray, Q: int) -> np.ndarray:
+    return np.bincount(rq, minlength=Q) > 0
+
+
+def _mean(values: np.ndarray, use: np.ndarray) -> float:
+    return float(values[use].mean()) if use.any() else float("nan")

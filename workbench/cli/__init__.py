@@ -1,0 +1,1 @@
+"""The headless command line over the same analyses the GUI runs."""

@@ -1,0 +1,221 @@
+"""The headless command line: ``workbench ANALYSIS INPUT [flags]`` and ``workbench plan``.
+
+    workbench ANALYSIS INPUT [flags]  run text, ranking, passk, aggregate, compare or cost
+    workbench plan [flags]            planning, no input file
+
+Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import fields
+
+from .. import __version__
+from ..core.errors import WorkbenchError
+
+ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+class UsageError(WorkbenchError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one sentence, no usage dump
+        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help').")
+
+
+def _ks(value: str) -> str:
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    top = _Parser(prog="workbench", description="Eval Workbench: evaluation numbers with their "
+                  "denominators and conventions.")
+    top.add_argument("--version", action="version", version=f"workbench {__version__}")
+    sub = top.add_subparsers(dest="analysis", required=True, parser_class=_Parser)
+
+    def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
+        if with_input:
+            p.add_argument("input", help="per-item file: CSV/TSV/any delimited text, .xlsx or .parquet")
+            p.add_argument("--sheet", help="XLSX sheet name (default: the first sheet)")
+        p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+        p.add_argument("--progress", action="store_true", help="report progress on stderr")
+
+    p = sub.add_parser("text", help="exact match, token F1, BLEU, chrF, ROUGE")
+    common(p)
+    p.add_argument("--prediction", help="prediction column (guessed: prediction, output, answer...)")
+    p.add_argument("--reference", help="reference column (guessed: reference, gold, target...)")
+    p.add_argument("--id", help="item id column (optional; duplicates are refused)")
+    p.add_argument("--system", help="system column: scores per system (optional)")
+    p.add_argument("--normalize", default="case_ws", choices=["none", "case_ws", "squad"],
+                   help="exact-match/F1 normalisation (default case_ws: lower-case, collapse whitespace)")
+    p.add_argument("--stemmer", action="store_true", help="ROUGE with the Porter stemmer (default off)")
+
+    p = sub.add_parser("ranking", help="P@k, R@k, hit@k, nDCG@k, MRR, MAP")
+    common(p)
+    p.add_argument("--query", help="query id column")
+    p.add_argument("--doc", help="document id column")
+    p.add_argument("--score", help="score column, higher ranks first")
+    p.add_argument("--rank", help="rank column, 1 first (instead of --score)")
+    p.add_argument("--relevance", help="relevance grade column (blank = unjudged)")
+    p.add_argument("--system", help="system/run column: metrics per system (optional)")
+    p.add_argument("--qrels", help="judgments file with the same query/doc/relevance column names")
+    p.add_argument("--k", default="1,3,5,10", help="cut-offs (default 1,3,5,10)")
+    p.add_argument("--gain", default="linear", choices=["linear", "exponential"],
+                   help="nDCG gain: linear = grade (trec_eval), exponential = 2^grade-1 (default linear)")
+    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable"],
+                   help="score ties: trec_eval = doc id descending, stable = file order (default trec_eval)")
+    p.add_argument("--no-relevant", default="zero", choices=["zero", "skip"],
+                   help="queries without a relevant doc: zero = kept, scored 0; skip = left out (default zero)")
+    p.add_argument("--relevance-threshold", type=float, default=1.0,
+                   help="grade >= T is relevant for the binary metrics (default 1)")
+
+    p = sub.add_parser("passk", help="unbiased pass@k and pass^k")
+    common(p)
+    p.add_argument("--task", help="task id column")
+    p.add_argument("--n", help="attempts-per-task column (with --correct)")
+    p.add_argument("--correct", help="passes-per-task column (with --n)")
+    p.add_argument("--success", help="per-attempt 0/1 column (instead of --n/--correct)")
+    p.add_argument("--system", help="system column (optional)")
+    p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
+
+    p = sub.add_parser("aggregate", help="micro vs macro, pooled vs mean of ratios, Simpson")
+    common(p)
+    p.add_argument("--outcome", help="0/1 outcome column (or scores in [0, 1])")
+    p.add_argument("--group", help="group/segment column")
+    p.add_argument("--version", help="version column: per-version table and Simpson check")
+    p.add_argument("--numerator", help="numerator column (ratio form)")
+    p.add_argument("--denominator", help="denominator column (ratio form)")
+    p.add_argument("--unit", help="unit column (conversation, user...)")
+
+    p = sub.add_parser("compare", help="paired significance of two systems")
+    common(p)
+    p.add_argument("--baseline", help="wide form: baseline 0/1 column")
+    p.add_argument("--candidate", help="wide form: candidate 0/1 column")
+    p.add_argument("--item", help="item id column (duplicates refused)")
+    p.add_argument("--cluster", help="cluster column: bootstrap resamples whole clusters")
+    p.add_argument("--system", help="long form: system column")
+    p.add_argument("--outcome", help="long form: 0/1 outcome column")
+    p.add_argument("--baseline-system", help="long form: baseline system name")
+    p.add_argument("--candidate-system", help="long form: candidate system name")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+
+    p = sub.add_parser("cost", help="cost per success, marginal cost, latency percentiles")
+    common(p)
+    p.add_argument("--system", help="system column")
+    p.add_argument("--success", help="0/1 success column")
+    p.add_argument("--cost", help="cost-per-request column")
+    p.add_argument("--latency", help="latency column (optional)")
+    p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
+                   help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
+
+    p = sub.add_parser("plan", help="interval half-width, MDE, per-try rate (no input file)")
+    common(p, with_input=False)
+    p.add_argument("--rate", type=float, help="a success rate, as a fraction (with --n)")
+    p.add_argument("--n", type=int, help="number of items")
+    p.add_argument("--discordance", type=float, help="fraction of items the systems disagree on (with --n)")
+    p.add_argument("--pass-at-k", type=float, help="an observed pass@k, as a fraction (with --k)")
+    p.add_argument("--k", type=int, help="the k of --pass-at-k")
+    p.add_argument("--target-difference", type=float, help="paired difference to detect (with --discordance)")
+    return top
+
+
+def _options(module, args: argparse.Namespace):
+    """Build the analysis's Options from the parsed flags (names match by construction)."""
+    mapping = {"ks": "k"}
+    kwargs = {}
+    for f in fields(module.Options):
+        flag = mapping.get(f.name, f.name)
+        if module.NAME == "plan" and f.name == "k":
+            flag = "k"
+        if hasattr(args, flag):
+            kwargs[f.name] = getattr(args, flag)
+    return module.Options(**kwargs)
+
+
+def run_cli(argv: list[str]) -> int:
+    from ..analyses import REGISTRY
+    from ..core.progress import NULL_PROGRESS, TextProgress
+
+    args = build_parser().parse_args(argv)
+    module = REGISTRY[args.analysis]
+    options = _options(module, args)
+    progress = TextProgress() if args.progress else NULL_PROGRESS
+    if args.analysis == "plan":
+        result = module.run(None, options, progress)
+    else:
+        from ..io import load_table
+
+        table = load_table(args.input, sheet=args.sheet, progress=progress)
+        result = module.run(table, options, progress)
+        result = _with_input(result, args.input, table.notes)
+    if args.json:
+        print(json.dumps(result.to_json_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print(render_text(result))
+    return EXIT_OK
+
+
+def _with_input(result, path: str, load_notes):
+    from dataclasses import replace
+
+    return replace(result, input=path, notes=tuple(load_notes) + tuple(result.notes))
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "-"
+        return f"{value:.4f}" if abs(value) < 1000 else f"{value:,.1f}"
+    return str(value)
+
+
+def render_text(result) -> str:
+    """A readable table of the headline records, then the notes and the signature."""
+    cols = ["metric", "system", "group", "version", "from", "to", "value", "ci_low", "ci_high", "n"]
+    present = [c for c in cols if c in ("metric", "value") or any(c in r for r in result.records)]
+    rows = [[_fmt(r.get(c)) if c in r else "" for c in present] for r in result.records]
+    widths = [max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(present)]
+    right = {"value", "ci_low", "ci_high", "n"}
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if h in right else c.ljust(w)
+                         for c, w, h in zip(cells, widths, present)).rstrip()
+
+    out = [f"{result.analysis}: {result.input or ''}".rstrip(": "), line(present),
+           line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    if result.notes:
+        out.append("")
+        out += [f"note: {n}" for n in result.notes]
+    out += ["", f"signature: {result.signature}"]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one headless command; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return run_cli(argv)
+    except WorkbenchError as err:
+        print(f"workbench: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exit_:  # --help / --version
+        return int(exit_.code or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

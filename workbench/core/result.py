@@ -1,0 +1,110 @@
+"""The one result type every analysis returns.
+
+The GUI panel, the Excel report and the command line are three renderings of the same
+:class:`AnalysisResult`, so a number cannot differ between them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+#: Keys a result record may carry, in the order the JSON output uses.
+RECORD_KEYS = ("metric", "value", "system", "group", "version", "k", "n",
+               "ci_low", "ci_high", "from", "to")
+
+
+def record(metric: str, value: Any, **extra: Any) -> dict:
+    """Build one headline record; ``None`` extras are dropped, ``from_`` becomes ``from``."""
+    rec: dict[str, Any] = {"metric": metric, "value": _clean(value)}
+    for key, val in extra.items():
+        key = key.rstrip("_")
+        if key not in RECORD_KEYS:
+            raise ValueError(f"unknown record key {key!r}")
+        if val is None:
+            continue
+        if key == "n":
+            val = _as_int(val)
+        rec[key] = _clean(val)
+    return rec
+
+
+def _as_int(val: Any) -> Any:
+    fval = float(val)
+    if math.isfinite(fval) and fval == int(fval):
+        return int(fval)
+    return fval
+
+
+def _clean(val: Any) -> Any:
+    """numpy scalars -> Python scalars; NaN/inf -> None (JSON has no NaN)."""
+    if val is None:
+        return None
+    if hasattr(val, "item") and not isinstance(val, (str, bytes)):
+        val = val.item()
+    if isinstance(val, float) and not math.isfinite(val):
+        return None
+    return val
+
+
+@dataclass(frozen=True)
+class Table:
+    """A result table: a DataFrame with a title and a description of every column."""
+
+    name: str
+    title: str
+    frame: pd.DataFrame
+    columns: dict[str, str] = field(default_factory=dict)  # column -> meaning / formula
+    #: column -> number format hint: "rate" (fraction shown as percent), "p" (p-value),
+    #: "money", "int", "float", "text"
+    formats: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """Headline records + tables + notes + the signature of the conventions used."""
+
+    analysis: str
+    signature: str
+    records: tuple[dict, ...]
+    tables: tuple[Table, ...] = ()
+    notes: tuple[str, ...] = ()
+    input: str | None = None
+
+    def table(self, name: str) -> Table:
+        for tab in self.tables:
+            if tab.name == name:
+                return tab
+        raise KeyError(name)
+
+    def find(self, metric: str, **match: Any) -> list[dict]:
+        """Records with this metric whose keys equal ``match`` (``from_`` for ``from``)."""
+        match = {k.rstrip("_"): v for k, v in match.items()}
+        return [r for r in self.records
+                if r["metric"] == metric and all(r.get(k) == v for k, v in match.items())]
+
+    def value(self, metric: str, **match: Any) -> Any:
+        """The value of the single record matching; error if none or several match."""
+        found = self.find(metric, **match)
+        if len(found) != 1:
+            raise KeyError(f"{len(found)} records match {metric} {match}")
+        return found[0]["value"]
+
+    def to_json_dict(self) -> dict:
+        return {
+            "analysis": self.analysis,
+            "input": self.input,
+            "signature": self.signature,
+            "notes": list(self.notes),
+            "results": [
+                {k: r[k] for k in RECORD_KEYS if k in r} for r in self.records
+            ],
+        }
+
+
+def signature(parts: dict[str, Any]) -> str:
+    """``{"gain": "linear", "k": "1,3"}`` -> ``"gain:linear|k:1,3"`` (order kept)."""
+    return "|".join(f"{k}:{v}" for k, v in parts.items())

@@ -1,0 +1,1 @@
+"""Pure metric functions on arrays.  No pandas I/O, no Qt, no global state."""

@@ -1,0 +1,102 @@
+"""Intervals for one rate, the paired minimum detectable difference, implied per-try rates.
+
+All functions are pure and vectorise over numpy arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Two-sided 95% normal quantile, ``scipy.stats.norm.ppf(0.975)`` (not 1.96).
+Z95 = 1.959963984540054
+
+#: The multiplier of the paired minimum detectable difference, ``2.8 * sqrt(d / n)``:
+#: z(0.975) + z(0.80) = 1.96 + 0.84, rounded as in the usual rule of thumb.
+MDE_MULTIPLIER = 2.8
+
+
+def wald_half_width(rate, n, *, z: float = Z95):
+    """Half-width of the normal (Wald) interval of a rate: ``z * sqrt(r (1 - r) / n)``.
+
+    >>> round(float(wald_half_width(0.8, 100)), 4)
+    0.0784
+    """
+    rate = np.asarray(rate, dtype=float)
+    n = np.asarray(n, dtype=float)
+    _check_rate(rate, "rate")
+    _check_positive(n, "n")
+    return z * np.sqrt(rate * (1.0 - rate) / n)
+
+
+def wilson_interval(successes, n, *, z: float = Z95):
+    """Wilson score interval ``(low, high)`` for ``successes`` out of ``n``.
+
+    centre = (p + z^2 / 2n) / (1 + z^2 / n),
+    half = z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / 4n^2).
+    Same as ``statsmodels.stats.proportion.proportion_confint(method="wilson")``.
+    ``n == 0`` gives ``(nan, nan)``.
+    """
+    s = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = s / n
+        z2 = z * z
+        denom = 1.0 + z2 / n
+        centre = (p + z2 / (2.0 * n)) / denom
+        half = z / denom * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
+        low = np.clip(centre - half, 0.0, 1.0)
+        high = np.clip(centre + half, 0.0, 1.0)
+    return low, high
+
+
+def paired_mde(discordance, n, *, multiplier: float = MDE_MULTIPLIER):
+    """Minimum detectable paired difference ``2.8 * sqrt(d / n)`` (alpha 0.05, power 0.8).
+
+    ``d`` is the fraction of items on which the two systems disagree.
+
+    >>> round(float(paired_mde(0.15, 100)), 4)
+    0.1084
+    """
+    d = np.asarray(discordance, dtype=float)
+    n = np.asarray(n, dtype=float)
+    _check_rate(d, "discordance")
+    _check_positive(n, "n")
+    return multiplier * np.sqrt(d / n)
+
+
+def items_needed_for_mde(discordance, mde, *, multiplier: float = MDE_MULTIPLIER):
+    """The MDE relation turned around: ``n = d * (2.8 / mde)^2``, rounded up."""
+    d = np.asarray(discordance, dtype=float)
+    return np.ceil(d * (multiplier / np.asarray(mde, dtype=float)) ** 2)
+
+
+def implied_per_try_rate(pass_at_k, k):
+    """Per-try success rate ``p`` with ``1 - (1 - p)^k = pass@k`` (independent attempts).
+
+    >>> round(float(implied_per_try_rate(0.9, 10)), 3)
+    0.206
+    """
+    pk = np.asarray(pass_at_k, dtype=float)
+    k = np.asarray(k, dtype=float)
+    _check_rate(pk, "pass@k")
+    _check_positive(k, "k")
+    return 1.0 - (1.0 - pk) ** (1.0 / k)
+
+
+def _check_rate(x, name: str) -> None:
+    from ..core.errors import OptionError
+
+    if np.any(~np.isfinite(x)) or np.any((x < 0) | (x > 1)):
+        raise OptionError(f"`{name}` must be a fraction between 0 and 1; got {name}={_show(x)}.")
+
+
+def _check_positive(x, name: str) -> None:
+    from ..core.errors import OptionError
+
+    if np.any(~np.isfinite(x)) or np.any(x <= 0):
+        raise OptionError(f"`{name}` must be > 0; got {name}={_show(x)}.")
+
+
+def _show(x) -> str:
+    x = np.asarray(x)
+    return repr(x.item()) if x.ndim == 0 else repr(x.tolist())

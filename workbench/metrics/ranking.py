@@ -1,0 +1,130 @@
+"""Rank metrics over many queries at once, vectorised with numpy (no Python loop over rows).
+
+Inputs are integer-coded arrays prepared by :mod:`workbench.analyses.ranking`:
+
+* the run: one row per retrieved (query, document) with ``q`` (query code 0..Q-1), ``score``
+  (higher ranks first), ``tie`` (secondary ascending sort key that breaks score ties) and
+  ``grade`` (relevance grade of that document, 0 when unjudged);
+* the judgments: ``jq``/``jgrade`` for every judged document of every query, retrieved or not,
+  which give each query's number of relevant documents R and its ideal DCG.
+
+Conventions (trec_eval's unless stated):
+
+* binary relevance: ``grade >= threshold``;
+* P@k = relevant in the top k / k (k, not the number retrieved, is the denominator);
+  R@k = relevant in the top k / R; hit@k = 1 if any relevant document is in the top k;
+* MRR: 1 / rank of the first relevant document in the whole ranking, 0 if none;
+* MAP: sum over relevant retrieved documents of precision at their rank, divided by R;
+* nDCG@k: DCG@k / IDCG@k with discount 1 / log2(rank + 1); gain ``linear`` = grade (trec_eval,
+  ranx ``ndcg``) or ``exponential`` = 2^grade - 1 (ranx ``ndcg_burges``); negative grades
+  count as 0; the ideal ranking is built from all judged documents; IDCG = 0 gives 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import OptionError
+
+GAINS = ("linear", "exponential")
+
+
+@dataclass(frozen=True)
+class RankingArrays:
+    """Per-query metric values, each an array of length Q."""
+
+    relevant: np.ndarray          # R: judged documents with grade >= threshold
+    retrieved: np.ndarray         # documents retrieved
+    precision: dict[int, np.ndarray]
+    recall: dict[int, np.ndarray]
+    hit: dict[int, np.ndarray]
+    ndcg: dict[int, np.ndarray]
+    rr: np.ndarray                # reciprocal rank
+    ap: np.ndarray                # average precision
+    tied: np.ndarray              # bool: the query's ranking had tied scores
+
+
+def gain_of(grade, gain: str) -> np.ndarray:
+    g = np.clip(np.nan_to_num(np.asarray(grade, dtype=float), nan=0.0), 0.0, None)
+    if gain == "linear":
+        return g
+    if gain == "exponential":
+        return np.exp2(g) - 1.0
+    raise OptionError(f"`gain` must be one of {', '.join(GAINS)}; got gain={gain!r}.")
+
+
+def _group_ranks(sorted_codes: np.ndarray):
+    """For codes sorted ascending: 0-based position of each row within its run of codes."""
+    n = sorted_codes.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    counts = np.diff(np.r_[starts, n])
+    rank = np.arange(n, dtype=np.int64) - np.repeat(starts, counts)
+    return rank, starts
+
+
+def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
+                 gain: str = "linear", threshold: float = 1.0) -> RankingArrays:
+    """Compute every rank metric for every query (see module docstring)."""
+    ks = [int(k) for k in ks]
+    if not ks or any(k < 1 for k in ks):
+        raise OptionError(f"Every `k` must be >= 1; got k={ks}.")
+    q = np.asarray(q, dtype=np.int64)
+    score = np.asarray(score, dtype=float)
+    Q = int(n_queries)
+
+    order = np.lexsort((np.asarray(tie), -score, q))
+    qs = q[order]
+    ss = score[order]
+    gs = np.nan_to_num(np.asarray(grade, dtype=float)[order], nan=0.0)
+    rank, starts = _group_ranks(qs)
+
+    same_q = np.r_[False, qs[1:] == qs[:-1]]
+    tied_rows = same_q & np.r_[False, ss[1:] == ss[:-1]]
+    tied = np.bincount(qs[tied_rows], minlength=Q) > 0
+
+    rel = gs >= threshold
+    jq = np.asarray(jq, dtype=np.int64)
+    jg = np.nan_to_num(np.asarray(jgrade, dtype=float), nan=0.0)
+    R = np.bincount(jq, weights=(jg >= threshold), minlength=Q)
+    retrieved = np.bincount(qs, minlength=Q)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # reciprocal rank of the first relevant document
+        rr = np.zeros(Q)
+        rel_idx = np.flatnonzero(rel)
+        if rel_idx.size:
+            first_q, first_pos = np.unique(qs[rel_idx], return_index=True)
+            rr[first_q] = 1.0 / (rank[rel_idx[first_pos]] + 1.0)
+
+        # average precision
+        csum = np.cumsum(rel)
+        before = (csum - rel)[starts] if starts.size else np.zeros(0)
+        within = csum - np.repeat(before, np.diff(np.r_[starts, qs.size]))
+        prec_at = np.where(rel, within / (rank + 1.0), 0.0)
+        ap = np.where(R > 0, np.bincount(qs, weights=prec_at, minlength=Q) / R, 0.0)
+
+        disc = 1.0 / np.log2(rank + 2.0)
+        dcg_terms = gain_of(gs, gain) * disc
+
+        jgain = gain_of(jg, gain)
+        jorder = np.lexsort((-jgain, jq))
+        jqs = jq[jorder]
+        jrank, _ = _group_ranks(jqs)
+        ideal_terms = jgain[jorder] / np.log2(jrank + 2.0)
+
+        precision, recall, hit, ndcg = {}, {}, {}, {}
+        for k in ks:
+            top = rank < k
+            hits = np.bincount(qs, weights=rel & top, minlength=Q)
+            precision[k] = hits / k
+            recall[k] = np.where(R > 0, hits / R, 0.0)
+            hit[k] = (hits > 0).astype(float)
+            dcg = np.bincount(qs, weights=np.where(top, dcg_terms, 0.0), minlength=Q)
+            idcg = np.bincount(jqs, weights=np.where(jrank < k, ideal_terms, 0.0), minlength=Q)
+            ndcg[k] = np.where(idcg > 0, dcg / idcg, 0.0)
+    return RankingArrays(relevant=R, retrieved=retrieved, precision=precision, recall=recall,
+                         hit=hit, ndcg=ndcg, rr=rr, ap=ap, tied=tied)
