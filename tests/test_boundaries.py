@@ -1,0 +1,52 @@
+"""Only workbench.ui may import Qt: checked by import-linter and by a clean subprocess."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+HEADLESS = ["workbench", "workbench.core.errors", "workbench.core.progress", "workbench.core.result",
+            "workbench.metrics.text", "workbench.metrics.ranking", "workbench.metrics.passk",
+            "workbench.metrics.aggregate", "workbench.metrics.significance", "workbench.metrics.cost",
+            "workbench.metrics.registry", "workbench.io", "workbench.analyses", "workbench.cli.main",
+            "workbench.launcher"]
+
+
+def test_headless_packages_do_not_load_qt():
+    code = (
+        "import sys, importlib\n"
+        f"for m in {HEADLESS!r}: importlib.import_module(m)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'PyQt5', 'PyQt6'))\n"
+        "ui = [m for m in sys.modules if m.startswith('workbench.ui')]\n"
+        "print(bad, ui)\n"
+        "sys.exit(1 if bad or ui else 0)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_running_an_analysis_does_not_load_qt(tmp_path):
+    code = (
+        "import sys\n"
+        "from workbench.launcher import main\n"
+        "rc = main(['plan', '--rate', '0.8', '--n', '100', '--json'])\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph')]\n"
+        "sys.exit(rc or (3 if bad else 0))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_import_linter_contracts_hold():
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("import-linter is not installed (it is in the test extra)")
+    proc = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 broken" in proc.stdout
