@@ -126,7 +126,6 @@ def check_unique(table: LoadedTable, keys: list[str], what: str) -> None:
         first = frame.iloc[idx[0]][keys]
         same = idx[(frame.iloc[idx][keys].astype(str) == first.astype(str)).all(axis=1).to_numpy()]
         value = ", ".join(f"{k}={first[k]!s}" for k in keys)
-        lines = ", ".join(str(table.line_of(i)) for i in same[:5])
         raise DataError(
             f"File '{table.name}' has {len(idx)} rows that repeat a {what} "
-            f"({value} appears on lines {lines}); each {what} must appear once.")
+            f"({value} appears on {table.describe_rows(same)}); each {what} must appear once.")

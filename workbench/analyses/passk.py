@@ -59,10 +59,9 @@ def _counts(table: LoadedTable, options: Options, res: Resolver):
                                 f"attempts; found {vals[frac[0]]:g} on line {table.line_of(frac[0])}.")
         bad = np.flatnonzero(c > n)
         if bad.size:
-            lines = ", ".join(str(table.line_of(i)) for i in bad[:5])
-            raise DataError(f"File '{table.name}' has {bad.size} tasks with more passes than "
-                            f"attempts (column '{c_col}' > column '{n_col}') on lines {lines}; "
-                            f"c must be between 0 and n.")
+            raise DataError(f"File '{table.name}' has {bad.size} task(s) with more passes than "
+                            f"attempts (column '{c_col}' > column '{n_col}') on "
+                            f"{table.describe_rows(bad)}; c must be between 0 and n.")
         frame = pd.DataFrame({"task": to_text(table, task_col), "n": n.astype(np.int64),
                               "c": c.astype(np.int64)})
         if sys_col:

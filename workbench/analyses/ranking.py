@@ -136,8 +136,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         rows = np.flatnonzero(run_key == bad_key)
         raise DataError(
             f"File '{table.name}' gives document '{run_d[rows[0]]}' of query "
-            f"'{run_q[rows[0]]}' different relevance grades on lines "
-            f"{', '.join(str(table.line_of(i)) for i in rows[:5])}; a judgment must be the same "
+            f"'{run_q[rows[0]]}' different relevance grades on "
+            f"{table.describe_rows(rows)}; a judgment must be the same "
             f"in every row (or give the grades in a qrels file).")
     jk = jk.drop_duplicates("key")
     n_qrels_only_docs = 0
