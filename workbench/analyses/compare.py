@@ -148,7 +148,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     diff, se, n_low, n_high = sg.paired_normal_interval(b, c, n)
     progress.check_cancelled()
     if pair.cluster is not None:
-        cl_codes, cl_labels = pd.factorize(pd.Series(pair.cluster))
+        cl_codes, cl_labels = pd.factorize(pd.Series(pair.cluster), sort=True)  # order-free
         net = np.bincount(cl_codes, weights=pair.cand.astype(float) - pair.base, minlength=len(cl_labels))
         size = np.bincount(cl_codes, minlength=len(cl_labels))
         samples = sg.bootstrap_clustered(net, size, resamples=options.resamples, seed=options.seed,
@@ -238,7 +238,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sig = base_signature(NAME)
     sig.update({
         "form": pair.form, "pairs": "by-item-id", "sign": "exact-two-sided,mid-p",
-        "mcnemar": "chi2-1df,cc:max(0,|b-c|-1)", "normal-se": "sqrt(b+c-(b-c)^2/n)/n",
+        "mcnemar": "chi2-1df,cc:max(0,|b-c|-1)", "normal-se": "sqrt(b+c-(b-c)^2/n)/n,clip[-1,1]",
         "z": f"{Z95:.6f}", "bs": f"{options.resamples}", "seed": f"{options.seed}",
         "bs-unit": boot_unit, "bs-ci": "percentile-95", "mde": "2.8*sqrt(d/n)",
     })

@@ -76,7 +76,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     per_system = pd.DataFrame(rows)
 
     # cheaper -> dearer, every pair
-    order = sorted(range(len(rows)), key=lambda i: (rows[i]["cost_per_request"], i))
+    order = sorted(range(len(rows)), key=lambda i: (rows[i]["cost_per_request"], rows[i]["system"]))
     pairs = []
     for a_pos, a in enumerate(order):
         for b in order[a_pos + 1:]:

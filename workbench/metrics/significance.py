@@ -95,13 +95,14 @@ def mcnemar(wins: int, losses: int, *, correction: bool) -> tuple[float, float]:
 
 def paired_normal_interval(wins: int, losses: int, n: int, *, z: float = Z95):
     """Difference ``(b - c)/n`` with SE = sqrt(b + c - (b - c)^2 / n) / n; returns
-    ``(diff, se, low, high)``."""
+    ``(diff, se, low, high)``.  The bounds are clipped to [-1, 1], the range of a difference
+    of two rates (only ever active for a handful of items)."""
     if n <= 0:
         nan = float("nan")
         return nan, nan, nan, nan
     diff = (wins - losses) / n
     se = float(np.sqrt(max(0.0, wins + losses - (wins - losses) ** 2 / n))) / n
-    return diff, se, diff - z * se, diff + z * se
+    return diff, se, max(-1.0, diff - z * se), min(1.0, diff + z * se)
 
 
 def bootstrap_paired_counts(wins: int, losses: int, n: int, *, resamples: int, seed: int,

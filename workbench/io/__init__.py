@@ -1,0 +1,19 @@
+"""Loading evaluation data files (CSV/TSV text, Excel workbooks, Parquet) into tables.
+
+Use :func:`load_table` to read a file and the helpers from
+:mod:`workbench.io.columns` to check and convert its columns; every problem is
+reported as a :class:`~workbench.core.errors.DataError` naming file, column and line.
+"""
+
+from workbench.io.columns import guess_column, require_columns, to_binary, to_float, to_text
+from workbench.io.loader import LoadedTable, load_table
+
+__all__ = [
+    "LoadedTable",
+    "load_table",
+    "require_columns",
+    "to_binary",
+    "to_float",
+    "to_text",
+    "guess_column",
+]

@@ -1,0 +1,158 @@
+"""Reading Excel workbooks (.xlsx / .xlsm) with openpyxl.
+
+The workbook is opened from the bytes already read into memory (so the file on disk
+is never held open or locked), in read-only mode with cached formula results
+(``data_only=True``).  openpyxl parses the XML with :mod:`defusedxml` when it is
+installed; :func:`read_sheet` refuses to run if that protection has been switched
+off (``OPENPYXL_DEFUSEDXML=False``).
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import openpyxl
+from openpyxl.utils import get_column_letter
+
+from workbench.core.errors import DataError
+from workbench.io.cells import format_cell, is_blank
+
+# How often (in rows) a long sheet checks whether the user cancelled.
+_CANCEL_CHECK_ROWS = 20_000
+
+
+@dataclass(frozen=True)
+class SheetData:
+    """The cells of one worksheet: header, per-column values and sheet row numbers."""
+
+    sheet: str
+    sheets: tuple[str, ...]
+    header: list[str]
+    header_row: int
+    columns: list[list[Any]]
+    rows: list[int]  # sheet row number of each data row
+
+
+def read_sheet(data: bytes, shown: str, sheet: str | None, progress: Any = None) -> SheetData:
+    """Read one worksheet of an .xlsx/.xlsm workbook given as bytes.
+
+    ``sheet=None`` picks the first sheet.  The first non-empty row is the header;
+    trailing empty header cells are ignored, completely empty rows are skipped, and
+    a value below a header cell without a name is refused.  Raises
+    :class:`DataError` for unreadable workbooks, unknown or chart sheets and sheets
+    without data rows.
+    """
+    if not openpyxl.DEFUSEDXML:
+        raise DataError(
+            f"Workbook {shown} was not opened because XML protection (defusedxml) is "
+            "switched off; unset OPENPYXL_DEFUSEDXML or save the sheet as CSV."
+        )
+    with warnings.catch_warnings():
+        # openpyxl warns about unsupported extensions and styles, irrelevant to the data.
+        warnings.simplefilter("ignore", UserWarning)
+        return _read_workbook(data, shown, sheet, progress)
+
+
+def _read_workbook(data: bytes, shown: str, sheet: str | None, progress: Any) -> SheetData:
+    """Open the workbook, pick the sheet and read it (see :func:`read_sheet`)."""
+    try:
+        workbook = openpyxl.load_workbook(
+            io.BytesIO(data), read_only=True, data_only=True, keep_links=False
+        )
+    except Exception as err:  # openpyxl raises many types for damaged files
+        raise DataError(
+            f"File {shown} could not be read as an Excel workbook ({_reason(err)}); "
+            "check that it is an .xlsx file and opens in Excel."
+        ) from None
+    try:
+        names = tuple(workbook.sheetnames)
+        if sheet is None:
+            if not names:
+                raise DataError(f"Workbook {shown} has no sheets; expected at least one.")
+            chosen = names[0]
+        elif sheet in names:
+            chosen = sheet
+        else:
+            listed = ", ".join(f"'{name}'" for name in names)
+            raise DataError(
+                f"Workbook {shown} has no sheet '{sheet}'; its sheets are: {listed}."
+            )
+        worksheet = workbook[chosen]
+        if not hasattr(worksheet, "iter_rows"):
+            raise DataError(
+                f"Sheet '{chosen}' of workbook {shown} is a chart sheet, not a table; "
+                "choose a sheet with data."
+            )
+        try:
+            return _read_rows(worksheet, chosen, names, shown, progress)
+        except DataError:
+            raise
+        except Exception as err:  # damaged sheet XML is only parsed while iterating
+            raise DataError(
+                f"Sheet '{chosen}' of workbook {shown} could not be read ({_reason(err)}); "
+                "check that the file opens in Excel."
+            ) from None
+    finally:
+        workbook.close()
+
+
+def _reason(err: Exception) -> str:
+    """Short description of a library exception for a user message."""
+    text = str(err).strip().rstrip(".")
+    if len(text) > 120:
+        text = text[:117] + "..."
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _read_rows(
+    worksheet: Any, sheet: str, names: tuple[str, ...], shown: str, progress: Any
+) -> SheetData:
+    """Collect header and data rows of a read-only worksheet."""
+    where = f"Sheet '{sheet}' of workbook {shown}"
+    # Some writers store wrong dimensions, which would truncate rows in read-only mode.
+    worksheet.reset_dimensions()
+    header: list[str] | None = None
+    header_row = 0
+    width = 0
+    columns: list[list[Any]] = []
+    rows: list[int] = []
+    for number, values in enumerate(worksheet.iter_rows(values_only=True), start=1):
+        if progress is not None and number % _CANCEL_CHECK_ROWS == 0:
+            progress.check_cancelled()
+        if all(is_blank(value) for value in values):
+            continue
+        if header is None:
+            cells = list(values)
+            while cells and is_blank(cells[-1]):
+                cells.pop()
+            header = [format_cell(value) for value in cells]
+            header_row, width = number, len(cells)
+            columns = [[] for _ in range(width)]
+            continue
+        extra = next(
+            (i for i in range(width, len(values)) if not is_blank(values[i])), None
+        )
+        if extra is not None:
+            cell = f"{get_column_letter(extra + 1)}{number}"
+            raise DataError(
+                f"{where} has a value in cell {cell}, but column "
+                f"{get_column_letter(extra + 1)} has no name in header row {header_row}; "
+                "give every column with data a header."
+            )
+        for i in range(width):
+            columns[i].append(values[i] if i < len(values) else None)
+        rows.append(number)
+    if header is None:
+        raise DataError(
+            f"{where} is empty; expected a header row with column names followed by "
+            "data rows."
+        )
+    if not rows:
+        raise DataError(
+            f"{where} has a header row but no data rows; expected at least one row "
+            "below the header."
+        )
+    return SheetData(sheet, names, header, header_row, columns, rows)

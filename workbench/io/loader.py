@@ -1,0 +1,350 @@
+"""Load a table from CSV/TSV-like text, an Excel workbook or a Parquet file.
+
+:func:`load_table` is the single entry point: it reads the file's bytes once (the
+file is never modified or kept open), computes their SHA-256, picks the reader by
+extension and returns a :class:`LoadedTable` holding the data frame together with
+everything that was detected or guessed, so that reports can state it.
+
+Every problem the user can fix is raised as :class:`~workbench.core.errors.DataError`
+with a one-sentence message naming the file, and where relevant the column, the
+line (or sheet row), what was found and what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from openpyxl.utils import get_column_letter
+
+from workbench.core.errors import DataError
+from workbench.io import delimited, excel
+from workbench.io.cells import TypedColumn, type_cell_column, type_text_column
+
+#: Extensions read as Excel workbooks.
+EXCEL_EXTENSIONS = (".xlsx", ".xlsm")
+#: Extensions read as Parquet files; every other extension is read as delimited text.
+PARQUET_EXTENSIONS = (".parquet", ".pq")
+
+#: Values of :attr:`LoadedTable.format`.
+TEXT, XLSX, PARQUET = "text", "xlsx", "parquet"
+
+
+@dataclass(frozen=True)
+class LoadedTable:
+    """A loaded table plus what is known about the file it came from.
+
+    ``frame`` has a default index ``0..n-1``.  Use :meth:`line_of` to turn a row
+    index into the line number (text files) or sheet row number (workbooks) that
+    the user sees in their editor.  Two tables compare equal when they describe
+    the same file contents and options (the frames themselves are not compared).
+    """
+
+    frame: pd.DataFrame = field(compare=False, repr=False)
+    path: str
+    sha256: str = ""
+    size_bytes: int = 0
+    sheet: str | None = None
+    sheets: tuple[str, ...] = ()
+    encoding: str | None = None
+    delimiter: str | None = None
+    decimal: str | None = None
+    notes: tuple[str, ...] = ()
+    format: str = TEXT
+    #: Line (or sheet row) of each data row when it is not simply ``index + 2``.
+    row_lines: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        """The file's base name, e.g. ``"results.csv"``."""
+        return os.path.basename(self.path)
+
+    @property
+    def line_word(self) -> str:
+        """``"line"`` for text files, ``"row"`` for workbook sheets and Parquet files."""
+        return "line" if self.format == TEXT else "row"
+
+    def describe(self) -> str:
+        """Where the data came from, for messages: ``file '/data/x.csv'`` or
+        ``sheet 'Results' of file '/data/x.xlsx'``."""
+        if self.sheet is not None:
+            return f"sheet '{self.sheet}' of file '{self.path}'"
+        return f"file '{self.path}'"
+
+    def line_of(self, index: int) -> int:
+        """1-based line in the file (or sheet row) of data-frame row ``index``.
+
+        The header is line 1, so this is normally ``index + 2``; blank lines, fields
+        spanning several lines and empty sheet rows are accounted for.  Parquet files
+        have no header line: their row ``index`` is reported as ``index + 1``.
+        """
+        position = int(index)
+        if not 0 <= position < len(self.frame):
+            raise IndexError(f"row index {position} is outside 0..{len(self.frame) - 1}")
+        if self.row_lines is not None:
+            return int(self.row_lines[position])
+        return position + (1 if self.format == PARQUET else 2)
+
+    def lines_of(self, indices: Iterable[int]) -> list[int]:
+        """:meth:`line_of` for several row indices."""
+        return [self.line_of(i) for i in indices]
+
+    def describe_rows(self, indices: Sequence[int], limit: int = 5) -> str:
+        """Render row indices as ``"lines 3, 7 and 2 more"`` (``"rows ..."`` for sheets)."""
+        indices = list(indices)
+        if not indices:
+            return f"no {self.line_word}"
+        word = self.line_word if len(indices) == 1 else f"{self.line_word}s"
+        text = f"{word} " + ", ".join(str(n) for n in self.lines_of(indices[:limit]))
+        more = len(indices) - limit
+        return text + (f" and {more} more" if more > 0 else "")
+
+
+def load_table(
+    path: str | os.PathLike[str], *, sheet: str | None = None, progress: Any = None
+) -> LoadedTable:
+    """Load a data file into a :class:`LoadedTable`.
+
+    The format follows the extension: ``.xlsx``/``.xlsm`` are Excel workbooks,
+    ``.parquet``/``.pq`` are Parquet files and anything else is delimited text whose
+    encoding, delimiter and decimal separator are detected.  ``sheet`` selects a
+    workbook sheet (default: the first one); for other formats it is ignored, with a
+    note saying so.
+
+    ``progress``, if given, is any object with ``advance(fraction, message)`` (an
+    absolute fraction between 0 and 1) and ``check_cancelled()`` (which raises to
+    stop); it is told about each step.
+
+    Raises :class:`DataError` for missing, unreadable, empty, damaged or irregular
+    files, with a message naming the file and what to fix.
+    """
+    absolute = os.path.abspath(os.path.expanduser(os.fspath(path)))
+    shown = f"'{absolute}'"
+    step = _Steps(progress, os.path.basename(absolute))
+    step(0.0, "Reading")
+    data = _read_bytes(absolute, shown)
+    checksum = hashlib.sha256(data).hexdigest()
+    extension = os.path.splitext(absolute)[1].lower()
+
+    step(0.2, "Parsing")
+    if extension in EXCEL_EXTENSIONS:
+        table = _load_excel(data, absolute, shown, sheet, progress)
+    elif extension in PARQUET_EXTENSIONS:
+        table = _load_parquet(data, absolute, shown)
+    else:
+        table = _load_text(data, absolute, shown, step)
+    notes = table.notes
+    if sheet is not None and table.format != XLSX:
+        notes += (f"The sheet '{sheet}' was ignored because file {shown} is not a workbook.",)
+    step(1.0, "Loaded")
+    return dataclasses.replace(table, sha256=checksum, size_bytes=len(data), notes=notes)
+
+
+class _Steps:
+    """Reports a step to the optional progress object: check for cancel, then advance."""
+
+    def __init__(self, progress: Any, name: str) -> None:
+        self._progress = progress
+        self._name = name
+
+    def __call__(self, fraction: float, verb: str) -> None:
+        if self._progress is None:
+            return
+        self._progress.check_cancelled()
+        self._progress.advance(fraction, f"{verb} {self._name}")
+
+
+def _read_bytes(path: str, shown: str) -> bytes:
+    """Read the whole file, turning every OS problem into a :class:`DataError`."""
+    if os.path.isdir(path):
+        raise DataError(
+            f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "
+            "Parquet file."
+        )
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise DataError(f"File {shown} does not exist; check the path.") from None
+    except PermissionError:
+        raise DataError(
+            f"File {shown} cannot be read (permission denied); check its permissions "
+            "or close the program that locks it."
+        ) from None
+    except OSError as err:
+        reason = err.strerror or type(err).__name__
+        raise DataError(f"File {shown} cannot be read ({reason}); check the path.") from None
+
+
+def _check_header(
+    names: Sequence[str], where: str, position: Callable[[int], str]
+) -> list[str]:
+    """Strip header names and refuse empty or duplicate ones.
+
+    ``where`` starts the message ("File '/x.csv'") and ``position(i)`` names the
+    place of header field ``i`` ("field 3 of line 1", "cell C1").
+    """
+    stripped = [str(name).strip() for name in names]
+    empty = [i for i, name in enumerate(stripped) if not name]
+    if empty:
+        places = ", ".join(position(i) for i in empty[:5])
+        raise DataError(
+            f"{where} has a column without a name ({places}); give every column a "
+            "unique name in the header."
+        )
+    seen: dict[str, int] = {}
+    for i, name in enumerate(stripped):
+        if name in seen:
+            raise DataError(
+                f"{where} has the column name '{name}' twice ({position(seen[name])} and "
+                f"{position(i)}); column names must be unique."
+            )
+        seen[name] = i
+    return stripped
+
+
+def _row_lines(lines: Sequence[int] | None) -> np.ndarray | None:
+    """Keep explicit line numbers only when they differ from the usual ``index + 2``."""
+    if lines is None:
+        return None
+    array = np.asarray(lines, dtype=np.int64)
+    if np.array_equal(array, np.arange(2, 2 + len(array))):
+        return None
+    return array
+
+
+def _load_text(data: bytes, path: str, shown: str, step: _Steps) -> LoadedTable:
+    """Decode, split and type a delimited text file."""
+    decoded = delimited.decode(data, shown)
+    delimiter = delimited.sniff_delimiter(decoded.text)
+    records = delimited.split_records(decoded.text, delimiter, shown)
+    step(0.6, "Converting")
+    header_line = records.header_line
+    names = _check_header(
+        records.header,
+        f"File {shown}",
+        lambda i: f"field {i + 1} of line {header_line}",
+    )
+    allow_comma = delimiter != ","
+    typed: dict[str, TypedColumn] = {}
+    for name, cells in zip(names, records.columns):
+        typed[name] = type_text_column(cells, allow_decimal_comma=allow_comma)
+    frame = pd.DataFrame({name: column.values for name, column in typed.items()})
+
+    notes = list(decoded.notes)
+    comma_columns = [name for name, column in typed.items() if column.decimal_comma]
+    if comma_columns:
+        listed = ", ".join(f"'{name}'" for name in comma_columns)
+        notes.append(
+            f"File {shown} writes numbers with a decimal comma (like 0,5) in column(s) "
+            f"{listed}; they were read as numbers."
+        )
+    for name, column in typed.items():
+        if column.leading_zeros is not None:
+            notes.append(
+                f"Column '{name}' of file {shown} was kept as text because values such as "
+                f"'{column.leading_zeros}' have leading zeros."
+            )
+        if column.too_large:
+            notes.append(
+                f"Column '{name}' of file {shown} was kept as text because its integers "
+                "are too large to store exactly."
+            )
+    return LoadedTable(
+        frame=frame,
+        path=path,
+        encoding=decoded.encoding,
+        delimiter=delimiter,
+        decimal="," if comma_columns else ".",
+        notes=tuple(notes),
+        format=TEXT,
+        row_lines=_row_lines(records.lines),
+    )
+
+
+def _load_excel(
+    data: bytes, path: str, shown: str, sheet: str | None, progress: Any
+) -> LoadedTable:
+    """Read a workbook sheet and type its columns."""
+    content = excel.read_sheet(data, shown, sheet, progress)
+    where = f"Sheet '{content.sheet}' of workbook {shown}"
+    names = _check_header(
+        content.header,
+        where,
+        lambda i: f"cell {get_column_letter(i + 1)}{content.header_row}",
+    )
+    frame = pd.DataFrame(
+        {
+            name: type_cell_column(values).values
+            for name, values in zip(names, content.columns)
+        }
+    )
+    notes: list[str] = []
+    if sheet is None and len(content.sheets) > 1:
+        others = ", ".join(f"'{name}'" for name in content.sheets[1:])
+        notes.append(
+            f"Workbook {shown} has {len(content.sheets)} sheets; the first one, "
+            f"'{content.sheet}', was used (the others are {others})."
+        )
+    return LoadedTable(
+        frame=frame,
+        path=path,
+        sheet=content.sheet,
+        sheets=content.sheets,
+        notes=tuple(notes),
+        format=XLSX,
+        row_lines=_row_lines(content.rows),
+    )
+
+
+def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:
+    """Read a Parquet file, keeping its column types."""
+    try:
+        frame = pd.read_parquet(io.BytesIO(data), engine="pyarrow")
+    except Exception as err:  # pyarrow raises several types for damaged files
+        text = str(err).strip()
+        reason = text.splitlines()[0][:120] if text else type(err).__name__
+        raise DataError(
+            f"File {shown} could not be read as a Parquet file ({reason}); check that it "
+            "is a complete .parquet file."
+        ) from None
+    notes: list[str] = []
+    if not _is_default_index(frame.index):
+        named = [name for name in frame.index.names if name is not None]
+        try:
+            frame = frame.reset_index(drop=not named)
+        except ValueError:  # an index name that is also a column name
+            frame, named = frame.reset_index(drop=True), []
+        if named:
+            listed = ", ".join(f"'{name}'" for name in named)
+            notes.append(
+                f"The index {listed} stored in file {shown} was turned into column(s)."
+            )
+    if isinstance(frame.columns, pd.MultiIndex):
+        raise DataError(
+            f"File {shown} has multi-level column names; expected one header row of "
+            "simple column names."
+        )
+    names = _check_header(
+        [str(name) for name in frame.columns], f"File {shown}", lambda i: f"column {i + 1}"
+    )
+    frame.columns = names
+    if len(frame) == 0:
+        raise DataError(f"File {shown} has no data rows; expected at least one row.")
+    return LoadedTable(frame=frame, path=path, notes=tuple(notes), format=PARQUET)
+
+
+def _is_default_index(index: pd.Index) -> bool:
+    """True for an unnamed ``RangeIndex`` 0..n-1."""
+    return (
+        isinstance(index, pd.RangeIndex)
+        and index.start == 0
+        and index.step == 1
+        and index.name is None
+    )
