@@ -1,0 +1,126 @@
+"""Sessions: a small, human-readable JSON file that reopens the same analyses.
+
+A session records the input file (path, checksum, sheet), the role given to each column,
+each analysis panel's options, and the release rule that was registered before the results
+were seen.  ``schema`` is versioned; :func:`load_session` migrates older files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any
+
+from .errors import DataError
+
+SCHEMA = 1
+
+
+@dataclass
+class Session:
+    input_path: str | None = None
+    input_sha256: str | None = None
+    sheet: str | None = None
+    #: column name -> role (item id, system, prediction...)
+    roles: dict[str, str] = field(default_factory=dict)
+    #: analysis name -> options as plain JSON values
+    panels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the release rule (TOML text) registered for this evaluation, its hash and when
+    rule_text: str | None = None
+    rule_sha256: str | None = None
+    rule_registered_at: str | None = None
+    #: set when the rule was edited after results had been shown
+    rule_changed_after_results: bool = False
+    results_first_shown_at: str | None = None
+    schema: int = SCHEMA
+
+    def set_options(self, analysis: str, options: Any) -> None:
+        self.panels[analysis] = options_to_json(options)
+
+    def options_for(self, analysis: str, options_cls: type):
+        """The saved options of ``analysis`` as ``options_cls`` (defaults where absent)."""
+        return options_from_json(options_cls, self.panels.get(analysis, {}))
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def options_to_json(options: Any) -> dict[str, Any]:
+    if not is_dataclass(options):
+        raise TypeError("options must be a dataclass")
+    out = {}
+    for f in fields(options):
+        v = getattr(options, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def options_from_json(options_cls: type, data: dict[str, Any]):
+    known = {f.name: f for f in fields(options_cls)}
+    kwargs = {}
+    for name, v in data.items():
+        if name not in known:
+            continue  # an option that no longer exists: ignore it
+        kwargs[name] = tuple(v) if isinstance(v, list) else v
+    return options_cls(**kwargs)
+
+
+def _migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """Bring an older session dict up to :data:`SCHEMA` (none so far)."""
+    schema = data.get("schema", 1)
+    if schema > SCHEMA:
+        raise DataError(f"The session was written by a newer workbench (schema {schema}; this one "
+                        f"reads up to {SCHEMA}); update the workbench to open it.")
+    data["schema"] = SCHEMA
+    return data
+
+
+def load_session(path: str | os.PathLike[str]) -> Session:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise DataError(f"Session file '{path}' does not exist.") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"Session file '{path}' cannot be read ({err}).") from None
+    except json.JSONDecodeError as err:
+        raise DataError(f"Session file '{path}' is not valid JSON (line {err.lineno}, column "
+                        f"{err.colno}: {err.msg}).") from None
+    if not isinstance(data, dict):
+        raise DataError(f"Session file '{path}' must hold a JSON object.")
+    data = _migrate(data)
+    known = {f.name for f in fields(Session)}
+    session = Session(**{k: v for k, v in data.items() if k in known})
+    if session.input_path and not os.path.isabs(session.input_path):
+        base = os.path.dirname(os.path.abspath(path))
+        session.input_path = os.path.normpath(os.path.join(base, session.input_path))
+    return session
+
+
+def save_session(session: Session, path: str | os.PathLike[str]) -> None:
+    """Write atomically: a temporary file in the same folder, then a rename."""
+    atomic_write_text(path, session.to_json() + "\n")
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".wb-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
