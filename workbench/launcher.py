@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sys
 
-from .cli.main import ANALYSES
+from .cli.main import ANALYSES, COMMAND_MODULES
 from .cli.main import main as cli_main
 
-HEADLESS = set(ANALYSES) | {"-h", "--help", "--version"}
+HEADLESS = set(ANALYSES) | {m.removesuffix("_cmd") for m in COMMAND_MODULES} | {"-h", "--help", "--version"}
 
 
 def main(argv: list[str] | None = None) -> int:

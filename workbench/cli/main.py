@@ -18,6 +18,10 @@ from .. import __version__
 from ..core.errors import WorkbenchError
 
 ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
+
+#: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
+#: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
+COMMAND_MODULES: tuple[str, ...] = ()
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
@@ -124,7 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pass-at-k", type=float, help="an observed pass@k, as a fraction (with --k)")
     p.add_argument("--k", type=int, help="the k of --pass-at-k")
     p.add_argument("--target-difference", type=float, help="paired difference to detect (with --discordance)")
+    for module in _command_modules():
+        module.add_parser(sub)
     return top
+
+
+def _command_modules():
+    import importlib
+
+    return [importlib.import_module(f"{__package__}.{name}") for name in COMMAND_MODULES]
 
 
 def _options(module, args: argparse.Namespace):
@@ -145,6 +157,9 @@ def run_cli(argv: list[str]) -> int:
     from ..core.progress import NULL_PROGRESS, TextProgress
 
     args = build_parser().parse_args(argv)
+    for command in _command_modules():
+        if args.analysis == command.NAME:
+            return command.run(args)
     module = REGISTRY[args.analysis]
     options = _options(module, args)
     progress = TextProgress() if args.progress else NULL_PROGRESS
