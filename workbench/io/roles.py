@@ -1,0 +1,209 @@
+"""Column roles: what each column of a results file is taken to be, and what is wrong with it.
+
+:func:`guess_roles` reads the header names (and, for unnamed 0/1 columns, the contents);
+:func:`find_problems` lists the problems an analysis would trip over, each as a sentence with
+the rows involved, so that the GUI can show them before any analysis runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.errors import DataError
+from workbench.io.columns import to_binary, to_float
+from workbench.io.loader import LoadedTable
+
+#: Common header names for each column role, most specific first (matched ignoring case,
+#: spaces, underscores and hyphens).
+ROLE_NAMES: dict[str, list[str]] = {
+    "id": ["item_id", "id", "item", "example_id", "qid_item", "uid", "sample_id"],
+    "item": ["item_id", "item", "id", "example_id", "uid", "sample_id"],
+    "system": ["system", "model", "run", "variant", "system_name", "model_name"],
+    "version": ["version", "model_version", "release", "eval_version"],
+    "group": ["group", "segment", "language", "lang", "category", "slice", "domain", "subset"],
+    "cluster": ["cluster", "conversation", "conversation_id", "user", "user_id", "session"],
+    "unit": ["unit", "conversation", "conversation_id", "document", "user", "session"],
+    "prediction": ["prediction", "pred", "output", "answer", "hypothesis", "response",
+                   "generated", "candidate_text"],
+    "reference": ["reference", "ref", "gold", "target", "expected", "label", "ground_truth"],
+    "query": ["query", "query_id", "qid", "topic", "question_id"],
+    "doc": ["doc", "doc_id", "docid", "docno", "document", "document_id", "passage_id", "pid"],
+    "score": ["score", "sim", "similarity", "retrieval_score"],
+    "rank": ["rank", "position", "pos"],
+    "relevance": ["relevance", "rel", "grade", "label", "judgment", "qrel", "relevant"],
+    "task": ["task", "task_id", "problem", "problem_id", "instance_id"],
+    "n": ["n", "attempts", "samples", "num_samples", "trials"],
+    "correct": ["c", "correct", "passed", "num_correct", "successes"],
+    "success": ["success", "passed", "pass", "correct", "solved", "outcome", "resolved"],
+    "outcome": ["outcome", "success", "correct", "passed", "score", "result"],
+    "numerator": ["numerator", "correct_claims", "num", "hits"],
+    "denominator": ["denominator", "claims", "total", "den"],
+    "cost": ["cost", "cost_usd", "price", "usd", "dollars"],
+    "latency": ["latency", "latency_s", "latency_ms", "duration", "seconds", "time"],
+    "baseline": ["baseline", "a", "old", "control"],
+    "candidate": ["candidate", "b", "new", "treatment"],
+}
+
+
+#: The roles a column can have, in the order the GUI lists them, with a label.
+ROLES: dict[str, str] = {
+    "ignore": "(not used)",
+    "item": "item id",
+    "system": "system",
+    "version": "version",
+    "group": "group / segment",
+    "cluster": "cluster",
+    "unit": "unit (conversation, user)",
+    "prediction": "prediction",
+    "reference": "reference",
+    "query": "query",
+    "doc": "document",
+    "score": "score",
+    "rank": "rank",
+    "relevance": "relevance grade",
+    "task": "task",
+    "n": "attempts n",
+    "correct": "passes c",
+    "success": "success / outcome",
+    "baseline": "baseline outcome",
+    "candidate": "candidate outcome",
+    "numerator": "numerator",
+    "denominator": "denominator",
+    "cost": "cost",
+    "latency": "latency",
+}
+
+_NOISE = re.compile(r"[\s_\-]+")
+# roles guessed in this order, so that the specific ones claim a column first
+_GUESS_ORDER = ("query", "doc", "score", "rank", "relevance", "task", "n", "correct", "prediction",
+                "reference", "baseline", "candidate", "cost", "latency", "numerator", "denominator",
+                "cluster", "item", "version", "system", "group", "success", "unit")
+
+
+def _norm(name: str) -> str:
+    return _NOISE.sub("", str(name).lower())
+
+
+def guess_roles(table: LoadedTable) -> dict[str, str]:
+    """Column -> role for the columns whose names (or 0/1 contents) say what they are."""
+    columns = [str(c) for c in table.frame.columns]
+    by_norm = {_norm(c): c for c in columns}
+    roles: dict[str, str] = {}
+    taken: set[str] = set()
+    for role in _GUESS_ORDER:
+        if role in roles.values():
+            continue
+        if role == "correct" and "n" not in roles.values():
+            continue  # "correct" is a count of passes only beside a count of attempts
+        for candidate in ROLE_NAMES.get(role, [role]):
+            col = by_norm.get(_norm(candidate))
+            if col is not None and col not in taken:
+                roles[col] = role
+                taken.add(col)
+                break
+    if "success" not in roles.values() and "baseline" not in roles.values():
+        for col in columns:
+            if col in taken:
+                continue
+            try:
+                to_binary(table, col)
+            except DataError:
+                continue
+            roles[col] = "success"
+            break
+    return roles
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in the data: a sentence and the 0-based rows it concerns."""
+
+    message: str
+    column: str | None = None
+    rows: tuple[int, ...] = field(default=())
+
+
+def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int = 10_000) -> list[Problem]:
+    """Problems the analyses would refuse or that skew results, with the rows involved."""
+    frame = table.frame
+    problems: list[Problem] = []
+    by_role: dict[str, list[str]] = {}
+    for col, role in roles.items():
+        if col in frame.columns:
+            by_role.setdefault(role, []).append(col)
+
+    def rows_of(mask) -> tuple[int, ...]:
+        return tuple(int(i) for i in np.flatnonzero(np.asarray(mask))[:limit_rows])
+
+    def add(col: str | None, mask, sentence: str) -> None:
+        rows = rows_of(mask)
+        if rows:
+            problems.append(Problem(f"{sentence} ({table.describe_rows(rows)}).", col, rows))
+
+    for role in ("success", "baseline", "candidate"):
+        for col in by_role.get(role, []):
+            try:
+                to_binary(table, col)
+            except DataError as err:
+                bad = ~frame[col].map(_is_binary_cell).to_numpy(dtype=bool)
+                problems.append(Problem(str(err), col, rows_of(bad)))
+    for role in ("cost", "latency", "n", "correct", "score", "rank", "relevance", "numerator",
+                 "denominator"):
+        for col in by_role.get(role, []):
+            try:
+                to_float(table, col, allow_missing=(role == "relevance"))
+            except DataError as err:
+                values = pd.to_numeric(frame[col], errors="coerce")
+                bad = values.isna().to_numpy()
+                problems.append(Problem(str(err), col, rows_of(bad)))
+                continue
+            values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
+            if role in ("cost", "latency", "n", "correct", "denominator"):
+                add(col, values < 0, f"Column '{col}' ({ROLES[role]}) has negative values")
+            if role in ("n", "correct"):
+                add(col, np.isfinite(values) & (values != np.round(values)),
+                    f"Column '{col}' ({ROLES[role]}) has values that are not whole numbers")
+    for role in ("item", "query", "doc", "task", "prediction", "reference", "system", "group"):
+        for col in by_role.get(role, []):
+            blank = frame[col].map(lambda v: v is None or (isinstance(v, float) and np.isnan(v))
+                                   or (isinstance(v, str) and not v.strip())).to_numpy(dtype=bool)
+            if role in ("prediction", "reference"):
+                add(col, blank, f"Column '{col}' ({ROLES[role]}) has empty cells; they are scored as "
+                                f"empty text")
+            else:
+                add(col, blank, f"Column '{col}' ({ROLES[role]}) has empty cells")
+    if by_role.get("n") and by_role.get("correct"):
+        n_col, c_col = by_role["n"][0], by_role["correct"][0]
+        n = pd.to_numeric(frame[n_col], errors="coerce").to_numpy(dtype=float)
+        c = pd.to_numeric(frame[c_col], errors="coerce").to_numpy(dtype=float)
+        add(c_col, c > n, f"Column '{c_col}' (passes) is larger than column '{n_col}' (attempts)")
+    for id_role in ("item", "task"):
+        if id_role == "task" and not by_role.get("n"):
+            continue  # per-attempt rows repeat the task by design
+        if by_role.get(id_role):
+            keys = [by_role[id_role][0]] + by_role.get("system", [])[:1]
+            if id_role == "item" and by_role.get("query"):
+                continue
+            dup = frame.duplicated(subset=keys, keep=False).to_numpy()
+            what = " per system" if len(keys) > 1 else ""
+            add(keys[0], dup, f"Column '{keys[0]}' ({ROLES[id_role]}) repeats ids{what}")
+    if by_role.get("query") and by_role.get("doc"):
+        keys = by_role.get("system", [])[:1] + [by_role["query"][0], by_role["doc"][0]]
+        dup = frame.duplicated(subset=keys, keep=False).to_numpy()
+        add(by_role["doc"][0], dup, "Some (query, document) pairs appear more than once")
+    return problems
+
+
+def _is_binary_cell(value) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return value in (0, 1)
+    if isinstance(value, str):
+        return value.strip().lower() in {"1", "0", "1.0", "0.0", "true", "false", "yes", "no", "pass",
+                                         "fail", "correct", "incorrect", "y", "n", "t", "f"}
+    return False
