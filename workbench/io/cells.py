@@ -18,8 +18,17 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+
+def _text_dtype() -> Any:
+    """The pandas ``str`` dtype (pandas >= 2.3), else plain ``object`` columns."""
+    try:
+        return pd.StringDtype(na_value=np.nan)
+    except TypeError:  # pandas < 2.3 has no NaN-variant string dtype
+        return object
+
+
 #: pandas dtype used for text columns: Python ``str`` values, ``""`` stays ``""``.
-TEXT_DTYPE = pd.StringDtype(na_value=np.nan)
+TEXT_DTYPE = _text_dtype()
 
 # A plain decimal number: optional sign, digits with an optional fraction (or a bare
 # fraction such as ".5") and an optional exponent.  ``inf``, ``nan``, ``1_000`` and
@@ -110,8 +119,12 @@ def parse_number(text: str, *, decimal_comma: bool = False) -> float | None:
     return float(text)
 
 
-def text_array(values: Sequence[str]) -> pd.api.extensions.ExtensionArray:
-    """Build the pandas text array used for text columns."""
+def text_array(values: Sequence[str]) -> Any:
+    """Build the array used for text columns (see :data:`TEXT_DTYPE`)."""
+    if TEXT_DTYPE is object:
+        array = np.empty(len(values), dtype=object)
+        array[:] = list(values)
+        return array
     return pd.array(list(values), dtype=TEXT_DTYPE)
 
 

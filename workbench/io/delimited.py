@@ -26,6 +26,8 @@ from workbench.core.errors import DataError
 DELIMITERS = (",", ";", "\t", "|")
 #: How many lines the delimiter sniffer looks at.
 SNIFF_LINES = 50
+#: At most this many characters are sniffed (for files without "\n" line breaks).
+SNIFF_CHARS = 1_000_000
 # Largest field the csv module accepts (its default of 128 KiB is too small for long
 # model outputs); 2**31 - 1 fits a C long on every platform.
 _FIELD_SIZE_LIMIT = 2**31 - 1
@@ -161,12 +163,13 @@ def _checked(text: str, encoding: str, shown: str, notes: tuple[str, ...] = ()) 
 
 
 def _head(text: str, lines: int) -> tuple[str, bool]:
-    """Return the first ``lines`` lines of ``text`` and whether that is all of it."""
+    """Return the first ``lines`` lines of ``text`` (at most :data:`SNIFF_CHARS`
+    characters) and whether that is all of it."""
     end = -1
     for _ in range(lines):
-        end = text.find("\n", end + 1)
+        end = text.find("\n", end + 1, SNIFF_CHARS)
         if end < 0:
-            return text, True
+            return text[:SNIFF_CHARS], len(text) <= SNIFF_CHARS
     return text[: end + 1], end + 1 >= len(text)
 
 
@@ -177,11 +180,13 @@ def sniff_delimiter(text: str) -> str:
     do not count).  A candidate qualifies when the header has more than one field;
     the winner is the one for which every record has the header's field count, then
     the one with the most such records, then the one with more fields, then the
-    earlier candidate.  With no qualifying candidate the file is a single column
-    and ``","`` is returned.
+    earlier candidate.  With no qualifying candidate the file is a single column:
+    the first candidate that does not occur in the sample is returned (so that free
+    text with commas stays in one field), or ``","`` if they all occur.
     """
     sample, complete = _head(text, SNIFF_LINES)
     best: tuple[tuple[bool, int, int], str] | None = None
+    single_column: str | None = None
     for delimiter in DELIMITERS:
         reader = csv.reader(io.StringIO(sample, newline=""), delimiter=delimiter)
         try:
@@ -190,13 +195,19 @@ def sniff_delimiter(text: str) -> str:
             continue
         if not complete and len(counts) > 1:
             counts.pop()  # the last record may have been cut in the middle
-        if not counts or counts[0] < 2:
+        if not counts:
+            continue
+        if counts[0] < 2:
+            if single_column is None and max(counts) == 1:
+                single_column = delimiter
             continue
         matching = sum(1 for count in counts if count == counts[0])
         score = (matching == len(counts), matching, counts[0])
         if best is None or score > best[0]:
             best = (score, delimiter)
-    return best[1] if best is not None else ","
+    if best is not None:
+        return best[1]
+    return single_column or ","
 
 
 @contextlib.contextmanager
@@ -260,8 +271,8 @@ def split_records(text: str, delimiter: str, shown: str) -> Records:
             starts = _record_starts(text, delimiter)  # some quoted field spans lines
         ragged = data_rows[widths[data_rows] != width]
         if len(ragged):
-            found = [(int(starts[i]), int(widths[i])) for i in ragged]
-            raise DataError(_ragged_message(shown, delimiter, width, found))
+            found = [(int(starts[i]), int(widths[i])) for i in ragged[:5]]
+            raise DataError(_ragged_message(shown, delimiter, width, found, len(ragged)))
         if len(data_rows) == 0:
             raise DataError(
                 f"File {shown} has a header line but no data rows; expected at least one "
@@ -313,17 +324,20 @@ def _quoting_message(text: str, delimiter: str, shown: str) -> str:
 
 
 def _ragged_message(
-    shown: str, delimiter: str, width: int, ragged: list[tuple[int, int]]
+    shown: str, delimiter: str, width: int, found: list[tuple[int, int]], count: int
 ) -> str:
-    """One sentence naming the rows whose field count differs from the header's."""
-    shown_rows = ", ".join(f"line {line} has {count}" for line, count in ragged[:5])
-    more = len(ragged) - 5
-    if more > 0:
-        shown_rows += f", and {more} more"
-    rows = "row has" if len(ragged) == 1 else "rows have"
+    """One sentence naming the rows whose field count differs from the header's.
+
+    ``found`` holds (line, field count) of the first few such rows, ``count`` their
+    total number.
+    """
+    listed = ", ".join(f"line {line} has {fields}" for line, fields in found)
+    if count > len(found):
+        listed += f", and {count - len(found)} more"
+    rows = "row has" if count == 1 else "rows have"
     return (
-        f"File {shown} is not a regular table: {len(ragged)} {rows} a different number "
-        f"of fields than the header's {width} ({shown_rows}); expected {width} fields "
+        f"File {shown} is not a regular table: {count} {rows} a different number "
+        f"of fields than the header's {width} ({listed}); expected {width} fields "
         f"separated by {delimiter_name(delimiter)} on every row, with fields that contain "
         "the delimiter in double quotes."
     )

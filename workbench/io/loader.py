@@ -25,7 +25,7 @@ from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
 from workbench.io import delimited, excel
-from workbench.io.cells import TypedColumn, type_cell_column, type_text_column
+from workbench.io.cells import TypedColumn, is_blank, type_cell_column, type_text_column
 
 #: Extensions read as Excel workbooks.
 EXCEL_EXTENSIONS = (".xlsx", ".xlsm")
@@ -85,15 +85,23 @@ class LoadedTable:
         have no header line: their row ``index`` is reported as ``index + 1``.
         """
         position = int(index)
-        if not 0 <= position < len(self.frame):
-            raise IndexError(f"row index {position} is outside 0..{len(self.frame) - 1}")
+        if not 0 <= position < len(self.frame.index):
+            raise IndexError(
+                f"row index {position} is outside 0..{len(self.frame.index) - 1}"
+            )
         if self.row_lines is not None:
             return int(self.row_lines[position])
         return position + (1 if self.format == PARQUET else 2)
 
     def lines_of(self, indices: Iterable[int]) -> list[int]:
-        """:meth:`line_of` for several row indices."""
-        return [self.line_of(i) for i in indices]
+        """:meth:`line_of` for several row indices at once (vectorised)."""
+        positions = np.asarray(list(indices), dtype=np.int64)
+        size = len(self.frame.index)
+        if positions.size and (positions.min() < 0 or positions.max() >= size):
+            raise IndexError(f"row indices must be within 0..{size - 1}")
+        if self.row_lines is not None:
+            return self.row_lines[positions].tolist()
+        return (positions + (1 if self.format == PARQUET else 2)).tolist()
 
     def describe_rows(self, indices: Sequence[int], limit: int = 5) -> str:
         """Render row indices as ``"lines 3, 7 and 2 more"`` (``"rows ..."`` for sheets)."""
@@ -286,6 +294,13 @@ def _load_excel(
         }
     )
     notes: list[str] = []
+    empty = [name for name, values in zip(names, content.columns) if all(map(is_blank, values))]
+    if empty:
+        listed = ", ".join(f"'{name}'" for name in empty)
+        notes.append(
+            f"{where} has no values in column(s) {listed}; if they hold formulas, open and "
+            "save the workbook in Excel so that their results are stored."
+        )
     if sheet is None and len(content.sheets) > 1:
         others = ", ".join(f"'{name}'" for name in content.sheets[1:])
         notes.append(
