@@ -18,7 +18,7 @@ import pandas as pd
 from ..core.errors import DataError, OptionError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, load_table, require_columns, to_float, to_text
+from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
 from ..metrics.ranking import GAINS, rank_metrics
 from ._common import Resolver, base_signature, check_unique, parse_ks
 
@@ -91,87 +91,101 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         if rel_col and rel_col in (q_col, d_col, s_col, r_col, sys_col):
             rel_col = None
 
-    check_unique(table, ([sys_col] if sys_col else []) + [q_col, d_col], "(query, document) pair"
-                 + (" of a system" if sys_col else ""))
     progress.advance(0.05, "reading the run")
-    run_q = pd.Series(to_text(table, q_col))
-    run_d = pd.Series(to_text(table, d_col))
+    rq_codes, rq_labels = text_codes(table, q_col)
+    rd_codes, rd_labels = text_codes(table, d_col)
     order_val = -to_float(table, r_col) if r_col else to_float(table, s_col)
+    n_run = rq_codes.size
     run_grade = (to_float(table, rel_col, allow_missing=True) if rel_col
-                 else np.full(len(run_q), np.nan))
+                 else np.full(n_run, np.nan))
     if sys_col:
-        sys_codes, sys_labels = pd.factorize(pd.Series(to_text(table, sys_col)))
+        sys_codes, sys_labels = text_codes(table, sys_col)
+        sys_labels = [str(x) for x in sys_labels]
     else:
-        sys_codes, sys_labels = np.zeros(len(run_q), dtype=np.int64), [None]
+        sys_codes, sys_labels = np.zeros(n_run, dtype=np.int64), [None]
 
-    qrels_q = qrels_d = None
-    qrels_grade = np.zeros(0)
+    qrels = None
     if options.qrels:
         qt = load_table(options.qrels)
         qrel_rel = rel_col or options.relevance or "relevance"
         require_columns(qt, [q_col, d_col, qrel_rel])
-        check_unique(qt, [q_col, d_col], "(query, document) judgment")
-        qrels_q = pd.Series(to_text(qt, q_col))
-        qrels_d = pd.Series(to_text(qt, d_col))
-        qrels_grade = to_float(qt, qrel_rel)
+        qrels = (qt, *text_codes(qt, q_col), *text_codes(qt, d_col), to_float(qt, qrel_rel))
     progress.check_cancelled()
     progress.advance(0.2, "coding queries and documents")
 
-    all_q = run_q if qrels_q is None else pd.concat([run_q, qrels_q], ignore_index=True)
-    all_d = run_d if qrels_d is None else pd.concat([run_d, qrels_d], ignore_index=True)
-    q_codes_all, q_labels = pd.factorize(all_q, sort=False)
-    d_codes_all, _ = pd.factorize(all_d, sort=True)  # sorted: code order = doc id order
-    n_run = len(run_q)
-    rq, rd = q_codes_all[:n_run].astype(np.int64), d_codes_all[:n_run].astype(np.int64)
-    D = int(d_codes_all.max()) + 1 if d_codes_all.size else 1
+    # one code space for the run's and the qrels' ids (the labels are few: unique ids)
+    q_map, q_labels = _merge_labels(rq_labels, qrels[2] if qrels else None)
+    d_map, d_labels = _merge_labels(rd_labels, qrels[4] if qrels else None)
+    rq = q_map[:rq_labels.size][rq_codes].astype(np.int64)
+    rd = d_map[:rd_labels.size][rd_codes].astype(np.int64)
+    D = max(len(d_labels), 1)
     Q = len(q_labels)
     run_key = rq * D + rd
+    dup_key = run_key * len(sys_labels) + sys_codes if sys_col else run_key
+    if pd.Series(dup_key).duplicated().any():
+        check_unique(table, ([sys_col] if sys_col else []) + [q_col, d_col],
+                     "(query, document) pair" + (" of a system" if sys_col else ""))
 
-    # pooled judgments: the run's grades (consistent across systems), then the qrels override
+    # pooled judgments: the run's grades (the same across systems), then the qrels override
     judged = ~np.isnan(run_grade)
-    jk = pd.DataFrame({"key": run_key[judged], "grade": run_grade[judged]})
-    conflicts = jk.groupby("key")["grade"].nunique()
-    if (conflicts > 1).any():
-        bad_key = int(conflicts[conflicts > 1].index[0])
-        rows = np.flatnonzero(run_key == bad_key)
-        raise DataError(
-            f"File '{table.name}' gives document '{run_d[rows[0]]}' of query "
-            f"'{run_q[rows[0]]}' different relevance grades on "
-            f"{table.describe_rows(rows)}; a judgment must be the same "
-            f"in every row (or give the grades in a qrels file).")
-    jk = jk.drop_duplicates("key")
+    jkeys, jgrade = run_key[judged], run_grade[judged]
+    if sys_col and jkeys.size:
+        order = np.lexsort((jgrade, jkeys))
+        k_sorted, g_sorted = jkeys[order], jgrade[order]
+        clash = (k_sorted[1:] == k_sorted[:-1]) & (g_sorted[1:] != g_sorted[:-1])
+        if clash.any():
+            rows = np.flatnonzero(run_key == k_sorted[1:][clash][0])
+            raise DataError(
+                f"File '{table.name}' gives document '{rd_labels[rd_codes[rows[0]]]}' of query "
+                f"'{rq_labels[rq_codes[rows[0]]]}' different relevance grades on "
+                f"{table.describe_rows(rows)}; a judgment must be the same in every row (or give "
+                f"the grades in a qrels file).")
+        first = np.r_[True, k_sorted[1:] != k_sorted[:-1]]
+        jkeys, jgrade = k_sorted[first], g_sorted[first]
     n_qrels_only_docs = 0
-    if qrels_q is not None:
-        qk = q_codes_all[n_run:].astype(np.int64) * D + d_codes_all[n_run:]
-        qrels_frame = pd.DataFrame({"key": qk, "grade": qrels_grade})
-        n_qrels_only_docs = int((~np.isin(qk, run_key)).sum())
-        jk = pd.concat([jk, qrels_frame]).drop_duplicates("key", keep="last")
-    jkeys = jk["key"].to_numpy(dtype=np.int64)
-    jgrade = jk["grade"].to_numpy(dtype=float)
-    pos = pd.Index(jkeys).get_indexer(run_key)
-    grade_for_run = np.where(pos >= 0, jgrade[np.maximum(pos, 0)], 0.0)
-    unjudged = int((pos < 0).sum())
+    if qrels:
+        qt, qq_codes, _, qd_codes, _, q_grade = qrels
+        qk = (q_map[rq_labels.size:][qq_codes].astype(np.int64) * D
+              + d_map[rd_labels.size:][qd_codes].astype(np.int64))
+        if pd.Series(qk).duplicated().any():
+            check_unique(qt, [q_col, d_col], "(query, document) judgment")
+        n_qrels_only_docs = int((~pd.Index(qk).isin(run_key)).sum())
+        keep = ~pd.Index(jkeys).isin(qk)  # the qrels override the run's grades
+        jkeys = np.concatenate([jkeys[keep], qk])
+        jgrade = np.concatenate([jgrade[keep], q_grade])
+    if qrels or sys_col:
+        pos = pd.Index(jkeys).get_indexer(run_key)
+        grade_for_run = np.where(pos >= 0, jgrade[np.maximum(pos, 0)], 0.0)
+        unjudged = int((pos < 0).sum())
+    else:
+        grade_for_run = np.where(judged, run_grade, 0.0)
+        unjudged = int((~judged).sum())
     jq = jkeys // D
 
     if options.ties == "trec_eval":
-        tie = -rd  # doc id descending
+        def tie() -> np.ndarray:  # document id descending; only computed when scores tie
+            by_id = np.argsort(np.asarray(d_labels, dtype=object), kind="stable")
+            rank_of = np.empty(D, dtype=np.int64)
+            rank_of[by_id] = np.arange(D)
+            return -rank_of[rd]
     else:
-        tie = np.arange(n_run)  # file order
+        tie = None  # file order
 
     progress.check_cancelled()
     progress.advance(0.4, "computing metrics")
     records, per_query, summary_rows = [], [], []
     notes = list(res.notes)
     judged_queries = np.bincount(jq, minlength=Q) > 0
+    any_run = np.bincount(rq, minlength=Q) > 0
     for code, label in enumerate(sys_labels):
         progress.check_cancelled()
         m = sys_codes == code
-        arr = rank_metrics(rq[m], order_val[m], tie[m], grade_for_run[m], jq, jgrade,
+        arr = rank_metrics(rq[m], order_val[m], _subset(tie, m), grade_for_run[m], jq, jgrade,
                            n_queries=Q, ks=ks, gain=options.gain,
                            threshold=options.relevance_threshold)
         in_run = arr.retrieved > 0
         # the queries this system is scored on: retrieved for, or judged (then missing = 0)
-        universe = in_run | judged_queries if qrels_q is not None else in_run | _queries_in_run(rq, Q)
+        universe = in_run | (judged_queries if qrels is not None else any_run)
         no_rel = universe & (arr.relevant == 0)
         use = universe & ~no_rel if options.no_relevant == "skip" else universe
         n_use = int(use.sum())
@@ -259,8 +273,19 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 
-def _queries_in_run(rq: np.ndarray, Q: int) -> np.ndarray:
-    return np.bincount(rq, minlength=Q) > 0
+def _merge_labels(run_labels: np.ndarray, qrels_labels: np.ndarray | None):
+    """Codes of the run's and the qrels' distinct labels in one code space."""
+    if qrels_labels is None:
+        return np.arange(run_labels.size, dtype=np.int64), run_labels
+    codes, labels = pd.factorize(np.concatenate([run_labels, qrels_labels]))
+    return codes.astype(np.int64), np.asarray(labels, dtype=object)
+
+
+def _subset(tie, mask):
+    """The tie key restricted to one system's rows, still computed lazily."""
+    if tie is None or mask.all():
+        return tie
+    return lambda: tie()[mask]
 
 
 def _mean(values: np.ndarray, use: np.ndarray) -> float:

@@ -5,7 +5,8 @@ Use :func:`load_table` to read a file and the helpers from
 reported as a :class:`~workbench.core.errors.DataError` naming file, column and line.
 """
 
-from workbench.io.columns import guess_column, require_columns, to_binary, to_float, to_text
+from workbench.io.columns import (guess_column, require_columns, text_codes, to_binary, to_float,
+                                  to_text)
 from workbench.io.loader import LoadedTable, load_table
 
 __all__ = [
@@ -15,5 +16,6 @@ __all__ = [
     "to_binary",
     "to_float",
     "to_text",
+    "text_codes",
     "guess_column",
 ]

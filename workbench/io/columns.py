@@ -153,6 +153,26 @@ def to_text(table: LoadedTable, column: str) -> list[str]:
     return formatted[codes].tolist() if len(formatted) else []
 
 
+def text_codes(table: LoadedTable, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """The column as integer codes and their text labels (``labels[codes]`` == :func:`to_text`).
+
+    Vectorised for text and integer columns, so that a million ids cost a few hundredths of a
+    second; codes follow the order of first appearance.
+    """
+    series = _column(table, column)
+    codes, uniques = pd.factorize(series, use_na_sentinel=False)
+    codes = codes.astype(np.int64, copy=False)
+    dtype = series.dtype
+    if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+        return codes, np.asarray(uniques).astype(str).astype(object)
+    if pd.api.types.is_string_dtype(dtype) and not pd.isna(uniques).any() \
+            and pd.api.types.infer_dtype(uniques, skipna=False) == "string":
+        return codes, np.asarray(uniques, dtype=object)
+    labels = np.array([format_cell(value) for value in uniques], dtype=object)
+    relabel, distinct = pd.factorize(labels)  # 1 and 1.0 both read "1"
+    return relabel.astype(np.int64)[codes], np.asarray(distinct, dtype=object)
+
+
 def guess_column(table: LoadedTable, role: str, candidates: Sequence[str]) -> str | None:
     """Find the column playing ``role`` (e.g. ``"label"``) among likely header names.
 

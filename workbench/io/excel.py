@@ -156,3 +156,22 @@ def _read_rows(
             "below the header."
         )
     return SheetData(sheet, names, header, header_row, columns, rows)
+
+
+def list_sheets(path: str) -> tuple[str, ...]:
+    """The worksheet names of an .xlsx/.xlsm file, without reading its cells."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as err:
+        raise DataError(f"File '{path}' cannot be read ({err.strerror or err}).") from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            book = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
+            try:
+                return tuple(ws.title for ws in book.worksheets)
+            finally:
+                book.close()
+    except Exception as err:  # noqa: BLE001 - any parse failure is a user-facing sentence
+        raise DataError(f"Workbook '{path}' cannot be opened ({type(err).__name__}: {err}).") from None

@@ -46,6 +46,9 @@ def wilson_interval(successes, n, *, z: float = Z95):
         half = z / denom * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
         low = np.clip(centre - half, 0.0, 1.0)
         high = np.clip(centre + half, 0.0, 1.0)
+        # exact at the extremes: no success -> low = 0, all successes -> high = 1
+        low = np.where(s == 0, 0.0, low)
+        high = np.where(s == n, 1.0, high)
     return low, high
 
 

@@ -3,7 +3,8 @@
 Inputs are integer-coded arrays prepared by :mod:`workbench.analyses.ranking`:
 
 * the run: one row per retrieved (query, document) with ``q`` (query code 0..Q-1), ``score``
-  (higher ranks first), ``tie`` (secondary ascending sort key that breaks score ties) and
+  (higher ranks first), ``tie`` (secondary ascending sort key that breaks score ties, or a
+  function returning it, called only when some scores tie; ``None`` keeps input order) and
   ``grade`` (relevance grade of that document, 0 when unjudged);
 * the judgments: ``jq``/``jgrade`` for every judged document of every query, retrieved or not,
   which give each query's number of relevant documents R and its ideal DCG.
@@ -66,6 +67,28 @@ def _group_ranks(sorted_codes: np.ndarray):
     return rank, starts
 
 
+def _order(q: np.ndarray, score: np.ndarray, tie) -> np.ndarray:
+    """Row order: query ascending, score descending, ties by ``tie`` (or input order).
+
+    Fast path: two unstable (SIMD) sorts on an exact integer key (query x n + score rank),
+    which fully determine the order when no two rows of a query share a score.  Only when
+    scores tie is the order rebuilt with a stable lexicographic sort on the tie key.
+    """
+    n = q.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    by_score = np.argsort(-score)
+    score_rank = np.empty(n, dtype=np.int64)
+    score_rank[by_score] = np.arange(n)
+    order = np.argsort(q * n + score_rank)
+    qs, ss = q[order], score[order]
+    if not np.any((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])):
+        return order
+    if tie is None:
+        return np.lexsort((np.arange(n), -score, q))
+    return np.lexsort((np.asarray(tie() if callable(tie) else tie), -score, q))
+
+
 def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
                  gain: str = "linear", threshold: float = 1.0) -> RankingArrays:
     """Compute every rank metric for every query (see module docstring)."""
@@ -76,7 +99,7 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
     score = np.asarray(score, dtype=float)
     Q = int(n_queries)
 
-    order = np.lexsort((np.asarray(tie), -score, q))
+    order = _order(q, score, tie)
     qs = q[order]
     ss = score[order]
     gs = np.nan_to_num(np.asarray(grade, dtype=float)[order], nan=0.0)

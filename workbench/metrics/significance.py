@@ -52,7 +52,8 @@ def sign_test(wins: int, losses: int) -> tuple[float, float]:
 
     Under H0 wins ~ Binomial(b + c, 1/2).  With m = min(b, c):
     p = min(1, 2 P(X <= m)) (equal to ``scipy.stats.binomtest(b, b + c).pvalue``);
-    mid-p = 2 P(X <= m) - P(X = m), which halves the weight of the observed table.
+    mid-p = 2 P(X < m) + P(X = m), which halves the weight of the observed table (summed
+    without cancellation, so it never drops below 0 when the tail underflows).
     No discordant pair gives (1.0, 1.0).
 
     >>> [round(x, 3) for x in sign_test(14, 5)]
@@ -64,10 +65,10 @@ def sign_test(wins: int, losses: int) -> tuple[float, float]:
     if d == 0:
         return 1.0, 1.0
     m = min(wins, losses)
-    tail = float(binom.cdf(m, d, 0.5))
     point = float(binom.pmf(m, d, 0.5))
-    exact = min(1.0, 2.0 * tail)
-    midp = min(1.0, 2.0 * tail - point)
+    below = float(binom.cdf(m - 1, d, 0.5)) if m > 0 else 0.0
+    exact = min(1.0, 2.0 * float(binom.cdf(m, d, 0.5)))
+    midp = min(exact, 2.0 * below + point)  # mid-p <= exact p, also where scipy's tail underflows
     return exact, midp
 
 
