@@ -102,52 +102,59 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
     order = _order(q, score, tie)
     qs = q[order]
     ss = score[order]
-    gs = np.nan_to_num(np.asarray(grade, dtype=float)[order], nan=0.0)
+    gs = np.asarray(grade, dtype=float)[order]
+    if np.isnan(gs).any():
+        gs = np.nan_to_num(gs, nan=0.0)
     rank, starts = _group_ranks(qs)
+    counts = np.diff(np.r_[starts, qs.size])
+    retrieved = np.zeros(Q, dtype=np.int64)
+    retrieved[qs[starts]] = counts
 
-    same_q = np.r_[False, qs[1:] == qs[:-1]]
-    tied_rows = same_q & np.r_[False, ss[1:] == ss[:-1]]
-    tied = np.bincount(qs[tied_rows], minlength=Q) > 0
+    tied_rows = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])) + 1
+    tied = np.zeros(Q, dtype=bool)
+    tied[qs[tied_rows]] = True
 
-    rel = gs >= threshold
     jq = np.asarray(jq, dtype=np.int64)
     jg = np.nan_to_num(np.asarray(jgrade, dtype=float), nan=0.0)
     R = np.bincount(jq, weights=(jg >= threshold), minlength=Q)
-    retrieved = np.bincount(qs, minlength=Q)
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        # reciprocal rank of the first relevant document
+        # relevant retrieved rows, in ranking order: MRR and AP need only these
+        rel_idx = np.flatnonzero(gs >= threshold)
+        rq_rel = qs[rel_idx]
+        rank_rel = rank[rel_idx]
+        nth_rel, _ = _group_ranks(rq_rel)          # 0 for the first relevant of its query
         rr = np.zeros(Q)
-        rel_idx = np.flatnonzero(rel)
-        if rel_idx.size:
-            first_q, first_pos = np.unique(qs[rel_idx], return_index=True)
-            rr[first_q] = 1.0 / (rank[rel_idx[first_pos]] + 1.0)
+        first = nth_rel == 0
+        rr[rq_rel[first]] = 1.0 / (rank_rel[first] + 1.0)
+        ap_sum = np.bincount(rq_rel, weights=(nth_rel + 1.0) / (rank_rel + 1.0), minlength=Q)
+        ap = np.where(R > 0, ap_sum / R, 0.0)
 
-        # average precision
-        csum = np.cumsum(rel)
-        before = (csum - rel)[starts] if starts.size else np.zeros(0)
-        within = csum - np.repeat(before, np.diff(np.r_[starts, qs.size]))
-        prec_at = np.where(rel, within / (rank + 1.0), 0.0)
-        ap = np.where(R > 0, np.bincount(qs, weights=prec_at, minlength=Q) / R, 0.0)
-
-        disc = 1.0 / np.log2(rank + 2.0)
-        dcg_terms = gain_of(gs, gain) * disc
+        # the cut-off metrics need only the rows ranked above the largest k
+        kmax = max(ks)
+        top_idx = np.flatnonzero(rank < kmax)
+        q_top, rank_top = qs[top_idx], rank[top_idx]
+        g_top = gs[top_idx]
+        rel_top = g_top >= threshold
+        dcg_top = gain_of(g_top, gain) / np.log2(rank_top + 2.0)
 
         jgain = gain_of(jg, gain)
         jorder = np.lexsort((-jgain, jq))
         jqs = jq[jorder]
         jrank, _ = _group_ranks(jqs)
-        ideal_terms = jgain[jorder] / np.log2(jrank + 2.0)
+        keep = jrank < kmax
+        jq_top, jrank_top = jqs[keep], jrank[keep]
+        ideal_top = jgain[jorder][keep] / np.log2(jrank_top + 2.0)
 
         precision, recall, hit, ndcg = {}, {}, {}, {}
         for k in ks:
-            top = rank < k
-            hits = np.bincount(qs, weights=rel & top, minlength=Q)
+            in_k = rank_top < k
+            hits = np.bincount(q_top, weights=rel_top & in_k, minlength=Q)
             precision[k] = hits / k
             recall[k] = np.where(R > 0, hits / R, 0.0)
             hit[k] = (hits > 0).astype(float)
-            dcg = np.bincount(qs, weights=np.where(top, dcg_terms, 0.0), minlength=Q)
-            idcg = np.bincount(jqs, weights=np.where(jrank < k, ideal_terms, 0.0), minlength=Q)
+            dcg = np.bincount(q_top, weights=np.where(in_k, dcg_top, 0.0), minlength=Q)
+            idcg = np.bincount(jq_top, weights=np.where(jrank_top < k, ideal_top, 0.0), minlength=Q)
             ndcg[k] = np.where(idcg > 0, dcg / idcg, 0.0)
     return RankingArrays(relevant=R, retrieved=retrieved, precision=precision, recall=recall,
                          hit=hit, ndcg=ndcg, rr=rr, ap=ap, tied=tied)
