@@ -116,13 +116,18 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     # one code space for the run's and the qrels' ids (the labels are few: unique ids)
     q_map, q_labels = _merge_labels(rq_labels, qrels[2] if qrels else None)
     d_map, d_labels = _merge_labels(rd_labels, qrels[4] if qrels else None)
-    rq = q_map[:rq_labels.size][rq_codes].astype(np.int64)
-    rd = d_map[:rd_labels.size][rd_codes].astype(np.int64)
+    rq = q_map[:len(rq_labels)][rq_codes]
+    rd = d_map[:len(rd_labels)][rd_codes]
     D = max(len(d_labels), 1)
     Q = len(q_labels)
     run_key = rq * D + rd
-    dup_key = run_key * len(sys_labels) + sys_codes if sys_col else run_key
-    if pd.Series(dup_key).duplicated().any():
+    by_key = np.argsort(run_key)
+    sorted_key = run_key[by_key]
+    if sys_col:
+        dup_sorted = np.sort(run_key * len(sys_labels) + sys_codes)
+    else:
+        dup_sorted = sorted_key
+    if np.any(dup_sorted[1:] == dup_sorted[:-1]):
         check_unique(table, ([sys_col] if sys_col else []) + [q_col, d_col],
                      "(query, document) pair" + (" of a system" if sys_col else ""))
 
@@ -145,18 +150,22 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     n_qrels_only_docs = 0
     if qrels:
         qt, qq_codes, _, qd_codes, _, q_grade = qrels
-        qk = (q_map[rq_labels.size:][qq_codes].astype(np.int64) * D
-              + d_map[rd_labels.size:][qd_codes].astype(np.int64))
-        if pd.Series(qk).duplicated().any():
+        qk = q_map[len(rq_labels):][qq_codes] * D + d_map[len(rd_labels):][qd_codes]
+        q_sorted = np.sort(qk)
+        if np.any(q_sorted[1:] == q_sorted[:-1]):
             check_unique(qt, [q_col, d_col], "(query, document) judgment")
-        n_qrels_only_docs = int((~pd.Index(qk).isin(run_key)).sum())
-        keep = ~pd.Index(jkeys).isin(qk)  # the qrels override the run's grades
+        n_qrels_only_docs = int((~_member(qk, sorted_key)).sum())
+        keep = ~_member(jkeys, q_sorted)  # the qrels override the run's grades
         jkeys = np.concatenate([jkeys[keep], qk])
         jgrade = np.concatenate([jgrade[keep], q_grade])
     if qrels or sys_col:
-        pos = pd.Index(jkeys).get_indexer(run_key)
-        grade_for_run = np.where(pos >= 0, jgrade[np.maximum(pos, 0)], 0.0)
-        unjudged = int((pos < 0).sum())
+        j_order = np.argsort(jkeys)
+        j_sorted = jkeys[j_order]
+        pos = np.minimum(np.searchsorted(j_sorted, sorted_key), max(j_sorted.size - 1, 0))
+        found = (j_sorted[pos] == sorted_key) if j_sorted.size else np.zeros(sorted_key.size, bool)
+        grade_for_run = np.zeros(n_run)
+        grade_for_run[by_key[found]] = jgrade[j_order[pos[found]]]
+        unjudged = int((~found).sum())
     else:
         grade_for_run = np.where(judged, run_grade, 0.0)
         unjudged = int((~judged).sum())
@@ -273,12 +282,22 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 
-def _merge_labels(run_labels: np.ndarray, qrels_labels: np.ndarray | None):
+def _merge_labels(run_labels, qrels_labels):
     """Codes of the run's and the qrels' distinct labels in one code space."""
     if qrels_labels is None:
-        return np.arange(run_labels.size, dtype=np.int64), run_labels
-    codes, labels = pd.factorize(np.concatenate([run_labels, qrels_labels]))
-    return codes.astype(np.int64), np.asarray(labels, dtype=object)
+        return np.arange(len(run_labels), dtype=np.int64), run_labels
+    both = pd.concat([pd.Series(run_labels, dtype="str"), pd.Series(qrels_labels, dtype="str")],
+                     ignore_index=True)
+    codes, labels = pd.factorize(both)
+    return codes.astype(np.int64), labels
+
+
+def _member(values: np.ndarray, sorted_pool: np.ndarray) -> np.ndarray:
+    """Boolean: which ``values`` occur in the sorted array ``sorted_pool``."""
+    if sorted_pool.size == 0:
+        return np.zeros(values.size, dtype=bool)
+    pos = np.minimum(np.searchsorted(sorted_pool, values), sorted_pool.size - 1)
+    return sorted_pool[pos] == values
 
 
 def _subset(tie, mask):
