@@ -92,8 +92,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             rel_col = None
 
     progress.advance(0.05, "reading the run")
-    rq_codes, rq_labels = text_codes(table, q_col)
-    rd_codes, rd_labels = text_codes(table, d_col)
+    (rq_codes, rq_labels), (rd_codes, rd_labels) = _codes_of(table, [q_col, d_col])
     order_val = -to_float(table, r_col) if r_col else to_float(table, s_col)
     n_run = rq_codes.size
     run_grade = (to_float(table, rel_col, allow_missing=True) if rel_col
@@ -230,7 +229,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         idx = np.flatnonzero(universe)
         frame = pd.DataFrame({
             **({"system": [label] * idx.size} if sys_col else {}),
-            "query": [str(q_labels[i]) for i in idx],
+            "query": pd.Index(q_labels).take(idx).astype(str).to_numpy(dtype=object),
             "retrieved": arr.retrieved[idx],
             "relevant": arr.relevant[idx].astype(int),
             "counted": use[idx],
@@ -280,6 +279,17 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         Table("queries", "Per-query metrics", pd.concat(per_query, ignore_index=True), formats=fmt),
     )
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+def _codes_of(table: LoadedTable, columns: list[str]):
+    """:func:`text_codes` of several columns; on large tables in parallel threads (the
+    hashing runs in pyarrow/pandas C code that releases the GIL)."""
+    if len(table.frame) < 200_000:
+        return [text_codes(table, c) for c in columns]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(columns)) as pool:
+        return list(pool.map(lambda c: text_codes(table, c), columns))
 
 
 def _merge_labels(run_labels, qrels_labels):

@@ -21,7 +21,7 @@ ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
-COMMAND_MODULES: tuple[str, ...] = ("gate_cmd",)
+COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd")
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--sheet", help="XLSX sheet name (default: the first sheet)")
         p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
         p.add_argument("--progress", action="store_true", help="report progress on stderr")
+        p.add_argument("--xlsx", metavar="PATH", help="also write the Excel report of the result to PATH")
 
     p = sub.add_parser("text", help="exact match, token F1, BLEU, chrF, ROUGE")
     common(p)
@@ -171,6 +172,10 @@ def run_cli(argv: list[str]) -> int:
         table = load_table(args.input, sheet=args.sheet, progress=progress)
         result = module.run(table, options, progress)
         result = _with_input(result, args.input, table.notes)
+    if args.xlsx:
+        from ..report import write_report
+
+        write_report(args.xlsx, [result], source=None if args.analysis == "plan" else table)
     if args.json:
         print(json.dumps(result.to_json_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
