@@ -138,9 +138,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "per_try_p": "1-(1-pass@k)^(1/k)",
         "agg": "mean-over-tasks",
     })
-    fmt = {c: "rate" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k", "per_try_p")}
+    fmt = {c: "float" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k", "per_try_p")}
     fmt.update({"tasks": "int", "left_out": "int", "k": "int"})
-    task_fmt = {c: "rate" for c in per_task.columns if c.startswith("pass")}
+    task_fmt = {c: "float" for c in per_task.columns if c.startswith("pass")}
     tables = (
         Table("summary", "pass@k and pass^k (mean over tasks)", pd.DataFrame(summary_rows), columns={
             "tasks": "tasks with n >= k (the denominator)",

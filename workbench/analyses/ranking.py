@@ -268,7 +268,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "rr": "full-list",
         "map": "full-list/R",
     })
-    fmt = {c: "rate" for c in summary_rows[0] if "@" in c or c in ("mrr", "map")} if summary_rows else {}
+    fmt = {c: "float" for c in summary_rows[0] if "@" in c or c in ("mrr", "map")} if summary_rows else {}
     fmt.update({"queries": "int", "no_relevant": "int", "tied_queries": "int"})
     tables = (
         Table("summary", "Ranking metrics per system", pd.DataFrame(summary_rows), columns={

@@ -123,8 +123,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                  f"F,mean-over-items",
         "item-bleu": "sentence,eff:yes",
     })
-    rate_fmt = {"exact_match": "rate", "token_f1": "rate", "rouge1": "rate", "rouge2": "rate",
-                "rougeL": "rate", "bleu": "float", "chrf": "float", "items": "int"}
+    rate_fmt = {"exact_match": "rate", "token_f1": "float", "rouge1": "float", "rouge2": "float",
+                "rougeL": "float", "bleu": "float", "chrf": "float", "items": "int"}
     tables = (
         Table("summary", "Text metrics per system", pd.DataFrame(summary_rows), columns={
             "items": "items scored (the denominator of every mean)",

@@ -18,7 +18,7 @@ class MetricSpec:
     lower: float | None = 0.0
     upper: float | None = 1.0
     higher_is_better: bool | None = True
-    #: a rate in [0, 1] shown as a percent
+    #: shown as a percent (a share of items); otherwise as a decimal (a score, a probability)
     is_rate: bool = True
 
 
@@ -28,24 +28,24 @@ def _m(name, analysis, formula, lower=0.0, upper=1.0, better=True, rate=True) ->
 
 METRICS: dict[str, MetricSpec] = {m.name: m for m in (
     _m("exact_match", "text", "share of items whose normalised prediction equals the normalised reference"),
-    _m("token_f1", "text", "mean over items of 2PR/(P+R) on the bags of normalised tokens (SQuAD v2)"),
+    _m("token_f1", "text", "mean over items of 2PR/(P+R) on the bags of normalised tokens (SQuAD v2)", rate=False),
     _m("bleu", "text", "sacrebleu corpus BLEU: brevity penalty x geometric mean of 1-4-gram precisions",
        0.0, 100.0, rate=False),
     _m("chrf", "text", "sacrebleu corpus chrF: character 6-gram F-beta (beta 2)", 0.0, 100.0, rate=False),
-    _m("rouge1", "text", "mean ROUGE-1 F (unigram overlap; rouge-score)"),
-    _m("rouge2", "text", "mean ROUGE-2 F (bigram overlap; rouge-score)"),
-    _m("rougeL", "text", "mean ROUGE-L F (longest common subsequence; rouge-score)"),
-    _m("p@K", "ranking", "relevant documents in the top K / K"),
-    _m("r@K", "ranking", "relevant documents in the top K / all relevant documents of the query"),
-    _m("hit@K", "ranking", "1 if a relevant document is in the top K, else 0"),
-    _m("ndcg@K", "ranking", "DCG@K / ideal DCG@K; DCG = sum gain(rel_i) / log2(i + 1)"),
-    _m("mrr", "ranking", "mean of 1 / rank of the first relevant document (0 if none)"),
-    _m("map", "ranking", "mean of (sum of precision at each relevant document's rank) / relevant documents"),
-    _m("pass@K", "passk", "mean over tasks of 1 - C(n-c, K) / C(n, K)"),
-    _m("pass^K", "passk", "mean over tasks of C(c, K) / C(n, K)"),
-    _m("naive_pass@K", "passk", "mean over tasks of 1 - (1 - c/n)^K (plug-in, biased low)"),
-    _m("naive_pass^K", "passk", "mean over tasks of (c/n)^K (plug-in, biased high)"),
-    _m("per_try_p@K", "passk", "p with 1 - (1 - p)^K = pass@K (independent attempts)"),
+    _m("rouge1", "text", "mean ROUGE-1 F (unigram overlap; rouge-score)", rate=False),
+    _m("rouge2", "text", "mean ROUGE-2 F (bigram overlap; rouge-score)", rate=False),
+    _m("rougeL", "text", "mean ROUGE-L F (longest common subsequence; rouge-score)", rate=False),
+    _m("p@K", "ranking", "relevant documents in the top K / K", rate=False),
+    _m("r@K", "ranking", "relevant documents in the top K / all relevant documents of the query", rate=False),
+    _m("hit@K", "ranking", "1 if a relevant document is in the top K, else 0", rate=False),
+    _m("ndcg@K", "ranking", "DCG@K / ideal DCG@K; DCG = sum gain(rel_i) / log2(i + 1)", rate=False),
+    _m("mrr", "ranking", "mean of 1 / rank of the first relevant document (0 if none)", rate=False),
+    _m("map", "ranking", "mean of (sum of precision at each relevant document's rank) / relevant documents", rate=False),
+    _m("pass@K", "passk", "mean over tasks of 1 - C(n-c, K) / C(n, K)", rate=False),
+    _m("pass^K", "passk", "mean over tasks of C(c, K) / C(n, K)", rate=False),
+    _m("naive_pass@K", "passk", "mean over tasks of 1 - (1 - c/n)^K (plug-in, biased low)", rate=False),
+    _m("naive_pass^K", "passk", "mean over tasks of (c/n)^K (plug-in, biased high)", rate=False),
+    _m("per_try_p@K", "passk", "p with 1 - (1 - p)^K = pass@K (independent attempts)", rate=False),
     _m("micro", "aggregate", "sum of successes / sum of items"),
     _m("macro", "aggregate", "mean over groups of the group rate"),
     _m("rate", "aggregate", "successes / items"),
@@ -80,7 +80,7 @@ METRICS: dict[str, MetricSpec] = {m.name: m for m in (
     _m("dominated", "cost", "dearer and succeeds no more often", None, None, None, rate=False),
     _m("ci_half_width", "plan", "z sqrt(r (1 - r) / n)", 0.0, None, False),
     _m("wilson_ci", "plan", "Wilson score interval of a rate"),
-    _m("per_try_p", "plan", "1 - (1 - pass@k)^(1/k)"),
+    _m("per_try_p", "plan", "1 - (1 - pass@k)^(1/k)", rate=False),
     _m("items_needed", "plan", "d (2.8 / difference)^2", 0.0, None, None, rate=False),
 )}
 

@@ -1,0 +1,92 @@
+"""Application set-up: style, palettes that follow the system, fonts, the exception hook."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+
+def dark_palette() -> QPalette:
+    p = QPalette()
+    base, text, window = QColor(30, 32, 36), QColor(230, 232, 235), QColor(40, 43, 48)
+    p.setColor(QPalette.ColorRole.Window, window)
+    p.setColor(QPalette.ColorRole.WindowText, text)
+    p.setColor(QPalette.ColorRole.Base, base)
+    p.setColor(QPalette.ColorRole.AlternateBase, QColor(38, 41, 46))
+    p.setColor(QPalette.ColorRole.Text, text)
+    p.setColor(QPalette.ColorRole.Button, window)
+    p.setColor(QPalette.ColorRole.ButtonText, text)
+    p.setColor(QPalette.ColorRole.ToolTipBase, QColor(50, 54, 60))
+    p.setColor(QPalette.ColorRole.ToolTipText, text)
+    p.setColor(QPalette.ColorRole.Highlight, QColor(66, 120, 200))
+    p.setColor(QPalette.ColorRole.HighlightedText, QColor(255, 255, 255))
+    p.setColor(QPalette.ColorRole.PlaceholderText, QColor(150, 150, 150))
+    p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor(120, 120, 120))
+    p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor(120, 120, 120))
+    return p
+
+
+def is_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    scheme = hints.colorScheme() if hasattr(hints, "colorScheme") else None
+    return scheme == Qt.ColorScheme.Dark
+
+
+def apply_palette(app: QApplication) -> None:
+    app.setPalette(dark_palette() if is_dark() else app.style().standardPalette())
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(["workbench"] + list(argv or []))
+    app.setApplicationName("Eval Workbench")
+    app.setOrganizationName("EvalWorkbench")
+    app.setStyle("Fusion")
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(max(app.font().pointSizeF(), 10.0))
+    app.setFont(font)
+    apply_palette(app)
+    hints = QGuiApplication.styleHints()
+    if hasattr(hints, "colorSchemeChanged"):
+        hints.colorSchemeChanged.connect(lambda _s: apply_palette(app))
+    return app
+
+
+def install_exception_hook(window) -> None:
+    """Unexpected exceptions on the GUI thread open a dialog; the app keeps running."""
+
+    def hook(exc_type, exc, tb):
+        details = "".join(traceback.format_exception(exc_type, exc, tb))
+        print(details, file=sys.stderr)
+        try:
+            window.show_exception(f"{exc_type.__name__}: {exc}", details)
+        except Exception:  # noqa: BLE001 - never raise from the hook
+            pass
+
+    sys.excepthook = hook
+
+
+def run(argv: list[str]) -> int:
+    from .main_window import MainWindow
+
+    app = create_app()
+    window = MainWindow()
+    install_exception_hook(window)
+    window.show()
+    if argv:
+        path = argv[0]
+        if path.endswith(".json"):
+            window.open_session(path)
+        else:
+            window.open_path(path)
+    if os.environ.get("WORKBENCH_SMOKE"):  # tests: show the window, then quit at once
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, window.close)
+    return app.exec()

@@ -1,0 +1,42 @@
+"""The examples on the start page: the reference's worked cases as data files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..resources_path import examples_dir
+
+
+@dataclass(frozen=True)
+class Example:
+    title: str
+    file: str
+    panel: str
+    description: str
+
+    @property
+    def path(self) -> Path:
+        return examples_dir() / self.file
+
+
+EXAMPLES: tuple[Example, ...] = (
+    Example("The 14-to-5 paired split", "paired_14_to_5.csv", "compare",
+            "200 items: the candidate wins 14, loses 5, ties 181. Three tests, three answers."),
+    Example("Ranking [R, N, R, N, N]", "ranking_seed.csv", "ranking",
+            "nDCG@3 = 0.92 for the first query; MRR 0.611 for first hits at ranks 1, 3 and 2."),
+    Example("Graded relevance [2, 3, 0]", "ranking_graded.csv", "ranking",
+            "Linear gain gives nDCG 0.913, exponential 0.834: say which one you used."),
+    Example("n = 10 attempts, c = 3 passes", "passk_counts.csv", "passk",
+            "Unbiased pass@1 0.30, pass@3 0.708, pass@5 0.917, pass^3 0.008."),
+    Example("900 English + 100 Hindi items", "multilingual.csv", "aggregate",
+            "Micro 87% hides a 30-point gap that macro 75% shows."),
+    Example("Simpson's paradox", "simpson.csv", "aggregate",
+            "The new version wins every segment and halves overall: the eval mix changed."),
+    Example("Claims per conversation", "claims.csv", "aggregate",
+            "Mean of ratios 60% against pooled 27%."),
+    Example("Cost and latency", "cost_latency.csv", "cost",
+            "Cost per success 0.0146; 0.475 per extra success from A to B; C is dominated."),
+    Example("Refund-window extraction", "text_extraction.csv", "text",
+            "Token F1 0.667 where exact match is 0."),
+)

@@ -1,0 +1,703 @@
+"""The main window: start page, data table, column roles, problems, and the analysis panels."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QByteArray, QItemSelection, QItemSelectionModel, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QHBoxLayout,
+                               QHeaderView, QInputDialog, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QMainWindow, QMessageBox, QPushButton,
+                               QStackedWidget, QTableWidget, QTabWidget, QVBoxLayout, QWidget)
+
+from .. import __version__
+from ..core.errors import WorkbenchError
+from ..core.session import Session, load_session, save_session
+from ..io import LoadedTable, load_table
+from ..io.roles import ROLES, find_problems, guess_roles
+from .examples import EXAMPLES
+from .models import FrameModel
+from .panels import PANELS, AnalysisPanel
+from .tasks import TaskRunner
+from .widgets import BusyBar, ExceptionDialog, TableView
+
+ORG, APP = "EvalWorkbench", "Eval Workbench"
+FILE_FILTER = "Results files (*.csv *.tsv *.txt *.xlsx *.xlsm *.parquet *.pq);;All files (*)"
+SESSION_FILTER = "Workbench sessions (*.wbsession.json *.json);;All files (*)"
+MAX_RECENT = 8
+
+
+class StartPage(QWidget):
+    open_requested = Signal()
+    path_requested = Signal(str)
+    example_requested = Signal(object)
+    plan_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(48, 36, 48, 36)
+        title = QLabel(f"<h1>Eval Workbench</h1><p>Open a spreadsheet or CSV of per-item results. "
+                       f"Every number comes with its denominator and the conventions behind it.</p>")
+        title.setWordWrap(True)
+        layout.addWidget(title)
+        row = QHBoxLayout()
+        open_button = QPushButton("Open a results file…")
+        open_button.setObjectName("openButton")
+        open_button.setMinimumHeight(36)
+        open_button.clicked.connect(self.open_requested)
+        plan_button = QPushButton("Plan an evaluation (no data needed)")
+        plan_button.setMinimumHeight(36)
+        plan_button.clicked.connect(self.plan_requested)
+        row.addWidget(open_button)
+        row.addWidget(plan_button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        columns = QHBoxLayout()
+        left = QVBoxLayout()
+        left.addWidget(QLabel("<h3>Examples: the worked cases</h3>"))
+        self.examples = QListWidget()
+        self.examples.setObjectName("examples")
+        self.examples.setWordWrap(True)
+        self.examples.setSpacing(2)
+        for ex in EXAMPLES:
+            item = QListWidgetItem(f"{ex.title}\n    {ex.description}")
+            item.setData(Qt.ItemDataRole.UserRole, ex)
+            item.setToolTip(str(ex.path))
+            self.examples.addItem(item)
+        self.examples.itemActivated.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        self.examples.itemClicked.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        left.addWidget(self.examples, 1)
+        right = QVBoxLayout()
+        right.addWidget(QLabel("<h3>Recent files</h3>"))
+        self.recent = QListWidget()
+        self.recent.setObjectName("recent")
+        self.recent.itemActivated.connect(lambda it: self.path_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        self.recent.itemClicked.connect(lambda it: self.path_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        right.addWidget(self.recent, 1)
+        columns.addLayout(left, 3)
+        columns.addLayout(right, 2)
+        layout.addLayout(columns, 1)
+        hint = QLabel("Tip: drop a file on the window, or start it with <code>workbench results.xlsx</code>.")
+        layout.addWidget(hint)
+
+    def set_recent(self, paths: list[str]) -> None:
+        self.recent.clear()
+        for path in paths:
+            item = QListWidgetItem(f"{os.path.basename(path)}    —    {os.path.dirname(path)}")
+            item.setData(Qt.ItemDataRole.UserRole, path)
+            item.setToolTip(path)
+            self.recent.addItem(item)
+        if not paths:
+            self.recent.addItem(QListWidgetItem("(none yet)"))
+
+
+class RolesTable(QTableWidget):
+    """Column -> role, each role editable from a drop-down."""
+
+    roles_changed = Signal(dict)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(0, 2, parent)
+        self.setHorizontalHeaderLabels(["Column", "Taken as"])
+        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.verticalHeader().setVisible(False)
+        self._columns: list[str] = []
+
+    def set_roles(self, columns: list[str], roles: dict[str, str]) -> None:
+        self._columns = list(columns)
+        self.setRowCount(len(columns))
+        for r, col in enumerate(columns):
+            item = self.item(r, 0) or None
+            from PySide6.QtWidgets import QTableWidgetItem
+
+            item = QTableWidgetItem(col)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            self.setItem(r, 0, item)
+            combo = QComboBox()
+            combo.setObjectName(f"role:{col}")
+            for key, label in ROLES.items():
+                combo.addItem(label, key)
+            combo.setCurrentIndex(max(0, combo.findData(roles.get(col, "ignore"))))
+            combo.setToolTip("What this column is; the panels fill their column choices from it.")
+            combo.currentIndexChanged.connect(self._emit)
+            self.setCellWidget(r, 1, combo)
+
+    def roles(self) -> dict[str, str]:
+        out = {}
+        for r, col in enumerate(self._columns):
+            combo = self.cellWidget(r, 1)
+            role = combo.currentData() if combo is not None else "ignore"
+            if role and role != "ignore":
+                out[col] = role
+        return out
+
+    def set_role(self, column: str, role: str) -> None:
+        combo = self.findChild(QComboBox, f"role:{column}")
+        if combo is not None:
+            combo.setCurrentIndex(max(0, combo.findData(role)))
+
+    def _emit(self) -> None:
+        self.roles_changed.emit(self.roles())
+
+
+class DataView(QWidget):
+    """The loaded table: a filter box and a sortable view of every row."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        row = QHBoxLayout()
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter rows: text in any column")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setObjectName("dataFilter")
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(lambda: self.model.set_filter(self.filter.text()))
+        self.filter.textChanged.connect(lambda _t: self._timer.start())
+        self.info = QLabel()
+        self.show_all = QPushButton("Show all rows")
+        self.show_all.setVisible(False)
+        self.show_all.clicked.connect(self.clear_row_filter)
+        row.addWidget(self.filter, 1)
+        row.addWidget(self.show_all)
+        row.addWidget(self.info)
+        layout.addLayout(row)
+        self.model = FrameModel()
+        self.view = TableView(self.model)
+        self.view.setObjectName("dataTable")
+        self.view.setSelectionBehavior(TableView.SelectionBehavior.SelectRows)
+        layout.addWidget(self.view, 1)
+        self.model.modelReset.connect(self._update_info)
+        self.model.layoutChanged.connect(self._update_info)
+
+    def set_table(self, table: LoadedTable) -> None:
+        self.filter.clear()
+        self.model.set_frame(table.frame)
+        self.view.fit_columns()
+        self.show_all.setVisible(False)
+
+    def show_rows(self, rows, label: str = "") -> None:
+        """Filter the view to these source rows and select them."""
+        self.model.set_row_filter(rows)
+        self.show_all.setVisible(True)
+        self.show_all.setText(f"Show all rows ({label})" if label else "Show all rows")
+        self.view.selectAll()
+
+    def select_rows(self, rows) -> None:
+        """Select these source rows (unfiltered view) and scroll to the first."""
+        if self.model.row_filter_active:
+            self.clear_row_filter()
+        view_rows = np.sort(self.model.view_row_of(rows))
+        selection = QItemSelection()
+        if view_rows.size:
+            breaks = np.flatnonzero(np.diff(view_rows) != 1)
+            starts = np.r_[view_rows[0], view_rows[breaks + 1]]
+            ends = np.r_[view_rows[breaks], view_rows[-1]]
+            last = self.model.columnCount() - 1
+            for a, b in zip(starts, ends):
+                selection.select(self.model.index(int(a), 0), self.model.index(int(b), last))
+        self.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        if view_rows.size:
+            self.view.scrollTo(self.model.index(int(view_rows[0]), 0))
+
+    def clear_row_filter(self) -> None:
+        self.model.set_row_filter(None)
+        self.show_all.setVisible(False)
+
+    def _update_info(self) -> None:
+        total = len(self.model.frame)
+        shown = self.model.rowCount()
+        self.info.setText(f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows")
+
+
+class MainWindow(QMainWindow):
+    table_loaded = Signal(object)
+    load_failed = Signal(str)
+    report_written = Signal(str)
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle(APP)
+        self.setAcceptDrops(True)
+        self.settings = settings or QSettings(ORG, APP)
+        self.table: LoadedTable | None = None
+        self.roles: dict[str, str] = {}
+        self.problems = []
+        self.session_path: str | None = None
+        self.session = Session()
+        self.dirty = False
+        self.presentation = False
+        self._base_font = QApplication.font()
+        self._pending_session: Session | None = None
+        self.loader = TaskRunner(self)
+        self.loader.progressed.connect(lambda f, m: self.busy.advance(f, m))
+        self.loader.finished.connect(self._on_loaded)
+        self.loader.failed.connect(self._on_load_failed)
+        self.loader.busy_changed.connect(lambda b: None if b else self.busy.stop())
+        self._build()
+        self._restore_settings()
+
+    # -- construction -----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.stack = QStackedWidget()
+        self.start = StartPage()
+        self.start.open_requested.connect(self.open_dialog)
+        self.start.path_requested.connect(lambda p: self.open_path(p))
+        self.start.example_requested.connect(self.open_example)
+        self.start.plan_requested.connect(lambda: self.show_panel("plan"))
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("workspaceTabs")
+        self.data = DataView()
+        self.tabs.addTab(self.data, "Data")
+        self.panels: dict[str, AnalysisPanel] = {}
+        for name, (title, cls) in PANELS.items():
+            panel = cls()
+            panel.setObjectName(f"panel:{name}")
+            panel.options_changed.connect(self._mark_dirty)
+            panel.select_rows.connect(lambda rows, n=name: self.data.show_rows(rows, "items that flipped")
+                                      or self.tabs.setCurrentWidget(self.data))
+            panel.error.connect(self.show_exception)
+            panel.result_ready.connect(self._on_result_shown)
+            self.panels[name] = panel
+            self.tabs.addTab(panel, title)
+        self.stack.addWidget(self.start)
+        self.stack.addWidget(self.tabs)
+        self.setCentralWidget(self.stack)
+
+        self.roles_table = RolesTable()
+        self.roles_table.roles_changed.connect(self._on_roles_changed)
+        self.roles_dock = QDockWidget("Columns", self)
+        self.roles_dock.setObjectName("rolesDock")
+        self.roles_dock.setWidget(self.roles_table)
+        self.roles_dock.setMinimumWidth(320)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.roles_dock)
+        self.problem_list = QListWidget()
+        self.problem_list.setObjectName("problems")
+        self.problem_list.setWordWrap(True)
+        self.problem_list.itemClicked.connect(self._on_problem_clicked)
+        self.problems_dock = QDockWidget("Problems in the data", self)
+        self.problems_dock.setObjectName("problemsDock")
+        self.problems_dock.setWidget(self.problem_list)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.problems_dock)
+        self.roles_dock.setVisible(False)
+        self.problems_dock.setVisible(False)
+
+        self.busy = BusyBar()
+        self.busy.cancel_requested.connect(self.loader.cancel)
+        self.statusBar().addPermanentWidget(self.busy, 1)
+        self._build_menus()
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        if tip:
+            act.setStatusTip(tip)
+        act.triggered.connect(slot)
+        return act
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.open_action = self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open,
+                                        "Open a CSV, TSV, XLSX or Parquet file of per-item results")
+        file_menu.addAction(self.open_action)
+        self.examples_menu = file_menu.addMenu("Open &example")
+        for ex in EXAMPLES:
+            self.examples_menu.addAction(self._action(ex.title, lambda _=False, e=ex: self.open_example(e)))
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("Open &session…", self.open_session_dialog, "Ctrl+Shift+O"))
+        self.save_action = self._action("&Save session", self.save_session, QKeySequence.StandardKey.Save)
+        file_menu.addAction(self.save_action)
+        file_menu.addAction(self._action("Save session &as…", self.save_session_as, QKeySequence.StandardKey.SaveAs))
+        file_menu.addSeparator()
+        self.export_action = self._action("&Export report…", self.export_report, "Ctrl+E",
+                                          "Write an Excel workbook of every panel's results")
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
+        view = bar.addMenu("&View")
+        view.addAction(self._action("&Start page", lambda: self.stack.setCurrentWidget(self.start), "Ctrl+Home"))
+        self.presentation_action = self._action("&Presentation mode", self.toggle_presentation, "F11",
+                                                "Larger fonts, full screen: for review meetings")
+        self.presentation_action.setCheckable(True)
+        view.addAction(self.presentation_action)
+        view.addAction(self.roles_dock.toggleViewAction())
+        view.addAction(self.problems_dock.toggleViewAction())
+        for i, name in enumerate(PANELS):
+            view.addAction(self._action(f"{PANELS[name][0].replace('&&', '&')} panel",
+                                        lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i + 1}"))
+        view.addAction(self._action("Data table", lambda: self.show_panel(None), "Ctrl+0"))
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&About Eval Workbench", self.about))
+
+    # -- settings --------------------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1360, 860)
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self.restoreState(state)
+        self._refresh_recent()
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [p for p in (value or []) if isinstance(p, str)]
+
+    def _add_recent(self, path: str) -> None:
+        paths = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent", [path] + paths[: MAX_RECENT - 1])
+        self._refresh_recent()
+
+    def _refresh_recent(self) -> None:
+        paths = [p for p in self.recent_files() if os.path.exists(p)]
+        self.start.set_recent(paths)
+        self.recent_menu.clear()
+        for path in paths:
+            self.recent_menu.addAction(self._action(path, lambda _=False, p=path: self.open_path(p)))
+        self.recent_menu.setEnabled(bool(paths))
+
+    # -- opening files -------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open results", "", FILE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_example(self, example) -> None:
+        self._pending_panel = example.panel
+        self.open_path(str(example.path))
+
+    def open_path(self, path: str, sheet: str | None = None, *, ask_sheet: bool = True) -> None:
+        """Load ``path`` in the background; an XLSX with several sheets asks which one."""
+        path = os.path.abspath(path)
+        if sheet is None and ask_sheet and path.lower().endswith((".xlsx", ".xlsm")):
+            from ..io.excel import list_sheets
+
+            try:
+                sheets = list_sheets(path)
+            except WorkbenchError as err:
+                self._on_load_failed(err, "")
+                return
+            if len(sheets) > 1:
+                sheet = self.choose_sheet(path, sheets)
+                if sheet is None:
+                    return
+        self.busy.start(f"Loading {os.path.basename(path)}…")
+        self.loader.start(lambda progress: load_table(path, sheet=sheet, progress=progress))
+
+    def choose_sheet(self, path: str, sheets) -> str | None:
+        sheet, ok = QInputDialog.getItem(self, "Choose a sheet",
+                                         f"{os.path.basename(path)} has {len(sheets)} sheets:",
+                                         list(sheets), 0, False)
+        return sheet if ok else None
+
+    def _on_loaded(self, table: LoadedTable) -> None:
+        self.table = table
+        session = self._pending_session
+        self._pending_session = None
+        roles = guess_roles(table)
+        if session is not None:
+            roles = {c: r for c, r in session.roles.items() if c in table.frame.columns} or roles
+        self.data.set_table(table)
+        self.roles_table.blockSignals(True)
+        self.roles_table.set_roles([str(c) for c in table.frame.columns], roles)
+        self.roles_table.blockSignals(False)
+        self.roles_dock.setVisible(True)
+        self.problems_dock.setVisible(True)
+        self._apply_roles(roles, rerun=False)
+        if session is not None:
+            for name, panel in self.panels.items():
+                if name in session.panels:
+                    panel.set_options(session.options_for(name, panel.module.Options))
+        for panel in self.panels.values():
+            if panel.NEEDS_DATA:
+                panel.set_data(table, roles)
+        self.stack.setCurrentWidget(self.tabs)
+        self._add_recent(table.path)
+        self.session.input_path = table.path
+        self.session.input_sha256 = table.sha256
+        self.session.sheet = table.sheet
+        self.dirty = session is None
+        self._update_title()
+        notes = " ".join(table.notes)
+        self.statusBar().showMessage(
+            f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
+        panel = getattr(self, "_pending_panel", None)
+        self._pending_panel = None
+        self.show_panel(panel)
+        self.table_loaded.emit(table)
+
+    def _on_load_failed(self, error: object, details: str) -> None:
+        self._pending_session = None
+        if isinstance(error, WorkbenchError):
+            self.load_failed.emit(str(error))
+            self.warn("Cannot open the file", str(error))
+        else:
+            self.load_failed.emit(repr(error))
+            self.show_exception(f"{type(error).__name__}: {error}", details)
+
+    def show_panel(self, name: str | None) -> None:
+        self.stack.setCurrentWidget(self.tabs)
+        self.tabs.setCurrentWidget(self.panels[name] if name else self.data)
+        if name == "plan" and self.panels["plan"].last_result is None:
+            self.panels["plan"].run_now()
+
+    # -- roles and problems -----------------------------------------------------------------------
+    def _on_roles_changed(self, roles: dict) -> None:
+        self._apply_roles(roles, rerun=True)
+        self._mark_dirty()
+
+    def _apply_roles(self, roles: dict[str, str], *, rerun: bool) -> None:
+        self.roles = dict(roles)
+        self.session.roles = dict(roles)
+        self.problems = find_problems(self.table, roles) if self.table is not None else []
+        self.problem_list.clear()
+        for problem in self.problems:
+            item = QListWidgetItem(problem.message)
+            item.setData(Qt.ItemDataRole.UserRole, problem.rows)
+            item.setToolTip("Click to select these rows in the data table.")
+            self.problem_list.addItem(item)
+        if not self.problems:
+            self.problem_list.addItem(QListWidgetItem("No problem found with the columns' roles."))
+        self.problems_dock.setWindowTitle(f"Problems in the data ({len(self.problems)})")
+        if rerun and self.table is not None:
+            for panel in self.panels.values():
+                if panel.NEEDS_DATA:
+                    panel.set_data(self.table, roles)
+
+    def _on_problem_clicked(self, item: QListWidgetItem) -> None:
+        rows = item.data(Qt.ItemDataRole.UserRole)
+        if rows:
+            self.tabs.setCurrentWidget(self.data)
+            self.stack.setCurrentWidget(self.tabs)
+            self.data.select_rows(rows)
+
+    # -- sessions --------------------------------------------------------------------------------
+    def current_session(self) -> Session:
+        session = replace(self.session)
+        session.roles = dict(self.roles)
+        session.panels = {name: _options_json(panel.options()) for name, panel in self.panels.items()
+                          if panel.table is not None or not panel.NEEDS_DATA}
+        return session
+
+    def save_session(self) -> bool:
+        if not self.session_path:
+            return self.save_session_as()
+        return self._write_session(self.session_path)
+
+    def save_session_as(self) -> bool:
+        start = self.session_path or (os.path.splitext(self.table.path)[0] + ".wbsession.json"
+                                      if self.table else "")
+        path, _ = QFileDialog.getSaveFileName(self, "Save session", start, SESSION_FILTER)
+        if not path:
+            return False
+        return self._write_session(path)
+
+    def _write_session(self, path: str) -> bool:
+        try:
+            save_session(self.current_session(), path)
+        except OSError as err:
+            self.warn("Cannot save the session",
+                                f"The session could not be written to '{path}': {err.strerror or err}.")
+            return False
+        self.session_path = path
+        self.dirty = False
+        self._update_title()
+        self.statusBar().showMessage(f"Session saved to {path}", 8000)
+        return True
+
+    def open_session_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open session", "", SESSION_FILTER)
+        if path:
+            self.open_session(path)
+
+    def open_session(self, path: str) -> None:
+        try:
+            session = load_session(path)
+        except WorkbenchError as err:
+            self.warn("Cannot open the session", str(err))
+            return
+        self.session = session
+        self.session_path = path
+        if session.input_path:
+            self._pending_session = session
+            self.open_path(session.input_path, session.sheet, ask_sheet=False)
+        else:
+            for name, panel in self.panels.items():
+                if name in session.panels:
+                    panel.set_options(session.options_for(name, panel.module.Options))
+            self.dirty = False
+            self._update_title()
+
+    def _on_result_shown(self, _result) -> None:
+        if self.session.results_first_shown_at is None:
+            self.session.results_first_shown_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+    # -- report ----------------------------------------------------------------------------------
+    def results(self) -> list:
+        return [p.last_result for p in self.panels.values() if p.last_result is not None]
+
+    def export_report(self, path: str | None = None) -> None:
+        try:
+            from ..report import write_report
+        except ImportError:
+            self.inform("Export report", "The report writer is not available in this build.")
+            return
+        results = self.results()
+        if not results:
+            self.inform("Export report", "There are no results to export yet.")
+            return
+        if path is None:
+            base = os.path.splitext(self.table.path)[0] if self.table else "workbench"
+            path, _ = QFileDialog.getSaveFileName(self, "Export report", base + "-report.xlsx",
+                                                  "Excel workbook (*.xlsx)")
+            if not path:
+                return
+        source = self.table
+        self.busy.start("Writing the report…")
+        runner = TaskRunner(self)
+        runner.finished.connect(lambda _r: self._report_done(path))
+        runner.failed.connect(self._report_failed)
+        self._report_runner = runner
+        runner.start(lambda progress: write_report(path, results, source=source))
+
+    def _report_done(self, path: str) -> None:
+        self.busy.stop()
+        self.statusBar().showMessage(f"Report written to {path}", 10000)
+        self.report_written.emit(path)
+
+    def _report_failed(self, error: object, details: str) -> None:
+        self.busy.stop()
+        if isinstance(error, WorkbenchError):
+            self.warn("Report not written", str(error))
+        else:
+            self.show_exception(f"{type(error).__name__}: {error}", details)
+
+    # -- view ------------------------------------------------------------------------------------
+    def toggle_presentation(self) -> None:
+        self.presentation = not self.presentation
+        self.presentation_action.setChecked(self.presentation)
+        font = QFont(self._base_font)
+        if self.presentation:
+            size = self._base_font.pointSizeF()
+            font.setPointSizeF((size if size > 0 else 10) * 1.45)
+            QApplication.setFont(font)
+            self.showFullScreen()
+        else:
+            QApplication.setFont(self._base_font)
+            self.showNormal()
+        for panel in self.panels.values():
+            if panel.last_result is not None:
+                panel.render(panel.last_result)
+
+    def warn(self, title: str, text: str) -> None:
+        """A problem the user can fix (tests replace this to avoid a modal box)."""
+        QMessageBox.warning(self, title, text)
+
+    def inform(self, title: str, text: str) -> None:
+        QMessageBox.information(self, title, text)
+
+    def about(self) -> None:
+        QMessageBox.about(self, "About Eval Workbench", about_text())
+
+    def show_exception(self, summary: str, details: str) -> None:
+        ExceptionDialog(summary, details, self).exec()
+
+    # -- window events --------------------------------------------------------------------------
+    def _mark_dirty(self) -> None:
+        self.dirty = True
+        self._update_title()
+
+    def _update_title(self) -> None:
+        name = os.path.basename(self.session_path or (self.table.path if self.table else "")) or "untitled"
+        self.setWindowTitle(f"{name}{' *' if self.dirty else ''} — {APP}")
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            path = urls[0]
+            if path.endswith(".json"):
+                self.open_session(path)
+            else:
+                self.open_path(path)
+            event.acceptProposedAction()
+
+    def confirm_discard(self) -> bool:
+        """Ask before losing unsaved changes; True when it is fine to go on."""
+        if not self.dirty or self.table is None:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", "Save the session (column roles and every panel's options) first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_session()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.confirm_discard():
+            event.ignore()
+            return
+        self.shutdown()
+        event.accept()
+
+    def shutdown(self) -> None:
+        """Cancel every run, wait for the workers, remember the window."""
+        self.loader.cancel()
+        for panel in self.panels.values():
+            panel.runner.cancel()
+        self.loader.wait(30000)
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.sync()
+
+
+def _options_json(options) -> dict:
+    from ..core.session import options_to_json
+
+    return options_to_json(options)
+
+
+def about_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    import PySide6
+    from PySide6.QtCore import qVersion
+
+    def ver(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "?"
+
+    return (f"<h3>Eval Workbench {__version__}</h3>"
+            f"<p>Evaluation numbers with their denominators and conventions.</p>"
+            f"<p>Qt {qVersion()} (PySide6 {PySide6.__version__}), pandas {ver('pandas')}, "
+            f"numpy {ver('numpy')}, scipy {ver('scipy')}, sacrebleu {ver('sacrebleu')}, "
+            f"rouge-score {ver('rouge-score')}, pyqtgraph {ver('pyqtgraph')}, openpyxl {ver('openpyxl')}.</p>")
+
+
+def example_path(name: str) -> Path:
+    from ..resources_path import examples_dir
+
+    return examples_dir() / name

@@ -1,0 +1,525 @@
+"""The analysis panel: options on the left, results on the right.
+
+A panel declares its form as a list of fields; the base class builds the widgets, turns them
+into the analysis's frozen ``Options``, runs the analysis in the background (debounced, a new
+run cancels the old one) and renders the :class:`AnalysisResult`: the headline records, the
+notes, the signature, every result table, and the charts the panel draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import pandas as pd
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
+                               QFrame, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+
+from ...core.errors import WorkbenchError
+from ...core.result import AnalysisResult
+from ...metrics.registry import spec_for
+from ..models import FrameModel
+from ..tasks import TaskRunner
+from ..widgets import BusyBar, TableView
+
+AUTO = "(automatic)"
+NONE = "(none)"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One control of a panel's form."""
+
+    name: str                      # the Options field it sets (or a panel-only setting)
+    label: str
+    kind: str                      # column | choice | bool | int | float | cutoffs | file | text
+    tooltip: str = ""
+    roles: tuple[str, ...] = ()    # column: roles that fill it automatically
+    choices: tuple[tuple[str, str], ...] = ()  # choice: (value, label)
+    minimum: float = 0
+    maximum: float = 1_000_000
+    decimals: int = 3
+    step: float = 1
+    forms: tuple[str, ...] = ()    # shown only when the panel's "form" is one of these
+    optional: bool = True          # column: may be left empty
+    default: Any = None            # panel-only settings
+
+
+@dataclass
+class _Control:
+    spec: Field
+    widget: QWidget
+    row_label: QLabel
+
+
+class AnalysisPanel(QWidget):
+    """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and may override
+    :meth:`charts` and :meth:`extra_actions`."""
+
+    module: Any = None
+    FIELDS: tuple[Field, ...] = ()
+    NEEDS_DATA = True
+    DEBOUNCE_MS = 350
+
+    result_ready = Signal(object)
+    options_changed = Signal()
+    select_rows = Signal(object)   # source rows of the loaded table to show
+    error = Signal(str, str)       # summary, details of an unexpected exception
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.table = None
+        self.roles: dict[str, str] = {}
+        self.last_result: AnalysisResult | None = None
+        self.last_error: str | None = None
+        self._controls: dict[str, _Control] = {}
+        self._loading = False
+        self.runner = TaskRunner(self)
+        self.runner.progressed.connect(lambda f, m: self.busy.advance(f, m))
+        self.runner.finished.connect(self._on_result)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.busy_changed.connect(self._on_busy)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(self.DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.run_now)
+        self._build()
+
+    # -- layout --------------------------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(split)
+
+        form_box = QWidget()
+        form_layout = QVBoxLayout(form_box)
+        title = QLabel(f"<b>{self.module.TITLE}</b>")
+        form_layout.addWidget(title)
+        group = QGroupBox("Options and conventions")
+        self.form = QFormLayout(group)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for spec in self.FIELDS:
+            self._add_control(spec)
+        form_layout.addWidget(group)
+        self.run_button = QPushButton("Run now")
+        self.run_button.setToolTip("Results update by themselves when an option changes.")
+        self.run_button.clicked.connect(self.run_now)
+        form_layout.addWidget(self.run_button)
+        for widget in self.extra_actions():
+            form_layout.addWidget(widget)
+        form_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(form_box)
+        scroll.setMinimumWidth(400)
+        split.addWidget(scroll)
+
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(4, 0, 0, 0)
+        self.busy = BusyBar()
+        self.busy.cancel_requested.connect(self.cancel)
+        rl.addWidget(self.busy)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setObjectName("panelMessage")
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        rl.addWidget(self.message)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        rl.addWidget(self.tabs, 1)
+        self.headline = TableView()
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        summary = QWidget()
+        sl = QVBoxLayout(summary)
+        sl.setContentsMargins(0, 4, 0, 0)
+        sl.addWidget(self.headline, 3)
+        notes_scroll = QScrollArea()
+        notes_scroll.setWidgetResizable(True)
+        notes_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        notes_scroll.setWidget(self.notes)
+        sl.addWidget(notes_scroll, 1)
+        self.tabs.addTab(summary, "Results")
+        self._table_tabs: list[QWidget] = []
+        sig_row = QHBoxLayout()
+        sig_row.addWidget(QLabel("Signature:"))
+        self.signature = QLineEdit()
+        self.signature.setReadOnly(True)
+        self.signature.setObjectName("signature")
+        self.signature.setToolTip("Every convention that produced these numbers.")
+        sig_row.addWidget(self.signature, 1)
+        rl.addLayout(sig_row)
+        split.addWidget(right)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setSizes([420, 980])
+        self._show_message("Open a results file or an example to see results." if self.NEEDS_DATA else "")
+        self.set_options(self.module.Options())
+        self._loading = True
+        for ctl in self._controls.values():
+            if ctl.spec.default is not None:
+                self._set_value(ctl, ctl.spec.default)
+        self._loading = False
+        self._update_visibility()
+
+    def extra_actions(self) -> list[QWidget]:
+        """Widgets added under the Run button (e.g. Compare's 'show discordant items')."""
+        return []
+
+    def _add_control(self, spec: Field) -> None:
+        tip = spec.tooltip
+        if spec.kind == "column":
+            w = _combo()
+            w.currentIndexChanged.connect(self._changed)
+        elif spec.kind == "choice":
+            w = _combo()
+            for value, label in spec.choices:
+                w.addItem(label, value)
+            if spec.default is not None:
+                w.setCurrentIndex(max(0, w.findData(spec.default)))
+            w.currentIndexChanged.connect(self._changed)
+            w.currentIndexChanged.connect(self._update_visibility)
+        elif spec.kind == "bool":
+            w = QCheckBox()
+            w.toggled.connect(self._changed)
+        elif spec.kind == "int":
+            w = QSpinBox()
+            w.setRange(int(spec.minimum), int(spec.maximum))
+            w.setSingleStep(int(spec.step))
+            w.setGroupSeparatorShown(True)
+            w.valueChanged.connect(self._changed)
+        elif spec.kind == "float":
+            w = QDoubleSpinBox()
+            w.setRange(spec.minimum, spec.maximum)
+            w.setDecimals(spec.decimals)
+            w.setSingleStep(spec.step)
+            w.valueChanged.connect(self._changed)
+        elif spec.kind in ("cutoffs", "text"):
+            w = QLineEdit()
+            w.editingFinished.connect(self._changed)
+            w.textEdited.connect(lambda _t: self._debounce.start())
+        elif spec.kind == "file":
+            w = _FileField()
+            w.changed.connect(self._changed)
+        else:  # pragma: no cover - a programming error in a panel
+            raise ValueError(spec.kind)
+        w.setToolTip(tip)
+        w.setObjectName(spec.name)
+        label = QLabel(spec.label)
+        label.setToolTip(tip)
+        self.form.addRow(label, w)
+        self._controls[spec.name] = _Control(spec, w, label)
+
+    def control(self, name: str) -> QWidget:
+        return self._controls[name].widget
+
+    def _current_form(self) -> str | None:
+        if "form" in self._controls:
+            return self._controls["form"].widget.currentData()
+        return None
+
+    def _update_visibility(self) -> None:
+        form = self._current_form()
+        for ctl in self._controls.values():
+            visible = not ctl.spec.forms or form in ctl.spec.forms
+            ctl.widget.setVisible(visible)
+            ctl.row_label.setVisible(visible)
+
+    # -- data and options ------------------------------------------------------------------------
+    def set_data(self, table, roles: dict[str, str]) -> None:
+        """A new table (or new roles): refill the column choices and run."""
+        self.table = table
+        self.roles = dict(roles)
+        columns = [str(c) for c in table.frame.columns] if table is not None else []
+        self._loading = True
+        try:
+            for ctl in self._controls.values():
+                if ctl.spec.kind != "column":
+                    continue
+                combo: QComboBox = ctl.widget  # type: ignore[assignment]
+                previous = combo.currentData()
+                combo.clear()
+                auto = self._auto_column(ctl.spec)
+                combo.addItem(f"{AUTO}: {auto}" if auto else (AUTO if not ctl.spec.optional else NONE), None)
+                for col in columns:
+                    combo.addItem(col, col)
+                if previous in columns:
+                    combo.setCurrentIndex(combo.findData(previous))
+        finally:
+            self._loading = False
+        self.refresh_dependent_choices()
+        if self.table is not None or not self.NEEDS_DATA:
+            self.run_now()
+
+    def refresh_dependent_choices(self) -> None:
+        """Hook for choices that depend on the data (e.g. system names)."""
+
+    def _auto_column(self, spec: Field) -> str | None:
+        for role in spec.roles:
+            for col, r in self.roles.items():
+                if r == role:
+                    return col
+        return None
+
+    def options(self):
+        """The analysis's Options from the form's current state."""
+        form = self._current_form()
+        names = {f.name for f in fields(self.module.Options)}
+        kwargs: dict[str, Any] = {}
+        for name, ctl in self._controls.items():
+            spec = ctl.spec
+            if name not in names or (spec.forms and form not in spec.forms):
+                continue
+            kwargs[name] = self._value_of(ctl)
+        return self.module.Options(**kwargs)
+
+    def _value_of(self, ctl: _Control):
+        spec, w = ctl.spec, ctl.widget
+        if spec.kind == "column":
+            chosen = w.currentData()
+            return chosen if chosen is not None else self._auto_column(spec)
+        if spec.kind == "choice":
+            return w.currentData()
+        if spec.kind == "bool":
+            return w.isChecked()
+        if spec.kind == "int":
+            return int(w.value())
+        if spec.kind == "float":
+            return float(w.value())
+        if spec.kind == "cutoffs":
+            return w.text().strip()
+        if spec.kind == "text":
+            text = w.text().strip()
+            return text or None
+        if spec.kind == "file":
+            return w.path() or None
+        raise ValueError(spec.kind)  # pragma: no cover
+
+    def set_options(self, options) -> None:
+        """Show saved options in the form (session restore)."""
+        self._loading = True
+        try:
+            for name, ctl in self._controls.items():
+                if not hasattr(options, name):
+                    continue
+                self._set_value(ctl, getattr(options, name))
+            if "form" in self._controls:
+                self._set_value(self._controls["form"], self.form_of(options))
+        finally:
+            self._loading = False
+        self._update_visibility()
+
+    def form_of(self, options) -> str | None:
+        """Which form (for panels with several input shapes) these options use."""
+        return None
+
+    def _set_value(self, ctl: _Control, value) -> None:
+        spec, w = ctl.spec, ctl.widget
+        if spec.kind in ("column", "choice"):
+            idx = w.findData(value)
+            if idx < 0 and spec.kind == "column" and value is not None:
+                w.addItem(str(value), value)
+                idx = w.count() - 1
+            w.setCurrentIndex(max(idx, 0))
+        elif spec.kind == "bool":
+            w.setChecked(bool(value))
+        elif spec.kind in ("int", "float"):
+            if value is not None:
+                w.setValue(value)
+        elif spec.kind == "cutoffs":
+            w.setText(",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value))
+        elif spec.kind == "text":
+            w.setText("" if value is None else str(value))
+        elif spec.kind == "file":
+            w.set_path(value or "")
+
+    def _changed(self, *_args) -> None:
+        if self._loading:
+            return
+        self.options_changed.emit()
+        if self.table is not None or not self.NEEDS_DATA:
+            self._debounce.start()
+
+    # -- running ---------------------------------------------------------------------------------
+    def run_now(self) -> None:
+        self._debounce.stop()
+        if self.NEEDS_DATA and self.table is None:
+            return
+        try:
+            options = self.options()
+        except WorkbenchError as err:
+            self._show_error(str(err))
+            return
+        table, module = self.table, self.module
+        self.busy.start(f"Computing {module.TITLE.lower()}…")
+        self.runner.start(lambda progress: module.run(table, options, progress))
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+        self._show_message("Cancelled; the results shown are from the previous run."
+                           if self.last_result else "Cancelled.")
+
+    def _on_busy(self, busy: bool) -> None:
+        if not busy:
+            self.busy.stop()
+
+    def _on_failed(self, error: object, details: str) -> None:
+        if isinstance(error, WorkbenchError):
+            self._show_error(str(error))
+        else:
+            self._show_error(f"Unexpected error: {error!r}")
+            self.error.emit(f"{type(error).__name__}: {error}", details)
+
+    def _on_result(self, result: AnalysisResult) -> None:
+        self.last_result = result
+        self.last_error = None
+        self._show_message("")
+        self.render(result)
+        self.result_ready.emit(result)
+
+    def _show_error(self, text: str) -> None:
+        self.last_error = text
+        self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
+        self.message.setText(text)
+        self.message.setVisible(True)
+
+    def _show_message(self, text: str) -> None:
+        self.message.setStyleSheet("")
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    # -- rendering -------------------------------------------------------------------------------
+    def render(self, result: AnalysisResult) -> None:
+        frame, formats, tips = headline_frame(result)
+        self.headline.frame_model().set_frame(frame, formats, tips)
+        self.headline.fit_columns()
+        self.notes.setText(notes_html(result.notes))
+        self.signature.setText(result.signature)
+        self.signature.setCursorPosition(0)
+        current = self.tabs.currentIndex()
+        for tab in self._table_tabs:
+            idx = self.tabs.indexOf(tab)
+            if idx >= 0:
+                self.tabs.removeTab(idx)
+            tab.deleteLater()
+        self._table_tabs = []
+        for title, widget in self.charts(result):
+            self._table_tabs.append(widget)
+            self.tabs.addTab(widget, title)
+        for tab in result.tables:
+            view = TableView(FrameModel(tab.frame, tab.formats, tab.columns))
+            view.setObjectName(f"table:{tab.name}")
+            view.fit_columns()
+            view.setToolTip(tab.title)
+            self._table_tabs.append(view)
+            self.tabs.addTab(view, tab.title if len(tab.title) < 28 else tab.name.capitalize())
+        if 0 <= current < self.tabs.count():
+            self.tabs.setCurrentIndex(current)
+
+    def charts(self, result: AnalysisResult) -> list[tuple[str, QWidget]]:
+        """(title, widget) pairs drawn from the result's tables; none by default."""
+        return []
+
+    def result_table(self, name: str) -> TableView:
+        """The view showing result table ``name`` (for tests and actions)."""
+        view = self.findChild(TableView, f"table:{name}")
+        if view is None:
+            raise KeyError(name)
+        return view
+
+
+def _combo() -> QComboBox:
+    combo = QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(14)
+    return combo
+
+
+class _FileField(QWidget):
+    changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText("none")
+        self.edit.editingFinished.connect(self.changed)
+        browse = QPushButton("…")
+        browse.setFixedWidth(32)
+        browse.clicked.connect(self._browse)
+        clear = QPushButton("×")
+        clear.setFixedWidth(28)
+        clear.clicked.connect(lambda: (self.edit.clear(), self.changed.emit()))
+        layout.addWidget(self.edit, 1)
+        layout.addWidget(browse)
+        layout.addWidget(clear)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Judgments (qrels) file", "",
+                                              "Tables (*.csv *.tsv *.txt *.xlsx *.parquet);;All files (*)")
+        if path:
+            self.edit.setText(path)
+            self.changed.emit()
+
+    def path(self) -> str:
+        return self.edit.text().strip()
+
+    def set_path(self, path: str) -> None:
+        self.edit.setText(path)
+
+
+HEADLINE_KEYS = ("metric", "system", "group", "version", "k", "from", "to", "value", "ci_low", "ci_high", "n")
+
+
+def headline_frame(result: AnalysisResult):
+    """The result's records as a table, with a per-row number format and formula tooltips."""
+    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records]
+    frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
+    keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
+    frame = frame[keep].copy()
+    if "n" in frame:
+        frame = frame.rename(columns={"n": "n (denominator)"})
+    value_fmt, tips = [], []
+    for r in result.records:
+        try:
+            spec = spec_for(r["metric"])
+            value_fmt.append("rate" if spec.is_rate else "float")
+            tips.append(spec.formula)
+        except KeyError:
+            value_fmt.append("float")
+            tips.append("")
+    formats: dict[str, Any] = {"value": value_fmt, "ci_low": value_fmt, "ci_high": value_fmt,
+                               "n (denominator)": "int", "k": "int"}
+    tooltips = {"metric:cells": tips, "value:cells": tips,
+                "n (denominator)": "the number of items, queries, tasks or requests the value is computed over",
+                "ci_low": "95% interval, low", "ci_high": "95% interval, high"}
+    return frame, formats, tooltips
+
+
+def notes_html(notes) -> str:
+    if not notes:
+        return ""
+    items = "".join(f"<li>{_escape(n)}</li>" for n in notes)
+    return f"<b>Notes</b><ul style='margin-left:12px'>{items}</ul>"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def default_of(options_cls, name: str):
+    for f in fields(options_cls):
+        if f.name == name:
+            return f.default
+    raise KeyError(name)
+
+
+__all__ = ["AnalysisPanel", "Field", "headline_frame", "notes_html", "default_of"]

@@ -1,0 +1,32 @@
+from ...analyses import passk
+from .base import AnalysisPanel, Field
+
+FORMS = (("counts", "per-task counts (n, c)"), ("attempts", "per-attempt rows (task, success)"))
+
+
+class PassKPanel(AnalysisPanel):
+    module = passk
+    FIELDS = (
+        Field("form", "Input", "choice", "How the file records attempts.", choices=FORMS),
+        Field("task", "Task", "column", "Task id.", roles=("task",), optional=False),
+        Field("n", "Attempts n", "column", "Attempts per task.", roles=("n",), forms=("counts",), optional=False),
+        Field("correct", "Passes c", "column", "Passing attempts per task.", roles=("correct",),
+              forms=("counts",), optional=False),
+        Field("success", "Success", "column", "0/1 per attempt.", roles=("success",), forms=("attempts",),
+              optional=False),
+        Field("system", "System", "column", "Optional: per system.", roles=("system",)),
+        Field("ks", "k values", "cutoffs",
+              "pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k); tasks with n < k are left out."),
+    )
+
+    def set_data(self, table, roles):
+        wanted = "counts" if "n" in roles.values() else "attempts"
+        combo = self.control("form")
+        self._loading = True
+        combo.setCurrentIndex(combo.findData(wanted))
+        self._loading = False
+        self._update_visibility()
+        super().set_data(table, roles)
+
+    def form_of(self, options):
+        return "attempts" if options.success else "counts"

@@ -1,0 +1,39 @@
+from ...analyses import ranking
+from .base import AnalysisPanel, Field
+
+
+class RankingPanel(AnalysisPanel):
+    module = ranking
+    FIELDS = (
+        Field("query", "Query", "column", "Query id.", roles=("query",), optional=False),
+        Field("doc", "Document", "column", "Document id.", roles=("doc",), optional=False),
+        Field("score", "Score", "column", "Higher ranks first (or give a rank column).", roles=("score",)),
+        Field("rank", "Rank", "column", "1 ranks first; used when there is no score column."),
+        Field("relevance", "Relevance", "column", "Graded relevance; blank = unjudged (gain 0).",
+              roles=("relevance",)),
+        Field("system", "System", "column", "Optional: metrics per system (run).", roles=("system",)),
+        Field("qrels", "Qrels file", "file",
+              "Optional judgments file with the same query/doc/relevance column names: relevant "
+              "documents that were never retrieved then count in recall and the ideal DCG."),
+        Field("ks", "Cut-offs k", "cutoffs", "Comma-separated, e.g. 1,3,5,10."),
+        Field("gain", "nDCG gain", "choice",
+              "linear: gain = grade (trec_eval, ranx ndcg)\nexponential: 2^grade - 1 (ranx ndcg_burges)",
+              choices=(("linear", "linear (grade)"), ("exponential", "exponential (2^grade - 1)"))),
+        Field("ties", "Score ties", "choice",
+              "trec_eval: score descending, then document id descending\nstable: score descending, then file order",
+              choices=(("trec_eval", "trec_eval (doc id descending)"), ("stable", "stable (file order)"))),
+        Field("no_relevant", "Queries with no relevant doc", "choice",
+              "zero: kept and scored 0 (ranx, sklearn)\nskip: left out (trec_eval); counted either way",
+              choices=(("zero", "score 0, keep"), ("skip", "leave out"))),
+        Field("relevance_threshold", "Relevant when grade ≥", "float",
+              "The binary metrics (P, R, hit, MRR, MAP) count a document relevant at this grade.",
+              minimum=-100, maximum=100, decimals=2, step=1),
+    )
+
+    def options(self):
+        opts = super().options()
+        if opts.score and opts.rank and self.control("score").currentData() is None:
+            from dataclasses import replace
+
+            opts = replace(opts, score=None)  # a chosen rank column wins over a guessed score
+        return opts

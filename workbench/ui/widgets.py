@@ -1,0 +1,127 @@
+"""Small reusable widgets: a copyable table view, the exception dialog, a busy bar."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox,
+                               QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QProgressBar,
+                               QPushButton, QTableView, QVBoxLayout, QWidget)
+
+from .models import FrameModel
+
+
+class TableView(QTableView):
+    """A table view over a :class:`FrameModel` with copy as TSV (Ctrl+C, context menu)."""
+
+    def __init__(self, model: FrameModel | None = None, parent=None) -> None:
+        super().__init__(parent)
+        self.setModel(model or FrameModel())
+        self.setSortingEnabled(True)
+        self.setAlternatingRowColors(True)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        copy_sel = QAction("Copy selection", self)
+        copy_sel.setShortcut(QKeySequence.StandardKey.Copy)
+        copy_sel.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy_sel.triggered.connect(self.copy_selection)
+        copy_all = QAction("Copy table (tab-separated, full precision)", self)
+        copy_all.triggered.connect(self.copy_all)
+        self.addAction(copy_sel)
+        self.addAction(copy_all)
+
+    def frame_model(self) -> FrameModel:
+        return self.model()  # type: ignore[return-value]
+
+    def copy_all(self) -> str:
+        text = self.frame_model().to_tsv()
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def copy_selection(self) -> str:
+        indexes = self.selectionModel().selectedIndexes() if self.selectionModel() else []
+        if not indexes:
+            return self.copy_all()
+        rows = sorted({i.row() for i in indexes})
+        cols = sorted({i.column() for i in indexes})
+        text = self.frame_model().to_tsv(rows=rows, columns=cols)
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def fit_columns(self, max_width: int = 320) -> None:
+        """Size columns to their contents (sampled), capped, without reading every row."""
+        model = self.frame_model()
+        fm = self.fontMetrics()
+        for c in range(model.columnCount()):
+            header = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
+            width = fm.horizontalAdvance(header) + 28
+            for r in range(min(model.rowCount(), 60)):
+                text = str(model.data(model.index(r, c)) or "")
+                width = max(width, fm.horizontalAdvance(text) + 16)
+            self.setColumnWidth(c, min(width, max_width))
+
+
+class BusyBar(QWidget):
+    """A progress bar with a message and a Cancel button."""
+
+    cancel_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.label = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumHeight(12)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.clicked.connect(self.cancel_requested)
+        layout.addWidget(self.label, 2)
+        layout.addWidget(self.bar, 3)
+        layout.addWidget(self.cancel)
+        self.setVisible(False)
+
+    def start(self, message: str = "Working…") -> None:
+        self.bar.setValue(0)
+        self.label.setText(message)
+        self.setVisible(True)
+
+    def advance(self, fraction: float, message: str = "") -> None:
+        self.bar.setValue(int(1000 * max(0.0, min(1.0, fraction))))
+        if message:
+            self.label.setText(message)
+
+    def stop(self) -> None:
+        self.setVisible(False)
+
+
+class ExceptionDialog(QDialog):
+    """An unexpected error: what happened, the details, and a Copy button."""
+
+    def __init__(self, summary: str, details: str, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Unexpected error")
+        self.resize(720, 420)
+        layout = QVBoxLayout(self)
+        head = QLabel(f"<b>Something went wrong.</b> Your data and session are kept; you can go on "
+                      f"working.<br>{_escape(summary)}")
+        head.setWordWrap(True)
+        layout.addWidget(head)
+        self.details = QPlainTextEdit(details)
+        self.details.setReadOnly(True)
+        layout.addWidget(self.details, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        copy = buttons.addButton("Copy details", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.clicked.connect(lambda: QApplication.clipboard().setText(f"{summary}\n\n{details}"))
+        buttons.rejected.connect(self.reject)
+        buttons.accepted.connect(self.accept)
+        layout.addWidget(buttons)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
