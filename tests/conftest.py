@@ -58,3 +58,58 @@ def write_csv(tmp_path):
         return path
 
     return write
+
+
+# --- GUI ---------------------------------------------------------------------------------------
+# Waiting uses Qt event loops (qtbot.waitSignal), never QTest.qWait loops: with PySide6, qWait
+# keeps the GIL and starves the worker threads.
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """An isolated main window (own settings file); message boxes are recorded, not shown."""
+    from PySide6.QtCore import QSettings
+
+    from workbench.ui.app import create_app
+    from workbench.ui.main_window import MainWindow
+
+    create_app()
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    win.warnings = []
+    win.warn = lambda title, text: win.warnings.append((title, text))
+    win.inform = lambda title, text: win.warnings.append((title, text))
+    win.exceptions = []
+    win.show_exception = lambda summary, details: win.exceptions.append((summary, details))
+    win.unsaved_answers = []
+    win.ask_unsaved = lambda: win.unsaved_answers.append("asked") or "discard"
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.dirty = False
+    win.shutdown()
+    for panel in win.panels.values():
+        panel.runner.wait(30000)
+
+
+def wait_result(qtbot, panel, timeout=30000):
+    """The panel's next result (or the current one if no run is pending)."""
+    if panel.runner.busy or panel._debounce.isActive():
+        with qtbot.waitSignal(panel.result_ready, timeout=timeout) as blocker:
+            pass
+        return blocker.args[0]
+    assert panel.last_result is not None, panel.last_error
+    return panel.last_result
+
+
+def open_example(qtbot, window, file_name):
+    from workbench.ui.examples import EXAMPLES as UI_EXAMPLES
+
+    example = next(e for e in UI_EXAMPLES if e.file == file_name)
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_example(example)
+    return window.panels[example.panel]
+
+
+def open_file(qtbot, window, path, **kwargs):
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_path(str(path), **kwargs)

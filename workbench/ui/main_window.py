@@ -433,7 +433,7 @@ class MainWindow(QMainWindow):
         self.session.input_path = table.path
         self.session.input_sha256 = table.sha256
         self.session.sheet = table.sheet
-        self.dirty = session is None
+        self.dirty = False
         self._update_title()
         notes = " ".join(table.notes)
         self.statusBar().showMessage(
@@ -646,13 +646,19 @@ class MainWindow(QMainWindow):
         """Ask before losing unsaved changes; True when it is fine to go on."""
         if not self.dirty or self.table is None:
             return True
+        answer = self.ask_unsaved()
+        if answer == "save":
+            return self.save_session()
+        return answer == "discard"
+
+    def ask_unsaved(self) -> str:
+        """'save', 'discard' or 'cancel' (tests replace this to avoid a modal box)."""
         answer = QMessageBox.question(
             self, "Unsaved changes", "Save the session (column roles and every panel's options) first?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save_session()
-        return answer == QMessageBox.StandardButton.Discard
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")
 
     def closeEvent(self, event) -> None:  # noqa: N802
         if not self.confirm_discard():

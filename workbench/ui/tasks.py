@@ -9,6 +9,7 @@ analysis calls ``progress.check_cancelled()`` between batches.
 from __future__ import annotations
 
 import itertools
+import time
 import traceback
 from typing import Any, Callable
 
@@ -110,8 +111,17 @@ class TaskRunner(QObject):
             self.cancelled.emit()
 
     def wait(self, msecs: int = 30000) -> bool:
-        """Block until the pool is idle (for shutdown and tests)."""
-        return self._pool.waitForDone(msecs)
+        """Block until the pool is idle (for shutdown and tests).
+
+        Sleeps in Python between checks: ``QThreadPool.waitForDone`` would keep the GIL
+        and deadlock with a worker that needs it to finish.
+        """
+        deadline = time.monotonic() + msecs / 1000.0
+        while self._pool.activeThreadCount() > 0:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     def _current(self, token: int) -> bool:
         return token == self._token and self._progress is not None

@@ -352,6 +352,13 @@ class AnalysisPanel(QWidget):
         self._debounce.stop()
         if self.NEEDS_DATA and self.table is None:
             return
+        missing = self.missing_columns()
+        if missing:
+            self.runner.cancel()
+            self._show_message(
+                f"This analysis needs: {', '.join(missing)}. Choose the column on the left, or set "
+                f"its role in the Columns list.")
+            return
         try:
             options = self.options()
         except WorkbenchError as err:
@@ -360,6 +367,20 @@ class AnalysisPanel(QWidget):
         table, module = self.table, self.module
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self.runner.start(lambda progress: module.run(table, options, progress))
+
+    def missing_columns(self) -> list[str]:
+        """Labels of the required column fields (of the current form) that resolve to nothing."""
+        if not self.NEEDS_DATA or self.table is None:
+            return []
+        form = self._current_form()
+        out = []
+        for ctl in self._controls.values():
+            spec = ctl.spec
+            if spec.kind != "column" or spec.optional or (spec.forms and form not in spec.forms):
+                continue
+            if self._value_of(ctl) is None:
+                out.append(spec.label.lower())
+        return out
 
     def cancel(self) -> None:
         self.runner.cancel()

@@ -1,0 +1,289 @@
+"""The main window driven as a user would: examples, options, cancel, bad files, sessions."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import EXAMPLES, open_example, open_file, table_of, wait_result
+from workbench.analyses import REGISTRY
+from workbench.io import load_table
+
+pytestmark = pytest.mark.gui
+
+CASES = [  # example file, panel, headline metric, expected (from the seed)
+    ("paired_14_to_5.csv", "compare", "sign_test_p", 0.0636),
+    ("ranking_seed.csv", "ranking", "mrr", 0.6111),
+    ("ranking_graded.csv", "ranking", "ndcg@3", 0.9134),
+    ("passk_counts.csv", "passk", "pass@3", 0.7083),
+    ("multilingual.csv", "aggregate", "micro", 0.87),
+    ("simpson.csv", "aggregate", "simpson", True),
+    ("claims.csv", "aggregate", "mean_of_ratios", 0.6),
+    ("cost_latency.csv", "cost", "cost_per_success", 0.0146),
+    ("text_extraction.csv", "text", "exact_match", 0.4),
+]
+
+
+def _same_records(shown, engine):
+    assert len(shown.records) == len(engine.records)
+    for a, b in zip(shown.records, engine.records):
+        assert a.keys() == b.keys()
+        for key in a:
+            if isinstance(a[key], float):
+                assert a[key] == pytest.approx(b[key], rel=1e-12, abs=1e-15), (key, a, b)
+            else:
+                assert a[key] == b[key], (key, a, b)
+
+
+@pytest.mark.parametrize("file_name, panel_name, metric, expected", CASES)
+def test_each_example_shows_the_engine_numbers(qtbot, window, file_name, panel_name, metric, expected):
+    panel = open_example(qtbot, window, file_name)
+    assert panel is window.panels[panel_name]
+    assert window.tabs.currentWidget() is panel
+    result = wait_result(qtbot, panel)
+    engine = REGISTRY[panel_name].run(load_table(EXAMPLES / file_name), panel.options())
+    _same_records(result, engine)
+    values = [r["value"] for r in result.records if r["metric"] == metric]
+    if isinstance(expected, bool):
+        assert values[0] is expected
+    else:
+        assert values[0] == pytest.approx(expected, abs=6e-5)
+    # what the user sees: the headline table, the signature, the result tables
+    model = panel.headline.frame_model()
+    assert model.rowCount() == len(result.records)
+    assert panel.signature.text() == result.signature
+    for tab in result.tables:
+        assert panel.result_table(tab.name).frame_model().rowCount() == len(tab.frame)
+
+
+def test_changing_an_option_reruns_with_the_new_convention(qtbot, window):
+    panel = open_example(qtbot, window, "ranking_graded.csv")
+    first = wait_result(qtbot, panel)
+    assert first.value("ndcg@3") == pytest.approx(0.9134, abs=1e-4)
+    gain = panel.control("gain")
+    with qtbot.waitSignal(panel.result_ready, timeout=30000) as blocker:
+        gain.setCurrentIndex(gain.findData("exponential"))
+    second = blocker.args[0]
+    assert second.value("ndcg@3") == pytest.approx(0.834, abs=1e-3)
+    assert "gain:exponential" in panel.signature.text()
+    assert window.dirty
+
+
+def test_cancel_a_long_run_keeps_the_previous_result(qtbot, window, tmp_path):
+    rng = np.random.default_rng(1)
+    n = 60_000
+    frame = pd.DataFrame({"item_id": np.arange(n), "conversation": np.arange(n) // 2,
+                          "baseline": rng.integers(0, 2, n), "candidate": rng.integers(0, 2, n)})
+    path = tmp_path / "big.csv"
+    frame.to_csv(path, index=False)
+    open_file(qtbot, window, path)
+    panel = window.panels["compare"]
+    window.show_panel("compare")
+    wait_result(qtbot, panel, timeout=60000)
+    previous = panel.last_result
+    resamples = panel.control("resamples")
+    resamples.setValue(1_000_000)  # a cluster bootstrap that takes a while
+    panel.run_now()
+    assert panel.runner.busy
+    with qtbot.waitSignal(panel.runner.cancelled, timeout=5000):
+        panel.busy.cancel.click()
+    assert not panel.runner.busy
+    assert panel.last_result is previous
+    assert "Cancelled" in panel.message.text()
+    panel.runner.wait(60000)  # the worker stops at its next check
+
+
+def test_a_new_run_supersedes_the_old_one(qtbot, window):
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)
+    seeds = []
+    panel.result_ready.connect(lambda r: seeds.append(r.signature))
+    seed = panel.control("seed")
+    seed.setValue(1)
+    panel.run_now()
+    seed.setValue(2)
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        panel.run_now()
+    panel.runner.wait(10000)
+    qtbot.wait(50)
+    assert seeds and all("seed:2" in s for s in seeds)
+
+
+def test_a_bad_file_gives_a_sentence(qtbot, window, tmp_path):
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b\n1,2\n3,4,5\n", encoding="utf-8")
+    with qtbot.waitSignal(window.load_failed, timeout=30000) as blocker:
+        window.open_path(str(path))
+    message = blocker.args[0]
+    assert "ragged.csv" in message and "3" in message
+    assert window.warnings and window.warnings[-1][0] == "Cannot open the file"
+    assert window.table is None
+
+
+def test_an_analysis_error_is_shown_in_the_panel(qtbot, window, tmp_path):
+    path = tmp_path / "bad.csv"
+    pd.DataFrame({"item_id": ["a", "b"], "baseline": [1, 0], "candidate": [1, 7]}).to_csv(path, index=False)
+    open_file(qtbot, window, path)
+    panel = window.panels["compare"]
+    with qtbot.waitSignal(panel.runner.failed, timeout=30000):
+        panel.run_now()
+    assert "candidate" in panel.message.text() and "7" in panel.message.text()
+    assert panel.last_error
+    assert any("candidate" in item for item in
+               [window.problem_list.item(i).text() for i in range(window.problem_list.count())])
+
+
+def test_problem_click_selects_the_rows(qtbot, window, tmp_path):
+    path = tmp_path / "neg.csv"
+    pd.DataFrame({"system": ["A"] * 4, "success": [1, 0, 1, 1],
+                  "cost": [0.1, -0.2, 0.1, -0.5]}).to_csv(path, index=False)
+    open_file(qtbot, window, path)
+    items = [window.problem_list.item(i) for i in range(window.problem_list.count())]
+    negative = next(it for it in items if "negative" in it.text())
+    window._on_problem_clicked(negative)
+    selected = sorted({i.row() for i in window.data.view.selectionModel().selectedIndexes()})
+    assert [window.data.model.source_row(r) for r in selected] == [1, 3]
+
+
+def test_changing_a_role_updates_the_panels(qtbot, window):
+    panel = open_example(qtbot, window, "multilingual.csv")
+    wait_result(qtbot, panel)
+    assert panel.last_result.value("macro") == pytest.approx(0.75)
+    with qtbot.waitSignal(panel.result_ready, timeout=30000) as blocker:
+        window.roles_table.set_role("language", "ignore")
+        window.roles_table.set_role("item_id", "group")
+    # every item is its own group now: macro = micro
+    assert blocker.args[0].value("macro") == pytest.approx(0.87) or panel.last_result.value("macro") == pytest.approx(0.87)
+
+
+def test_discordant_items_one_click_away(qtbot, window):
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)
+    panel.show_discordant.click()
+    assert window.tabs.currentWidget() is window.data
+    assert window.data.model.rowCount() == 19
+    shown = window.data.model.frame.iloc[[window.data.model.source_row(r) for r in range(19)]]
+    assert (shown["baseline"] != shown["candidate"]).all()
+    window.data.show_all.click()
+    assert window.data.model.rowCount() == 200
+
+
+def test_copy_a_result_table_as_tsv_full_precision(qtbot, window):
+    from PySide6.QtGui import QGuiApplication
+
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    result = wait_result(qtbot, panel)
+    text = panel.headline.copy_all()
+    assert QGuiApplication.clipboard().text() == text
+    lines = text.splitlines()
+    assert lines[0].split("\t")[0] == "metric"
+    row = next(l for l in lines if l.startswith("sign_test_p\t")).split("\t")
+    assert float(row[lines[0].split("\t").index("value")]) == result.value("sign_test_p")
+
+
+def test_session_round_trip(qtbot, window, tmp_path):
+    panel = open_example(qtbot, window, "ranking_graded.csv")
+    wait_result(qtbot, panel)
+    gain = panel.control("gain")
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        gain.setCurrentIndex(gain.findData("exponential"))
+    path = tmp_path / "s.wbsession.json"
+    assert window._write_session(str(path))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["panels"]["ranking"]["gain"] == "exponential"
+    assert data["input_sha256"] == window.table.sha256
+    assert data["roles"]["query"] == "query"
+    assert not window.dirty
+
+    from PySide6.QtCore import QSettings
+    from workbench.ui.main_window import MainWindow
+
+    other = MainWindow(QSettings(str(tmp_path / "other.ini"), QSettings.Format.IniFormat))
+    other.ask_unsaved = lambda: "discard"
+    qtbot.addWidget(other)
+    try:
+        with qtbot.waitSignal(other.table_loaded, timeout=30000):
+            other.open_session(str(path))
+        reopened = other.panels["ranking"]
+        assert reopened.control("gain").currentData() == "exponential"
+        result = wait_result(qtbot, reopened)
+        assert result.value("ndcg@3") == pytest.approx(0.834, abs=1e-3)
+    finally:
+        other.dirty = False
+        other.shutdown()
+
+
+def test_xlsx_with_several_sheets_asks_which(qtbot, window, tmp_path):
+    path = tmp_path / "two.xlsx"
+    with pd.ExcelWriter(path) as writer:
+        pd.DataFrame({"x": [1]}).to_excel(writer, sheet_name="Notes", index=False)
+        pd.read_csv(EXAMPLES / "passk_counts.csv").to_excel(writer, sheet_name="Runs", index=False)
+    asked = []
+    window.choose_sheet = lambda p, sheets: asked.append(tuple(sheets)) or "Runs"
+    open_file(qtbot, window, path)
+    assert asked == [("Notes", "Runs")]
+    assert window.table.sheet == "Runs"
+    result = wait_result(qtbot, window.panels["passk"])
+    assert result.value("pass@1") == pytest.approx(0.3)
+
+
+def test_recent_files_and_geometry_are_remembered(qtbot, window):
+    open_example(qtbot, window, "claims.csv")
+    assert window.recent_files()[0].endswith("claims.csv")
+    window.shutdown()
+    assert window.settings.value("window/geometry") is not None
+
+
+def test_presentation_mode_scales_fonts(qtbot, window):
+    from PySide6.QtWidgets import QApplication
+
+    before = QApplication.font().pointSizeF()
+    window.toggle_presentation()
+    assert QApplication.font().pointSizeF() > before * 1.3
+    window.toggle_presentation()
+    assert QApplication.font().pointSizeF() == pytest.approx(before)
+
+
+def test_plan_panel_needs_no_data(qtbot, window):
+    panel = window.panels["plan"]
+    window.show_panel("plan")
+    result = wait_result(qtbot, panel)
+    assert result.value("ci_half_width") == pytest.approx(1.959964 * np.sqrt(0.8 * 0.2 / 200), rel=1e-6)
+
+
+def test_unexpected_error_opens_the_dialog_and_keeps_the_data(qtbot, window, monkeypatch):
+    panel = open_example(qtbot, window, "claims.csv")
+    wait_result(qtbot, panel)
+    from workbench.analyses import aggregate
+
+    def boom(*_a, **_k):
+        raise ZeroDivisionError("synthetic")
+
+    monkeypatch.setattr(aggregate, "run", boom)
+    with qtbot.waitSignal(panel.runner.failed, timeout=30000):
+        panel.run_now()
+    assert window.exceptions and "ZeroDivisionError" in window.exceptions[-1][0]
+    assert window.table is not None and len(window.data.model.frame) == 2
+
+
+def test_unsaved_changes_are_protected_on_quit(qtbot, window, tmp_path):
+    from PySide6.QtGui import QCloseEvent
+
+    panel = open_example(qtbot, window, "claims.csv")
+    wait_result(qtbot, panel)
+    assert not window.dirty  # opening a file is not a change
+    window.roles_table.set_role("claims", "ignore")
+    assert window.dirty
+    window.ask_unsaved = lambda: "cancel"
+    event = QCloseEvent()
+    window.closeEvent(event)
+    assert not event.isAccepted()
+    saved = tmp_path / "saved.wbsession.json"
+    window.session_path = str(saved)
+    window.ask_unsaved = lambda: "save"
+    event = QCloseEvent()
+    window.closeEvent(event)
+    assert event.isAccepted() and saved.exists() and not window.dirty
