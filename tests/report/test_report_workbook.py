@@ -1,0 +1,306 @@
+"""Each bundled example's report, reopened with openpyxl (as written, and as a reader that
+does not recalculate sees it): sheets, values, types, number formats, formulas and their
+stored values, charts, frozen headers, filters, widths and print setup."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+import pytest
+from report_checks import (CHART_TITLES, ERROR_BAR_CHARTS, EXAMPLES, FORMULA_COLUMNS,
+                           NUMBER_FORMATS, chart_xml, evaluate, find_table, lines_of, open_both,
+                           run_example)
+
+from workbench import __version__
+from workbench.report import write_report
+from workbench.report.headlines import headline, metric_kind
+from workbench.report.xlsx import ITEM_TABLES, OWN_SHEET_ROWS
+
+IDS = [e[0] for e in EXAMPLES]
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """id -> (result, loaded table, report path, workbook, workbook with values only)."""
+    folder = tmp_path_factory.mktemp("reports")
+    out = {}
+    for ident, analysis, filename, options in EXAMPLES:
+        result, table = run_example(analysis, filename, options)
+        path = folder / f"{ident}.xlsx"
+        write_report(path, [result], source=table)
+        wb, values = open_both(path)
+        out[ident] = (result, table, path, wb, values)
+    return out
+
+
+def _same(cell_value, expected) -> bool:
+    if expected is None or (isinstance(expected, float) and math.isnan(expected)):
+        return cell_value is None
+    if isinstance(expected, bool):
+        return cell_value is expected
+    if isinstance(expected, (int, float)):
+        return (isinstance(cell_value, (int, float)) and not isinstance(cell_value, bool)
+                and cell_value == pytest.approx(float(expected), rel=1e-15, abs=1e-300))
+    return cell_value == str(expected)
+
+
+def _py(v):
+    return v.item() if hasattr(v, "item") and not isinstance(v, str) else v
+
+
+def _sheet_of(result, table, names):
+    own = table.name in ITEM_TABLES.get(result.analysis, ()) or len(table.frame) > OWN_SHEET_ROWS
+    return f"{result.analysis} {table.name}" if own else result.analysis
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_sheets_in_order(reports, ident):
+    result, _, _, wb, _ = reports[ident]
+    names = wb.sheetnames
+    assert names[0] == "Summary" and names[1] == result.analysis
+    for table in result.tables:
+        assert _sheet_of(result, table, names) in names
+    assert wb.active.title == "Summary"
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_summary_holds_input_date_version_headline_and_signature(reports, ident):
+    result, table, _, wb, values = reports[ident]
+    ws = values["Summary"]
+    if table is not None:
+        assert lines_of(ws, "Input file") == [table.name]
+        assert lines_of(ws, "Path") == [table.path]
+        assert lines_of(ws, "SHA-256") == [table.sha256]
+        size, = lines_of(ws, "Size")
+        rows, = lines_of(ws, "Rows")
+        assert size == table.size_bytes and isinstance(size, int)
+        assert rows == len(table.frame) and isinstance(rows, int)
+        assert wb["Summary"].cell(_row(ws, "Size"), 2).number_format == '#,##0 "bytes"'
+    else:
+        assert lines_of(ws, "Input file") == ["none (no input file)"]
+    written, = lines_of(ws, "Written (UTC)")
+    assert isinstance(written, dt.datetime)
+    assert abs((dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) - written).total_seconds()) < 600
+    assert lines_of(ws, "Workbench") == [f"Eval Workbench {__version__}"]
+    assert lines_of(ws, result.analysis)[0] == headline(result)  # (then its headline numbers)
+    assert result.signature in lines_of(ws, "signature")
+    link = wb["Summary"].cell(_row(ws, result.analysis), 1).hyperlink
+    assert link is not None and link.location == f"'{result.analysis}'!A1"
+
+
+def _row(ws, label):
+    return next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == label)
+
+
+def test_headline_sentences_carry_denominators_and_intervals(reports):
+    compare = headline(reports["compare"][0])
+    assert "77.0% vs 'baseline' 72.5% on 200 paired items" in compare
+    assert "14 wins / 5 losses" in compare and "exact sign test p = 0.0636 (19 discordant items)" in compare
+    assert "95% normal CI" in compare
+    groups = headline(reports["aggregate_groups"][0])
+    assert "micro 87.0% of 1,000 items (95% CI" in groups and "macro 75.0% over 2 groups" in groups
+    cost = headline(reports["cost"][0])
+    assert "A: success 82.0% of 100 requests (95% CI 73.3% to 88.3%)" in cost
+    assert "A → B: $0.475 per extra success" in cost
+    assert "Simpson's paradox" in headline(reports["aggregate_simpson"][0])
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_headline_numbers_are_numbers(reports, ident):
+    result, _, _, wb, values = reports[ident]
+    ws = values["Summary"]
+    cols = ["analysis", "metric", "about", "value", "ci_low", "ci_high", "n", "of"]
+    header = find_table(ws, "Headline numbers", cols)
+    seen = 0
+    for r in range(header + 1, ws.max_row + 1):
+        if ws.cell(r, 1).value != result.analysis:
+            break
+        metric = ws.cell(r, 2).value
+        rec = next(x for x in result.records if x["metric"] == metric
+                   and _about_matches(x, ws.cell(r, 3).value))
+        assert _same(ws.cell(r, 4).value, rec["value"])
+        assert _same(ws.cell(r, 5).value, rec.get("ci_low"))
+        assert _same(ws.cell(r, 7).value, rec.get("n"))
+        kind = metric_kind(metric)
+        if kind and isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
+            assert wb["Summary"].cell(r, 4).number_format == NUMBER_FORMATS[kind]
+        seen += 1
+    assert seen >= 1
+
+
+def _about_matches(rec, about):
+    from workbench.report.headlines import who
+
+    return who(rec) == (about or "")
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_analysis_sheet_has_signature_and_notes_above_the_tables(reports, ident):
+    result, _, _, _, values = reports[ident]
+    ws = values[result.analysis]
+    assert lines_of(ws, "Signature") == [result.signature]
+    notes = lines_of(ws, "Note")
+    assert notes[: len(result.notes)] == list(result.notes)
+    first_table = min((r for r in range(1, ws.max_row + 1)
+                       if ws.cell(r, 1).value in {t.title for t in result.tables}), default=ws.max_row)
+    assert _row(ws, "Signature") < first_table
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_every_table_value_type_and_number_format(reports, ident):
+    """Every cell of every result table equals the AnalysisResult's number, as a number."""
+    result, _, _, wb, values = reports[ident]
+    for table in result.tables:
+        sheet = _sheet_of(result, table, wb.sheetnames)
+        ws, wf = values[sheet], wb[sheet]
+        columns = list(table.frame.columns)
+        header = find_table(ws, table.title, columns)
+        for i, row in enumerate(table.frame.itertuples(index=False)):
+            for c, (name, expected) in enumerate(zip(columns, row)):
+                cell = ws.cell(header + 1 + i, c + 1)
+                expected = _py(expected)
+                assert _same(cell.value, expected), (table.name, name, i, cell.value, expected)
+                kind = table.formats.get(name)
+                if kind and isinstance(expected, (int, float)) and not isinstance(expected, bool) \
+                        and math.isfinite(expected):
+                    assert wf.cell(header + 1 + i, c + 1).number_format == NUMBER_FORMATS[kind], (table.name, name)
+                if isinstance(expected, str):
+                    assert cell.data_type == "s"
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_all_records_are_on_the_analysis_sheet(reports, ident):
+    result, _, _, wb, values = reports[ident]
+    ws = values[result.analysis]
+    keys = [k for k in ("metric", "value", "system", "group", "version", "k", "n", "ci_low", "ci_high",
+                        "from", "to") if any(k in r for r in result.records)]
+    header = find_table(ws, "All results (the records printed by --json)", keys)
+    for i, rec in enumerate(result.records):
+        for c, key in enumerate(keys):
+            assert _same(ws.cell(header + 1 + i, c + 1).value, rec.get(key)), (rec, key)
+        kind = metric_kind(rec["metric"])
+        if kind and isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
+            assert wb[result.analysis].cell(header + 1 + i, 2).number_format == NUMBER_FORMATS[kind]
+
+
+@pytest.mark.parametrize("ident", sorted(FORMULA_COLUMNS))
+def test_derived_numbers_are_formulas_with_stored_values(reports, ident):
+    result, _, _, wb, values = reports[ident]
+    written = 0
+    for table_name, columns in FORMULA_COLUMNS[ident].items():
+        table = result.table(table_name)
+        sheet = _sheet_of(result, table, wb.sheetnames)
+        header = find_table(values[sheet], table.title, list(table.frame.columns))
+        for column in columns:
+            c = list(table.frame.columns).index(column) + 1
+            for i, expected in enumerate(table.frame[column]):
+                expected = _py(expected)
+                formula = wb[sheet].cell(header + 1 + i, c).value
+                stored = values[sheet].cell(header + 1 + i, c).value
+                if expected is None or (isinstance(expected, float) and not math.isfinite(expected)):
+                    assert formula is None and stored is None  # undefined: empty, not 0
+                    continue
+                assert isinstance(formula, str) and formula.startswith("="), (table_name, column, formula)
+                assert stored == pytest.approx(float(expected), rel=1e-15)  # the workbench's value
+                assert evaluate(formula, sheet, values) == pytest.approx(float(expected), rel=1e-9, abs=1e-12)
+                written += 1
+    assert written > 0
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_every_formula_evaluates_to_its_stored_value(reports, ident):
+    """An independent evaluation of each formula over the stored cells gives the stored value:
+    no formula points at a wrong cell."""
+    _, _, _, wb, values = reports[ident]
+    count = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "f":
+                    stored = values[ws.title][cell.coordinate].value
+                    assert isinstance(stored, (int, float)), (ws.title, cell.coordinate, stored)
+                    assert evaluate(cell.value, ws.title, values) == pytest.approx(stored, rel=1e-9, abs=1e-12), \
+                        (ws.title, cell.coordinate, cell.value)
+                    count += 1
+    if ident in FORMULA_COLUMNS:
+        assert count > 0
+
+
+def test_formula_examples_read_as_a_reviewer_would(reports):
+    _, _, _, wb, values = reports["cost"]
+    ws = wb["cost"]
+    header = find_table(values["cost"], "Quality, cost and latency per system",
+                        list(reports["cost"][0].table("systems").frame.columns))
+    assert ws.cell(header + 1, 9).value == f"=G{header + 1}/C{header + 1}"  # total_cost / successes
+    assert values["cost"].cell(header + 1, 9).value == pytest.approx(1.2 / 82, rel=1e-12)
+    _, _, _, wb, values = reports["compare"]
+    header = find_table(values["compare"], "Paired comparison",
+                        list(reports["compare"][0].table("summary").frame.columns))
+    r = header + 1
+    assert wb["compare"].cell(r, 10).value == f"=(F{r}-G{r})/C{r}"  # (wins - losses) / items
+    assert values["compare"].cell(r, 10).value == pytest.approx(9 / 200)
+    _, _, _, wb, values = reports["aggregate_ratio"]
+    header = find_table(values["aggregate"], "Pooled ratio vs mean of ratios",
+                        ["measure", "value", "numerator", "denominator", "units"])
+    assert wb["aggregate"].cell(header + 1, 2).value == f"=C{header + 1}/D{header + 1}"
+    assert wb["aggregate"].cell(header + 1, 3).value.startswith("=SUM('aggregate units'!")
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_native_charts(reports, ident):
+    result, _, path, wb, _ = reports[ident]
+    xml = chart_xml(path)
+    titles = CHART_TITLES.get(ident, [])
+    assert len(xml) >= len(titles)
+    for title in titles:
+        assert any(title in x for x in xml.values()), f"no chart titled {title!r}"
+    assert len(wb[result.analysis]._charts) == len(xml)  # openpyxl reads them back
+    bars = sum("<c:errBars>" in x for x in xml.values())
+    assert bars >= ERROR_BAR_CHARTS.get(ident, 0)
+    for x in xml.values():
+        assert 'typeface="Arial"' in x  # a named font: renders alike in LibreOffice
+        assert '<c:delete val="1"/>' not in x  # axes kept
+        assert x.count("<c:valAx>") + x.count("<c:catAx>") >= 2
+        for sheet in set(__import__("re").findall(r"<c:f>'?([^'!<]+)'?!", x)):
+            assert sheet in wb.sheetnames
+
+
+def test_error_bars_point_at_interval_cells(reports):
+    """The compare chart's error bars are cells holding diff - ci_low and ci_high - diff."""
+    result, _, path, wb, values = reports["compare"]
+    xml = next(x for x in chart_xml(path).values() if "with 95% intervals" in x)
+    import re
+
+    refs = re.findall(r"<c:(plus|minus)><c:numRef><c:f>'([^']+)'!\$([A-Z]+)\$(\d+):\$([A-Z]+)\$(\d+)</c:f>", xml)
+    assert {r[0] for r in refs} == {"plus", "minus"}
+    intervals = result.table("intervals").frame
+    for side, sheet, col, r1, _, r2 in refs:
+        cells = [values[sheet][f"{col}{r}"].value for r in range(int(r1), int(r2) + 1)]
+        expected = (intervals["ci_high"] - intervals["diff"]) if side == "plus" else (intervals["diff"] - intervals["ci_low"])
+        assert cells == pytest.approx(list(expected), rel=1e-12)
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_header_frozen_filter_widths_and_print_setup(reports, ident):
+    result, _, _, wb, values = reports[ident]
+    for ws in wb.worksheets:
+        if ws.title != "Summary":
+            assert ws.auto_filter.ref, ws.title
+            top = int("".join(ch for ch in ws.auto_filter.ref.split(":")[0] if ch.isdigit()))
+            assert ws.freeze_panes == f"A{top + 1}", ws.title  # the header row stays in view
+        assert ws.page_setup.orientation == "landscape"
+        if ws._charts:  # a print scale and a page break before the charts (see writer.py)
+            assert 10 <= (ws.page_setup.scale or 100) <= 100  # XlsxWriter leaves 100 out
+            assert ws.row_breaks.brk
+        else:
+            assert ws.sheet_properties.pageSetUpPr.fitToPage
+            assert ws.page_setup.fitToWidth in (1, None) and ws.page_setup.fitToHeight == 0
+        assert ws.print_area
+        for letter, dim in ws.column_dimensions.items():
+            if dim.width:
+                assert 6 <= dim.width <= 62, (ws.title, letter, dim.width)
+        for row in ws.iter_rows(min_row=1, max_row=3):
+            for cell in row:
+                if cell.value is not None:
+                    assert cell.font.name == "Arial"

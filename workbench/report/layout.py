@@ -1,0 +1,339 @@
+"""The plan of a workbook before a cell is written: sheets, their lines and tables, and where
+every table lands.
+
+Planning first lets a formula point at a cell of a table that is written later (or on
+another sheet), lets the column widths be known before the first row is written (constant
+memory mode writes each row once, top to bottom), and lets a table longer than an Excel
+sheet be split across sheets.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+
+from .safety import quote_sheet
+
+#: Excel's sheet size.
+EXCEL_MAX_ROWS = 1_048_576
+EXCEL_MAX_COLS = 16_384
+#: Width (in characters of the default font) that long text lines are wrapped to.
+TEXT_BAND = 100
+#: Rows sampled to size a column.
+WIDTH_SAMPLE = 2_000
+MIN_WIDTH, MAX_WIDTH, MAX_HEADER_WIDTH = 7.0, 60.0, 36.0
+#: Long text wraps at this width: narrower on a sheet of stacked tables (they share columns).
+STACKED_TEXT_WIDTH, ITEM_TEXT_WIDTH = 32.0, 36.0
+DEFAULT_WIDTH = 9.0
+#: A default row of the sheet: 12.75 points (Arial 10) = 17 pixels.
+ROW_PX = 17
+CHART_W, CHART_H, CHART_GAP = 470, 300, 14
+
+
+class NoFormula(Exception):
+    """A formula cannot be written (its source table is split or absent): write the value."""
+
+
+@dataclass
+class Line:
+    """One row: a bold label in column A and a value to its right.  Text is wrapped across the
+    text band (merged cells); a number or date is one cell with its format."""
+
+    label: str = ""
+    value: Any = None
+    kind: str | None = None          # number-format kind of a non-text value
+    style: str = "text"              # text | note | signature | legend | verdict | bytes
+    link: str | None = None          # sheet to link the label to
+    row: int = -1
+
+
+@dataclass
+class Heading:
+    text: str
+    size: str = "sheet"              # sheet | section
+    row: int = -1
+
+
+@dataclass
+class Gap:
+    row: int = -1
+
+
+Formula = Callable[["Refs", int], "str | None"]
+
+
+@dataclass
+class Block:
+    """A table (or one part of a table split across sheets) placed on a sheet."""
+
+    key: str
+    title: str
+    frame: pd.DataFrame
+    formats: dict[str, str] = field(default_factory=dict)
+    legend: list[str] = field(default_factory=list)
+    formulas: dict[str, Formula] = field(default_factory=dict)
+    #: per-cell number-format kind (column, frame row) -> kind, overriding ``formats``
+    cell_kind: Callable[[str, int], "str | None"] | None = None
+    #: a column whose cells are coloured by their value (PASS / FAIL / INCONCLUSIVE)
+    status_column: str | None = None
+    hidden: tuple[str, ...] = ()
+    filter: bool = False
+    #: the column meanings go under the table (stacked tables) instead of above it
+    legend_below: bool = False
+    #: columns whose long text wraps (set by size_columns)
+    wrap: set[str] = field(default_factory=set)
+    start: int = 0
+    stop: int | None = None
+    part: int = 1
+    parts: int = 1
+    # placement, set by assign_rows
+    sheet: str = ""
+    row: int = -1
+
+    def __post_init__(self) -> None:
+        if self.stop is None:
+            self.stop = len(self.frame)
+
+    @property
+    def columns(self) -> list[str]:
+        return [c for c in self.frame.columns if c not in self.hidden][:EXCEL_MAX_COLS]
+
+    @property
+    def nrows(self) -> int:
+        return int(self.stop - self.start)
+
+    @property
+    def height(self) -> int:
+        return 1 + len(self.legend) + 1 + self.nrows
+
+    @property
+    def header_row(self) -> int:
+        return self.row + 1 + (0 if self.legend_below else len(self.legend))
+
+    @property
+    def legend_row(self) -> int:
+        return self.last_row + 1 if self.legend_below else self.row + 1
+
+    @property
+    def first_row(self) -> int:
+        return self.header_row + 1
+
+    @property
+    def last_row(self) -> int:
+        return self.header_row + self.nrows
+
+    def col(self, name: str) -> int:
+        try:
+            return self.columns.index(name)
+        except ValueError:
+            raise NoFormula(f"no column {name!r}") from None
+
+    def sheet_row(self, i: int) -> int:
+        """The sheet row (0-based) of frame row ``i``."""
+        if not self.start <= i < self.stop:
+            raise NoFormula(f"row {i} is on another part")
+        return self.first_row + (i - self.start)
+
+
+Item = Line | Heading | Gap | Block
+Chart = Callable[[Any, "Refs", str], Any]
+
+
+@dataclass
+class SheetPlan:
+    name: str
+    items: list[Item] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+    freeze: bool = True
+    repeat_header: bool = False
+    text_width: float = STACKED_TEXT_WIDTH
+    end_row: int = 0
+    widths: list[float] = field(default_factory=list)
+    #: rows given a height (points) while writing
+    heights: dict[int, float] = field(default_factory=dict)
+    band: int = 1                    # last column of the text band
+
+    def blocks(self) -> list[Block]:
+        return [it for it in self.items if isinstance(it, Block)]
+
+    def preamble_rows(self) -> int:
+        n = 0
+        for it in self.items:
+            if isinstance(it, Block):
+                break
+            n += 1
+        return n
+
+
+def assign_rows(plan: SheetPlan) -> None:
+    row = 0
+    for it in plan.items:
+        it.row = row
+        if isinstance(it, Block):
+            it.sheet = plan.name
+            row += it.height
+        else:
+            row += 1
+    plan.end_row = row
+
+
+class Refs:
+    """Cell references for formulas: ``refs.cell("0/systems", "total_cost", 2)`` -> ``E9`` on
+    the same sheet, ``'cost'!E9`` from another."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[Block]] = {}
+        self.current: str = ""
+
+    def add(self, block: Block) -> None:
+        self.parts.setdefault(block.key, []).append(block)
+
+    def block(self, key: str) -> Block:
+        parts = self.parts.get(key)
+        if not parts or len(parts) != 1:
+            raise NoFormula(f"table {key!r} is absent or split")
+        return parts[0]
+
+    def _prefix(self, block: Block) -> str:
+        return "" if block.sheet == self.current else quote_sheet(block.sheet) + "!"
+
+    def cell(self, key: str, column: str, i: int, absolute: bool = False) -> str:
+        b = self.block(key)
+        ref = xl_rowcol_to_cell(b.sheet_row(i), b.col(column), row_abs=absolute, col_abs=absolute)
+        return self._prefix(b) + ref
+
+    def column(self, key: str, column: str, start: int = 0, stop: int | None = None) -> str:
+        """An absolute range over frame rows ``start:stop`` of one column."""
+        b = self.block(key)
+        stop = b.stop if stop is None else stop
+        if stop <= start:
+            raise NoFormula("empty range")
+        c = xl_col_to_name(b.col(column), col_abs=True)
+        return f"{self._prefix(b)}{c}${b.sheet_row(start) + 1}:{c}${b.sheet_row(stop - 1) + 1}"
+
+    def chart_range(self, key: str, column: str, start: int = 0, stop: int | None = None) -> list:
+        """``[sheet, first_row, col, last_row, col]`` for XlsxWriter's chart series."""
+        b = self.block(key)
+        stop = b.stop if stop is None else stop
+        c = b.col(column)
+        return [b.sheet, b.sheet_row(start), c, b.sheet_row(stop - 1), c]
+
+    def chart_formula(self, key: str, column: str, start: int = 0, stop: int | None = None) -> str:
+        b = self.block(key)
+        stop = b.stop if stop is None else stop
+        c = xl_col_to_name(b.col(column), col_abs=True)
+        return f"={quote_sheet(b.sheet)}!{c}${b.sheet_row(start) + 1}:{c}${b.sheet_row(stop - 1) + 1}"
+
+    def header_cell(self, key: str, column: str) -> list:
+        b = self.block(key)
+        return [b.sheet, b.header_row, b.col(column)]
+
+
+# -- column widths -------------------------------------------------------------------------
+
+def _display_len(value: Any, kind: str | None) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, (dt.date, dt.datetime)):
+        return 19
+    if isinstance(value, (bool, np.bool_)):
+        return 5
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        v = float(value)
+        if not math.isfinite(v):
+            return 0
+        if kind == "rate":
+            return len(f"{v:.1%}")
+        if kind == "p":
+            return 6
+        if kind == "money":
+            return len(f"{v:,.4f}") + 2
+        if kind == "int":
+            return len(f"{v:,.0f}")
+        if v == int(v) and abs(v) < 1e15:
+            return len(f"{v:,.0f}" if kind == "float" else f"{v:.0f}")
+        return min(len(f"{v:,.4f}".rstrip("0")), 12)
+    if isinstance(value, float) and math.isnan(value):
+        return 0
+    text = str(value)
+    return text_width(max(text.split("\n"), key=len))
+
+
+def text_width(text: str) -> int:
+    """Width of text in digit widths: letters of Arial are about 0.85 of a digit wide."""
+    digits = sum(ch.isdigit() or ch.isupper() or ch in "%$@#&mwMW" for ch in text)
+    return math.ceil(digits + 0.85 * (len(text) - digits))
+
+
+def block_widths(block: Block, wrap_at: float = MAX_WIDTH) -> list[float]:
+    """The width each column needs; text longer than ``wrap_at`` wraps (``block.wrap``)."""
+    frame = block.frame.iloc[block.start:block.stop]
+    if len(frame) > WIDTH_SAMPLE:
+        frame = pd.concat([frame.iloc[: WIDTH_SAMPLE // 2], frame.iloc[-WIDTH_SAMPLE // 2:]])
+    widths = []
+    for name in block.columns:
+        kind = block.formats.get(name)
+        values = frame[name].tolist()
+        longest = max((_display_len(v, kind) for v in values), default=0)
+        header = min(text_width(str(name)) * 1.08 + 2, MAX_HEADER_WIDTH)  # bold
+        width = max(MIN_WIDTH, header, longest + 2)
+        if width > wrap_at and any(isinstance(v, str) and _display_len(v, kind) + 2 > wrap_at for v in values):
+            block.wrap.add(name)
+            width = max(wrap_at, header)
+        widths.append(float(min(MAX_WIDTH, width)))
+    return widths
+
+
+def size_columns(plan: SheetPlan) -> None:
+    widths: list[float] = []
+    for block in plan.blocks():
+        for c, w in enumerate(block_widths(block, plan.text_width)):
+            if c < len(widths):
+                widths[c] = max(widths[c], w)
+            else:
+                widths.append(w)
+    labels = [len(it.label) + 2 for it in plan.items if isinstance(it, Line) and it.label]
+    values = [_display_len(it.value, it.kind) + (8 if it.style == "bytes" else 2) for it in plan.items
+              if isinstance(it, Line) and it.value is not None and not isinstance(it.value, str)]
+    if not widths:
+        widths = [DEFAULT_WIDTH]
+    widths[0] = max(widths[0], min(max(labels, default=0), 24), 11)
+    if len(widths) < 2:
+        widths.append(DEFAULT_WIDTH)
+    widths[1] = max(widths[1], max(values, default=0))
+    band = 1
+    total = 0.0
+    for c in range(1, EXCEL_MAX_COLS):
+        if c >= len(widths):
+            widths.append(DEFAULT_WIDTH)
+        total += widths[c]
+        band = c
+        if total >= TEXT_BAND:
+            break
+    plan.widths = widths
+    plan.band = band
+
+
+def band_chars(plan: SheetPlan) -> float:
+    return sum(plan.widths[1: plan.band + 1])
+
+
+def text_lines(text: str, chars: float) -> int:
+    """About how many lines ``text`` takes wrapped at ``chars`` characters (errs high)."""
+    per_line = max(10.0, chars * 1.1)
+    return sum(max(1, math.ceil(len(part) / per_line)) for part in str(text).split("\n"))
+
+
+def chart_rows(count: int) -> int:
+    per_row = math.ceil((CHART_H + CHART_GAP) / ROW_PX)
+    return math.ceil(count / 2) * per_row
+
+
+def width_px(chars: float) -> int:
+    return int(chars * 7 + 5)

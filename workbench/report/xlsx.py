@@ -1,0 +1,460 @@
+"""The Excel report: plan the workbook from the results, then write it with XlsxWriter.
+
+Sheets, in order:
+
+1. **Summary**: the release verdict and decision card when a gate result is given, the input
+   file (name, path, size, SHA-256, rows), the date, the workbench version, one line per
+   analysis (its headline sentence, a link to its sheet, its signature) and the headline
+   numbers as numbers.
+2. One sheet **per analysis**: signature, input and notes above its tables; derived numbers
+   as formulas with their values; chart-data tables; all the records of ``--json``; charts.
+3. **Items sheets**: the per-item tables (text items, ranking queries, passk tasks, compare's
+   discordant items, aggregate units) and any table too long for the analysis sheet; a table
+   longer than an Excel sheet continues on further sheets.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import pandas as pd
+
+from .. import __version__
+from ..core.errors import WorkbenchError
+from ..core.result import RECORD_KEYS, AnalysisResult, Table
+from .charts import charts_for
+from .derived import formulas_for
+from .headlines import headline, headline_records, metric_kind, unit_of, who
+from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
+                     SheetPlan, assign_rows, size_columns)
+from .safety import SheetNames, atomic_target
+from .styles import FONT, FONT_SIZE, Styles
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..io import LoadedTable
+
+#: A table longer than this switches the workbook to XlsxWriter's constant-memory mode
+#: (each row is flushed to disk once written, so memory stays bounded).
+LARGE_TABLE_ROWS = 50_000
+#: Tables written on a sheet of their own (the per-item tables), by analysis.
+ITEM_TABLES = {"text": {"items"}, "ranking": {"queries"}, "passk": {"tasks"},
+               "compare": {"discordant"}, "aggregate": {"units"}}
+#: Any other table longer than this also gets a sheet of its own.
+OWN_SHEET_ROWS = 500
+#: Pixel height of a default row for Arial 10 (12.75 points), so that charts land where planned.
+DEFAULT_ROW_PX = 17
+
+
+def write_report(path: str | os.PathLike[str], results: Sequence[AnalysisResult], *,
+                 source: LoadedTable | Sequence[LoadedTable] | str | None = None,
+                 title: str | None = None, notes: Iterable[str] = (),
+                 currency: str | None = "$") -> None:
+    """Write the Excel report of ``results`` to ``path`` (an ``.xlsx`` file).
+
+    ``source`` is the :class:`~workbench.io.LoadedTable` the results were computed from (its
+    name, size, checksum and rows go on the summary), a sequence of them (several inputs), a
+    path (its size and checksum are computed), or ``None`` (the results' ``input`` is shown);
+    ``title`` heads the summary; ``notes`` are report-level remarks (e.g. from the session);
+    ``currency`` is the symbol of the "money" number format (``None`` for none).  A gate result (``analysis == "gate"``) puts its
+    verdict and decision card first on the summary.
+
+    The file appears complete or not at all: it is written beside ``path`` under a temporary
+    name and renamed into place.  Raises :class:`WorkbenchError` when it cannot be written.
+    """
+    results = list(results)
+    for r in results:
+        if not isinstance(r, AnalysisResult):
+            raise TypeError(f"write_report takes AnalysisResult objects, not {type(r).__name__}")
+    target = os.path.abspath(os.fspath(path))
+    if not target.lower().endswith(".xlsx"):
+        raise WorkbenchError(f"The report must be an .xlsx file; '{path}' does not end in .xlsx.")
+    if not results:
+        raise WorkbenchError("There is no result to write a report of.")
+    inputs = _source_paths(source) + [p for r in results if r.input for p in _source_paths(r.input)]
+    for inp in inputs:
+        if _same_file(target, inp):
+            raise WorkbenchError(f"The report would overwrite the input file '{inp}'; choose another "
+                                 f"name for the report.")
+    plans = plan_workbook(results, source=source, title=title, notes=tuple(notes))
+    large = any(b.nrows > LARGE_TABLE_ROWS for p in plans for b in p.blocks())
+    import xlsxwriter
+
+    with atomic_target(target) as tmp:
+        wb = xlsxwriter.Workbook(tmp, {
+            "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
+            "nan_inf_to_errors": False,
+            "default_format_properties": {"font_name": FONT, "font_size": FONT_SIZE},
+            "default_row_height": DEFAULT_ROW_PX,
+            "constant_memory": large, "use_zip64": large,
+        })
+        try:
+            _render(wb, plans, results, source, title, currency)
+            wb.close()
+        except BaseException:
+            _abandon(wb)
+            raise
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _abandon(wb) -> None:
+    """Release what a half-written workbook holds (constant-memory temporary files)."""
+    wb.fileclosed = True
+    for ws in wb.worksheets():
+        fh = getattr(ws, "row_data_fh", None)
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass
+        name = getattr(ws, "row_data_filename", None)
+        if name:
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+
+
+def _render(wb, plans: list[SheetPlan], results, source, title, currency) -> None:
+    styles = Styles(wb, currency)
+    wb.set_properties({
+        "title": _title(results, source, title),
+        "subject": "Evaluation report",
+        "author": f"Eval Workbench {__version__}",
+        "comments": "Written by Eval Workbench; every number carries its denominator and signature.",
+        "created": dt.datetime.now(dt.timezone.utc).replace(tzinfo=None),
+    })
+    refs = Refs()
+    for plan in plans:
+        for block in plan.blocks():
+            refs.add(block)
+    from .writer import render_sheet
+
+    for plan in plans:
+        ws = wb.add_worksheet(plan.name)
+        render_sheet(wb, ws, plan, styles, refs)
+    wb.worksheets()[0].activate()
+
+
+def _title(results, source, title) -> str:
+    if title:
+        return str(title)
+    paths = _source_paths(source)
+    if paths:
+        return "Evaluation report: " + ", ".join(os.path.basename(p) for p in paths)
+    inputs = [os.path.basename(r.input) for r in results if r.input]
+    return f"Evaluation report: {inputs[0]}" if inputs else "Evaluation report"
+
+
+# -- planning ------------------------------------------------------------------------------
+
+def plan_workbook(results: list[AnalysisResult], *, source=None, title: str | None = None,
+                  notes: tuple[str, ...] = ()) -> list[SheetPlan]:
+    names = SheetNames()
+    summary = SheetPlan(names.claim("Summary"), freeze=False, text_width=40.0)
+    order = sorted(range(len(results)), key=lambda i: results[i].analysis != "gate")
+    sheets: list[SheetPlan] = []
+    main_of: dict[int, str] = {}
+    for idx in order:
+        main, plans = _plan_result(idx, results[idx], names)
+        main_of[idx] = main
+        sheets += plans
+    summary.items = _summary_items(results, order, main_of, source, _title(results, source, title), notes)
+    plans = [summary] + sheets
+    for plan in plans:
+        assign_rows(plan)
+        size_columns(plan)
+    return plans
+
+
+def _legend(table: Table) -> list[str]:
+    return [f"{col}: {meaning}" for col, meaning in table.columns.items() if col in table.frame.columns]
+
+
+def _analysis_title(result: AnalysisResult) -> str:
+    try:
+        from ..analyses import REGISTRY
+
+        title = getattr(REGISTRY.get(result.analysis), "TITLE", None)
+    except ImportError:  # pragma: no cover
+        title = None
+    if result.analysis == "gate" and not title:
+        title = "Release gate"
+    return f"{title} ({result.analysis})" if title else result.analysis
+
+
+def _own_sheet(result: AnalysisResult, table: Table) -> bool:
+    return table.name in ITEM_TABLES.get(result.analysis, ()) or len(table.frame) > OWN_SHEET_ROWS
+
+
+def _plan_result(idx: int, result: AnalysisResult, names: SheetNames) -> tuple[str, list[SheetPlan]]:
+    def key(name: str) -> str:
+        return f"{idx}/{name}"
+
+    main = SheetPlan(names.claim(result.analysis))
+    formulas = formulas_for(result, key)
+    charts = charts_for(result, key)
+    own = [t for t in result.tables if _own_sheet(result, t)]
+    stacked = [t for t in result.tables if not _own_sheet(result, t)]
+
+    item_plans: list[SheetPlan] = []
+    links: list[Line] = []
+    split_notes: list[str] = []
+    for table in own:
+        parts = _item_sheets(key, result, table, names, main.name, formulas.get(table.name, {}))
+        item_plans += parts
+        rows = len(table.frame)
+        links.append(Line(parts[0].name, f"{table.title}: {rows:,} row{'s' if rows != 1 else ''}"
+                          + (f" on {len(parts)} sheets" if len(parts) > 1 else ""), link=parts[0].name))
+        if len(parts) > 1:
+            split_notes.append(
+                f"The table '{table.title}' has {rows:,} rows, more than an Excel sheet holds "
+                f"({EXCEL_MAX_ROWS:,} rows); it is split across the sheets "
+                f"{', '.join(repr(p.name) for p in parts)}.")
+
+    items: list[Item] = [Heading(_analysis_title(result)),
+                         Line("Signature", result.signature, style="signature"),
+                         Line("Input", result.input or "none (no input file)")]
+    items += [Line("Note", note, style="note") for note in (*result.notes, *split_notes)]
+    items += links
+    items.append(Gap())
+    first = True
+    for table in stacked:
+        is_card = result.analysis == "gate" and table.name == "card"
+        status = "status" if is_card and "status" in table.frame else None
+        items.append(Block(key(table.name), table.title, table.frame, formats=dict(table.formats),
+                           legend=_legend(table), formulas=formulas.get(table.name, {}), filter=first,
+                           status_column=status, legend_below=True,
+                           cell_kind=card_cell_kind(table.frame, dict(table.formats)) if is_card else None))
+        items.append(Gap())
+        first = False
+        for extra in charts.after.get(table.name, []):
+            extra.legend_below = True
+            items += [extra, Gap()]
+    items.append(_records_block(key("#records"), result, filter=first))
+    main.items = items
+    if charts.charts:
+        main.items += [Gap(), Heading("Charts", "section")]
+        main.charts = list(charts.charts)
+    return main.name, [main] + item_plans
+
+
+def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, main: str,
+                 formulas) -> list[SheetPlan]:
+    frame = table.frame
+    n = len(frame)
+    legend = _legend(table)
+    preamble_rows = 5  # heading, signature, from, rows, gap
+    capacity = EXCEL_MAX_ROWS - preamble_rows - (1 + len(legend) + 1)
+    count = max(1, math.ceil(n / capacity))
+    base = f"{result.analysis} {table.name}"
+    sheet_names = [names.claim(base if p == 0 else f"{base} part {p + 1}") for p in range(count)]
+    plans = []
+    for p, name in enumerate(sheet_names):
+        start, stop = p * capacity, min(n, (p + 1) * capacity)
+        rows = f"{n:,} row{'s' if n != 1 else ''}"
+        if count > 1:
+            rows = (f"rows {start + 1:,} to {stop:,} of {n:,}: the table is longer than an Excel sheet "
+                    f"holds and is split across the sheets {', '.join(repr(s) for s in sheet_names)}")
+        plan = SheetPlan(name, repeat_header=True, text_width=ITEM_TEXT_WIDTH)
+        plan.items = [
+            Heading(f"{table.title} ({result.analysis})"),
+            Line("Signature", result.signature, style="signature"),
+            Line("From", f"the analysis on sheet '{main}'", link=main),
+            Line("Rows", rows),
+            Gap(),
+            Block(key(table.name), table.title, frame, formats=dict(table.formats), legend=legend,
+                  formulas=formulas, filter=True, start=start, stop=stop, part=p + 1, parts=count),
+        ]
+        plans.append(plan)
+    return plans
+
+
+def _records_frame(records: Sequence[dict]) -> pd.DataFrame:
+    present = [k for k in RECORD_KEYS if any(k in r for r in records)]
+    return pd.DataFrame([{k: r.get(k) for k in present} for r in records], columns=present, dtype=object)
+
+
+def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
+    frame = _records_frame(result.records)
+    metrics = [r["metric"] for r in result.records]
+
+    def kind(column: str, i: int) -> str | None:
+        if column in ("value", "ci_low", "ci_high"):
+            return metric_kind(metrics[i])
+        if column in ("n", "k"):
+            return "int"
+        return None
+
+    return Block(key, "All results (the records printed by --json)", frame, cell_kind=kind, legend_below=True,
+                 legend=["n: the denominator each value was computed over; ci_low/ci_high: its 95% "
+                         "interval; from/to: the pair of systems compared."], filter=filter)
+
+
+# -- summary -------------------------------------------------------------------------------
+
+def _summary_items(results, order, main_of, source, title, notes) -> list[Item]:
+    items: list[Item] = [Heading(title)]
+    gates = [results[i] for i in order if results[i].analysis == "gate"]
+    for gate in gates:
+        items += _gate_items(gate)
+    items.append(Heading("Input and provenance", "section"))
+    items += _provenance(source, results)
+    items += [Line("Written (UTC)", dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)),
+              Line("Workbench", f"Eval Workbench {__version__}")]
+    items += [Line("Note", note, style="note") for note in notes]
+    items += [Gap(), Heading("Analyses", "section")]
+    shown = {os.path.abspath(p) for p in _source_paths(source)}
+    for i in order:
+        r = results[i]
+        items.append(Line(main_of[i], headline(r), link=main_of[i]))
+        if r.input and not {os.path.abspath(p) for p in _source_paths(r.input)} <= shown:
+            items.append(Line("input", r.input, style="signature"))
+        items.append(Line("signature", r.signature, style="signature"))
+    items += [Gap(), _headline_block(results, order, main_of)]
+    return items
+
+
+def _tables_of(source) -> list:
+    """The LoadedTables in ``source`` (one, a sequence of them, or none)."""
+    if source is None or isinstance(source, (str, os.PathLike)):
+        return []
+    if hasattr(source, "frame") and hasattr(source, "path"):
+        return [source]
+    if isinstance(source, (list, tuple)):
+        return [t for t in source if hasattr(t, "frame") and hasattr(t, "path")]
+    return []
+
+
+def _source_paths(source) -> list[str]:
+    """The input paths named by ``source``; a text naming several files ("a.csv, b.csv", as the
+    gate passes them) is split only when every part is an existing file."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path) and ", " in path:
+            parts = path.split(", ")
+            if all(os.path.isfile(p) for p in parts):
+                return parts
+        return [path]
+    return [t.path for t in _tables_of(source)]
+
+
+def _provenance(source, results) -> list[Item]:
+    """Name, path, size, SHA-256 and rows of each input."""
+    tables = _tables_of(source)
+    items: list[Item] = []
+    if tables:
+        for n, t in enumerate(tables, 1):
+            label = "Input file" if len(tables) == 1 else f"Input {n}"
+            items += [Line(label, t.name), Line("Path", t.path),
+                      Line("Size", int(t.size_bytes), style="bytes"),
+                      Line("SHA-256", t.sha256 or "(not computed)"),
+                      Line("Rows", int(len(t.frame)), kind="int")]
+            if getattr(t, "sheet", None):
+                items.append(Line("Sheet", str(t.sheet)))
+        return items
+    if isinstance(source, (str, os.PathLike)):
+        paths = _source_paths(source)
+        for n, path in enumerate(paths, 1):
+            if os.path.isfile(path):
+                label = "Input file" if len(paths) == 1 else f"Input {n}"
+                items += [Line(label, os.path.basename(path)), Line("Path", os.path.abspath(path)),
+                          Line("Size", int(os.path.getsize(path)), style="bytes"),
+                          Line("SHA-256", _sha256(path))]
+            else:
+                items.append(Line("Input", path))
+        return items
+    inputs = list(dict.fromkeys(r.input for r in results if r.input))
+    return [Line("Input file", inp) for inp in inputs] or [Line("Input file", "none (no input file)")]
+
+
+def _sha256(path: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as err:
+        return f"(cannot be read: {err.strerror or err})"
+    return digest.hexdigest()
+
+
+#: Columns of the decision card shown on the summary (the gate's sheet has them all).
+CARD_SUMMARY_COLUMNS = ("index", "condition", "n", "observed", "ci_low", "ci_high", "threshold",
+                        "status", "reason", "more_items")
+#: The card's ``unit`` (or ``format``) column sets the number format of its values, per row.
+CARD_UNIT_KINDS = {"rate_diff": "rate", "relative": "rate", "rate": "rate", "score_diff": "float",
+                   "value": "float", "money": "money", "p": "p", "int": "int", "float": "float"}
+CARD_VALUE_COLUMNS = ("observed", "ci_low", "ci_high", "threshold")
+
+
+def card_cell_kind(frame: pd.DataFrame, formats: dict[str, str]):
+    """Per-row number formats of the card's values, from its ``format`` or ``unit`` column."""
+    column = "format" if "format" in frame else "unit" if "unit" in frame else None
+    if column is None:
+        return None
+    per_row = [CARD_UNIT_KINDS.get(str(x)) if isinstance(x, str) else None for x in frame[column]]
+
+    def kind(name: str, i: int) -> str | None:
+        if name in CARD_VALUE_COLUMNS and per_row[i]:
+            return per_row[i]
+        return formats.get(name)
+    return kind
+
+
+def _gate_items(gate: AnalysisResult) -> list[Item]:
+    verdicts = gate.find("verdict")
+    verdict = str(verdicts[0]["value"]) if verdicts else "no verdict"
+    items: list[Item] = [Line("Release verdict", verdict, style="verdict")]
+    if any(r.get("value") is True for r in gate.find("rule_changed_after_results")):
+        items.append(Line("Warning", "The release rule was changed after results were seen.", style="note"))
+    try:
+        card = gate.table("card")
+    except KeyError:
+        card = None
+    if card is not None:
+        frame = card.frame
+        shown = [c for c in CARD_SUMMARY_COLUMNS if c in frame] or list(frame.columns)
+        if "status" not in shown:
+            shown = list(frame.columns)
+        hidden = tuple(c for c in frame.columns if c not in shown)
+        items += [Gap(), Block("gate/card", card.title or "Decision card", frame, formats=dict(card.formats),
+                               legend=[f"{c}: {m}" for c, m in card.columns.items() if c in shown],
+                               status_column="status" if "status" in frame else None, hidden=hidden,
+                               legend_below=True,
+                               cell_kind=card_cell_kind(frame, dict(card.formats)))]
+    items += [Line("Note", note, style="note") for note in gate.notes]
+    items.append(Gap())
+    return items
+
+
+def _headline_block(results, order, main_of) -> Block:
+    rows, kinds = [], []
+    for i in order:
+        r = results[i]
+        for rec in headline_records(r):
+            rows.append({"analysis": main_of[i], "metric": rec["metric"], "about": who(rec),
+                         "value": rec.get("value"), "ci_low": rec.get("ci_low"), "ci_high": rec.get("ci_high"),
+                         "n": rec.get("n"), "of": unit_of(r, rec) if rec.get("n") is not None else ""})
+            kinds.append(metric_kind(rec["metric"]))
+    frame = pd.DataFrame(rows, columns=["analysis", "metric", "about", "value", "ci_low", "ci_high", "n", "of"],
+                         dtype=object)
+
+    def kind(column: str, i: int) -> str | None:
+        if column in ("value", "ci_low", "ci_high"):
+            return kinds[i]
+        return "int" if column == "n" else None
+
+    return Block("summary/headlines", "Headline numbers", frame, cell_kind=kind, filter=True, legend_below=True,
+                 legend=["value with its 95% interval (ci_low to ci_high) where there is one; "
+                         "n: the denominator, counted in the unit given by 'of'."])
