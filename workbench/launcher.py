@@ -3,6 +3,7 @@
     workbench                         start the desktop workbench
     workbench results.csv             start it with a file
     workbench ANALYSIS INPUT [flags]  run one analysis headless (see ``workbench --help``)
+    workbench --self-test             check this installation end to end (offscreen)
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ HEADLESS = set(ANALYSES) | {m.removesuffix("_cmd") for m in COMMAND_MODULES} | {
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "--self-test":  # the installation's end-to-end check (offscreen GUI)
+        from .ui.selftest import main as selftest_main
+
+        return selftest_main(argv[1:])
     if argv and argv[0] in HEADLESS:
         return cli_main(argv)
     from .ui import main as gui_main  # Qt is imported only on this path

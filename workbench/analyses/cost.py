@@ -29,6 +29,20 @@ class Options:
     percentile_method: str = "linear"
 
 
+ECDF_POINTS = 1000
+
+
+def latency_ecdf(latency: np.ndarray, codes: np.ndarray, labels: list[str]) -> pd.DataFrame:
+    """Sorted latencies and cumulative shares per system (at most ECDF_POINTS rows each)."""
+    parts = []
+    for s, label in enumerate(labels):
+        values = np.sort(latency[codes == s])
+        n = values.size
+        idx = np.arange(n) if n <= ECDF_POINTS else np.unique(np.linspace(0, n - 1, ECDF_POINTS).astype(int))
+        parts.append(pd.DataFrame({"system": label, "latency": values[idx], "fraction": (idx + 1) / n}))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["system", "latency", "fraction"])
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     cm.percentiles([1.0], method=options.percentile_method)  # validate before any work
     res = Resolver(table)
@@ -73,6 +87,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         rows.append(row)
     if lat is None:
         notes.append("No latency column was given or found: latency percentiles are left out.")
+    else:
+        ecdf = latency_ecdf(lat, codes, labels)
     per_system = pd.DataFrame(rows)
 
     # cheaper -> dearer, every pair
@@ -114,6 +130,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                for q in QUANTILES},
         }, formats=fmt),
     ]
+    if lat is not None:
+        tables.append(Table("latency_ecdf", "Latency distribution (empirical CDF)", ecdf, columns={
+            "fraction": "share of the system's requests with latency at or below this value",
+        }, formats={"fraction": "rate", "latency": "float"}))
     if pairs:
         tables.append(Table("marginal", "Marginal cost per extra success (cheaper -> dearer)",
                             pd.DataFrame(pairs), columns={

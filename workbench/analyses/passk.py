@@ -120,6 +120,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                 notes.append(f"{who}{len(n) - used} of {len(n)} tasks have fewer than {k} attempts "
                              f"(n < k) and are left out of pass@{k} and pass^{k}; they are never "
                              f"scored 1.0.")
+    curve = _curve(counts, systems, has_sys)
     zero_n = int((n_all == 0).sum())
     if zero_n:
         notes.append(f"{zero_n} tasks have n = 0 attempts; they have no estimate at any k.")
@@ -152,8 +153,42 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             "per_try_p": "per-try rate implied by pass@k under independent attempts",
         }, formats=fmt),
         Table("tasks", "Per-task estimates (blank where n < k)", per_task, formats=task_fmt),
+        Table("curve", "pass@k and pass^k over k", curve, columns={
+            "tasks": "tasks with n >= k (the denominator at that k)",
+        }, formats={**{c: "float" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k")},
+                    "k": "int", "tasks": "int"}),
     )
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+CURVE_POINTS = 60
+
+
+def curve_ks(max_n: int) -> np.ndarray:
+    """k = 1..max_n, thinned to about :data:`CURVE_POINTS` values on a log scale."""
+    if max_n <= CURVE_POINTS:
+        return np.arange(1, max_n + 1)
+    grid = np.unique(np.round(np.geomspace(1, max_n, CURVE_POINTS)).astype(int))
+    return grid
+
+
+def _curve(counts: pd.DataFrame, systems: list, has_sys: bool) -> pd.DataFrame:
+    """Mean unbiased and plug-in estimates over every k up to the largest n, per system."""
+    rows = []
+    for label in systems:
+        m = (counts["system"] == label).to_numpy() if has_sys else np.ones(len(counts), bool)
+        n, c = counts["n"].to_numpy()[m], counts["c"].to_numpy()[m]
+        if n.size == 0 or n.max() < 1:
+            continue
+        for k in curve_ks(int(n.max())):
+            ok = n >= k
+            rows.append({**({"system": label} if has_sys else {}), "k": int(k), "tasks": int(ok.sum()),
+                         "pass@k": _mean(pk.pass_at_k(n[ok], c[ok], int(k))),
+                         "pass^k": _mean(pk.pass_hat_k(n[ok], c[ok], int(k))),
+                         "naive_pass@k": _mean(pk.naive_pass_at_k(n[ok], c[ok], int(k))),
+                         "naive_pass^k": _mean(pk.naive_pass_hat_k(n[ok], c[ok], int(k)))})
+    return pd.DataFrame(rows, columns=(["system"] if has_sys else []) + [
+        "k", "tasks", "pass@k", "pass^k", "naive_pass@k", "naive_pass^k"])
 
 
 def _mean(x: np.ndarray) -> float:

@@ -7,8 +7,10 @@ import sys
 import traceback
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
+
+from ..resources_path import resources_dir
 
 
 def dark_palette() -> QPalette:
@@ -41,13 +43,47 @@ def apply_palette(app: QApplication) -> None:
     app.setPalette(dark_palette() if is_dark() else app.style().standardPalette())
 
 
+class GuiThreadGarbageCollector:
+    """Run Python's cyclic garbage collector on the GUI thread only.
+
+    With analyses running on pool threads, an automatic collection can start on a worker and
+    destroy Qt objects there, which crashes Qt.  So automatic collection is switched off and a
+    timer on the GUI thread collects instead (as pyqtgraph's GarbageCollector does).
+    """
+
+    def __init__(self, app: QApplication, interval_ms: int = 1000) -> None:
+        import gc
+
+        from PySide6.QtCore import QTimer
+
+        self._gc = gc
+        gc.disable()
+        self.timer = QTimer(app)
+        self.timer.timeout.connect(self.check)
+        self.timer.start(interval_ms)
+        self.threshold = gc.get_threshold()
+
+    def check(self) -> None:
+        counts = self._gc.get_count()
+        if counts[0] > self.threshold[0]:
+            generation = 0
+            if counts[1] > self.threshold[1]:
+                generation = 1
+                if counts[2] > self.threshold[2]:
+                    generation = 2
+            self._gc.collect(generation)
+
+
 def create_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance()
     if app is None:
         app = QApplication(["workbench"] + list(argv or []))
+    if not hasattr(app, "_workbench_gc"):
+        app._workbench_gc = GuiThreadGarbageCollector(app)
     app.setApplicationName("Eval Workbench")
     app.setOrganizationName("EvalWorkbench")
     app.setStyle("Fusion")
+    app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "workbench.svg")))
     font = QFont("DejaVu Sans")
     font.setPointSizeF(max(app.font().pointSizeF(), 10.0))
     app.setFont(font)

@@ -74,7 +74,7 @@ class TaskRunner(QObject):
     finished = Signal(object)
     failed = Signal(object, str)
     cancelled = Signal()
-    busy_changed = Signal(bool)
+    busy_changed = Signal(object)  # a bool; not Signal(bool), see pyproject.toml
 
     def __init__(self, parent=None, pool: QThreadPool | None = None) -> None:
         super().__init__(parent)

@@ -1,4 +1,5 @@
 from ...analyses import aggregate
+from ..charts import SegmentBarChart, GroupRateChart
 from .base import AnalysisPanel, Field
 
 FORMS = (("group", "outcome per group (micro / macro)"), ("ratio", "numerator / denominator"),
@@ -6,6 +7,7 @@ FORMS = (("group", "outcome per group (micro / macro)"), ("ratio", "numerator / 
 
 
 class AggregatePanel(AnalysisPanel):
+    CHARTS = (SegmentBarChart, GroupRateChart,)
     module = aggregate
     FIELDS = (
         Field("form", "Roll-up", "choice",

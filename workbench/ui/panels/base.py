@@ -60,6 +60,8 @@ class AnalysisPanel(QWidget):
 
     module: Any = None
     FIELDS: tuple[Field, ...] = ()
+    #: chart classes (workbench.ui.charts), each a tab drawn from the result's tables
+    CHARTS: tuple[type, ...] = ()
     NEEDS_DATA = True
     DEBOUNCE_MS = 350
 
@@ -147,7 +149,11 @@ class AnalysisPanel(QWidget):
         notes_scroll.setWidget(self.notes)
         sl.addWidget(notes_scroll, 1)
         self.tabs.addTab(summary, "Results")
-        self._table_tabs: list[QWidget] = []
+        self.charts = [cls() for cls in self.CHARTS]
+        for chart in self.charts:
+            self.tabs.addTab(chart, chart.title)
+            self.tabs.setTabVisible(self.tabs.indexOf(chart), False)
+        self._table_views: dict[str, TableView] = {}
         sig_row = QHBoxLayout()
         sig_row.addWidget(QLabel("Signature:"))
         self.signature = QLineEdit()
@@ -424,29 +430,38 @@ class AnalysisPanel(QWidget):
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
-        current = self.tabs.currentIndex()
-        for tab in self._table_tabs:
-            idx = self.tabs.indexOf(tab)
-            if idx >= 0:
-                self.tabs.removeTab(idx)
-            tab.deleteLater()
-        self._table_tabs = []
-        for title, widget in self.charts(result):
-            self._table_tabs.append(widget)
-            self.tabs.addTab(widget, title)
+        self.configure_charts()
+        for chart in self.charts:
+            shown = chart.applies(result)
+            self.tabs.setTabVisible(self.tabs.indexOf(chart), shown)
+            if shown:
+                chart.update_from(result)
+        names = set()
         for tab in result.tables:
-            view = TableView(FrameModel(tab.frame, tab.formats, tab.columns))
-            view.setObjectName(f"table:{tab.name}")
+            names.add(tab.name)
+            view = self._table_views.get(tab.name)
+            if view is None:
+                view = TableView(FrameModel())
+                view.setObjectName(f"table:{tab.name}")
+                self._table_views[tab.name] = view
+                self.tabs.addTab(view, tab.title if len(tab.title) < 28 else tab.name.capitalize())
+            view.frame_model().set_frame(tab.frame, tab.formats, tab.columns)
             view.fit_columns()
             view.setToolTip(tab.title)
-            self._table_tabs.append(view)
-            self.tabs.addTab(view, tab.title if len(tab.title) < 28 else tab.name.capitalize())
-        if 0 <= current < self.tabs.count():
-            self.tabs.setCurrentIndex(current)
+            self.tabs.setTabVisible(self.tabs.indexOf(view), True)
+        for name, view in self._table_views.items():
+            if name not in names:
+                self.tabs.setTabVisible(self.tabs.indexOf(view), False)
 
-    def charts(self, result: AnalysisResult) -> list[tuple[str, QWidget]]:
-        """(title, widget) pairs drawn from the result's tables; none by default."""
-        return []
+    def configure_charts(self) -> None:
+        """Hook: pass panel-only settings (a release margin, a latency limit) to the charts."""
+
+    def chart(self, cls_name: str):
+        """The chart of this class name (for tests)."""
+        for chart in self.charts:
+            if type(chart).__name__ == cls_name:
+                return chart
+        raise KeyError(cls_name)
 
     def result_table(self, name: str) -> TableView:
         """The view showing result table ``name`` (for tests and actions)."""

@@ -3,12 +3,14 @@ from PySide6.QtWidgets import QComboBox, QPushButton
 
 from ...analyses import compare
 from ...io import to_text
+from ..charts import CompareIntervalChart, BootstrapChart
 from .base import AnalysisPanel, Field
 
 FORMS = (("wide", "one column per system"), ("long", "system, item, outcome rows"))
 
 
 class ComparePanel(AnalysisPanel):
+    CHARTS = (CompareIntervalChart, BootstrapChart,)
     module = compare
     FIELDS = (
         Field("form", "Input", "choice", "Wide: a baseline and a candidate outcome column.\n"
@@ -30,7 +32,14 @@ class ComparePanel(AnalysisPanel):
         Field("resamples", "Bootstrap resamples", "int", "Percentile bootstrap of the paired difference.",
               minimum=100, maximum=1_000_000, step=1000),
         Field("seed", "Bootstrap seed", "int", "Recorded in the signature.", minimum=0, maximum=2**31 - 1),
+        Field("margin", "Difference that matters (pts)", "float",
+              "Drawn as a band around zero on the interval chart (a release rule's minimum difference); "
+              "0 draws none. Not part of the computation.",
+              minimum=0, maximum=100, decimals=1, step=0.5, default=0.0),
     )
+
+    def configure_charts(self):
+        self.chart("CompareIntervalChart").margin = self.control("margin").value() / 100.0
 
     def extra_actions(self):
         self.show_discordant = QPushButton("Show the items that flipped in the data table")

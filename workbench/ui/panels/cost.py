@@ -1,8 +1,10 @@
 from ...analyses import cost
+from ..charts import CostPerSuccessChart, SystemRateChart, LatencyChart
 from .base import AnalysisPanel, Field
 
 
 class CostPanel(AnalysisPanel):
+    CHARTS = (CostPerSuccessChart, SystemRateChart, LatencyChart,)
     module = cost
     FIELDS = (
         Field("system", "System", "column", "One row per request; systems compared.", roles=("system", "version")),
@@ -13,4 +15,10 @@ class CostPanel(AnalysisPanel):
         Field("percentile_method", "Percentiles", "choice",
               "linear: numpy's default interpolation (type 7)\nnearest rank: the ceil(p·N)-th smallest value",
               choices=(("linear", "linear (numpy)"), ("nearest_rank", "nearest rank"))),
+        Field("latency_threshold", "p95 latency limit", "float",
+              "A release rule's p95 limit, drawn on the latency chart; 0 draws none.",
+              minimum=0, maximum=1e6, decimals=3, step=0.5, default=0.0),
     )
+
+    def configure_charts(self):
+        self.chart("LatencyChart").threshold = self.control("latency_threshold").value()

@@ -1,10 +1,12 @@
 from ...analyses import passk
+from ..charts import PassKChart
 from .base import AnalysisPanel, Field
 
 FORMS = (("counts", "per-task counts (n, c)"), ("attempts", "per-attempt rows (task, success)"))
 
 
 class PassKPanel(AnalysisPanel):
+    CHARTS = (PassKChart,)
     module = passk
     FIELDS = (
         Field("form", "Input", "choice", "How the file records attempts.", choices=FORMS),

@@ -1,8 +1,10 @@
 from ...analyses import ranking
+from ..charts import RankingCurveChart, RankingSpreadChart
 from .base import AnalysisPanel, Field
 
 
 class RankingPanel(AnalysisPanel):
+    CHARTS = (RankingCurveChart, RankingSpreadChart,)
     module = ranking
     FIELDS = (
         Field("query", "Query", "column", "Query id.", roles=("query",), optional=False),

@@ -1,0 +1,141 @@
+"""Charts: what they plot equals the result tables; exports are valid files; axes and tooltips."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import open_example, wait_result
+
+pytestmark = pytest.mark.gui
+
+
+def _shown(panel, name):
+    chart = panel.chart(name)
+    assert panel.tabs.isTabVisible(panel.tabs.indexOf(chart)), f"{name} is hidden"
+    return chart
+
+
+def test_compare_interval_and_bootstrap_charts_equal_the_tables(qtbot, window):
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    result = wait_result(qtbot, panel)
+    intervals = result.table("intervals").frame
+    plotted = _shown(panel, "CompareIntervalChart").plotted()["intervals"]
+    np.testing.assert_allclose(plotted["est"], intervals["diff"])
+    np.testing.assert_allclose(plotted["low"], intervals["ci_low"])
+    np.testing.assert_allclose(plotted["high"], intervals["ci_high"])
+    assert list(plotted["n"]) == [200, 200]
+    hist = result.table("bootstrap").frame
+    drawn = _shown(panel, "BootstrapChart").plotted()
+    np.testing.assert_array_equal(drawn["histogram"]["resamples"], hist["resamples"])
+    assert drawn["interval"]["low"] == pytest.approx(result.find("bootstrap_ci")[0]["ci_low"])
+    tip = panel.chart("CompareIntervalChart").tooltip_at(intervals["diff"].iloc[0], 1.0)
+    assert "n = 200" in tip and "%" in tip
+
+
+def test_margin_band_is_drawn_from_the_panel_setting(qtbot, window):
+    import pyqtgraph as pg
+
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        panel.control("margin").setValue(1.0)
+    chart = panel.chart("CompareIntervalChart")
+    bands = [i for i in chart.plotItem.items if isinstance(i, pg.LinearRegionItem)]
+    assert len(bands) == 1 and bands[0].getRegion() == pytest.approx((-0.01, 0.01))
+
+
+def test_cost_charts_equal_the_tables_and_grey_the_dominated(qtbot, window):
+    panel = open_example(qtbot, window, "cost_latency.csv")
+    result = wait_result(qtbot, panel)
+    systems = result.table("systems").frame
+    drawn = _shown(panel, "CostPerSuccessChart").plotted()["systems"]
+    np.testing.assert_allclose(drawn["cost_per_request"], systems["cost_per_request"])
+    np.testing.assert_allclose(drawn["success_rate"], systems["success_rate"])
+    assert list(drawn["dominated"]) == [False, False, True]
+    rates = _shown(panel, "SystemRateChart").plotted()["intervals"]
+    np.testing.assert_allclose(rates["low"], systems["ci_low"])
+    latency = _shown(panel, "LatencyChart").plotted()
+    ecdf = result.table("latency_ecdf").frame
+    a = ecdf[ecdf["system"] == "A"]
+    np.testing.assert_allclose(latency["A"]["latency"], a["latency"])
+    np.testing.assert_allclose(latency["A percentiles"]["latency"],
+                               systems.loc[systems["system"] == "A", ["latency_p50", "latency_p95",
+                                                                       "latency_p99"]].to_numpy()[0])
+
+
+def test_passk_curves_equal_the_curve_table(qtbot, window):
+    panel = open_example(qtbot, window, "passk_counts.csv")
+    result = wait_result(qtbot, panel)
+    curve = result.table("curve").frame
+    drawn = _shown(panel, "PassKChart").plotted()
+    np.testing.assert_allclose(drawn["pass@k"]["value"], curve["pass@k"])
+    np.testing.assert_allclose(drawn["naive_pass^k"]["value"], curve["naive_pass^k"])
+    assert list(drawn["pass@k"]["k"]) == list(range(1, 11))
+    assert drawn["pass@k"]["value"][2] == pytest.approx(1 - 35 / 120)
+
+
+def test_ranking_charts_equal_the_tables(qtbot, window):
+    panel = open_example(qtbot, window, "ranking_seed.csv")
+    result = wait_result(qtbot, panel)
+    summary = result.table("summary").frame.iloc[0]
+    drawn = _shown(panel, "RankingCurveChart").plotted()
+    np.testing.assert_allclose(drawn["ndcg@k"]["value"], [summary[f"ndcg@{k}"] for k in (1, 3, 5, 10)])
+    spread = _shown(panel, "RankingSpreadChart").plotted()["(all)"]
+    np.testing.assert_allclose(spread["value"], result.table("queries").frame["ndcg@10"])
+
+
+def test_segment_bars_show_simpson(qtbot, window):
+    panel = open_example(qtbot, window, "simpson.csv")
+    result = wait_result(qtbot, panel)
+    drawn = _shown(panel, "SegmentBarChart").plotted()
+    np.testing.assert_allclose(drawn["new"]["rate"], [0.9, 0.1875, 0.33])
+    np.testing.assert_allclose(drawn["old"]["rate"], [0.8, 0.1, 0.66])
+    assert list(drawn["new"]["items"]) == [40, 160, 200]
+    groups = _shown(panel, "GroupRateChart").plotted()["intervals"]
+    frame = result.table("groups").frame
+    assert set(np.round(groups["est"], 6)) >= set(np.round(frame["rate"], 6))
+
+
+def test_rate_axes_read_in_percent(qtbot, window):
+    panel = open_example(qtbot, window, "simpson.csv")
+    wait_result(qtbot, panel)
+    axis = panel.chart("SegmentBarChart").plotItem.getAxis("left")
+    assert axis.tickStrings([0.0, 0.25, 0.5], 1.0, 0.25) == ["0%", "25%", "50%"]
+    assert not axis.autoSIPrefix
+
+
+def test_exports_are_valid_png_and_svg(qtbot, window, tmp_path):
+    from PySide6.QtGui import QGuiApplication, QImage
+
+    panel = open_example(qtbot, window, "cost_latency.csv")
+    wait_result(qtbot, panel)
+    chart = panel.chart("CostPerSuccessChart")
+    chart.resize(800, 500)
+    png, svg = tmp_path / "c.png", tmp_path / "c.svg"
+    chart.export_png(str(png))
+    image = QImage(str(png))
+    assert not image.isNull() and image.width() == 1600 and image.height() == 1000
+    colours = {image.pixel(x, y) for x in range(0, 1600, 37) for y in range(0, 1000, 37)}
+    assert len(colours) > 3  # something was drawn, not a blank canvas
+    chart.export_svg(str(svg))
+    text = svg.read_text(encoding="utf-8")
+    assert text.lstrip().startswith("<?xml") and "<svg" in text and len(text) > 2000
+    import xml.dom.minidom
+
+    xml.dom.minidom.parseString(text)  # well-formed
+    chart.copy_image()
+    assert not QGuiApplication.clipboard().image().isNull()
+
+
+def test_charts_update_in_place(qtbot, window):
+    panel = open_example(qtbot, window, "ranking_graded.csv")
+    wait_result(qtbot, panel)
+    chart = panel.chart("RankingCurveChart")
+    before = chart.plotted()["ndcg@k"]["value"].copy()
+    gain = panel.control("gain")
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        gain.setCurrentIndex(gain.findData("exponential"))
+    assert panel.chart("RankingCurveChart") is chart
+    after = chart.plotted()["ndcg@k"]["value"]
+    assert after[-1] == pytest.approx(0.834, abs=1e-3) and before[-1] == pytest.approx(0.913, abs=1e-3)

@@ -1,0 +1,261 @@
+"""The chart widget every panel chart builds on (pyqtgraph).
+
+A chart is drawn from a result's tables only: ``update(result)`` reads the tables and redraws
+in place (same widget, no flicker).  Each chart records what it plotted (:meth:`plotted`) so
+tests can compare it with the table, offers hover tooltips with the exact value and its n,
+uses a colour-blind-safe palette (Okabe-Ito), follows the light/dark palette and the app font
+(presentation mode), and exports PNG at 2x, SVG, or the clipboard from its context menu.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+import numpy as np  # noqa: E402
+import pyqtgraph as pg  # noqa: E402
+from PySide6.QtCore import QByteArray, QBuffer, QIODevice, QPointF, QRectF, QSize, Qt  # noqa: E402
+from PySide6.QtGui import (QAction, QColor, QFont, QGuiApplication, QImage, QPainter,  # noqa: E402
+                           QPalette)
+from PySide6.QtSvg import QSvgGenerator  # noqa: E402
+from PySide6.QtWidgets import QApplication, QFileDialog, QToolTip  # noqa: E402
+
+#: Okabe & Ito's colour-blind-safe palette (blue, orange, green, vermillion, purple, sky, yellow)
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
+GREY = "#9A9A9A"
+
+pg.setConfigOptions(antialias=True)
+
+
+def colour(i: int) -> QColor:
+    return QColor(OKABE_ITO[i % len(OKABE_ITO)])
+
+
+def dark_mode() -> bool:
+    return QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+class PercentAxis(pg.AxisItem):
+    """An axis for rates stored as fractions: ticks read 0%, 25%, ... (no SI scaling)."""
+
+    def __init__(self, *args, decimals: int | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+        self._decimals = decimals
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - Qt naming
+        decimals = self._decimals
+        if decimals is None:
+            step = spacing * 100
+            decimals = 0 if step >= 1 else (1 if step >= 0.1 else 2)
+        return [f"{v * 100:.{decimals}f}%" for v in values]
+
+
+class PlainAxis(pg.AxisItem):
+    """A numeric axis without SI prefixes (no 'x0.001')."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+
+class LabelAxis(pg.AxisItem):
+    """An axis whose integer positions carry text labels (rows of a forest plot, bars)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+        self.labels: list[str] = []
+
+    def set_labels(self, labels) -> None:
+        self.labels = [str(x) for x in labels]
+        self.setTicks([[(i, lab) for i, lab in enumerate(self.labels)], []])
+
+
+class Chart(pg.PlotWidget):
+    """Base class: subclasses implement :meth:`draw` from an AnalysisResult."""
+
+    title = "Chart"
+    x_axis: type[pg.AxisItem] = PlainAxis
+    y_axis: type[pg.AxisItem] = PlainAxis
+
+    def __init__(self, parent=None) -> None:
+        axes = {"bottom": self.x_axis(orientation="bottom"), "left": self.y_axis(orientation="left")}
+        super().__init__(parent=parent, axisItems=axes)
+        self.setObjectName(f"chart:{type(self).__name__}")
+        self.setMinimumHeight(260)
+        self.plotItem.showGrid(x=True, y=True, alpha=0.18)
+        self.legend = self.plotItem.addLegend(offset=(-10, 10))
+        self._plotted: dict[str, dict] = {}
+        self._hover: list[tuple[float, float, str]] = []
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._add_export_actions()
+        self.apply_theme()
+
+    # -- drawing -----------------------------------------------------------------------------
+    def update_from(self, result) -> None:
+        """Redraw from ``result`` in place."""
+        self.apply_theme()
+        self.plotItem.clear()
+        self.legend.clear()
+        self.plotItem.setTitle(None)
+        self._plotted = {}
+        self._hover = []
+        self.plotItem.enableAutoRange()
+        self.draw(result)
+
+    def applies(self, result) -> bool:
+        """Whether this chart has something to show for ``result`` (else its tab hides)."""
+        return True
+
+    def draw(self, result) -> None:
+        """Subclasses draw ``result``'s tables here; the base chart stays empty."""
+        return None
+
+    def record(self, name: str, **arrays) -> None:
+        """Remember what was plotted under ``name`` (for tests and for the hover texts)."""
+        self._plotted[name] = {k: (np.asarray(v) if not isinstance(v, (str, bool)) else v)
+                               for k, v in arrays.items()}
+
+    def plotted(self) -> dict[str, dict]:
+        return self._plotted
+
+    def hover(self, xs, ys, texts) -> None:
+        """Points that show a tooltip when the mouse comes near them."""
+        for x, y, t in zip(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), texts):
+            if math.isfinite(x) and math.isfinite(y):
+                self._hover.append((float(x), float(y), str(t)))
+
+    def set_labels(self, *, bottom: str = "", left: str = "", units_bottom: str = "",
+                   units_left: str = "") -> None:
+        style = {"color": self._fg.name(), "font-size": f"{self._font_pt:.0f}pt"}
+        self.plotItem.setLabel("bottom", bottom, units=units_bottom or None, **style)
+        self.plotItem.setLabel("left", left, units=units_left or None, **style)
+
+    def pen(self, i: int, width: float = 2.0, style=Qt.PenStyle.SolidLine):
+        return pg.mkPen(colour(i), width=width, style=style)
+
+    def note(self, text: str) -> None:
+        """A one-line caption above the plot."""
+        self.plotItem.setTitle(text, color=self._fg.name(), size=f"{self._font_pt:.0f}pt")
+
+    def text(self, x: float, y: float, text: str, *, anchor=(0, 0.5), color=None) -> pg.TextItem:
+        item = pg.TextItem(text, color=color or self._fg, anchor=anchor)
+        item.setFont(self._font)
+        item.setPos(x, y)
+        self.plotItem.addItem(item)
+        return item
+
+    # -- look ----------------------------------------------------------------------------------
+    def apply_theme(self) -> None:
+        pal = QApplication.palette()
+        bg = pal.color(QPalette.ColorRole.Base)
+        self._fg = pal.color(QPalette.ColorRole.Text)
+        self.setBackground(bg)
+        self._font = QFont(QApplication.font())
+        self._font_pt = self._font.pointSizeF() if self._font.pointSizeF() > 0 else 10.0
+        for name in ("left", "bottom"):
+            axis = self.plotItem.getAxis(name)
+            axis.setPen(pg.mkPen(self._fg))
+            axis.setTextPen(pg.mkPen(self._fg))
+            axis.setStyle(tickFont=self._font)
+        self.legend.setLabelTextColor(self._fg)
+        self.legend.setLabelTextSize(f"{self._font_pt:.0f}pt")
+
+    # -- hover ---------------------------------------------------------------------------------
+    def _on_mouse_moved(self, pos) -> None:
+        if not self._hover or not self.plotItem.sceneBoundingRect().contains(pos):
+            return
+        vb = self.plotItem.vb
+        best, best_d = None, 18.0  # pixels
+        for x, y, t in self._hover:
+            p = vb.mapViewToScene(QPointF(x, y))
+            d = math.hypot(p.x() - pos.x(), p.y() - pos.y())
+            if d < best_d:
+                best, best_d = t, d
+        if best is not None:
+            QToolTip.showText(self.mapToGlobal(self.mapFromScene(pos)), best, self)
+        else:
+            QToolTip.hideText()
+
+    def tooltip_at(self, x: float, y: float) -> str | None:
+        """The hover text of the point nearest to data coordinates (x, y) (for tests)."""
+        if not self._hover:
+            return None
+        return min(self._hover, key=lambda h: (h[0] - x) ** 2 + (h[1] - y) ** 2)[2]
+
+    # -- export --------------------------------------------------------------------------------
+    def _add_export_actions(self) -> None:
+        menu = self.plotItem.vb.menu
+        menu.addSeparator()
+        for text, slot in (("Export as PNG (2x)…", self._export_png_dialog),
+                           ("Export as SVG…", self._export_svg_dialog),
+                           ("Copy image", self.copy_image)):
+            act = QAction(text, menu)
+            act.triggered.connect(slot)
+            menu.addAction(act)
+
+    def render_image(self, scale: float = 2.0) -> QImage:
+        size = self.size() if self.width() > 50 else QSize(900, 520)
+        image = QImage(int(size.width() * scale), int(size.height() * scale),
+                       QImage.Format.Format_ARGB32)
+        image.setDevicePixelRatio(scale)
+        image.fill(self.backgroundBrush().color())
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.render(painter, QRectF(0, 0, size.width(), size.height()))
+        painter.end()
+        return image
+
+    def export_png(self, path: str, scale: float = 2.0) -> None:
+        if not self.render_image(scale).save(path, "PNG"):
+            raise OSError(f"could not write '{path}'")
+
+    def export_svg(self, path: str) -> None:
+        """SVG through Qt's own generator (pyqtgraph's exporter fails with PySide6 >= 6.11)."""
+        size = self.size() if self.width() > 50 else QSize(900, 520)
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(size)
+        generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
+        generator.setTitle(self.title)
+        painter = QPainter(generator)
+        self.render(painter, QRectF(0, 0, size.width(), size.height()))
+        painter.end()
+
+    def svg_bytes(self) -> bytes:
+        size = self.size() if self.width() > 50 else QSize(900, 520)
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        generator = QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        generator.setSize(size)
+        generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
+        painter = QPainter(generator)
+        self.render(painter, QRectF(0, 0, size.width(), size.height()))
+        painter.end()
+        return bytes(data)
+
+    def copy_image(self) -> None:
+        QGuiApplication.clipboard().setImage(self.render_image(2.0))
+
+    def _export_png_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart as PNG", f"{self.title}.png", "PNG (*.png)")
+        if path:
+            self.export_png(path)
+
+    def _export_svg_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart as SVG", f"{self.title}.svg", "SVG (*.svg)")
+        if path:
+            self.export_svg(path)
+
+
+def fmt_rate(v: float) -> str:
+    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f}%"
+
+
+def fmt_num(v: float, digits: int = 4) -> str:
+    return "–" if v is None or not math.isfinite(v) else f"{v:.{digits}g}"

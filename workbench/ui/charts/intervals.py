@@ -1,0 +1,143 @@
+"""Interval (forest) plots: an estimate with its 95% interval per row."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from .base import GREY, Chart, LabelAxis, PercentAxis, colour, fmt_rate
+
+
+class IntervalChart(Chart):
+    """Rows top to bottom; x is the estimate (a rate or a difference, in percent)."""
+
+    x_axis = PercentAxis
+    y_axis = LabelAxis
+    zero_line = False
+    #: half-width of the "difference that matters" band around 0 (from a release rule)
+    margin: float = 0.0
+
+    def rows(self, result) -> list[dict]:
+        """Each row: label, est, low, high, n, group (colour index), marker."""
+        return []
+
+    def applies(self, result) -> bool:
+        return bool(self.rows(result))
+
+    def draw(self, result) -> None:
+        rows = self.rows(result)
+        if not rows:
+            return
+        labels = [r["label"] for r in rows]
+        y = np.arange(len(rows))[::-1].astype(float)  # first row on top
+        est = np.array([r["est"] for r in rows], dtype=float)
+        low = np.array([r.get("low", np.nan) for r in rows], dtype=float)
+        high = np.array([r.get("high", np.nan) for r in rows], dtype=float)
+        axis: LabelAxis = self.plotItem.getAxis("left")
+        axis.setTicks([[(float(yy), lab) for yy, lab in zip(y, labels)], []])
+        if self.margin > 0:
+            band = pg.LinearRegionItem(values=(-self.margin, self.margin), orientation="vertical",
+                                       movable=False, brush=pg.mkBrush(0, 158, 115, 40), pen=pg.mkPen(None))
+            band.setZValue(-10)
+            self.plotItem.addItem(band)
+            self.text(self.margin, float(y.max()) + 0.6, f" ±{100 * self.margin:.1f} pts matters",
+                      anchor=(0, 0.5), color=colour(2))
+        if self.zero_line:
+            self.plotItem.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=pg.mkPen(GREY, width=1.5,
+                                                                                 style=Qt.PenStyle.DashLine)))
+        groups = sorted({r.get("group", 0) for r in rows})
+        for g in groups:
+            idx = [i for i, r in enumerate(rows) if r.get("group", 0) == g]
+            ok = [i for i in idx if np.isfinite(low[i]) and np.isfinite(high[i])]
+            if ok:
+                err = pg.ErrorBarItem(x=est[ok], y=y[ok], left=est[ok] - low[ok], right=high[ok] - est[ok],
+                                      beam=0.18, pen=self.pen(g, 2.2))
+                self.plotItem.addItem(err)
+            name = rows[idx[0]].get("legend")
+            scatter = pg.ScatterPlotItem(x=est[idx], y=y[idx], size=11, symbol=rows[idx[0]].get("marker", "o"),
+                                         brush=pg.mkBrush(colour(g)), pen=pg.mkPen("w", width=0.8))
+            self.plotItem.addItem(scatter)
+            if name:
+                self.legend.addItem(scatter, name)
+        self.hover(est, y, [self._tip(r) for r in rows])
+        self.record("intervals", label=np.array(labels, dtype=object), est=est, low=low, high=high,
+                    n=np.array([r.get("n", np.nan) for r in rows], dtype=float))
+        self.plotItem.setYRange(-0.8, len(rows) - 0.2 + (0.6 if self.margin > 0 else 0), padding=0)
+
+    def _tip(self, r: dict) -> str:
+        text = f"{r['label']}: {fmt_rate(r['est'])}"
+        if np.isfinite(r.get("low", np.nan)):
+            text += f"  [{fmt_rate(r['low'])}, {fmt_rate(r['high'])}]"
+        if r.get("n") is not None and np.isfinite(r.get("n", np.nan)):
+            text += f"  n = {int(r['n']):,}"
+        if r.get("basis"):
+            text += f"\n{r['basis']}"
+        return text
+
+
+class CompareIntervalChart(IntervalChart):
+    title = "Difference with its intervals"
+    zero_line = True
+
+    def rows(self, result):
+        try:
+            frame = result.table("intervals").frame
+            n = result.table("summary").frame["items"].iloc[0]
+        except KeyError:
+            return []
+        return [{"label": r["interval"], "est": r["diff"], "low": r["ci_low"], "high": r["ci_high"], "n": n,
+                 "group": i, "basis": r["basis"]} for i, (_, r) in enumerate(frame.iterrows())]
+
+    def draw(self, result) -> None:
+        super().draw(result)
+        self.set_labels(bottom="candidate − baseline (percentage points)")
+
+
+class GroupRateChart(IntervalChart):
+    """Per-group rates with Wilson intervals; micro and macro marked."""
+
+    title = "Rates per group"
+
+    def rows(self, result):
+        try:
+            groups = result.table("groups").frame
+            overall = result.table("overall").frame
+        except KeyError:
+            return []
+        rows = []
+        versions = list(dict.fromkeys(groups["version"])) if "version" in groups else [None]
+        for v_i, version in enumerate(versions):
+            sub = groups if version is None else groups[groups["version"] == version]
+            prefix = "" if version is None else f"{version} · "
+            for _, r in sub.iterrows():
+                rows.append({"label": f"{prefix}{r['group']}", "est": r["rate"], "low": r["ci_low"],
+                             "high": r["ci_high"], "n": r["items"], "group": v_i,
+                             "legend": f"{version}" if version is not None else "group rate"})
+            o = overall.iloc[v_i] if version is not None else overall.iloc[0]
+            rows.append({"label": f"{prefix}micro (pooled)", "est": o["micro"], "low": o["micro_ci_low"],
+                         "high": o["micro_ci_high"], "n": o["items"], "group": 5, "marker": "d",
+                         "legend": "micro"})
+            rows.append({"label": f"{prefix}macro (mean of groups)", "est": o["macro"], "n": o["groups"],
+                         "group": 3, "marker": "s", "legend": "macro"})
+        return rows
+
+    def draw(self, result) -> None:
+        super().draw(result)
+        self.set_labels(bottom="success rate (Wilson 95% interval)")
+
+
+class SystemRateChart(IntervalChart):
+    title = "Success rate per system"
+
+    def rows(self, result):
+        try:
+            frame = result.table("systems").frame
+        except KeyError:
+            return []
+        return [{"label": r["system"], "est": r["success_rate"], "low": r["ci_low"], "high": r["ci_high"],
+                 "n": r["requests"], "group": i} for i, (_, r) in enumerate(frame.iterrows())]
+
+    def draw(self, result) -> None:
+        super().draw(result)
+        self.set_labels(bottom="success rate (Wilson 95% interval)")

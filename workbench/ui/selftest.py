@@ -1,0 +1,373 @@
+"""``workbench --self-test``: prove that this installation works, end to end, without a screen.
+
+It builds the main window offscreen, opens every example of the start page, waits for the
+panel's analysis (run on the thread pool, as for a user), checks a headline number of each
+against the seed's worked value, writes an Excel report of all the results to a temporary
+folder and reads it back.  One line per step; exit 0 only if every step worked.
+
+Used by the packaging tests on the frozen bundle and inside a clean Debian root, and usable from
+a checkout (``.venv/bin/workbench --self-test``).
+
+    workbench --self-test [--keep] [--screenshots DIR] [--timeout SECONDS]
+
+``--keep`` leaves the temporary folder (report, settings) in place and prints where it is;
+``--screenshots DIR`` saves a PNG of the main window after each example.
+
+Waiting is done with a ``QEventLoop`` and a ``QTimer``: ``QTest.qWait`` keeps the GIL in PySide6
+and starves the worker threads.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+
+#: Headline numbers of the seed's worked cases: example file -> (metric, expected value).
+#: The first record with the metric is compared (absolute tolerance :data:`TOLERANCE`);
+#: a ``bool`` must match exactly.
+EXPECTED: dict[str, tuple[str, object]] = {
+    "paired_14_to_5.csv": ("sign_test_p", 0.0636),
+    "ranking_seed.csv": ("mrr", 0.6111),
+    "ranking_graded.csv": ("ndcg@3", 0.9134),
+    "passk_counts.csv": ("pass@3", 0.7083),
+    "multilingual.csv": ("micro", 0.87),
+    "simpson.csv": ("simpson", True),
+    "claims.csv": ("mean_of_ratios", 0.6),
+    "cost_latency.csv": ("cost_per_success", 0.0146),
+    "text_extraction.csv": ("exact_match", 0.4),
+}
+TOLERANCE = 6e-5
+
+
+@dataclass
+class Outcome:
+    ok: bool = True
+    steps: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def step(self, ok: bool, label: str, detail: str = "") -> bool:
+        self.steps += 1
+        if not ok:
+            self.ok = False
+            self.failures.append(f"{label}: {detail}" if detail else label)
+        _say(f"{'ok  ' if ok else 'FAIL'} {label}{' - ' + detail if detail else ''}")
+        return ok
+
+
+_LOG = None
+
+
+def _say(line: str) -> None:
+    """Print one line (a windowed Windows build has no stdout: then a log file in the temp folder)."""
+    global _LOG
+    stream = sys.stdout
+    if stream is None:
+        if _LOG is None:
+            _LOG = open(os.path.join(tempfile.gettempdir(), "workbench-self-test.log"), "w",
+                        encoding="utf-8")
+        stream = _LOG
+    print(line, file=stream, flush=True)
+
+
+def _parse(argv: list[str]) -> dict:
+    opts = {"keep": False, "screenshots": None, "timeout": 120.0}
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a == "--self-test":
+            continue
+        if a == "--keep":
+            opts["keep"] = True
+        elif a == "--screenshots" and args:
+            opts["screenshots"] = args.pop(0)
+        elif a == "--timeout" and args:
+            opts["timeout"] = float(args.pop(0))
+        else:
+            raise SystemExit(f"workbench --self-test: unknown argument {a!r} "
+                             f"(use --keep, --screenshots DIR, --timeout SECONDS)")
+    return opts
+
+
+def _wait(signals, timeout_s: float):
+    """Run an event loop until one of ``signals`` fires or the time runs out.
+
+    Returns ``(index of the signal, its arguments)`` or ``(None, None)`` on time-out.
+    """
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    fired: list = []
+    slots = []
+    for i, sig in enumerate(signals):
+        def slot(*args, _i=i):
+            if not fired:
+                fired.append((_i, args))
+            loop.quit()
+        sig.connect(slot)
+        slots.append((sig, slot))
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+    timer.start(int(timeout_s * 1000))
+    loop.exec()
+    timer.stop()
+    for sig, slot in slots:
+        try:
+            sig.disconnect(slot)
+        except (RuntimeError, TypeError):  # pragma: no cover - already gone
+            pass
+    return fired[0] if fired else (None, None)
+
+
+def _check_value(result, metric: str, expected) -> tuple[bool, str]:
+    values = [r["value"] for r in result.records if r["metric"] == metric]
+    if not values:
+        return False, f"no {metric} record in the result"
+    got = values[0]
+    if isinstance(expected, bool):
+        return got is expected, f"{metric} = {got} (expected {expected})"
+    ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got) \
+        and abs(got - float(expected)) <= TOLERANCE
+    shown = f"{got:.4f}" if isinstance(got, float) else str(got)
+    return ok, f"{metric} = {shown} (seed {expected}), n={_n_of(result, metric)}"
+
+
+def _n_of(result, metric: str):
+    for r in result.records:
+        if r["metric"] == metric:
+            return r.get("n", "-")
+    return "-"
+
+
+def run(argv: list[str] | None = None) -> int:
+    opts = _parse(list(sys.argv[1:] if argv is None else argv))
+    # The self-test needs no screen; a QT_QPA_PLATFORM given by the caller wins (e.g. xcb under
+    # Xvfb, to check the desktop platform plug-in too).
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    started = time.monotonic()
+    outcome = Outcome()
+    workdir = tempfile.mkdtemp(prefix="workbench-self-test-")
+    try:
+        _run(opts, outcome, workdir)
+    except Exception as err:  # noqa: BLE001 - a self-test reports, it does not crash
+        outcome.step(False, "self-test", f"unexpected {type(err).__name__}: {err}")
+        for line in traceback.format_exc().rstrip().splitlines():
+            _say("     " + line)
+    finally:
+        if opts["keep"]:
+            _say(f"     kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    elapsed = time.monotonic() - started
+    if outcome.ok:
+        _say(f"self-test passed: {outcome.steps} steps in {elapsed:.1f} s")
+        return 0
+    _say(f"self-test FAILED: {len(outcome.failures)} of {outcome.steps} steps in {elapsed:.1f} s")
+    for f in outcome.failures:
+        _say(f"  - {f}")
+    return 1
+
+
+def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
+    from .. import __version__
+    from ..resources_path import resources_dir
+
+    frozen = bool(getattr(sys, "frozen", False))
+    _say(f"Eval Workbench {__version__} self-test ({'bundle' if frozen else 'source'}: "
+         f"{getattr(sys, '_MEIPASS', None) or os.path.dirname(os.path.dirname(os.path.dirname(__file__)))})")
+
+    res = resources_dir()
+    outcome.step(res.is_dir(), "resources", str(res))
+
+    from PySide6 import __version__ as pyside_version
+    from PySide6.QtCore import QSettings, qVersion
+
+    from .app import create_app, install_exception_hook
+
+    _quiet_offscreen_warnings()
+    app = create_app()
+    outcome.step(True, "Qt", f"Qt {qVersion()}, PySide6 {pyside_version}, platform "
+                 f"{app.platformName()}")
+    icon = app.windowIcon()
+    drawn = not icon.isNull() and not icon.pixmap(64, 64).isNull()
+    outcome.step(drawn, "application icon", "drawn at 64 px" if drawn else
+                 "cannot be drawn (resources/icons or the SVG icon engine missing?)")
+
+    from .examples import EXAMPLES
+    from .main_window import MainWindow, about_text
+
+    class SelfTestWindow(MainWindow):
+        """Dialogs are recorded instead of shown (nobody is there to close them)."""
+
+        def __init__(self, settings) -> None:
+            self.recorded: list[str] = []
+            super().__init__(settings)
+
+        def warn(self, title, text):  # noqa: D401
+            self.recorded.append(f"warning '{title}': {text}")
+
+        def inform(self, title, text):
+            self.recorded.append(f"message '{title}': {text}")
+
+        def show_exception(self, summary, details):
+            self.recorded.append(f"exception {summary}\n{details}")
+
+        def ask_unsaved(self):
+            return "discard"
+
+    settings = QSettings(os.path.join(workdir, "settings.ini"), QSettings.Format.IniFormat)
+    window = SelfTestWindow(settings)
+    install_exception_hook(window)
+    window.resize(1280, 800)
+    window.show()
+    app.processEvents()
+    outcome.step(True, "main window", f"{len(window.panels)} panels")
+
+    about = _plain(about_text())
+    unknown = re.findall(r"([\w-]+) \?(?=[,.]|$)", about)
+    outcome.step(not unknown, "about box versions",
+                 f"unknown version of {', '.join(unknown)} (package metadata missing from the build)"
+                 if unknown else about.split("conventions. ", 1)[-1][:160])
+
+    timeout = float(opts["timeout"])
+    results, tables = [], []
+    shots = opts["screenshots"]
+    if shots:
+        os.makedirs(shots, exist_ok=True)
+    for example in EXAMPLES:
+        label = f"example {example.file} -> {example.panel}"
+        if not example.path.is_file():
+            outcome.step(False, label, f"missing file {example.path}")
+            continue
+        t0 = time.monotonic()
+        window.recorded.clear()
+        which, args = _wait_for_load(window, example, timeout)
+        if which != 0:
+            why = args[0] if which == 1 else f"not loaded within {timeout:.0f} s"
+            outcome.step(False, label, f"loading failed: {why}")
+            continue
+        table = args[0]
+        panel = window.panels[example.panel]
+        if panel.runner.busy or panel._debounce.isActive():
+            which, args = _wait([panel.result_ready, panel.runner.failed], timeout)
+            if which is None:
+                outcome.step(False, label, f"no result within {timeout:.0f} s")
+                continue
+            if which == 1:
+                outcome.step(False, label, f"analysis failed: {args[0]!r}")
+                continue
+            result = args[0]
+        else:
+            outcome.step(False, label, "the analysis did not start: "
+                         f"{panel.last_error or panel.message.text() or 'no reason shown'}")
+            continue
+        app.processEvents()
+        if shots:
+            window.grab().save(os.path.join(shots, f"{os.path.splitext(example.file)[0]}.png"))
+        results.append(result)
+        tables.append(table)
+        expected = EXPECTED.get(example.file)
+        ms = (time.monotonic() - t0) * 1000
+        if expected is None:
+            outcome.step(bool(result.records), label,
+                         f"{len(result.records)} records in {ms:.0f} ms (no seed number to check)")
+        else:
+            ok, detail = _check_value(result, *expected)
+            outcome.step(ok, label, f"{detail} in {ms:.0f} ms")
+
+    # unexpected exceptions anywhere (every panel runs on every table) are bugs a user would see
+    for panel in window.panels.values():
+        panel.runner.wait(int(timeout * 1000))
+    app.processEvents()
+    crashes = [r for r in window.recorded if r.startswith("exception")]
+    outcome.step(not crashes, "no unexpected errors",
+                 crashes[0].splitlines()[0] if crashes else "")
+
+    _export(outcome, workdir, results, tables)
+
+    window.dirty = False
+    window.shutdown()
+    window.close()
+    app.processEvents()
+
+
+def _quiet_offscreen_warnings() -> None:
+    """The offscreen platform warns on every window it cannot resize to hints; drop that line."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message):
+        if "does not support propagateSizeHints" in message:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+
+
+def _wait_for_load(window, example, timeout: float):
+    from PySide6.QtCore import QTimer
+
+    # start the load from inside the loop, so a very fast load cannot be missed
+    QTimer.singleShot(0, lambda: window.open_example(example))
+    return _wait([window.table_loaded, window.load_failed], timeout)
+
+
+def _export(outcome: Outcome, workdir: str, results: list, tables: list) -> None:
+    label = "report"
+    if not results:
+        outcome.step(False, label, "no results to export")
+        return
+    try:
+        from ..report import write_report
+    except ImportError as err:
+        outcome.step(False, label, f"the report writer (workbench.report.write_report) cannot be "
+                     f"imported: {err}")
+        return
+    path = os.path.join(workdir, "self-test-report.xlsx")
+    t0 = time.monotonic()
+    try:
+        write_report(path, results, source=tables, title="Eval Workbench self-test")
+    except Exception as err:  # noqa: BLE001
+        outcome.step(False, label, f"writing failed: {type(err).__name__}: {err}")
+        for line in traceback.format_exc().rstrip().splitlines():
+            _say("     " + line)
+        return
+    ms = (time.monotonic() - t0) * 1000
+    if not os.path.isfile(path):
+        outcome.step(False, label, f"{path} was not written")
+        return
+    try:
+        from openpyxl import load_workbook
+
+        wb = load_workbook(path, read_only=True)
+        sheets = list(wb.sheetnames)
+        wb.close()
+    except Exception as err:  # noqa: BLE001
+        outcome.step(False, label, f"the report cannot be read back: {type(err).__name__}: {err}")
+        return
+    size = os.path.getsize(path)
+    outcome.step(len(sheets) >= 2, label,
+                 f"{len(results)} results, {len(sheets)} sheets, {size / 1024:.0f} KiB in {ms:.0f} ms")
+
+
+def _plain(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
