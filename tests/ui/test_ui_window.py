@@ -287,3 +287,45 @@ def test_unsaved_changes_are_protected_on_quit(qtbot, window, tmp_path):
     event = QCloseEvent()
     window.closeEvent(event)
     assert event.isAccepted() and saved.exists() and not window.dirty
+
+
+def test_release_rule_registered_before_results_then_card(qtbot, window):
+    from workbench.resources_path import resources_dir
+
+    rule_text = (resources_dir() / "rules" / "seed_14_to_5.toml").read_text(encoding="utf-8")
+    window.show_panel("rule")
+    panel = window.rule_panel
+    panel.set_rule_text(rule_text)
+    assert panel.register()
+    assert window.session.rule_sha256 and window.session.rule_registered_at
+    assert not window.session.rule_changed_after_results
+    with qtbot.waitSignal(panel.result_ready, timeout=60000) as blocker:
+        open_example(qtbot, window, "paired_14_to_5.csv")
+    card = blocker.args[0]
+    assert card.value("verdict") == "PASS"
+    assert "PASS" in panel.verdict.text() and "changed" not in panel.verdict.text()
+    shown = panel.card.frame_model().frame
+    assert shown["status"].tolist() == ["PASS"]
+    assert "14" in shown["counts"].iloc[0] and "5" in shown["counts"].iloc[0]
+    assert window.results()[0] is card  # the report leads with the decision
+
+
+def test_rule_edited_after_results_is_marked(qtbot, window):
+    from workbench.resources_path import resources_dir
+
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)  # results were shown
+    rule_text = (resources_dir() / "rules" / "seed_14_to_5.toml").read_text(encoding="utf-8")
+    window.rule_panel.set_rule_text(rule_text.replace("max_drop = 0.01", "max_drop = 0.02"))
+    with qtbot.waitSignal(window.rule_panel.result_ready, timeout=60000) as blocker:
+        window.rule_panel.evaluate_now()
+    card = blocker.args[0]
+    assert card.value("rule_changed_after_results") is True
+    assert "rule changed after results were seen" in window.rule_panel.verdict.text()
+    assert window.session.rule_changed_after_results
+
+
+def test_invalid_rule_gets_a_sentence(qtbot, window):
+    window.rule_panel.set_rule_text("[rule]\nbaseline = 'a'\ncandidate = 'b'\n[[condition]]\nmetric = 'succes'\nmax_drop = 0.01\n")
+    assert not window.rule_panel.register()
+    assert "succes" in window.rule_panel.message.text()

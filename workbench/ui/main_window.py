@@ -23,6 +23,7 @@ from ..io.roles import ROLES, find_problems, guess_roles
 from .examples import EXAMPLES
 from .models import FrameModel
 from .panels import PANELS, AnalysisPanel
+from .panels.rule import RulePanel
 from .tasks import TaskRunner
 from .widgets import BusyBar, ExceptionDialog, TableView
 
@@ -37,6 +38,7 @@ class StartPage(QWidget):
     path_requested = Signal(str)
     example_requested = Signal(object)
     plan_requested = Signal()
+    rule_requested = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -54,7 +56,12 @@ class StartPage(QWidget):
         plan_button = QPushButton("Plan an evaluation (no data needed)")
         plan_button.setMinimumHeight(36)
         plan_button.clicked.connect(self.plan_requested)
+        rule_button = QPushButton("Write the release rule first")
+        rule_button.setMinimumHeight(36)
+        rule_button.setToolTip("Set the bar before the run: what must hold for the candidate to ship.")
+        rule_button.clicked.connect(self.rule_requested)
         row.addWidget(open_button)
+        row.addWidget(rule_button)
         row.addWidget(plan_button)
         row.addStretch(1)
         layout.addLayout(row)
@@ -255,6 +262,7 @@ class MainWindow(QMainWindow):
         self.start.path_requested.connect(lambda p: self.open_path(p))
         self.start.example_requested.connect(self.open_example)
         self.start.plan_requested.connect(lambda: self.show_panel("plan"))
+        self.start.rule_requested.connect(lambda: self.show_panel("rule"))
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workspaceTabs")
         self.data = DataView()
@@ -270,6 +278,12 @@ class MainWindow(QMainWindow):
             panel.result_ready.connect(self._on_result_shown)
             self.panels[name] = panel
             self.tabs.addTab(panel, title)
+        self.rule_panel = RulePanel(lambda: self.session)
+        self.rule_panel.setObjectName("panel:rule")
+        self.rule_panel.result_ready.connect(self._on_result_shown)
+        self.rule_panel.registered.connect(self._mark_dirty)
+        self.rule_panel.error.connect(self.show_exception)
+        self.tabs.addTab(self.rule_panel, "Release rule")
         self.stack.addWidget(self.start)
         self.stack.addWidget(self.tabs)
         self.setCentralWidget(self.stack)
@@ -428,6 +442,7 @@ class MainWindow(QMainWindow):
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
                 panel.set_data(table, roles)
+        self.rule_panel.set_data(table)
         self.stack.setCurrentWidget(self.tabs)
         self._add_recent(table.path)
         self.session.input_path = table.path
@@ -454,6 +469,9 @@ class MainWindow(QMainWindow):
 
     def show_panel(self, name: str | None) -> None:
         self.stack.setCurrentWidget(self.tabs)
+        if name == "rule":
+            self.tabs.setCurrentWidget(self.rule_panel)
+            return
         self.tabs.setCurrentWidget(self.panels[name] if name else self.data)
         if name == "plan" and self.panels["plan"].last_result is None:
             self.panels["plan"].run_now()
@@ -535,6 +553,7 @@ class MainWindow(QMainWindow):
             return
         self.session = session
         self.session_path = path
+        self.rule_panel.set_rule_text(session.rule_text or "")
         if session.input_path:
             self._pending_session = session
             self.open_path(session.input_path, session.sheet, ask_sheet=False)
@@ -551,7 +570,11 @@ class MainWindow(QMainWindow):
 
     # -- report ----------------------------------------------------------------------------------
     def results(self) -> list:
-        return [p.last_result for p in self.panels.values() if p.last_result is not None]
+        """Every result on screen, the decision card first (the report's summary leads with it)."""
+        shown = [p.last_result for p in self.panels.values() if p.last_result is not None]
+        if self.rule_panel.last_result is not None:
+            shown.insert(0, self.rule_panel.last_result)
+        return shown
 
     def export_report(self, path: str | None = None) -> None:
         try:
@@ -670,6 +693,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Cancel every run, wait for the workers, remember the window."""
         self.loader.cancel()
+        self.rule_panel.runner.cancel()
         for panel in self.panels.values():
             panel.runner.cancel()
         self.loader.wait(30000)
