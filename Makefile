@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 EXAMPLES := resources/examples
 
-.PHONY: setup demo test test-fast lint bench clean
+.PHONY: setup demo gui test lint bench clean
 
 setup:
 	@bash packaging/dev-setup.sh
@@ -20,6 +20,15 @@ demo: setup
 	  "text $(EXAMPLES)/text_extraction.csv" \
 	  "plan --rate 0.8 --n 100 --discordance 0.15"; do \
 	  echo "\$$ workbench $$args"; .venv/bin/workbench $$args || exit $$?; echo; done
+	@mkdir -p out
+	@echo "\$$ workbench gate resources/rules/seed_14_to_5.toml $(EXAMPLES)/paired_14_to_5.csv --xlsx out/demo-gate.xlsx"
+	@.venv/bin/workbench gate resources/rules/seed_14_to_5.toml $(EXAMPLES)/paired_14_to_5.csv --xlsx out/demo-gate.xlsx; \
+	  echo "(exit status $$?: 0 PASS, 1 FAIL, 3 INCONCLUSIVE)"
+	@echo; echo "Excel report of the decision card: out/demo-gate.xlsx.  The desktop workbench: make gui"
+
+## gui: the desktop workbench on the 14-to-5 example (needs a display)
+gui: setup
+	.venv/bin/workbench $(EXAMPLES)/paired_14_to_5.csv
 
 ## test: the whole test suite (GUI tests run offscreen)
 test: setup
