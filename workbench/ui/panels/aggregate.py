@@ -27,15 +27,8 @@ class AggregatePanel(AnalysisPanel):
               roles=("unit", "cluster"), forms=("ratio", "unit")),
     )
 
-    def set_data(self, table, roles):
-        values = set(roles.values())
-        wanted = "ratio" if "numerator" in values else "group"
-        combo = self.control("form")
-        self._loading = True
-        combo.setCurrentIndex(combo.findData(wanted))
-        self._loading = False
-        self._update_visibility()
-        super().set_data(table, roles)
+    def form_for_roles(self, roles):
+        return "ratio" if "numerator" in set(roles.values()) else "group"
 
     def form_of(self, options):
         if options.numerator or options.denominator:

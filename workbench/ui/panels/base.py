@@ -239,8 +239,19 @@ class AnalysisPanel(QWidget):
             ctl.row_label.setVisible(visible)
 
     # -- data and options ------------------------------------------------------------------------
+    def form_for_roles(self, roles: dict[str, str]) -> str | None:
+        """Hook: the input form (for panels with several) that these column roles suggest."""
+        return None
+
     def set_data(self, table, roles: dict[str, str]) -> None:
-        """A new table (or new roles): refill the column choices and run."""
+        """A new table (or new roles): pick the form, refill the column choices and run."""
+        wanted = self.form_for_roles(roles)
+        if wanted is not None and "form" in self._controls:
+            combo = self._controls["form"].widget
+            self._loading = True
+            combo.setCurrentIndex(combo.findData(wanted))
+            self._loading = False
+            self._update_visibility()
         self.table = table
         self.roles = dict(roles)
         columns = [str(c) for c in table.frame.columns] if table is not None else []

@@ -48,16 +48,11 @@ class ComparePanel(AnalysisPanel):
         self.show_discordant.clicked.connect(self._select_discordant)
         return [self.show_discordant]
 
-    def set_data(self, table, roles):
+    def form_for_roles(self, roles):
         values = set(roles.values())
-        wanted = "wide" if {"baseline", "candidate"} <= values else (
-            "long" if "system" in values or "version" in values else "wide")
-        combo = self.control("form")
-        self._loading = True
-        combo.setCurrentIndex(combo.findData(wanted))
-        self._loading = False
-        self._update_visibility()
-        super().set_data(table, roles)
+        if {"baseline", "candidate"} <= values:
+            return "wide"
+        return "long" if "system" in values or "version" in values else "wide"
 
     def refresh_dependent_choices(self):
         names = []

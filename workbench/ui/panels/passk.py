@@ -21,14 +21,8 @@ class PassKPanel(AnalysisPanel):
               "pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k); tasks with n < k are left out."),
     )
 
-    def set_data(self, table, roles):
-        wanted = "counts" if "n" in roles.values() else "attempts"
-        combo = self.control("form")
-        self._loading = True
-        combo.setCurrentIndex(combo.findData(wanted))
-        self._loading = False
-        self._update_visibility()
-        super().set_data(table, roles)
+    def form_for_roles(self, roles):
+        return "counts" if "n" in roles.values() else "attempts"
 
     def form_of(self, options):
         return "attempts" if options.success else "counts"
