@@ -329,3 +329,21 @@ def test_invalid_rule_gets_a_sentence(qtbot, window):
     window.rule_panel.set_rule_text("[rule]\nbaseline = 'a'\ncandidate = 'b'\n[[condition]]\nmetric = 'succes'\nmax_drop = 0.01\n")
     assert not window.rule_panel.register()
     assert "succes" in window.rule_panel.message.text()
+
+
+def test_export_report_from_the_gui(qtbot, window, tmp_path):
+    from openpyxl import load_workbook
+
+    panel = open_example(qtbot, window, "cost_latency.csv")
+    result = wait_result(qtbot, panel)
+    path = tmp_path / "report.xlsx"
+    with qtbot.waitSignal(window.report_written, timeout=60000):
+        window.export_report(str(path))
+    book = load_workbook(path, data_only=True)
+    assert book.sheetnames[0] == "Summary"
+    values = [c.value for row in book.worksheets[0].iter_rows() for c in row if c.value is not None]
+    assert any(isinstance(v, str) and "cost" in v.lower() for v in values)
+    cps = result.value("cost_per_success", system="A")
+    numbers = [c.value for ws in book.worksheets for row in ws.iter_rows() for c in row
+               if isinstance(c.value, float)]
+    assert any(abs(v - cps) < 1e-12 for v in numbers)

@@ -361,8 +361,12 @@ class MainWindow(QMainWindow):
         geometry = self.settings.value("window/geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1360, 860)
+        if self.width() < 900 or self.height() < 600:  # never restore a uselessly small window
+            screen = QApplication.primaryScreen()
+            area = screen.availableGeometry() if screen is not None else None
+            width = min(1360, area.width()) if area is not None else 1360
+            height = min(860, area.height()) if area is not None else 860
+            self.resize(width, height)
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state)

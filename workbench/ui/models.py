@@ -84,15 +84,20 @@ class FrameModel(QAbstractTableModel):
     def set_frame(self, frame: pd.DataFrame, formats: dict[str, str] | None = None,
                   tooltips: dict[str, str] | None = None) -> None:
         self.beginResetModel()
+        previous_sort = None
+        if self._sort is not None and self._sort[0] < len(self._names):
+            previous_sort = (self._names[self._sort[0]], self._sort[1])
         self._frame = frame
         self._names = [str(c) for c in frame.columns]
         self._columns = [frame.iloc[:, i].to_numpy() for i in range(frame.shape[1])]
         self._formats = dict(formats or {})
         self._tooltips = dict(tooltips or {})
-        self._view = np.arange(len(frame), dtype=np.int64)
         self._sort = None
+        if previous_sort is not None and previous_sort[0] in self._names:  # new results keep the sort
+            self._sort = (self._names.index(previous_sort[0]), previous_sort[1])
         self._filter_text = ""
         self._filter_rows = None
+        self._apply()
         self.endResetModel()
 
     @property

@@ -18,6 +18,8 @@ class TableView(QTableView):
         super().__init__(parent)
         self.setModel(model or FrameModel())
         self.setSortingEnabled(True)
+        # file order until the user clicks a header (enabling sorting would show column 0 sorted)
+        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setAlternatingRowColors(True)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
