@@ -347,3 +347,18 @@ def test_export_report_from_the_gui(qtbot, window, tmp_path):
     numbers = [c.value for ws in book.worksheets for row in ws.iter_rows() for c in row
                if isinstance(c.value, float)]
     assert any(abs(v - cps) < 1e-12 for v in numbers)
+
+
+def test_registered_rule_draws_its_bars_on_the_charts(qtbot, window):
+    from workbench.resources_path import resources_dir
+
+    text = (resources_dir() / "rules" / "release_all_conditions.toml").read_text(encoding="utf-8")
+    window.rule_panel.set_rule_text(text)
+    assert window.rule_panel.register()
+    from workbench.rules import parse_rule
+
+    rule = parse_rule(text)
+    success = next(c for c in rule.conditions if c.metric == "success")
+    latency = next(c for c in rule.conditions if c.metric == "latency_p95")
+    assert window.panels["compare"].control("margin").value() == pytest.approx(100 * success.threshold)
+    assert window.panels["cost"].control("latency_threshold").value() == pytest.approx(latency.threshold)

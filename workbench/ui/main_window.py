@@ -282,6 +282,7 @@ class MainWindow(QMainWindow):
         self.rule_panel.setObjectName("panel:rule")
         self.rule_panel.result_ready.connect(self._on_result_shown)
         self.rule_panel.registered.connect(self._mark_dirty)
+        self.rule_panel.registered.connect(self._apply_rule_to_charts)
         self.rule_panel.error.connect(self.show_exception)
         self.tabs.addTab(self.rule_panel, "Release rule")
         self.stack.addWidget(self.start)
@@ -479,6 +480,21 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.panels[name] if name else self.data)
         if name == "plan" and self.panels["plan"].last_result is None:
             self.panels["plan"].run_now()
+
+    def _apply_rule_to_charts(self) -> None:
+        """Draw the registered rule's bars on the charts: the paired success margin as the
+        band around zero, the p95 latency limit on the latency chart."""
+        from ..rules import parse_rule
+
+        try:
+            rule = parse_rule(self.rule_panel.rule_text(), source="the rule editor")
+        except WorkbenchError:
+            return
+        for cond in rule.conditions:
+            if cond.metric == "success" and cond.threshold_key in ("max_drop", "min_gain"):
+                self.panels["compare"].control("margin").setValue(100.0 * abs(cond.threshold))
+            elif cond.metric == "latency_p95" and cond.threshold_key == "max":
+                self.panels["cost"].control("latency_threshold").setValue(cond.threshold)
 
     # -- roles and problems -----------------------------------------------------------------------
     def _on_roles_changed(self, roles: dict) -> None:
