@@ -455,7 +455,8 @@ class AnalysisPanel(QWidget):
                 view = TableView(FrameModel())
                 view.setObjectName(f"table:{tab.name}")
                 self._table_views[tab.name] = view
-                self.tabs.addTab(view, tab.title if len(tab.title) < 28 else tab.name.capitalize())
+                label = tab.title if len(tab.title) <= 30 else tab.title[:28].rstrip() + "…"
+                self.tabs.addTab(view, label.replace("&", "&&"))
             view.frame_model().set_frame(tab.frame, tab.formats, tab.columns)
             view.fit_columns()
             view.setToolTip(tab.title)
