@@ -12,9 +12,12 @@ from typing import Any
 
 import pandas as pd
 
-#: Keys a result record may carry, in the order the JSON output uses.
+#: Keys a result record may carry.  ``k`` is kept for renderers (charts, tables) only: in the
+#: JSON output the cut-off is part of the metric's name (``ndcg@10``).
 RECORD_KEYS = ("metric", "value", "system", "group", "version", "k", "n",
                "ci_low", "ci_high", "from", "to")
+#: Keys of a record in the ``--json`` output, in order.
+JSON_KEYS = tuple(k for k in RECORD_KEYS if k != "k")
 
 
 def record(metric: str, value: Any, **extra: Any) -> dict:
@@ -100,7 +103,7 @@ class AnalysisResult:
             "signature": self.signature,
             "notes": list(self.notes),
             "results": [
-                {k: r[k] for k in RECORD_KEYS if k in r} for r in self.records
+                {k: r[k] for k in JSON_KEYS if k in r} for r in self.records
             ],
         }
 
