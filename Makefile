@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 EXAMPLES := resources/examples
 
-.PHONY: setup demo gui test lint bench clean
+.PHONY: setup demo gui test lint bench clean package
 
 setup:
 	@bash packaging/dev-setup.sh
@@ -39,6 +39,11 @@ lint: setup
 
 bench: setup
 	$(PY) tests/benchmarks/bench_engine.py
+
+## package: the standalone bundle (PyInstaller), its self-test and the .deb, in dist/
+package: setup
+	@WORKBENCH_PACKAGE=1 bash packaging/dev-setup.sh
+	$(PY) packaging/build.py --deb
 
 clean:
 	rm -rf .venv .pytest_cache .hypothesis build dist *.egg-info

@@ -37,3 +37,29 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e ".[test]"
   touch "$stamp"
 fi
+
+# Packaging (`make package` sets WORKBENCH_PACKAGE=1): PyInstaller (the `package` extra), the
+# tools it needs (objdump from binutils), and the X11/xcb libraries that the bundle's desktop
+# platform plug-in links, so that build.py's check finds every library the .deb depends on.
+if [ "${WORKBENCH_PACKAGE:-}" = "1" ]; then
+  PACKAGE_LIBS="binutils libopengl0 libx11-xcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0 desktop-file-utils"
+  missing=""
+  if command -v dpkg-query >/dev/null 2>&1; then
+    for pkg in $PACKAGE_LIBS; do
+      dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+    done
+  fi
+  if [ -n "$missing" ]; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "dev-setup: installing packaging tools and libraries:$missing"
+      export DEBIAN_FRONTEND=noninteractive
+      apt-get update -qq
+      apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    else
+      echo "dev-setup: packaging needs: sudo apt-get install -y$missing" >&2
+    fi
+  fi
+  if ! .venv/bin/python -c "import PyInstaller" >/dev/null 2>&1; then
+    .venv/bin/python -m pip install -q -e ".[package]"
+  fi
+fi

@@ -241,13 +241,13 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
     shots = opts["screenshots"]
     if shots:
         os.makedirs(shots, exist_ok=True)
+        _screenshot_start(window, app, about_text(), shots)
     for example in EXAMPLES:
         label = f"example {example.file} -> {example.panel}"
         if not example.path.is_file():
             outcome.step(False, label, f"missing file {example.path}")
             continue
         t0 = time.monotonic()
-        window.recorded.clear()
         which, args = _wait_for_load(window, example, timeout)
         if which != 0:
             why = args[0] if which == 1 else f"not loaded within {timeout:.0f} s"
@@ -270,7 +270,7 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
             continue
         app.processEvents()
         if shots:
-            window.grab().save(os.path.join(shots, f"{os.path.splitext(example.file)[0]}.png"))
+            _screenshot_example(window, panel, app, shots, os.path.splitext(example.file)[0])
         results.append(result)
         tables.append(table)
         expected = EXPECTED.get(example.file)
@@ -290,12 +290,45 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
     outcome.step(not crashes, "no unexpected errors",
                  crashes[0].splitlines()[0] if crashes else "")
 
+    _formats(outcome, workdir, tables)
+    _stemmer(outcome, tables)
     _export(outcome, workdir, results, tables)
 
     window.dirty = False
     window.shutdown()
     window.close()
     app.processEvents()
+
+
+def _screenshot_start(window, app, about_html: str, folder: str) -> None:
+    """The start page, and the About box as Qt draws it (application icon, versions)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    app.processEvents()
+    window.grab().save(os.path.join(folder, "start.png"))
+    box = QMessageBox(window)
+    box.setWindowTitle("About Eval Workbench")
+    box.setIconPixmap(app.windowIcon().pixmap(64, 64))
+    box.setText(about_html)
+    box.show()
+    app.processEvents()
+    box.grab().save(os.path.join(folder, "about.png"))
+    box.close()
+    box.deleteLater()
+
+
+def _screenshot_example(window, panel, app, folder: str, name: str) -> None:
+    """The window on the panel's results, and again on its first chart tab (pyqtgraph)."""
+    from PySide6.QtWidgets import QTabWidget
+
+    window.grab().save(os.path.join(folder, f"{name}.png"))
+    for tabs in panel.findChildren(QTabWidget):
+        if tabs.count() > 1 and tabs.tabText(0) == "Results":
+            tabs.setCurrentIndex(1)
+            app.processEvents()
+            window.grab().save(os.path.join(folder, f"{name}-chart.png"))
+            tabs.setCurrentIndex(0)
+            break
 
 
 def _quiet_offscreen_warnings() -> None:
@@ -321,6 +354,47 @@ def _wait_for_load(window, example, timeout: float):
     # start the load from inside the loop, so a very fast load cannot be missed
     QTimer.singleShot(0, lambda: window.open_example(example))
     return _wait([window.table_loaded, window.load_failed], timeout)
+
+
+def _formats(outcome: Outcome, workdir: str, tables: list) -> None:
+    """Parquet (pyarrow) and XLSX (openpyxl) inputs load as the CSV did."""
+    from ..io import load_table
+
+    if not tables:
+        return
+    frame = tables[0].frame
+    for ext, write in ((".parquet", lambda f, p: f.to_parquet(p, index=False)),
+                       (".xlsx", lambda f, p: f.to_excel(p, index=False))):
+        path = os.path.join(workdir, f"round-trip{ext}")
+        label = f"{ext[1:]} input"
+        try:
+            write(frame, path)
+            back = load_table(path)
+            same = back.frame.shape == frame.shape and list(map(str, back.frame.columns)) == \
+                list(map(str, frame.columns))
+            outcome.step(same, label, f"{len(back.frame)} rows x {back.frame.shape[1]} columns"
+                         + ("" if same else f", expected {frame.shape}"))
+        except Exception as err:  # noqa: BLE001
+            outcome.step(False, label, f"{type(err).__name__}: {err}")
+
+
+def _stemmer(outcome: Outcome, tables: list) -> None:
+    """ROUGE with NLTK's Porter stemmer (rouge-score's use_stemmer), which the examples leave off."""
+    from dataclasses import replace
+
+    from ..analyses import REGISTRY
+
+    table = next((t for t in tables if os.path.basename(str(t.path)) == "text_extraction.csv"), None)
+    if table is None:
+        return
+    try:
+        module = REGISTRY["text"]
+        result = module.run(table, replace(module.Options(), stemmer=True))
+        value = result.value("rouge1") if result.find("rouge1") else None
+        outcome.step(isinstance(value, float), "ROUGE with the Porter stemmer",
+                     f"rouge1 = {value:.4f}" if isinstance(value, float) else "no rouge1 value")
+    except Exception as err:  # noqa: BLE001
+        outcome.step(False, "ROUGE with the Porter stemmer", f"{type(err).__name__}: {err}")
 
 
 def _export(outcome: Outcome, workdir: str, results: list, tables: list) -> None:

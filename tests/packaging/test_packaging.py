@@ -1,0 +1,153 @@
+"""The standalone build: PyInstaller bundle, its self-test, the .deb's metadata and contents, and
+(when run as root with debootstrap) an install into a clean Debian root.
+
+Slow (about 2 minutes: bundle ~50-60 s, self-test a few seconds, .deb ~35 s; the clean-root
+install adds ~30 s, ~60 s the first time).  Skipped when PyInstaller is not installed (it is the
+``package`` extra: ``pip install -e '.[package]'``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "packaging"))
+import project  # noqa: E402
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("PyInstaller") is None,
+                       reason="PyInstaller is not installed (the 'package' extra: "
+                              "pip install -e '.[package]')"),
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the .deb is built on Linux"),
+]
+
+#: Regression guard on the unpacked bundle (the target is ~350 MB; see README "Install").
+SIZE_LIMIT_MIB = 420
+FORBIDDEN = ("ranx", "numba", "llvmlite", "statsmodels", "pytrec_eval", "PyQt5", "PyQt6",
+             "PySide2", "matplotlib", "pytest", "hypothesis", "PIL")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Run the one build command (bundle + self-test + .deb) into a temporary dist folder."""
+    if not shutil.which("dpkg-deb"):
+        pytest.skip("dpkg-deb is not available")
+    dist = tmp_path_factory.mktemp("dist")
+    proc = subprocess.run([sys.executable, str(ROOT / "packaging" / "build.py"), "--deb",
+                           "--dist", str(dist)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    debs = list(dist.glob(f"{project.PACKAGE}_*.deb"))
+    assert len(debs) == 1, list(dist.iterdir())
+    return {"dist": dist, "bundle": dist / project.EXECUTABLE, "deb": debs[0], "log": proc.stdout}
+
+
+def _run(*cmd, **kw):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+
+
+def test_the_bundle_passes_its_self_test(built):
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}  # its own default
+    proc = _run(built["bundle"] / project.EXECUTABLE, "--self-test", env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "self-test passed" in proc.stdout
+    assert "(bundle: " in proc.stdout  # it ran frozen, not from the checkout
+    for example in ("paired_14_to_5.csv", "ranking_seed.csv", "passk_counts.csv", "multilingual.csv"):
+        assert re.search(rf"^ok   example {re.escape(example)}", proc.stdout, re.M), proc.stdout
+
+
+def test_the_bundle_runs_the_command_line(built, examples):
+    exe = built["bundle"] / project.EXECUTABLE
+    proc = _run(exe, "--version", timeout=120)
+    assert proc.returncode == 0 and project.version() in proc.stdout + proc.stderr
+    proc = _run(exe, "compare", examples / "paired_14_to_5.csv", "--baseline", "baseline",
+                "--candidate", "candidate", "--item", "item_id", "--json", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert '"sign_test_p"' in proc.stdout
+
+
+def test_the_bundle_holds_what_it_needs_and_nothing_test_only(built):
+    internal = built["bundle"] / "_internal"
+    for name in FORBIDDEN:
+        assert not (internal / name).exists(), f"{name} is in the bundle"
+    for rel in ("resources/examples/paired_14_to_5.csv", "resources/rules/seed_14_to_5.toml",
+                "resources/icons/workbench.svg", "PySide6/QtOpenGL.abi3.so",
+                "PySide6/Qt/plugins/platforms/libqxcb.so",
+                "PySide6/Qt/plugins/platforms/libqoffscreen.so",
+                "PySide6/Qt/plugins/iconengines/libqsvgicon.so"):
+        assert (internal / rel).exists(), rel
+    examples = {p.name for p in (ROOT / "resources" / "examples").glob("*.csv")}
+    assert examples <= {p.name for p in (internal / "resources" / "examples").iterdir()}
+    assert not list((internal / "PySide6" / "Qt" / "lib").glob("libQt6Qml*"))
+    size = sum(p.lstat().st_size for p in built["bundle"].rglob("*"))
+    print(f"bundle: {size / 2**20:.0f} MiB unpacked")  # shown with -s
+    assert size / 2**20 < SIZE_LIMIT_MIB, (built["dist"] / "bundle-size.txt").read_text()
+
+
+def test_deb_metadata(built):
+    info = _run("dpkg-deb", "-I", built["deb"], check=True).stdout
+    field = {m.group(1): m.group(2) for m in re.finditer(r"^ (\S+): (.*)$", info, re.M)}
+    assert field["Package"] == project.PACKAGE
+    assert field["Version"] == project.version()
+    assert field["Architecture"] == "amd64"
+    depends = [d.strip().split()[0] for d in field["Depends"].split(",")]
+    for pkg in ("libgl1", "libegl1", "libxkbcommon0", "libfontconfig1", "fonts-dejavu-core",
+                "libxcb-cursor0", "libdbus-1-3"):
+        assert pkg in depends, field["Depends"]
+    assert not [d for d in depends if d.startswith("python")], "the bundle carries its own Python"
+    assert int(field["Installed-Size"]) > 100_000
+    for script in ("postinst", "postrm"):
+        assert re.search(rf"^\s+\d+ bytes,\s+\d+ lines\s+\*\s+{script}\s", info, re.M), info
+
+
+def test_deb_contents(built):
+    listing = _run("dpkg-deb", "-c", built["deb"], check=True).stdout
+    entries = {}
+    for line in listing.splitlines():
+        parts = line.split(None, 5)
+        path = parts[5].split(" -> ")[0].removeprefix(".")
+        entries[path] = (parts[0], parts[1], parts[5])
+    opt = f"/opt/{project.PACKAGE}"
+    assert entries[f"{opt}/{project.EXECUTABLE}"][0] == "-rwxr-xr-x"
+    link = entries["/usr/bin/workbench"]
+    assert link[0].startswith("l") and link[2].endswith(f"-> {opt}/{project.EXECUTABLE}")
+    assert all(owner == "root/root" for _mode, owner, _ in entries.values())
+    for path in ("/usr/share/applications/workbench.desktop",
+                 f"/usr/share/mime/packages/{project.PACKAGE}.xml",
+                 "/usr/share/icons/hicolor/scalable/apps/eval-workbench.svg",
+                 f"/usr/share/doc/{project.PACKAGE}/copyright"):
+        assert path in entries, path
+    for size in (16, 24, 32, 48, 64, 128, 256, 512):
+        assert f"/usr/share/icons/hicolor/{size}x{size}/apps/eval-workbench.png" in entries
+    allowed = (opt, "/usr/bin", "/usr/share/applications", "/usr/share/mime",
+               "/usr/share/icons", f"/usr/share/doc/{project.PACKAGE}")
+    stray = [p for p in entries if p.rstrip("/") and not p.startswith(allowed)
+             and not any(a.startswith(p) for a in allowed)]
+    assert not stray, stray
+
+
+@pytest.mark.skipif(not shutil.which("desktop-file-validate"),
+                    reason="desktop-file-validate is not installed (apt-get install desktop-file-utils)")
+def test_desktop_entry_is_valid():
+    proc = _run("desktop-file-validate", ROOT / "packaging" / "linux" / "workbench.desktop")
+    assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("debootstrap"),
+                    reason="installing into a clean Debian root needs root and debootstrap "
+                           "(apt-get install debootstrap)")
+def test_install_into_a_clean_debian_root(built):
+    proc = _run("bash", ROOT / "packaging" / "test_install_debootstrap.sh", built["deb"],
+                timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+    assert "self-test passed" in proc.stdout
+    assert "ok   purge left nothing behind" in proc.stdout

@@ -1,0 +1,95 @@
+"""The installer sources agree with each other and with the program (fast; no build needed):
+one version, the same spec everywhere, icons rendered from the SVG, desktop entry and MIME type.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import workbench
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGING = ROOT / "packaging"
+sys.path.insert(0, str(PACKAGING))
+import project  # noqa: E402
+
+
+def test_one_version_number():
+    assert project.version() == workbench.__version__
+    out = subprocess.run([sys.executable, str(PACKAGING / "build.py"), "--print-version"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == workbench.__version__
+    assert project.windows_version_tuple("1.2.3rc1") == (1, 2, 3, 0)
+    # no installer source writes a version of its own
+    for path in [PACKAGING / "workbench.spec", PACKAGING / "windows" / "workbench.iss",
+                 PACKAGING / "macos" / "make_dmg.sh", ROOT / ".github" / "workflows" / "installers.yml"]:
+        text = path.read_text(encoding="utf-8")
+        assert workbench.__version__ not in text, f"{path.name} hard-codes the version"
+
+
+def test_every_platform_builds_from_the_same_spec_and_entry_point():
+    workflow = (ROOT / ".github" / "workflows" / "installers.yml").read_text(encoding="utf-8")
+    assert workflow.count("packaging/build.py") >= 3  # linux, windows, macos
+    assert "--print-version" in workflow
+    assert "windows\\workbench.iss" in workflow and "macos/make_dmg.sh" in workflow
+    iss = (PACKAGING / "windows" / "workbench.iss").read_text(encoding="utf-8")
+    assert "PrivilegesRequired=lowest" in iss  # per-user install
+    assert "{#AppVersion}" in iss and "dist\\workbench" in iss
+    assert "wbsession.json" in iss
+    spec = (PACKAGING / "workbench.spec").read_text(encoding="utf-8")
+    assert "BUNDLE(" in spec and "project.version()" in spec
+    assert "strip=False" in spec and "strip=True" not in spec
+
+
+def test_icons_are_rendered_from_the_svg():
+    icons = ROOT / "resources" / "icons"
+    ET.parse(icons / "workbench.svg")
+    for size in (16, 24, 32, 48, 64, 128, 256, 512):
+        data = (icons / f"workbench-{size}.png").read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        assert (width, height) == (size, size)
+    assert (icons / "workbench.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"
+    assert (icons / "workbench.icns").read_bytes()[:4] == b"icns"
+
+
+def test_desktop_entry_and_mime_type_agree():
+    entry = configparser.ConfigParser(interpolation=None, strict=True)
+    entry.optionxform = str
+    entry.read(PACKAGING / "linux" / "workbench.desktop", encoding="utf-8")
+    d = entry["Desktop Entry"]
+    assert d["Exec"].split()[0] == project.EXECUTABLE
+    assert d["Icon"] == project.ICON_NAME
+    assert project.SESSION_MIME in d["MimeType"].split(";")
+    assert d["StartupWMClass"] == project.EXECUTABLE  # the window's class: its icon in the dock
+    ns = {"m": "http://www.freedesktop.org/standards/shared-mime-info"}
+    mime = ET.parse(PACKAGING / "linux" / "eval-workbench-mime.xml").getroot()
+    t = mime.find("m:mime-type", ns)
+    assert t.get("type") == project.SESSION_MIME
+    assert t.find("m:glob", ns).get("pattern") == project.SESSION_GLOB
+    assert t.find("m:icon", ns).get("name") == project.ICON_NAME
+
+
+def test_maintainer_scripts_are_posix_sh():
+    for name in ("postinst", "postrm"):
+        path = PACKAGING / "linux" / name
+        assert path.read_text(encoding="utf-8").startswith("#!/bin/sh\n")
+        subprocess.run(["sh", "-n", str(path)], check=True)
+
+
+@pytest.mark.parametrize("argv0", ["--self-test"])
+def test_launcher_routes_the_self_test(monkeypatch, argv0):
+    import workbench.launcher as launcher
+    import workbench.ui.selftest as selftest
+
+    seen = []
+    monkeypatch.setattr(selftest, "main", lambda argv=None: seen.append(argv) or 0)
+    assert launcher.main([argv0, "--keep"]) == 0
+    assert seen == [["--keep"]]
