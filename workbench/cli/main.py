@@ -34,10 +34,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help').")
 
 
-def _ks(value: str) -> str:
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     top = _Parser(prog="workbench", description="Eval Workbench: evaluation numbers with their "
                   "denominators and conventions.")
@@ -146,8 +142,6 @@ def _options(module, args: argparse.Namespace):
     kwargs = {}
     for f in fields(module.Options):
         flag = mapping.get(f.name, f.name)
-        if module.NAME == "plan" and f.name == "k":
-            flag = "k"
         if hasattr(args, flag):
             kwargs[f.name] = getattr(args, flag)
     return module.Options(**kwargs)

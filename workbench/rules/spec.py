@@ -394,7 +394,7 @@ class _Parser:
 
         unknown = [k for k in doc if k not in ("rule", "data", "condition")]
         if unknown:
-            raise self.fail(f"top level", f"unknown section or key '{unknown[0]}'{self._suggest(unknown[0], ('rule', 'data', 'condition'))}; "
+            raise self.fail("top level", f"unknown section or key '{unknown[0]}'{self._suggest(unknown[0], ('rule', 'data', 'condition'))}; "
                             f"a rule has [rule], [data] and [[condition]] tables")
         rule = doc.get("rule")
         if rule is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QByteArray, QItemSelection, QItemSelectionModel, QSettings, Qt, QTimer, Signal
@@ -13,11 +12,12 @@ from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListWidget,
                                QListWidgetItem, QMainWindow, QMessageBox, QPushButton,
-                               QStackedWidget, QTableWidget, QTabWidget, QVBoxLayout, QWidget)
+                               QStackedWidget, QTableWidget, QTableWidgetItem, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from .. import __version__
 from ..core.errors import WorkbenchError
-from ..core.session import Session, load_session, save_session
+from ..core.session import Session, load_session, options_to_json, save_session
 from ..io import LoadedTable, load_table
 from ..io.roles import ROLES, find_problems, guess_roles
 from .examples import EXAMPLES
@@ -44,8 +44,8 @@ class StartPage(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 36, 48, 36)
-        title = QLabel(f"<h1>Eval Workbench</h1><p>Open a spreadsheet or CSV of per-item results. "
-                       f"Every number comes with its denominator and the conventions behind it.</p>")
+        title = QLabel("<h1>Eval Workbench</h1><p>Open a spreadsheet or CSV of per-item results. "
+                       "Every number comes with its denominator and the conventions behind it.</p>")
         title.setWordWrap(True)
         layout.addWidget(title)
         row = QHBoxLayout()
@@ -121,9 +121,6 @@ class RolesTable(QTableWidget):
         self._columns = list(columns)
         self.setRowCount(len(columns))
         for r, col in enumerate(columns):
-            item = self.item(r, 0) or None
-            from PySide6.QtWidgets import QTableWidgetItem
-
             item = QTableWidgetItem(col)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             self.setItem(r, 0, item)
@@ -530,7 +527,7 @@ class MainWindow(QMainWindow):
     def current_session(self) -> Session:
         session = replace(self.session)
         session.roles = dict(self.roles)
-        session.panels = {name: _options_json(panel.options()) for name, panel in self.panels.items()
+        session.panels = {name: options_to_json(panel.options()) for name, panel in self.panels.items()
                           if panel.table is not None or not panel.NEEDS_DATA}
         return session
 
@@ -722,12 +719,6 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
 
-def _options_json(options) -> dict:
-    from ..core.session import options_to_json
-
-    return options_to_json(options)
-
-
 def about_text() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -745,9 +736,3 @@ def about_text() -> str:
             f"<p>Qt {qVersion()} (PySide6 {PySide6.__version__}), pandas {ver('pandas')}, "
             f"numpy {ver('numpy')}, scipy {ver('scipy')}, sacrebleu {ver('sacrebleu')}, "
             f"rouge-score {ver('rouge-score')}, pyqtgraph {ver('pyqtgraph')}, openpyxl {ver('openpyxl')}.</p>")
-
-
-def example_path(name: str) -> Path:
-    from ..resources_path import examples_dir
-
-    return examples_dir() / name

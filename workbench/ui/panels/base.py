@@ -563,11 +563,4 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def default_of(options_cls, name: str):
-    for f in fields(options_cls):
-        if f.name == name:
-            return f.default
-    raise KeyError(name)
-
-
-__all__ = ["AnalysisPanel", "Field", "headline_frame", "notes_html", "default_of"]
+__all__ = ["AnalysisPanel", "Field", "headline_frame", "notes_html"]
