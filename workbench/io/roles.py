@@ -149,7 +149,9 @@ def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int 
             try:
                 to_binary(table, col)
             except DataError as err:
-                bad = ~frame[col].map(_is_binary_cell).to_numpy(dtype=bool)
+                codes, uniques = pd.factorize(frame[col], use_na_sentinel=False)
+                ok = np.array([_is_binary_cell(u) for u in uniques], dtype=bool)
+                bad = ~ok[codes] if ok.size else np.zeros(len(frame), dtype=bool)
                 problems.append(Problem(str(err), col, rows_of(bad)))
     for role in ("cost", "latency", "n", "correct", "score", "rank", "relevance", "numerator",
                  "denominator"):
@@ -169,8 +171,10 @@ def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int 
                     f"Column '{col}' ({ROLES[role]}) has values that are not whole numbers")
     for role in ("item", "query", "doc", "task", "prediction", "reference", "system", "group"):
         for col in by_role.get(role, []):
-            blank = frame[col].map(lambda v: v is None or (isinstance(v, float) and np.isnan(v))
-                                   or (isinstance(v, str) and not v.strip())).to_numpy(dtype=bool)
+            series = frame[col]
+            blank = series.isna().to_numpy().copy()
+            if not pd.api.types.is_numeric_dtype(series):
+                blank |= (series.astype(str).str.strip() == "").to_numpy()
             if role in ("prediction", "reference"):
                 add(col, blank, f"Column '{col}' ({ROLES[role]}) has empty cells; they are scored as "
                                 f"empty text")

@@ -248,6 +248,8 @@ class MainWindow(QMainWindow):
         self.loader.finished.connect(self._on_loaded)
         self.loader.failed.connect(self._on_load_failed)
         self.loader.busy_changed.connect(lambda b: None if b else self.busy.stop())
+        self.problem_runner = TaskRunner(self)
+        self.problem_runner.finished.connect(self._show_problems)
         self._build()
         self._restore_settings()
 
@@ -415,7 +417,8 @@ class MainWindow(QMainWindow):
                 if sheet is None:
                     return
         self.busy.start(f"Loading {os.path.basename(path)}…")
-        self.loader.start(lambda progress: load_table(path, sheet=sheet, progress=progress))
+        saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
+        self.loader.start(lambda progress: _load_job(path, sheet, saved_roles, progress))
 
     def choose_sheet(self, path: str, sheets) -> str | None:
         sheet, ok = QInputDialog.getItem(self, "Choose a sheet",
@@ -423,20 +426,20 @@ class MainWindow(QMainWindow):
                                          list(sheets), 0, False)
         return sheet if ok else None
 
-    def _on_loaded(self, table: LoadedTable) -> None:
+    def _on_loaded(self, loaded) -> None:
+        table, roles, problems = loaded
         self.table = table
         session = self._pending_session
         self._pending_session = None
-        roles = guess_roles(table)
-        if session is not None:
-            roles = {c: r for c, r in session.roles.items() if c in table.frame.columns} or roles
         self.data.set_table(table)
         self.roles_table.blockSignals(True)
         self.roles_table.set_roles([str(c) for c in table.frame.columns], roles)
         self.roles_table.blockSignals(False)
         self.roles_dock.setVisible(True)
         self.problems_dock.setVisible(True)
-        self._apply_roles(roles, rerun=False)
+        self.roles = dict(roles)
+        self.session.roles = dict(roles)
+        self._show_problems(problems)
         if session is not None:
             for name, panel in self.panels.items():
                 if name in session.panels:
@@ -501,7 +504,16 @@ class MainWindow(QMainWindow):
     def _apply_roles(self, roles: dict[str, str], *, rerun: bool) -> None:
         self.roles = dict(roles)
         self.session.roles = dict(roles)
-        self.problems = find_problems(self.table, roles) if self.table is not None else []
+        if self.table is not None:  # checking a large table takes a while: off the GUI thread
+            table = self.table
+            self.problem_runner.start(lambda progress: find_problems(table, roles))
+        if rerun and self.table is not None:
+            for panel in self.panels.values():
+                if panel.NEEDS_DATA:
+                    panel.set_data(self.table, roles)
+
+    def _show_problems(self, problems) -> None:
+        self.problems = list(problems)
         self.problem_list.clear()
         for problem in self.problems:
             item = QListWidgetItem(problem.message)
@@ -511,10 +523,6 @@ class MainWindow(QMainWindow):
         if not self.problems:
             self.problem_list.addItem(QListWidgetItem("No problem found with the columns' roles."))
         self.problems_dock.setWindowTitle(f"Problems in the data ({len(self.problems)})")
-        if rerun and self.table is not None:
-            for panel in self.panels.values():
-                if panel.NEEDS_DATA:
-                    panel.set_data(self.table, roles)
 
     def _on_problem_clicked(self, item: QListWidgetItem) -> None:
         rows = item.data(Qt.ItemDataRole.UserRole)
@@ -710,6 +718,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Cancel every run, wait for the workers, remember the window."""
         self.loader.cancel()
+        self.problem_runner.cancel()
         self.rule_panel.runner.cancel()
         for panel in self.panels.values():
             panel.runner.cancel()
@@ -717,6 +726,15 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
+
+
+def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
+    """On a worker: load the file, take the saved roles (or guess them), check the data."""
+    table = load_table(path, sheet=sheet, progress=progress)
+    roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
+    progress.check_cancelled()
+    progress.advance(0.95, "checking the columns")
+    return table, roles, find_problems(table, roles)
 
 
 def about_text() -> str:
