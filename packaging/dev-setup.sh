@@ -8,25 +8,36 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 QT_LIBS="libgl1 libegl1 libxkbcommon0 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0 libx11-6 fonts-dejavu-core"
 
-missing=""
-if command -v dpkg-query >/dev/null 2>&1; then
-  for pkg in $QT_LIBS; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+# missing_packages PKG...: the Debian packages among PKG that are not installed
+missing_packages() {
+  local out="" pkg
+  command -v dpkg-query >/dev/null 2>&1 || return 0
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || out="$out $pkg"
   done
-fi
+  echo "$out"
+}
+
+# apt_install WHAT PKG...: install the packages as root, or name the apt-get line to run
+apt_install() {
+  local what="$1"; shift
+  [ "$#" -gt 0 ] || return 0
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "dev-setup: installing $what:" "$@"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  else
+    echo "dev-setup: $what are missing; run: sudo apt-get install -y $*" >&2
+  fi
+}
+
+missing=$(missing_packages $QT_LIBS)
 if ! "$PY" -c "import venv, ensurepip" >/dev/null 2>&1; then
   missing="$missing python3-venv"
 fi
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "dev-setup: installing system packages:$missing"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null
-  else
-    echo "dev-setup: Qt needs system libraries; run: sudo apt-get install -y$missing" >&2
-  fi
-fi
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+apt_install "the system libraries Qt needs" $missing
 
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
@@ -43,22 +54,8 @@ fi
 # platform plug-in links, so that build.py's check finds every library the .deb depends on.
 if [ "${WORKBENCH_PACKAGE:-}" = "1" ]; then
   PACKAGE_LIBS="binutils libopengl0 libx11-xcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0 desktop-file-utils"
-  missing=""
-  if command -v dpkg-query >/dev/null 2>&1; then
-    for pkg in $PACKAGE_LIBS; do
-      dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
-    done
-  fi
-  if [ -n "$missing" ]; then
-    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-      echo "dev-setup: installing packaging tools and libraries:$missing"
-      export DEBIAN_FRONTEND=noninteractive
-      apt-get update -qq
-      apt-get install -y -qq --no-install-recommends $missing >/dev/null
-    else
-      echo "dev-setup: packaging needs: sudo apt-get install -y$missing" >&2
-    fi
-  fi
+  # shellcheck disable=SC2086
+  apt_install "packaging tools and libraries" $(missing_packages $PACKAGE_LIBS)
   if ! .venv/bin/python -c "import PyInstaller" >/dev/null 2>&1; then
     .venv/bin/python -m pip install -q -e ".[package]"
   fi

@@ -10,6 +10,7 @@ that system, as ``trec_eval -c`` does.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,7 +172,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     jq = jkeys // D
 
     if options.ties == "trec_eval":
-        def tie() -> np.ndarray:  # document id descending; only computed when scores tie
+        @functools.cache
+        def tie() -> np.ndarray:  # document id descending; computed once, only if scores tie
             by_id = np.argsort(np.asarray(d_labels, dtype=object), kind="stable")
             rank_of = np.empty(D, dtype=np.int64)
             rank_of[by_id] = np.arange(D)

@@ -51,8 +51,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         sys_codes, sys_labels = np.zeros(n_rows, dtype=np.int64), [None]
 
     progress.advance(0.05, "exact match and token F1")
-    em = tm.exact_match(preds, refs, options.normalize)
-    f1 = tm.token_f1(preds, refs, options.normalize)
+    # normalise once; the normalisations are idempotent, so comparing the normalised texts
+    # as given ("none") is exact match and token F1 under the chosen mode
+    norm_preds = [tm.normalize(p, options.normalize) for p in preds]
+    norm_refs = [tm.normalize(r, options.normalize) for r in refs]
+    em = tm.exact_match(norm_preds, norm_refs, "none")
+    f1 = tm.token_f1(norm_preds, norm_refs, "none")
     progress.check_cancelled()
     progress.advance(0.2, "ROUGE")
     rouge = tm.rouge_f(preds, refs, stemmer=options.stemmer)
@@ -105,8 +109,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "line": [table.line_of(i) for i in range(n_rows)],
         "prediction": preds,
         "reference": refs,
-        "normalized_prediction": [tm.normalize(p, options.normalize) for p in preds],
-        "normalized_reference": [tm.normalize(r, options.normalize) for r in refs],
+        "normalized_prediction": norm_preds,
+        "normalized_reference": norm_refs,
         "exact_match": em,
         "token_f1": f1,
         "bleu": s_bleu,

@@ -54,9 +54,32 @@ class _Control:
     row_label: QLabel
 
 
-class AnalysisPanel(QWidget):
-    """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and may override
-    :meth:`charts` and :meth:`extra_actions`."""
+class PanelMessages:
+    """The message line of a panel (a ``message`` QLabel, ``last_error``, an ``error`` signal):
+    user errors in red, unexpected ones also to the exception dialog."""
+
+    def _on_failed(self, error: object, details: str) -> None:
+        if isinstance(error, WorkbenchError):
+            self._show_error(str(error))
+        else:
+            self._show_error(f"Unexpected error: {error!r}")
+            self.error.emit(f"{type(error).__name__}: {error}", details)
+
+    def _show_error(self, text: str) -> None:
+        self.last_error = text
+        self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
+        self.message.setText(text)
+        self.message.setVisible(True)
+
+    def _show_message(self, text: str) -> None:
+        self.message.setStyleSheet("")
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+
+class AnalysisPanel(PanelMessages, QWidget):
+    """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and ``CHARTS``, and may
+    override :meth:`form_for_roles`, :meth:`configure_charts` and :meth:`extra_actions`."""
 
     module: Any = None
     FIELDS: tuple[Field, ...] = ()
@@ -408,30 +431,12 @@ class AnalysisPanel(QWidget):
         if not busy:
             self.busy.stop()
 
-    def _on_failed(self, error: object, details: str) -> None:
-        if isinstance(error, WorkbenchError):
-            self._show_error(str(error))
-        else:
-            self._show_error(f"Unexpected error: {error!r}")
-            self.error.emit(f"{type(error).__name__}: {error}", details)
-
     def _on_result(self, result: AnalysisResult) -> None:
         self.last_result = result
         self.last_error = None
         self._show_message("")
         self.render(result)
         self.result_ready.emit(result)
-
-    def _show_error(self, text: str) -> None:
-        self.last_error = text
-        self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
-        self.message.setText(text)
-        self.message.setVisible(True)
-
-    def _show_message(self, text: str) -> None:
-        self.message.setStyleSheet("")
-        self.message.setText(text)
-        self.message.setVisible(bool(text))
 
     # -- rendering -------------------------------------------------------------------------------
     def render(self, result: AnalysisResult) -> None:

@@ -21,7 +21,7 @@ from ...rules import TEMPLATE, card_rows, evaluate, parse_rule, rule_changed, ve
 from ..models import FrameModel
 from ..tasks import TaskRunner
 from ..widgets import BusyBar, TableView
-from .base import notes_html
+from .base import PanelMessages, notes_html
 
 VERDICT_COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "INCONCLUSIVE": "#a05a00"}
 CARD_COLUMNS = ("condition", "observed", "interval", "threshold", "requirement", "status", "n",
@@ -32,7 +32,7 @@ def now_utc() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-class RulePanel(QWidget):
+class RulePanel(PanelMessages, QWidget):
     result_ready = Signal(object)
     registered = Signal()
     error = Signal(str, str)
@@ -238,19 +238,3 @@ class RulePanel(QWidget):
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(f"<small>Signature: {result.signature}</small>")
         self.result_ready.emit(result)
-
-    def _on_failed(self, error: object, details: str) -> None:
-        if isinstance(error, WorkbenchError):
-            self._show_error(str(error))
-        else:
-            self._show_error(f"Unexpected error: {error!r}")
-            self.error.emit(f"{type(error).__name__}: {error}", details)
-
-    def _show_error(self, text: str) -> None:
-        self.last_error = text
-        self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
-        self.message.setText(text)
-
-    def _show_message(self, text: str) -> None:
-        self.message.setStyleSheet("")
-        self.message.setText(text)
