@@ -30,9 +30,13 @@ demo: setup
 gui: setup
 	.venv/bin/workbench $(EXAMPLES)/paired_14_to_5.csv
 
-## test: the whole test suite (GUI tests run offscreen)
+## test: the whole test suite (GUI tests run offscreen), then again without pyarrow as in the
+## standalone bundle (pandas' Python-backed text, Parquet through fastparquet); the packaging
+## test runs when PyInstaller is installed (`make package` or .ci/run install it)
 test: setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	@echo "-- the same tests without pyarrow, as in the standalone bundle --"
+	QT_QPA_PLATFORM=offscreen PYTHONPATH=tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider --ignore=tests/packaging
 
 lint: setup
 	.venv/bin/lint-imports

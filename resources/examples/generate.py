@@ -1,16 +1,22 @@
-"""Writes the bundled example files: the seed document's worked cases as per-item data.
+"""Writes the bundled example files: the seed document's worked cases as per-item data, and
+example sessions (``*.wbsession.json``) that reopen some of them with their analyses' options
+and, for the 14-to-5 split, a release rule registered before any result was seen.
 
-Run ``python resources/examples/generate.py`` to regenerate; the files are committed and the
-tests check that the workbench reproduces the worked numbers from them.
+Run ``python resources/examples/generate.py`` from the repository root to regenerate; the files
+are committed and the tests check that the workbench reproduces the worked numbers from them and
+that each session opens and runs in the window and in ``workbench report``.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import random
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 
 
 def write(name: str, header: list[str], rows: list[list]) -> None:
@@ -83,6 +89,49 @@ def main() -> None:
         ["t4", "14 days", "14 days"],
         ["t5", "the order ships in 2 days", "Order ships in 2 days."],
     ])
+    write_sessions()
+
+
+#: When the example rule counts as registered (before any result: results_first_shown_at unset).
+REGISTERED_AT = "2026-11-30T09:00:00+00:00"
+
+
+def write_sessions() -> None:
+    """Example sessions, written with the workbench's own Session and analysis options so that
+    they are exactly what File > Save session writes (input paths relative to this folder)."""
+    sys.path.insert(0, str(ROOT))
+    from workbench.analyses import REGISTRY
+    from workbench.core.session import Session, save_session, sha256_text
+
+    def session(csv_name: str, roles: dict[str, str], panels: dict, rule: str | None = None):
+        s = Session(input_path=csv_name,
+                    input_sha256=hashlib.sha256((HERE / csv_name).read_bytes()).hexdigest(),
+                    roles=roles)
+        for name, options in panels.items():
+            s.set_options(name, REGISTRY[name].Options(**options))
+        if rule is not None:
+            text = (ROOT / "resources" / "rules" / rule).read_text(encoding="utf-8")
+            s.rule_text, s.rule_sha256, s.rule_registered_at = text, sha256_text(text), REGISTERED_AT
+        save_session(s, HERE / (Path(csv_name).stem + ".wbsession.json"))
+
+    # the 14-to-5 split, clustered by conversation, with the seed rule registered beforehand
+    session("paired_14_to_5.csv",
+            {"item_id": "item", "conversation": "cluster", "baseline": "baseline",
+             "candidate": "candidate"},
+            {"compare": dict(baseline="baseline", candidate="candidate", item="item_id",
+                             cluster="conversation")},
+            rule="seed_14_to_5.toml")
+    # graded relevance with the exponential gain and nDCG at 3 only: a non-default convention
+    session("ranking_graded.csv",
+            {"query": "query", "doc": "doc", "score": "score", "relevance": "relevance"},
+            {"ranking": dict(query="query", doc="doc", score="score", relevance="relevance",
+                             ks=(3,), gain="exponential")})
+    # cost and latency with nearest-rank percentiles
+    session("cost_latency.csv",
+            {"system": "system", "request_id": "item", "success": "success", "cost": "cost",
+             "latency_s": "latency"},
+            {"cost": dict(system="system", success="success", cost="cost", latency="latency_s",
+                          percentile_method="nearest_rank")})
 
 
 if __name__ == "__main__":

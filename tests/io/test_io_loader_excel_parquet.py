@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from workbench.core.errors import DataError
-from workbench.io import load_table, to_binary, to_float
+from workbench.io import load_table, parquet, to_binary, to_float
 
 
 def load_error(path, **kwargs) -> str:
@@ -162,9 +162,32 @@ def test_xml_protection_is_active():
 
 
 # --- Parquet -----------------------------------------------------------------------
+# Each test runs with both readers: pyarrow (the Python package) and fastparquet (the
+# standalone bundle, which leaves pyarrow out).  Files are written by whichever is installed.
 
 
-def test_parquet_round_trip(tmp_path):
+def _importable(name: str) -> bool:
+    try:
+        __import__(name)
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(params=[parquet.PYARROW, parquet.FASTPARQUET])
+def reader(request, monkeypatch):
+    if not _importable(request.param):
+        pytest.skip(f"{request.param} is not installed")
+    monkeypatch.setattr(parquet, "engine", lambda: request.param)
+    return request.param
+
+
+def write_parquet(frame, path, index=None):
+    parquet.write(frame, path, index=index,
+                  using=parquet.PYARROW if _importable("pyarrow") else parquet.FASTPARQUET)
+
+
+def test_parquet_round_trip(tmp_path, reader):
     original = pd.DataFrame(
         {
             "item": ["q1", "q2", "q3"],
@@ -174,7 +197,7 @@ def test_parquet_round_trip(tmp_path):
         }
     )
     path = tmp_path / "data.parquet"
-    original.to_parquet(path, index=False)
+    write_parquet(original, path, index=False)
     table = load_table(path)
     assert table.format == "parquet"
     pd.testing.assert_frame_equal(table.frame, original, check_dtype=False)
@@ -184,10 +207,10 @@ def test_parquet_round_trip(tmp_path):
     assert table.line_of(0) == 1  # no header line in Parquet: rows are counted from 1
 
 
-def test_parquet_with_pq_extension_and_named_index(tmp_path):
+def test_parquet_with_pq_extension_and_named_index(tmp_path, reader):
     frame = pd.DataFrame({"score": [1.5, -2.0]}, index=pd.Index(["a", "b"], name="item"))
     path = tmp_path / "named.pq"
-    frame.to_parquet(path)
+    write_parquet(frame, path, index=True)
     table = load_table(path)
     assert list(table.frame.columns) == ["item", "score"]
     assert isinstance(table.frame.index, pd.RangeIndex)
@@ -197,14 +220,58 @@ def test_parquet_with_pq_extension_and_named_index(tmp_path):
     assert "-2 (row 2)" in str(info.value)
 
 
-def test_corrupt_parquet(tmp_path):
+def test_corrupt_parquet(tmp_path, reader, capsys):
     path = tmp_path / "broken.parquet"
     path.write_bytes(b"PAR1 not really")
     message = load_error(path)
     assert "broken.parquet" in message and "Parquet" in message
+    assert capsys.readouterr().out == ""  # nothing printed (fastparquet prints thrift errors)
 
 
-def test_empty_parquet(tmp_path):
+def test_empty_parquet(tmp_path, reader):
     path = tmp_path / "empty.parquet"
-    pd.DataFrame({"a": pd.Series([], dtype="float64")}).to_parquet(path)
+    write_parquet(pd.DataFrame({"a": pd.Series([], dtype="float64")}), path, index=False)
     assert "no data rows" in load_error(path)
+
+
+def test_the_two_readers_give_the_same_frame(tmp_path):
+    """pyarrow and fastparquet read the same file (written by either) into equal frames,
+    dtypes included: text, missing text, categoricals (read as plain values), nullable integers,
+    times, index."""
+    if not (_importable("pyarrow") and _importable("fastparquet")):
+        pytest.skip("needs both pyarrow and fastparquet")
+    frame = pd.DataFrame(
+        {
+            "query": ["q1", "q2", None, "q4"],
+            "system": pd.Categorical(["a", "b", "a", "b"]),
+            "score": [0.25, np.nan, 1.0, -3.5],
+            "rank": pd.array([1, None, 3, 4], dtype="Int64"),
+            "correct": [True, False, True, False],
+            "when": pd.to_datetime(["2024-01-01", "2024-02-29", "2024-03-01", "2024-12-31"]),
+            "tokens": np.array([10, 20, 30, 40], dtype=np.int64),
+        },
+        index=pd.Index(["i1", "i2", "i3", "i4"], name="item"),
+    )
+    for writer in (parquet.PYARROW, parquet.FASTPARQUET):
+        path = tmp_path / f"by-{writer}.parquet"
+        parquet.write(frame, path, index=True, using=writer)
+        data = path.read_bytes()
+        by_arrow = parquet.read(data, using=parquet.PYARROW)
+        by_fast = parquet.read(data, using=parquet.FASTPARQUET)
+        # dtypes must agree on files written by pyarrow (pandas' default writer, and what
+        # polars, Spark and DuckDB files look like); on fastparquet's own files pyarrow reads
+        # a nullable Int64 column back as float64, so there only the values must agree
+        pd.testing.assert_frame_equal(by_fast, by_arrow, check_dtype=writer == parquet.PYARROW,
+                                      check_index_type=writer == parquet.PYARROW,
+                                      obj=f"file written by {writer}")
+        assert by_fast.index.tolist() == ["i1", "i2", "i3", "i4"]
+        assert by_fast["query"].isna().tolist() == [False, False, True, False]
+        assert by_fast["system"].tolist() == ["a", "b", "a", "b"]  # plain values
+
+
+def test_no_parquet_reader_is_a_clear_sentence(tmp_path, monkeypatch):
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"PAR1 whatever")
+    monkeypatch.setattr(parquet, "engine", lambda: None)
+    message = load_error(path)
+    assert "data.parquet" in message and "no Parquet reader" in message and "CSV" in message

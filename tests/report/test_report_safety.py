@@ -21,7 +21,7 @@ import workbench.report.xlsx as xlsx_mod
 from workbench.analyses import REGISTRY
 from workbench.core.errors import WorkbenchError
 from workbench.core.result import AnalysisResult, Table, record
-from workbench.io import load_table
+from workbench.io import load_table, parquet
 from workbench.report import SheetNames, sanitize_sheet_name, write_report
 
 HOSTILE = ["=1+1", "+SUM(A1:A2)", "-2+3", "@SUM(A1)", "\tTAB=1", "\rCR=1",
@@ -43,7 +43,7 @@ def hostile_text(tmp_path):
     frame = pd.DataFrame({"item_id": [f"{h}#{i}" for i, h in enumerate(HOSTILE)],
                           "prediction": HOSTILE, "reference": list(reversed(HOSTILE))})
     path = tmp_path / "hostile.parquet"  # keeps tabs and carriage returns exactly
-    frame.to_parquet(path, index=False)
+    parquet.write(frame, path, index=False)
     table = load_table(path)
     assert len(table.frame) == n
     result = REGISTRY["text"].run(table, REGISTRY["text"].Options())

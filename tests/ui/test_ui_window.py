@@ -362,3 +362,66 @@ def test_registered_rule_draws_its_bars_on_the_charts(qtbot, window):
     latency = next(c for c in rule.conditions if c.metric == "latency_p95")
     assert window.panels["compare"].control("margin").value() == pytest.approx(100 * success.threshold)
     assert window.panels["cost"].control("latency_threshold").value() == pytest.approx(latency.threshold)
+
+
+def _click_item(qtbot, widget, row):
+    from PySide6.QtCore import Qt
+
+    rect = widget.visualItemRect(widget.item(row))
+    qtbot.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_example_session_with_its_rule_opens_from_the_start_page(qtbot, window):
+    """The 14-to-5 example session: its file, roles, options and the rule registered before
+    any result; the rule is evaluated as soon as the data is in, and the card says PASS."""
+    from workbench.ui.examples import EXAMPLE_SESSIONS
+
+    sessions = window.start.sessions
+    assert sessions.count() == len(EXAMPLE_SESSIONS) == 3
+    assert "paired_14_to_5.wbsession.json" in sessions.item(0).toolTip()
+    with qtbot.waitSignal(window.rule_panel.result_ready, timeout=60000) as blocker:
+        _click_item(qtbot, sessions, 0)
+    card = blocker.args[0]
+    assert card.value("verdict") == "PASS"
+    assert window.tabs.currentWidget() is window.rule_panel
+    assert window.table.path.endswith("paired_14_to_5.csv")
+    assert window.session.input_sha256 == window.table.sha256
+    assert window.session.rule_registered_at == "2026-11-30T09:00:00+00:00"
+    assert not window.session.rule_changed_after_results
+    assert "Registered 2026-11-30" in window.rule_panel.status.text()
+    assert window.roles["conversation"] == "cluster"
+    assert window.panels["compare"].options().cluster == "conversation"
+    # the rule's margin is drawn on the compare chart, as after registering it by hand
+    assert window.panels["compare"].control("margin").value() == pytest.approx(1.0)
+    # the example stays read-only: saving asks for a new file
+    assert window.session_path is None
+    assert not window.warnings and not window.exceptions
+
+
+@pytest.mark.parametrize("row, panel_name, metric, expected, signature", [
+    (1, "ranking", "ndcg@3", 0.834, "gain:exponential"),
+    (2, "cost", "latency_p95", None, "pct:nearest_rank"),
+])
+def test_example_sessions_restore_their_conventions(qtbot, window, row, panel_name, metric,
+                                                     expected, signature):
+    from workbench.ui.examples import EXAMPLE_SESSIONS
+
+    example = EXAMPLE_SESSIONS[row]
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        _click_item(qtbot, window.start.sessions, row)
+    panel = window.panels[panel_name]
+    assert window.tabs.currentWidget() is panel
+    result = wait_result(qtbot, panel)
+    assert signature in result.signature and signature in panel.signature.text()
+    saved = json.loads(example.path.read_text(encoding="utf-8"))["panels"][panel_name]
+    engine = REGISTRY[panel_name].run(load_table(EXAMPLES / saved_input(example)),
+                                      REGISTRY[panel_name].Options(**{
+                                          k: tuple(v) if isinstance(v, list) else v
+                                          for k, v in saved.items()}))
+    _same_records(result, engine)
+    if expected is not None:
+        assert result.value(metric) == pytest.approx(expected, abs=1e-3)
+
+
+def saved_input(example) -> str:
+    return json.loads(example.path.read_text(encoding="utf-8"))["input_path"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
@@ -24,7 +23,7 @@ import pandas as pd
 from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
-from workbench.io import delimited, excel
+from workbench.io import delimited, excel, parquet
 from workbench.io.cells import TypedColumn, is_blank, type_cell_column, type_text_column
 
 #: Extensions read as Excel workbooks.
@@ -321,8 +320,13 @@ def _load_excel(
 def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:
     """Read a Parquet file, keeping its column types."""
     try:
-        frame = pd.read_parquet(io.BytesIO(data), engine="pyarrow")
-    except Exception as err:  # pyarrow raises several types for damaged files
+        frame = parquet.read(data)
+    except ImportError:
+        raise DataError(
+            f"File {shown} is a Parquet file, but this installation has no Parquet reader "
+            "(pyarrow or fastparquet); save the table as CSV or .xlsx, or install one of them."
+        ) from None
+    except Exception as err:  # the readers raise several types for damaged files
         text = str(err).strip()
         reason = text.splitlines()[0][:120] if text else type(err).__name__
         raise DataError(

@@ -1,4 +1,5 @@
-"""The examples on the start page: the reference's worked cases as data files."""
+"""The examples on the start page: the reference's worked cases as data files, and example
+sessions that reopen some of them with their analyses' options (and a registered rule)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ class Example:
     file: str
     panel: str
     description: str
+    #: a saved session (``*.wbsession.json``) rather than a data file
+    is_session: bool = False
 
     @property
     def path(self) -> Path:
@@ -39,4 +42,17 @@ EXAMPLES: tuple[Example, ...] = (
             "Cost per success 0.0146; 0.475 per extra success from A to B; C is dominated."),
     Example("Refund-window extraction", "text_extraction.csv", "text",
             "Token F1 0.667 where exact match is 0."),
+)
+
+#: Sessions written by resources/examples/generate.py: the same data with saved options.
+EXAMPLE_SESSIONS: tuple[Example, ...] = (
+    Example("Session: 14-to-5 with its release rule", "paired_14_to_5.wbsession.json", "rule",
+            "The rule \"no drop beyond 1 point\" registered before the results; clusters by "
+            "conversation.", is_session=True),
+    Example("Session: graded relevance, exponential gain", "ranking_graded.wbsession.json",
+            "ranking", "nDCG@3 with gain 2^grade - 1 saved as the session's convention.",
+            is_session=True),
+    Example("Session: cost and latency, nearest-rank", "cost_latency.wbsession.json", "cost",
+            "Percentiles by the nearest-rank method instead of linear interpolation.",
+            is_session=True),
 )

@@ -20,7 +20,7 @@ from ..core.errors import WorkbenchError
 from ..core.session import Session, load_session, options_to_json, save_session
 from ..io import LoadedTable, load_table
 from ..io.roles import ROLES, find_problems, guess_roles
-from .examples import EXAMPLES
+from .examples import EXAMPLE_SESSIONS, EXAMPLES
 from .models import FrameModel
 from .panels import PANELS, AnalysisPanel
 from .panels.rule import RulePanel
@@ -79,7 +79,20 @@ class StartPage(QWidget):
             self.examples.addItem(item)
         self.examples.itemActivated.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
         self.examples.itemClicked.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
-        left.addWidget(self.examples, 1)
+        left.addWidget(self.examples, 3)
+        left.addWidget(QLabel("<h3>Example sessions: saved options and a registered rule</h3>"))
+        self.sessions = QListWidget()
+        self.sessions.setObjectName("exampleSessions")
+        self.sessions.setWordWrap(True)
+        self.sessions.setSpacing(2)
+        for ex in EXAMPLE_SESSIONS:
+            item = QListWidgetItem(f"{ex.title}\n    {ex.description}")
+            item.setData(Qt.ItemDataRole.UserRole, ex)
+            item.setToolTip(str(ex.path))
+            self.sessions.addItem(item)
+        self.sessions.itemActivated.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        self.sessions.itemClicked.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        left.addWidget(self.sessions, 1)
         right = QVBoxLayout()
         right.addWidget(QLabel("<h3>Recent files</h3>"))
         self.recent = QListWidget()
@@ -329,6 +342,10 @@ class MainWindow(QMainWindow):
         self.examples_menu = file_menu.addMenu("Open &example")
         for ex in EXAMPLES:
             self.examples_menu.addAction(self._action(ex.title, lambda _=False, e=ex: self.open_example(e)))
+        self.example_sessions_menu = file_menu.addMenu("Open example sess&ion")
+        for ex in EXAMPLE_SESSIONS:
+            self.example_sessions_menu.addAction(
+                self._action(ex.title.removeprefix("Session: "), lambda _=False, e=ex: self.open_example(e)))
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.addSeparator()
         file_menu.addAction(self._action("Open &session…", self.open_session_dialog, "Ctrl+Shift+O"))
@@ -399,7 +416,11 @@ class MainWindow(QMainWindow):
 
     def open_example(self, example) -> None:
         self._pending_panel = example.panel
-        self.open_path(str(example.path))
+        if example.is_session:
+            # installed examples are read-only: File > Save asks where to save a copy
+            self.open_session(str(example.path), remember_path=False)
+        else:
+            self.open_path(str(example.path))
 
     def open_path(self, path: str, sheet: str | None = None, *, ask_sheet: bool = True) -> None:
         """Load ``path`` in the background; an XLSX with several sheets asks which one."""
@@ -570,15 +591,20 @@ class MainWindow(QMainWindow):
         if path:
             self.open_session(path)
 
-    def open_session(self, path: str) -> None:
+    def open_session(self, path: str, *, remember_path: bool = True) -> None:
+        """Open a saved session: its input file, roles, options and rule.  With
+        ``remember_path=False`` (the bundled examples) File > Save asks for a new file."""
         try:
             session = load_session(path)
         except WorkbenchError as err:
+            self._pending_panel = None
             self.warn("Cannot open the session", str(err))
             return
         self.session = session
-        self.session_path = path
+        self.session_path = path if remember_path else None
         self.rule_panel.set_rule_text(session.rule_text or "")
+        if session.rule_sha256:
+            self._apply_rule_to_charts()
         if session.input_path:
             self._pending_session = session
             self.open_path(session.input_path, session.sheet, ask_sheet=False)

@@ -357,16 +357,17 @@ def _wait_for_load(window, example, timeout: float):
 
 
 def _formats(outcome: Outcome, workdir: str, tables: list) -> None:
-    """Parquet (pyarrow) and XLSX (openpyxl) inputs load as the CSV did."""
-    from ..io import load_table
+    """Parquet (pyarrow, or fastparquet in the bundle) and XLSX (openpyxl) inputs load as the
+    CSV did."""
+    from ..io import load_table, parquet
 
     if not tables:
         return
     frame = tables[0].frame
-    for ext, write in ((".parquet", lambda f, p: f.to_parquet(p, index=False)),
+    for ext, write in ((".parquet", lambda f, p: parquet.write(f, p, index=False)),
                        (".xlsx", lambda f, p: f.to_excel(p, index=False))):
         path = os.path.join(workdir, f"round-trip{ext}")
-        label = f"{ext[1:]} input"
+        label = f"{ext[1:]} input" + (f" ({parquet.engine()})" if ext == ".parquet" else "")
         try:
             write(frame, path)
             back = load_table(path)

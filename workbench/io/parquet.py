@@ -1,0 +1,101 @@
+"""Read a Parquet file's bytes into a DataFrame with pyarrow, or with fastparquet without it.
+
+pyarrow is a dependency of the Python package (pandas also stores text with it, which makes
+large tables faster).  The standalone bundle leaves pyarrow out to stay small (about 100 MiB;
+see packaging/workbench.spec) and reads Parquet with fastparquet instead, through
+fastparquet's own API (pandas' ``engine="fastparquet"`` is deprecated).  Both give the same
+frame: text in ``object`` columns becomes pandas' ``str`` dtype, and categorical
+(dictionary-encoded) columns are read as plain columns of their values, whichever reader
+read them (the two disagree on when a column is categorical).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+
+import pandas as pd
+
+from workbench.io.cells import TEXT_DTYPE
+
+#: Values of :func:`engine`.
+PYARROW, FASTPARQUET = "pyarrow", "fastparquet"
+
+
+def engine() -> str | None:
+    """The Parquet reader available here: ``"pyarrow"``, ``"fastparquet"`` or ``None``."""
+    for name in (PYARROW, FASTPARQUET):
+        try:
+            __import__(name)
+        except ImportError:
+            continue
+        return name
+    return None
+
+
+def read(data: bytes, using: str | None = None) -> pd.DataFrame:
+    """The table in Parquet ``data`` (its stored index kept as the frame's index).
+
+    ``using`` picks the reader (default: :func:`engine`).  Raises :class:`ImportError` when
+    no reader is installed and the reader's own exceptions for damaged files.
+    """
+    using = using or engine()
+    if using == PYARROW:
+        return _plain(pd.read_parquet(io.BytesIO(data), engine="pyarrow"))
+    if using == FASTPARQUET:
+        return _plain(_read_fastparquet(data))
+    raise ImportError("reading Parquet needs pyarrow or fastparquet; neither is installed")
+
+
+def write(frame: pd.DataFrame, path, index: bool | None = None, using: str | None = None) -> None:
+    """Write ``frame`` to a Parquet file at ``path`` (used by the self-test and the tests)."""
+    using = using or engine()
+    if using == PYARROW:
+        frame.to_parquet(path, engine="pyarrow", index=index)
+    elif using == FASTPARQUET:
+        _fastparquet().write(str(path), frame, write_index=index)
+    else:
+        raise ImportError("writing Parquet needs pyarrow or fastparquet; neither is installed")
+
+
+def _fastparquet():
+    with warnings.catch_warnings():  # it reads a pandas option that pandas 3 deprecates
+        warnings.filterwarnings("ignore", message=".*future.infer_string")
+        import fastparquet
+    return fastparquet
+
+
+def _read_fastparquet(data: bytes) -> pd.DataFrame:
+    fastparquet = _fastparquet()
+
+    # fastparquet prints thrift decoding errors to stdout: keep them out of --json output
+    with contextlib.redirect_stdout(io.StringIO()):
+        return fastparquet.ParquetFile(io.BytesIO(data)).to_pandas()
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical (dictionary-encoded) columns become columns of their values, and text in
+    ``object`` columns or index becomes pandas' ``str`` dtype, whichever reader read it."""
+    for name in frame.columns:
+        column = frame[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            column = column.astype(object).infer_objects()
+        if column.dtype == object and _all_text(column):
+            column = column.astype(TEXT_DTYPE)
+        if column is not frame[name]:
+            frame[name] = column
+    if not isinstance(frame.index, pd.MultiIndex):
+        index = frame.index
+        if isinstance(index.dtype, pd.CategoricalDtype):
+            index = pd.Index(index.astype(object), name=index.name).infer_objects()
+        if index.dtype == object and _all_text(index):
+            index = index.astype(TEXT_DTYPE)
+        frame.index = index
+    return frame
+
+
+def _all_text(values) -> bool:
+    """True when every non-missing value is a ``str`` (and there is at least one)."""
+    present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
+    return bool(present) and all(isinstance(v, str) for v in present)
