@@ -62,8 +62,10 @@ def test_the_bundle_passes_its_self_test(built):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "self-test passed" in proc.stdout
     assert "(bundle: " in proc.stdout  # it ran frozen, not from the checkout
-    for example in ("paired_14_to_5.csv", "ranking_seed.csv", "passk_counts.csv", "multilingual.csv"):
+    for example in ("paired_14_to_5.csv", "ranking_seed.csv", "passk_counts.csv", "multilingual.csv",
+                    "session paired_14_to_5.wbsession.json"):
         assert re.search(rf"^ok   example {re.escape(example)}", proc.stdout, re.M), proc.stdout
+    assert "ok   parquet input (fastparquet)" in proc.stdout  # no pyarrow in the bundle
 
 
 def test_the_bundle_runs_the_command_line(built, examples):
@@ -87,6 +89,8 @@ def test_the_bundle_holds_what_it_needs_and_nothing_test_only(built):
                 "PySide6/Qt/plugins/iconengines/libqsvgicon.so"):
         assert (internal / rel).exists(), rel
     examples = {p.name for p in (ROOT / "resources" / "examples").glob("*.csv")}
+    examples |= {p.name for p in (ROOT / "resources" / "examples").glob("*.wbsession.json")}
+    assert len([e for e in examples if e.endswith(".wbsession.json")]) >= 3  # example sessions
     assert examples <= {p.name for p in (internal / "resources" / "examples").iterdir()}
     assert not list((internal / "PySide6" / "Qt" / "lib").glob("libQt6Qml*"))
     assert (internal / "fastparquet").is_dir()  # its Parquet reader, in place of pyarrow

@@ -44,6 +44,13 @@ EXPECTED: dict[str, tuple[str, object]] = {
     "text_extraction.csv": ("exact_match", 0.4),
 }
 TOLERANCE = 6e-5
+#: Example sessions: the panel whose result is checked, its metric and value (the rule's
+#: session is checked by its decision card), and a convention its signature must state.
+EXPECTED_SESSIONS: dict[str, tuple[str, object, str]] = {
+    "paired_14_to_5.wbsession.json": ("verdict", "PASS", "rule-changed:no"),
+    "ranking_graded.wbsession.json": ("ndcg@3", 0.834, "gain:exponential"),
+    "cost_latency.wbsession.json": ("cost_per_success", 0.0146, "pct:nearest_rank"),
+}
 
 
 @dataclass
@@ -282,6 +289,8 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
             ok, detail = _check_value(result, *expected)
             outcome.step(ok, label, f"{detail} in {ms:.0f} ms")
 
+    _example_sessions(outcome, window, timeout)
+
     # unexpected exceptions anywhere (every panel runs on every table) are bugs a user would see
     for panel in window.panels.values():
         panel.runner.wait(int(timeout * 1000))
@@ -346,6 +355,43 @@ def _quiet_offscreen_warnings() -> None:
             print(message, file=sys.stderr)
 
     previous = qInstallMessageHandler(handler)
+
+
+def _example_sessions(outcome: Outcome, window, timeout: float) -> None:
+    """Each bundled example session reopens its file, options and rule, and runs."""
+    from .examples import EXAMPLE_SESSIONS
+
+    for example in EXAMPLE_SESSIONS:
+        label = f"example session {example.file}"
+        metric, expected, convention = EXPECTED_SESSIONS.get(example.file, (None, None, ""))
+        if not example.path.is_file():
+            outcome.step(False, label, f"missing file {example.path}")
+            continue
+        which, args = _wait_for_load(window, example, timeout)
+        if which != 0:
+            why = args[0] if which == 1 else f"not loaded within {timeout:.0f} s"
+            outcome.step(False, label, f"loading failed: {why}")
+            continue
+        panel = window.rule_panel if example.panel == "rule" else window.panels[example.panel]
+        if panel.runner.busy or getattr(panel, "_debounce", None) and panel._debounce.isActive():
+            which, args = _wait([panel.result_ready, panel.runner.failed], timeout)
+            if which != 0:
+                outcome.step(False, label, f"no result: {args[0] if args else 'timed out'}")
+                continue
+        result = panel.last_result
+        if result is None:
+            outcome.step(False, label, "no result was shown")
+            continue
+        if metric == "verdict":
+            got = result.value("verdict")
+            ok, detail = got == expected, f"rule card {got} (expected {expected})"
+        elif metric is not None:
+            ok, detail = _check_value(result, metric, expected)
+        else:
+            ok, detail = bool(result.records), f"{len(result.records)} records"
+        if convention not in result.signature:
+            ok, detail = False, f"{detail}; signature lacks {convention!r}: {result.signature}"
+        outcome.step(ok, label, detail)
 
 
 def _wait_for_load(window, example, timeout: float):
