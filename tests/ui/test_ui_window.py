@@ -425,3 +425,44 @@ def test_example_sessions_restore_their_conventions(qtbot, window, row, panel_na
 
 def saved_input(example) -> str:
     return json.loads(example.path.read_text(encoding="utf-8"))["input_path"]
+
+
+def test_about_shows_the_version_and_the_libraries():
+    from importlib.metadata import version
+
+    import PySide6
+    from PySide6.QtCore import qVersion
+
+    from workbench import __version__
+    from workbench.io import parquet
+    from workbench.ui.main_window import about_text
+
+    text = about_text()
+    assert f"Eval Workbench {__version__}" in text
+    assert f"Qt {qVersion()} (PySide6 {PySide6.__version__})" in text
+    for dist in ("pandas", "scipy", "numpy"):
+        assert f"{dist} {version(dist)}" in text
+    reader = parquet.engine()
+    assert f"Parquet read by {reader} {version(reader)}" in text
+
+
+@pytest.mark.parametrize("file_name", ["ranking_graded.wbsession.json", "claims.csv"])
+def test_a_file_open_event_opens_the_file(qtbot, window, file_name):
+    """macOS Finder's "open" on a running app arrives as a QFileOpenEvent on the application."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFileOpenEvent
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.ui.app import FileOpenHandler
+
+    app = QApplication.instance()
+    handler = FileOpenHandler(app, window)
+    try:
+        with qtbot.waitSignal(window.table_loaded, timeout=30000) as blocker:
+            QCoreApplication.sendEvent(app, QFileOpenEvent(str(EXAMPLES / file_name)))
+        assert blocker.args[0].path.endswith(file_name.split(".")[0] + ".csv")
+        if file_name.endswith(".json"):
+            assert window.panels["ranking"].control("gain").currentData() == "exponential"
+    finally:
+        app.removeEventFilter(handler)
+        handler.deleteLater()

@@ -25,13 +25,17 @@ PYARROW, FASTPARQUET = "pyarrow", "fastparquet"
 
 def engine() -> str | None:
     """The Parquet reader available here: ``"pyarrow"``, ``"fastparquet"`` or ``None``."""
-    for name in (PYARROW, FASTPARQUET):
-        try:
-            __import__(name)
-        except ImportError:
-            continue
-        return name
-    return None
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        return PYARROW
+    try:
+        _fastparquet()
+    except ImportError:
+        return None
+    return FASTPARQUET
 
 
 def read(data: bytes, using: str | None = None) -> pd.DataFrame:

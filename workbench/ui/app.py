@@ -6,7 +6,7 @@ import os
 import sys
 import traceback
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -94,6 +94,26 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+class FileOpenHandler(QObject):
+    """macOS hands documents opened from Finder (double-click, "Open With", a drop on the Dock
+    icon) to the running app as ``QFileOpenEvent``s on the application, not as arguments: open
+    each one in the window, session or results file alike.  (The first one, which starts the
+    app, reaches it as an argument: PyInstaller's argv emulation.)"""
+
+    def __init__(self, app: QApplication, window) -> None:
+        super().__init__(app)
+        self.window = window
+        app.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.FileOpen and obj is QApplication.instance():
+            path = event.file() or event.url().toLocalFile()
+            if path:
+                self.window.open_any(path)
+                return True
+        return super().eventFilter(obj, event)
+
+
 def install_exception_hook(window) -> None:
     """Unexpected exceptions on the GUI thread open a dialog; the app keeps running."""
 
@@ -115,12 +135,9 @@ def run(argv: list[str]) -> int:
     window = MainWindow()
     install_exception_hook(window)
     window.show()
+    app._workbench_file_open = FileOpenHandler(app, window)
     if argv:
-        path = argv[0]
-        if path.endswith(".json"):
-            window.open_session(path)
-        else:
-            window.open_path(path)
+        window.open_any(argv[0])
     if os.environ.get("WORKBENCH_SMOKE"):  # tests: show the window, then quit at once
         from PySide6.QtCore import QTimer
 

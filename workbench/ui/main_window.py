@@ -709,12 +709,16 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:  # noqa: N802
         urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if urls:
-            path = urls[0]
-            if path.endswith(".json"):
-                self.open_session(path)
-            else:
-                self.open_path(path)
+            self.open_any(urls[0])
             event.acceptProposedAction()
+
+    def open_any(self, path: str) -> None:
+        """A session (``*.json``, e.g. ``*.wbsession.json``) or a results file, by its name:
+        what a drop, the command line and the desktop's "open with" hand over."""
+        if path.lower().endswith(".json"):
+            self.open_session(path)
+        else:
+            self.open_path(path)
 
     def confirm_discard(self) -> bool:
         """Ask before losing unsaved changes; True when it is fine to go on."""
@@ -775,8 +779,13 @@ def about_text() -> str:
         except PackageNotFoundError:
             return "?"
 
+    from ..io import parquet
+
+    reader = parquet.engine()
+    parquet_reader = f"Parquet read by {reader} {ver(reader)}" if reader else "no Parquet reader"
     return (f"<h3>Eval Workbench {__version__}</h3>"
             f"<p>Evaluation numbers with their denominators and conventions.</p>"
             f"<p>Qt {qVersion()} (PySide6 {PySide6.__version__}), pandas {ver('pandas')}, "
             f"numpy {ver('numpy')}, scipy {ver('scipy')}, sacrebleu {ver('sacrebleu')}, "
-            f"rouge-score {ver('rouge-score')}, pyqtgraph {ver('pyqtgraph')}, openpyxl {ver('openpyxl')}.</p>")
+            f"rouge-score {ver('rouge-score')}, pyqtgraph {ver('pyqtgraph')}, openpyxl {ver('openpyxl')}; "
+            f"{parquet_reader}.</p>")
