@@ -58,14 +58,23 @@ def write(frame: pd.DataFrame, path, index: bool | None = None, using: str | Non
     if using == PYARROW:
         frame.to_parquet(path, engine="pyarrow", index=index)
     elif using == FASTPARQUET:
-        _fastparquet().write(str(path), frame, write_index=index)
+        with _quiet():
+            _fastparquet().write(str(path), frame, write_index=index)
     else:
         raise ImportError("writing Parquet needs pyarrow or fastparquet; neither is installed")
 
 
-def _fastparquet():
-    with warnings.catch_warnings():  # it reads a pandas option that pandas 3 deprecates
+@contextlib.contextmanager
+def _quiet():
+    """fastparquet reads a pandas option that pandas 3 deprecates (on import and on first use
+    of its encoders): not the user's concern."""
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*future.infer_string")
+        yield
+
+
+def _fastparquet():
+    with _quiet():
         import fastparquet
     return fastparquet
 
@@ -74,7 +83,7 @@ def _read_fastparquet(data: bytes) -> pd.DataFrame:
     fastparquet = _fastparquet()
 
     # fastparquet prints thrift decoding errors to stdout: keep them out of --json output
-    with contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), _quiet():
         return fastparquet.ParquetFile(io.BytesIO(data)).to_pandas()
 
 
