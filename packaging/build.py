@@ -55,6 +55,8 @@ RECOMMENDS = ["shared-mime-info", "desktop-file-utils", "hicolor-icon-theme"]
 FORBIDDEN = ("ranx", "numba", "llvmlite", "statsmodels", "pytrec_eval", "ir_datasets", "PyQt5",
              "PyQt6", "PySide2", "matplotlib", "pytest", "_pytest", "hypothesis", "seaborn",
              "pyarrow")
+#: Must be in the bundle: its Parquet reader (installed by the `package` extra).
+REQUIRED = ("fastparquet",)
 #: The bundle must stay under this many bytes unpacked (the issue's "~350 MB"; decimal MB).
 SIZE_LIMIT = 350 * 10**6
 
@@ -99,6 +101,10 @@ def check_bundle(bundle: Path) -> list[str]:
     for name in FORBIDDEN:
         if (internal / name).exists() or list(internal.glob(f"{name}-*.dist-info")):
             problems.append(f"{name} is in the bundle (see FORBIDDEN in build.py)")
+    for name in REQUIRED:
+        if not (internal / name).exists():
+            problems.append(f"{name} is missing from the bundle; install the `package` extra "
+                            "(pip install -e '.[package]')")
     size = dir_size(bundle)
     if size > SIZE_LIMIT:
         problems.append(f"the bundle is {size / 1e6:.0f} MB unpacked, over the limit of "

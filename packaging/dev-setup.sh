@@ -56,7 +56,7 @@ if [ "${WORKBENCH_PACKAGE:-}" = "1" ]; then
   PACKAGE_LIBS="binutils libopengl0 libx11-xcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 libxcb-xkb1 libxkbcommon-x11-0 desktop-file-utils"
   # shellcheck disable=SC2086
   apt_install "packaging tools and libraries" $(missing_packages $PACKAGE_LIBS)
-  if ! .venv/bin/python -c "import PyInstaller" >/dev/null 2>&1; then
+  if ! .venv/bin/python -c "import PyInstaller, fastparquet" >/dev/null 2>&1; then
     .venv/bin/python -m pip install -q -e ".[package]"
   fi
 fi
