@@ -93,3 +93,39 @@ def test_launcher_routes_the_self_test(monkeypatch, argv0):
     monkeypatch.setattr(selftest, "main", lambda argv=None: seen.append(argv) or 0)
     assert launcher.main([argv0, "--keep"]) == 0
     assert seen == [["--keep"]]
+
+
+def _fake_bundle(tmp_path, parts: dict[str, int]) -> Path:
+    """A folder shaped like the bundle, with sparse files of the given sizes (no disk used)."""
+    bundle = tmp_path / project.EXECUTABLE
+    for rel, size in parts.items():
+        path = bundle / "_internal" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.truncate(size)
+    return bundle
+
+
+def test_the_build_rejects_a_bundle_over_the_size_limit_or_with_pyarrow(tmp_path, monkeypatch):
+    """The guard behind the issue's "under ~350 MB": build.py fails, naming the cause."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("workbench_build", PACKAGING / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    monkeypatch.setattr(sys, "platform", "win32")  # skip the ldd pass on the fake files
+    ok = _fake_bundle(tmp_path / "ok", {"fastparquet/__init__.py": 10, "scipy/big.so": 300 * 10**6})
+    assert build.check_bundle(ok) == []
+    report = build.size_report(ok)
+    assert report.startswith(f"bundle {ok}: 300 MB (286 MiB) unpacked") and "limit 350 MB" in report
+    assert "286.1 MiB  scipy" in report
+
+    big = _fake_bundle(tmp_path / "big", {"fastparquet/__init__.py": 10,
+                                          "scipy/big.so": 351 * 10**6})
+    problems = build.check_bundle(big)
+    assert len(problems) == 1 and "351 MB unpacked, over the limit of 350 MB" in problems[0]
+
+    arrow = _fake_bundle(tmp_path / "arrow", {"pyarrow/lib.so": 10})
+    problems = build.check_bundle(arrow)
+    assert any(p.startswith("pyarrow is in the bundle") for p in problems), problems
+    assert any(p.startswith("fastparquet is missing") for p in problems), problems
