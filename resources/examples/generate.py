@@ -106,7 +106,7 @@ def write_sessions() -> None:
     def session(csv_name: str, roles: dict[str, str], panels: dict, rule: str | None = None):
         s = Session(input_path=csv_name,
                     input_sha256=hashlib.sha256((HERE / csv_name).read_bytes()).hexdigest(),
-                    roles=roles)
+                    roles=roles, current_panel="rule" if rule else next(iter(panels)))
         for name, options in panels.items():
             s.set_options(name, REGISTRY[name].Options(**options))
         if rule is not None:

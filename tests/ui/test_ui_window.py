@@ -194,6 +194,7 @@ def test_session_round_trip(qtbot, window, tmp_path):
     assert window._write_session(str(path))
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["panels"]["ranking"]["gain"] == "exponential"
+    assert data["current_panel"] == "ranking"  # the tab on screen reopens
     assert data["input_sha256"] == window.table.sha256
     assert data["roles"]["query"] == "query"
     assert not window.dirty
@@ -208,6 +209,7 @@ def test_session_round_trip(qtbot, window, tmp_path):
         with qtbot.waitSignal(other.table_loaded, timeout=30000):
             other.open_session(str(path))
         reopened = other.panels["ranking"]
+        assert other.tabs.currentWidget() is reopened
         assert reopened.control("gain").currentData() == "exponential"
         result = wait_result(qtbot, reopened)
         assert result.value("ndcg@3") == pytest.approx(0.834, abs=1e-3)
@@ -466,3 +468,17 @@ def test_a_file_open_event_opens_the_file(qtbot, window, file_name):
     finally:
         app.removeEventFilter(handler)
         handler.deleteLater()
+
+
+def test_a_session_from_an_older_file_without_a_current_panel_opens_on_the_data(qtbot, window,
+                                                                               tmp_path):
+    saved = json.loads((EXAMPLES / "ranking_graded.wbsession.json").read_text(encoding="utf-8"))
+    del saved["current_panel"]
+    saved["input_path"] = str(EXAMPLES / saved["input_path"])
+    path = tmp_path / "old.wbsession.json"
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_any(str(path))
+    assert window.tabs.currentWidget() is window.data
+    assert window.panels["ranking"].control("gain").currentData() == "exponential"
+    assert window.session_path == str(path)

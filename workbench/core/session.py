@@ -35,6 +35,9 @@ class Session:
     #: set when the rule was edited after results had been shown
     rule_changed_after_results: bool = False
     results_first_shown_at: str | None = None
+    #: the tab shown when the session was saved ("data", an analysis name or "rule"), shown
+    #: again when it is opened (older files have none: the data view is shown)
+    current_panel: str | None = None
     schema: int = SCHEMA
 
     def set_options(self, analysis: str, options: Any) -> None:

@@ -256,6 +256,7 @@ class MainWindow(QMainWindow):
         self.presentation = False
         self._base_font = QApplication.font()
         self._pending_session: Session | None = None
+        self._pending_panel: str | None = None  # the tab to show once the loading file is in
         self.loader = TaskRunner(self)
         self.loader.progressed.connect(lambda f, m: self.busy.advance(f, m))
         self.loader.finished.connect(self._on_loaded)
@@ -558,7 +559,17 @@ class MainWindow(QMainWindow):
         session.roles = dict(self.roles)
         session.panels = {name: options_to_json(panel.options()) for name, panel in self.panels.items()
                           if panel.table is not None or not panel.NEEDS_DATA}
+        session.current_panel = self.current_panel_name()
         return session
+
+    def current_panel_name(self) -> str | None:
+        """The tab on screen: "data", an analysis name, "rule"; None on the start page."""
+        if self.stack.currentWidget() is not self.tabs:
+            return None
+        shown = self.tabs.currentWidget()
+        if shown is self.rule_panel:
+            return "rule"
+        return next((name for name, panel in self.panels.items() if panel is shown), "data")
 
     def save_session(self) -> bool:
         if not self.session_path:
@@ -602,6 +613,9 @@ class MainWindow(QMainWindow):
             return
         self.session = session
         self.session_path = path if remember_path else None
+        if getattr(self, "_pending_panel", None) is None and session.current_panel in \
+                (*self.panels, "rule"):
+            self._pending_panel = session.current_panel
         self.rule_panel.set_rule_text(session.rule_text or "")
         if session.rule_sha256:
             self._apply_rule_to_charts()
@@ -612,6 +626,9 @@ class MainWindow(QMainWindow):
             for name, panel in self.panels.items():
                 if name in session.panels:
                     panel.set_options(session.options_for(name, panel.module.Options))
+            if self._pending_panel is not None:
+                self.show_panel(self._pending_panel)
+                self._pending_panel = None
             self.dirty = False
             self._update_title()
 
