@@ -77,3 +77,79 @@ def test_million_rows_sort_and_filter_quickly():
     assert top == pytest.approx(frame["score"].max())
     assert model.rowCount() == n
     assert elapsed < 10  # generous: a proxy model sorting in Python would take minutes
+
+
+# -- large frames: sorting and text filtering on a worker ------------------------------------
+
+def _rows(model):
+    return [model.source_row(r) for r in range(model.rowCount())]
+
+
+def _wait_rows(qtbot, model, action):
+    """Do ``action``; it must return before the rows are ready, which come with rows_ready."""
+    with qtbot.waitSignal(model.rows_ready, timeout=30000):
+        action()
+        assert model.busy  # the GUI thread did not compute it
+    assert not model.busy
+
+
+def test_large_frames_sort_and_filter_on_a_worker_with_the_same_rows(qtbot):
+    frame = _frame(3000)
+    small = FrameModel(frame)                       # everything at once
+    large = FrameModel(frame, background_rows=1000)  # the data view's way
+    assert _rows(large) == list(range(3000))
+    for model in (small, large):
+        model.sort(3, Qt.SortOrder.DescendingOrder)  # text column: the slow kind
+    assert _rows(large) == list(range(3000))  # unchanged until the worker is done
+    with qtbot.waitSignal(large.rows_ready, timeout=30000):
+        pass
+    assert _rows(large) == _rows(small)
+    _wait_rows(qtbot, large, lambda: large.set_filter("I1"))
+    small.set_filter("I1")
+    assert _rows(large) == _rows(small) and 0 < large.rowCount() < 3000
+    # the row filter and a known sort compose at once, no worker needed
+    large.set_row_filter([5, 10, 15, 2999])
+    small.set_row_filter([5, 10, 15, 2999])
+    assert not large.busy and _rows(large) == _rows(small)
+    # a column sorted once is kept: sorting it again is immediate
+    large.set_row_filter(None)
+    large.set_filter("")
+    large.sort(1, Qt.SortOrder.AscendingOrder)
+    with qtbot.waitSignal(large.rows_ready, timeout=30000):
+        pass
+    large.sort(3, Qt.SortOrder.AscendingOrder)
+    assert not large.busy
+    small.set_row_filter(None)
+    small.set_filter("")
+    small.sort(3, Qt.SortOrder.AscendingOrder)
+    assert _rows(large) == _rows(small)
+
+
+def test_a_worker_result_for_a_replaced_frame_is_dropped(qtbot):
+    model = FrameModel(_frame(3000), background_rows=1000)
+    model.set_filter("i2")
+    assert model.busy
+    model.set_frame(_frame(20))  # the table changed before the filter was done
+    assert not model.busy and model.rowCount() == 20
+    model.wait()
+    qtbot.wait(50)
+    assert model.rowCount() == 20 and _rows(model) == list(range(20))
+
+
+def test_selection_follows_rows_through_an_asynchronous_sort(qtbot):
+    from PySide6.QtCore import QPersistentModelIndex
+
+    frame = _frame(3000)
+    model = FrameModel(frame, background_rows=1000)
+    kept = QPersistentModelIndex(model.index(7, 0))  # source row 7
+    _wait_rows(qtbot, model, lambda: model.sort(1, Qt.SortOrder.AscendingOrder))
+    assert model.source_row(kept.row()) == 7
+    assert model.data(model.index(kept.row(), 0)) == "i7"
+
+
+def test_async_model_passes_qtmodeltester(qtbot, qtmodeltester):
+    model = FrameModel(_frame(3000), background_rows=1000)
+    qtmodeltester.check(model)
+    _wait_rows(qtbot, model, lambda: model.sort(3, Qt.SortOrder.DescendingOrder))
+    _wait_rows(qtbot, model, lambda: model.set_filter("i1"))
+    qtmodeltester.check(model)

@@ -482,3 +482,31 @@ def test_a_session_from_an_older_file_without_a_current_panel_opens_on_the_data(
     assert window.tabs.currentWidget() is window.data
     assert window.panels["ranking"].control("gain").currentData() == "exponential"
     assert window.session_path == str(path)
+
+
+def test_the_data_view_sorts_and_filters_a_large_table_off_the_gui_thread(qtbot, window, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from workbench.ui.main_window import BACKGROUND_ROWS
+
+    n = BACKGROUND_ROWS + 10_000
+    frame = pd.DataFrame({"item_id": [f"item-{i:06d}" for i in range(n)],
+                          "baseline": np.arange(n) % 2, "candidate": (np.arange(n) // 2) % 2})
+    path = tmp_path / "large.csv"
+    frame.to_csv(path, index=False)
+    open_file(qtbot, window, path)
+    data = window.data
+    model = data.model
+    with qtbot.waitSignal(model.rows_ready, timeout=30000):
+        qtbot.keyClicks(data.filter, "item-0123")  # debounced, then on a worker
+        with qtbot.waitSignal(model.busy_changed, timeout=5000):
+            pass
+        assert model.busy and "sorting and filtering" in data.info.text()
+    assert model.rowCount() == 100 and data.info.text() == f"100 of {n:,} rows"
+    with qtbot.waitSignal(model.rows_ready, timeout=30000):
+        data.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)  # as a header click does
+    assert model.data(model.index(0, 0)) == "item-012399"
+    # "show these rows" on a sorted, filtered large table selects exactly them
+    data.show_rows([12340, 12345], "two items")
+    assert sorted(model.source_row(r) for r in range(model.rowCount())) == [12340, 12345]
+    assert len(data.view.selectionModel().selectedRows()) == 2

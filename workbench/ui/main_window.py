@@ -164,6 +164,10 @@ class RolesTable(QTableWidget):
         self.roles_changed.emit(self.roles())
 
 
+#: The data view sorts and filters on a worker above this many rows.
+BACKGROUND_ROWS = 50_000
+
+
 class DataView(QWidget):
     """The loaded table: a filter box and a sortable view of every row."""
 
@@ -189,13 +193,18 @@ class DataView(QWidget):
         row.addWidget(self.show_all)
         row.addWidget(self.info)
         layout.addLayout(row)
-        self.model = FrameModel()
+        # sorting a text column or searching every cell of a large table takes a second per
+        # million rows: above BACKGROUND_ROWS it runs on a worker and the view follows
+        self.model = FrameModel(background_rows=BACKGROUND_ROWS)
         self.view = TableView(self.model)
         self.view.setObjectName("dataTable")
         self.view.setSelectionBehavior(TableView.SelectionBehavior.SelectRows)
         layout.addWidget(self.view, 1)
         self.model.modelReset.connect(self._update_info)
         self.model.layoutChanged.connect(self._update_info)
+        self.model.busy_changed.connect(lambda _busy: self._update_info())
+        self._when_ready: list = []
+        self.model.rows_ready.connect(self._run_when_ready)
 
     def set_table(self, table: LoadedTable) -> None:
         self.filter.clear()
@@ -208,12 +217,28 @@ class DataView(QWidget):
         self.model.set_row_filter(rows)
         self.show_all.setVisible(True)
         self.show_all.setText(f"Show all rows ({label})" if label else "Show all rows")
-        self.view.selectAll()
+        self._once_ready(self.view.selectAll)
+
+    def _once_ready(self, fn) -> None:
+        """Run ``fn`` now, or once the rows a worker is computing are shown."""
+        if self.model.busy:
+            self._when_ready.append(fn)
+        else:
+            fn()
+
+    def _run_when_ready(self) -> None:
+        if not self.model.busy:
+            todo, self._when_ready = self._when_ready, []
+            for fn in todo:
+                fn()
 
     def select_rows(self, rows) -> None:
         """Select these source rows (unfiltered view) and scroll to the first."""
         if self.model.row_filter_active:
             self.clear_row_filter()
+        self._once_ready(lambda: self._select_view_rows(rows))
+
+    def _select_view_rows(self, rows) -> None:
         view_rows = np.sort(self.model.view_row_of(rows))
         selection = QItemSelection()
         if view_rows.size:
@@ -234,7 +259,8 @@ class DataView(QWidget):
     def _update_info(self) -> None:
         total = len(self.model.frame)
         shown = self.model.rowCount()
-        self.info.setText(f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows")
+        text = f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows"
+        self.info.setText(text + (" (sorting and filtering…)" if self.model.busy else ""))
 
 
 class MainWindow(QMainWindow):
@@ -769,6 +795,7 @@ class MainWindow(QMainWindow):
         self.rule_panel.runner.cancel()
         for panel in self.panels.values():
             panel.runner.cancel()
+        self.data.model.wait(30000)
         self.loader.wait(30000)
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())

@@ -2,7 +2,11 @@
 
 :class:`FrameModel` shows a DataFrame without copying it: cells are read from the column
 arrays on demand, and sorting and filtering are done with numpy on whole columns (a view
-permutation), so that a million-row table sorts and filters in a fraction of a second.
+permutation).  The two slow steps, ordering a column (text columns take most of a second per
+million rows) and searching every column for a text, produce a permutation and a mask that
+are kept; the view is composed from them and the row filter in milliseconds.  Above
+``background_rows`` rows the slow steps run on a worker thread (the data view), and the view
+changes when they are done; below it (result tables) everything is immediate.
 ``Qt.UserRole`` (:data:`SORT_ROLE`) returns the raw value, so numbers sort as numbers.
 """
 
@@ -12,7 +16,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+
+from ..core.progress import Progress
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
 RAW_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -64,10 +70,18 @@ def full_precision(value) -> str:
 class FrameModel(QAbstractTableModel):
     """A read-only, sortable, filterable view of a DataFrame."""
 
+    #: True while the rows of a sort or filter are computed on a worker (large frames only)
+    busy_changed = Signal(object)
+    #: the view shows the latest sort and filters (after each change, immediate or not)
+    rows_ready = Signal()
+
     def __init__(self, frame: pd.DataFrame | None = None, formats: dict | None = None,
-                 tooltips: dict | None = None, parent=None) -> None:
+                 tooltips: dict | None = None, parent=None,
+                 background_rows: int | None = None) -> None:
         """``formats``: column -> format name (or a per-row sequence of them);
-        ``tooltips``: column -> header tooltip, and ``"column:cells"`` -> per-row tooltips."""
+        ``tooltips``: column -> header tooltip, and ``"column:cells"`` -> per-row tooltips;
+        ``background_rows``: above this many rows, sorting and text filtering run on a worker
+        thread (``None``: never)."""
         super().__init__(parent)
         self._frame = pd.DataFrame()
         self._columns: list[np.ndarray] = []
@@ -78,6 +92,12 @@ class FrameModel(QAbstractTableModel):
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._filter_text = ""
         self._filter_rows: np.ndarray | None = None
+        self._background_rows = background_rows
+        self._runner = None
+        self._generation = 0
+        self._orders: dict[int, np.ndarray] = {}   # column -> ascending stable permutation
+        self._text_mask: tuple[str, np.ndarray] | None = None  # (needle, rows that contain it)
+        self._pending_reset = False
         self.set_frame(frame if frame is not None else pd.DataFrame(), formats, tooltips)
 
     # -- content ------------------------------------------------------------------------------
@@ -87,6 +107,10 @@ class FrameModel(QAbstractTableModel):
         previous_sort = None
         if self._sort is not None and self._sort[0] < len(self._names):
             previous_sort = (self._names[self._sort[0]], self._sort[1])
+        self._generation += 1
+        if self._runner is not None:
+            self._runner.cancel()
+        self._orders, self._text_mask = {}, None
         self._frame = frame
         self._names = [str(c) for c in frame.columns]
         self._columns = [frame.iloc[:, i].to_numpy() for i in range(frame.shape[1])]
@@ -97,12 +121,22 @@ class FrameModel(QAbstractTableModel):
             self._sort = (self._names.index(previous_sort[0]), previous_sort[1])
         self._filter_text = ""
         self._filter_rows = None
-        self._apply()
+        self._view = np.arange(len(frame), dtype=np.int64)  # until the sort, if any, is ready
         self.endResetModel()
+        self._update(reset=True)
 
     @property
     def frame(self) -> pd.DataFrame:
         return self._frame
+
+    @property
+    def busy(self) -> bool:
+        """True while a sort or filter is being computed on a worker."""
+        return self._runner is not None and self._runner.busy
+
+    def wait(self, msecs: int = 30000) -> bool:
+        """Block until no worker runs (shutdown and tests; the result arrives as an event)."""
+        return self._runner is None or self._runner.wait(msecs)
 
     def source_row(self, view_row: int) -> int:
         """The DataFrame row (0-based position) shown at ``view_row``."""
@@ -171,58 +205,109 @@ class FrameModel(QAbstractTableModel):
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(self._columns):
             return
-        self.layoutAboutToBeChanged.emit()
-        old_persistent = self.persistentIndexList()
-        old_rows = [(self._view[i.row()] if i.isValid() and i.row() < self._view.size else -1, i.column())
-                    for i in old_persistent]
         self._sort = (column, order)
-        self._apply()
-        pos = np.full(len(self._frame), -1, dtype=np.int64)
-        pos[self._view] = np.arange(self._view.size)
-        new = [self.index(int(pos[src]), col) if src >= 0 and pos[src] >= 0 else QModelIndex()
-               for src, col in old_rows]
-        self.changePersistentIndexList(old_persistent, new)
-        self.layoutChanged.emit()
+        self._update(reset=False)
 
     # -- filtering ------------------------------------------------------------------------------
     def set_filter(self, text: str) -> None:
         """Show only rows where any cell contains ``text`` (case-insensitive)."""
-        self.beginResetModel()
         self._filter_text = text.strip()
-        self._apply()
-        self.endResetModel()
+        self._update(reset=True)
 
     def set_row_filter(self, rows) -> None:
         """Show only these source rows (``None`` shows all)."""
-        self.beginResetModel()
         self._filter_rows = None if rows is None else np.unique(np.asarray(rows, dtype=np.int64))
-        self._apply()
-        self.endResetModel()
+        self._update(reset=True)
 
     @property
     def row_filter_active(self) -> bool:
         return self._filter_rows is not None
 
-    def _apply(self) -> None:
+    def _missing(self) -> list[tuple]:
+        """The slow pieces the current sort and filter need and that are not kept yet."""
+        missing = []
+        if self._sort is not None and self._sort[0] not in self._orders:
+            missing.append(("order", self._sort[0]))
+        needle = self._filter_text.lower()
+        if needle and (self._text_mask is None or self._text_mask[0] != needle):
+            missing.append(("text", needle))
+        return missing
+
+    def _update(self, reset: bool) -> None:
+        """Show the current sort and filters: at once when every piece is known (or the frame is
+        small enough to compute them here), otherwise once a worker has computed them."""
+        self._pending_reset = self._pending_reset or reset
+        missing = self._missing()
+        if missing and self._background_rows is not None and len(self._frame) > self._background_rows:
+            self._start(missing)
+            return
+        if self._runner is not None and self._runner.busy:
+            self._runner.cancel()  # what it computes is no longer needed
+        self._store(compute_pieces(self._columns, missing, None))
+        self._compose()
+
+    def _start(self, missing: list[tuple]) -> None:
+        if self._runner is None:
+            from .tasks import TaskRunner
+
+            self._runner = TaskRunner(self)
+            self._runner.finished.connect(self._on_pieces)
+            self._runner.busy_changed.connect(self.busy_changed)
+        generation, columns = self._generation, self._columns
+        self._runner.start(lambda progress: (generation, compute_pieces(columns, missing, progress)))
+
+    def _on_pieces(self, result) -> None:
+        generation, pieces = result
+        if generation != self._generation:
+            return  # computed for a frame that has been replaced
+        self._store(pieces)
+        self._update(reset=False)
+
+    def _store(self, pieces: dict) -> None:
+        for (kind, key), value in pieces.items():
+            if kind == "order":
+                self._orders[key] = value
+            elif kind == "text":
+                self._text_mask = (key, value)
+
+    def _compose(self) -> None:
+        """The view from the kept pieces and the row filter (fast: masks and one gather)."""
+        reset, self._pending_reset = self._pending_reset, False
         n = len(self._frame)
-        mask = np.ones(n, dtype=bool)
+        mask = None
         if self._filter_rows is not None:
-            keep = np.zeros(n, dtype=bool)
-            keep[self._filter_rows[self._filter_rows < n]] = True
-            mask &= keep
+            mask = np.zeros(n, dtype=bool)
+            mask[self._filter_rows[self._filter_rows < n]] = True
         if self._filter_text:
-            needle = self._filter_text.lower()
-            hit = np.zeros(n, dtype=bool)
-            for col in self._columns:
-                hit |= pd.Series(col).astype(str).str.lower().str.contains(needle, regex=False).to_numpy()
-            mask &= hit
-        rows = np.flatnonzero(mask)
+            hits = self._text_mask[1]
+            mask = hits if mask is None else mask & hits
         if self._sort is not None:
             column, order = self._sort
-            rows = rows[_argsort(self._columns[column][rows])]
+            rows = self._orders[column]
             if order == Qt.SortOrder.DescendingOrder:
                 rows = rows[::-1]
-        self._view = rows.astype(np.int64)
+            if mask is not None:
+                rows = rows[mask[rows]]
+        else:
+            rows = np.flatnonzero(mask) if mask is not None else np.arange(n)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if reset:
+            self.beginResetModel()
+            self._view = rows
+            self.endResetModel()
+        else:
+            self.layoutAboutToBeChanged.emit()
+            old_persistent = self.persistentIndexList()
+            old_rows = [(self._view[i.row()] if i.isValid() and i.row() < self._view.size else -1,
+                         i.column()) for i in old_persistent]
+            self._view = rows
+            pos = np.full(n, -1, dtype=np.int64)
+            pos[self._view] = np.arange(self._view.size)
+            new = [self.index(int(pos[src]), col) if src >= 0 and pos[src] >= 0 else QModelIndex()
+                   for src, col in old_rows]
+            self.changePersistentIndexList(old_persistent, new)
+            self.layoutChanged.emit()
+        self.rows_ready.emit()
 
     # -- export ---------------------------------------------------------------------------------
     def to_tsv(self, rows=None, columns=None) -> str:
@@ -234,6 +319,26 @@ class FrameModel(QAbstractTableModel):
             src = self._view[r]
             lines.append("\t".join(full_precision(self._columns[c][src]) for c in cols))
         return "\n".join(lines) + "\n"
+
+
+def compute_pieces(columns: list[np.ndarray], missing: list[tuple],
+                   progress: Progress | None) -> dict:
+    """The slow pieces of a view (on a worker for large frames): ``("order", column)`` -> the
+    column's ascending stable permutation; ``("text", needle)`` -> rows where any cell, as
+    text, contains the lower-case ``needle``.  Checks for cancellation between columns."""
+    out: dict = {}
+    for kind, key in missing:
+        if kind == "order":
+            out[(kind, key)] = _argsort(columns[key])
+        else:
+            n = len(columns[0]) if columns else 0
+            hit = np.zeros(n, dtype=bool)
+            for col in columns:
+                if progress is not None:
+                    progress.check_cancelled()
+                hit |= pd.Series(col).astype(str).str.lower().str.contains(key, regex=False).to_numpy()
+            out[(kind, key)] = hit
+    return out
 
 
 def _argsort(values: np.ndarray) -> np.ndarray:
