@@ -275,3 +275,64 @@ def test_no_parquet_reader_is_a_clear_sentence(tmp_path, monkeypatch):
     monkeypatch.setattr(parquet, "engine", lambda: None)
     message = load_error(path)
     assert "data.parquet" in message and "no Parquet reader" in message and "CSV" in message
+
+
+def _arrow_table_of_every_kind():
+    import datetime as dtm
+
+    import pyarrow as pa
+
+    return pa.table({
+        "text": pa.array(["a", None, "c"], type=pa.large_string()),
+        "int_with_null": pa.array([1, None, 3], type=pa.int32()),
+        "float32": pa.array([0.5, 1.5, None], type=pa.float32()),
+        "bool_with_null": pa.array([True, None, False]),
+        "bool": pa.array([True, False, False]),
+        "date": pa.array([dtm.date(2024, 1, 1), None, dtm.date(2024, 1, 3)]),
+        "money": pa.array([1, 2, None], type=pa.decimal128(10, 2)),
+        "dict_text": pa.array(["x", "y", "x"]).dictionary_encode(),
+        "dict_int": pa.array([1, 2, 1]).dictionary_encode(),
+    })
+
+
+@pytest.mark.parametrize("compression", ["snappy", "zstd", "gzip", "lz4", "brotli", "none"])
+def test_files_written_by_arrow_read_alike_whatever_their_types(compression):
+    """Files written without pandas metadata (as polars, Spark or DuckDB write them), every
+    codec: both readers give the same columns, of the same dtypes, in one plain form."""
+    if not (_importable("pyarrow") and _importable("fastparquet")):
+        pytest.skip("needs both pyarrow and fastparquet")
+    import io
+
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(_arrow_table_of_every_kind(), buffer, compression=compression)
+    data = buffer.getvalue()
+    by_arrow = parquet.read(data, using=parquet.PYARROW)
+    by_fast = parquet.read(data, using=parquet.FASTPARQUET)
+    pd.testing.assert_frame_equal(by_fast, by_arrow, check_dtype=True)
+    assert str(by_arrow["text"].dtype) == "str"
+    assert by_arrow["int_with_null"].dtype == np.float64  # NaN for the missing value
+    assert by_arrow["bool_with_null"].tolist() == [True, None, False]
+    assert by_arrow["bool"].dtype == bool
+    assert by_arrow["money"].tolist()[:2] == [1.0, 2.0] and by_arrow["money"].dtype == np.float64
+    assert by_arrow["date"].dtype == "datetime64[ns]"
+    assert by_arrow["dict_text"].tolist() == ["x", "y", "x"]
+    assert by_arrow["dict_int"].dtype == np.int64
+
+
+def test_a_file_fastparquet_cannot_decode_gets_a_way_out(tmp_path, monkeypatch):
+    """fastparquet (the bundle's reader) cannot decode optional booleans in data page v2."""
+    if not (_importable("pyarrow") and _importable("fastparquet")):
+        pytest.skip("needs both pyarrow and fastparquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "v2.parquet"
+    pq.write_table(pa.table({"ok": pa.array([True, None, False])}), path,
+                   data_page_version="2.0")
+    assert load_table(path).frame["ok"].tolist() == [True, None, False]  # pyarrow reads it
+    monkeypatch.setattr(parquet, "engine", lambda: parquet.FASTPARQUET)
+    message = load_error(path)
+    assert "v2.parquet" in message and "by fastparquet" in message
+    assert "save the table as CSV" in message and "data page version 1" in message

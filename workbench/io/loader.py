@@ -319,8 +319,9 @@ def _load_excel(
 
 def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:
     """Read a Parquet file, keeping its column types."""
+    reader = parquet.engine()
     try:
-        frame = parquet.read(data)
+        frame = parquet.read(data, using=reader)
     except ImportError:
         raise DataError(
             f"File {shown} is a Parquet file, but this installation has no Parquet reader "
@@ -329,6 +330,13 @@ def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:
     except Exception as err:  # the readers raise several types for damaged files
         text = str(err).strip()
         reason = text.splitlines()[0][:120] if text else type(err).__name__
+        if reader == parquet.FASTPARQUET and data[:4] == data[-4:] == b"PAR1":
+            # a whole file that fastparquet cannot decode (it lacks a few rarer encodings)
+            raise DataError(
+                f"File {shown} could not be read as a Parquet file by fastparquet, this "
+                f"installation's Parquet reader ({reason}); if the file opens elsewhere, save "
+                "the table as CSV or .xlsx, or write it again with Parquet data page version 1."
+            ) from None
         raise DataError(
             f"File {shown} could not be read as a Parquet file ({reason}); check that it "
             "is a complete .parquet file."

@@ -15,6 +15,7 @@ import contextlib
 import io
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from workbench.io.cells import TEXT_DTYPE
@@ -88,27 +89,52 @@ def _read_fastparquet(data: bytes) -> pd.DataFrame:
 
 
 def _plain(frame: pd.DataFrame) -> pd.DataFrame:
-    """Categorical (dictionary-encoded) columns become columns of their values, and text in
-    ``object`` columns or index becomes pandas' ``str`` dtype, whichever reader read it."""
-    for name in frame.columns:
+    """One form for what the two readers (and the files' pandas metadata) return differently:
+    categorical (dictionary-encoded) columns become plain columns of their values; text
+    becomes pandas' ``str`` dtype; pandas' nullable integers and floats become float64 with
+    NaN where values are missing (int64 when none are); nullable booleans become True/False
+    with None for missing; decimals become float64; dates become datetime64[ns]."""
+    for name in list(frame.columns):
         column = frame[name]
-        if isinstance(column.dtype, pd.CategoricalDtype):
-            column = column.astype(object).infer_objects()
-        if column.dtype == object and _all_text(column):
-            column = column.astype(TEXT_DTYPE)
-        if column is not frame[name]:
-            frame[name] = column
+        plain = _plain_values(column)
+        if plain is not column:
+            frame[name] = plain
     if not isinstance(frame.index, pd.MultiIndex):
         index = frame.index
         if isinstance(index.dtype, pd.CategoricalDtype):
-            index = pd.Index(index.astype(object), name=index.name).infer_objects()
-        if index.dtype == object and _all_text(index):
+            index = pd.Index(index.astype(object), name=index.name)
+        if index.dtype == object and pd.api.types.infer_dtype(index, skipna=True) == "string":
             index = index.astype(TEXT_DTYPE)
         frame.index = index
     return frame
 
 
-def _all_text(values) -> bool:
-    """True when every non-missing value is a ``str`` (and there is at least one)."""
-    present = [v for v in values if v is not None and not (isinstance(v, float) and v != v)]
-    return bool(present) and all(isinstance(v, str) for v in present)
+def _plain_values(column: pd.Series) -> pd.Series:
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        column = column.astype(object)
+        kind = pd.api.types.infer_dtype(column, skipna=True)
+        if kind in ("integer", "floating", "mixed-integer-float"):
+            return pd.to_numeric(column)
+        dtype = column.dtype
+    if isinstance(dtype, pd.BooleanDtype):
+        if column.isna().any():
+            return pd.Series(np.array([None if v is pd.NA else bool(v) for v in column],
+                                      dtype=object), index=column.index, name=column.name)
+        return column.astype(bool)
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and \
+            pd.api.types.is_numeric_dtype(dtype):  # Int64, UInt8, Float64...
+        if column.isna().any():
+            return pd.Series(column.to_numpy(dtype=float, na_value=np.nan), index=column.index,
+                             name=column.name)
+        return column.astype(dtype.numpy_dtype)
+    if dtype == object:
+        kind = pd.api.types.infer_dtype(column, skipna=True)
+        if kind == "string":
+            return column.astype(TEXT_DTYPE)
+        if kind == "decimal":
+            return pd.Series([np.nan if v is None else float(v) for v in column],
+                             index=column.index, name=column.name, dtype=float)
+        if kind == "date":
+            return pd.to_datetime(column).astype("datetime64[ns]")
+    return column
