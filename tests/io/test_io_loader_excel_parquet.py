@@ -220,6 +220,28 @@ def test_parquet_with_pq_extension_and_named_index(tmp_path, reader):
     assert "-2 (row 2)" in str(info.value)
 
 
+@pytest.mark.parametrize("damage", ["cut in the middle", "cut at the end", "footer length",
+                                    "only the start"])
+def test_damaged_parquet_is_a_sentence_not_a_crash(tmp_path, reader, damage):
+    """fastparquet's C metadata parser can crash the process on a damaged file: the frame of
+    the file is checked first, for both readers."""
+    good = tmp_path / "good.parquet"
+    write_parquet(pd.DataFrame({"a": range(100), "b": [f"t{i}" for i in range(100)]}), good,
+                  index=False)
+    data = good.read_bytes()
+    damaged = {"cut in the middle": data[: len(data) // 2],
+               "cut at the end": data[:-1],
+               "footer length": data[:-8] + (len(data) * 2).to_bytes(4, "little") + b"PAR1",
+               "only the start": b"PAR1" + b"\0" * 20}[damage]
+    path = tmp_path / "damaged.parquet"
+    path.write_bytes(damaged)
+    message = load_error(path)
+    assert message.startswith("File ") and "damaged.parquet" in message
+    assert "could not be read as a Parquet file (" in message
+    assert ("PAR1" in message or "footer length" in message), message
+    assert "complete .parquet file" in message
+
+
 def test_corrupt_parquet(tmp_path, reader, capsys):
     path = tmp_path / "broken.parquet"
     path.write_bytes(b"PAR1 not really")
@@ -336,3 +358,60 @@ def test_a_file_fastparquet_cannot_decode_gets_a_way_out(tmp_path, monkeypatch):
     message = load_error(path)
     assert "v2.parquet" in message and "by fastparquet" in message
     assert "save the table as CSV" in message and "data page version 1" in message
+
+
+def _crash(data):
+    """Runs in the reader's child process: dies as fastparquet does on some damaged files."""
+    import faulthandler
+
+    faulthandler.disable()
+    faulthandler._sigsegv()
+
+
+def test_a_crash_of_the_fastparquet_reader_is_a_sentence(tmp_path, monkeypatch):
+    if not _importable("fastparquet"):
+        pytest.skip("fastparquet is not installed")
+    with pytest.raises(parquet.ReaderCrashed, match="fastparquet crashed"):
+        parquet._read_fastparquet(b"PAR1", target=_crash)
+    path = tmp_path / "crashes.parquet"
+    write_parquet(pd.DataFrame({"a": [1, 2]}), path, index=False)
+    real = parquet._read_fastparquet
+    monkeypatch.setattr(parquet, "engine", lambda: parquet.FASTPARQUET)
+    monkeypatch.setattr(parquet, "_read_fastparquet", lambda data: real(data, target=_crash))
+    message = load_error(path)
+    assert "crashes.parquet" in message and "by fastparquet" in message
+    assert "fastparquet crashed while decoding it" in message and "CSV" in message
+
+
+def test_damaged_footers_never_take_the_process_down():
+    """Random byte changes in the footer of a valid file (a few hundred of them crash
+    fastparquet in-process): each read either works or raises, and this process lives on."""
+    if not _importable("fastparquet"):
+        pytest.skip("fastparquet is not installed")
+    import random
+
+    path_data = io_bytes(pd.DataFrame({"a": range(50), "b": [f"t{i}" for i in range(50)]}))
+    footer = int.from_bytes(path_data[-8:-4], "little")
+    start = len(path_data) - 8 - footer
+    rng = random.Random(7)
+    outcomes = set()
+    for _ in range(12):
+        damaged = bytearray(path_data)
+        for _ in range(rng.randint(2, 6)):
+            damaged[rng.randrange(start, len(path_data) - 8)] = rng.randrange(256)
+        try:
+            parquet.read(bytes(damaged), using=parquet.FASTPARQUET)
+            outcomes.add("read")
+        except Exception as err:  # noqa: BLE001 - any exception, but no crash
+            outcomes.add(type(err).__name__)
+    assert outcomes  # and we are still here
+
+
+def io_bytes(frame) -> bytes:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "f.parquet")
+        write_parquet(frame, path, index=False)
+        with open(path, "rb") as fh:
+            return fh.read()

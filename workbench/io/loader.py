@@ -330,7 +330,7 @@ def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:
     except Exception as err:  # the readers raise several types for damaged files
         text = str(err).strip()
         reason = text.splitlines()[0][:120] if text else type(err).__name__
-        if reader == parquet.FASTPARQUET and data[:4] == data[-4:] == b"PAR1":
+        if reader == parquet.FASTPARQUET and not isinstance(err, parquet.DamagedFile):
             # a whole file that fastparquet cannot decode (it lacks a few rarer encodings)
             raise DataError(
                 f"File {shown} could not be read as a Parquet file by fastparquet, this "

@@ -46,11 +46,36 @@ def read(data: bytes, using: str | None = None) -> pd.DataFrame:
     no reader is installed and the reader's own exceptions for damaged files.
     """
     using = using or engine()
+    if using in (PYARROW, FASTPARQUET):
+        check_frame(data)
     if using == PYARROW:
         return _plain(pd.read_parquet(io.BytesIO(data), engine="pyarrow"))
     if using == FASTPARQUET:
         return _plain(_read_fastparquet(data))
     raise ImportError("reading Parquet needs pyarrow or fastparquet; neither is installed")
+
+
+MAGIC = b"PAR1"
+
+
+class DamagedFile(ValueError):
+    """The bytes are not a whole Parquet file (too short, no end marker, bad footer length)."""
+
+
+def check_frame(data: bytes) -> None:
+    """Raise :class:`DamagedFile` unless ``data`` has a Parquet file's frame: the marker PAR1 at both
+    ends and a footer length that fits.  Checked before either reader sees the bytes:
+    fastparquet's C metadata parser can read past the end of a truncated or damaged file
+    (and crash the process) instead of raising."""
+    if len(data) < 12:
+        raise DamagedFile(f"only {len(data)} bytes")
+    if data[:4] != MAGIC or data[-4:] != MAGIC:
+        raise DamagedFile("it does not start and end with the Parquet marker PAR1; "
+                         "is it truncated?")
+    footer = int.from_bytes(data[-8:-4], "little")
+    if not 0 < footer <= len(data) - 12:
+        raise DamagedFile(f"its footer length ({footer:,} bytes) does not fit in the "
+                         f"{len(data):,}-byte file")
 
 
 def write(frame: pd.DataFrame, path, index: bool | None = None, using: str | None = None) -> None:
@@ -80,7 +105,27 @@ def _fastparquet():
     return fastparquet
 
 
-def _read_fastparquet(data: bytes) -> pd.DataFrame:
+class ReaderCrashed(RuntimeError):
+    """The reader's process died while decoding the file (fastparquet on a damaged file)."""
+
+
+def _read_fastparquet(data: bytes, target=None) -> pd.DataFrame:
+    """fastparquet in a child process: its C decoders can crash the process on a damaged file
+    (a few hundred random byte changes in a footer are enough; pyarrow raises instead), which
+    would take the whole window and any unsaved work with it.  Costs a process start, about a
+    second."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    with cf.ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+        try:
+            return pool.submit(target or _read_fastparquet_here, data).result()
+        except cf.process.BrokenProcessPool:
+            raise ReaderCrashed("fastparquet crashed while decoding it; the file is damaged "
+                                "or uses an encoding fastparquet cannot decode") from None
+
+
+def _read_fastparquet_here(data: bytes) -> pd.DataFrame:
     fastparquet = _fastparquet()
 
     # fastparquet prints thrift decoding errors to stdout: keep them out of --json output
