@@ -334,8 +334,9 @@ def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:
             # a whole file that fastparquet cannot decode (it lacks a few rarer encodings)
             raise DataError(
                 f"File {shown} could not be read as a Parquet file by fastparquet, this "
-                f"installation's Parquet reader ({reason}); if the file opens elsewhere, save "
-                "the table as CSV or .xlsx, or write it again with Parquet data page version 1."
+                f"installation's Parquet reader ({reason}); fastparquet does not read every "
+                "Parquet file (see README, 'No pyarrow in the bundle'): if the file opens "
+                "elsewhere, save the table as CSV or .xlsx."
             ) from None
         raise DataError(
             f"File {shown} could not be read as a Parquet file ({reason}); check that it "

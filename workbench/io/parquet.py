@@ -49,9 +49,13 @@ def read(data: bytes, using: str | None = None) -> pd.DataFrame:
     if using in (PYARROW, FASTPARQUET):
         check_frame(data)
     if using == PYARROW:
-        return _plain(pd.read_parquet(io.BytesIO(data), engine="pyarrow"))
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(io.BytesIO(data))
+        hints = {f.name: _arrow_kind(f.type) for f in schema}
+        return _plain(pd.read_parquet(io.BytesIO(data), engine="pyarrow"), hints)
     if using == FASTPARQUET:
-        return _plain(_read_fastparquet(data))
+        return _plain(*_read_fastparquet(data))
     raise ImportError("reading Parquet needs pyarrow or fastparquet; neither is installed")
 
 
@@ -125,25 +129,55 @@ def _read_fastparquet(data: bytes, target=None) -> pd.DataFrame:
                                 "or uses an encoding fastparquet cannot decode") from None
 
 
-def _read_fastparquet_here(data: bytes) -> pd.DataFrame:
+def _read_fastparquet_here(data: bytes) -> tuple[pd.DataFrame, dict[str, str | None]]:
+    """The frame and the columns' kinds from the schema (in the child process)."""
     fastparquet = _fastparquet()
 
     # fastparquet prints thrift decoding errors to stdout: keep them out of --json output
     with contextlib.redirect_stdout(io.StringIO()), _quiet():
-        return fastparquet.ParquetFile(io.BytesIO(data)).to_pandas()
+        pf = fastparquet.ParquetFile(io.BytesIO(data))
+        frame = pf.to_pandas()
+    hints = {}
+    for name in frame.columns:
+        try:
+            element = pf.schema.schema_element(str(name))
+        except Exception:  # noqa: BLE001 - nested or renamed: no hint
+            continue
+        logical = getattr(element, "logicalType", None)
+        if element.converted_type == 0 or getattr(logical, "STRING", None) is not None:
+            hints[str(name)] = "text"       # UTF8 / STRING
+        elif element.converted_type == 6 or getattr(logical, "DATE", None) is not None:
+            hints[str(name)] = "date"
+    return frame, hints
 
 
-def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+def _arrow_kind(arrow_type) -> str | None:
+    import pyarrow as pa
+
+    if isinstance(arrow_type, pa.DictionaryType):
+        arrow_type = arrow_type.value_type
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "text"
+    if pa.types.is_date(arrow_type):
+        return "date"
+    return None
+
+
+def _plain(frame: pd.DataFrame, hints: dict[str, str | None] | None = None) -> pd.DataFrame:
     """One form for what the two readers (and the files' pandas metadata) return differently:
     categorical (dictionary-encoded) columns become plain columns of their values; text
     becomes pandas' ``str`` dtype; pandas' nullable integers and floats become float64 with
     NaN where values are missing (int64 when none are); nullable booleans become True/False
-    with None for missing; decimals become float64; dates become datetime64[ns]."""
-    for name in list(frame.columns):
-        column = frame[name]
-        plain = _plain_values(column)
+    with None for missing; decimals become float64; columns with no value at all become float64
+    NaN.  ``hints`` (column -> "text" or "date", from the file's schema) make string columns
+    ``str`` even when empty, and dates datetime64[s] (years 1 to 9999; fastparquet itself
+    wraps dates outside 1677-2262 around, a known limit)."""
+    hints = hints or {}
+    for position, name in enumerate(list(frame.columns)):
+        column = frame.iloc[:, position]
+        plain = _plain_values(column, hints.get(str(name)))
         if plain is not column:
-            frame[name] = plain
+            frame.isetitem(position, plain)
     if not isinstance(frame.index, pd.MultiIndex):
         index = frame.index
         if isinstance(index.dtype, pd.CategoricalDtype):
@@ -154,7 +188,14 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _plain_values(column: pd.Series) -> pd.Series:
+def _plain_values(column: pd.Series, hint: str | None = None) -> pd.Series:
+    if hint == "text" and column.dtype != TEXT_DTYPE:
+        return column.astype(object).astype(TEXT_DTYPE)
+    if hint == "date":
+        if column.dtype == object:  # pyarrow: datetime.date objects
+            return pd.Series(np.array(column.tolist(), dtype="datetime64[D]").astype("datetime64[s]"),
+                             index=column.index, name=column.name)
+        return column.astype("datetime64[s]")
     dtype = column.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         column = column.astype(object)
@@ -180,6 +221,6 @@ def _plain_values(column: pd.Series) -> pd.Series:
         if kind == "decimal":
             return pd.Series([np.nan if v is None else float(v) for v in column],
                              index=column.index, name=column.name, dtype=float)
-        if kind == "date":
-            return pd.to_datetime(column).astype("datetime64[ns]")
+        if kind == "empty" and len(column):
+            return pd.Series(np.full(len(column), np.nan), index=column.index, name=column.name)
     return column
