@@ -36,7 +36,7 @@ gui: setup
 test: setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 	@echo "-- the same tests without pyarrow, as in the standalone bundle --"
-	QT_QPA_PLATFORM=offscreen PYTHONPATH=tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider --ignore=tests/packaging
+	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider --ignore=tests/packaging
 
 lint: setup
 	.venv/bin/lint-imports

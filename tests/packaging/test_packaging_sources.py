@@ -114,14 +114,14 @@ def test_the_build_rejects_a_bundle_over_the_size_limit_or_with_pyarrow(tmp_path
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     monkeypatch.setattr(sys, "platform", "win32")  # skip the ldd pass on the fake files
-    ok = _fake_bundle(tmp_path / "ok", {"fastparquet/__init__.py": 10, "scipy/big.so": 300 * 10**6})
+    reader = {"fastparquet/__init__.py": 10, "cramjam/__init__.py": 10}
+    ok = _fake_bundle(tmp_path / "ok", {**reader, "scipy/big.so": 300 * 10**6})
     assert build.check_bundle(ok) == []
     report = build.size_report(ok)
     assert report.startswith(f"bundle {ok}: 300 MB (286 MiB) unpacked") and "limit 350 MB" in report
     assert "286.1 MiB  scipy" in report
 
-    big = _fake_bundle(tmp_path / "big", {"fastparquet/__init__.py": 10,
-                                          "scipy/big.so": 351 * 10**6})
+    big = _fake_bundle(tmp_path / "big", {**reader, "scipy/big.so": 351 * 10**6})
     problems = build.check_bundle(big)
     assert len(problems) == 1 and "351 MB unpacked, over the limit of 350 MB" in problems[0]
 

@@ -153,3 +153,35 @@ def test_async_model_passes_qtmodeltester(qtbot, qtmodeltester):
     _wait_rows(qtbot, model, lambda: model.sort(3, Qt.SortOrder.DescendingOrder))
     _wait_rows(qtbot, model, lambda: model.set_filter("i1"))
     qtmodeltester.check(model)
+
+
+def test_cells_of_any_kind_sort_as_text_and_a_failed_worker_shows_the_rows(qtbot, monkeypatch):
+    """Mixed cells (numbers, text, missing, lists) sort as text, on the GUI thread or a worker;
+    if a worker fails anyway, the view drops that sort, says so and is usable."""
+    frame = pd.DataFrame({"mixed": [1, "a", None, [1, 2], 2.5] * 400, "n": range(2000)})
+    small = FrameModel(frame)
+    small.sort(0, Qt.SortOrder.AscendingOrder)
+    large = FrameModel(frame, background_rows=1000)
+    _wait_rows(qtbot, large, lambda: large.sort(0, Qt.SortOrder.AscendingOrder))
+    assert _rows(large) == _rows(small)
+
+    import workbench.ui.models as models
+
+    def broken(_values):
+        raise TypeError("cannot order these cells")
+
+    monkeypatch.setattr(models, "_argsort", broken)
+    model = FrameModel(frame, background_rows=1000)
+    with qtbot.waitSignal(model.failed, timeout=30000) as blocker:
+        model.sort(1, Qt.SortOrder.DescendingOrder)
+    assert "cannot order these cells" in blocker.args[0]
+    assert not model.busy and _rows(model) == list(range(2000))  # unsorted, not frozen
+    model.set_filter("a")  # and it still filters
+    with qtbot.waitSignal(model.rows_ready, timeout=30000):
+        pass
+    assert model.rowCount() == 400
+
+
+def test_view_row_of_ignores_rows_that_are_not_there():
+    model = FrameModel(_frame(5))
+    assert model.view_row_of([1, 250_000, -3]).tolist() == [1]

@@ -510,3 +510,72 @@ def test_the_data_view_sorts_and_filters_a_large_table_off_the_gui_thread(qtbot,
     data.show_rows([12340, 12345], "two items")
     assert sorted(model.source_row(r) for r in range(model.rowCount())) == [12340, 12345]
     assert len(data.view.selectionModel().selectedRows()) == 2
+
+
+def test_opening_another_file_or_session_offers_to_save_first(qtbot, window):
+    panel = open_example(qtbot, window, "claims.csv")
+    wait_result(qtbot, panel)
+    window.roles_table.set_role("claims", "ignore")
+    assert window.dirty
+    asked = []
+    window.ask_unsaved = lambda: asked.append(1) or "cancel"
+    window.open_path(str(EXAMPLES / "simpson.csv"))
+    window.open_any(str(EXAMPLES / "ranking_graded.wbsession.json"))
+    assert len(asked) == 2 and window.table.path.endswith("claims.csv")  # nothing replaced
+    assert not window.loader.busy
+    window.ask_unsaved = lambda: asked.append(1) or "discard"
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_any(str(EXAMPLES / "ranking_graded.wbsession.json"))
+    assert len(asked) == 3 and window.table.path.endswith("ranking_graded.csv")
+    assert window.tabs.currentWidget() is window.panels["ranking"]
+
+
+def test_a_failed_load_does_not_leave_its_tab_for_the_next_one(qtbot, window, tmp_path):
+    saved = json.loads((EXAMPLES / "cost_latency.wbsession.json").read_text(encoding="utf-8"))
+    saved["input_path"] = str(tmp_path / "gone.csv")  # its input is missing
+    broken = tmp_path / "broken.wbsession.json"
+    broken.write_text(json.dumps(saved), encoding="utf-8")
+    with qtbot.waitSignal(window.load_failed, timeout=30000):
+        window.open_session(str(broken))
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_path(str(EXAMPLES / "claims.csv"))
+    assert window.tabs.currentWidget() is window.data  # not the failed session's "cost"
+
+
+def test_a_selection_asked_for_on_the_old_table_is_not_applied_to_the_new_one(qtbot, window,
+                                                                               tmp_path):
+    from workbench.ui.main_window import BACKGROUND_ROWS
+
+    n = BACKGROUND_ROWS + 5000
+    path = tmp_path / "large.csv"
+    pd.DataFrame({"item_id": [f"i{k}" for k in range(n)], "x": np.arange(n) % 2}).to_csv(
+        path, index=False)
+    open_file(qtbot, window, path)
+    data = window.data
+    data.model.set_filter("i1")
+    assert data.model.busy
+    data.select_rows([n - 1])             # queued until the filter is done
+    open_file(qtbot, window, EXAMPLES / "claims.csv")  # ... but the table changes first
+    data.model.wait()
+    qtbot.wait(100)
+    assert not window.exceptions and data.model.rowCount() == 2
+
+
+def test_saving_an_installed_example_session_proposes_the_home_folder(qtbot, window, monkeypatch,
+                                                                       tmp_path):
+    import os
+
+    from PySide6.QtWidgets import QFileDialog
+
+    import workbench.ui.main_window as mw
+    from workbench.ui.examples import EXAMPLE_SESSIONS
+
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_example(EXAMPLE_SESSIONS[1])
+    proposed = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *args: proposed.append(args[2]) or ("", ""))
+    monkeypatch.setattr(mw.os, "access", lambda path, mode: False)  # as under /opt
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert window.save_session_as() is False  # the dialog was cancelled
+    assert proposed == [os.path.join(str(tmp_path), "ranking_graded.wbsession.json")]

@@ -203,10 +203,13 @@ class DataView(QWidget):
         self.model.modelReset.connect(self._update_info)
         self.model.layoutChanged.connect(self._update_info)
         self.model.busy_changed.connect(lambda _busy: self._update_info())
+        self._problem = ""
+        self.model.failed.connect(self._on_failed)
         self._when_ready: list = []
         self.model.rows_ready.connect(self._run_when_ready)
 
     def set_table(self, table: LoadedTable) -> None:
+        self._when_ready = []  # selections asked for on the previous table
         self.filter.clear()
         self.model.set_frame(table.frame)
         self.view.fit_columns()
@@ -260,7 +263,16 @@ class DataView(QWidget):
         total = len(self.model.frame)
         shown = self.model.rowCount()
         text = f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows"
-        self.info.setText(text + (" (sorting and filtering…)" if self.model.busy else ""))
+        if self.model.busy:
+            text += " (sorting and filtering…)"
+            self._problem = ""
+        elif self._problem:
+            text += f" (not sorted or filtered: {self._problem})"
+        self.info.setText(text)
+
+    def _on_failed(self, message: str) -> None:
+        self._problem = message[:120]
+        self._update_info()
 
 
 class MainWindow(QMainWindow):
@@ -449,8 +461,13 @@ class MainWindow(QMainWindow):
         else:
             self.open_path(str(example.path))
 
-    def open_path(self, path: str, sheet: str | None = None, *, ask_sheet: bool = True) -> None:
-        """Load ``path`` in the background; an XLSX with several sheets asks which one."""
+    def open_path(self, path: str, sheet: str | None = None, *, ask_sheet: bool = True,
+                  confirm: bool = True) -> None:
+        """Load ``path`` in the background; an XLSX with several sheets asks which one.
+        Unsaved changes to the current session are offered for saving first."""
+        if confirm and not self.confirm_discard():
+            self._pending_panel = self._pending_session = None
+            return
         path = os.path.abspath(path)
         if sheet is None and ask_sheet and path.lower().endswith((".xlsx", ".xlsm")):
             from ..io.excel import list_sheets
@@ -463,6 +480,7 @@ class MainWindow(QMainWindow):
             if len(sheets) > 1:
                 sheet = self.choose_sheet(path, sheets)
                 if sheet is None:
+                    self._pending_panel = self._pending_session = None
                     return
         self.busy.start(f"Loading {os.path.basename(path)}…")
         saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
@@ -513,6 +531,7 @@ class MainWindow(QMainWindow):
 
     def _on_load_failed(self, error: object, details: str) -> None:
         self._pending_session = None
+        self._pending_panel = None
         if isinstance(error, WorkbenchError):
             self.load_failed.emit(str(error))
             self.warn("Cannot open the file", str(error))
@@ -605,6 +624,9 @@ class MainWindow(QMainWindow):
     def save_session_as(self) -> bool:
         start = self.session_path or (os.path.splitext(self.table.path)[0] + ".wbsession.json"
                                       if self.table else "")
+        if start and not self.session_path and not os.access(os.path.dirname(start), os.W_OK):
+            # an installed example (read-only folder): propose the same name in the home folder
+            start = os.path.join(os.path.expanduser("~"), os.path.basename(start))
         path, _ = QFileDialog.getSaveFileName(self, "Save session", start, SESSION_FILTER)
         if not path:
             return False
@@ -631,6 +653,9 @@ class MainWindow(QMainWindow):
     def open_session(self, path: str, *, remember_path: bool = True) -> None:
         """Open a saved session: its input file, roles, options and rule.  With
         ``remember_path=False`` (the bundled examples) File > Save asks for a new file."""
+        if not self.confirm_discard():
+            self._pending_panel = None
+            return
         try:
             session = load_session(path)
         except WorkbenchError as err:
@@ -647,7 +672,7 @@ class MainWindow(QMainWindow):
             self._apply_rule_to_charts()
         if session.input_path:
             self._pending_session = session
-            self.open_path(session.input_path, session.sheet, ask_sheet=False)
+            self.open_path(session.input_path, session.sheet, ask_sheet=False, confirm=False)
         else:
             for name, panel in self.panels.items():
                 if name in session.panels:
@@ -795,6 +820,7 @@ class MainWindow(QMainWindow):
         self.rule_panel.runner.cancel()
         for panel in self.panels.values():
             panel.runner.cancel()
+        self.data.model.cancel()
         self.data.model.wait(30000)
         self.loader.wait(30000)
         self.settings.setValue("window/geometry", self.saveGeometry())

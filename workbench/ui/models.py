@@ -74,6 +74,8 @@ class FrameModel(QAbstractTableModel):
     busy_changed = Signal(object)
     #: the view shows the latest sort and filters (after each change, immediate or not)
     rows_ready = Signal()
+    #: a sort or filter computed on a worker failed (the message); it was dropped
+    failed = Signal(str)
 
     def __init__(self, frame: pd.DataFrame | None = None, formats: dict | None = None,
                  tooltips: dict | None = None, parent=None,
@@ -134,6 +136,12 @@ class FrameModel(QAbstractTableModel):
         """True while a sort or filter is being computed on a worker."""
         return self._runner is not None and self._runner.busy
 
+    def cancel(self) -> None:
+        """Drop the work in progress (shutdown): its result will not be shown."""
+        self._generation += 1
+        if self._runner is not None:
+            self._runner.cancel()
+
     def wait(self, msecs: int = 30000) -> bool:
         """Block until no worker runs (shutdown and tests; the result arrives as an event)."""
         return self._runner is None or self._runner.wait(msecs)
@@ -146,7 +154,8 @@ class FrameModel(QAbstractTableModel):
         """View rows of the given source rows (those currently visible)."""
         pos = np.full(len(self._frame), -1, dtype=np.int64)
         pos[self._view] = np.arange(self._view.size)
-        out = pos[np.asarray(source_rows, dtype=np.int64)]
+        rows = np.asarray(source_rows, dtype=np.int64)
+        out = pos[rows[(rows >= 0) & (rows < pos.size)]]
         return out[out >= 0]
 
     # -- Qt model API ---------------------------------------------------------------------------
@@ -252,6 +261,7 @@ class FrameModel(QAbstractTableModel):
 
             self._runner = TaskRunner(self)
             self._runner.finished.connect(self._on_pieces)
+            self._runner.failed.connect(self._on_failed)
             self._runner.busy_changed.connect(self.busy_changed)
         generation, columns = self._generation, self._columns
         self._runner.start(lambda progress: (generation, compute_pieces(columns, missing, progress)))
@@ -262,6 +272,16 @@ class FrameModel(QAbstractTableModel):
             return  # computed for a frame that has been replaced
         self._store(pieces)
         self._update(reset=False)
+
+    def _on_failed(self, error, _details: str) -> None:
+        """A piece could not be computed: show the rows without it (and say why)."""
+        if self._sort is not None and self._sort[0] not in self._orders:
+            self._sort = None
+        if self._filter_text and (self._text_mask is None
+                                  or self._text_mask[0] != self._filter_text.lower()):
+            self._filter_text = ""
+        self.failed.emit(f"{type(error).__name__}: {error}")
+        self._update(reset=True)
 
     def _store(self, pieces: dict) -> None:
         for (kind, key), value in pieces.items():
@@ -346,10 +366,14 @@ def _argsort(values: np.ndarray) -> np.ndarray:
     series = pd.Series(values)
     if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
         return np.argsort(series.to_numpy(dtype=float, na_value=np.nan), kind="stable")
-    numeric = pd.to_numeric(series, errors="coerce")
-    if numeric.notna().all():
+    try:
+        numeric = pd.to_numeric(series, errors="coerce")
+    except (TypeError, ValueError):  # lists, dicts... in a cell
+        numeric = None
+    if numeric is not None and numeric.notna().all():
         return np.argsort(numeric.to_numpy(dtype=float), kind="stable")
-    return np.argsort(series.astype(str).to_numpy(dtype=object), kind="stable")
+    # as text; missing cells as "" (pandas' str keeps them as NaN, which does not compare)
+    return np.argsort(series.astype(str).fillna("").to_numpy(dtype=object), kind="stable")
 
 
 def _qt_value(value):
