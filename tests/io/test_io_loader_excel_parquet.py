@@ -440,3 +440,19 @@ def test_sentinel_dates_load_with_pyarrow(tmp_path):
                              "x": pa.array([1, 2])}), path)
     frame = load_table(path).frame
     assert frame["valid_to"].dt.year.tolist() == [9999, 1]
+
+
+def test_fastparquet_reads_in_process_where_no_process_pool_can_be_made(tmp_path, monkeypatch):
+    """As in a chroot without /dev/shm: multiprocessing cannot make its semaphores."""
+    if not _importable("fastparquet"):
+        pytest.skip("fastparquet is not installed")
+    import concurrent.futures as cf
+
+    def no_semaphores(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", no_semaphores)
+    monkeypatch.setattr(parquet, "engine", lambda: parquet.FASTPARQUET)
+    path = tmp_path / "data.parquet"
+    write_parquet(pd.DataFrame({"item": ["a", "b"], "score": [0.5, 1.0]}), path, index=False)
+    assert load_table(path).frame["score"].tolist() == [0.5, 1.0]

@@ -117,13 +117,18 @@ def _read_fastparquet(data: bytes, target=None) -> pd.DataFrame:
     """fastparquet in a child process: its C decoders can crash the process on a damaged file
     (a few hundred random byte changes in a footer are enough; pyarrow raises instead), which
     would take the whole window and any unsaved work with it.  Costs a process start, about a
-    second."""
+    second.  Where no process pool can be made (no POSIX semaphores), it reads in-process."""
     import concurrent.futures as cf
     import multiprocessing as mp
 
-    with cf.ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+    read = target or _read_fastparquet_here
+    try:
+        pool = cf.ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
+    except OSError:  # no POSIX semaphores (/dev/shm missing or read-only, as in some chroots)
+        return read(data)
+    with pool:
         try:
-            return pool.submit(target or _read_fastparquet_here, data).result()
+            return pool.submit(read, data).result()
         except cf.process.BrokenProcessPool:
             raise ReaderCrashed("fastparquet crashed while decoding it; the file is damaged "
                                 "or uses an encoding fastparquet cannot decode") from None
