@@ -68,30 +68,10 @@ class StartPage(QWidget):
         columns = QHBoxLayout()
         left = QVBoxLayout()
         left.addWidget(QLabel("<h3>Examples: the worked cases</h3>"))
-        self.examples = QListWidget()
-        self.examples.setObjectName("examples")
-        self.examples.setWordWrap(True)
-        self.examples.setSpacing(2)
-        for ex in EXAMPLES:
-            item = QListWidgetItem(f"{ex.title}\n    {ex.description}")
-            item.setData(Qt.ItemDataRole.UserRole, ex)
-            item.setToolTip(str(ex.path))
-            self.examples.addItem(item)
-        self.examples.itemActivated.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
-        self.examples.itemClicked.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        self.examples = self._example_list("examples", EXAMPLES)
         left.addWidget(self.examples, 3)
         left.addWidget(QLabel("<h3>Example sessions: saved options and a registered rule</h3>"))
-        self.sessions = QListWidget()
-        self.sessions.setObjectName("exampleSessions")
-        self.sessions.setWordWrap(True)
-        self.sessions.setSpacing(2)
-        for ex in EXAMPLE_SESSIONS:
-            item = QListWidgetItem(f"{ex.title}\n    {ex.description}")
-            item.setData(Qt.ItemDataRole.UserRole, ex)
-            item.setToolTip(str(ex.path))
-            self.sessions.addItem(item)
-        self.sessions.itemActivated.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
-        self.sessions.itemClicked.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        self.sessions = self._example_list("exampleSessions", EXAMPLE_SESSIONS)
         left.addWidget(self.sessions, 1)
         right = QVBoxLayout()
         right.addWidget(QLabel("<h3>Recent files</h3>"))
@@ -105,6 +85,21 @@ class StartPage(QWidget):
         layout.addLayout(columns, 1)
         hint = QLabel("Tip: drop a file on the window, or start it with <code>workbench results.xlsx</code>.")
         layout.addWidget(hint)
+
+    def _example_list(self, name: str, examples) -> QListWidget:
+        """A list of examples (title and description); a click or Enter opens one."""
+        widget = QListWidget()
+        widget.setObjectName(name)
+        widget.setWordWrap(True)
+        widget.setSpacing(2)
+        for ex in examples:
+            item = QListWidgetItem(f"{ex.title}\n    {ex.description}")
+            item.setData(Qt.ItemDataRole.UserRole, ex)
+            item.setToolTip(str(ex.path))
+            widget.addItem(item)
+        for signal in (widget.itemActivated, widget.itemClicked):
+            signal.connect(lambda it: self.example_requested.emit(it.data(Qt.ItemDataRole.UserRole)))
+        return widget
 
     def set_recent(self, paths: list[str]) -> None:
         self.recent.clear()
