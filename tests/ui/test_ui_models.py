@@ -85,6 +85,12 @@ def _rows(model):
     return [model.source_row(r) for r in range(model.rowCount())]
 
 
+def _next_rows(qtbot, model):
+    """Wait for the rows a worker is computing."""
+    with qtbot.waitSignal(model.rows_ready, timeout=30000):
+        pass
+
+
 def _wait_rows(qtbot, model, action):
     """Do ``action``; it must return before the rows are ready, which come with rows_ready."""
     with qtbot.waitSignal(model.rows_ready, timeout=30000):
@@ -101,8 +107,7 @@ def test_large_frames_sort_and_filter_on_a_worker_with_the_same_rows(qtbot):
     for model in (small, large):
         model.sort(3, Qt.SortOrder.DescendingOrder)  # text column: the slow kind
     assert _rows(large) == list(range(3000))  # unchanged until the worker is done
-    with qtbot.waitSignal(large.rows_ready, timeout=30000):
-        pass
+    _next_rows(qtbot, large)
     assert _rows(large) == _rows(small)
     _wait_rows(qtbot, large, lambda: large.set_filter("I1"))
     small.set_filter("I1")
@@ -115,8 +120,7 @@ def test_large_frames_sort_and_filter_on_a_worker_with_the_same_rows(qtbot):
     large.set_row_filter(None)
     large.set_filter("")
     large.sort(1, Qt.SortOrder.AscendingOrder)
-    with qtbot.waitSignal(large.rows_ready, timeout=30000):
-        pass
+    _next_rows(qtbot, large)
     large.sort(3, Qt.SortOrder.AscendingOrder)
     assert not large.busy
     small.set_row_filter(None)
@@ -177,8 +181,7 @@ def test_cells_of_any_kind_sort_as_text_and_a_failed_worker_shows_the_rows(qtbot
     assert "cannot order these cells" in blocker.args[0]
     assert not model.busy and _rows(model) == list(range(2000))  # unsorted, not frozen
     model.set_filter("a")  # and it still filters
-    with qtbot.waitSignal(model.rows_ready, timeout=30000):
-        pass
+    _next_rows(qtbot, model)
     assert model.rowCount() == 400
 
 

@@ -3,10 +3,9 @@
 pyarrow is a dependency of the Python package (pandas also stores text with it, which makes
 large tables faster).  The standalone bundle leaves pyarrow out to stay small (about 100 MiB;
 see packaging/workbench.spec) and reads Parquet with fastparquet instead, through
-fastparquet's own API (pandas' ``engine="fastparquet"`` is deprecated).  Both give the same
-frame: text in ``object`` columns becomes pandas' ``str`` dtype, and categorical
-(dictionary-encoded) columns are read as plain columns of their values, whichever reader
-read them (the two disagree on when a column is categorical).
+fastparquet's own API (pandas' ``engine="fastparquet"`` is deprecated), in a child process
+(see :func:`_read_fastparquet`).  Both give the same frame: :func:`_plain` brings what they
+return differently (text, categoricals, nullable and decimal numbers, dates) to one form.
 """
 
 from __future__ import annotations
@@ -67,19 +66,19 @@ class DamagedFile(ValueError):
 
 
 def check_frame(data: bytes) -> None:
-    """Raise :class:`DamagedFile` unless ``data`` has a Parquet file's frame: the marker PAR1 at both
-    ends and a footer length that fits.  Checked before either reader sees the bytes:
+    """Raise :class:`DamagedFile` unless ``data`` has a Parquet file's frame: the marker PAR1
+    at both ends and a footer length that fits.  Checked before either reader sees the bytes:
     fastparquet's C metadata parser can read past the end of a truncated or damaged file
     (and crash the process) instead of raising."""
     if len(data) < 12:
         raise DamagedFile(f"only {len(data)} bytes")
     if data[:4] != MAGIC or data[-4:] != MAGIC:
         raise DamagedFile("it does not start and end with the Parquet marker PAR1; "
-                         "is it truncated?")
+                          "is it truncated?")
     footer = int.from_bytes(data[-8:-4], "little")
     if not 0 < footer <= len(data) - 12:
         raise DamagedFile(f"its footer length ({footer:,} bytes) does not fit in the "
-                         f"{len(data):,}-byte file")
+                          f"{len(data):,}-byte file")
 
 
 def write(frame: pd.DataFrame, path, index: bool | None = None, using: str | None = None) -> None:
@@ -210,8 +209,7 @@ def _plain_values(column: pd.Series, hint: str | None = None) -> pd.Series:
         dtype = column.dtype
     if isinstance(dtype, pd.BooleanDtype):
         if column.isna().any():
-            return pd.Series(np.array([None if v is pd.NA else bool(v) for v in column],
-                                      dtype=object), index=column.index, name=column.name)
+            return column.astype(object).where(column.notna(), None)
         return column.astype(bool)
     if isinstance(dtype, pd.api.extensions.ExtensionDtype) and \
             pd.api.types.is_numeric_dtype(dtype):  # Int64, UInt8, Float64...
@@ -224,8 +222,7 @@ def _plain_values(column: pd.Series, hint: str | None = None) -> pd.Series:
         if kind == "string":
             return column.astype(TEXT_DTYPE)
         if kind == "decimal":
-            return pd.Series([np.nan if v is None else float(v) for v in column],
-                             index=column.index, name=column.name, dtype=float)
+            return pd.to_numeric(column).astype(float)
         if kind == "empty" and len(column):
             return pd.Series(np.full(len(column), np.nan), index=column.index, name=column.name)
     return column

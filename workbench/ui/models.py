@@ -105,13 +105,11 @@ class FrameModel(QAbstractTableModel):
     # -- content ------------------------------------------------------------------------------
     def set_frame(self, frame: pd.DataFrame, formats: dict[str, str] | None = None,
                   tooltips: dict[str, str] | None = None) -> None:
+        self.cancel()  # before the reset: cancelling emits busy_changed
         self.beginResetModel()
         previous_sort = None
         if self._sort is not None and self._sort[0] < len(self._names):
             previous_sort = (self._names[self._sort[0]], self._sort[1])
-        self._generation += 1
-        if self._runner is not None:
-            self._runner.cancel()
         self._orders, self._text_mask = {}, None
         self._frame = frame
         self._names = [str(c) for c in frame.columns]
