@@ -42,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
         if with_input:
-            p.add_argument("input", help="per-item file: CSV/TSV/any delimited text, .xlsx or .parquet")
+            p.add_argument("input", nargs="+", help="per-item file(s): CSV/TSV/any delimited text, .xlsx, "
+                           ".parquet, JSON/JSON Lines, TREC run, Inspect log, lm-eval samples, promptfoo "
+                           "results; several files (runs, models) are stacked, each with its system")
             p.add_argument("--sheet", help="XLSX sheet name (default: the first sheet)")
         p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
         p.add_argument("--progress", action="store_true", help="report progress on stderr")
@@ -161,11 +163,12 @@ def run_cli(argv: list[str]) -> int:
     if args.analysis == "plan":
         result = module.run(None, options, progress)
     else:
-        from ..io import load_table
+        from ..io.formats import load_many, with_roles
 
-        table = load_table(args.input, sheet=args.sheet, progress=progress)
+        table = load_many(args.input, sheet=args.sheet, progress=progress)
+        options, role_notes = with_roles(options, table)  # the roles a format suggests (TREC, Inspect...)
         result = module.run(table, options, progress)
-        result = _with_input(result, args.input, table.notes)
+        result = _with_input(result, " ".join(args.input), table.notes + tuple(role_notes))
     if args.xlsx:
         from ..report import write_report
 

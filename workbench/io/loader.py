@@ -58,6 +58,11 @@ class LoadedTable:
     format: str = TEXT
     #: Line (or sheet row) of each data row when it is not simply ``index + 2``.
     row_lines: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: Column roles and the panel suggested by the format's reader (workbench/io/formats), if any.
+    roles: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    panel: str | None = None
+    #: What a data row is called in messages when it is not a line or a sheet row ("record").
+    row_word: str | None = None
 
     @property
     def name(self) -> str:
@@ -67,6 +72,8 @@ class LoadedTable:
     @property
     def line_word(self) -> str:
         """``"line"`` for text files, ``"row"`` for workbook sheets and Parquet files."""
+        if self.row_word:
+            return self.row_word
         return "line" if self.format == TEXT else "row"
 
     def describe(self) -> str:
@@ -140,7 +147,12 @@ def load_table(
     extension = os.path.splitext(absolute)[1].lower()
 
     step(0.2, "Parsing")
-    if extension in EXCEL_EXTENSIONS:
+    from workbench.io import formats  # TREC, JSON(L), Inspect, lm-eval, promptfoo; None if not one
+
+    table = formats.detect_and_load(data, absolute, shown)
+    if table is not None:
+        pass
+    elif extension in EXCEL_EXTENSIONS:
         table = _load_excel(data, absolute, shown, sheet, progress)
     elif extension in PARQUET_EXTENSIONS:
         table = _load_parquet(data, absolute, shown)

@@ -89,7 +89,10 @@ def _norm(name: str) -> str:
 
 
 def guess_roles(table: LoadedTable) -> dict[str, str]:
-    """Column -> role for the columns whose names (or 0/1 contents) say what they are."""
+    """Column -> role for the columns whose names (or 0/1 contents) say what they are; a file
+    read by one of :mod:`workbench.io.formats` brings its own (``table.roles``)."""
+    if table.roles:
+        return {c: r for c, r in table.roles.items() if c in table.frame.columns}
     columns = [str(c) for c in table.frame.columns]
     by_norm = {_norm(c): c for c in columns}
     roles: dict[str, str] = {}

@@ -19,6 +19,7 @@ from .. import __version__
 from ..core.errors import WorkbenchError
 from ..core.session import Session, load_session, options_to_json, save_session
 from ..io import LoadedTable, load_table
+from ..io.formats import FILE_FILTER, is_session_file  # the open dialog's filters; sessions vs results
 from ..io.roles import ROLES, find_problems, guess_roles
 from .examples import EXAMPLE_SESSIONS, EXAMPLES
 from .models import FrameModel
@@ -28,7 +29,6 @@ from .tasks import TaskRunner
 from .widgets import BusyBar, ExceptionDialog, TableView
 
 ORG, APP = "EvalWorkbench", "Eval Workbench"
-FILE_FILTER = "Results files (*.csv *.tsv *.txt *.xlsx *.xlsm *.parquet *.pq);;All files (*)"
 SESSION_FILTER = "Workbench sessions (*.wbsession.json *.json);;All files (*)"
 MAX_RECENT = 8
 
@@ -519,7 +519,7 @@ class MainWindow(QMainWindow):
         notes = " ".join(table.notes)
         self.statusBar().showMessage(
             f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
-        panel = getattr(self, "_pending_panel", None)
+        panel = getattr(self, "_pending_panel", None) or (table.panel if session is None else None)
         self._pending_panel = None
         self.show_panel(panel)
         self.table_loaded.emit(table)
@@ -778,7 +778,7 @@ class MainWindow(QMainWindow):
     def open_any(self, path: str) -> None:
         """A session (``*.json``, e.g. ``*.wbsession.json``) or a results file, by its name:
         what a drop, the command line and the desktop's "open with" hand over."""
-        if path.lower().endswith(".json"):
+        if path.lower().endswith(".json") and is_session_file(path):
             self.open_session(path)
         else:
             self.open_path(path)

@@ -1,0 +1,132 @@
+"""Several files as one table: several TREC runs, Inspect logs, lm-eval samples or promptfoo
+results (or any tables with the same columns), each file's rows with its system.
+
+The system is the file's own system column (run tag, model, provider); where two files share
+a system name, the file name is used instead (a note says so).  A ``file`` column names the
+file of each row; the table's rows are numbered 1..n across the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.errors import DataError
+from workbench.io.cells import text_array
+
+_PANEL_FOR_SEVERAL = {"inspect": "compare", "lm_eval_samples": "compare", "promptfoo": "cost",
+                      "trec_run": "ranking"}
+
+
+def load_many(paths: Sequence[str], *, sheet: str | None = None, progress: Any = None):
+    """Load each file with ``load_table`` and stack them (one file: that file's table)."""
+    from workbench.io.loader import load_table
+
+    tables = [load_table(p, sheet=sheet, progress=progress) for p in paths]
+    if len(tables) == 1:
+        return tables[0]
+    return combine(tables)
+
+
+def combine(tables: Sequence[Any]):
+    from workbench.io.loader import LoadedTable
+
+    first = tables[0]
+    names = [t.name for t in tables]
+    columns = list(first.frame.columns)
+    for t in tables[1:]:
+        if list(t.frame.columns) != columns:
+            missing = [c for c in columns if c not in t.frame.columns]
+            extra = [c for c in t.frame.columns if c not in columns]
+            if missing or t.format != first.format:
+                what = (f"it has no column {', '.join(repr(c) for c in missing[:5])}" if missing
+                        else f"it is a {t.format} file, not a {first.format} file")
+                raise DataError(f"File '{t.path}' cannot be stacked with '{first.path}': {what}; "
+                                "give files of the same kind with the same columns.")
+            columns += [c for c in extra if c not in columns]
+    system = next((c for c, r in first.roles.items() if r == "system"), None)
+    if system is None and "system" in columns:
+        system = "system"
+    notes = [f"{len(tables)} files stacked into one table of "
+             f"{sum(len(t.frame) for t in tables):,} rows (column 'file' names each row's file): "
+             + ", ".join(names) + "."]
+    frames = []
+    seen: dict[str, str] = {}
+    clash = False
+    for t in tables:
+        if system is not None:
+            values = set(pd.unique(t.frame[system].astype(str)))
+            for v in values:
+                if v in seen and seen[v] != t.path:
+                    clash = True
+                seen.setdefault(v, t.path)
+    for t in tables:
+        frame = t.frame.copy()
+        frame.insert(0, "file", text_array([t.name] * len(frame)))
+        if clash:
+            frame[system] = text_array([t.name] * len(frame))
+        frames.append(frame)
+    if clash:
+        notes.append(f"Two files share a system name in column '{system}', so each file's name is "
+                     "its system instead.")
+    frame = pd.concat(frames, ignore_index=True)
+    for c in frame.columns:  # text stays text where some files lack the column
+        if any(c in t.frame.columns and not pd.api.types.is_numeric_dtype(t.frame[c])
+               for t in tables) and pd.api.types.is_object_dtype(frame[c]):
+            frame[c] = text_array(["" if v is None or (isinstance(v, float) and np.isnan(v))
+                                   else str(v) for v in frame[c]])
+    for t in tables:
+        notes += [f"{t.name}: {n}" for n in t.notes]
+    roles = dict(first.roles)
+    panel = _PANEL_FOR_SEVERAL.get(first.format, first.panel)
+    if first.format == "inspect":
+        roles, extra = _inspect_pairs(frame, roles)
+        notes += extra
+    digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
+    return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), sha256=digest,
+                       size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
+                       format=first.format, row_lines=np.arange(1, len(frame) + 1),
+                       roles=roles, panel=panel, row_word="row",
+                       encoding=first.encoding)
+
+
+def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
+    """Inspect logs compared: items are samples (with their epoch when there are several)."""
+    roles = {c: r for c, r in roles.items() if r != "task"}
+    if frame["epoch"].max() > 1:
+        frame.insert(frame.columns.get_loc("epoch") + 1, "item", text_array(
+            [f"{s} (epoch {e})" for s, e in zip(frame["sample_id"], frame["epoch"])]))
+        roles.update({"item": "item", "sample_id": "cluster"})
+        return roles, ["Items are sample and epoch (column 'item'); the bootstrap resamples whole "
+                       "samples (cluster 'sample_id')."]
+    roles["sample_id"] = "item"
+    return roles, ["Items are paired by sample id."]
+
+
+#: Option fields whose role has another name (the other column fields are named as their role).
+_FIELD_ROLE = {"outcome": "success", "id": "item"}
+
+
+def with_roles(options: Any, table: Any) -> tuple[Any, list[str]]:
+    """Fill an analysis's unset column options from the roles the file's format suggested
+    (``table.roles``), as the GUI's panels do; returns the options and a note per column."""
+    import dataclasses
+
+    if not getattr(table, "roles", None) or not dataclasses.is_dataclass(options):
+        return options, []
+    by_role: dict[str, str] = {}
+    for column, role in table.roles.items():
+        by_role.setdefault(role, column)
+    changes, notes = {}, []
+    for f in dataclasses.fields(options):
+        role = _FIELD_ROLE.get(f.name, f.name)
+        if getattr(options, f.name) is None and role in by_role \
+                and isinstance(f.default, type(None)):
+            changes[f.name] = by_role[role]
+            notes.append(f"Column '{by_role[role]}' was taken as the {role} column (from the file's "
+                         f"format; set --{f.name.replace('_', '-')} to choose another).")
+    return (dataclasses.replace(options, **changes) if changes else options), notes

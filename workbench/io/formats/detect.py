@@ -1,0 +1,124 @@
+"""Recognise a file by its content (and its name) and read it with the fitting reader.
+
+:func:`detect_and_load` returns None for files that are none of these formats (CSV, TSV,
+workbooks, Parquet), so that ``load_table`` reads them as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from workbench.core.errors import DataError
+from workbench.io.formats import inspect_log, jsonl, lmeval, promptfoo, trec, zipread
+from workbench.io.formats._common import almost, decode, short
+
+#: Extensions that announce JSON (a mismatch is an error, not a fallback to CSV).
+JSON_EXTENSIONS = (".json", ".jsonl", ".ndjson", ".jsonlines")
+_OTHER_READERS = (".xlsx", ".xlsm", ".parquet", ".pq")
+
+
+def detect_and_load(data: bytes, path: str, shown: str):
+    """A :class:`~workbench.io.loader.LoadedTable` if ``data`` is one of the formats, else None."""
+    extension = os.path.splitext(path)[1].lower()
+    if extension in _OTHER_READERS:
+        return None
+    if data.startswith(b"PK\x03\x04"):
+        archive = zipread.open_zip(data, shown)
+        if inspect_log.is_eval_archive(archive) or extension == ".eval":
+            return inspect_log.load_eval(data, path, shown)
+        return None
+    if extension == ".eval":
+        raise almost(shown, None, "is not a ZIP archive",
+                     "an Inspect .eval log (a ZIP archive of JSON files)")
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head[:1] in (b"{", b"["):
+        return _load_json(decode(data, shown), path, shown, extension)
+    if extension in JSON_EXTENSIONS:
+        first = decode(data[:200], shown).strip().split("\n")[0] if data.strip() else ""
+        raise almost(shown, 1, f"starts with {short(first)}" if first else "is empty",
+                     "JSON (an object or array) or JSON Lines (one object per line)")
+    prefix = decode(data[:200_000], shown) if _maybe_text(data) else ""
+    kind = trec.sniff(prefix, path)
+    if kind is not None:
+        return trec.load(decode(data, shown), path, shown, kind)
+    announced = trec.announced(path)
+    if announced is not None and prefix.strip():
+        raise trec.explain(prefix, shown, announced)
+    return None
+
+
+def _maybe_text(data: bytes) -> bool:
+    return b"\x00" not in data[:4096]
+
+
+def _load_json(text: str, path: str, shown: str, extension: str):
+    if extension in (".jsonl", ".ndjson", ".jsonlines"):
+        return _lines(text, path, shown)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        if err.msg == "Extra data":  # several values: JSON Lines
+            return _lines(text, path, shown)
+        raise almost(shown, err.lineno, f"is not valid JSON ({err.msg} at character {err.colno})",
+                     "a JSON object or array, or JSON Lines") from None
+    except RecursionError:
+        raise DataError(f"File {shown} is nested too deeply to be read as JSON.") from None
+    if isinstance(value, list):
+        return jsonl.records_table(value, path, shown, fmt=jsonl.JSON, what="a JSON array of records",
+                                   lines=None, word="record")
+    if not isinstance(value, dict):
+        raise almost(shown, 1, f"holds a single JSON {type(value).__name__}",
+                     "a JSON array of records or JSON Lines")
+    return _load_object(value, path, shown)
+
+
+def _lines(text: str, path: str, shown: str):
+    records, lines = jsonl.parse_lines(text, shown)
+    if records and isinstance(records[0], dict) and lmeval.is_samples_record(records[0]):
+        return lmeval.load_samples(records, lines, path, shown)
+    return jsonl.records_table(records, path, shown, fmt=jsonl.JSONL, what="JSON Lines",
+                               lines=lines, word="line")
+
+
+def _load_object(value: dict[str, Any], path: str, shown: str):
+    if inspect_log.is_log_object(value):
+        return inspect_log.load_json_log(value, path, shown)
+    if promptfoo.is_results(value):
+        return promptfoo.load(value, path, shown)
+    if lmeval.is_results(value):
+        return lmeval.load_results(value, path, shown)
+    if _is_session(value):
+        raise DataError(f"File {shown} is a workbench session, not a results file; open it with "
+                        "File > Open session (or 'workbench report SESSION').")
+    lists = [key for key, item in value.items()
+             if isinstance(item, list) and item and all(isinstance(r, dict) for r in item)]
+    if len(lists) == 1:
+        key = lists[0]
+        return jsonl.records_table(value[key], path, shown, fmt=jsonl.JSON,
+                                   what=f"the JSON records under key '{key}'", lines=None,
+                                   word="record")
+    found = (f"is one JSON object with several lists of records ({', '.join(lists[:5])})" if lists
+             else "is one JSON object without a list of records")
+    raise almost(shown, None, found, "a JSON array of records, JSON Lines, an Inspect log, "
+                 "lm-evaluation-harness results or promptfoo results")
+
+
+def _is_session(value: dict[str, Any]) -> bool:
+    return "schema" in value and "input_path" in value and "panels" in value
+
+
+def is_session_file(path: str) -> bool:
+    """True when ``path`` is a workbench session (``*.wbsession.json``, or JSON that holds one)."""
+    if path.lower().endswith(".wbsession.json"):
+        return True
+    if not path.lower().endswith(".json"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return True  # let the session reader say what is wrong
+    text = head.decode("utf-8", "replace")
+    return '"input_path"' in text and '"schema"' in text and '"panels"' in text

@@ -1,0 +1,201 @@
+"""Inspect AI evaluation logs: ``.eval`` archives and ``.json`` logs.
+
+Read from the documented log format itself (no dependency on ``inspect_ai``): a ``.eval`` file
+is a ZIP archive holding ``header.json`` (the ``eval`` spec and ``results``) and one
+``samples/<id>_epoch_<n>.json`` per sample and epoch; a ``.json`` log is one object with the
+same ``eval``, ``results`` and a ``samples`` list.
+
+One row per sample and epoch: ``model``, ``task``, ``sample_id`` (the id's exact text),
+``epoch``, one column per scorer (``C``/``I``/``P``/``N`` read as 1/0/0.5/0, as Inspect's
+``value_to_float`` does; numbers and true/false as they are; a scorer giving a dict of values
+gives one column per key, ``scorer.key``), ``input``, ``target``, ``output`` (the completion),
+``answer`` (the first scorer's extracted answer), ``input_tokens``, ``output_tokens``,
+``total_tokens`` (summed over the models a sample used), ``total_time`` and ``working_time``
+(seconds), and ``error`` when a sample failed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.errors import DataError
+from workbench.io.formats import zipread
+from workbench.io.formats._common import almost, render_json_value, table, text_column, typed_column
+
+FORMAT = "inspect"
+#: Inspect's letter grades, read as numbers (inspect_ai.scorer.value_to_float).
+GRADES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+GRADE_NOTE = "Inspect's grades C/I/P/N read as 1/0/0.5/0 (as its value_to_float)"
+_SAMPLE_NAME = re.compile(r"samples/.+_epoch_\d+\.json\Z")
+
+
+def is_log_object(value: Any) -> bool:
+    """An Inspect ``.json`` log: an object with an ``eval`` spec naming task and model."""
+    return (isinstance(value, dict) and isinstance(value.get("eval"), dict)
+            and "task" in value["eval"] and "model" in value["eval"] and "version" in value)
+
+
+def is_eval_archive(archive) -> bool:
+    names = set(archive.namelist())
+    return "header.json" in names or "_journal/start.json" in names
+
+
+def load_eval(data: bytes, path: str, shown: str):
+    archive = zipread.open_zip(data, shown)
+    names = archive.namelist()
+    if "header.json" in names:
+        header = _json(zipread.read_member(archive, data, "header.json", shown), shown, "header.json")
+    elif "_journal/start.json" in names:  # a log still being written (or cut short)
+        header = _json(zipread.read_member(archive, data, "_journal/start.json", shown), shown,
+                       "_journal/start.json")
+    else:
+        raise almost(shown, None, "is a ZIP archive without 'header.json'",
+                     "an Inspect .eval log (header.json and samples/<id>_epoch_<n>.json)")
+    samples = [_json(zipread.read_member(archive, data, name, shown), shown, name)
+               for name in names if _SAMPLE_NAME.match(name)]
+    return _table(header, samples, path, shown)
+
+
+def load_json_log(log: dict, path: str, shown: str):
+    return _table(log, log.get("samples") or [], path, shown)
+
+
+def _json(raw: bytes, shown: str, member: str) -> Any:
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise DataError(f"Member '{member}' of file {shown} is not valid JSON ({err}); expected "
+                        "a complete Inspect log.") from None
+
+
+def _table(header: dict, samples: list[dict], path: str, shown: str):
+    spec = header.get("eval") or {}
+    model, task = str(spec.get("model", "")), str(spec.get("task", ""))
+    status = header.get("status")
+    if not samples:
+        raise DataError(f"File {shown} is an Inspect log of task '{task}' ({model}) with no samples"
+                        f"{' (status: ' + str(status) + ')' if status else ''}; expected a log "
+                        "written with samples (log_samples=True).")
+    order = {render_json_value(sid): i for i, sid in
+             enumerate((spec.get("dataset") or {}).get("sample_ids") or [])}
+    for i, sample in enumerate(samples):
+        if "id" not in sample or "epoch" not in sample:
+            raise almost(shown, i + 1, "has no 'id' or 'epoch'", "an Inspect sample with id and epoch",
+                         word="sample")
+    samples = sorted(samples, key=lambda s: (order.get(render_json_value(s["id"]), len(order)),
+                                             render_json_value(s["id"]), s["epoch"]))
+    n = len(samples)
+    columns: dict[str, Any] = {
+        "model": text_column([model] * n),
+        "task": text_column([task] * n),
+        "sample_id": text_column([render_json_value(s["id"]) for s in samples]),
+        "epoch": np.array([int(s["epoch"]) for s in samples], dtype=np.int64),
+    }
+    scorers = list(dict.fromkeys(name for s in samples for name in (s.get("scores") or {})))
+    graded, score_cols = False, []
+    for name in scorers:
+        values = [((s.get("scores") or {}).get(name) or {}).get("value") for s in samples]
+        for col, vals in _score_columns(name, values):
+            if any(isinstance(v, str) and v in GRADES for v in vals):
+                graded = True
+                vals = [GRADES.get(v, v) if isinstance(v, str) else v for v in vals]
+            column, kind = typed_column(vals)
+            col = col if col not in columns else f"score.{col}"
+            columns[col] = column
+            score_cols.append((col, kind, column))
+    attachments = [s.get("attachments") or {} for s in samples]
+    columns["input"] = text_column([_text(s.get("input"), a) for s, a in zip(samples, attachments)])
+    columns["target"] = text_column([_text(s.get("target"), a) for s, a in zip(samples, attachments)])
+    columns["output"] = text_column([_text((s.get("output") or {}).get("completion"), a)
+                                     for s, a in zip(samples, attachments)])
+    first = scorers[0] if scorers else None
+    if first is not None:
+        columns["answer"] = text_column([_text(((s.get("scores") or {}).get(first) or {})
+                                               .get("answer"), a)
+                                         for s, a in zip(samples, attachments)])
+    for key in ("input_tokens", "output_tokens", "total_tokens"):
+        columns[key] = np.array([sum(float((u or {}).get(key) or 0)
+                                     for u in (s.get("model_usage") or {}).values())
+                                 if s.get("model_usage") else np.nan for s in samples])
+    for key in ("total_time", "working_time"):
+        columns[key] = np.array([np.nan if s.get(key) is None else float(s[key]) for s in samples])
+    errors = [_error(s.get("error")) for s in samples]
+    if any(errors):
+        columns["error"] = text_column(errors)
+    frame = pd.DataFrame(columns)
+    for key in ("input_tokens", "output_tokens", "total_tokens"):
+        if frame[key].notna().all() and (frame[key] == frame[key].round()).all():
+            frame[key] = frame[key].astype(np.int64)
+    epochs = int(frame["epoch"].max())
+    success = next((col for col, kind, column in score_cols if _binary(column)), None)
+    if success is None and score_cols:
+        success = score_cols[0][0]
+    notes = [f"Read as an Inspect AI log (task '{task}', model '{model}', "
+             f"{frame['sample_id'].nunique()} samples x {epochs} epoch{'s' if epochs > 1 else ''}"
+             f" = {n} rows): one row per sample and epoch; scorers "
+             + ", ".join(f"'{c}'" for c, _, _ in score_cols)
+             + (f"; {GRADE_NOTE}" if graded else "") + "; sample ids kept as text."]
+    if status and status != "success":
+        notes.append(f"The log's status is '{status}': it may not hold every sample.")
+    if any(errors):
+        notes.append(f"{sum(map(bool, errors))} samples ended with an error (column 'error').")
+    roles = {"sample_id": "task", "model": "system", "output": "prediction", "target": "reference",
+             "total_time": "latency"}
+    if success:
+        roles[success] = "success"
+    return table(frame, path, fmt=FORMAT, notes=notes,
+                 row_lines=np.arange(1, n + 1, dtype=np.int64), roles=roles, panel="passk",
+                 row_word="row")
+
+
+def _binary(column: Any) -> bool:
+    values = np.asarray(column, dtype=float) if np.asarray(column).dtype.kind in "fiub" else None
+    return values is not None and bool(np.all((values == 0) | (values == 1)))
+
+
+def _score_columns(name: str, values: list[Any]):
+    """A scorer's column(s): its value, or one column per key when the value is a dict."""
+    if values and all(isinstance(v, dict) or v is None for v in values) \
+            and any(isinstance(v, dict) for v in values):
+        keys = list(dict.fromkeys(k for v in values if v for k in v))
+        return [(f"{name}.{k}", [v.get(k) if v else None for v in values]) for k in keys]
+    return [(name, values)]
+
+
+def _text(value: Any, attachments: dict) -> str:
+    """Inspect text (a string, a list of chat messages or content parts, or a list of targets)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        if value.startswith("attachment://"):
+            return str(attachments.get(value[len("attachment://"):], value))
+        return value
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return value[0] if len(value) == 1 else render_json_value(value)
+        parts = []
+        for item in value:
+            if isinstance(item, dict):
+                content = item.get("content", item.get("text"))
+                text = _text(content, attachments) if content is not None else ""
+                role = item.get("role")
+                parts.append(f"{role}: {text}" if role and len(value) > 1 else text)
+            else:
+                parts.append(_text(item, attachments))
+        return "\n\n".join(parts)
+    if isinstance(value, dict):
+        return _text(value.get("text", value.get("content")), attachments)
+    return render_json_value(value)
+
+
+def _error(value: Any) -> str:
+    if not value:
+        return ""
+    if isinstance(value, dict):
+        return str(value.get("message") or "")
+    return str(value)

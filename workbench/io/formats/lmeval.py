@@ -1,0 +1,199 @@
+"""lm-evaluation-harness outputs (``lm_eval --log_samples --output_path DIR``).
+
+``samples_<task>_<date>.jsonl``: one row per document and filter: ``model``, ``task``,
+``doc_id`` (the id's exact text), ``filter``, ``item`` (task/doc_id, plus the filter when a task
+has several: the pairing key across models), ``target``, ``response`` (the filtered response;
+a loglikelihood task's [log-likelihood, is-greedy] pairs as JSON text), ``prompt`` (the first
+request's text) and one column per metric the record names (``acc``, ``exact_match``...).
+The model is taken from the ``results_*.json`` beside the samples file (its ``model_name``,
+and its configuration as notes), else from the folder name, which lm-eval names after the model.
+
+``results_<date>.json`` alone: one row per task and metric with its value and stderr; the run's
+configuration (model, arguments, few-shot, versions, date) as notes.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.io.formats._common import render_json_value, table, text_column, typed_column
+
+SAMPLES, RESULTS = "lm_eval_samples", "lm_eval_results"
+_SAMPLES_NAME = re.compile(r"samples_(.+?)_(\d{4}-\d\d-\d\dT[\d\-.:]+)\.jsonl\Z")
+
+
+def is_samples_record(record: dict) -> bool:
+    return "doc_id" in record and ("filtered_resps" in record or "resps" in record) \
+        and ("metrics" in record or "target" in record)
+
+
+def is_results(value: dict) -> bool:
+    return isinstance(value.get("results"), dict) and (
+        "configs" in value or "versions" in value or "n-shot" in value or "config" in value)
+
+
+def _task_from_name(path: str) -> str | None:
+    match = _SAMPLES_NAME.match(os.path.basename(path))
+    if match:
+        return match.group(1)
+    name = os.path.basename(path)
+    if name.startswith("samples_") and name.endswith(".jsonl"):
+        return name[len("samples_"):-len(".jsonl")]
+    return None
+
+
+def _sibling_results(path: str) -> tuple[dict | None, str | None]:
+    """The newest ``results_*.json`` in the samples file's folder, if any."""
+    candidates = sorted(glob.glob(os.path.join(glob.escape(os.path.dirname(path)), "results_*.json")))
+    for candidate in reversed(candidates):
+        try:
+            with open(candidate, encoding="utf-8") as handle:
+                value = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, dict) and is_results(value):
+            return value, candidate
+    return None, None
+
+
+def config_notes(results: dict, where: str) -> list[str]:
+    """The run's configuration, as notes."""
+    config = results.get("config") or {}
+    parts = []
+    for key in ("model", "model_args", "batch_size", "device", "limit", "bootstrap_iters",
+                "gen_kwargs", "random_seed", "numpy_seed", "torch_seed", "fewshot_seed"):
+        if config.get(key) not in (None, "", {}):
+            parts.append(f"{key}={render_json_value(config[key])}")
+    for key in ("model_name", "date", "git_hash", "lm_eval_version", "transformers_version"):
+        if results.get(key) not in (None, ""):
+            value = results[key]
+            parts.append(f"{key}={value}")
+    notes = [f"lm-evaluation-harness run configuration ({where}): " + "; ".join(parts) + "."] \
+        if parts else []
+    shots = results.get("n-shot") or {}
+    versions = results.get("versions") or {}
+    if shots or versions:
+        tasks = list(dict.fromkeys([*shots, *versions]))
+        notes.append("Tasks: " + "; ".join(
+            f"{t} (version {versions.get(t, '?')}, {shots.get(t, '?')}-shot)" for t in tasks[:20])
+            + (" ..." if len(tasks) > 20 else "") + ".")
+    return notes
+
+
+def _model_of(results: dict | None, path: str) -> str:
+    if results:
+        name = results.get("model_name") or (results.get("config") or {}).get("model_args") \
+            or (results.get("config") or {}).get("model")
+        if name:
+            return str(name)
+    return os.path.basename(os.path.dirname(os.path.abspath(path))) or "model"
+
+
+def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
+    results, results_path = _sibling_results(path)
+    model = _model_of(results, path)
+    task = _task_from_name(path) or "task"
+    n = len(records)
+    metric_names = list(dict.fromkeys(m for r in records for m in (r.get("metrics") or [])))
+    if not metric_names:  # older files: the fields beside the known ones
+        known = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter",
+                 "metrics", "doc_hash", "prompt_hash", "target_hash", "task_name"}
+        metric_names = [k for k in records[0] if k not in known]
+    filters = [str(r.get("filter", "none")) for r in records]
+    several = len(set(filters)) > 1
+    doc_ids = [render_json_value(r.get("doc_id")) for r in records]
+    tasks = [str(r.get("task_name") or task) for r in records]
+    columns: dict[str, Any] = {
+        "model": text_column([model] * n),
+        "task": text_column(tasks),
+        "doc_id": text_column(doc_ids),
+        "filter": text_column(filters),
+        "item": text_column([f"{t}/{d}/{f}" if several else f"{t}/{d}"
+                             for t, d, f in zip(tasks, doc_ids, filters)]),
+        "target": text_column([_plain(r.get("target")) for r in records]),
+        "response": text_column([_plain(_unwrap(r.get("filtered_resps", r.get("resps"))))
+                                 for r in records]),
+        "prompt": text_column([_prompt(r.get("arguments")) for r in records]),
+    }
+    kinds = {}
+    for name in metric_names:
+        values = [r.get(name) for r in records]
+        values = [v[0] if isinstance(v, list) and len(v) == 1 else v for v in values]
+        column, kind = typed_column(values)
+        columns[name if name not in columns else f"metric.{name}"] = column
+        kinds[name] = kind
+    frame = pd.DataFrame(columns)
+    success = next((m for m in metric_names if kinds.get(m) in ("bool", "int", "float")
+                    and np.isin(np.asarray(frame[m], dtype=float), (0.0, 1.0)).all()), None)
+    notes = [f"Read as lm-evaluation-harness samples (task '{task}', model '{model}'"
+             + (f" from {os.path.basename(results_path)}" if results_path else
+                " from the folder name") + f"): {n} rows, one per document"
+             + (" and filter" if several else "") + "; metrics "
+             + ", ".join(f"'{m}'" for m in metric_names) + "; doc ids kept as text."]
+    if results:
+        notes += config_notes(results, os.path.basename(results_path))
+    roles = {"item": "item", "model": "system", "task": "group", "response": "prediction",
+             "target": "reference"}
+    if success:
+        roles[success] = "success"
+    return table(frame, path, fmt=SAMPLES, notes=notes, row_lines=lines, roles=roles,
+                 panel="aggregate", row_word="line")
+
+
+def load_results(value: dict, path: str, shown: str):
+    rows = []
+    n_samples = value.get("n-samples") or {}
+    for task, metrics in (value.get("results") or {}).items():
+        if not isinstance(metrics, dict):
+            continue
+        for key, number in metrics.items():
+            if key == "alias" or "_stderr" in key or not isinstance(number, (int, float)) \
+                    or isinstance(number, bool):
+                continue
+            metric, _, filt = key.partition(",")
+            stderr = metrics.get(f"{metric}_stderr,{filt}" if filt else f"{metric}_stderr")
+            count = (n_samples.get(task) or {}).get("effective")
+            rows.append({"task": task, "metric": metric, "filter": filt or "none",
+                         "value": float(number),
+                         "stderr": float(stderr) if isinstance(stderr, (int, float)) else np.nan,
+                         "n": float(count) if isinstance(count, (int, float)) else np.nan})
+    frame = pd.DataFrame(rows, columns=["task", "metric", "filter", "value", "stderr", "n"])
+    for col in ("task", "metric", "filter"):
+        frame[col] = text_column(list(frame[col]))
+    notes = [f"Read as lm-evaluation-harness results ({len(frame)} task metrics of model "
+             f"'{_model_of(value, path)}'); the per-item numbers are in the samples_*.jsonl "
+             "files written with --log_samples."]
+    notes += config_notes(value, os.path.basename(path))
+    return table(frame, path, fmt=RESULTS, notes=notes, row_lines=np.arange(1, len(frame) + 1),
+                 roles={}, panel=None, row_word="row")
+
+
+def _unwrap(value: Any) -> Any:
+    while isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return value
+
+
+def _plain(value: Any) -> str:
+    return render_json_value(value)
+
+
+def _prompt(arguments: Any) -> str:
+    if isinstance(arguments, dict):  # {"gen_args_0": {"arg_0": text, "arg_1": ...}}
+        first = next(iter(arguments.values()), None)
+        if isinstance(first, dict):
+            return render_json_value(first.get("arg_0", ""))
+        return render_json_value(first)
+    if isinstance(arguments, list) and arguments:
+        first = arguments[0]
+        if isinstance(first, list) and first:
+            return render_json_value(first[0])
+        return render_json_value(first)
+    return ""
