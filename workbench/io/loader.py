@@ -142,6 +142,10 @@ def load_table(
     shown = f"'{absolute}'"
     step = _Steps(progress, os.path.basename(absolute))
     step(0.0, "Reading")
+    if os.path.isdir(absolute):  # lm-eval output folders, Inspect log folders, TREC runs
+        from workbench.io import formats
+
+        return formats.load_folder(absolute, shown, progress)
     data = _read_bytes(absolute, shown)
     checksum = hashlib.sha256(data).hexdigest()
     extension = os.path.splitext(absolute)[1].lower()

@@ -18,6 +18,8 @@ import pandas as pd
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
 
+#: Formats whose files may differ in columns (each task its metrics): stacked on their union.
+_UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json")
 _PANEL_FOR_SEVERAL = {"inspect": "compare", "lm_eval_samples": "compare", "promptfoo": "cost",
                       "trec_run": "ranking"}
 
@@ -42,7 +44,7 @@ def combine(tables: Sequence[Any]):
         if list(t.frame.columns) != columns:
             missing = [c for c in columns if c not in t.frame.columns]
             extra = [c for c in t.frame.columns if c not in columns]
-            if missing or t.format != first.format:
+            if t.format != first.format or (missing and first.format not in _UNION_FORMATS):
                 what = (f"it has no column {', '.join(repr(c) for c in missing[:5])}" if missing
                         else f"it is a {t.format} file, not a {first.format} file")
                 raise DataError(f"File '{t.path}' cannot be stacked with '{first.path}': {what}; "
@@ -55,15 +57,7 @@ def combine(tables: Sequence[Any]):
              f"{sum(len(t.frame) for t in tables):,} rows (column 'file' names each row's file): "
              + ", ".join(names) + "."]
     frames = []
-    seen: dict[str, str] = {}
-    clash = False
-    for t in tables:
-        if system is not None:
-            values = set(pd.unique(t.frame[system].astype(str)))
-            for v in values:
-                if v in seen and seen[v] != t.path:
-                    clash = True
-                seen.setdefault(v, t.path)
+    clash = system is not None and _clash(tables, system)
     for t in tables:
         frame = t.frame.copy()
         frame.insert(0, "file", text_array([t.name] * len(frame)))
@@ -79,8 +73,10 @@ def combine(tables: Sequence[Any]):
                for t in tables) and pd.api.types.is_object_dtype(frame[c]):
             frame[c] = text_array(["" if v is None or (isinstance(v, float) and np.isnan(v))
                                    else str(v) for v in frame[c]])
-    for t in tables:
-        notes += [f"{t.name}: {n}" for n in t.notes]
+    said: set[str] = set()
+    for t in tables:  # each file's notes, once when files share them (one run's configuration)
+        notes += [f"{t.name}: {n}" for n in t.notes if n not in said]
+        said.update(t.notes)
     roles = dict(first.roles)
     panel = _PANEL_FOR_SEVERAL.get(first.format, first.panel)
     if first.format == "inspect":
@@ -92,6 +88,28 @@ def combine(tables: Sequence[Any]):
                        format=first.format, row_lines=np.arange(1, len(frame) + 1),
                        roles=roles, panel=panel, row_word="row",
                        encoding=first.encoding)
+
+
+def _clash(tables: Sequence[Any], system: str) -> bool:
+    """True when two files hold the same system for the same items (two runs tagged alike);
+    one model's files of different tasks do not clash."""
+    seen: set[str] = set()
+    shared = False
+    for t in tables:
+        values = set(pd.unique(t.frame[system].astype(str)))
+        shared |= bool(values & seen)
+        seen |= values
+    if not shared:
+        return False
+    roles = tables[0].roles
+    keys = [c for c, r in roles.items() if r in ("item", "task", "query", "doc")]
+    keys += [c for c in ("epoch",) if c in tables[0].frame.columns]
+    if not keys:
+        return True
+    stacked = pd.concat([t.frame[[system, *keys]].assign(_file=i) for i, t in enumerate(tables)],
+                        ignore_index=True)
+    first = stacked.drop_duplicates(subset=[system, *keys, "_file"])
+    return bool(first.duplicated(subset=[system, *keys]).any())
 
 
 def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
@@ -130,3 +148,34 @@ def with_roles(options: Any, table: Any) -> tuple[Any, list[str]]:
             notes.append(f"Column '{by_role[role]}' was taken as the {role} column (from the file's "
                          f"format; set --{f.name.replace('_', '-')} to choose another).")
     return (dataclasses.replace(options, **changes) if changes else options), notes
+
+
+#: Files a folder is searched for (recursively): lm-eval samples, Inspect logs, TREC runs.
+FOLDER_PATTERNS = ("samples_*.jsonl", "*.eval", "*.run")
+
+
+def folder_files(folder: str) -> list[str]:
+    """The results files in a folder that :func:`load_folder` stacks, of the first kind found."""
+    import glob
+
+    for pattern in FOLDER_PATTERNS:
+        found = sorted(glob.glob(os.path.join(glob.escape(folder), "**", pattern), recursive=True))
+        if found:
+            return found
+    return []
+
+
+def load_folder(folder: str, shown: str, progress: Any = None):
+    """A folder of lm-eval outputs (one sub-folder per model), Inspect ``.eval`` logs or TREC
+    runs, stacked into one table; a folder with none of them gets the usual sentence."""
+    files = folder_files(folder)
+    if not files:
+        raise DataError(f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "
+                        "Parquet file, or a folder of lm-evaluation-harness outputs "
+                        "(samples_*.jsonl), Inspect .eval logs or TREC .run files.")
+    table = load_many(files, progress=progress)
+    import dataclasses
+
+    note = (f"Folder {shown}: {len(files)} files ({', '.join(os.path.relpath(f, folder) for f in files[:6])}"
+            f"{' ...' if len(files) > 6 else ''}).")
+    return dataclasses.replace(table, path=folder, notes=(note, *table.notes))

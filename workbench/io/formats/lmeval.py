@@ -132,17 +132,21 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
     frame = pd.DataFrame(columns)
     success = next((m for m in metric_names if kinds.get(m) in ("bool", "int", "float")
                     and np.isin(np.asarray(frame[m], dtype=float), (0.0, 1.0)).all()), None)
+    if success is not None:  # one outcome column for every task (acc, exact_match...)
+        frame["outcome"] = np.asarray(frame[success], dtype=np.float64)
     notes = [f"Read as lm-evaluation-harness samples (task '{task}', model '{model}'"
              + (f" from {os.path.basename(results_path)}" if results_path else
                 " from the folder name") + f"): {n} rows, one per document"
              + (" and filter" if several else "") + "; metrics "
-             + ", ".join(f"'{m}'" for m in metric_names) + "; doc ids kept as text."]
+             + ", ".join(f"'{m}'" for m in metric_names) + "; doc ids kept as text"
+             + (f"; column 'outcome' is '{success}', the first 0/1 metric" if success else "")
+             + "."]
     if results:
         notes += config_notes(results, os.path.basename(results_path))
     roles = {"item": "item", "model": "system", "task": "group", "response": "prediction",
              "target": "reference"}
     if success:
-        roles[success] = "success"
+        roles["outcome"] = "success"
     return table(frame, path, fmt=SAMPLES, notes=notes, row_lines=lines, roles=roles,
                  panel="aggregate", row_word="line")
 
@@ -154,7 +158,7 @@ def load_results(value: dict, path: str, shown: str):
         if not isinstance(metrics, dict):
             continue
         for key, number in metrics.items():
-            if key == "alias" or "_stderr" in key or not isinstance(number, (int, float)) \
+            if "," not in key or "_stderr" in key or not isinstance(number, (int, float)) \
                     or isinstance(number, bool):
                 continue
             metric, _, filt = key.partition(",")
