@@ -1,0 +1,135 @@
+"""promptfoo results and lm-evaluation-harness outputs written by the real tools
+(tests/fixtures/formats/make_fixtures.py): Cost & latency and Compare on them equal the same
+data as CSV (built here from the JSON with the standard library)."""
+
+from __future__ import annotations
+
+import csv
+import glob
+import json
+import os
+
+import pandas as pd
+import pytest
+
+from workbench.analyses import aggregate, compare, cost
+from workbench.cli.main import main as cli_main
+from workbench.core.errors import DataError
+from workbench.io import load_table
+from workbench.io.formats import load_many
+from workbench.io.roles import guess_roles
+
+
+def _promptfoo_csv(path, out):
+    rows = json.load(open(path))["results"]["results"]
+    with open(out, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["system", "item", "success", "cost", "latency"])
+        for r in rows:
+            writer.writerow([r["provider"]["label"], r["testIdx"], int(r["success"]), r["cost"],
+                             r["latencyMs"]])
+    return rows
+
+
+def test_promptfoo_feeds_cost_and_compare_as_the_csv(fixture_path, tmp_path):
+    path = fixture_path("promptfoo", "results.json")
+    table = load_table(path)
+    assert table.format == "promptfoo" and table.panel == "cost"
+    assert guess_roles(table) == {"provider": "system", "item": "item", "success": "success",
+                                  "cost": "cost", "latency_ms": "latency", "output": "prediction"}
+    rows = _promptfoo_csv(path, tmp_path / "same.csv")
+    assert len(table.frame) == len(rows) == 12  # 6 tests x 2 providers
+    assert table.notes[0].startswith("Read as promptfoo results (2 providers")
+    same = load_table(tmp_path / "same.csv")
+    for method in ("linear", "nearest_rank"):
+        ours = cost.run(table, cost.Options(system="provider", success="success", cost="cost",
+                                            latency="latency_ms", percentile_method=method))
+        theirs = cost.run(same, cost.Options(system="system", success="success", cost="cost",
+                                             latency="latency", percentile_method=method))
+        assert [(r["metric"], r.get("system"), r.get("n")) for r in ours.records] == \
+            [(r["metric"], r.get("system"), r.get("n")) for r in theirs.records]
+        assert [r["value"] for r in ours.records] == pytest.approx([r["value"] for r in theirs.records])
+    (rate,) = [r for r in ours.records if r["metric"] == "success_rate" and r["system"] == "priced"]
+    assert rate["value"] == pytest.approx(4 / 6)
+    ours = compare.run(table, compare.Options(system="provider", item="item", outcome="success",
+                                              resamples=1000))
+    theirs = compare.run(same, compare.Options(system="system", item="item", outcome="success",
+                                               resamples=1000))
+    assert [r["value"] for r in ours.records] == pytest.approx([r["value"] for r in theirs.records])
+
+
+def test_cli_cost_on_promptfoo_needs_no_flags(fixture_path, capsys):
+    code = cli_main(["cost", fixture_path("promptfoo", "results.json"), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert {r["system"] for r in out["results"] if r["metric"] == "cost_per_success"} == {"echo", "priced"}
+
+
+def test_promptfoo_test_ids_and_variables_stay_text(fixture_path):
+    frame = load_table(fixture_path("promptfoo", "results.json")).frame
+    assert pd.api.types.is_string_dtype(frame["test"])
+    assert set(frame["vars.answer"]) >= {"1.0", "4"}  # "1.0" is not the number 1
+    assert frame["latency_ms"].dtype.kind == "f" and frame["cost"].dtype.kind == "f"
+
+
+def _lmeval_files(fixture_path, model):
+    return sorted(glob.glob(os.path.join(fixture_path("lmeval"), model, "samples_*.jsonl")))
+
+
+def test_lmeval_samples_rows_and_config_notes(fixture_path):
+    (mc,) = [p for p in _lmeval_files(fixture_path, "dummy-seed1") if "arith_mc" in p]
+    table = load_table(mc)
+    records = [json.loads(line) for line in open(mc)]
+    assert table.format == "lm_eval_samples" and table.panel == "aggregate"
+    assert table.frame["doc_id"].tolist() == [str(r["doc_id"]) for r in records]
+    assert table.frame["acc"].tolist() == [r["acc"] for r in records]
+    assert table.frame["outcome"].tolist() == [r["acc"] for r in records]
+    assert set(table.frame["model"]) == {"dummy-seed1"} and set(table.frame["task"]) == {"arith_mc"}
+    assert any("model_args" in n and "random_seed=1" in n for n in table.notes)
+    assert table.line_of(2) == 3
+
+
+def test_lmeval_results_json_alone(fixture_path):
+    (path,) = glob.glob(os.path.join(fixture_path("lmeval"), "dummy-seed1", "results_*.json"))
+    table = load_table(path)
+    value = json.load(open(path))["results"]
+    assert table.format == "lm_eval_results"
+    got = table.frame.set_index(["task", "metric"])["value"]
+    assert got["arith_mc", "acc"] == value["arith_mc"]["acc,none"]
+    assert got["arith_gen", "exact_match"] == value["arith_gen"]["exact_match,none"]
+
+
+def test_lmeval_models_compare_paired_by_task_and_doc_as_the_csv(fixture_path, tmp_path):
+    files = _lmeval_files(fixture_path, "dummy-seed1") + _lmeval_files(fixture_path, "dummy-seed2")
+    table = load_many(files)
+    folder = load_table(fixture_path("lmeval"))  # the output folder: one sub-folder per model
+    assert len(folder.frame) == len(table.frame) == 24 and folder.panel == "compare"
+    csv_path = tmp_path / "same.csv"
+    with open(csv_path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "item", "outcome"])
+        for path in files:
+            model = os.path.basename(os.path.dirname(path))
+            task = "arith_mc" if "arith_mc" in path else "arith_gen"
+            for line in open(path):
+                r = json.loads(line)
+                writer.writerow([model, f"{task}/{r['doc_id']}", r["acc" if task == "arith_mc" else "exact_match"]])
+    options = compare.Options(system="model", item="item", outcome="outcome", resamples=1000)
+    for loaded in (table, folder):
+        ours = compare.run(loaded, options)
+        theirs = compare.run(load_table(csv_path), options)
+        assert [r["value"] for r in ours.records] == pytest.approx([r["value"] for r in theirs.records])
+        assert ours.find("diff")[0]["n"] == 12
+    # one model: accuracy per task as groups, as lm-eval's own results file says
+    one = load_many(_lmeval_files(fixture_path, "dummy-seed1"))
+    result = aggregate.run(one, aggregate.Options(outcome="outcome", group="task"))
+    (results_path,) = glob.glob(os.path.join(fixture_path("lmeval"), "dummy-seed1", "results_*.json"))
+    reported = json.load(open(results_path))["results"]
+    micro = result.find("micro")[0]["value"]
+    assert micro == pytest.approx((reported["arith_mc"]["acc,none"] + reported["arith_gen"]["exact_match,none"]) / 2)
+
+
+def test_a_folder_without_results_is_still_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(DataError, match="is a folder, not a file"):
+        load_table(tmp_path)
