@@ -25,10 +25,14 @@ def detect_and_load(data: bytes, path: str, shown: str):
     if extension in _OTHER_READERS:
         return None
     if data.startswith(b"PK\x03\x04"):
-        archive = zipread.open_zip(data, shown)
-        if inspect_log.is_eval_archive(archive) or extension == ".eval":
+        if extension == ".eval":
             return inspect_log.load_eval(data, path, shown)
-        return None
+        try:
+            archive = zipread.open_zip(data, shown)
+        except DataError:
+            return None  # not ours: the delimited reader names what it is
+        return inspect_log.load_eval(data, path, shown) if inspect_log.is_eval_archive(archive) \
+            else None
     if extension == ".eval":
         raise almost(shown, None, "is not a ZIP archive",
                      "an Inspect .eval log (a ZIP archive of JSON files)")
