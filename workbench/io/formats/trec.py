@@ -94,9 +94,12 @@ def load(text: str, path: str, shown: str, kind: str):
     if fast is not None:
         return _finish(fast, text, path, shown, kind, _line_numbers(text, len(fast)))
     try:
+        # ids as the file's text (object: fast to read), the numbers parsed by the C reader
+        text_fields = (0, 1, 2, 5) if kind == RUN else (0, 1, 2)
         raw = pd.read_csv(io.StringIO(text), sep=r"\s+", header=None, names=list(range(len(names))),
-                          dtype=str, na_filter=False, keep_default_na=False, engine="c",
-                          quoting=csv.QUOTE_NONE, skip_blank_lines=True, index_col=False)
+                          dtype={i: object for i in text_fields}, na_filter=False,
+                          keep_default_na=False, engine="c", quoting=csv.QUOTE_NONE,
+                          skip_blank_lines=True, index_col=False)
     except pd.errors.ParserError as err:
         match = re.search(r"line (\d+), saw (\d+)", str(err))
         line = int(match.group(1)) if match else None
@@ -109,7 +112,11 @@ def load(text: str, path: str, shown: str, kind: str):
         row = int(short_rows[0])
         fields = int(raw.iloc[row].notna().sum() - (raw.iloc[row] == "").sum())
         raise almost(shown, int(lines[row]), f"has {fields} fields", expected)
-    frame = pd.DataFrame({name: raw[i] for i, name in enumerate(names)})
+    from workbench.io.cells import TEXT_DTYPE
+
+    frame = pd.DataFrame({name: pd.array(raw[i].to_numpy(), dtype=TEXT_DTYPE)
+                          if i in text_fields and TEXT_DTYPE is not object else raw[i]
+                          for i, name in enumerate(names)})
     return _finish(frame, text, path, shown, kind, lines)
 
 
