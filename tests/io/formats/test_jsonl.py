@@ -133,3 +133,25 @@ def test_a_million_line_jsonl_loads_within_twice_pandas(tmp_path):
         best_ours = min(best_ours, time.perf_counter() - start)
     assert len(table.frame) == n and table.frame["passed"].sum() == passed.sum()
     assert best_ours < 2 * best_pandas, (best_ours, best_pandas)
+
+
+def test_evalplus_results_feed_passk_as_the_csv(fixture_path, tmp_path):
+    path = fixture_path("jsonl", "evalplus_eval_results.json")
+    table = load_table(path)
+    assert table.format == "evalplus" and table.panel == "passk"
+    assert guess_roles(table) == {"task_id": "task", "passed": "success"}
+    evals = json.load(open(path))["eval"]
+    csv_path = tmp_path / "same.csv"
+    with open(csv_path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["task_id", "base", "both"])
+        for task, results in evals.items():
+            for r in results:
+                writer.writerow([task, int(r["base_status"] == "pass"),
+                                 int(r["base_status"] == r["plus_status"] == "pass")])
+    same = load_table(csv_path)
+    for ours_col, csv_col in (("passed", "both"), ("base_passed", "base")):
+        ours = passk.run(table, passk.Options(task="task_id", success=ours_col, ks=(1, 3)))
+        theirs = passk.run(same, passk.Options(task="task_id", success=csv_col, ks=(1, 3)))
+        assert [r["value"] for r in ours.records] == pytest.approx([r["value"] for r in theirs.records])
+    assert table.frame["passed"].sum() < table.frame["base_passed"].sum()  # plus tests fail more

@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from workbench.core.errors import DataError
-from workbench.io.formats import inspect_log, jsonl, lmeval, promptfoo, trec, zipread
+from workbench.io.formats import evalplus, inspect_log, jsonl, lmeval, promptfoo, trec, zipread
 from workbench.io.formats._common import almost, decode, short
 
 #: Extensions that announce JSON (a mismatch is an error, not a fallback to CSV).
@@ -93,6 +93,8 @@ def _load_object(value: dict[str, Any], path: str, shown: str):
         return promptfoo.load(value, path, shown)
     if lmeval.is_results(value):
         return lmeval.load_results(value, path, shown)
+    if evalplus.is_results(value):
+        return evalplus.load(value, path, shown)
     if _is_session(value):
         raise DataError(f"File {shown} is a workbench session, not a results file; open it with "
                         "File > Open session (or 'workbench report SESSION').")
