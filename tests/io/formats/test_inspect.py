@@ -4,6 +4,8 @@ epochs and the paired comparison of two logs equal the same data as CSV."""
 
 from __future__ import annotations
 
+import os
+
 import json
 
 import numpy as np
@@ -16,6 +18,14 @@ from workbench.core.errors import DataError
 from workbench.io import load_table
 from workbench.io.formats import load_many
 from workbench.io.roles import guess_roles
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "formats")
+
+
+@pytest.fixture
+def fixture_path():
+    return lambda *parts: os.path.abspath(os.path.join(FIXTURES, *parts))
+
 
 SCORERS = ("match", "includes", "graded")
 

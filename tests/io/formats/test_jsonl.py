@@ -3,6 +3,8 @@ booleans as outcomes, pass@k from the file equal to the CSV, and almost-JSON sen
 
 from __future__ import annotations
 
+import os
+
 import csv
 import json
 import time
@@ -16,6 +18,14 @@ from workbench.cli.main import main as cli_main
 from workbench.core.errors import DataError
 from workbench.io import load_table
 from workbench.io.roles import guess_roles
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "formats")
+
+
+@pytest.fixture
+def fixture_path():
+    return lambda *parts: os.path.abspath(os.path.join(FIXTURES, *parts))
+
 
 
 def test_humaneval_results_feed_passk_as_the_csv_does(fixture_path, tmp_path):

@@ -19,6 +19,14 @@ from workbench.io import load_table
 from workbench.io.formats import load_many
 from workbench.io.roles import guess_roles
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "formats")
+
+
+@pytest.fixture
+def fixture_path():
+    return lambda *parts: os.path.abspath(os.path.join(FIXTURES, *parts))
+
+
 
 def _promptfoo_csv(path, out):
     rows = json.load(open(path))["results"]["results"]

@@ -18,6 +18,14 @@ from workbench.io import load_table
 from workbench.io.formats import load_many
 from workbench.io.roles import guess_roles
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "formats")
+
+
+@pytest.fixture
+def fixture_path():
+    return lambda *parts: os.path.abspath(os.path.join(FIXTURES, *parts))
+
+
 KS = (1, 3, 5, 10)
 TREC = {**{f"p@{k}": f"P_{k}" for k in KS}, **{f"r@{k}": f"recall_{k}" for k in KS},
         **{f"ndcg@{k}": f"ndcg_cut_{k}" for k in KS}, "rr": "recip_rank", "ap": "map"}
