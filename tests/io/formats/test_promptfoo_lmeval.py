@@ -141,3 +141,30 @@ def test_a_folder_without_results_is_still_refused(tmp_path):
     (tmp_path / "notes.txt").write_text("x")
     with pytest.raises(DataError, match="is a folder, not a file"):
         load_table(tmp_path)
+
+
+def test_lmeval_several_filters_give_one_row_per_document(tmp_path):
+    """gsm8k-style samples: each document once per filter (strict-match, flexible-extract)."""
+    folder = tmp_path / "org__model"
+    folder.mkdir()
+    lines = []
+    for doc in range(3):
+        for name, ok in (("strict-match", doc == 0), ("flexible-extract", doc < 2)):
+            lines.append(json.dumps({"doc_id": doc, "doc": {"q": doc}, "target": str(doc),
+                                     "arguments": {"gen_args_0": {"arg_0": f"Q{doc}", "arg_1": {}}},
+                                     "resps": [["x"]], "filtered_resps": [f"a{doc}"], "filter": name,
+                                     "metrics": ["exact_match"], "exact_match": float(ok)}))
+    path = folder / "samples_gsm8k_2026-01-01T00-00-00.000000.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    table = load_table(path)
+    frame = table.frame
+    assert frame["doc_id"].tolist() == ["0", "1", "2"]
+    assert frame["exact_match,strict-match"].tolist() == [1.0, 0.0, 0.0]
+    assert frame["exact_match,flexible-extract"].tolist() == [1.0, 1.0, 0.0]
+    assert frame["outcome"].tolist() == [1.0, 0.0, 0.0]  # the first filter's metric, as noted
+    assert "column 'outcome' is 'exact_match,strict-match'" in table.notes[0]
+    assert frame["model"].tolist() == ["org__model"] * 3  # no results file: the folder's name
+    assert [table.line_of(i) for i in range(3)] == [1, 3, 5]
+    path.write_text("\n".join(lines + [lines[0]]) + "\n")
+    with pytest.raises(DataError, match="line 7 repeats document 0 of filter 'strict-match'"):
+        load_table(path)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.io.formats._common import render_json_value, table, text_column, typed_column
+from workbench.io.formats._common import almost, render_json_value, table, text_column, typed_column
 
 SAMPLES, RESULTS = "lm_eval_samples", "lm_eval_results"
 _SAMPLES_NAME = re.compile(r"samples_(.+?)_(\d{4}-\d\d-\d\dT[\d\-.:]+)\.jsonl\Z")
@@ -97,57 +97,79 @@ def _model_of(results: dict | None, path: str) -> str:
 
 
 def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
+    """One row per document; a task with several filters (gsm8k's strict-match and
+    flexible-extract) gives one column per metric and filter (``exact_match,strict-match``, as
+    lm-eval names them in its results), so that models pair by document once."""
     results, results_path = _sibling_results(path)
     model = _model_of(results, path)
     task = _task_from_name(path) or "task"
-    n = len(records)
     metric_names = list(dict.fromkeys(m for r in records for m in (r.get("metrics") or [])))
     if not metric_names:  # older files: the fields beside the known ones
         known = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter",
                  "metrics", "doc_hash", "prompt_hash", "target_hash", "task_name"}
         metric_names = [k for k in records[0] if k not in known]
-    filters = [str(r.get("filter", "none")) for r in records]
-    several = len(set(filters)) > 1
-    doc_ids = [render_json_value(r.get("doc_id")) for r in records]
-    tasks = [str(r.get("task_name") or task) for r in records]
+    filters = list(dict.fromkeys(str(r.get("filter", "none")) for r in records))
+    several = len(filters) > 1
+    docs: dict[tuple[str, str], dict[str, dict]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for record, line in zip(records, lines):
+        key = (str(record.get("task_name") or task), render_json_value(record.get("doc_id")))
+        by_filter = docs.setdefault(key, {})
+        name = str(record.get("filter", "none"))
+        if name in by_filter:
+            raise almost(shown, int(line), f"repeats document {key[1]} of filter '{name}'",
+                         "one line per document and filter (lm-evaluation-harness samples)")
+        by_filter[name] = record
+        first_line.setdefault(key, int(line))
+    keys = list(docs)
+    n = len(keys)
+    heads = [next(iter(docs[k].values())) for k in keys]
     columns: dict[str, Any] = {
         "model": text_column([model] * n),
-        "task": text_column(tasks),
-        "doc_id": text_column(doc_ids),
-        "filter": text_column(filters),
-        "item": text_column([f"{t}/{d}/{f}" if several else f"{t}/{d}"
-                             for t, d, f in zip(tasks, doc_ids, filters)]),
-        "target": text_column([_plain(r.get("target")) for r in records]),
-        "response": text_column([_plain(_unwrap(r.get("filtered_resps", r.get("resps"))))
-                                 for r in records]),
-        "prompt": text_column([_prompt(r.get("arguments")) for r in records]),
+        "task": text_column([t for t, _ in keys]),
+        "doc_id": text_column([d for _, d in keys]),
+        "item": text_column([f"{t}/{d}" for t, d in keys]),
+        "target": text_column([_plain(r.get("target")) for r in heads]),
+        "prompt": text_column([_prompt(r.get("arguments")) for r in heads]),
     }
-    kinds = {}
-    for name in metric_names:
-        values = [r.get(name) for r in records]
-        values = [v[0] if isinstance(v, list) and len(v) == 1 else v for v in values]
-        column, kind = typed_column(values)
-        columns[name if name not in columns else f"metric.{name}"] = column
-        kinds[name] = kind
+    if not several:
+        columns["filter"] = text_column([filters[0]] * n)
+    kinds: dict[str, str] = {}
+    metric_columns: list[str] = []
+    for name in filters:
+        suffix = f",{name}" if several else ""
+        rows = [docs[k].get(name, {}) for k in keys]
+        columns[f"response{suffix}"] = text_column(
+            [_plain(_unwrap(r.get("filtered_resps", r.get("resps")))) for r in rows])
+        for metric in metric_names:
+            values = [r.get(metric) for r in rows]
+            values = [v[0] if isinstance(v, list) and len(v) == 1 else v for v in values]
+            column, kind = typed_column(values)
+            col = f"{metric}{suffix}"
+            col = col if col not in columns else f"metric.{col}"
+            columns[col] = column
+            kinds[col] = kind
+            metric_columns.append(col)
     frame = pd.DataFrame(columns)
-    success = next((m for m in metric_names if kinds.get(m) in ("bool", "int", "float")
+    success = next((m for m in metric_columns if kinds.get(m) in ("bool", "int", "float")
                     and np.isin(np.asarray(frame[m], dtype=float), (0.0, 1.0)).all()), None)
     if success is not None:  # one outcome column for every task (acc, exact_match...)
         frame["outcome"] = np.asarray(frame[success], dtype=np.float64)
     notes = [f"Read as lm-evaluation-harness samples (task '{task}', model '{model}'"
              + (f" from {os.path.basename(results_path)}" if results_path else
-                " from the folder name") + f"): {n} rows, one per document"
-             + (" and filter" if several else "") + "; metrics "
-             + ", ".join(f"'{m}'" for m in metric_names) + "; doc ids kept as text"
+                " from the folder name") + f"): {n} documents, one row each"
+             + (f" with a column per metric and filter ({', '.join(filters)})" if several else "")
+             + "; metrics " + ", ".join(f"'{m}'" for m in metric_names) + "; doc ids kept as text"
              + (f"; column 'outcome' is '{success}', the first 0/1 metric" if success else "")
              + "."]
     if results:
         notes += config_notes(results, os.path.basename(results_path))
-    roles = {"item": "item", "model": "system", "task": "group", "response": "prediction",
-             "target": "reference"}
+    roles = {"item": "item", "model": "system", "task": "group", "target": "reference",
+             ("response" if not several else f"response,{filters[0]}"): "prediction"}
     if success:
         roles["outcome"] = "success"
-    return table(frame, path, fmt=SAMPLES, notes=notes, row_lines=lines, roles=roles,
+    row_lines = np.array([first_line[k] for k in keys], dtype=np.int64)
+    return table(frame, path, fmt=SAMPLES, notes=notes, row_lines=row_lines, roles=roles,
                  panel="aggregate", row_word="line")
 
 
