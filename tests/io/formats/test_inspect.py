@@ -133,3 +133,24 @@ def test_a_json_log_without_samples(fixture_path, tmp_path):
     path.write_text(json.dumps(log))
     with pytest.raises(DataError, match="with no samples.*log_samples=True"):
         load_table(path)
+
+
+def test_a_sample_that_failed_and_dict_scores(fixture_path, tmp_path):
+    log = json.load(open(fixture_path("inspect", "arith_beta.json")))
+    log["status"] = "error"
+    failed = log["samples"][0]
+    failed["error"] = {"message": "RuntimeError: boom", "traceback": "..."}
+    failed["scores"] = {}
+    for sample in log["samples"][1:]:  # a scorer giving several values: one column each
+        match = sample["scores"]["match"]
+        match["value"] = {"accuracy": match["value"], "f1": 0.25}
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    table = load_table(path)
+    frame = table.frame.set_index(["sample_id", "epoch"])
+    first = (str(failed["id"]), failed["epoch"])
+    assert frame.loc[first, "error"] == "RuntimeError: boom"
+    assert np.isnan(frame.loc[first, "includes"])
+    assert set(frame["match.accuracy"].dropna()) <= {0.0, 1.0} and set(frame["match.f1"].dropna()) == {0.25}
+    assert any("status is 'error'" in n for n in table.notes)
+    assert any("1 samples ended with an error" in n for n in table.notes)

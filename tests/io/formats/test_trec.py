@@ -181,6 +181,25 @@ def test_almost_the_format_gets_a_sentence(tmp_path, content, name, words):
     assert path.read_text() == content  # never modified
 
 
+def test_a_header_line_in_a_space_separated_run_is_named(tmp_path):
+    path = tmp_path / "results.txt"
+    path.write_text("qid iter docno rank sim run_id\nq1 Q0 d1 1 9.5 runA\nq1 Q0 d2 2 8.5 runA\n")
+    with pytest.raises(DataError, match="line 1 reads 'qid iter docno rank sim run_id'; expected 6"):
+        load_table(path)
+    # tab-separated with a header is a TSV: read by the delimited reader, roles from the names
+    path.write_text("qid\tQ0\tdocno\trank\tscore\ttag\nq1\tQ0\td1\t1\t9.5\trunA\n")
+    assert load_table(path).format == "text"
+
+
+def test_windows_line_ends_and_trailing_spaces(tmp_path):
+    path = tmp_path / "w.run"
+    path.write_bytes(b"q1 Q0 1 1 9.5 runA \r\nq1 Q0 1.0 2 8.5 runA\r\n\r\nq2 Q0 01 1 1 runA\r\n")
+    table = load_table(path)
+    assert table.frame["doc"].tolist() == ["1", "1.0", "01"]
+    assert table.frame["system"].tolist() == ["runA"] * 3
+    assert [table.line_of(i) for i in range(3)] == [1, 2, 4]
+
+
 def test_a_csv_is_not_taken_for_a_trec_file(tmp_path):
     path = tmp_path / "x.csv"
     path.write_text("query,doc,score\nq1,d1,1\n")

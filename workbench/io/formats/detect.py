@@ -47,7 +47,7 @@ def detect_and_load(data: bytes, path: str, shown: str):
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind)
-    announced = trec.announced(path)
+    announced = trec.announced(path) or trec.headed(prefix)
     if announced is not None and prefix.strip():
         raise trec.explain(prefix, shown, announced)
     return None

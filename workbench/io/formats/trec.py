@@ -66,6 +66,19 @@ def sniff(text: str, path: str) -> str | None:
     return _kind_of_line(lines[0][1].split())
 
 
+def headed(text: str) -> str | None:
+    """The TREC kind of a space-separated file whose first line is a header (the lines after it
+    fit); a tab-separated file with a header is a TSV, which the delimited reader takes."""
+    lines = _first_lines(text)
+    if len(lines) < 2 or "\t" in lines[0][1] or "," in lines[0][1]:
+        return None
+    kinds = {_kind_of_line(line.split()) for _, line in lines[1:]}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    kind = kinds.pop()
+    return kind if len(lines[0][1].split()) == (6 if kind == RUN else 4) else None
+
+
 def announced(path: str) -> str | None:
     """The TREC kind a file's name announces (``x.run``, ``qrels.txt``...), or None."""
     name = os.path.basename(path).lower()
