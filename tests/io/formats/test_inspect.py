@@ -154,3 +154,15 @@ def test_a_sample_that_failed_and_dict_scores(fixture_path, tmp_path):
     assert set(frame["match.accuracy"].dropna()) <= {0.0, 1.0} and set(frame["match.f1"].dropna()) == {0.25}
     assert any("status is 'error'" in n for n in table.notes)
     assert any("1 samples ended with an error" in n for n in table.notes)
+
+
+def test_text_scores_each_sample_and_epoch(fixture_path):
+    from workbench.analyses import text
+
+    table = load_table(fixture_path("inspect", "arith_beta.json"))
+    assert table.frame["item"].is_unique and table.roles["item"] == "item"
+    result = text.run(table, text.Options(prediction="output", reference="target", id="item",
+                                          system="model"))
+    (em,) = result.find("exact_match")
+    assert em["n"] == 12
+    assert em["value"] == pytest.approx((table.frame["output"] == table.frame["target"]).mean())

@@ -115,9 +115,9 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
 def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
     """Inspect logs compared: items are samples (with their epoch when there are several)."""
     roles = {c: r for c, r in roles.items() if r != "task"}
-    if frame["epoch"].max() > 1:
-        frame.insert(frame.columns.get_loc("epoch") + 1, "item", text_array(
-            [f"{s} (epoch {e})" for s, e in zip(frame["sample_id"], frame["epoch"])]))
+    if "item" in frame.columns:  # several epochs: the reader's sample-and-epoch ids
+        frame["item"] = text_array([f"{s} (epoch {e})" if e == e else s for s, e in
+                                    zip(frame["sample_id"], frame["epoch"])])
         roles.update({"item": "item", "sample_id": "cluster"})
         return roles, ["Items are sample and epoch (column 'item'); the bootstrap resamples whole "
                        "samples (cluster 'sample_id')."]

@@ -132,6 +132,9 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
         if frame[key].notna().all() and (frame[key] == frame[key].round()).all():
             frame[key] = frame[key].astype(np.int64)
     epochs = int(frame["epoch"].max())
+    if epochs > 1:  # one id per row, for the analyses that score items (text, compare)
+        frame.insert(4, "item", text_column([f"{sid} (epoch {e})" for sid, e in
+                                             zip(frame["sample_id"], frame["epoch"])]))
     success = next((col for col, kind, column in score_cols if _binary(column)), None)
     if success is None and score_cols:
         success = score_cols[0][0]
@@ -139,13 +142,14 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
              f"{frame['sample_id'].nunique()} samples x {epochs} epoch{'s' if epochs > 1 else ''}"
              f" = {n} rows): one row per sample and epoch; scorers "
              + ", ".join(f"'{c}'" for c, _, _ in score_cols)
-             + (f"; {GRADE_NOTE}" if graded else "") + "; sample ids kept as text."]
+             + (f"; {GRADE_NOTE}" if graded else "") + "; sample ids kept as text"
+             + ("; column 'item' is sample and epoch" if epochs > 1 else "") + "."]
     if status and status != "success":
         notes.append(f"The log's status is '{status}': it may not hold every sample.")
     if any(errors):
         notes.append(f"{sum(map(bool, errors))} samples ended with an error (column 'error').")
     roles = {"sample_id": "task", "model": "system", "output": "prediction", "target": "reference",
-             "total_time": "latency"}
+             "total_time": "latency", **({"item": "item"} if epochs > 1 else {})}
     if success:
         roles[success] = "success"
     return table(frame, path, fmt=FORMAT, notes=notes,
