@@ -93,6 +93,13 @@ def test_nested_fields_lists_booleans_and_raw_ids(tmp_path):
     assert "nested fields flattened" in table.notes[0] and "true/false read as 1/0" in table.notes[0]
 
 
+def test_a_csv_starting_with_a_bracket_stays_a_csv(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text("[tag],passed\na,1\n")
+    table = load_table(path)
+    assert table.format == "text" and list(table.frame.columns) == ["[tag]", "passed"]
+
+
 def test_json_array_and_object_with_records(tmp_path):
     path = tmp_path / "a.json"
     path.write_text(json.dumps([{"item": "a", "correct": True}, {"item": "b", "correct": False}], indent=2))

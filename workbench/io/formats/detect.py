@@ -65,6 +65,8 @@ def _load_json(text: str, path: str, shown: str, extension: str):
     except json.JSONDecodeError as err:
         if err.msg == "Extra data":  # several values: JSON Lines
             return _lines(text, path, shown)
+        if extension not in JSON_EXTENSIONS and not _first_line_is_object(text):
+            return None  # a CSV whose first cell starts with { or [: the delimited reader's
         raise almost(shown, err.lineno, f"is not valid JSON ({err.msg} at character {err.colno})",
                      "a JSON object or array, or JSON Lines") from None
     except RecursionError:
@@ -76,6 +78,14 @@ def _load_json(text: str, path: str, shown: str, extension: str):
         raise almost(shown, 1, f"holds a single JSON {type(value).__name__}",
                      "a JSON array of records or JSON Lines")
     return _load_object(value, path, shown)
+
+
+def _first_line_is_object(text: str) -> bool:
+    line = next((line for line in text[:1_000_000].split("\n") if line.strip()), "")
+    try:
+        return isinstance(json.loads(line), (dict, list))
+    except json.JSONDecodeError:
+        return False
 
 
 def _lines(text: str, path: str, shown: str):
