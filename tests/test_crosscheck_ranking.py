@@ -362,8 +362,9 @@ def test_no_relevant_policy_zero_and_skip_by_hand(tmp_path):
     rr_qa = 1 / 2
     ndcg3_qa = (2 / np.log2(3)) / (2 + 1 / np.log2(3))
     r3_qa = 1 / 2
-    zero = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="zero"))
-    skip = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="skip"))
+    # the unjudged query qc kept and scored 0 (unjudged='zero'): three queries
+    zero = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="zero", unjudged="zero"))
+    skip = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="skip", unjudged="zero"))
     assert zero.value("map") == pytest.approx(ap_qa / 3)
     assert zero.value("mrr") == pytest.approx(rr_qa / 3)
     assert zero.value("ndcg@3") == pytest.approx(ndcg3_qa / 3)
@@ -377,6 +378,19 @@ def test_no_relevant_policy_zero_and_skip_by_hand(tmp_path):
     assert skip.find("map")[0]["n"] == 1
     assert any("2 of 3 queries have no relevant" in note and "left out" in note for note in skip.notes)
     assert any("2 of 3 queries have no relevant" in note and "scored 0" in note for note in zero.notes)
+    assert any("1 retrieved query without any judgment" in note for note in zero.notes)
+    assert "unjudged:zero" in zero.signature
+    # the default is trec_eval's query set: qc (retrieved, not in the qrels) is left out
+    default = ra.run(table, ra.Options(qrels=str(path), ks=(3,)))
+    assert "unjudged:skip" in default.signature and "norel:zero" in default.signature
+    assert default.value("map") == pytest.approx(ap_qa / 2)
+    assert default.value("ndcg@3") == pytest.approx(ndcg3_qa / 2)
+    assert default.find("map")[0]["n"] == 2
+    assert any("1 retrieved query ('qc') has no judgment in the qrels" in note
+               for note in default.notes)
+    assert any("1 of 2 queries have no relevant" in note for note in default.notes)
+    both_skip = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="skip"))
+    assert both_skip.value("map") == pytest.approx(ap_qa) and both_skip.find("map")[0]["n"] == 1
     # pytrec_eval keeps qb (judged, all 0) and knows nothing of qc (not in its qrels)
     trec = trec_evaluate({"qa": {"a2": 2, "a9": 1, "a3": 0}, "qb": {"b1": 0, "b2": 0}},
                          {"qa": {"a1": 3.0, "a2": 2.0, "a3": 1.0}, "qb": {"b1": 2.0, "b2": 1.0},
@@ -388,6 +402,9 @@ def test_no_relevant_policy_zero_and_skip_by_hand(tmp_path):
     frame = per_query(zero)
     assert list(frame.loc[["qa", "qb", "qc"], "counted"]) == [True, True, True]
     assert list(per_query(skip).loc[["qa", "qb", "qc"], "counted"]) == [True, False, False]
+    assert sorted(per_query(default).index) == ["qa", "qb"]
+    # the default's mean is pytrec_eval's over the same queries
+    assert default.value("map") == pytest.approx(np.mean([trec[q]["map"] for q in trec]))
 
 
 # --------------------------------------------------------------------------- hypothesis

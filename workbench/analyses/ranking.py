@@ -5,7 +5,10 @@ The run has one row per retrieved (query, document) with a score (higher first) 
 judged documents that were never retrieved and overrides the run's grades.  Judgments are
 pooled across systems: a document judged in any row counts as judged for its query.
 Queries that are judged (in the qrels) but that a system did not retrieve for score 0 for
-that system, as ``trec_eval -c`` does.
+that system, as ``trec_eval -c`` does.  Queries that were retrieved but that have no judgment
+at all are left out of every mean by default, as trec_eval does (``unjudged='skip'``), or kept
+and scored 0 (``unjudged='zero'``); both are counted in a note.  The no-relevant policy then
+applies to the judged queries whose judgments are all below the relevance threshold.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ NAME = "ranking"
 TITLE = "Ranking metrics"
 TIES = ("trec_eval", "stable")
 NO_RELEVANT = ("zero", "skip")
+UNJUDGED = ("skip", "zero")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class Options:
     ties: str = "trec_eval"
     #: queries with no relevant document: zero (kept, scored 0) or skip (left out, counted)
     no_relevant: str = "zero"
+    #: retrieved queries without any judgment: skip (left out, as trec_eval) or zero (scored 0)
+    unjudged: str = "skip"
     #: binary metrics count a document relevant when its grade >= this
     relevance_threshold: float = 1.0
 
@@ -57,6 +63,9 @@ def _check(options: Options) -> tuple[int, ...]:
     if options.no_relevant not in NO_RELEVANT:
         raise OptionError(f"`no_relevant` must be one of {', '.join(NO_RELEVANT)}; "
                           f"got no_relevant={options.no_relevant!r}.")
+    if options.unjudged not in UNJUDGED:
+        raise OptionError(f"`unjudged` must be one of {', '.join(UNJUDGED)}; "
+                          f"got unjudged={options.unjudged!r}.")
     if not np.isfinite(options.relevance_threshold):
         raise OptionError("`relevance_threshold` must be a number.")
     return parse_ks(options.ks)
@@ -187,6 +196,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     notes = list(res.notes)
     judged_queries = np.bincount(jq, minlength=Q) > 0
     any_run = np.bincount(rq, minlength=Q) > 0
+    # trec_eval's query set: the judged queries (a judged query a system missed scores 0, as
+    # with trec_eval -c); retrieved queries without any judgment are left out ('skip') or
+    # kept and scored 0 ('zero')
+    query_set = judged_queries | (any_run if options.unjudged == "zero" else False)
+    left_out = np.flatnonzero(any_run & ~judged_queries) if options.unjudged == "skip" else None
     for code, label in enumerate(sys_labels):
         progress.check_cancelled()
         m = sys_codes == code
@@ -194,8 +208,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                            n_queries=Q, ks=ks, gain=options.gain,
                            threshold=options.relevance_threshold)
         in_run = arr.retrieved > 0
-        # the queries this system is scored on: retrieved for, or judged (then missing = 0)
-        universe = in_run | (judged_queries if qrels is not None else any_run)
+        universe = query_set  # the queries every system is scored on
         no_rel = universe & (arr.relevant == 0)
         use = universe & ~no_rel if options.no_relevant == "skip" else universe
         n_use = int(use.sum())
@@ -245,6 +258,19 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         })
         per_query.append(frame)
 
+    if left_out is not None and left_out.size:
+        shown = ", ".join(f"'{q_labels[i]}'" for i in left_out[:5])
+        more = f" and {left_out.size - 5} more" if left_out.size > 5 else ""
+        source = "the qrels" if qrels else "the relevance column"
+        notes.append(f"{left_out.size} retrieved {_plural(left_out.size, 'query', 'queries')} "
+                     f"({shown}{more}) {_plural(left_out.size, 'has', 'have')} no judgment in {source} "
+                     f"and {_plural(left_out.size, 'is', 'are')} left out of every "
+                     f"mean, as trec_eval does (unjudged policy 'skip'; 'zero' scores them 0).")
+    elif options.unjudged == "zero":
+        kept = int((any_run & ~judged_queries).sum())
+        if kept:
+            notes.append(f"{kept} retrieved {_plural(kept, 'query', 'queries')} without any "
+                         f"judgment are kept and score 0 on every metric (unjudged policy 'zero').")
     if unjudged:
         notes.append(f"{unjudged} retrieved rows have no relevance judgment and count as not relevant "
                      f"(gain 0).")
@@ -264,6 +290,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "idcg": "all-judged",
         "rel": f">={options.relevance_threshold:g}",
         "norel": options.no_relevant,
+        "unjudged": options.unjudged,
         "judged": "pooled" + ("+qrels" if options.qrels else ""),
         "missing-query": "zero",
         "p@k-denom": "k",
@@ -317,6 +344,10 @@ def _subset(tie, mask):
     if tie is None or mask.all():
         return tie
     return lambda: tie()[mask]
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
 
 
 def _mean(values: np.ndarray, use: np.ndarray) -> float:
