@@ -57,8 +57,15 @@ def require_columns(table: LoadedTable, names: Iterable[str]) -> None:
         if similar is not None:
             hints.append(f"'{similar}'" if len(missing) == 1 else f"'{similar}' for '{name}'")
     hint = f" (did you mean {' or '.join(hints)}?)" if hints else ""
+    others = [name for name in table.sheets if name != table.sheet]
+    sheets = ""
+    if others:
+        shown = ", ".join(f"'{name}'" for name in others[:10])
+        sheets = (f"; the workbook's other sheets are {shown}: choose one with --sheet (or in "
+                  "the sheet list when opening)")
     raise DataError(
-        f"{_capitalized(table.describe())} has no {what}{hint}; its columns are: {listed}."
+        f"{_capitalized(table.describe())} has no {what}{hint}; its columns are: {listed}"
+        f"{sheets}."
     )
 
 

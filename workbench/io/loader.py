@@ -377,6 +377,15 @@ def _load_excel(
         }
     )
     notes: list[str] = []
+    text_like = _text_role_names()
+    shown_as_text = [name for name, values in zip(names, content.columns)
+                     if _normal_name(name) in text_like and _whole_numbers_in(values, frame[name])]
+    if shown_as_text:
+        listed = ", ".join(f"'{name}'" for name in shown_as_text)
+        notes.append(
+            f"{where} stores whole numbers in column(s) {listed}; where such a column serves "
+            "as ids or text, its cells read as Excel shows them (1, not 1.0)."
+        )
     empty = [name for name, values in zip(names, content.columns) if all(map(is_blank, values))]
     if empty:
         listed = ", ".join(f"'{name}'" for name in empty)
@@ -399,6 +408,34 @@ def _load_excel(
         format=XLSX,
         row_lines=_row_lines(content.rows),
     )
+
+
+#: Roles whose columns are read as text (ids, labels, texts).
+_TEXT_ROLES = ("id", "item", "query", "doc", "task", "system", "version", "group", "cluster",
+               "unit", "prediction", "reference")
+
+
+def _normal_name(name: str) -> str:
+    return "".join(ch for ch in str(name).casefold() if ch not in " _-\t")
+
+
+def _text_role_names() -> set[str]:
+    """The usual header names of the id and text roles (normalised)."""
+    from workbench.io.roles import ROLE_NAMES  # roles imports this module
+
+    return {_normal_name(n) for role in _TEXT_ROLES for n in [role, *ROLE_NAMES.get(role, [])]}
+
+
+def _whole_numbers_in(values: Any, column: pd.Series) -> bool:
+    """True when a workbook column holds whole numbers that ids or text would read as text."""
+    if pd.api.types.is_integer_dtype(column.dtype) and not pd.api.types.is_bool_dtype(
+        column.dtype
+    ):
+        return True
+    if pd.api.types.is_float_dtype(column.dtype):
+        return False  # a score column: fractions
+    numbers = [v for v in values if isinstance(v, float) and not isinstance(v, bool)]
+    return any(v.is_integer() for v in numbers[:1000])
 
 
 def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:
