@@ -233,3 +233,13 @@ def test_damaged_workbook_is_one_line(tmp_path):
         load_table(str(path))
     message = str(info.value)
     assert "\n" not in message and "broken.xlsx" in message
+
+
+def test_a_subset_of_rows_keeps_its_cells_text(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("id,answer\n1,7.50\n2,3.0\n3,1e3\n")
+    table = load_table(str(path))
+    sub = table.take([2, 0])
+    assert to_text(sub, "answer") == ["1e3", "7.50"]
+    assert to_text(sub, "id") == ["3", "1"]
+    assert sub.lines_of([0, 1]) == [4, 2]

@@ -96,6 +96,16 @@ class LoadedTable:
         shown = np.array([format_cell(value) for value in uniques], dtype=object)
         return text_array(shown[codes].tolist() if len(shown) else [])
 
+    def take(self, rows: Sequence[int]) -> "LoadedTable":
+        """The table of the given rows (in that order), with their lines and cell text."""
+        positions = np.asarray(rows, dtype=np.int64)
+        lines = np.asarray(self.lines_of(positions), dtype=np.int64)
+        source = _TakenText(self.cell_source, positions) if self.cell_source is not None else None
+        return dataclasses.replace(
+            self, frame=self.frame.iloc[positions].reset_index(drop=True), row_lines=lines,
+            cell_source=source,
+        )
+
     def describe(self) -> str:
         """Where the data came from, for messages: ``file '/data/x.csv'`` or
         ``sheet 'Results' of file '/data/x.xlsx'``."""
@@ -347,6 +357,18 @@ def _load_text(data: bytes, path: str, shown: str, step: _Steps) -> LoadedTable:
         row_lines=_row_lines(lines),
         cell_source=source,
     )
+
+
+class _TakenText:
+    """The cell text of some rows of another table's cell source."""
+
+    def __init__(self, source: Any, rows: np.ndarray) -> None:
+        self._source = source
+        self._rows = rows
+
+    def text(self, column: str, wanted: Sequence[str] = ()) -> Any:
+        text = self._source.text(column, wanted)
+        return None if text is None else text.take(self._rows)
 
 
 class _KeptText:
