@@ -102,9 +102,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             rel_col = None
 
     progress.advance(0.05, "reading the run")
-    (rq_codes, rq_labels), (rd_codes, rd_labels) = _codes_of(table, [q_col, d_col])
     order_val = -to_float(table, r_col) if r_col else to_float(table, s_col)
-    n_run = rq_codes.size
+    n_run = order_val.size
     run_grade = (to_float(table, rel_col, allow_missing=True) if rel_col
                  else np.full(n_run, np.nan))
     if sys_col:
@@ -115,18 +114,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
     qrels = None
     if options.qrels:
-        qt = load_table(options.qrels)
+        qt = load_qrels(options.qrels)
         qrel_rel = rel_col or options.relevance or "relevance"
         require_columns(qt, [q_col, d_col, qrel_rel])
-        qrels = (qt, *text_codes(qt, q_col), *text_codes(qt, d_col), to_float(qt, qrel_rel))
+        qrels = (qt, to_float(qt, qrel_rel))
     progress.check_cancelled()
     progress.advance(0.2, "coding queries and documents")
 
-    # one code space for the run's and the qrels' ids (the labels are few: unique ids)
-    q_map, q_labels = _merge_labels(rq_labels, qrels[2] if qrels else None)
-    d_map, d_labels = _merge_labels(rd_labels, qrels[4] if qrels else None)
-    rq = q_map[:len(rq_labels)][rq_codes]
-    rd = d_map[:len(rd_labels)][rd_codes]
+    # one code space for the run's and the qrels' ids: the cells' exact text
+    (rq, qq), q_labels = _joint_codes([table] + ([qrels[0]] if qrels else []), q_col)
+    (rd, qd), d_labels = _joint_codes([table] + ([qrels[0]] if qrels else []), d_col)
     D = max(len(d_labels), 1)
     Q = len(q_labels)
     run_key = rq * D + rd
@@ -150,16 +147,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         if clash.any():
             rows = np.flatnonzero(run_key == k_sorted[1:][clash][0])
             raise DataError(
-                f"File '{table.name}' gives document '{rd_labels[rd_codes[rows[0]]]}' of query "
-                f"'{rq_labels[rq_codes[rows[0]]]}' different relevance grades on "
+                f"File '{table.name}' gives document '{d_labels[rd[rows[0]]]}' of query "
+                f"'{q_labels[rq[rows[0]]]}' different relevance grades on "
                 f"{table.describe_rows(rows)}; a judgment must be the same in every row (or give "
                 f"the grades in a qrels file).")
         first = np.r_[True, k_sorted[1:] != k_sorted[:-1]]
         jkeys, jgrade = k_sorted[first], g_sorted[first]
     n_qrels_only_docs = 0
     if qrels:
-        qt, qq_codes, _, qd_codes, _, q_grade = qrels
-        qk = q_map[len(rq_labels):][qq_codes] * D + d_map[len(rd_labels):][qd_codes]
+        qt, q_grade = qrels
+        qk = qq * D + qd
         q_sorted = np.sort(qk)
         if np.any(q_sorted[1:] == q_sorted[:-1]):
             check_unique(qt, [q_col, d_col], "(query, document) judgment")
@@ -310,25 +307,42 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 
-def _codes_of(table: LoadedTable, columns: list[str]):
-    """:func:`text_codes` of several columns; on large tables in parallel threads (the
-    hashing runs in pyarrow/pandas C code that releases the GIL)."""
-    if len(table.frame) < 200_000:
-        return [text_codes(table, c) for c in columns]
-    from concurrent.futures import ThreadPoolExecutor
+def _joint_codes(tables: list[LoadedTable], column: str):
+    """Codes of ``column``'s cell text in each table, in one code space, and the labels.
 
-    with ThreadPoolExecutor(max_workers=len(columns)) as pool:
-        return list(pool.map(lambda c: text_codes(table, c), columns))
+    Two cells share a code exactly when their text is the same (``1`` and ``1.0`` are
+    different documents, as in trec_eval).  Returns ``([codes of each table, ...], labels)``
+    with ``None`` for a missing second table.
+    """
+    texts = [pd.Series(t.cell_text(column), copy=False) for t in tables]
+    joined = texts[0] if len(texts) == 1 else pd.concat(texts, ignore_index=True)
+    codes, labels = pd.factorize(joined, use_na_sentinel=False)
+    codes = codes.astype(np.int64, copy=False)
+    parts = np.split(codes, np.cumsum([len(t) for t in texts])[:-1])
+    return (parts + [None])[:2], labels
 
 
-def _merge_labels(run_labels, qrels_labels):
-    """Codes of the run's and the qrels' distinct labels in one code space."""
-    if qrels_labels is None:
-        return np.arange(len(run_labels), dtype=np.int64), run_labels
-    both = pd.concat([pd.Series(run_labels, dtype="str"), pd.Series(qrels_labels, dtype="str")],
-                     ignore_index=True)
-    codes, labels = pd.factorize(both)
-    return codes.astype(np.int64), labels
+#: Qrels files read in this session: (path, size, modification time) -> table.
+_QRELS_CACHE: dict[tuple[str, int, int], LoadedTable] = {}
+
+
+def load_qrels(path: str) -> LoadedTable:
+    """The qrels table at ``path``, read once per session while the file is unchanged."""
+    import os
+
+    absolute = os.path.abspath(os.path.expanduser(path))
+    try:
+        stat = os.stat(absolute)
+        key = (absolute, stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return load_table(path)  # load_table says what is wrong with the path
+    table = _QRELS_CACHE.get(key)
+    if table is None:
+        table = load_table(path)
+        if len(_QRELS_CACHE) >= 4:
+            _QRELS_CACHE.pop(next(iter(_QRELS_CACHE)))
+        _QRELS_CACHE[key] = table
+    return table
 
 
 def _member(values: np.ndarray, sorted_pool: np.ndarray) -> np.ndarray:
