@@ -362,8 +362,9 @@ def test_no_relevant_policy_zero_and_skip_by_hand(tmp_path):
     rr_qa = 1 / 2
     ndcg3_qa = (2 / np.log2(3)) / (2 + 1 / np.log2(3))
     r3_qa = 1 / 2
-    zero = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="zero"))
-    skip = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="skip"))
+    # the unjudged query qc kept and scored 0 (unjudged='zero'): three queries
+    zero = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="zero", unjudged="zero"))
+    skip = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="skip", unjudged="zero"))
     assert zero.value("map") == pytest.approx(ap_qa / 3)
     assert zero.value("mrr") == pytest.approx(rr_qa / 3)
     assert zero.value("ndcg@3") == pytest.approx(ndcg3_qa / 3)
@@ -377,6 +378,19 @@ def test_no_relevant_policy_zero_and_skip_by_hand(tmp_path):
     assert skip.find("map")[0]["n"] == 1
     assert any("2 of 3 queries have no relevant" in note and "left out" in note for note in skip.notes)
     assert any("2 of 3 queries have no relevant" in note and "scored 0" in note for note in zero.notes)
+    assert any("1 retrieved query without any judgment" in note for note in zero.notes)
+    assert "unjudged:zero" in zero.signature
+    # the default is trec_eval's query set: qc (retrieved, not in the qrels) is left out
+    default = ra.run(table, ra.Options(qrels=str(path), ks=(3,)))
+    assert "unjudged:skip" in default.signature and "norel:zero" in default.signature
+    assert default.value("map") == pytest.approx(ap_qa / 2)
+    assert default.value("ndcg@3") == pytest.approx(ndcg3_qa / 2)
+    assert default.find("map")[0]["n"] == 2
+    assert any("1 retrieved query ('qc') has no judgment in the qrels" in note
+               for note in default.notes)
+    assert any("1 of 2 queries have no relevant" in note for note in default.notes)
+    both_skip = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="skip"))
+    assert both_skip.value("map") == pytest.approx(ap_qa) and both_skip.find("map")[0]["n"] == 1
     # pytrec_eval keeps qb (judged, all 0) and knows nothing of qc (not in its qrels)
     trec = trec_evaluate({"qa": {"a2": 2, "a9": 1, "a3": 0}, "qb": {"b1": 0, "b2": 0}},
                          {"qa": {"a1": 3.0, "a2": 2.0, "a3": 1.0}, "qb": {"b1": 2.0, "b2": 1.0},
@@ -388,6 +402,9 @@ def test_no_relevant_policy_zero_and_skip_by_hand(tmp_path):
     frame = per_query(zero)
     assert list(frame.loc[["qa", "qb", "qc"], "counted"]) == [True, True, True]
     assert list(per_query(skip).loc[["qa", "qb", "qc"], "counted"]) == [True, False, False]
+    assert sorted(per_query(default).index) == ["qa", "qb"]
+    # the default's mean is pytrec_eval's over the same queries
+    assert default.value("map") == pytest.approx(np.mean([trec[q]["map"] for q in trec]))
 
 
 # --------------------------------------------------------------------------- hypothesis
@@ -509,3 +526,75 @@ def test_cli_numeric_looking_ids_with_ties_match_pytrec_eval(tmp_path, capsys):
         assert values[metric] == pytest.approx(np.mean([trec[q][measure] for q in trec]),
                                                rel=RTOL, abs=ATOL), metric
     assert any("tied scores" in note for note in payload["notes"])
+
+
+# ------------------------------------------------- query sets that differ both ways
+
+
+@st.composite
+def mismatched_runs(draw):
+    """Runs and qrels whose query sets overlap only in part: some queries are only retrieved
+    (trec_eval skips them), some only judged (trec_eval -c scores them 0), ids that read as
+    numbers ('1' and '1.0' are different documents)."""
+    ids = ["1", "1.0", "01", "2", "d1", "d2", "10", "x"]
+    queries = [f"q{i}" for i in range(draw(st.integers(2, 6)))]
+    run_rows, qrels_rows = [], []
+    for q in queries:
+        where = draw(st.sampled_from(["both", "both", "run", "qrels"]))
+        docs = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=len(ids), unique=True))
+        if where in ("both", "run"):
+            scores = draw(st.lists(st.integers(0, 5), min_size=len(docs), max_size=len(docs)))
+            run_rows += [(None, q, d, float(s)) for d, s in zip(docs, scores)]
+        if where in ("both", "qrels"):
+            judged = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=4, unique=True))
+            qrels_rows += [(q, d, draw(st.integers(0, 2))) for d in judged]
+    if not run_rows:
+        run_rows = [(None, "only_run", "1", 1.0)]
+    if not qrels_rows:
+        qrels_rows = [("only_qrels", "1", 1)]
+    return run_rows, qrels_rows
+
+
+@settings(max_examples=60, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=mismatched_runs())
+def test_query_set_is_trec_evals_when_the_sets_differ(data):
+    run_rows, qrels_rows = data
+    measures = {"P.1,3", "recall.3", "ndcg_cut.3", "recip_rank", "map"}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "qrels.csv")
+        qrels_frame(qrels_rows).to_csv(path, index=False)
+        run_path = os.path.join(tmp, "run.csv")
+        run_frame(run_rows).to_csv(run_path, index=False)
+        from workbench.io import load_table
+        result = ra.run(load_table(run_path), ra.Options(
+            query="query", doc="doc", score="score", qrels=path, ks=(1, 3)))
+        zero = ra.run(load_table(run_path), ra.Options(
+            query="query", doc="doc", score="score", qrels=path, ks=(1, 3), unjudged="zero"))
+    qrels, run = as_trec(run_rows, qrels_rows)
+    trec = trec_evaluate(qrels, run, measures=measures)
+    judged = {q for q, _, _ in qrels_rows}
+    retrieved = {q for _, q, _, _ in run_rows}
+    frame = per_query(result)
+    # every judged query, and only those; pytrec_eval scores those both have
+    assert set(frame.index) == judged
+    assert set(trec) == judged & retrieved
+    columns = {"p@1": "P_1", "p@3": "P_3", "r@3": "recall_3", "ndcg@3": "ndcg_cut_3",
+               "rr": "recip_rank", "ap": "map"}
+    if trec:
+        assert_matches_trec(frame.loc[sorted(trec)], trec, columns)
+    # judged but never retrieved: 0, as trec_eval -c
+    for q in judged - retrieved:
+        assert frame.loc[q, "ap"] == 0 and frame.loc[q, "ndcg@3"] == 0
+    # the mean is trec_eval -c's: over the judged queries, the missed ones as 0
+    expected_map = sum(trec[q]["map"] for q in trec) / len(judged)
+    assert result.value("map") == pytest.approx(expected_map, rel=RTOL, abs=ATOL)
+    assert result.find("map")[0]["n"] == len(judged)
+    skipped = retrieved - judged
+    if skipped:
+        assert any(f"{len(skipped)} retrieved quer" in note and "left out" in note
+                   for note in result.notes)
+    # unjudged='zero' adds the skipped queries as 0
+    assert zero.find("map")[0]["n"] == len(judged | retrieved)
+    assert zero.value("map") == pytest.approx(expected_map * len(judged) / len(judged | retrieved),
+                                              rel=RTOL, abs=ATOL)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .. import __version__
 from ..core.errors import DataError, OptionError
-from ..io import LoadedTable, guess_column, require_columns
+from ..io import LoadedTable, guess_column, require_columns, text_codes
 from ..io.roles import ROLE_NAMES
 
 @dataclass
@@ -80,21 +80,25 @@ def labels(values) -> list[str]:
     return out
 
 
-def codes_of(series: pd.Series):
-    """Integer codes in order of first appearance, and the labels as text."""
-    codes, uniques = pd.factorize(series.astype(str), sort=False)
-    return codes.astype(np.int64), labels(list(uniques))
+def codes_of(table: LoadedTable, column: str):
+    """Integer codes in order of first appearance, and the labels: the cells' exact text."""
+    codes, uniques = text_codes(table, column)
+    return codes, [str(label) for label in uniques]
 
 
 def check_unique(table: LoadedTable, keys: list[str], what: str) -> None:
-    """Refuse duplicate rows for the key columns, naming the value and the lines."""
-    frame = table.frame
-    dup = frame.duplicated(subset=keys, keep=False).to_numpy()
+    """Refuse duplicate rows for the key columns, naming the value and the lines.
+
+    Keys compare as the cells' exact text, so ``1.1`` and ``1.10`` are different ids.
+    """
+    coded = [text_codes(table, key) for key in keys]
+    frame = pd.DataFrame({key: codes for key, (codes, _) in zip(keys, coded)})
+    dup = frame.duplicated(keep=False).to_numpy()
     if dup.any():
         idx = np.flatnonzero(dup)
-        first = frame.iloc[idx[0]][keys]
-        same = idx[(frame.iloc[idx][keys].astype(str) == first.astype(str)).all(axis=1).to_numpy()]
-        value = ", ".join(f"{k}={first[k]!s}" for k in keys)
+        first = frame.iloc[idx[0]]
+        same = idx[(frame.iloc[idx] == first).all(axis=1).to_numpy()]
+        value = ", ".join(f"{k}={labels_[first[k]]!s}" for k, (_, labels_) in zip(keys, coded))
         raise DataError(
             f"File '{table.name}' has {len(idx)} rows that repeat a {what} "
             f"({value} appears on {table.describe_rows(same)}); each {what} must appear once.")

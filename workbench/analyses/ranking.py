@@ -5,7 +5,10 @@ The run has one row per retrieved (query, document) with a score (higher first) 
 judged documents that were never retrieved and overrides the run's grades.  Judgments are
 pooled across systems: a document judged in any row counts as judged for its query.
 Queries that are judged (in the qrels) but that a system did not retrieve for score 0 for
-that system, as ``trec_eval -c`` does.
+that system, as ``trec_eval -c`` does.  Queries that were retrieved but that have no judgment
+at all are left out of every mean by default, as trec_eval does (``unjudged='skip'``), or kept
+and scored 0 (``unjudged='zero'``); both are counted in a note.  The no-relevant policy then
+applies to the judged queries whose judgments are all below the relevance threshold.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ NAME = "ranking"
 TITLE = "Ranking metrics"
 TIES = ("trec_eval", "stable")
 NO_RELEVANT = ("zero", "skip")
+UNJUDGED = ("skip", "zero")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class Options:
     ties: str = "trec_eval"
     #: queries with no relevant document: zero (kept, scored 0) or skip (left out, counted)
     no_relevant: str = "zero"
+    #: retrieved queries without any judgment: skip (left out, as trec_eval) or zero (scored 0)
+    unjudged: str = "skip"
     #: binary metrics count a document relevant when its grade >= this
     relevance_threshold: float = 1.0
 
@@ -57,6 +63,9 @@ def _check(options: Options) -> tuple[int, ...]:
     if options.no_relevant not in NO_RELEVANT:
         raise OptionError(f"`no_relevant` must be one of {', '.join(NO_RELEVANT)}; "
                           f"got no_relevant={options.no_relevant!r}.")
+    if options.unjudged not in UNJUDGED:
+        raise OptionError(f"`unjudged` must be one of {', '.join(UNJUDGED)}; "
+                          f"got unjudged={options.unjudged!r}.")
     if not np.isfinite(options.relevance_threshold):
         raise OptionError("`relevance_threshold` must be a number.")
     return parse_ks(options.ks)
@@ -93,9 +102,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             rel_col = None
 
     progress.advance(0.05, "reading the run")
-    (rq_codes, rq_labels), (rd_codes, rd_labels) = _codes_of(table, [q_col, d_col])
     order_val = -to_float(table, r_col) if r_col else to_float(table, s_col)
-    n_run = rq_codes.size
+    n_run = order_val.size
     run_grade = (to_float(table, rel_col, allow_missing=True) if rel_col
                  else np.full(n_run, np.nan))
     if sys_col:
@@ -106,18 +114,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
     qrels = None
     if options.qrels:
-        qt = load_table(options.qrels)
+        qt = load_qrels(options.qrels)
         qrel_rel = rel_col or options.relevance or "relevance"
         require_columns(qt, [q_col, d_col, qrel_rel])
-        qrels = (qt, *text_codes(qt, q_col), *text_codes(qt, d_col), to_float(qt, qrel_rel))
+        qrels = (qt, to_float(qt, qrel_rel))
     progress.check_cancelled()
     progress.advance(0.2, "coding queries and documents")
 
-    # one code space for the run's and the qrels' ids (the labels are few: unique ids)
-    q_map, q_labels = _merge_labels(rq_labels, qrels[2] if qrels else None)
-    d_map, d_labels = _merge_labels(rd_labels, qrels[4] if qrels else None)
-    rq = q_map[:len(rq_labels)][rq_codes]
-    rd = d_map[:len(rd_labels)][rd_codes]
+    # one code space for the run's and the qrels' ids: the cells' exact text
+    (rq, qq), q_labels = _joint_codes([table] + ([qrels[0]] if qrels else []), q_col)
+    (rd, qd), d_labels = _joint_codes([table] + ([qrels[0]] if qrels else []), d_col)
     D = max(len(d_labels), 1)
     Q = len(q_labels)
     run_key = rq * D + rd
@@ -141,16 +147,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         if clash.any():
             rows = np.flatnonzero(run_key == k_sorted[1:][clash][0])
             raise DataError(
-                f"File '{table.name}' gives document '{rd_labels[rd_codes[rows[0]]]}' of query "
-                f"'{rq_labels[rq_codes[rows[0]]]}' different relevance grades on "
+                f"File '{table.name}' gives document '{d_labels[rd[rows[0]]]}' of query "
+                f"'{q_labels[rq[rows[0]]]}' different relevance grades on "
                 f"{table.describe_rows(rows)}; a judgment must be the same in every row (or give "
                 f"the grades in a qrels file).")
         first = np.r_[True, k_sorted[1:] != k_sorted[:-1]]
         jkeys, jgrade = k_sorted[first], g_sorted[first]
     n_qrels_only_docs = 0
     if qrels:
-        qt, qq_codes, _, qd_codes, _, q_grade = qrels
-        qk = q_map[len(rq_labels):][qq_codes] * D + d_map[len(rd_labels):][qd_codes]
+        qt, q_grade = qrels
+        qk = qq * D + qd
         q_sorted = np.sort(qk)
         if np.any(q_sorted[1:] == q_sorted[:-1]):
             check_unique(qt, [q_col, d_col], "(query, document) judgment")
@@ -187,6 +193,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     notes = list(res.notes)
     judged_queries = np.bincount(jq, minlength=Q) > 0
     any_run = np.bincount(rq, minlength=Q) > 0
+    # trec_eval's query set: the judged queries (a judged query a system missed scores 0, as
+    # with trec_eval -c); retrieved queries without any judgment are left out ('skip') or
+    # kept and scored 0 ('zero')
+    query_set = judged_queries | (any_run if options.unjudged == "zero" else False)
+    left_out = np.flatnonzero(any_run & ~judged_queries) if options.unjudged == "skip" else None
     for code, label in enumerate(sys_labels):
         progress.check_cancelled()
         m = sys_codes == code
@@ -194,8 +205,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                            n_queries=Q, ks=ks, gain=options.gain,
                            threshold=options.relevance_threshold)
         in_run = arr.retrieved > 0
-        # the queries this system is scored on: retrieved for, or judged (then missing = 0)
-        universe = in_run | (judged_queries if qrels is not None else any_run)
+        universe = query_set  # the queries every system is scored on
         no_rel = universe & (arr.relevant == 0)
         use = universe & ~no_rel if options.no_relevant == "skip" else universe
         n_use = int(use.sum())
@@ -245,6 +255,19 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         })
         per_query.append(frame)
 
+    if left_out is not None and left_out.size:
+        shown = ", ".join(f"'{q_labels[i]}'" for i in left_out[:5])
+        more = f" and {left_out.size - 5} more" if left_out.size > 5 else ""
+        source = "the qrels" if qrels else "the relevance column"
+        notes.append(f"{left_out.size} retrieved {_plural(left_out.size, 'query', 'queries')} "
+                     f"({shown}{more}) {_plural(left_out.size, 'has', 'have')} no judgment in {source} "
+                     f"and {_plural(left_out.size, 'is', 'are')} left out of every "
+                     f"mean, as trec_eval does (unjudged policy 'skip'; 'zero' scores them 0).")
+    elif options.unjudged == "zero":
+        kept = int((any_run & ~judged_queries).sum())
+        if kept:
+            notes.append(f"{kept} retrieved {_plural(kept, 'query', 'queries')} without any "
+                         f"judgment are kept and score 0 on every metric (unjudged policy 'zero').")
     if unjudged:
         notes.append(f"{unjudged} retrieved rows have no relevance judgment and count as not relevant "
                      f"(gain 0).")
@@ -264,6 +287,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "idcg": "all-judged",
         "rel": f">={options.relevance_threshold:g}",
         "norel": options.no_relevant,
+        "unjudged": options.unjudged,
         "judged": "pooled" + ("+qrels" if options.qrels else ""),
         "missing-query": "zero",
         "p@k-denom": "k",
@@ -283,25 +307,42 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 
-def _codes_of(table: LoadedTable, columns: list[str]):
-    """:func:`text_codes` of several columns; on large tables in parallel threads (the
-    hashing runs in pyarrow/pandas C code that releases the GIL)."""
-    if len(table.frame) < 200_000:
-        return [text_codes(table, c) for c in columns]
-    from concurrent.futures import ThreadPoolExecutor
+def _joint_codes(tables: list[LoadedTable], column: str):
+    """Codes of ``column``'s cell text in each table, in one code space, and the labels.
 
-    with ThreadPoolExecutor(max_workers=len(columns)) as pool:
-        return list(pool.map(lambda c: text_codes(table, c), columns))
+    Two cells share a code exactly when their text is the same (``1`` and ``1.0`` are
+    different documents, as in trec_eval).  Returns ``([codes of each table, ...], labels)``
+    with ``None`` for a missing second table.
+    """
+    texts = [pd.Series(t.cell_text(column), copy=False) for t in tables]
+    joined = texts[0] if len(texts) == 1 else pd.concat(texts, ignore_index=True)
+    codes, labels = pd.factorize(joined, use_na_sentinel=False)
+    codes = codes.astype(np.int64, copy=False)
+    parts = np.split(codes, np.cumsum([len(t) for t in texts])[:-1])
+    return (parts + [None])[:2], labels
 
 
-def _merge_labels(run_labels, qrels_labels):
-    """Codes of the run's and the qrels' distinct labels in one code space."""
-    if qrels_labels is None:
-        return np.arange(len(run_labels), dtype=np.int64), run_labels
-    both = pd.concat([pd.Series(run_labels, dtype="str"), pd.Series(qrels_labels, dtype="str")],
-                     ignore_index=True)
-    codes, labels = pd.factorize(both)
-    return codes.astype(np.int64), labels
+#: Qrels files read in this session: (path, size, modification time) -> table.
+_QRELS_CACHE: dict[tuple[str, int, int], LoadedTable] = {}
+
+
+def load_qrels(path: str) -> LoadedTable:
+    """The qrels table at ``path``, read once per session while the file is unchanged."""
+    import os
+
+    absolute = os.path.abspath(os.path.expanduser(path))
+    try:
+        stat = os.stat(absolute)
+        key = (absolute, stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return load_table(path)  # load_table says what is wrong with the path
+    table = _QRELS_CACHE.get(key)
+    if table is None:
+        table = load_table(path)
+        if len(_QRELS_CACHE) >= 4:
+            _QRELS_CACHE.pop(next(iter(_QRELS_CACHE)))
+        _QRELS_CACHE[key] = table
+    return table
 
 
 def _member(values: np.ndarray, sorted_pool: np.ndarray) -> np.ndarray:
@@ -317,6 +358,10 @@ def _subset(tie, mask):
     if tie is None or mask.all():
         return tie
     return lambda: tie()[mask]
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
 
 
 def _mean(values: np.ndarray, use: np.ndarray) -> float:

@@ -46,7 +46,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     n_rows = len(preds)
     ids = to_text(table, id_col) if id_col else [str(table.line_of(i)) for i in range(n_rows)]
     if sys_col:
-        sys_codes, sys_labels = codes_of(table.frame[sys_col])
+        sys_codes, sys_labels = codes_of(table, sys_col)
     else:
         sys_codes, sys_labels = np.zeros(n_rows, dtype=np.int64), [None]
 

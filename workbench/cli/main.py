@@ -75,7 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable"],
                    help="score ties: trec_eval = doc id descending, stable = file order (default trec_eval)")
     p.add_argument("--no-relevant", default="zero", choices=["zero", "skip"],
-                   help="queries without a relevant doc: zero = kept, scored 0; skip = left out (default zero)")
+                   help="judged queries without a relevant doc: zero = kept, scored 0 (trec_eval); "
+                        "skip = left out (default zero)")
+    p.add_argument("--unjudged", default="skip", choices=["skip", "zero"],
+                   help="retrieved queries without any judgment: skip = left out (trec_eval); "
+                        "zero = kept, scored 0 (default skip)")
     p.add_argument("--relevance-threshold", type=float, default=1.0,
                    help="grade >= T is relevant for the binary metrics (default 1)")
 

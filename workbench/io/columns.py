@@ -57,8 +57,15 @@ def require_columns(table: LoadedTable, names: Iterable[str]) -> None:
         if similar is not None:
             hints.append(f"'{similar}'" if len(missing) == 1 else f"'{similar}' for '{name}'")
     hint = f" (did you mean {' or '.join(hints)}?)" if hints else ""
+    others = [name for name in table.sheets if name != table.sheet]
+    sheets = ""
+    if others:
+        shown = ", ".join(f"'{name}'" for name in others[:10])
+        sheets = (f"; the workbook's other sheets are {shown}: choose one with --sheet (or in "
+                  "the sheet list when opening)")
     raise DataError(
-        f"{_capitalized(table.describe())} has no {what}{hint}; its columns are: {listed}."
+        f"{_capitalized(table.describe())} has no {what}{hint}; its columns are: {listed}"
+        f"{sheets}."
     )
 
 
@@ -142,36 +149,28 @@ def to_float(
 
 
 def to_text(table: LoadedTable, column: str) -> list[str]:
-    """Return every cell of the column as ``str``.
+    """Return every cell of the column as ``str``: the exact text of the file.
 
-    Missing values become ``""``; integral floats lose their ``.0`` (``3.0`` -> ``"3"``);
-    booleans become ``"True"``/``"False"`` and dates ISO strings.
+    Missing values become ``""``.  A column that was typed as numbers keeps the text the
+    file holds (``7.50`` stays ``7.50``; see :meth:`LoadedTable.cell_text`), so ids, answers
+    and labels are never rewritten.
     """
-    series = _column(table, column)
-    codes, uniques = pd.factorize(series, use_na_sentinel=False)
-    formatted = np.array([format_cell(value) for value in uniques], dtype=object)
-    return formatted[codes].tolist() if len(formatted) else []
+    require_columns(table, [column])
+    return list(table.cell_text(column))
 
 
 def text_codes(table: LoadedTable, column: str) -> tuple[np.ndarray, np.ndarray]:
     """The column as integer codes and their text labels (``labels[codes]`` == :func:`to_text`).
 
-    Vectorised for text and integer columns, so that a million ids cost a few hundredths of a
-    second; codes follow the order of first appearance.  ``labels`` is an array-like of
-    distinct ``str`` (a numpy object array, or pandas' own string array for text columns).
+    Two cells get the same code exactly when their text is the same (``1`` and ``1.0`` are
+    different ids).  Vectorised, so that a million ids cost a few hundredths of a second;
+    codes follow the order of first appearance.  ``labels`` is an array-like of distinct
+    ``str``.
     """
-    series = _column(table, column)
-    codes, uniques = pd.factorize(series, use_na_sentinel=False)
-    codes = codes.astype(np.int64, copy=False)
-    dtype = series.dtype
-    if pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
-        return codes, np.asarray(uniques).astype(str).astype(object)
-    if pd.api.types.is_string_dtype(dtype) and not pd.isna(uniques).any() \
-            and pd.api.types.infer_dtype(uniques, skipna=False) == "string":
-        return codes, uniques  # already distinct text; not copied to Python objects
-    labels = np.array([format_cell(value) for value in uniques], dtype=object)
-    relabel, distinct = pd.factorize(labels)  # 1 and 1.0 both read "1"
-    return relabel.astype(np.int64)[codes], np.asarray(distinct, dtype=object)
+    require_columns(table, [column])
+    text = table.cell_text(column)
+    codes, uniques = pd.factorize(text, use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), uniques
 
 
 def guess_column(table: LoadedTable, role: str, candidates: Sequence[str]) -> str | None:

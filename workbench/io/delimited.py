@@ -59,13 +59,39 @@ def delimiter_name(delimiter: str) -> str:
     return f"{_DELIMITER_NAMES.get(delimiter, 'character')} ({shown})"
 
 
-@dataclass(frozen=True)
 class Decoded:
-    """Text decoded from a file's bytes, with the encoding used and notes about guesses."""
+    """Text decoded from a file's bytes, with the encoding used and notes about guesses.
 
-    text: str
-    encoding: str
-    notes: tuple[str, ...] = ()
+    ``text`` is decoded on first use when the file is plain ASCII (see ``decode(lazy=True)``);
+    ``utf8`` is the file as UTF-8 bytes without a byte-order mark and ``head`` its first
+    lines as text, for sniffing.
+    """
+
+    def __init__(self, text: str | None, encoding: str, notes: tuple[str, ...] = (),
+                 utf8: bytes | None = None) -> None:
+        self._text = text
+        self.encoding = encoding
+        self.notes = notes
+        self._utf8 = utf8
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = (self._utf8 or b"").decode("utf-8")
+        return self._text
+
+    @property
+    def utf8(self) -> bytes:
+        if self._utf8 is None:
+            self._utf8 = self.text.encode("utf-8")
+        return self._utf8
+
+    @property
+    def head(self) -> str:
+        """At most :data:`SNIFF_CHARS` characters from the start (whole lines where possible)."""
+        if self._text is not None:
+            return self._text[:SNIFF_CHARS]
+        return self.utf8[:SNIFF_CHARS].decode("utf-8", errors="ignore")
 
 
 @dataclass(frozen=True)
@@ -78,20 +104,26 @@ class Records:
     lines: np.ndarray | None  # line of each data row; None means row i is on line i + 2
 
 
-def decode(data: bytes, shown: str) -> Decoded:
+def decode(data: bytes, shown: str, *, lazy: bool = False) -> Decoded:
     """Decode file bytes: BOM first, then strict UTF-8, then cp1252, then latin-1.
 
     ``shown`` is the file name used in messages.  Binary files (Excel, ZIP, Parquet
     or anything containing NUL characters) are refused with a :class:`DataError`.
+    With ``lazy`` a plain ASCII file is not decoded until its ``text`` is asked for.
     """
     for signature, what in _BINARY_SIGNATURES:
         if data.startswith(signature):
             raise DataError(f"File {shown} is {what}, not delimited text.")
+    if lazy and data.isascii():
+        position = data.find(b"\x00")
+        if position < 0:
+            return Decoded(None, "utf-8", (), utf8=data)
 
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
-                return _checked(data.decode(encoding), encoding, shown)
+                utf8 = data[len(bom):] if encoding == "utf-8-sig" else None
+                return _checked(data.decode(encoding), encoding, shown, utf8=utf8)
             except UnicodeDecodeError as err:
                 label = "UTF-8" if encoding == "utf-8-sig" else encoding.upper()
                 raise DataError(
@@ -114,7 +146,7 @@ def decode(data: bytes, shown: str) -> Decoded:
             return _checked(text, guessed, shown, (note,))
 
     try:
-        return _checked(data.decode("utf-8"), "utf-8", shown)
+        return _checked(data.decode("utf-8"), "utf-8", shown, utf8=data)
     except UnicodeDecodeError as err:
         bad = err.start
     for encoding, label in (("cp1252", "Windows-1252 (cp1252)"), ("latin-1", "Latin-1")):
@@ -150,7 +182,8 @@ def _utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
-def _checked(text: str, encoding: str, shown: str, notes: tuple[str, ...] = ()) -> Decoded:
+def _checked(text: str, encoding: str, shown: str, notes: tuple[str, ...] = (),
+             utf8: bytes | None = None) -> Decoded:
     """Refuse decoded text that contains NUL characters (a binary file)."""
     position = text.find("\x00")
     if position >= 0:
@@ -159,7 +192,7 @@ def _checked(text: str, encoding: str, shown: str, notes: tuple[str, ...] = ()) 
             f"File {shown} contains binary data (a NUL character on line {line}); "
             "expected delimited text such as CSV, or an .xlsx or .parquet file."
         )
-    return Decoded(text, encoding, notes)
+    return Decoded(text, encoding, notes, utf8=utf8)
 
 
 def _head(text: str, lines: int) -> tuple[str, bool]:
@@ -208,6 +241,26 @@ def sniff_delimiter(text: str) -> str:
     if best is not None:
         return best[1]
     return single_column or ","
+
+
+def first_record(head: str, delimiter: str) -> tuple[list[str], int] | None:
+    """The first non-blank record of ``head`` (the header) and the line it starts on.
+
+    None when ``head`` has no complete record or cannot be split (the exact reader then
+    reads the whole file and explains).
+    """
+    reader = _reader(head, delimiter)
+    previous = 0
+    try:
+        for record in reader:
+            if record and _has_text(record):
+                if reader.line_num == len(head.splitlines()) and not head.endswith("\n"):
+                    return None  # the record may continue beyond the head
+                return record, previous + 1
+            previous = reader.line_num
+    except csv.Error:
+        return None
+    return None
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -23,8 +24,9 @@ import pandas as pd
 from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
-from workbench.io import delimited, excel, parquet
-from workbench.io.cells import TypedColumn, is_blank, type_cell_column, type_text_column
+from workbench.io import delimited, excel, fastcsv, parquet
+from workbench.io.cells import (TypedColumn, format_cell, is_blank, is_missing, text_array,
+                                type_cell_column, type_text_column)
 
 #: Extensions read as Excel workbooks.
 EXCEL_EXTENSIONS = (".xlsx", ".xlsm")
@@ -58,6 +60,8 @@ class LoadedTable:
     format: str = TEXT
     #: Line (or sheet row) of each data row when it is not simply ``index + 2``.
     row_lines: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: Where the exact text of cells typed as numbers comes from (``text(column)``).
+    cell_source: Any = field(default=None, repr=False, compare=False)
     #: Column roles and the panel suggested by the format's reader (workbench/io/formats), if any.
     roles: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     panel: str | None = None
@@ -75,6 +79,39 @@ class LoadedTable:
         if self.row_word:
             return self.row_word
         return "line" if self.format == TEXT else "row"
+
+    def cell_text(self, column: str) -> Any:
+        """Every cell of ``column`` as the exact text the file holds (a text array).
+
+        Text columns are returned as they are (missing values as ``""``).  For a column
+        typed as numbers, the text comes from the file (``7.50`` stays ``7.50``, ``1e3``
+        stays ``1e3``); workbook cells stored as numbers read as Excel shows them in the
+        General format (``1``, not ``1.0``); Parquet values as their shortest text.
+        """
+        series = self.frame[column]
+        if pd.api.types.is_string_dtype(series.dtype) and not pd.api.types.is_object_dtype(
+            series.dtype
+        ):
+            if series.hasnans:
+                return text_array(series.fillna("").tolist())
+            return series.array
+        if self.cell_source is not None:
+            text = self.cell_source.text(column)
+            if text is not None:
+                return text
+        codes, uniques = pd.factorize(series, use_na_sentinel=False)
+        shown = np.array([format_cell(value) for value in uniques], dtype=object)
+        return text_array(shown[codes].tolist() if len(shown) else [])
+
+    def take(self, rows: Sequence[int]) -> "LoadedTable":
+        """The table of the given rows (in that order), with their lines and cell text."""
+        positions = np.asarray(rows, dtype=np.int64)
+        lines = np.asarray(self.lines_of(positions), dtype=np.int64)
+        source = _TakenText(self.cell_source, positions) if self.cell_source is not None else None
+        return dataclasses.replace(
+            self, frame=self.frame.iloc[positions].reset_index(drop=True), row_lines=lines,
+            cell_source=source,
+        )
 
     def describe(self) -> str:
         """Where the data came from, for messages: ``file '/data/x.csv'`` or
@@ -147,7 +184,7 @@ def load_table(
 
         return formats.load_folder(absolute, shown, progress)
     data = _read_bytes(absolute, shown)
-    checksum = hashlib.sha256(data).hexdigest()
+    checksum = _Checksum(data)  # computed on a thread while the file is parsed
     extension = os.path.splitext(absolute)[1].lower()
 
     step(0.2, "Parsing")
@@ -166,7 +203,24 @@ def load_table(
     if sheet is not None and table.format != XLSX:
         notes += (f"The sheet '{sheet}' was ignored because file {shown} is not a workbook.",)
     step(1.0, "Loaded")
-    return dataclasses.replace(table, sha256=checksum, size_bytes=len(data), notes=notes)
+    return dataclasses.replace(table, sha256=checksum.hexdigest(), size_bytes=len(data),
+                               notes=notes)
+
+
+class _Checksum:
+    """SHA-256 of the file's bytes on a background thread (hashlib releases the GIL)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._digest = ""
+        self._thread = threading.Thread(target=self._run, args=(data,), daemon=True)
+        self._thread.start()
+
+    def _run(self, data: bytes) -> None:
+        self._digest = hashlib.sha256(data).hexdigest()
+
+    def hexdigest(self) -> str:
+        self._thread.join()
+        return self._digest
 
 
 class _Steps:
@@ -243,21 +297,50 @@ def _row_lines(lines: Sequence[int] | None) -> np.ndarray | None:
 
 
 def _load_text(data: bytes, path: str, shown: str, step: _Steps) -> LoadedTable:
-    """Decode, split and type a delimited text file."""
-    decoded = delimited.decode(data, shown)
-    delimiter = delimited.sniff_delimiter(decoded.text)
-    records = delimited.split_records(decoded.text, delimiter, shown)
-    step(0.6, "Converting")
-    header_line = records.header_line
-    names = _check_header(
-        records.header,
-        f"File {shown}",
-        lambda i: f"field {i + 1} of line {header_line}",
-    )
-    allow_comma = delimiter != ","
-    typed: dict[str, TypedColumn] = {}
-    for name, cells in zip(names, records.columns):
-        typed[name] = type_text_column(cells, allow_decimal_comma=allow_comma)
+    """Decode, split and type a delimited text file.
+
+    The fast path (:mod:`workbench.io.fastcsv`, pandas' C parser) reads the file when it can
+    prove that its table is the one the exact reader (:mod:`workbench.io.delimited`, the csv
+    module) would see; otherwise the exact reader reads it and names what is wrong.
+    """
+    decoded = delimited.decode(data, shown, lazy=True)
+    head = decoded.head
+    delimiter = delimited.sniff_delimiter(head)
+    header_record = delimited.first_record(head, delimiter)
+    typed: dict[str, TypedColumn] | None = None
+    source: Any = None
+    lines: np.ndarray | None = None
+    names: list[str] = []
+    if header_record is not None:
+        header, header_line = header_record
+        names = _check_header(header, f"File {shown}",
+                              lambda i: f"field {i + 1} of line {header_line}")
+        step(0.3, "Parsing")
+        try:
+            fast = fastcsv.parse(decoded.utf8, delimiter, names, header_line)
+        except fastcsv.Fallback:
+            pass
+        else:
+            typed, source, lines = fast.columns, fast.source, fast.lines
+    if typed is None:
+        records = delimited.split_records(decoded.text, delimiter, shown)
+        step(0.6, "Converting")
+        header_line = records.header_line
+        names = _check_header(
+            records.header,
+            f"File {shown}",
+            lambda i: f"field {i + 1} of line {header_line}",
+        )
+        allow_comma = delimiter != ","
+        typed = {}
+        raw: dict[str, Any] = {}
+        for name, cells in zip(names, records.columns):
+            typed[name] = type_text_column(cells, allow_decimal_comma=allow_comma)
+            if isinstance(typed[name].values, np.ndarray):
+                raw[name] = text_array(cells)
+        source = _KeptText(raw)
+        lines = records.lines
+    step(0.8, "Converting")
     frame = pd.DataFrame({name: column.values for name, column in typed.items()})
 
     notes = list(decoded.notes)
@@ -287,8 +370,31 @@ def _load_text(data: bytes, path: str, shown: str, step: _Steps) -> LoadedTable:
         decimal="," if comma_columns else ".",
         notes=tuple(notes),
         format=TEXT,
-        row_lines=_row_lines(records.lines),
+        row_lines=_row_lines(lines),
+        cell_source=source,
     )
+
+
+class _TakenText:
+    """The cell text of some rows of another table's cell source."""
+
+    def __init__(self, source: Any, rows: np.ndarray) -> None:
+        self._source = source
+        self._rows = rows
+
+    def text(self, column: str, wanted: Sequence[str] = ()) -> Any:
+        text = self._source.text(column, wanted)
+        return None if text is None else text.take(self._rows)
+
+
+class _KeptText:
+    """Cell text kept from reading (the exact reader, workbooks): a :class:`TextSource` stand-in."""
+
+    def __init__(self, columns: dict[str, Any]) -> None:
+        self._columns = columns
+
+    def text(self, column: str, wanted: Sequence[str] = ()) -> Any:
+        return self._columns.get(column)
 
 
 def _load_excel(
@@ -309,6 +415,15 @@ def _load_excel(
         }
     )
     notes: list[str] = []
+    text_like = _text_role_names()
+    shown_as_text = [name for name, values in zip(names, content.columns)
+                     if _normal_name(name) in text_like and _whole_numbers_in(values, frame[name])]
+    if shown_as_text:
+        listed = ", ".join(f"'{name}'" for name in shown_as_text)
+        notes.append(
+            f"{where} stores whole numbers in column(s) {listed}; where such a column serves "
+            "as ids or text, its cells read as Excel shows them (1, not 1.0)."
+        )
     empty = [name for name, values in zip(names, content.columns) if all(map(is_blank, values))]
     if empty:
         listed = ", ".join(f"'{name}'" for name in empty)
@@ -331,6 +446,34 @@ def _load_excel(
         format=XLSX,
         row_lines=_row_lines(content.rows),
     )
+
+
+#: Roles whose columns are read as text (ids, labels, texts).
+_TEXT_ROLES = ("id", "item", "query", "doc", "task", "system", "version", "group", "cluster",
+               "unit", "prediction", "reference")
+
+
+def _normal_name(name: str) -> str:
+    return "".join(ch for ch in str(name).casefold() if ch not in " _-\t")
+
+
+def _text_role_names() -> set[str]:
+    """The usual header names of the id and text roles (normalised)."""
+    from workbench.io.roles import ROLE_NAMES  # roles imports this module
+
+    return {_normal_name(n) for role in _TEXT_ROLES for n in [role, *ROLE_NAMES.get(role, [])]}
+
+
+def _whole_numbers_in(values: Any, column: pd.Series) -> bool:
+    """True when a workbook column holds whole numbers that ids or text would read as text."""
+    if pd.api.types.is_integer_dtype(column.dtype) and not pd.api.types.is_bool_dtype(
+        column.dtype
+    ):
+        return True
+    if pd.api.types.is_float_dtype(column.dtype):
+        return False  # a score column: fractions
+    numbers = [v for v in values if isinstance(v, float) and not isinstance(v, bool)]
+    return any(v.is_integer() for v in numbers[:1000])
 
 
 def _load_parquet(data: bytes, path: str, shown: str) -> LoadedTable:

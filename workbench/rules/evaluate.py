@@ -9,7 +9,7 @@ condition fails, else INCONCLUSIVE if any is inconclusive, else PASS.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -481,8 +481,7 @@ def _subset(table: LoadedTable, keep: np.ndarray) -> LoadedTable:
     """The rows ``keep`` of ``table``, keeping their line numbers for messages."""
     if len(keep) == len(table.frame) and (len(keep) == 0 or (keep == np.arange(len(keep))).all()):
         return table
-    lines = np.asarray(table.lines_of(keep), dtype=np.int64) if len(keep) else np.zeros(0, dtype=np.int64)
-    return replace(table, frame=table.frame.iloc[keep].reset_index(drop=True), row_lines=lines)
+    return table.take(keep)
 
 
 def _blank(series: pd.Series) -> np.ndarray:

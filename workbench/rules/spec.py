@@ -74,7 +74,7 @@ Metrics and thresholds
   differ), ``mcnemar`` and ``mcnemar_cc`` (``success`` only), ``t`` (paired t-test, ranking
   metrics only) or ``none``.  Cost and latency conditions take no test; their interval is the
   bootstrap (paired by item when an item column is present).
-* Ranking conditions also take ``gain``, ``ties``, ``no_relevant`` and
+* Ranking conditions also take ``gain``, ``ties``, ``no_relevant``, ``unjudged`` and
   ``relevance_threshold`` (the ranking analysis's conventions); latency conditions take
   ``percentile_method`` (``linear`` or ``nearest_rank``).
 * ``bound`` defaults to the conservative side: ``lower`` for ``max_drop``/``min_gain`` and
@@ -146,7 +146,7 @@ COMMON_KEYS = ("metric", "input", "baseline", "candidate", "data", "bound", "not
                "interval", "test", "resamples", "seed")
 KIND_KEYS = {
     PAIRED: (),
-    RANKING: ("gain", "ties", "no_relevant", "relevance_threshold"),
+    RANKING: ("gain", "ties", "no_relevant", "unjudged", "relevance_threshold"),
     COST: (),
     LATENCY: ("percentile_method",),
 }
@@ -544,6 +544,8 @@ class _Parser:
             options["ties"] = self._choice(c, "ties", rk.TIES, place, sec, index, default="trec_eval")
             options["no_relevant"] = self._choice(c, "no_relevant", rk.NO_RELEVANT, place, sec, index,
                                                   default="zero")
+            options["unjudged"] = self._choice(c, "unjudged", rk.UNJUDGED, place, sec, index,
+                                               default="skip")
             options["relevance_threshold"] = self._number(c, "relevance_threshold", place, sec, index,
                                                           default=1.0)
         if kind == LATENCY:

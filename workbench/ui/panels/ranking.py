@@ -25,8 +25,13 @@ class RankingPanel(AnalysisPanel):
               "trec_eval: score descending, then document id descending\nstable: score descending, then file order",
               choices=(("trec_eval", "trec_eval (doc id descending)"), ("stable", "stable (file order)"))),
         Field("no_relevant", "Queries with no relevant doc", "choice",
-              "zero: kept and scored 0 (ranx, sklearn)\nskip: left out (trec_eval); counted either way",
+              "Judged queries whose judgments are all below the threshold.\n"
+              "zero: kept and scored 0 (trec_eval, ranx, sklearn)\nskip: left out; counted either way",
               choices=(("zero", "score 0, keep"), ("skip", "leave out"))),
+        Field("unjudged", "Queries with no judgment", "choice",
+              "Retrieved queries that have no judgment at all.\n"
+              "skip: left out of every mean (trec_eval)\nzero: kept and scored 0; counted either way",
+              choices=(("skip", "leave out"), ("zero", "score 0, keep"))),
         Field("relevance_threshold", "Relevant when grade ≥", "float",
               "The binary metrics (P, R, hit, MRR, MAP) count a document relevant at this grade.",
               minimum=-100, maximum=100, decimals=2, step=1),

@@ -1,0 +1,258 @@
+"""The fast path for delimited text: pandas' C parser plus a vectorised structure check.
+
+:mod:`workbench.io.delimited` splits records with the :mod:`csv` module, which is exact but
+builds a Python list per row (seconds per million rows).  This module parses the same
+files with ``pandas.read_csv`` (C engine) and then proves, with numpy over the file's bytes,
+that the C parser saw the same table the exact reader would: every record has the header's
+field count, blank lines are where we think they are, and the line each row starts on is
+known.  Whenever that proof fails (a ragged row, a quote in the middle of a field, a line of
+spaces that pandas would keep) it raises :class:`Fallback` and the loader uses the exact
+reader, which also produces the user-facing sentence for the problem.
+
+Typing follows :mod:`workbench.io.cells`, not pandas: a column is numeric only when every
+non-empty cell is a plain decimal number; ``true``/``false``, ``inf``, ``nan``, numbers with
+leading zeros and integers beyond int64 stay text.  The C parser's own typing is accepted
+where it agrees with that rule and corrected (from the cells' text) where it does not.
+
+The cell text of a column that became numeric is not kept in memory: :class:`TextSource`
+re-reads it on demand (one more pass of the C tokenizer, only over the columns asked for),
+so that an id or text column always reads as the file wrote it (``7.50`` stays ``7.50``).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.io.cells import TEXT_DTYPE, TypedColumn, text_array, type_text_column
+
+#: Rows of the head sample used to decide which columns must be read as text.
+SAMPLE_ROWS = 2000
+
+_NL, _CR, _QUOTE = 10, 13, 34
+_LEADING_ZERO = re.compile(r"\n[ \t]*[+-]?0[0-9]")
+
+
+class Fallback(Exception):
+    """The fast path cannot vouch for this file; use the exact reader."""
+
+
+@dataclass(frozen=True)
+class FastTable:
+    """What the fast path read: typed columns, their lines and how to re-read cell text."""
+
+    columns: dict[str, TypedColumn]
+    lines: np.ndarray | None  # line of each data row; None when row i is on line i + 2
+    source: "TextSource"
+
+
+class TextSource:
+    """Re-reads the exact cell text of columns that were typed as numbers (cached, thread-safe)."""
+
+    def __init__(self, data: bytes, kwargs: dict[str, Any], names: Sequence[str]) -> None:
+        self._data = data
+        self._kwargs = kwargs
+        self._names = list(names)
+        self._cache: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def text(self, column: str, wanted: Sequence[str] = ()) -> Any:
+        """The cells of ``column`` as the file wrote them (a text array).
+
+        ``wanted`` names more columns likely to be asked for next; they are read in the same
+        pass of the parser.
+        """
+        with self._lock:
+            if column not in self._cache:
+                todo = [name for name in dict.fromkeys([column, *wanted])
+                        if name in self._names and name not in self._cache]
+                self._cache.update(self._read(todo))
+            return self._cache[column]
+
+    def preload(self, columns: dict[str, Any]) -> None:
+        """Remember cell text that is already at hand."""
+        with self._lock:
+            self._cache.update(columns)
+
+    def _read(self, columns: list[str]) -> dict[str, Any]:
+        positions = [self._names.index(name) for name in columns]
+        frame = _read_csv(self._data, self._kwargs, usecols=positions, dtype=object)
+        return {self._names[p]: text_array(frame.iloc[:, i].tolist())
+                for i, p in enumerate(sorted(positions))}
+
+
+def _read_csv(data: bytes, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pd.read_csv(io.BytesIO(data), **kwargs, **more)
+
+
+def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int) -> FastTable:
+    """Parse UTF-8 ``data`` whose header (already checked) has the names ``header``.
+
+    Raises :class:`Fallback` whenever the result could differ from the exact reader's.
+    """
+    width = len(header)
+    sep = delimiter.encode("ascii")
+    kwargs: dict[str, Any] = dict(
+        sep=delimiter, header=0, names=list(header),
+        na_filter=False, keep_default_na=False, skip_blank_lines=True, engine="c",
+        encoding="utf-8", quotechar='"', doublequote=True, index_col=False,
+    )
+    try:
+        sample = _read_csv(data, kwargs, nrows=SAMPLE_ROWS, dtype=object)
+    except Exception as err:  # the C parser raises several types; the exact reader explains
+        raise Fallback(str(err)) from None
+    forced = [name for name in header
+              if _LEADING_ZERO.search("\n" + "\n".join(map(str, sample[name].tolist())))]
+    try:
+        frame = _read_csv(data, kwargs, dtype={name: object for name in forced} or None)
+    except Exception as err:
+        raise Fallback(str(err)) from None
+    if len(frame) == 0:
+        raise Fallback("no data rows")  # the exact reader says so
+    lines = _record_lines(data, sep, width, header_line, len(frame))
+
+    source = TextSource(data, kwargs, header)
+    columns: dict[str, TypedColumn] = {}
+    redo: list[str] = []
+    allow_comma = delimiter != ","
+    for name in header:
+        series = frame[name]
+        kind = series.dtype.kind
+        if kind in "iu" and series.dtype == np.int64:
+            columns[name] = TypedColumn(series.to_numpy())
+        elif kind == "f" and np.isfinite(series.to_numpy()).all():
+            columns[name] = TypedColumn(series.to_numpy())
+        elif kind in "OUT" or pd.api.types.is_string_dtype(series.dtype):
+            head = series.iloc[:SAMPLE_ROWS].tolist()
+            if all(isinstance(v, str) for v in head):
+                typed = type_text_column(head, allow_decimal_comma=allow_comma)
+                if not isinstance(typed.values, np.ndarray) and typed.leading_zeros is None:
+                    columns[name] = TypedColumn(_as_text(series))
+                    continue
+            values = series.tolist()
+            if all(isinstance(v, str) for v in values):
+                columns[name] = type_text_column(values, allow_decimal_comma=allow_comma)
+                source.preload({name: text_array(values)})
+            else:
+                redo.append(name)
+        else:  # bool, uint64, inf/nan floats: the cell text decides
+            redo.append(name)
+    if redo:
+        for name in redo:
+            values = list(source.text(name, redo))
+            columns[name] = type_text_column(values, allow_decimal_comma=allow_comma)
+    ordered = {name: columns[name] for name in header}
+    if lines is not None and header_line == 1 and lines[-1] == len(lines) + 1:
+        lines = None  # row i is on line i + 2
+    return FastTable(ordered, lines, source)
+
+
+def _as_text(series: pd.Series) -> Any:
+    """A text column in :data:`TEXT_DTYPE` (pandas' own str array is kept as it is)."""
+    if TEXT_DTYPE is not object and series.dtype == TEXT_DTYPE:
+        return series.array
+    return text_array(series.tolist())
+
+
+def _record_lines(
+    data: bytes, sep: bytes, width: int, header_line: int, rows: int
+) -> np.ndarray | None:
+    """The line each of the ``rows`` data records starts on, proving each has ``width`` fields.
+
+    Records end at line breaks outside double quotes; empty records (blank lines) are
+    skipped, as both readers do.  The C parser refuses a row with too many fields, so the
+    rows all have exactly ``width`` fields when the delimiters outside quotes number
+    ``width - 1`` per record.  Raises :class:`Fallback` when the records found are not the
+    ``rows`` the C parser returned (a line of spaces, say), for another field count, and for
+    a quote that does not start or end a field.
+    """
+    raw = np.frombuffer(data, dtype=np.uint8)
+    size = raw.size
+    quote_at: np.ndarray | None = None
+    has_quotes = data.find(b'"') >= 0
+    if not has_quotes and header_line == 1 and _one_line_per_row(data, rows):
+        _check_width(raw, sep, width, rows, _line_end(data) + 1, None)
+        return None
+    newline_at = np.flatnonzero(raw == _NL)
+    if has_quotes:
+        quote_at = np.flatnonzero(raw == _QUOTE)
+        _check_quotes(raw, quote_at, sep[0])
+        ends = newline_at[np.searchsorted(quote_at, newline_at) % 2 == 0]
+    else:
+        ends = newline_at
+    if size and (ends.size == 0 or ends[-1] != size - 1):
+        ends = np.append(ends, size)  # the last record has no line break
+    starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
+    length = ends - starts
+    last = raw[np.clip(ends - 1, 0, max(size - 1, 0))] if size else np.zeros(0, np.uint8)
+    blank = (length - ((length > 0) & (last == _CR))) <= 0
+    line_of_start = np.searchsorted(newline_at, starts) + 1  # line breaks before it, + 1
+    records = np.flatnonzero(~blank)
+    if records.size == 0 or line_of_start[records[0]] != header_line:
+        raise Fallback("header record not where the exact reader has it")
+    data_rows = records[1:]
+    if data_rows.size != rows:
+        raise Fallback(f"{rows} rows parsed, {data_rows.size} records found")
+    if rows:
+        _check_width(raw, sep, width, rows, int(starts[data_rows[0]]), quote_at)
+    return line_of_start[data_rows].astype(np.int64)
+
+
+def _line_end(data: bytes) -> int:
+    """Position of the first line break (the end of the header line)."""
+    end = data.find(b"\n")
+    return len(data) if end < 0 else end
+
+
+def _one_line_per_row(data: bytes, rows: int) -> bool:
+    """True when the header is line 1 and each of the ``rows`` rows is the next line."""
+    breaks = data.count(b"\n")  # a blank line would make one more line than records
+    return breaks == rows + (1 if data.endswith(b"\n") else 0)
+
+
+def _check_width(raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int,
+                 quote_at: np.ndarray | None) -> None:
+    """Prove that the rows from byte ``begin`` on hold ``width - 1`` delimiters each.
+
+    The C parser refuses a row with too many fields, so no row has fewer either when the
+    delimiters outside quotes add up to ``(width - 1) * rows``.
+    """
+    if width == 1:
+        return
+    is_sep = raw[begin:] == sep[0]
+    delimiters = int(np.count_nonzero(is_sep))
+    if quote_at is not None and delimiters:
+        positions = np.flatnonzero(is_sep) + begin
+        pairs = quote_at[quote_at >= begin]
+        opening, closing = pairs[0::2], pairs[1::2]
+        delimiters -= int((np.searchsorted(positions, closing)
+                           - np.searchsorted(positions, opening)).sum())
+    if delimiters != (width - 1) * rows:
+        raise Fallback("a record with another number of fields")
+
+
+def _check_quotes(raw: np.ndarray, positions: np.ndarray, sep: int) -> None:
+    """Refuse quote characters that the C parser and the csv module may read differently.
+
+    A quoted field must start right after a delimiter or line start and end right before a
+    delimiter or line end; doubled quotes inside it are fine.  Pairing alone cannot see a
+    quote in the middle of an unquoted field (``ab"c``): such files take the exact path.
+    """
+    if positions.size % 2:
+        raise Fallback("odd number of quotes")
+    opening, closing = positions[0::2], positions[1::2]
+    before = np.where(opening > 0, raw[np.maximum(opening - 1, 0)], _NL)
+    if not np.isin(before, (sep, _NL, _CR, _QUOTE)).all():
+        raise Fallback("quote inside a field")
+    after = np.where(closing + 1 < raw.size, raw[np.minimum(closing + 1, raw.size - 1)], _NL)
+    if not np.isin(after, (sep, _NL, _CR, _QUOTE)).all():
+        raise Fallback("text after a closing quote")
