@@ -213,7 +213,8 @@ def test_a_million_line_run_loads_within_twice_pandas(tmp_path):
 
     # the bundle (no pyarrow) reads ids with pandas' C parser as Python strings: ~4x pandas'
     # all-numeric read, as the README says; the 2x promise is for installs with pyarrow
-    pytest.importorskip("pyarrow", reason="without pyarrow TREC files take the slower pandas path")
+    pytest.importorskip("pyarrow", reason="without pyarrow TREC files take the slower pandas path",
+                        exc_type=ImportError)
     rng = np.random.default_rng(1)
     n = 1_000_000
     q = rng.integers(0, 5000, n)
