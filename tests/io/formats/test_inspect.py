@@ -166,3 +166,20 @@ def test_text_scores_each_sample_and_epoch(fixture_path):
     (em,) = result.find("exact_match")
     assert em["n"] == 12
     assert em["value"] == pytest.approx((table.frame["output"] == table.frame["target"]).mean())
+
+
+def test_a_log_still_being_written_reads_its_samples(fixture_path, tmp_path):
+    """An .eval archive without header.json yet (the run is going on): _journal/start.json."""
+    import zipfile
+
+    source = zipfile.ZipFile(fixture_path("inspect", "arith_alpha.eval"))
+    path = tmp_path / "running.eval"
+    from workbench.io.formats import zipread
+
+    data = open(fixture_path("inspect", "arith_alpha.eval"), "rb").read()
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in source.namelist():
+            if name != "header.json":
+                archive.writestr(name, zipread.read_member(source, data, name, "x"))
+    table = load_table(path)
+    assert len(table.frame) == 12 and any("status is 'started'" in n for n in table.notes)

@@ -168,3 +168,13 @@ def test_lmeval_several_filters_give_one_row_per_document(tmp_path):
     path.write_text("\n".join(lines + [lines[0]]) + "\n")
     with pytest.raises(DataError, match="line 7 repeats document 0 of filter 'strict-match'"):
         load_table(path)
+
+
+def test_promptfoo_jsonl_output_reads_as_the_json(fixture_path, tmp_path):
+    rows = json.load(open(fixture_path("promptfoo", "results.json")))["results"]["results"]
+    path = tmp_path / "results.jsonl"  # promptfoo eval -o results.jsonl: one result per line
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    table = load_table(path)
+    assert table.format == "promptfoo" and table.panel == "cost"
+    whole = load_table(fixture_path("promptfoo", "results.json")).frame
+    pd.testing.assert_frame_equal(table.frame, whole)

@@ -92,6 +92,9 @@ def _lines(text: str, path: str, shown: str):
     records, lines = jsonl.parse_lines(text, shown)
     if records and isinstance(records[0], dict) and lmeval.is_samples_record(records[0]):
         return lmeval.load_samples(records, lines, path, shown)
+    if records and all(isinstance(r, dict) for r in records) \
+            and promptfoo.is_results({"results": records}):  # promptfoo eval -o results.jsonl
+        return promptfoo.load({"results": records}, path, shown)
     return jsonl.records_table(records, path, shown, fmt=jsonl.JSONL, what="JSON Lines",
                                lines=lines, word="line")
 

@@ -58,6 +58,8 @@ def load_eval(data: bytes, path: str, shown: str):
                      "an Inspect .eval log (header.json and samples/<id>_epoch_<n>.json)")
     samples = [_json(zipread.read_member(archive, data, name, shown), shown, name)
                for name in names if _SAMPLE_NAME.match(name)]
+    if "header.json" not in names:  # the run has not finished writing its log
+        header = {**header, "status": "started"}
     return _table(header, samples, path, shown)
 
 
@@ -77,6 +79,9 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     spec = header.get("eval") or {}
     model, task = str(spec.get("model", "")), str(spec.get("task", ""))
     status = header.get("status")
+    for sample in samples:  # logs of format version 1 have one "score" per sample
+        if "scores" not in sample and isinstance(sample.get("score"), dict):
+            sample["scores"] = {"score": sample["score"]}
     if not samples:
         raise DataError(f"File {shown} is an Inspect log of task '{task}' ({model}) with no samples"
                         f"{' (status: ' + str(status) + ')' if status else ''}; expected a log "

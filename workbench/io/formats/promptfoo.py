@@ -33,8 +33,9 @@ def _rows(value: dict) -> list | None:
 
 def is_results(value: dict) -> bool:
     rows = _rows(value)
-    return rows is not None and ("evalId" in value or "config" in value
-                                 or (rows and "provider" in rows[0]))
+    return bool(rows) and ("evalId" in value or "config" in value
+                           or ("provider" in rows[0] and ("latencyMs" in rows[0]
+                                                          or "gradingResult" in rows[0])))
 
 
 def load(value: dict, path: str, shown: str):
