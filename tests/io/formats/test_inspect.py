@@ -50,7 +50,7 @@ def test_rows_equal_inspect_read_eval_log(fixture_path, expected, log):
     ours = frame.set_index(["sample_id", "epoch"])
     for _, row in want.iterrows():
         got = ours.loc[(row["sample_id"], row["epoch"])]
-        assert got["model"] == row["model"] and got["task"] == row["task"]
+        assert got["model"] == row["model"] and got["task_name"] == row["task"]
         for col in (*SCORERS, "input_tokens", "output_tokens"):
             assert got[col] == row[col], (log, row["sample_id"], row["epoch"], col)
     # ids: the int 1 and the string "1.0" are two samples; "007" keeps its zeros
@@ -183,3 +183,15 @@ def test_a_log_still_being_written_reads_its_samples(fixture_path, tmp_path):
                 archive.writestr(name, zipread.read_member(source, data, name, "x"))
     table = load_table(path)
     assert len(table.frame) == 12 and any("status is 'started'" in n for n in table.notes)
+
+
+def test_passk_on_two_logs_is_per_sample_not_per_task_name(fixture_path, capsys):
+    """The eval's task name is 'task_name': pass@k's task is never guessed to be it."""
+    paths = [fixture_path("inspect", "arith_alpha.eval"), fixture_path("inspect", "arith_beta.eval")]
+    code = cli_main(["passk", *paths, "--task", "sample_id", "--success", "match", "--k", "1,3",
+                     "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert {r["n"] for r in out["results"]} == {4}  # 4 samples per model
+    assert cli_main(["passk", *paths]) == 2  # no task column to guess: a sentence, not a number
+    assert "task" in capsys.readouterr().err

@@ -92,7 +92,7 @@ def test_lmeval_samples_rows_and_config_notes(fixture_path):
     assert table.frame["doc_id"].tolist() == [str(r["doc_id"]) for r in records]
     assert table.frame["acc"].tolist() == [r["acc"] for r in records]
     assert table.frame["outcome"].tolist() == [r["acc"] for r in records]
-    assert set(table.frame["model"]) == {"dummy-seed1"} and set(table.frame["task"]) == {"arith_mc"}
+    assert set(table.frame["model"]) == {"dummy-seed1"} and set(table.frame["task_name"]) == {"arith_mc"}
     assert any("model_args" in n and "random_seed=1" in n for n in table.notes)
     assert table.line_of(2) == 3
 
@@ -130,7 +130,7 @@ def test_lmeval_models_compare_paired_by_task_and_doc_as_the_csv(fixture_path, t
         assert ours.find("diff")[0]["n"] == 12
     # one model: accuracy per task as groups, as lm-eval's own results file says
     one = load_many(_lmeval_files(fixture_path, "dummy-seed1"))
-    result = aggregate.run(one, aggregate.Options(outcome="outcome", group="task"))
+    result = aggregate.run(one, aggregate.Options(outcome="outcome", group="task_name"))
     (results_path,) = glob.glob(os.path.join(fixture_path("lmeval"), "dummy-seed1", "results_*.json"))
     reported = json.load(open(results_path))["results"]
     micro = result.find("micro")[0]["value"]

@@ -97,7 +97,7 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     n = len(samples)
     columns: dict[str, Any] = {
         "model": text_column([model] * n),
-        "task": text_column([task] * n),
+        "task_name": text_column([task] * n),  # not "task": that role is the sample
         "sample_id": text_column([render_json_value(s["id"]) for s in samples]),
         "epoch": np.array([int(s["epoch"]) for s in samples], dtype=np.int64),
     }

@@ -126,7 +126,7 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
     heads = [next(iter(docs[k].values())) for k in keys]
     columns: dict[str, Any] = {
         "model": text_column([model] * n),
-        "task": text_column([t for t, _ in keys]),
+        "task_name": text_column([t for t, _ in keys]),  # not "task": pass@k's role
         "doc_id": text_column([d for _, d in keys]),
         "item": text_column([f"{t}/{d}" for t, d in keys]),
         "target": text_column([_plain(r.get("target")) for r in heads]),
@@ -164,7 +164,7 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
              + "."]
     if results:
         notes += config_notes(results, os.path.basename(results_path))
-    roles = {"item": "item", "model": "system", "task": "group", "target": "reference",
+    roles = {"item": "item", "model": "system", "task_name": "group", "target": "reference",
              ("response" if not several else f"response,{filters[0]}"): "prediction"}
     if success:
         roles["outcome"] = "success"
