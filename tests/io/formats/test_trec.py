@@ -70,6 +70,7 @@ def test_qrels_is_recognised(fixture_path):
     assert list(table.frame.columns) == ["query", "iter", "doc", "relevance"]
     assert table.frame["relevance"].dtype == np.int64
     assert table.notes[0].startswith("Read as a TREC qrels file")
+    assert table.panel is None  # judgments alone: the data view
     judged = table.frame[table.frame["query"] == "7"].set_index("doc")["relevance"]
     assert judged["1.0"] == 2 and judged["01"] == 0 and "1" not in judged.index
 

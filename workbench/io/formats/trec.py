@@ -175,8 +175,9 @@ def _finish(frame: pd.DataFrame, text: str, path: str, shown: str, kind: str, li
                         "queries; ids kept as text.")
         roles = {"query": "query", "doc": "doc", "relevance": "relevance"}
     del whole_col
-    return table(frame, path, fmt=kind, notes=notes, row_lines=lines, roles=roles, panel="ranking",
-                 row_word="line")
+    # a run opens on Ranking (its qrels file is chosen there); judgments alone fit no analysis
+    return table(frame, path, fmt=kind, notes=notes, row_lines=lines, roles=roles,
+                 panel="ranking" if kind == RUN else None, row_word="line")
 
 
 def _read_arrow(text: str, names: tuple[str, ...]) -> pd.DataFrame | None:
