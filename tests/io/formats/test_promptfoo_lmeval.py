@@ -178,3 +178,15 @@ def test_promptfoo_jsonl_output_reads_as_the_json(fixture_path, tmp_path):
     assert table.format == "promptfoo" and table.panel == "cost"
     whole = load_table(fixture_path("promptfoo", "results.json")).frame
     pd.testing.assert_frame_equal(table.frame, whole)
+
+
+def test_an_lmeval_line_without_doc_id_is_named(fixture_path, tmp_path):
+    (mc,) = [p for p in _lmeval_files(fixture_path, "dummy-seed1") if "arith_mc" in p]
+    lines = open(mc).read().splitlines()
+    broken = json.loads(lines[3])
+    del broken["doc_id"]
+    lines[3] = json.dumps(broken)
+    path = tmp_path / os.path.basename(mc)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match="line 4 has no 'doc_id'; expected one lm-evaluation-harness"):
+        load_table(path)

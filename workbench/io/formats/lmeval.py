@@ -113,6 +113,10 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
     docs: dict[tuple[str, str], dict[str, dict]] = {}
     first_line: dict[tuple[str, str], int] = {}
     for record, line in zip(records, lines):
+        if not isinstance(record, dict) or "doc_id" not in record:
+            raise almost(shown, int(line), "has no 'doc_id'" if isinstance(record, dict)
+                         else "is not a JSON object", "one lm-evaluation-harness sample per line "
+                         "(doc_id, target, filtered_resps and the metrics)")
         key = (str(record.get("task_name") or task), render_json_value(record.get("doc_id")))
         by_filter = docs.setdefault(key, {})
         name = str(record.get("filter", "none"))
