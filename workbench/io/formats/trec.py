@@ -48,17 +48,21 @@ def _kind_of_line(fields: list[str]) -> str | None:
 
 
 def _first_lines(text: str) -> list[tuple[int, str]]:
+    """The first non-blank lines with their numbers (a line cut by the prefix is left out)."""
+    pieces = text[:200_000].split("\n")
+    if len(text) > 200_000:
+        pieces = pieces[:-1]
     out = []
-    for number, line in enumerate(text[:200_000].split("\n"), start=1):
+    for number, line in enumerate(pieces, start=1):
         if line.strip():
             out.append((number, line))
             if len(out) >= _SNIFF_LINES:
                 break
-    return out[:-1] if len(out) > 1 and len(text) > 200_000 else out
+    return out
 
 
 def sniff(text: str, path: str) -> str | None:
-    """``RUN``, ``QRELS`` or None, from the first lines (and the name, for announced files)."""
+    """``RUN``, ``QRELS`` or None, from the first non-blank line of ``text`` (a prefix)."""
     lines = _first_lines(text)
     if not lines:
         return None
@@ -136,7 +140,6 @@ def load(text: str, path: str, shown: str, kind: str):
 def _finish(frame: pd.DataFrame, text: str, path: str, shown: str, kind: str, lines: np.ndarray):
     expected = RUN_EXPECTED if kind == RUN else QRELS_EXPECTED
     number_col = "score" if kind == RUN else "relevance"
-    whole_col = "rank" if kind == RUN else "relevance"
     values = frame[number_col] if pd.api.types.is_numeric_dtype(frame[number_col]) \
         else pd.to_numeric(frame[number_col], errors="coerce")
     bad = np.flatnonzero(values.isna().to_numpy())
@@ -174,7 +177,6 @@ def _finish(frame: pd.DataFrame, text: str, path: str, shown: str, kind: str, li
                         f"relevance): {len(frame):,} judgments of {frame['query'].nunique():,} "
                         "queries; ids kept as text.")
         roles = {"query": "query", "doc": "doc", "relevance": "relevance"}
-    del whole_col
     # a run opens on Ranking (its qrels file is chosen there); judgments alone fit no analysis
     return table(frame, path, fmt=kind, notes=notes, row_lines=lines, roles=roles,
                  panel="ranking" if kind == RUN else None, row_word="line")
