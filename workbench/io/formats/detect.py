@@ -43,7 +43,7 @@ def detect_and_load(data: bytes, path: str, shown: str):
         first = decode(data[:200], shown).strip().split("\n")[0] if data.strip() else ""
         raise almost(shown, 1, f"starts with {short(first)}" if first else "is empty",
                      "JSON (an object or array) or JSON Lines (one object per line)")
-    prefix = decode(data[:200_000], shown) if _maybe_text(data) else ""
+    prefix = data[:200_000].decode("utf-8", "ignore") if _maybe_text(data) else ""  # for sniffing
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind)
