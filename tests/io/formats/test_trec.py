@@ -224,7 +224,7 @@ def test_a_million_line_run_loads_within_twice_pandas(tmp_path):
     path = tmp_path / "big.run"
     frame.to_csv(path, sep=" ", header=False, index=False)
     best_ours = best_pandas = float("inf")
-    for _ in range(2):
+    for _ in range(3):  # best of 3: the machine is shared
         start = time.perf_counter()
         pd.read_csv(path, sep=r"\s+", header=None)
         best_pandas = min(best_pandas, time.perf_counter() - start)

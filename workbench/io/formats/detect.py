@@ -46,7 +46,7 @@ def detect_and_load(data: bytes, path: str, shown: str):
     prefix = data[:200_000].decode("utf-8", "ignore") if _maybe_text(data) else ""  # for sniffing
     kind = trec.sniff(prefix, path)
     if kind is not None:
-        return trec.load(decode(data, shown), path, shown, kind)
+        return trec.load(decode(data, shown), path, shown, kind, data)
     announced = trec.announced(path) or trec.headed(prefix)
     if announced is not None and prefix.strip():
         raise trec.explain(prefix, shown, announced)

@@ -103,11 +103,11 @@ def explain(text: str, shown: str, kind: str) -> DataError:
     return almost(shown, None, "is empty", expected)
 
 
-def load(text: str, path: str, shown: str, kind: str):
+def load(text: str, path: str, shown: str, kind: str, data: bytes | None = None):
     """Read a whole run or qrels file (the C parser of pandas: a million lines in about a second)."""
     names = RUN_COLUMNS if kind == RUN else QRELS_COLUMNS
     expected = RUN_EXPECTED if kind == RUN else QRELS_EXPECTED
-    fast = _read_arrow(text, names)
+    fast = _read_arrow(text, names, data)
     if fast is not None:
         return _finish(fast, text, path, shown, kind, _line_numbers(text, len(fast)))
     try:
@@ -182,7 +182,7 @@ def _finish(frame: pd.DataFrame, text: str, path: str, shown: str, kind: str, li
                  panel="ranking" if kind == RUN else None, row_word="line")
 
 
-def _read_arrow(text: str, names: tuple[str, ...]) -> pd.DataFrame | None:
+def _read_arrow(text: str, names: tuple[str, ...], data: bytes | None) -> pd.DataFrame | None:
     """pyarrow's multithreaded CSV reader, for files whose fields are separated by exactly one
     space or one tab (the usual case); None when pyarrow is missing or the file is irregular
     (the pandas path then reads it, and names the line that does not fit)."""
@@ -202,7 +202,7 @@ def _read_arrow(text: str, names: tuple[str, ...]) -> pd.DataFrame | None:
         types["rank"] = pa.int64()
     try:
         arrow = pcsv.read_csv(
-            io.BytesIO(text.encode("utf-8")),
+            io.BytesIO(_utf8(text, data)),
             read_options=pcsv.ReadOptions(column_names=list(names)),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
                                             escape_char=False, ignore_empty_lines=True),
@@ -219,11 +219,17 @@ def _read_arrow(text: str, names: tuple[str, ...]) -> pd.DataFrame | None:
     return frame
 
 
+def _utf8(text: str, data: bytes | None) -> bytes:
+    """The file's bytes when they are its UTF-8 text (no BOM), else the text encoded."""
+    if data is not None and not data.startswith(b"\xef\xbb\xbf") and len(data) >= len(text):
+        return data  # pyarrow checks the UTF-8 of every text field (else: the pandas path)
+    return text.encode("utf-8")
+
+
 def _line_numbers(text: str, rows: int) -> np.ndarray:
     """The 1-based line of each data row (blank lines are skipped by the parser)."""
-    body = text.rstrip()
-    if not (body.startswith(("\n", " ", "\t", "\r")) or "\n\n" in body or "\n\r\n" in body
-            or "\n " in body or "\n\t" in body):
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if lines == rows:  # no blank line anywhere: row i is line i + 1
         return np.arange(1, rows + 1, dtype=np.int64)
     lines = np.array([bool(line.strip()) for line in text.split("\n")])
     numbers = np.flatnonzero(lines) + 1
