@@ -315,15 +315,16 @@ def _currency_affix(currency: str | None, text: str) -> str:
 
 
 def _is_missing(value: Any) -> bool:
+    """None, NaN, inf, pandas' NA and NaT (without importing pandas)."""
     if value is None:
         return True
-    if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, (str, bytes, bool, int)):
+        return False
+    if type(value).__name__ in ("NAType", "NaTType"):
         return True
     try:
-        import pandas as pd  # noqa: PLC0415 (pandas is imported by every caller already)
-
-        return bool(pd.isna(value)) if not isinstance(value, (str, bytes, bool)) else False
-    except (TypeError, ValueError, ImportError):
+        return not math.isfinite(float(value))
+    except (TypeError, ValueError, OverflowError):
         return False
 
 
