@@ -142,7 +142,7 @@ def kind_of(metric_id: str) -> str:
 
 
 #: The Table.formats hints the analyses give -> kind (used when a column is not a known id).
-HINT_KINDS = {"rate": "rate", "p": "p", "money": "cost", "int": "count", "float": "score",
+HINT_KINDS = {**{k: k for k in KINDS}, "money": "cost", "int": "count", "float": "score",
               "text": "plain"}
 
 
