@@ -149,6 +149,8 @@ HINT_KINDS = {**{k: k for k in KINDS}, "money": "cost", "int": "count", "float":
 def column_kind(analysis: str, table: str, column: str, hint: str | None = None) -> str:
     """The kind of a column of a result table (``ci_low`` takes its companion's kind)."""
     col = str(column)
+    if analysis == "compare" and table == "discordant" and col in ("baseline", "candidate"):
+        return "count"  # the items' 0/1 outcomes
     if analysis == "compare" and col in ("ci_low", "ci_high", "diff"):
         return "points"
     if analysis == "gate" and col in ("observed", "ci_low", "ci_high", "threshold"):
@@ -826,14 +828,17 @@ def gate_status(result) -> dict:
         pass
     return {"verdict": verdict["value"] if verdict else None,
             "changed": bool(changed and changed.get("value")),
-            "registered": rule.get("registered") or None, "name": rule.get("name"),
-            "sha256": rule.get("sha256"), "statuses": statuses}
+            "registered": rule.get("registered") or None,
+            "unregistered": str(rule.get("registration", "")) == "unregistered",
+            "name": rule.get("name"), "sha256": rule.get("sha256"), "statuses": statuses}
 
 
-def registration_sentence(changed: bool, registered: Any = None) -> str:
+def registration_sentence(changed: bool, registered: Any = None, unregistered: bool = False) -> str:
     """Whether the rule was registered before the results were seen, in words."""
     if changed:
         return "The rule was changed after the results were seen, so this verdict is not a pre-registered one."
+    if unregistered:
+        return "The rule was not registered before the results were seen, so this verdict is not a pre-registered one."
     if registered:
         return f"The rule was registered before the results were seen ({registered})."
     return "The rule was not changed after the results were seen (no registration time recorded)."
@@ -890,8 +895,10 @@ def _answer_gate(result, currency, registered=None):
     clauses = "; ".join(f"{_card_clause(r)} {_STATUS_WORDS.get(str(r.get('status')), str(r.get('status')))}"
                         + (f" ({r['requirement']})" if r.get("requirement") else "") for r in rows)
     s1 = f"{head}: {clauses}." if clauses else f"{head}."
-    s2 = registration_sentence(st["changed"], registered if registered is not None else st["registered"])
-    return Answer((s1, s2), verdict, "bad" if st["changed"] and tone == "good" else tone)
+    s2 = registration_sentence(st["changed"], registered if registered is not None else st["registered"],
+                               st["unregistered"])
+    caveat = (st["changed"] or st["unregistered"]) and tone == "good"
+    return Answer((s1, s2), verdict, "borderline" if caveat else tone)
 
 
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,

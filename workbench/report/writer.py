@@ -280,6 +280,8 @@ def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Style
         return column_kind
 
     def write(row: int, i: int, v: Any) -> None:
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v.item()
         k = kind_at(i)
         if not _finite_number(v):
             value(row, c, v, styles.cell(k if k == "text" else None), text_fmt, guard_fmt)

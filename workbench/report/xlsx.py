@@ -567,7 +567,7 @@ def _gate_head(gate: AnalysisResult, currency=None) -> list[Item]:
     if st["name"] or st["sha256"]:
         rule += " Rule" + (f" '{st['name']}'" if st["name"] else "") + (
             f", SHA-256 {st['sha256']}." if st["sha256"] else ".")
-    items.append(Line("Rule", rule))
+    items.append(Line("Registration", rule))
     return items
 
 
@@ -611,8 +611,11 @@ def _plan_gate(key, gate: AnalysisResult, names: SheetNames, currency=None) -> t
     except KeyError:
         evalset = None
     if evalset is not None and len(evalset.frame):
-        items += [Block(key("items"), evalset.title or "Eval-set check", evalset.frame,
-                        formats=kinds_of(gate, evalset), legend=_legend(evalset), legend_below=True), Gap()]
+        items.append(Heading("Eval-set check", "section"))
+        for row in evalset.frame.to_dict("records"):
+            items.append(Line(f"Condition {row.get('index', '')}", f"{row.get('condition', '')}: "
+                              + _evalset_text(row), style="note"))
+        items.append(Gap())
     rule_text = None
     try:
         fields = gate.table("rule").frame
@@ -634,6 +637,21 @@ def _plan_gate(key, gate: AnalysisResult, names: SheetNames, currency=None) -> t
     items.append(_records_block(key("#records"), gate, filter=False))
     main.items = items
     return main.name, [main]
+
+
+def _evalset_text(row: dict) -> str:
+    """One condition's eval-set check in words (the gate's ``items`` table, one row)."""
+    def n(col):
+        v = row.get(col)
+        return format_value(v, "count") if v is not None and v == v else "-"
+
+    text = (f"{n('baseline_items')} baseline items, {n('candidate_items')} candidate items, "
+            f"{n('common')} in common (input {n('input')})")
+    for col, word in (("missing", "missing for the candidate"), ("added", "added for the candidate")):
+        if row.get(col):
+            examples = row.get(f"examples_{col}")
+            text += f"; {n(col)} {word}" + (f" (e.g. {examples})" if examples else "")
+    return text + "."
 
 
 def _rule_value(field_: str, value):
