@@ -3,7 +3,8 @@
     workbench ANALYSIS INPUT [flags]  run text, ranking, passk, aggregate, compare or cost
     workbench plan [flags]            planning, no input file
 
-Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback).
+Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback), 130 interrupted
+(Ctrl-C), 143 terminated (SIGTERM while a report was written).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
 COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd")
 EXIT_OK, EXIT_USAGE = 0, 2
+#: Ctrl-C, as a shell reports it (128 + SIGINT)
+EXIT_INTERRUPTED = 130
 
 
 class UsageError(WorkbenchError):
@@ -227,7 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     except WorkbenchError as err:
         print(f"workbench: {err}", file=sys.stderr)
         return EXIT_USAGE
-    except SystemExit as exit_:  # --help / --version
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (a report being written is removed)
+        print("workbench: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except SystemExit as exit_:  # --help / --version; SIGTERM while a report was written
+        if getattr(exit_, "signum", None) is not None:
+            print("workbench: terminated.", file=sys.stderr)
         return int(exit_.code or 0)
     except BrokenPipeError:  # the reader went away (| head): not an error of ours
         import os

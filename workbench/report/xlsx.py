@@ -32,7 +32,7 @@ from .present import (answer, column_kind, display_name, format_p, format_value,
                       record_kind)
 from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
                      SheetPlan, assign_rows, size_columns)
-from .safety import SheetNames, atomic_target
+from .safety import SheetNames, atomic_target, release_zip_files
 from .styles import FONT, FONT_SIZE, Styles
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,8 +96,9 @@ def write_report(path: str | os.PathLike[str], results: Sequence[AnalysisResult]
         try:
             _render(wb, plans, results, source, title, currency)
             wb.close()
-        except BaseException:
+        except BaseException as err:
             _abandon(wb)
+            release_zip_files(err)
             raise
 
 
