@@ -4,7 +4,6 @@ codes) and the answer sentences show the same strings for the same stored values
 
 from __future__ import annotations
 
-import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 

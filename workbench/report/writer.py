@@ -143,7 +143,7 @@ def _line(ws, cells: CellWriter, plan: SheetPlan, it: Line, styles: Styles) -> N
             style = guard = styles.status(value, big=True)
             _set_height(ws, plan, r, 21)
         elif it.style != "code":
-            lines = text_lines(value, band_chars(plan) / (1.15 if it.style == "answer" else 1.0))
+            lines = text_lines(value, band_chars(plan) / (1.05 if it.style == "answer" else 1.0))
             if lines > 1:
                 _set_height(ws, plan, r, lines * (LINE_HEIGHT + (1.5 if it.style == "answer" else 0)) + 3)
             elif it.style == "answer":
@@ -358,12 +358,15 @@ def paginate(plan: SheetPlan, scale: int, charts: int) -> tuple[list[float], lis
     fills: list[float] = [0.0]
     breaks: list[int] = []
     heading = plan.end_row - 1 if charts else plan.end_row
+    # a heading (of a section or a table) stays with the two rows under it
+    keep = {it.row: 3 for it in plan.items if isinstance(it, Heading)}
+    keep.update({b.row: 3 for b in plan.blocks()})
     for row in range(heading):
-        h = _row_px(plan, row)
+        h = sum(_row_px(plan, r) for r in range(row, min(heading, row + keep.get(row, 1))))
         if fills[-1] + h > page and fills[-1] > 0:
             breaks.append(row)
             fills.append(0.0)
-        fills[-1] += h
+        fills[-1] += _row_px(plan, row)
     if charts:
         per_row = chart_rows(2) * ROW_PX
         first = _row_px(plan, heading) + ROW_PX + per_row  # heading, gap row, first row of charts

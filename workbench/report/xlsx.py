@@ -628,7 +628,8 @@ def _plan_gate(key, gate: AnalysisResult, names: SheetNames, currency=None) -> t
             if str(field_) == "text":
                 rule_text = str(value)
                 continue
-            items.append(Line(str(field_), _rule_value(str(field_), value)))
+            label = {"changed after results were seen": "changed after results"}.get(str(field_), str(field_))
+            items.append(Line(label, _rule_value(str(field_), value)))
     if rule_text:
         items.append(Line("Rule file", "as registered, line by line:", style="note"))
         items += [Line("", line if line.strip() else None, style="code") for line in rule_text.rstrip("\n").split("\n")]
