@@ -185,3 +185,33 @@ def test_every_number_of_the_answer_is_shown_by_a_cell(rendered, ident):
             number = number.strip()
             assert (number in shown or number.lstrip("±") in shown
                     or number.removesuffix(" pts") in shown), (ident, number, sentence)
+
+
+def _header_above(ws, row: int, col: int):
+    for r in range(row - 1, 0, -1):
+        v = ws.cell(r, col).value
+        if isinstance(v, str):
+            return v
+    return None
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_every_numeric_cell_has_a_policy_format(rendered, ident):
+    """No number in the workbook is left to Excel's General format (which shows 0.5992539325984954
+    or 5.905E-06), except whole numbers and the input file's own cells."""
+    _, _, wb, values = rendered[ident]
+    checked = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                v = values[ws.title][cell.coordinate].value
+                if not isinstance(v, (int, float)) or isinstance(v, bool):
+                    continue
+                checked += 1
+                shown = excel_display(v, cell.number_format)
+                assert "E-" not in shown.upper() and not re.search(r"\.0*[1-9]\d{4,}", shown), (ws.title, cell.coordinate, shown)
+                if cell.number_format == "General" and float(v) != int(v):
+                    header = _header_above(ws, cell.row, cell.column) or ""
+                    label = ws.cell(cell.row, 1).value
+                    assert header.startswith("input:") or label == "alpha", (ws.title, cell.coordinate, v)
+    assert checked > 0

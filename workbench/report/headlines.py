@@ -28,6 +28,10 @@ def who(rec: dict) -> str:
     return ", ".join(parts)
 
 
+def _ks(result: AnalysisResult, prefix: str) -> list[int]:
+    return sorted({r["k"] for r in result.records if r["metric"].startswith(prefix) and "k" in r})
+
+
 # -- the records behind the sentence --------------------------------------------------------
 
 def _keep(result: AnalysisResult) -> Callable[[dict], bool]:
