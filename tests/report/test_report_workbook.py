@@ -319,3 +319,24 @@ def test_header_frozen_filter_widths_and_print_setup(reports, ident):
             for cell in row:
                 if cell.value is not None:
                     assert cell.font.name == "Arial"
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_headers_are_aligned_with_their_cells(reports, ident):
+    """A header over numbers is right-aligned, as the numbers are (wide shared columns made a
+    left-aligned header drift away from its right-aligned numbers)."""
+    result, _, _, wb, values = reports[ident]
+    result = prepared(result)
+    checked = 0
+    for table in result.tables:
+        sheet = _sheet_of(result, table, wb.sheetnames)
+        columns = list(table.frame.columns)
+        header = find_table(values[sheet], table.title, columns)
+        for c, (name, kind) in enumerate(kinds_of(result, table).items()):
+            cell = wb[sheet].cell(header, c + 1)
+            if kind not in ("plain", "text") and not str(name).startswith("input:"):
+                assert cell.alignment.horizontal == "right", (table.name, name)
+                checked += 1
+            elif table.frame[name].map(lambda v: isinstance(v, str)).all():
+                assert cell.alignment.horizontal in (None, "general", "left"), (table.name, name)
+    assert checked > 0

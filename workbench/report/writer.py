@@ -185,9 +185,9 @@ def _block(ws, cells: CellWriter, plan: SheetPlan, b: Block, styles: Styles, ref
         _legend(ws, cells, plan, b, styles)
     columns = b.columns
     for c, name in enumerate(columns):
-        right = numeric_column(b, name)
-        cells.text(b.header_row, c, b.header_text(name), styles.header_cell(right=right),
-                   styles.header_cell(right=right, guard=True))
+        align = "center" if name == b.status_column else "right" if numeric_column(b, name) else None
+        cells.text(b.header_row, c, b.header_text(name), styles.header_cell(align=align),
+                   styles.header_cell(align=align, guard=True))
 
     writers = [_column_writer(cells, b, name, c, styles, refs) for c, name in enumerate(columns)]
     wrap_widths = [plan.widths[c] if name in b.wrap else 0.0 for c, name in enumerate(columns)]
