@@ -14,6 +14,8 @@ kind           what                                           text              
 ``points``     a difference of two rates                      ``+4.5 pts``             ``+0.0" pts"``
                                                                                        (cell holds
                                                                                        points)
+``margin``     a size of a difference of rates (a half-width, ``7.8 pts``               ``0.0" pts"``
+               a minimum detectable difference): unsigned
 ``p``          a p-value: 3 significant digits                ``0.0636``, ``< 0.001``  per value
 ``count``      a whole number (items, wins, queries)          ``1,049``                ``#,##0``
 ``score``      a 0-1 score that is not a share of items       ``0.683``                ``0.000``
@@ -45,7 +47,7 @@ that displays that very value as :func:`format_value` does (p-values below 0.001
 ``"< 0.001"``, a text-only format, so the cell keeps its number for auditing but shows the text;
 tiny rates get more decimals).  Excel cannot scale a number by 100 without showing ``%``, so a
 ``points`` cell holds the value in points (:func:`excel_value` converts), with the format
-``+0.0" pts"``.
+``+0.0" pts"`` (``0.0" pts"`` for a margin).
 
 The answers
 ===========
@@ -64,7 +66,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterable
 
-KINDS = ("rate", "points", "p", "count", "score", "score_diff", "relative", "bleu", "cost",
+KINDS = ("rate", "points", "margin", "p", "count", "score", "score_diff", "relative", "bleu", "cost",
          "latency", "statistic", "plain")
 MISSING = "-"
 ALPHA = 0.05
@@ -88,7 +90,7 @@ _EXACT_KINDS: dict[str, str] = {
     "units": "count", "numerator": "count", "denominator": "count",
     # compare
     "wins": "count", "losses": "count", "ties": "count", "diff": "points", "normal_ci": "points",
-    "bootstrap_ci": "points", "mde": "points", "sign_test_p": "p", "sign_test_midp": "p",
+    "bootstrap_ci": "points", "mde": "margin", "sign_test_p": "p", "sign_test_midp": "p",
     "mcnemar_p": "p", "mcnemar_cc_p": "p", "mcnemar_chi2": "statistic",
     "mcnemar_cc_chi2": "statistic", "discordance": "rate", "baseline_rate": "rate",
     "candidate_rate": "rate", "p_value": "p", "p_holm": "p", "statistic": "statistic",
@@ -99,9 +101,9 @@ _EXACT_KINDS: dict[str, str] = {
     "extra_success_rate": "points", "dominated": "plain", "requests": "count",
     "latency": "latency", "fraction": "rate",
     # plan
-    "ci_half_width": "points", "wilson_ci": "rate", "items_needed": "count",
-    "wald_half_width": "points", "wilson_low": "rate", "wilson_high": "rate",
-    "unpaired_difference_needed": "points",
+    "ci_half_width": "margin", "wilson_ci": "rate", "items_needed": "count",
+    "wald_half_width": "margin", "wilson_low": "rate", "wilson_high": "rate",
+    "unpaired_difference_needed": "margin",
     # gate and common
     "verdict": "plain", "rule_changed_after_results": "plain", "success": "points", "n": "count", "items": "count",
     "index": "count", "input": "count", "more_items": "count", "line": "count",
@@ -164,7 +166,7 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
             return HINT_KINDS[hint]
         return "plain"
     if analysis == "plan" and col == "mde":
-        return "points"
+        return "margin"
     if analysis == "passk" and col == "n":
         return "count"
     kind = kind_of(col)
@@ -277,12 +279,12 @@ def _fixed(value: float, decimals: int, *, sign: bool = False, group: bool = Tru
 
 
 #: decimals of each decimal kind (the fixed part of the policy)
-DECIMALS = {"rate": 1, "points": 1, "score": 3, "score_diff": 3, "relative": 1, "bleu": 1,
+DECIMALS = {"rate": 1, "points": 1, "margin": 1, "score": 3, "score_diff": 3, "relative": 1, "bleu": 1,
             "latency": 3, "statistic": 2}
 #: the smallest magnitude shown as a number (in the kind's displayed unit); below: "< ..."
-_FLOOR = {"rate": 1e-4, "points": 1e-4, "relative": 1e-4, "score": 1e-6, "score_diff": 1e-6,
+_FLOOR = {"rate": 1e-4, "points": 1e-4, "margin": 1e-4, "relative": 1e-4, "score": 1e-6, "score_diff": 1e-6,
           "bleu": 1e-4, "latency": 1e-6, "statistic": 1e-6}
-_SCALE = {"rate": 100.0, "points": 100.0, "relative": 100.0}
+_SCALE = {"rate": 100.0, "points": 100.0, "margin": 100.0, "relative": 100.0}
 _SIGNED = {"points", "score_diff", "relative"}
 
 
@@ -364,7 +366,7 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
     if kind not in DECIMALS:
         raise ValueError(f"unknown number kind {kind!r}; one of {', '.join(KINDS)}")
     shown = v * _SCALE.get(kind, 1.0)
-    suffix = {"rate": "%", "relative": "%", "points": " pts"}.get(kind, "")
+    suffix = {"rate": "%", "relative": "%", "points": " pts", "margin": " pts"}.get(kind, "")
     signed = kind in _SIGNED
     if shown != 0 and abs(shown) < _FLOOR[kind]:
         floor = f"{_FLOOR[kind]:.{-math.floor(math.log10(_FLOOR[kind]))}f}"
@@ -378,7 +380,7 @@ def format_interval(low: Any, high: Any, kind: str, *, currency: str | None = No
     """``+0.3 to +8.7 pts``, ``84.8% to 88.9%``, ``0.610 to 0.720``."""
     lo = format_value(low, kind, currency=currency)
     hi = format_value(high, kind, currency=currency)
-    if kind == "points" and lo.endswith(" pts") and hi.endswith(" pts"):
+    if kind in ("points", "margin") and lo.endswith(" pts") and hi.endswith(" pts"):
         lo = lo[:-4]
     return f"{lo} to {hi}"
 
@@ -408,8 +410,9 @@ def _quote(text: str) -> str:
 
 
 def excel_value(value: Any, kind: str) -> Any:
-    """The number a cell of ``kind`` holds: the value itself, except ``points`` (x 100)."""
-    if kind == "points" and isinstance(value, (int, float)) and not isinstance(value, bool):
+    """The number a cell of ``kind`` holds: the value itself, except ``points`` and ``margin``
+    (differences of rates, held in points: x 100)."""
+    if kind in ("points", "margin") and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) * 100.0
     return value
 
@@ -464,6 +467,8 @@ def excel_format(kind: str, *, currency: str | None = None, value: Any = None) -
         return f"+{num}%;-{num}%;{num}%"
     if kind == "points":
         return f'+{num}" pts";-{num}" pts";{num}" pts"'
+    if kind == "margin":
+        return f'{num}" pts"'
     if kind == "score_diff":
         return f"+{num};-{num};{num}"
     return num
@@ -793,12 +798,12 @@ def _answer_plan(result, currency):
     needed = _first(result, "items_needed")
     sentences = []
     if half is not None:
-        text = f"With {_plural(half.get('n'), 'item')} a rate is known to ±{format_value(half['value'], 'points').lstrip('+')}"
+        text = f"With {_plural(half.get('n'), 'item')} a rate is known to ±{format_value(half['value'], 'margin')}"
         if wilson is not None:
             text += f" (a rate of {_fv(wilson)}: Wilson 95% CI {format_interval(wilson.get('ci_low'), wilson.get('ci_high'), 'rate')})"
         sentences.append(text + ".")
     if mde is not None:
-        sentences.append(f"A paired difference smaller than {format_value(mde['value'], 'points').lstrip('+')} "
+        sentences.append(f"A paired difference smaller than {format_value(mde['value'], 'margin')} "
                          f"cannot be told from noise with {_plural(mde.get('n'), 'item')}.")
     if needed is not None:
         sentences.append(f"About {_plural(needed['value'], 'item')} are needed for the target difference.")
@@ -807,7 +812,7 @@ def _answer_plan(result, currency):
                          + (f" at k = {per_try['k']}." if per_try.get("k") is not None else "."))
     if not sentences:
         return None
-    badge = f"±{format_value(half['value'], 'points').lstrip('+')}" if half is not None else "plan"
+    badge = f"±{format_value(half['value'], 'margin')}" if half is not None else "plan"
     return Answer(tuple(sentences[:2]), badge, "neutral")
 
 

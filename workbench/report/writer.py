@@ -162,7 +162,7 @@ def _line(ws, cells: CellWriter, plan: SheetPlan, it: Line, styles: Styles) -> N
         fmt = styles.get(num_format='#,##0 "bytes"', align="left") if it.style == "bytes" else \
             styles.get(num_format=(styles.number_format(kind, float(value)) if number else None) or "General",
                        align="left")
-        if number and kind == "points":
+        if number and kind in ("points", "margin"):
             value = float(value) * 100.0
         cells.value(r, 1, value, fmt, styles.text(wrap=False))
 
@@ -256,6 +256,9 @@ def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Style
     column_kind = _kind(b.formats.get(name))
     if name in b.wrap:
         text_fmt, guard_fmt = styles.wrapped("text"), styles.wrapped("text", guard=True)
+    elif column_kind not in (None, "plain", "text"):  # a word among numbers ("dominated"): aligned as they are
+        text_fmt = styles.cell(None, align="right")
+        guard_fmt = styles.cell("text", guard=True, align="right")
     else:
         text_fmt = styles.cell("text" if column_kind == "text" else None)
         guard_fmt = styles.cell("text", guard=True)
@@ -287,7 +290,7 @@ def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Style
             value(row, c, v, styles.cell(k if k == "text" else None), text_fmt, guard_fmt)
             return
         fmt = styles.cell(k if k != "text" else None, value=float(v))
-        stored = float(v) * 100.0 if k == "points" else v
+        stored = float(v) * 100.0 if k in ("points", "margin") else v  # differences of rates: in points
         if formula is not None:
             try:
                 text = formula(refs, i)

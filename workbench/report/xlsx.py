@@ -317,7 +317,7 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
 
     legend = ["n: the denominator each value was computed over; ci_low/ci_high: its 95% "
               "interval; from/to: the pair of systems compared."]
-    if "points" in kinds:
+    if "points" in kinds or "margin" in kinds:
         legend.append("Differences of rates are shown in percentage points (the cell holds points: "
                       "+4.5 pts is a difference of 0.045 in the JSON).")
     return Block(key, "All results (the records printed by --json)", frame, cell_kind=kind, legend_below=True,
@@ -327,8 +327,8 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
 def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
     kinds = kinds_of(result, table)
     out = []
-    if "points" in kinds.values():
-        cols = ", ".join(c for c, k in kinds.items() if k == "points")
+    if {"points", "margin"} & set(kinds.values()):
+        cols = ", ".join(c for c, k in kinds.items() if k in ("points", "margin"))
         out.append(f"{cols}: differences of rates in percentage points (the cell holds points).")
     if result.analysis == "compare" and table.name == "bootstrap" and "difference" in table.frame:
         out.append("One row per possible value of the resampled difference (multiples of 1/n): "
