@@ -116,6 +116,16 @@ def test_format_value(value, kind, text):
     assert format_value(value, kind) == text
 
 
+def test_numpy_values_format_as_python_values():
+    import numpy as np
+
+    assert format_value(np.bool_(True), "count") == "yes"
+    assert format_value(np.int64(1049), "count") == "1,049"
+    assert format_value(np.float64(0.725), "rate") == "72.5%"
+    assert format_value(np.array(0.045), "points") == "+4.5 pts"
+    assert format_value(np.float64("nan"), "rate") == "-"
+
+
 def test_no_raw_floats_and_no_false_zeros():
     for kind in ("rate", "points", "margin", "score", "score_diff", "relative", "bleu", "latency", "statistic"):
         for v in (0.5992539325984954, 5.905e-06, 1.58e-30, 2e-5, -3e-7):

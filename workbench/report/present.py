@@ -340,12 +340,12 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
     """
     if _is_missing(value):
         return MISSING
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # numpy scalars (np.bool_ too) as Python values
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
         return value
-    if hasattr(value, "item"):
-        value = value.item()
     if not isinstance(value, (int, float)):
         return str(value)
     v = float(value)
