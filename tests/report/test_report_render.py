@@ -157,3 +157,30 @@ def test_charts_are_drawn(rendered):
             pixels = np.asarray(Image.open(page["png"]).convert("RGB"), dtype=int)
             coloured += int((np.abs(pixels - series_blue) <= 24).all(axis=2).sum()) > 40
     assert coloured >= len(SESSIONS)  # at least one chart page per report (lines are thin)
+
+
+def test_libreoffice_displays_each_kind_as_format_value_writes_it(folder, profile):
+    """The policy's Excel formats, displayed by LibreOffice, read exactly as format_value's text."""
+    import xlsxwriter
+
+    from workbench.report.present import excel_format, excel_value, format_value
+
+    cases = [(1.58e-30, "p"), (0.063568115234375, "p"), (0.5, "p"), (0.00999, "p"), (2.07e-5, "rate"),
+             (1e-9, "rate"), (0.725, "rate"), (0.045, "points"), (-0.01, "points"), (0.0784, "margin"),
+             (0.014634146341463414, "cost"), (1234.5, "cost"), (2.4517499999999997, "latency"),
+             (-0.011064970699031895, "relative"), (0.012681892239007442, "score_diff"), (2.1e-5, "score"),
+             (0.6835501809065484, "score"), (31.306560659328163, "bleu"), (4.2631578947368425, "statistic"),
+             (165.0, "count"), (1049, "count")]
+    path = folder / "formats.xlsx"
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("formats")
+    ws.set_column(0, 1, 24)
+    for i, (value, kind) in enumerate(cases):
+        ws.write_number(i, 0, excel_value(value, kind), wb.add_format({"num_format": excel_format(kind, value=value)}))
+        ws.write_string(i, 1, "|" + format_value(value, kind))
+    wb.close()
+    pdf = to_pdf(path, folder, profile)
+    rows = [line.split("|") for line in page_text(pdf).splitlines() if "|" in line]
+    assert len(rows) == len(cases)
+    for (value, kind), (shown, text) in zip(cases, rows):
+        assert shown.strip() == text.strip(), (value, kind)
