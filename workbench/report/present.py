@@ -175,6 +175,16 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
     return kind
 
 
+def table_kinds(result, table) -> dict[str, str]:
+    """The kind of each column of one of ``result``'s tables (``"text"`` for the columns the
+    analysis marks as text).  A gate card's value columns depend on each row: see :func:`gate_kind`."""
+    out = {}
+    for col in table.frame.columns:
+        hint = table.formats.get(col)
+        out[col] = "text" if hint == "text" else column_kind(result.analysis, table.name, col, hint)
+    return out
+
+
 def gate_kind(unit: str, metric: str) -> str:
     """The kind of a gate card row's observed value, interval and threshold."""
     if unit in GATE_UNIT_KINDS:

@@ -28,8 +28,8 @@ from ..core.result import RECORD_KEYS, AnalysisResult, Table
 from .charts import charts_for
 from .derived import formulas_for
 from .headlines import headline_records, unit_of, who
-from .present import (answer, column_kind, display_name, format_p, format_value, gate_kind, gate_status,
-                      record_kind)
+from .present import (answer, display_name, format_p, format_value, gate_kind, gate_status,
+                      record_kind, table_kinds)
 from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
                      SheetPlan, assign_rows, size_columns)
 from .safety import SheetNames, atomic_target, release_zip_files
@@ -203,11 +203,7 @@ def _own_sheet(result: AnalysisResult, table: Table) -> bool:
 
 def kinds_of(result: AnalysisResult, table: Table) -> dict[str, str]:
     """The presentation kind of each column of a result table (see :mod:`.present`)."""
-    out = {}
-    for col in table.frame.columns:
-        hint = table.formats.get(col)
-        out[col] = "text" if hint == "text" else column_kind(result.analysis, table.name, col, hint)
-    return out
+    return table_kinds(result, table)
 
 
 def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
