@@ -340,3 +340,51 @@ def test_headers_are_aligned_with_their_cells(reports, ident):
             elif table.frame[name].map(lambda v: isinstance(v, str)).all():
                 assert cell.alignment.horizontal in (None, "general", "left"), (table.name, name)
     assert checked > 0
+
+
+def test_bootstrap_histogram_follows_the_lattice_of_possible_differences(reports):
+    """200 paired items: the resampled difference is a multiple of 1/200 (0.5 points); one row
+    per multiple, every resample kept, and no empty row between populated ones (the analysis's
+    0.45-point bins left every tenth bin empty)."""
+    result, _, _, wb, values = reports["compare"]
+    original = result.table("bootstrap").frame
+    assert (original["resamples"] == 0).any()  # the analysis's bins: some empty between populated
+    ws = values["compare"]
+    header = find_table(ws, "Bootstrap distribution of the difference", ["difference", "resamples"])
+    rows = []
+    r = header + 1
+    while isinstance(ws.cell(r, 1).value, (int, float)):
+        rows.append((ws.cell(r, 1).value, ws.cell(r, 2).value))
+        r += 1
+    diffs = [d for d, _ in rows]  # held in points
+    steps = {round(b - a, 9) for a, b in zip(diffs, diffs[1:])}
+    assert steps == {0.5}
+    assert all(abs(d * 2 - round(d * 2)) < 1e-9 for d in diffs)
+    counts = [c for _, c in rows]
+    assert sum(counts) == int(original["resamples"].sum())
+    assert counts[0] > 0 and counts[-1] > 0 and all(c > 0 for c in counts)
+    assert wb["compare"].cell(header + 1, 1).number_format == '+0.0" pts";-0.0" pts";0.0" pts"'
+
+
+def test_hit_at_k_line_is_drawn_over_r_at_k(reports):
+    """R@k and hit@k are equal on the graded example: hit@k is drawn last, dashed, with its own
+    marker, so it does not hide under R@k."""
+    _, _, path, _, _ = reports["ranking_graded"]
+    xml = next(x for x in chart_xml(path).values() if "Ranking metrics by cut-off k" in x)
+    series = xml.split("<c:ser>")[1:]
+    names = [s.split("<c:v>")[1].split("</c:v>")[0] if "<c:v>" in s else "" for s in series]
+    assert names[-1] == "hit@k" and "R@k" in names
+    hit, r_at = series[-1], series[names.index("R@k")]
+    assert '<a:prstDash val="dash"/>' in hit and '<a:prstDash val="dash"/>' not in r_at
+    marker = lambda s: s.split("<c:symbol val=\"")[1].split('"')[0]  # noqa: E731
+    assert marker(hit) != marker(r_at)
+
+
+def test_dominated_systems_say_so(reports):
+    result, _, _, _, values = reports["cost"]
+    ws = values["cost"]
+    frame = result.table("marginal").frame
+    header = find_table(ws, "Marginal cost per extra success (cheaper -> dearer)", list(frame.columns))
+    col = list(frame.columns).index("marginal_cost_per_success") + 1
+    shown = [ws.cell(header + 1 + i, col).value for i in range(len(frame))]
+    assert shown[1:] == ["dominated", "dominated"] and isinstance(shown[0], float)
