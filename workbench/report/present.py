@@ -827,8 +827,11 @@ def _answer_plan(result, currency):
 
 
 def gate_status(result) -> dict:
-    """The gate result's verdict, rule name, registration and condition counts (from its records
-    and tables): keys ``verdict``, ``changed``, ``registered``, ``name``, ``sha256``, ``statuses``."""
+    """The gate result's verdict, rule name, registration and condition statuses (from its
+    records and tables): keys ``verdict``, ``changed`` (the ``rule_changed_after_results``
+    record), ``registered`` (the rule table's ``registered`` field: when, in words),
+    ``unregistered`` (its ``registration`` field is ``"unregistered"``: a renderer that knows the
+    rule was never registered adds that row), ``name``, ``sha256``, ``statuses``."""
     verdict = _first(result, "verdict")
     changed = _first(result, "rule_changed_after_results")
     rule = {}
