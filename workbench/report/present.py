@@ -662,13 +662,13 @@ def _answer_aggregate(result, currency):
     if simpson is not None and simpson.get("value"):
         better, worse = simpson.get("from"), simpson.get("to")
         mb, mw = _first(result, "micro", version=better), _first(result, "micro", version=worse)
-        tail = ""
+        second = "The versions' mix of segments differs; compare them per segment."
         if mb is not None and mw is not None:
-            tail = (f" ({_fv(mb)} of {_plural(mb.get('n'), 'item')} vs {_fv(mw)} of "
-                    f"{_plural(mw.get('n'), 'item')})")
+            second = (f"Overall {better} scores {_fv(mb)} of {_plural(mb.get('n'), 'item')} against "
+                      f"{_fv(mw)} of {_plural(mw.get('n'), 'item')} for {worse}, because the mix of "
+                      f"segments differs; compare them per segment.")
         return Answer((f"Simpson's paradox: {better} is better in every segment and worse overall.",
-                       f"Overall{tail} the segment mix differs between the versions; compare them "
-                       f"per segment."), "Simpson's paradox", "bad")
+                       second), "Simpson's paradox", "bad")
     pooled = _first(result, "pooled_ratio")
     if pooled is not None:
         mean = _first(result, "mean_of_ratios")
