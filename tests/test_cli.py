@@ -22,7 +22,7 @@ EVERY_ANALYSIS = [
     ["ranking", EX / "ranking_seed.csv"],
     ["passk", EX / "passk_counts.csv"],
     ["aggregate", EX / "multilingual.csv"],
-    ["compare", EX / "paired_14_to_5.csv", "--resamples", "500"],
+    ["compare", EX / "paired_14_to_5.csv", "--resamples", "1000"],
     ["cost", EX / "cost_latency.csv"],
     ["plan", "--rate", "0.8", "--n", "200", "--discordance", "0.1"],
 ]

@@ -3,7 +3,8 @@
     workbench ANALYSIS INPUT [flags]  run text, ranking, passk, aggregate, compare or cost
     workbench plan [flags]            planning, no input file
 
-Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback).
+Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback), 130 when
+interrupted (Ctrl-C).  Every option is checked (type and range) before the input is read.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
 COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd")
-EXIT_OK, EXIT_USAGE = 0, 2
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 
 class UsageError(WorkbenchError):
@@ -30,14 +31,42 @@ class UsageError(WorkbenchError):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one sentence, no usage dump
-        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help').")
+    def error(self, message: str):  # one sentence, no usage dump; main() adds "workbench: "
+        if message.startswith("argument analysis: invalid choice"):
+            word = message.split("'")[1] if message.count("'") >= 2 else ""
+            raise UsageError(unknown_word_sentence(word))
+        raise UsageError(f"{message} (see '{self.prog} --help').")
+
+
+def known_commands() -> list[str]:
+    """The first words the command line knows: the analyses, then the other subcommands."""
+    return list(ANALYSES) + [name.removesuffix("_cmd") for name in COMMAND_MODULES]
+
+
+def unknown_word_sentence(word: str) -> str:
+    """One sentence for a first word that is neither a command nor a file: the nearest name."""
+    import difflib
+
+    names = known_commands()
+    close = difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.6)
+    listed = f"analyses and commands: {', '.join(names)}; see 'workbench --help'"
+    if close:
+        return (f"'{word}' is neither an analysis nor an existing file: did you mean "
+                f"'{close[0]}'? ({listed})")
+    return f"'{word}' is neither an analysis nor an existing file ({listed})."
 
 
 def build_parser() -> argparse.ArgumentParser:
     top = _Parser(prog="workbench", description="Eval Workbench: evaluation numbers with their "
-                  "denominators and conventions.")
+                  "denominators and conventions.  'workbench' alone starts the desktop workbench, "
+                  "'workbench FILE' starts it on a file; 'workbench ANALYSIS INPUT [flags]' runs "
+                  "one analysis headless.",
+                  epilog="Exit status: 0 success, 2 a usage or data error (one sentence on "
+                         "stderr), 130 interrupted; gate: 1 FAIL, 3 INCONCLUSIVE.")
     top.add_argument("--version", action="version", version=f"workbench {__version__}")
+    top.add_argument("--self-test", action="store_true",
+                     help="check this installation end to end (offscreen, a few seconds; every "
+                          "example and the report); exit 0 = fine")
     sub = top.add_subparsers(dest="analysis", required=True, parser_class=_Parser)
 
     def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
@@ -157,6 +186,9 @@ def run_cli(argv: list[str]) -> int:
             return command.run(args)
     module = REGISTRY[args.analysis]
     options = _options(module, args)
+    check = getattr(module, "check_options", None)
+    if check is not None:  # every option, before the input is read
+        check(options)
     progress = TextProgress() if args.progress else NULL_PROGRESS
     if args.analysis == "plan":
         result = module.run(None, options, progress)
@@ -225,7 +257,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run_cli(argv)
     except WorkbenchError as err:
-        print(f"workbench: {err}", file=sys.stderr)
+        print(f"workbench: {one_line(str(err))}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("workbench: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        print("workbench: there is not enough memory for this input; try a smaller file or a "
+              "machine with more memory.", file=sys.stderr)
         return EXIT_USAGE
     except SystemExit as exit_:  # --help / --version
         return int(exit_.code or 0)
@@ -234,6 +273,13 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def one_line(text: str) -> str:
+    """A message on one line: line breaks pasted in from a library become one space each."""
+    import re
+
+    return re.sub(r"[ \t]*[\r\n]+[ \t]*", " ", text).strip()
 
 
 if __name__ == "__main__":  # pragma: no cover
