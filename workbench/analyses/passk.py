@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..core.errors import DataError
+from ..core.errors import DataError, OptionError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
@@ -90,7 +90,11 @@ def _counts(table: LoadedTable, options: Options, res: Resolver):
 def check_options(options: Options) -> tuple[int, ...]:
     """Every option's type and range, before any work; returns the values of k."""
     _checks.columns(options, ("task", "n", "correct", "success", "system"))
-    return parse_ks(options.ks)
+    ks = parse_ks(options.ks)
+    if ks[-1] > MAX_ATTEMPTS:
+        raise OptionError(f"Every `k` must be a whole number from 1 to {MAX_ATTEMPTS:,} (the most "
+                          f"attempts a task may have); got k={ks[-1]}.")
+    return ks
 
 
 def _estimate(fn, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:

@@ -34,6 +34,8 @@ class Options:
 #: Upper bound of ``n`` and ``k``: far beyond any evaluation set, and small enough that every
 #: number stays exact in floating point.
 MAX_COUNT = 10**12
+#: Upper bound of the k of pass@k, as in the pass@k analysis (the most attempts of a task).
+MAX_K = 1_000_000
 #: Rows of the per-try table: k = 1..10 and up to k, thinned on a log scale.
 PER_TRY_POINTS = 60
 
@@ -48,7 +50,7 @@ def check_options(options: Options) -> None:
                       "of the items)")
     _checks.real("pass_at_k", options.pass_at_k, 0.0, 1.0, allow_none=True,
                  what="a fraction from 0 to 1 (0.9 for 90%)")
-    _checks.whole("k", options.k, 1, MAX_COUNT, allow_none=True)
+    _checks.whole("k", options.k, 1, MAX_K, allow_none=True)
     _checks.real("target_difference", options.target_difference, 0.0, 1.0, low_open=True,
                  allow_none=True, what="a fraction above 0 and at most 1 (0.02 for 2 points)")
     if options.target_difference is not None:

@@ -71,6 +71,32 @@ def options_from_json(options_cls: type, data: dict[str, Any]):
     return options_cls(**kwargs)
 
 
+#: The JSON type each field must have (None is allowed for every optional text field).
+_TEXT_FIELDS = ("input_path", "input_sha256", "sheet", "rule_text", "rule_sha256",
+                "rule_registered_at", "results_first_shown_at", "current_panel")
+
+
+def _check_types(data: dict[str, Any], path) -> None:
+    """One sentence for a field of the wrong JSON type (a hand-edited or damaged file)."""
+    def bad(name: str, what: str) -> DataError:
+        return DataError(f"Session file '{path}': '{name}' must be {what}; got "
+                         f"{json.dumps(data[name])[:40]}.")
+
+    for name in _TEXT_FIELDS:
+        if data.get(name) is not None and not isinstance(data[name], str):
+            raise bad(name, "text or null")
+    if "schema" in data and (isinstance(data["schema"], bool) or not isinstance(data["schema"], int)):
+        raise bad("schema", "a whole number")
+    if "rule_changed_after_results" in data and not isinstance(data["rule_changed_after_results"], bool):
+        raise bad("rule_changed_after_results", "true or false")
+    if "roles" in data and not (isinstance(data["roles"], dict)
+                                and all(isinstance(v, str) for v in data["roles"].values())):
+        raise bad("roles", "an object from column names to role names")
+    if "panels" in data and not (isinstance(data["panels"], dict)
+                                 and all(isinstance(v, dict) for v in data["panels"].values())):
+        raise bad("panels", "an object from analysis names to objects of options")
+
+
 def _migrate(data: dict[str, Any]) -> dict[str, Any]:
     """Bring an older session dict up to :data:`SCHEMA` (none so far)."""
     schema = data.get("schema", 1)
@@ -94,6 +120,7 @@ def load_session(path: str | os.PathLike[str]) -> Session:
                         f"{err.colno}: {err.msg}).") from None
     if not isinstance(data, dict):
         raise DataError(f"Session file '{path}' must hold a JSON object.")
+    _check_types(data, path)
     data = _migrate(data)
     known = {f.name for f in fields(Session)}
     session = Session(**{k: v for k, v in data.items() if k in known})
