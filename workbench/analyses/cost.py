@@ -112,6 +112,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         for b in order[a_pos + 1:]:
             ra, rb = rows[a], rows[b]
             same = _same_cost(ra["cost_per_request"], rb["cost_per_request"])
+            if same and rb["success_rate"] > ra["success_rate"]:  # sorted apart by rounding only
+                ra, rb = rb, ra
             extra_cost = 0.0 if same else rb["cost_per_request"] - ra["cost_per_request"]
             gain = rb["success_rate"] - ra["success_rate"]
             if same:  # no price to pay: the less successful one is dominated, or they are alike
