@@ -10,6 +10,7 @@ import contextlib
 import csv
 import io
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -110,7 +111,9 @@ def _flat(fragments) -> list[str]:
     return [part for fragment in fragments for part in fragment]
 
 
-SETTINGS = settings(max_examples=40, deadline=None,
+#: WB_FUZZ_EXAMPLES=500 for a longer hunt than CI's.
+EXAMPLES = int(os.environ.get("WB_FUZZ_EXAMPLES", "40"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 ANALYSES_WITH_INPUT = ["text", "ranking", "passk", "aggregate", "compare", "cost"]
@@ -178,7 +181,7 @@ OPTION_NAMES = ["baseline", "candidate", "item", "resamples", "seed", "outcome",
                 "query", "doc", "relevance", "bogus_option"]
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=max(5, EXAMPLES // 2), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_sessions_never_end_in_a_traceback(tmp_path, data):

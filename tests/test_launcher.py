@@ -217,3 +217,14 @@ def test_the_desktop_opens_a_real_window_on_an_x_display():
         server.terminate()
         server.wait(timeout=30)
 
+
+
+def test_as_a_program_library_warnings_are_not_extra_lines():
+    code = ("import sys, warnings\nfrom workbench.cli.main import quiet_warnings\n"
+            "quiet_warnings()\nwarnings.warn('library noise', RuntimeWarning)\n")
+    quiet = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                           env=_env(), timeout=60)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    loud = subprocess.run([sys.executable, "-W", "default", "-c", code], cwd=ROOT,
+                          capture_output=True, text=True, env=_env(), timeout=60)
+    assert "library noise" in loud.stderr  # -W (or PYTHONWARNINGS) still shows them

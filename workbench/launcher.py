@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli.main import EXIT_INTERRUPTED, EXIT_USAGE, known_commands, unknown_word_sentence
+from .cli.main import EXIT_INTERRUPTED, EXIT_USAGE, known_commands, quiet_warnings, \
+    unknown_word_sentence
 from .cli.main import main as cli_main
 
 HEADLESS = set(known_commands()) | {"-h", "--help", "--version"}
@@ -72,6 +73,7 @@ def _gui_argument_problem(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if sys.platform == "darwin":  # a process serial number from an old Finder, not an argument
         argv = [a for a in argv if not a.startswith("-psn_")]
@@ -81,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
 
             return selftest_main(argv[1:])
         if argv and argv[0] in HEADLESS:
+            if program:  # as the cli's own main() does when it is the program
+                quiet_warnings()
             return cli_main(argv)
         problem = _gui_argument_problem(argv) or display_problem()
         if problem == "no display found":

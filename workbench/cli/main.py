@@ -253,6 +253,8 @@ def render_text(result) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one headless command; returns the exit status."""
+    if argv is None:
+        quiet_warnings()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return run_cli(argv)
@@ -273,6 +275,16 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def quiet_warnings() -> None:
+    """As a program, print no library warnings (each would be more lines on stderr around the
+    one sentence; what matters to the user is a note on the result); ``-W`` or
+    ``PYTHONWARNINGS`` still show them."""
+    import warnings
+
+    if not sys.warnoptions:
+        warnings.simplefilter("ignore")
 
 
 def one_line(text: str) -> str:
