@@ -288,10 +288,15 @@ def quiet_warnings() -> None:
 
 
 def one_line(text: str) -> str:
-    """A message on one line: line breaks pasted in from a library become one space each."""
+    """A message on one line: line breaks pasted in from a library become one space each; any
+    other control or line-separating character (from a quoted cell, say: U+0085, U+2028, ESC)
+    is shown escaped, so it can neither break the line nor drive the terminal."""
     import re
+    import unicodedata
 
-    return re.sub(r"[ \t]*[\r\n]+[ \t]*", " ", text).strip()
+    text = re.sub(r"[ \t]*(?:\r\n|\r|\n)+[ \t]*", " ", text).strip()
+    return "".join(ch if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Zl", "Zp")
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -61,14 +61,57 @@ def options_to_json(options: Any) -> dict[str, Any]:
     return out
 
 
+class SessionOptionError(DataError, TypeError):
+    """A saved option of the wrong JSON type (a hand-edited or damaged session file)."""
+
+
+def _json_type_ok(annotation: str, value: Any) -> bool:
+    """Whether a saved JSON value fits an Options field's annotation (as written in its module:
+    ``str | None``, ``float``, ``int``, ``bool``, ``tuple[int, ...]``)."""
+    kinds = {part.strip() for part in _annotation_text(annotation).split("|")}
+    if value is None:
+        return "None" in kinds
+    if isinstance(value, bool):
+        return "bool" in kinds
+    if isinstance(value, str):
+        return "str" in kinds or any(k.startswith("tuple") for k in kinds)
+    if isinstance(value, int):
+        return bool(kinds & {"int", "float"}) or any(k.startswith("tuple") for k in kinds)
+    if isinstance(value, float):
+        return "float" in kinds or ("int" in kinds and value.is_integer())
+    if isinstance(value, list):
+        return any(k.startswith("tuple") for k in kinds)
+    return False
+
+
+def _annotation_text(annotation) -> str:
+    """``"float"`` for ``float`` or the string ``"float"``; ``"str | None"`` for either form."""
+    if isinstance(annotation, str):
+        return annotation
+    return getattr(annotation, "__name__", None) if isinstance(annotation, type) else str(annotation)
+
+
 def options_from_json(options_cls: type, data: dict[str, Any]):
     known = {f.name: f for f in fields(options_cls)}
     kwargs = {}
     for name, v in data.items():
         if name not in known:
             continue  # an option that no longer exists: ignore it
+        if not _json_type_ok(known[name].type, v):
+            raise SessionOptionError(f"option '{name}' must be {_describe(known[name].type)}; "
+                                     f"got {json.dumps(v)[:40]}")
+        if isinstance(v, float) and _annotation_text(known[name].type).split("|")[0].strip() == "int":
+            v = int(v)  # 10000.0 written by another tool: the whole number it is
         kwargs[name] = tuple(v) if isinstance(v, list) else v
     return options_cls(**kwargs)
+
+
+def _describe(annotation: str) -> str:
+    kinds = [part.strip() for part in _annotation_text(annotation).split("|")]
+    words = {"str": "text", "float": "a number", "int": "a whole number", "bool": "true or false",
+             "None": "null"}
+    return " or ".join(words.get(k, "a list of whole numbers" if k.startswith("tuple") else k)
+                       for k in kinds)
 
 
 #: The JSON type each field must have (None is allowed for every optional text field).
