@@ -193,3 +193,13 @@ def test_parse_ks_refuses_what_is_not_a_list_of_whole_numbers():
     for bad in (None, [True], object(), "1,x", [1.5], [float("inf")]):
         with pytest.raises(OptionError):
             parse_ks(bad)
+
+
+def test_an_empty_report_name_is_refused_not_ignored(capsys, tmp_path):
+    err = _error(capsys, ["plan", "--rate", "0.5", "--n", "10", "--xlsx", ""])
+    assert ".xlsx" in err
+    rule = tmp_path / "r.toml"
+    rule.write_text('[rule]\nname = "x"\nbaseline = "baseline"\ncandidate = "candidate"\n'
+                    '[[condition]]\nmetric = "success"\nmax_drop = 0.5\n', encoding="utf-8")
+    err = _error(capsys, ["gate", rule, EX / "paired_14_to_5.csv", "--xlsx", ""])
+    assert ".xlsx" in err

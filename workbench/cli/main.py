@@ -198,7 +198,7 @@ def run_cli(argv: list[str]) -> int:
         table = load_table(args.input, sheet=args.sheet, progress=progress)
         result = module.run(table, options, progress)
         result = _with_input(result, args.input, table.notes)
-    if args.xlsx:
+    if args.xlsx is not None:  # an empty name is refused by the writer, never ignored
         from ..report import write_report
 
         write_report(args.xlsx, [result], source=None if args.analysis == "plan" else table)
