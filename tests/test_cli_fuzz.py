@@ -75,15 +75,46 @@ def small_tables(draw):
     cell = st.one_of(st.sampled_from(CELLS), st.text(max_size=4))
     rows = draw(st.lists(st.lists(cell, min_size=len(columns), max_size=len(columns)), max_size=7))
     delimiter = draw(st.sampled_from([",", ";", "\t"]))
-    return columns, rows, delimiter
+    form = draw(st.sampled_from(["utf-8"] * 6 + ["utf-16", "cp1252", "xlsx", "parquet"]))
+    return columns, rows, delimiter, form
 
 
-def _write_table(path: Path, table) -> None:
-    columns, rows, delimiter = table
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+def _parquet_writer() -> bool:
+    import importlib
+
+    for module in ("pyarrow", "fastparquet"):
+        try:
+            importlib.import_module(module)
+            return True
+        except ImportError:
+            continue
+    return False
+
+
+_HAS_PARQUET_WRITER = _parquet_writer()
+
+
+def _write_table(path: Path, table) -> Path:
+    """Write the table in its form; returns the path written (its suffix follows the form)."""
+    columns, rows, delimiter, form = table
+    if form == "parquet" and not _HAS_PARQUET_WRITER:
+        form = "utf-8"
+    if form in ("xlsx", "parquet"):
+        import pandas as pd
+
+        frame = pd.DataFrame(rows, columns=columns, dtype=object).astype(str)
+        path = path.with_suffix("." + form)
+        if form == "xlsx":  # Excel cannot hold control characters: drop them
+            frame = frame.map(lambda v: "".join(ch for ch in v if ch >= " " or ch == "\t"))
+            frame.to_excel(path, index=False)
+        else:
+            frame.to_parquet(path, index=False)
+        return path
+    with open(path, "w", newline="", encoding=form, errors="replace") as handle:
         writer = csv.writer(handle, delimiter=delimiter)
         writer.writerow(columns)
         writer.writerows(rows)
+    return path
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
@@ -124,14 +155,12 @@ ANALYSES_WITH_INPUT = ["text", "ranking", "passk", "aggregate", "compare", "cost
 @given(data=st.data())
 def test_random_flags_and_files_never_end_in_a_traceback(tmp_path, name, data):
     table = data.draw(small_tables(), label="table")
-    path = tmp_path / "data.csv"
-    _write_table(path, table)
+    path = _write_table(tmp_path / "data.csv", table)
     flags = _flat(data.draw(_flags(name), label="flags"))
     if "--qrels" in flags:  # a judgments file: another random table, or a missing one
         i = flags.index("--qrels")
         if data.draw(st.booleans(), label="qrels exists"):
-            qrels = tmp_path / "qrels.csv"
-            _write_table(qrels, data.draw(small_tables(), label="qrels"))
+            qrels = _write_table(tmp_path / "qrels.csv", data.draw(small_tables(), label="qrels"))
             flags[i + 1] = str(qrels)
     _check(name, [name, str(path), *flags])
 
@@ -154,8 +183,7 @@ TOML_VALUES = ["0.01", "-1", "0", "1000", "100000000000", '"lower"', '"bootstrap
 @given(data=st.data())
 def test_random_release_rules_never_end_in_a_traceback(tmp_path, data):
     table = data.draw(small_tables(), label="table")
-    path = tmp_path / "data.csv"
-    _write_table(path, table)
+    path = _write_table(tmp_path / "data.csv", table)
     columns = table[0]
     lines = ["[rule]", 'name = "fuzz"']
     for key in ("baseline", "candidate"):
@@ -186,8 +214,7 @@ OPTION_NAMES = ["baseline", "candidate", "item", "resamples", "seed", "outcome",
 @given(data=st.data())
 def test_random_sessions_never_end_in_a_traceback(tmp_path, data):
     table = data.draw(small_tables(), label="table")
-    path = tmp_path / "data.csv"
-    _write_table(path, table)
+    path = _write_table(tmp_path / "data.csv", table)
     panels = {}
     for name in data.draw(st.lists(st.sampled_from(list(SUBPARSERS)), max_size=2, unique=True)):
         panels[name] = data.draw(st.dictionaries(st.sampled_from(OPTION_NAMES), OPTION_VALUES,
