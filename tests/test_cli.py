@@ -203,3 +203,8 @@ def test_an_empty_report_name_is_refused_not_ignored(capsys, tmp_path):
                     '[[condition]]\nmetric = "success"\nmax_drop = 0.5\n', encoding="utf-8")
     err = _error(capsys, ["gate", rule, EX / "paired_14_to_5.csv", "--xlsx", ""])
     assert ".xlsx" in err
+
+
+def test_a_typo_through_the_cli_entry_names_the_nearest_analysis(capsys):
+    err = _error(capsys, ["aggregat", EX / "multilingual.csv"])
+    assert "did you mean 'aggregate'?" in err and not err.startswith("workbench: workbench")
