@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -93,8 +94,42 @@ def test_deciding_there_is_no_display_loads_neither_pandas_nor_qt():
     ({}, "win32", True),
     ({}, "darwin", True),
 ])
-def test_display_rules(env, platform, ok):
+def test_display_rules(monkeypatch, env, platform, ok):
+    monkeypatch.setattr(launcher, "x_display_reachable", lambda display: True)
     assert (launcher.display_problem(env, platform) is None) is ok
+
+
+def test_an_x_display_that_does_not_answer_is_no_display():
+    number = _free_display()
+    line = _one_sentence(_workbench(env=_env(DISPLAY=f":{number}")))
+    assert f"the X display ':{number}' of DISPLAY does not answer" in line
+    assert "run an analysis headless" in line
+    line = _one_sentence(_workbench(env=_env(DISPLAY="not-a-display")))
+    assert "no display found" in line
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="abstract Unix sockets are Linux's")
+def test_x_display_reachable_connects_to_the_server_socket():
+    number = _free_display()
+    assert not launcher.x_display_reachable(f":{number}")
+    assert not launcher.x_display_reachable(f"unix:{number}.0")
+    assert not launcher.x_display_reachable("garbage")
+    assert launcher.x_display_reachable("tcp/somehost:0")  # left to Qt
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:  # an abstract X socket
+        server.bind(f"\0/tmp/.X11-unix/X{number}")
+        server.listen(1)
+        assert launcher.x_display_reachable(f":{number}")
+        assert launcher.x_display_reachable(f":{number}.0")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:  # X over TCP, port 6000+N
+        for port in range(6100, 6400):
+            try:
+                server.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                continue
+        server.listen(1)
+        assert launcher.x_display_reachable(f"127.0.0.1:{port - 6000}")
+    assert not launcher.x_display_reachable(f"127.0.0.1:{port - 6000}")
 
 
 def test_an_unknown_option_without_an_analysis_is_a_sentence():

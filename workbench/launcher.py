@@ -40,11 +40,52 @@ def display_problem(environ=None, platform: str | None = None) -> str | None:
     chosen = [part.split(":")[0].strip().lower()
               for part in env.get("QT_QPA_PLATFORM", "").split(";") if part.strip()]
     candidates = chosen or ["xcb", "wayland"]  # Qt's own choice when none is set
+    unreachable = None
     for name in candidates:
         needs = _NEEDS.get(name, ())
-        if not needs or any(env.get(var) for var in needs):
+        if not needs:
             return None
+        if not any(env.get(var) for var in needs):
+            continue
+        if name == "xcb" and not x_display_reachable(env["DISPLAY"]):
+            unreachable = env["DISPLAY"]
+            continue
+        return None
+    if unreachable is not None:
+        return f"no display found (the X display '{unreachable}' of DISPLAY does not answer)"
     return "no display found"
+
+
+def x_display_reachable(display: str, timeout: float = 2.0) -> bool:
+    """Whether the X server of ``display`` accepts a connection (a socket, no X library):
+    ``:N``/``unix:N`` is the local socket /tmp/.X11-unix/XN (or its abstract twin), ``host:N``
+    is TCP port 6000 + N; a value that is not ``[HOST]:N[.SCREEN]`` is no display.  A
+    protocol or path form (with a ``/``) is left to Qt."""
+    import re
+    import socket
+
+    if "/" in display:
+        return True  # a protocol ("tcp/host:0") or a socket path: let Qt decide
+    match = re.fullmatch(r"(?P<name>[^:]*):(?P<num>\d+)(?:\.\d+)?", display)
+    if match is None:
+        return False  # not HOST:N[.SCREEN]: no X library can connect to it
+    host, number = match.group("name"), int(match.group("num"))
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        for address in ("\0" + path, path):
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(timeout)
+                    sock.connect(address)
+                return True
+            except OSError:
+                continue
+        return False
+    try:
+        with socket.create_connection((host, 6000 + number), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def _no_display_sentence(argv: list[str], problem: str) -> str:
@@ -87,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                 quiet_warnings()
             return cli_main(argv)
         problem = _gui_argument_problem(argv) or display_problem()
-        if problem == "no display found":
+        if problem and problem.startswith("no display found"):
             problem = _no_display_sentence(argv, problem)
         if problem:
             print(f"workbench: {problem}", file=sys.stderr)
