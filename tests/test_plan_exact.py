@@ -124,7 +124,6 @@ def test_mde_of_exactly_one_is_shown():
     (dict(discordance=0.1, target_difference=0.0), "target_difference"),
     (dict(discordance=0.1, target_difference=-0.01), "target_difference"),
     (dict(discordance=0.1, target_difference=float("nan")), "target_difference"),
-    (dict(discordance=0.05, target_difference=0.1), "cannot exceed the discordance"),
     (dict(target_difference=0.1), "--discordance"),
     (dict(rate=1.5, n=10), "rate"),
     (dict(rate=0.5, n=2.5), "`n`"),
@@ -133,7 +132,7 @@ def test_mde_of_exactly_one_is_shown():
     (dict(discordance=0.0, n=10), "discordance"),
     (dict(pass_at_k=0.9, k=0), "`k`"),
     (dict(pass_at_k=0.9, k=10**7), "`k`"),
-    (dict(k=3), "--pass-at-k"),
+    (dict(k=3), "Nothing to plan"),
     (dict(), "Nothing to plan"),
 ])
 def test_every_option_is_checked_before_any_work(options, word):
@@ -148,3 +147,13 @@ def test_a_huge_k_does_not_size_the_table():
     res = plan.run(None, plan.Options(pass_at_k=0.9, k=1_000_000))
     ks = res.table("per_try").frame["k"]
     assert len(ks) <= 80 and ks.iloc[-1] == 1_000_000 and list(ks.iloc[:10]) == list(range(1, 11))
+
+
+def test_a_difference_above_the_discordance_cannot_occur():
+    code, out, err = _cli("plan", "--discordance", "0.05", "--n", "400", "--target-difference",
+                          "0.1", "--json")
+    assert code == 0, err
+    assert [r["metric"] for r in out["results"]] == ["mde"]  # no items_needed
+    assert any("cannot occur at 5% discordance" in n for n in out["notes"])
+    res = plan.run(None, plan.Options(discordance=0.1, target_difference=0.1))
+    assert res.value("items_needed") == 79  # equal to the discordance: possible; 78.4 -> 79

@@ -53,21 +53,13 @@ def check_options(options: Options) -> None:
     _checks.whole("k", options.k, 1, MAX_K, allow_none=True)
     _checks.real("target_difference", options.target_difference, 0.0, 1.0, low_open=True,
                  allow_none=True, what="a fraction above 0 and at most 1 (0.02 for 2 points)")
-    if options.target_difference is not None:
-        if options.discordance is None:
-            raise OptionError("`target_difference` needs the discordance: give --discordance "
-                              "(the fraction of items the two systems disagree on) too.")
-        if options.target_difference > options.discordance:
-            raise OptionError(
-                f"`target_difference` ({_pct(options.target_difference)}) cannot exceed the "
-                f"discordance ({_pct(options.discordance)}): a paired difference is at most the "
-                f"share of items the systems disagree on.")
+    if options.target_difference is not None and options.discordance is None:
+        raise OptionError("`target_difference` needs the discordance: give --discordance "
+                          "(the fraction of items the two systems disagree on) too.")
     if options.rate is not None and options.n is None:
         raise OptionError("Give the number of items with --n: the interval of a rate needs it.")
     if options.pass_at_k is not None and options.k is None:
         raise OptionError("Give k with --k for the per-try rate implied by pass@k.")
-    if options.k is not None and options.pass_at_k is None:
-        raise OptionError("`k` is the k of pass@k: give --pass-at-k too.")
     if options.rate is None and options.discordance is None and options.pass_at_k is None:
         raise OptionError("Nothing to plan: give --rate and --n, --discordance (with --n or "
                           "--target-difference), or --pass-at-k and --k.")
@@ -128,8 +120,13 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
                              f"can be detected; the MDE is left empty.")
             else:
                 records.append(record("mde", mde, n=n))
-        if options.target_difference is not None:
-            t = float(options.target_difference)
+        t = options.target_difference
+        if t is not None and t > d:
+            notes.append(f"Items needed: a paired difference of {_pct(t)} cannot occur at "
+                         f"{_pct(d)} discordance (the difference is at most the share of items "
+                         f"the systems disagree on), so no number of items detects it.")
+        elif t is not None:
+            t = float(t)
             need = int(items_needed_for_mde(d, t))
             records.append(record("items_needed", need))
             notes.append(f"To detect a paired difference of {_pct(t)} at {_pct(d)} discordance "
