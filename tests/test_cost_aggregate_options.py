@@ -135,3 +135,12 @@ def test_a_k_above_every_task_does_no_work_and_is_counted(tmp_path, cli):
     with pytest.raises(DataError):  # and the data checks still run
         passk.run(table_of(pd.DataFrame({"task": ["a"], "n": [1], "c": [2]})),
                   passk.Options(task="task", n="n", correct="c"))
+
+
+def test_one_repeated_unit_is_said_in_the_singular():
+    frame = pd.DataFrame({"user": ["u1", "u1", "u2"], "hits": [1, 0, 1], "visits": [1, 1, 2]})
+    res = aggregate.run(table_of(frame), aggregate.Options(numerator="hits", denominator="visits",
+                                                           unit="user"))
+    assert any(n.startswith("1 unit id of column 'user' appears on more than one row (2 rows; "
+                            "unit 'u1' on lines 2, 3)") for n in res.notes), res.notes
+    assert res.value("mean_of_ratios") == pytest.approx((0.5 + 0.5) / 2)

@@ -195,9 +195,11 @@ def _note_repeated_units(table, frame: pd.DataFrame, unit_col: str, notes: list[
     first = frame["unit"].iloc[int(np.flatnonzero(repeated)[0])]
     same = np.flatnonzero((frame["unit"] == first).to_numpy())
     units = int(frame.loc[repeated, "unit"].nunique())
-    notes.append(f"{units} unit ids of column '{unit_col}' appear on more than one row ({int(repeated.sum())} "
-                 f"rows; unit '{first}' on {table.describe_rows(same)}): each unit's numerators and "
-                 f"denominators are summed into one ratio, so the mean of ratios counts it once.")
+    which = "1 unit id" if units == 1 else f"{units} unit ids"
+    notes.append(f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
+                 f"than one row ({int(repeated.sum())} rows; unit '{first}' on "
+                 f"{table.describe_rows(same)}): each unit's numerators and denominators are "
+                 f"summed into one ratio, so the mean of ratios counts it once.")
     whole = frame.duplicated(keep=False).to_numpy()
     if whole.any():
         notes.append(f"{int(whole.sum())} rows repeat another row exactly (the same unit, numerator "

@@ -147,7 +147,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sig.update({
         "cps": "total-cost/successes", "cpr": "mean", "ci": "wilson-95",
         "pct": options.percentile_method if lat is not None else "none",
-        "marginal": "dcost/drate,cheaper->dearer,all-pairs", "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
+        "marginal": "dcost/drate,cheaper->dearer,all-pairs",
+        "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
     })
     fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "total_cost": "money",
            "cost_per_request": "money", "cost_per_success": "money", "requests": "int",
