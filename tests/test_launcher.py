@@ -3,6 +3,8 @@ unknown option and Ctrl-C are each one sentence on stderr with exit 2 (130 for C
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import signal
@@ -13,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import workbench.cli.main as cli_main
 import workbench.launcher as launcher
@@ -263,3 +267,22 @@ def test_as_a_program_library_warnings_are_not_extra_lines():
     loud = subprocess.run([sys.executable, "-W", "default", "-c", code], cwd=ROOT,
                           capture_output=True, text=True, env=_env(), timeout=60)
     assert "library noise" in loud.stderr  # -W (or PYTHONWARNINGS) still shows them
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(st.one_of(st.sampled_from(["compair", "rankng", "pass", "-", "--", "-x",
+                                                 "--basline", "x.csv", "PLAN", "gates", "..."]),
+                                st.text(max_size=8)), min_size=1, max_size=3))
+def test_any_first_word_is_a_command_or_one_sentence(monkeypatch, words):
+    """Random argument lists through the launcher (the desktop is never started here): exit 0
+    or 2, and on 2 exactly one line on stderr."""
+    monkeypatch.setattr(launcher, "display_problem", lambda *a, **k: "no display found")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = launcher.main(list(words))
+    assert code in (0, 2), (words, err.getvalue())
+    if code == 2:
+        lines = err.getvalue().strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("workbench: "), (words, err.getvalue())
+        assert not lines[0].startswith("workbench: workbench")

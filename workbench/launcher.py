@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli.main import EXIT_INTERRUPTED, EXIT_USAGE, known_commands, quiet_warnings, \
+from .cli.main import EXIT_INTERRUPTED, EXIT_USAGE, known_commands, one_line, quiet_warnings, \
     unknown_word_sentence
 from .cli.main import main as cli_main
 
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         if problem and problem.startswith("no display found"):
             problem = _no_display_sentence(argv, problem)
         if problem:
-            print(f"workbench: {problem}", file=sys.stderr)
+            print(f"workbench: {one_line(problem)}", file=sys.stderr)
             return EXIT_USAGE
         from .ui import main as gui_main  # Qt is imported only on this path
 

@@ -48,6 +48,7 @@ def unknown_word_sentence(word: str) -> str:
     import difflib
 
     names = known_commands()
+    word = escape_controls(word)
     close = difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.6)
     listed = f"analyses and commands: {', '.join(names)}; see 'workbench --help'"
     if close:
@@ -292,9 +293,14 @@ def one_line(text: str) -> str:
     other control or line-separating character (from a quoted cell, say: U+0085, U+2028, ESC)
     is shown escaped, so it can neither break the line nor drive the terminal."""
     import re
+
+    return escape_controls(re.sub(r"[ \t]*(?:\r\n|\r|\n)+[ \t]*", " ", text).strip())
+
+
+def escape_controls(text: str) -> str:
+    """Control and line-separating characters as escapes (``\\r``, ``\\x85``); tabs kept."""
     import unicodedata
 
-    text = re.sub(r"[ \t]*(?:\r\n|\r|\n)+[ \t]*", " ", text).strip()
     return "".join(ch if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Zl", "Zp")
                    else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
