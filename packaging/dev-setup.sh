@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
 QT_LIBS="libgl1 libegl1 libxkbcommon0 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0 libx11-6 fonts-dejavu-core"
+# The X11 (xcb) platform plug-in that a real window needs (`make gui` on a desktop): without
+# these Qt aborts with "could not load the Qt platform plugin xcb" (offscreen tests need none).
+XCB_LIBS="libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libx11-xcb1"
 
 # missing_packages PKG...: the Debian packages among PKG that are not installed
 missing_packages() {
@@ -32,7 +35,7 @@ apt_install() {
   fi
 }
 
-missing=$(missing_packages $QT_LIBS)
+missing=$(missing_packages $QT_LIBS $XCB_LIBS)
 if ! "$PY" -c "import venv, ensurepip" >/dev/null 2>&1; then
   missing="$missing python3-venv"
 fi

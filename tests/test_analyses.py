@@ -171,7 +171,7 @@ def test_long_form_reports_unmatched_items_and_uses_the_common_ones():
                           "ok": [0, 1, 1, 1, 1]})
     res = compare.run(table_of(frame), compare.Options(system="system", item="item", outcome="ok",
                                                        baseline_system="A", candidate_system="B",
-                                                       resamples=200))
+                                                       resamples=1000))
     assert res.value("wins") == 1 and res.value("ties") == 1
     assert res.find("diff")[0]["n"] == 2
     assert any("scored only by 'A'" in n for n in res.notes)
@@ -185,7 +185,7 @@ def test_duplicate_item_ids_are_refused():
 
 def test_no_discordant_pair_gives_empty_mcnemar():
     frame = pd.DataFrame({"a": [1, 0, 1], "b": [1, 0, 1]})
-    res = compare.run(table_of(frame), compare.Options(baseline="a", candidate="b", resamples=100))
+    res = compare.run(table_of(frame), compare.Options(baseline="a", candidate="b", resamples=1000))
     assert res.value("mcnemar_p") is None and res.value("sign_test_p") == 1.0
 
 
@@ -207,7 +207,7 @@ def test_bootstrap_is_reproducible_by_seed():
 def test_discordant_items_keep_their_original_columns():
     frame = pd.DataFrame({"item": ["x", "y", "z"], "a": [0, 1, 1], "b": [1, 0, 1], "note": ["p", "q", "r"]})
     res = compare.run(table_of(frame), compare.Options(baseline="a", candidate="b", item="item",
-                                                       resamples=100))
+                                                       resamples=1000))
     disc = res.table("discordant").frame
     assert list(disc["item"]) == ["x", "y"] and list(disc["result"]) == ["win", "loss"]
     assert list(disc["input:note"]) == ["p", "q"]

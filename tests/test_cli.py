@@ -22,7 +22,7 @@ EVERY_ANALYSIS = [
     ["ranking", EX / "ranking_seed.csv"],
     ["passk", EX / "passk_counts.csv"],
     ["aggregate", EX / "multilingual.csv"],
-    ["compare", EX / "paired_14_to_5.csv", "--resamples", "500"],
+    ["compare", EX / "paired_14_to_5.csv", "--resamples", "1000"],
     ["cost", EX / "cost_latency.csv"],
     ["plan", "--rate", "0.8", "--n", "200", "--discordance", "0.1"],
 ]
@@ -124,3 +124,87 @@ def test_any_extension_is_read_as_delimited_text(cli, tmp_path):
     path.write_text("task;n;c\nt1;10;3\n", encoding="utf-8")
     out = cli("passk", path, "--k", "1")
     assert value(out, "pass@1")["value"] == pytest.approx(0.3)
+
+
+def test_one_line_keeps_a_message_on_one_line():
+    from workbench.cli.main import one_line
+
+    assert one_line("bad file\n  (from the library:\r\n line 2)") == "bad file (from the library: line 2)"
+    shown = one_line("cell '2\x85' and '\u2028' and '\x1b[31m'")
+    assert shown == "cell '2\\x85' and '\\u2028' and '\\x1b[31m'"
+    assert len(shown.splitlines()) == 1
+
+
+def test_a_cell_with_a_line_separator_is_quoted_on_one_line(capsys, tmp_path):
+    path = tmp_path / "odd.csv"
+    path.write_text("task,outcome\nt1,1\nt2,2\x85\n", encoding="utf-8")
+    err = _error(capsys, ["passk", path, "--task", "task", "--success", "outcome"])
+    assert "\\x85" in err and "line 3" in err
+
+
+def test_a_column_flag_with_a_control_character_is_one_line(capsys, tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("prediction,reference\na,a\n", encoding="utf-8")
+    err = _error(capsys, ["text", path, "--prediction", "\x0c"])
+    assert "\\x0c" in err
+
+
+@pytest.mark.parametrize("panel, word", [
+    ({"ranking": {"ks": None}}, "'ks'"),
+    ({"ranking": {"relevance_threshold": "x"}}, "'relevance_threshold'"),
+    ({"compare": {"resamples": "many"}}, "'resamples'"),
+    ({"compare": {"resamples": 10}}, "resamples"),
+    ({"plan": {"n": [1]}}, "'n'"),
+])
+def test_a_session_option_of_the_wrong_type_is_one_sentence(capsys, tmp_path, panel, word):
+    data = tmp_path / "d.csv"
+    data.write_text("item,baseline,candidate\na,1,0\n", encoding="utf-8")
+    session = tmp_path / "s.wbsession.json"
+    session.write_text(json.dumps({"input_path": str(data), "panels": panel}), encoding="utf-8")
+    err = _error(capsys, ["report", session, "-o", tmp_path / "r.xlsx"])
+    assert word in err
+    assert not (tmp_path / "r.xlsx").exists()
+
+
+@pytest.mark.parametrize("field, value", [("schema", "x"), ("sheet", [1]), ("roles", 5),
+                                          ("panels", {"plan": 3}), ("input_path", 7),
+                                          ("rule_changed_after_results", "yes")])
+def test_a_session_field_of_the_wrong_type_is_one_sentence(capsys, tmp_path, field, value):
+    session = tmp_path / "s.wbsession.json"
+    session.write_text(json.dumps({"panels": {"plan": {"rate": 0.5, "n": 10}}, field: value}),
+                       encoding="utf-8")
+    err = _error(capsys, ["report", session, "-o", tmp_path / "r.xlsx"])
+    assert f"'{field}'" in err
+
+
+def test_a_saved_whole_float_is_the_whole_number(tmp_path):
+    from workbench.analyses import compare, plan
+    from workbench.core.session import options_from_json
+
+    assert options_from_json(compare.Options, {"resamples": 2000.0}).resamples == 2000
+    assert type(options_from_json(plan.Options, {"n": 100.0}).n) is int
+
+
+def test_parse_ks_refuses_what_is_not_a_list_of_whole_numbers():
+    from workbench.analyses._common import parse_ks
+    from workbench.core.errors import OptionError
+
+    assert parse_ks(5) == (5,) and parse_ks([3, 1, 3]) == (1, 3) and parse_ks("10, 1") == (1, 10)
+    for bad in (None, [True], object(), "1,x", [1.5], [float("inf")]):
+        with pytest.raises(OptionError):
+            parse_ks(bad)
+
+
+def test_an_empty_report_name_is_refused_not_ignored(capsys, tmp_path):
+    err = _error(capsys, ["plan", "--rate", "0.5", "--n", "10", "--xlsx", ""])
+    assert ".xlsx" in err
+    rule = tmp_path / "r.toml"
+    rule.write_text('[rule]\nname = "x"\nbaseline = "baseline"\ncandidate = "candidate"\n'
+                    '[[condition]]\nmetric = "success"\nmax_drop = 0.5\n', encoding="utf-8")
+    err = _error(capsys, ["gate", rule, EX / "paired_14_to_5.csv", "--xlsx", ""])
+    assert ".xlsx" in err
+
+
+def test_a_typo_through_the_cli_entry_names_the_nearest_analysis(capsys):
+    err = _error(capsys, ["aggregat", EX / "multilingual.csv"])
+    assert "did you mean 'aggregate'?" in err and not err.startswith("workbench: workbench")

@@ -75,9 +75,9 @@ CASES = {
     "ratios": (binary_frame, lambda f: aggregate.run(table_of(f), aggregate.Options(
         numerator="num", denominator="den", unit="cluster"))),
     "compare": (binary_frame, lambda f: compare.run(table_of(f), compare.Options(
-        baseline="baseline", candidate="candidate", item="item", resamples=300, seed=7))),
+        baseline="baseline", candidate="candidate", item="item", resamples=1000, seed=7))),
     "compare-cluster": (binary_frame, lambda f: compare.run(table_of(f), compare.Options(
-        baseline="baseline", candidate="candidate", item="item", cluster="cluster", resamples=300))),
+        baseline="baseline", candidate="candidate", item="item", cluster="cluster", resamples=1000))),
     "cost": (binary_frame, lambda f: cost.run(table_of(f), cost.Options(
         system="system", success="candidate", cost="cost", latency="latency"))),
 }

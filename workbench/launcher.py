@@ -4,29 +4,141 @@
     workbench results.csv             start it with a file
     workbench ANALYSIS INPUT [flags]  run one analysis headless (see ``workbench --help``)
     workbench --self-test             check this installation end to end (offscreen)
+
+Deciding between the two is kept light (no pandas, no Qt): a first word that is neither a
+command nor an existing file is a typo (one sentence naming the nearest analysis, exit 2), and
+without a display the desktop is not started (one sentence, exit 2) instead of letting Qt abort.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
-from .cli.main import ANALYSES, COMMAND_MODULES
+from .cli.main import EXIT_INTERRUPTED, EXIT_USAGE, known_commands, one_line, quiet_warnings, \
+    unknown_word_sentence
 from .cli.main import main as cli_main
 
-HEADLESS = set(ANALYSES) | {m.removesuffix("_cmd") for m in COMMAND_MODULES} | {"-h", "--help", "--version"}
+HEADLESS = set(known_commands()) | {"-h", "--help", "--version"}
+
+#: Qt platform plug-ins that need no window system (anything else unknown is trusted too).
+_NEEDS = {"xcb": ("DISPLAY",), "wayland": ("WAYLAND_DISPLAY",), "wayland-egl": ("WAYLAND_DISPLAY",),
+          "wayland-brcm": ("WAYLAND_DISPLAY",)}
+
+
+def display_problem(environ=None, platform: str | None = None) -> str | None:
+    """Why the desktop workbench cannot open a window here, or None when it can (or may).
+
+    On Linux and other X11/Wayland systems a window needs ``DISPLAY`` or ``WAYLAND_DISPLAY``,
+    unless ``QT_QPA_PLATFORM`` names a plug-in that needs neither (offscreen, minimal, vnc,
+    eglfs, linuxfb...).  Windows and macOS always have their own.
+    """
+    env = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if platform.startswith(("win", "cygwin", "darwin")):
+        return None
+    chosen = [part.split(":")[0].strip().lower()
+              for part in env.get("QT_QPA_PLATFORM", "").split(";") if part.strip()]
+    candidates = chosen or ["xcb", "wayland"]  # Qt's own choice when none is set
+    unreachable = None
+    for name in candidates:
+        needs = _NEEDS.get(name, ())
+        if not needs:
+            return None
+        if not any(env.get(var) for var in needs):
+            continue
+        if name == "xcb" and not x_display_reachable(env["DISPLAY"]):
+            unreachable = env["DISPLAY"]
+            continue
+        return None
+    if unreachable is not None:
+        return f"no display found (the X display '{unreachable}' of DISPLAY does not answer)"
+    return "no display found"
+
+
+def x_display_reachable(display: str, timeout: float = 2.0) -> bool:
+    """Whether the X server of ``display`` accepts a connection (a socket, no X library):
+    ``:N``/``unix:N`` is the local socket /tmp/.X11-unix/XN (or its abstract twin), ``host:N``
+    is TCP port 6000 + N; a value that is not ``[HOST]:N[.SCREEN]`` is no display.  A
+    protocol or path form (with a ``/``) is left to Qt."""
+    import re
+    import socket
+
+    if "/" in display:
+        return True  # a protocol ("tcp/host:0") or a socket path: let Qt decide
+    match = re.fullmatch(r"(?P<name>[^:]*):(?P<num>\d+)(?:\.\d+)?", display)
+    if match is None:
+        return False  # not HOST:N[.SCREEN]: no X library can connect to it
+    host, number = match.group("name"), int(match.group("num"))
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        for address in ("\0" + path, path):
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(timeout)
+                    sock.connect(address)
+                return True
+            except OSError:
+                continue
+        return False
+    try:
+        with socket.create_connection((host, 6000 + number), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _no_display_sentence(argv: list[str], problem: str) -> str:
+    target = argv[0] if argv else "results.csv"
+    if " " in target or not target:
+        target = f"'{target}'"
+    return (f"{problem}: run an analysis headless, e.g. 'workbench compare {target} --baseline A "
+            f"--candidate B' (see 'workbench --help'), or start it on a desktop.")
+
+
+def _gui_argument_problem(argv: list[str]) -> str | None:
+    """A sentence when the arguments cannot start the desktop workbench, else None."""
+    if not argv:
+        return None
+    first = argv[0]
+    if first.startswith("-") and first != "-":
+        return (f"unknown option '{first}'; the analyses and their options are listed by "
+                f"'workbench --help'.")
+    if not os.path.exists(first):
+        return unknown_word_sentence(first)
+    if len(argv) > 1:
+        return (f"'workbench {first}' opens the file in the desktop workbench and takes no "
+                f"flags; to run an analysis on it, name the analysis first, e.g. 'workbench "
+                f"compare {first} {' '.join(argv[1:])}'.")
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
+    program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "--self-test":  # the installation's end-to-end check (offscreen GUI)
-        from .ui.selftest import main as selftest_main
+    if sys.platform == "darwin":  # a process serial number from an old Finder, not an argument
+        argv = [a for a in argv if not a.startswith("-psn_")]
+    try:
+        if argv and argv[0] == "--self-test":  # the installation's end-to-end check (offscreen GUI)
+            from .ui.selftest import main as selftest_main
 
-        return selftest_main(argv[1:])
-    if argv and argv[0] in HEADLESS:
-        return cli_main(argv)
-    from .ui import main as gui_main  # Qt is imported only on this path
+            return selftest_main(argv[1:])
+        if argv and argv[0] in HEADLESS:
+            if program:  # as the cli's own main() does when it is the program
+                quiet_warnings()
+            return cli_main(argv)
+        problem = _gui_argument_problem(argv) or display_problem()
+        if problem and problem.startswith("no display found"):
+            problem = _no_display_sentence(argv, problem)
+        if problem:
+            print(f"workbench: {one_line(problem)}", file=sys.stderr)
+            return EXIT_USAGE
+        from .ui import main as gui_main  # Qt is imported only on this path
 
-    return gui_main(argv)
+        return gui_main(argv)
+    except KeyboardInterrupt:
+        print("workbench: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -24,7 +24,7 @@ EVERY_ANALYSIS = [
     ["passk", EX / "passk_counts.csv", "--k", "1,3,5"],
     ["aggregate", EX / "simpson.csv", "--outcome", "correct", "--group", "segment", "--version", "version"],
     ["compare", EX / "paired_14_to_5.csv", "--baseline", "baseline", "--candidate", "candidate",
-     "--item", "item_id", "--resamples", "500"],
+     "--item", "item_id", "--resamples", "1000"],
     ["cost", EX / "cost_latency.csv", "--latency", "latency_s"],
     ["plan", "--rate", "0.8", "--n", "100", "--discordance", "0.15"],
 ]
@@ -85,7 +85,7 @@ def session(tmp_path):
     shutil.copy(EX / "paired_14_to_5.csv", data)
     s = Session(input_path="paired.csv", input_sha256=load_table(data).sha256)  # relative: beside the session
     s.panels = {
-        "compare": {"baseline": "baseline", "candidate": "candidate", "item": "item_id", "resamples": 500},
+        "compare": {"baseline": "baseline", "candidate": "candidate", "item": "item_id", "resamples": 1000},
         "aggregate": {"outcome": "candidate", "group": "conversation"},
         "plan": {"rate": 0.8, "n": 200, "discordance": 0.1},
     }
@@ -109,7 +109,7 @@ def test_report_command_runs_every_panel(capsys, session, tmp_path):
     # the same numbers as the analysis run directly with the saved options
     table = load_table(data)
     direct = REGISTRY["compare"].run(table, REGISTRY["compare"].Options(
-        baseline="baseline", candidate="candidate", item="item_id", resamples=500))
+        baseline="baseline", candidate="candidate", item="item_id", resamples=1000))
     ws = values["compare"]
     assert lines_of(ws, "Signature") == [direct.signature]
     header = find_table(ws, "All results (the records printed by --json)",
@@ -168,7 +168,7 @@ def test_session_without_panels_and_with_unknown_panels(capsys, tmp_path):
     save_session(s, tmp_path / "empty.json")
     code, _, err = _run(capsys, ["report", tmp_path / "empty.json", "-o", tmp_path / "r.xlsx"])
     assert code == 2 and "has no saved analysis" in err
-    s.panels = {"compare": {"resamples": 200}, "telepathy": {}}
+    s.panels = {"compare": {"resamples": 1000}, "telepathy": {}}
     save_session(s, tmp_path / "odd.json")
     code, stdout, err = _run(capsys, ["report", tmp_path / "odd.json", "-o", tmp_path / "r.xlsx"])
     assert code == 0 and "'telepathy' is not an analysis this workbench knows" in err

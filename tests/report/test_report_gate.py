@@ -38,7 +38,7 @@ def gate_result(verdict="FAIL", changed=True, card=CARD):
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     compare, table = run_example("compare", "paired_14_to_5.csv",
-                                 dict(baseline="baseline", candidate="candidate", resamples=500))
+                                 dict(baseline="baseline", candidate="candidate", resamples=1000))
     path = tmp_path_factory.mktemp("gate") / "gate.xlsx"
     gate = gate_result()
     write_report(path, [compare, gate], source=table, title="Release 4.2 review")  # gate given last

@@ -173,7 +173,7 @@ def test_hostile_analysis_names_and_duplicates_in_a_report(tmp_path):
 def earlier(tmp_path):
     """A folder holding an earlier report, and its bytes."""
     result, table = run_example("compare", "paired_14_to_5.csv",
-                                dict(baseline="baseline", candidate="candidate", resamples=200))
+                                dict(baseline="baseline", candidate="candidate", resamples=1000))
     path = tmp_path / "report.xlsx"
     write_report(path, [result], source=table)
     return path, path.read_bytes(), result, table
@@ -297,7 +297,7 @@ def test_refuses_to_overwrite_the_input(tmp_path):
     book = tmp_path / "results.xlsx"
     pd.DataFrame({"item_id": ["a", "b"], "baseline": [1, 0], "candidate": [1, 1]}).to_excel(book, index=False)
     table = load_table(book)
-    result = REGISTRY["compare"].run(table, REGISTRY["compare"].Options(resamples=100))
+    result = REGISTRY["compare"].run(table, REGISTRY["compare"].Options(resamples=1000))
     before = book.read_bytes()
     with pytest.raises(WorkbenchError, match="would overwrite the input file"):
         write_report(book, [result], source=table)

@@ -48,14 +48,19 @@ def parse_ks(ks, name: str = "k") -> tuple[int, ...]:
     if isinstance(ks, str):
         parts = [p.strip() for p in ks.split(",") if p.strip()]
     else:
-        parts = list(ks)
+        try:
+            parts = [ks] if isinstance(ks, (int, float)) else list(ks)
+        except TypeError:
+            raise OptionError(f"`{name}` must be whole numbers separated by commas; got {name}={ks!r}.") from None
     out = []
     for p in parts:
         try:
+            if isinstance(p, bool):
+                raise ValueError
             k = int(p)
             if float(p) != k:
                 raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise OptionError(f"`{name}` must be whole numbers separated by commas; got {name}={ks!r}.") from None
         if k < 1:
             raise OptionError(f"`{name}` must be >= 1; got {name}={k}.")

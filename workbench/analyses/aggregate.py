@@ -21,6 +21,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_binary, to_float, to_text
 from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
 from ..metrics.intervals import wilson_interval
+from . import _checks
 from ._common import Resolver, base_signature
 
 NAME = "aggregate"
@@ -56,7 +57,13 @@ def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[n
         return values, False
 
 
+def check_options(options: Options) -> None:
+    """Every option's type, before any work (an :class:`OptionError` sentence)."""
+    _checks.columns(options, ("outcome", "group", "version", "numerator", "denominator", "unit"))
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    check_options(options)
     res = Resolver(table)
     if options.numerator or options.denominator:
         if not (options.numerator and options.denominator):
@@ -169,12 +176,35 @@ def _ratio_form(table, options, res) -> AnalysisResult:
     den = to_float(table, den_col, min_value=0)
     units = to_text(table, unit_col) if unit_col else [str(table.line_of(i)) for i in range(len(num))]
     frame = pd.DataFrame({"unit": units, "numerator": num, "denominator": den})
+    if unit_col:
+        _note_repeated_units(table, frame, unit_col, res.notes)
     per_unit = frame.groupby("unit", sort=False).sum().reset_index()
     pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
     with np.errstate(invalid="ignore", divide="ignore"):
         per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"].where(per_unit["denominator"] != 0)
     return _ratio_result(table, res.notes, per_unit, pooled, mean, used, zero,
                          float(per_unit["denominator"].sum()), "ratio", unit_col)
+
+
+def _note_repeated_units(table, frame: pd.DataFrame, unit_col: str, notes: list[str]) -> None:
+    """The ratio form sums the rows of a unit into one ratio: say so when a unit id repeats,
+    naming the first repeated unit and its lines, and single out rows repeated whole."""
+    repeated = frame.duplicated(subset=["unit"], keep=False).to_numpy()
+    if not repeated.any():
+        return
+    first = frame["unit"].iloc[int(np.flatnonzero(repeated)[0])]
+    same = np.flatnonzero((frame["unit"] == first).to_numpy())
+    units = int(frame.loc[repeated, "unit"].nunique())
+    which = "1 unit id" if units == 1 else f"{units} unit ids"
+    notes.append(f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
+                 f"than one row ({int(repeated.sum())} rows; unit '{first}' on "
+                 f"{table.describe_rows(same)}): each unit's numerators and denominators are "
+                 f"summed into one ratio, so the mean of ratios counts it once.")
+    whole = frame.duplicated(keep=False).to_numpy()
+    if whole.any():
+        notes.append(f"{int(whole.sum())} rows repeat another row exactly (the same unit, numerator "
+                     f"and denominator; for example {table.describe_rows(np.flatnonzero(whole))}); "
+                     f"if they are copies, remove them: summed, they count twice.")
 
 
 def _unit_form(table, options, res) -> AnalysisResult:
@@ -203,7 +233,8 @@ def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, fo
                record("mean_of_ratios", mean, n=used))
     sig = base_signature(NAME)
     sig.update({"form": form, "pooled": "sum(num)/sum(den)", "mean": "mean(num/den)",
-                "den=0": "excluded-from-mean", "unit": "column" if unit_col else "row"})
+                "den=0": "excluded-from-mean", "unit": "column" if unit_col else "row",
+                "rows-per-unit": "summed"})
     summary = pd.DataFrame([
         {"measure": "pooled ratio", "value": pooled, "numerator": per_unit["numerator"].sum(),
          "denominator": per_unit["denominator"].sum(), "units": len(per_unit)},

@@ -133,9 +133,17 @@ def _pair_long(table: LoadedTable, options: Options, res: Resolver) -> Paired:
                   b["row"].to_numpy(), base, cand, "long")
 
 
+def check_options(options: Options) -> None:
+    """Before any work: 1,000 to 1,000,000 resamples (fewer give a noisy interval; the samples
+    are kept, so more would size memory by an option), a seed from 0 to 2^32 - 1."""
+    from ._checks import whole
+
+    whole("resamples", options.resamples, 1_000, 1_000_000)
+    whole("seed", options.seed, 0, 2**32 - 1)
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    if int(options.resamples) < 1:
-        raise OptionError(f"`resamples` must be >= 1; got resamples={options.resamples}.")
+    check_options(options)
     res = Resolver(table)
     pair = pair_up(table, options, res)
     notes = res.notes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +13,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_binary, to_float, to_text
 from ..metrics import cost as cm
 from ..metrics.intervals import wilson_interval
+from . import _checks
 from ._common import Resolver, base_signature
 
 NAME = "cost"
@@ -43,8 +45,19 @@ def latency_ecdf(latency: np.ndarray, codes: np.ndarray, labels: list[str]) -> p
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["system", "latency", "fraction"])
 
 
+def check_options(options: Options) -> None:
+    """Every option's type and range, before any work (an :class:`OptionError` sentence)."""
+    _checks.columns(options, ("system", "success", "cost", "latency"))
+    _checks.choice("percentile_method", options.percentile_method, tuple(cm.PERCENTILE_METHODS))
+
+
+def _same_cost(a: float, b: float) -> bool:
+    """Equal costs per request, up to the rounding of summing the same prices (1e-9 relative)."""
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    cm.percentiles([1.0], method=options.percentile_method)  # validate before any work
+    check_options(options)
     res = Resolver(table)
     sys_col = res.optional(options.system, "system", "--system")
     succ_col = res.required(options.success, "success", "--success")
@@ -91,32 +104,51 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         ecdf = latency_ecdf(lat, codes, labels)
     per_system = pd.DataFrame(rows)
 
-    # cheaper -> dearer, every pair
-    order = sorted(range(len(rows)), key=lambda i: (rows[i]["cost_per_request"], rows[i]["system"]))
+    # cheaper -> dearer, every pair; at the same cost per request, the more successful first
+    order = sorted(range(len(rows)), key=lambda i: (rows[i]["cost_per_request"],
+                                                    -rows[i]["success_rate"], rows[i]["system"]))
     pairs = []
     for a_pos, a in enumerate(order):
         for b in order[a_pos + 1:]:
             ra, rb = rows[a], rows[b]
-            price, dominated = cm.marginal_cost(ra["cost_per_request"], ra["success_rate"],
-                                                rb["cost_per_request"], rb["success_rate"])
+            same = _same_cost(ra["cost_per_request"], rb["cost_per_request"])
+            if same and rb["success_rate"] > ra["success_rate"]:  # sorted apart by rounding only
+                ra, rb = rb, ra
+            extra_cost = 0.0 if same else rb["cost_per_request"] - ra["cost_per_request"]
+            gain = rb["success_rate"] - ra["success_rate"]
+            if same:  # no price to pay: the less successful one is dominated, or they are alike
+                price, dominated = float("nan"), bool(gain < 0)
+            else:
+                price, dominated = cm.marginal_cost(ra["cost_per_request"], ra["success_rate"],
+                                                    rb["cost_per_request"], rb["success_rate"])
             pairs.append({"from": ra["system"], "to": rb["system"],
-                          "extra_cost_per_request": rb["cost_per_request"] - ra["cost_per_request"],
-                          "extra_success_rate": rb["success_rate"] - ra["success_rate"],
+                          "extra_cost_per_request": extra_cost,
+                          "extra_success_rate": gain,
                           "marginal_cost_per_success": price, "dominated": dominated})
             records.append(record("marginal_cost_per_success", price, from_=ra["system"],
                                   to=rb["system"], n=min(ra["requests"], rb["requests"])))
             records.append(record("dominated", dominated, from_=ra["system"], to=rb["system"]))
-            if dominated:
+            rates = f"{rb['success_rate']:.1%} vs {ra['success_rate']:.1%}"
+            if same and dominated:
+                notes.append(f"'{rb['system']}' costs the same per request as '{ra['system']}' "
+                             f"({rb['cost_per_request']:.4g}) and succeeds less often ({rates}): "
+                             f"it is dominated.")
+            elif same:
+                notes.append(f"'{ra['system']}' and '{rb['system']}' cost the same per request "
+                             f"({ra['cost_per_request']:.4g}) and succeed equally often "
+                             f"({ra['success_rate']:.1%}): neither is dominated, and there is no "
+                             f"extra success to price.")
+            elif dominated:
                 notes.append(f"'{rb['system']}' costs more per request than '{ra['system']}' "
                              f"({rb['cost_per_request']:.4g} vs {ra['cost_per_request']:.4g}) and "
-                             f"succeeds no more often ({rb['success_rate']:.1%} vs "
-                             f"{ra['success_rate']:.1%}): it is dominated, so no price per extra "
-                             f"success is given.")
+                             f"succeeds no more often ({rates}): it is dominated, so no price per "
+                             f"extra success is given.")
     sig = base_signature(NAME)
     sig.update({
         "cps": "total-cost/successes", "cpr": "mean", "ci": "wilson-95",
         "pct": options.percentile_method if lat is not None else "none",
-        "marginal": "dcost/drate,cheaper->dearer,all-pairs", "units": "as-in-file",
+        "marginal": "dcost/drate,cheaper->dearer,all-pairs",
+        "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
     })
     fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "total_cost": "money",
            "cost_per_request": "money", "cost_per_success": "money", "requests": "int",

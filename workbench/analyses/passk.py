@@ -7,16 +7,20 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..core.errors import DataError
+from ..core.errors import DataError, OptionError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics import passk as pk
 from ..metrics.intervals import implied_per_try_rate
+from . import _checks
 from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks
 
 NAME = "passk"
 TITLE = "pass@k and pass^k"
+#: Most attempts one task may have in the counts form: the estimators multiply up to n factors
+#: per task, so this bounds their work and memory (per-attempt rows are bounded by the file).
+MAX_ATTEMPTS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,12 @@ def _counts(table: LoadedTable, options: Options, res: Resolver):
             if frac.size:
                 raise DataError(f"File '{table.name}', column '{col}' must hold whole numbers of "
                                 f"attempts; found {vals[frac[0]]:g} on line {table.line_of(frac[0])}.")
+        big = np.flatnonzero(n > MAX_ATTEMPTS)
+        if big.size:
+            raise DataError(f"File '{table.name}', column '{n_col}' has {big.size} task(s) with more "
+                            f"than {MAX_ATTEMPTS:,} attempts (for example {n[big[0]]:g} on line "
+                            f"{table.line_of(big[0])}); the attempts per task must be at most "
+                            f"{MAX_ATTEMPTS:,}.")
         bad = np.flatnonzero(c > n)
         if bad.size:
             raise DataError(f"File '{table.name}' has {bad.size} task(s) with more passes than "
@@ -77,8 +87,26 @@ def _counts(table: LoadedTable, options: Options, res: Resolver):
     return out, "attempts"
 
 
-def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+def check_options(options: Options) -> tuple[int, ...]:
+    """Every option's type and range, before any work; returns the values of k."""
+    _checks.columns(options, ("task", "n", "correct", "success", "system"))
     ks = parse_ks(options.ks)
+    if ks[-1] > MAX_ATTEMPTS:
+        raise OptionError(f"Every `k` must be a whole number from 1 to {MAX_ATTEMPTS:,} (the most "
+                          f"attempts a task may have); got k={ks[-1]}.")
+    return ks
+
+
+def _estimate(fn, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """``fn(n, c, k)`` per task, NaN where n < k; a k above every n does no work at all, so
+    memory follows the data, never the value of k."""
+    if n.size == 0 or k > int(n.max()):
+        return np.full(n.shape, np.nan)
+    return fn(n, c, k)
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    ks = check_options(options)
     res = Resolver(table)
     counts, form = _counts(table, options, res)
     progress.advance(0.3, "estimating")
@@ -88,8 +116,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     c_all = counts["c"].to_numpy()
     per_task = counts.copy()
     for k in ks:
-        per_task[f"pass@{k}"] = pk.pass_at_k(n_all, c_all, k)
-        per_task[f"pass^{k}"] = pk.pass_hat_k(n_all, c_all, k)
+        per_task[f"pass@{k}"] = _estimate(pk.pass_at_k, n_all, c_all, k)
+        per_task[f"pass^{k}"] = _estimate(pk.pass_hat_k, n_all, c_all, k)
     records, summary_rows, notes = [], [], list(res.notes)
     for label in systems:
         progress.check_cancelled()
@@ -99,8 +127,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         for k in ks:
             ok = n >= k
             used = int(ok.sum())
-            unb = pk.pass_at_k(n, c, k)[ok]
-            unb_hat = pk.pass_hat_k(n, c, k)[ok]
+            unb = _estimate(pk.pass_at_k, n, c, k)[ok]
+            unb_hat = _estimate(pk.pass_hat_k, n, c, k)[ok]
             naive = pk.naive_pass_at_k(n, c, k)[ok]
             naive_hat = pk.naive_pass_hat_k(n, c, k)[ok]
             row = {

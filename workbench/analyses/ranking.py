@@ -71,6 +71,9 @@ def _check(options: Options) -> tuple[int, ...]:
     return parse_ks(options.ks)
 
 
+check_options = _check  # the command line checks every option before reading the input
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     ks = _check(options)
     res = Resolver(table)

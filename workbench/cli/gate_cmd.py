@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             changed = True
             extra_notes.append(f"The rule file's sha256 ({rule.sha256[:12]}...) differs from the "
                                f"registered one ({given[:12]}...).")
-    writer = _report_writer() if args.xlsx else None
+    writer = _report_writer() if args.xlsx is not None else None
     tables = [load_table(path, sheet=args.sheet if _is_workbook(path) else None, progress=progress)
               for path in args.inputs]
     result = evaluate(rule, tables, rule_changed_after_results=changed, progress=progress)

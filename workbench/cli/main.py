@@ -3,8 +3,9 @@
     workbench ANALYSIS INPUT [flags]  run text, ranking, passk, aggregate, compare or cost
     workbench plan [flags]            planning, no input file
 
-Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback), 130 interrupted
-(Ctrl-C), 143 terminated (SIGTERM while a report was written).
+Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback), 130 when
+interrupted (Ctrl-C), 143 terminated (SIGTERM while a report was written).  Every option is
+checked (type and range) before the input is read.
 """
 
 from __future__ import annotations
@@ -22,9 +23,7 @@ ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
 COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd")
-EXIT_OK, EXIT_USAGE = 0, 2
-#: Ctrl-C, as a shell reports it (128 + SIGINT)
-EXIT_INTERRUPTED = 130
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 
 class UsageError(WorkbenchError):
@@ -32,14 +31,43 @@ class UsageError(WorkbenchError):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one sentence, no usage dump
-        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help').")
+    def error(self, message: str):  # one sentence, no usage dump; main() adds "workbench: "
+        if message.startswith("argument analysis: invalid choice"):
+            word = message.split("'")[1] if message.count("'") >= 2 else ""
+            raise UsageError(unknown_word_sentence(word))
+        raise UsageError(f"{message} (see '{self.prog} --help').")
+
+
+def known_commands() -> list[str]:
+    """The first words the command line knows: the analyses, then the other subcommands."""
+    return list(ANALYSES) + [name.removesuffix("_cmd") for name in COMMAND_MODULES]
+
+
+def unknown_word_sentence(word: str) -> str:
+    """One sentence for a first word that is neither a command nor a file: the nearest name."""
+    import difflib
+
+    names = known_commands()
+    word = escape_controls(word)
+    close = difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.6)
+    listed = f"analyses and commands: {', '.join(names)}; see 'workbench --help'"
+    if close:
+        return (f"'{word}' is neither an analysis nor an existing file: did you mean "
+                f"'{close[0]}'? ({listed})")
+    return f"'{word}' is neither an analysis nor an existing file ({listed})."
 
 
 def build_parser() -> argparse.ArgumentParser:
     top = _Parser(prog="workbench", description="Eval Workbench: evaluation numbers with their "
-                  "denominators and conventions.")
+                  "denominators and conventions.  'workbench' alone starts the desktop workbench, "
+                  "'workbench FILE' starts it on a file; 'workbench ANALYSIS INPUT [flags]' runs "
+                  "one analysis headless.",
+                  epilog="Exit status: 0 success, 2 a usage or data error (one sentence on "
+                         "stderr), 130 interrupted; gate: 1 FAIL, 3 INCONCLUSIVE.")
     top.add_argument("--version", action="version", version=f"workbench {__version__}")
+    top.add_argument("--self-test", action="store_true",
+                     help="check this installation end to end (offscreen, a few seconds; every "
+                          "example and the report); exit 0 = fine")
     sub = top.add_subparsers(dest="analysis", required=True, parser_class=_Parser)
 
     def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
@@ -165,6 +193,9 @@ def run_cli(argv: list[str]) -> int:
             return command.run(args)
     module = REGISTRY[args.analysis]
     options = _options(module, args)
+    check = getattr(module, "check_options", None)
+    if check is not None:  # every option, before the input is read
+        check(options)
     progress = TextProgress() if args.progress else NULL_PROGRESS
     if args.analysis == "plan":
         result = module.run(None, options, progress)
@@ -175,7 +206,7 @@ def run_cli(argv: list[str]) -> int:
         options, role_notes = with_roles(options, table)  # the roles a format suggests (TREC, Inspect...)
         result = module.run(table, options, progress)
         result = _with_input(result, " ".join(args.input), table.notes + tuple(role_notes))
-    if args.xlsx:
+    if args.xlsx is not None:  # an empty name is refused by the writer, never ignored
         from ..report import write_report
 
         write_report(args.xlsx, [result], source=None if args.analysis == "plan" else table)
@@ -233,15 +264,21 @@ def render_text(result) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one headless command; returns the exit status."""
+    if argv is None:
+        quiet_warnings()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return run_cli(argv)
     except WorkbenchError as err:
-        print(f"workbench: {err}", file=sys.stderr)
+        print(f"workbench: {one_line(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (a report being written is removed)
         print("workbench: interrupted.", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except MemoryError:
+        print("workbench: there is not enough memory for this input; try a smaller file or a "
+              "machine with more memory.", file=sys.stderr)
+        return EXIT_USAGE
     except SystemExit as exit_:  # --help / --version; SIGTERM while a report was written
         if getattr(exit_, "signum", None) is not None:
             print("workbench: terminated.", file=sys.stderr)
@@ -251,6 +288,33 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def quiet_warnings() -> None:
+    """As a program, print no library warnings (each would be more lines on stderr around the
+    one sentence; what matters to the user is a note on the result); ``-W`` or
+    ``PYTHONWARNINGS`` still show them."""
+    import warnings
+
+    if not sys.warnoptions:
+        warnings.simplefilter("ignore")
+
+
+def one_line(text: str) -> str:
+    """A message on one line: line breaks pasted in from a library become one space each; any
+    other control or line-separating character (from a quoted cell, say: U+0085, U+2028, ESC)
+    is shown escaped, so it can neither break the line nor drive the terminal."""
+    import re
+
+    return escape_controls(re.sub(r"[ \t]*(?:\r\n|\r|\n)+[ \t]*", " ", text).strip())
+
+
+def escape_controls(text: str) -> str:
+    """Control and line-separating characters as escapes (``\\r``, ``\\x85``); tabs kept."""
+    import unicodedata
+
+    return "".join(ch if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Zl", "Zp")
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
     session = load_session(args.session)
     results, table, notes = session_results(session, args.session, progress)
     write_report(args.output, results, source=table, title=args.title, notes=notes)
+    for note in notes:  # after the work: an error is then the only line on stderr
+        if note.startswith("The session's panel"):
+            print(f"workbench: warning: {note}", file=sys.stderr)
     names = ", ".join(r.analysis for r in results if r.analysis != "gate")
     gates = [r for r in results if r.analysis == "gate"]
     results = [r for r in results if r.analysis != "gate"]
@@ -61,15 +64,14 @@ def session_results(session, session_path, progress=None):
                         f"and save the session again.")
     notes = [f"Analyses re-run from session '{os.path.abspath(session_path)}'."]
     unknown = [name for name in session.panels if name not in REGISTRY]
-    for name in unknown:
-        note = (f"The session's panel '{name}' is not an analysis this workbench knows; it is "
-                f"left out of the report.")
-        notes.append(note)
-        print(f"workbench: warning: {note}", file=sys.stderr)
     panels = [name for name in session.panels if name in REGISTRY]
     if not panels:
         raise DataError(f"{where} has no analysis this workbench can run "
                         f"({', '.join(session.panels)}).")
+    for name in unknown:
+        note = (f"The session's panel '{name}' is not an analysis this workbench knows; it is "
+                f"left out of the report.")
+        notes.append(note)
     table = None
     if any(name != "plan" for name in panels):
         table = _load_input(session, where, session_path, progress)

@@ -61,14 +61,83 @@ def options_to_json(options: Any) -> dict[str, Any]:
     return out
 
 
+class SessionOptionError(DataError, TypeError):
+    """A saved option of the wrong JSON type (a hand-edited or damaged session file)."""
+
+
+def _json_type_ok(annotation: str, value: Any) -> bool:
+    """Whether a saved JSON value fits an Options field's annotation (as written in its module:
+    ``str | None``, ``float``, ``int``, ``bool``, ``tuple[int, ...]``)."""
+    kinds = {part.strip() for part in _annotation_text(annotation).split("|")}
+    if value is None:
+        return "None" in kinds
+    if isinstance(value, bool):
+        return "bool" in kinds
+    if isinstance(value, str):
+        return "str" in kinds or any(k.startswith("tuple") for k in kinds)
+    if isinstance(value, int):
+        return bool(kinds & {"int", "float"}) or any(k.startswith("tuple") for k in kinds)
+    if isinstance(value, float):
+        return "float" in kinds or ("int" in kinds and value.is_integer())
+    if isinstance(value, list):
+        return any(k.startswith("tuple") for k in kinds)
+    return False
+
+
+def _annotation_text(annotation) -> str:
+    """``"float"`` for ``float`` or the string ``"float"``; ``"str | None"`` for either form."""
+    if isinstance(annotation, str):
+        return annotation
+    return getattr(annotation, "__name__", None) if isinstance(annotation, type) else str(annotation)
+
+
 def options_from_json(options_cls: type, data: dict[str, Any]):
     known = {f.name: f for f in fields(options_cls)}
     kwargs = {}
     for name, v in data.items():
         if name not in known:
             continue  # an option that no longer exists: ignore it
+        if not _json_type_ok(known[name].type, v):
+            raise SessionOptionError(f"option '{name}' must be {_describe(known[name].type)}; "
+                                     f"got {json.dumps(v)[:40]}")
+        if isinstance(v, float) and _annotation_text(known[name].type).split("|")[0].strip() == "int":
+            v = int(v)  # 10000.0 written by another tool: the whole number it is
         kwargs[name] = tuple(v) if isinstance(v, list) else v
     return options_cls(**kwargs)
+
+
+def _describe(annotation: str) -> str:
+    kinds = [part.strip() for part in _annotation_text(annotation).split("|")]
+    words = {"str": "text", "float": "a number", "int": "a whole number", "bool": "true or false",
+             "None": "null"}
+    return " or ".join(words.get(k, "a list of whole numbers" if k.startswith("tuple") else k)
+                       for k in kinds)
+
+
+#: The JSON type each field must have (None is allowed for every optional text field).
+_TEXT_FIELDS = ("input_path", "input_sha256", "sheet", "rule_text", "rule_sha256",
+                "rule_registered_at", "results_first_shown_at", "current_panel")
+
+
+def _check_types(data: dict[str, Any], path) -> None:
+    """One sentence for a field of the wrong JSON type (a hand-edited or damaged file)."""
+    def bad(name: str, what: str) -> DataError:
+        return DataError(f"Session file '{path}': '{name}' must be {what}; got "
+                         f"{json.dumps(data[name])[:40]}.")
+
+    for name in _TEXT_FIELDS:
+        if data.get(name) is not None and not isinstance(data[name], str):
+            raise bad(name, "text or null")
+    if "schema" in data and (isinstance(data["schema"], bool) or not isinstance(data["schema"], int)):
+        raise bad("schema", "a whole number")
+    if "rule_changed_after_results" in data and not isinstance(data["rule_changed_after_results"], bool):
+        raise bad("rule_changed_after_results", "true or false")
+    if "roles" in data and not (isinstance(data["roles"], dict)
+                                and all(isinstance(v, str) for v in data["roles"].values())):
+        raise bad("roles", "an object from column names to role names")
+    if "panels" in data and not (isinstance(data["panels"], dict)
+                                 and all(isinstance(v, dict) for v in data["panels"].values())):
+        raise bad("panels", "an object from analysis names to objects of options")
 
 
 def _migrate(data: dict[str, Any]) -> dict[str, Any]:
@@ -94,6 +163,7 @@ def load_session(path: str | os.PathLike[str]) -> Session:
                         f"{err.colno}: {err.msg}).") from None
     if not isinstance(data, dict):
         raise DataError(f"Session file '{path}' must hold a JSON object.")
+    _check_types(data, path)
     data = _migrate(data)
     known = {f.name for f in fields(Session)}
     session = Session(**{k: v for k, v in data.items() if k in known})

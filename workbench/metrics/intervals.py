@@ -5,6 +5,9 @@ All functions are pure and vectorise over numpy arrays.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 #: Two-sided 95% normal quantile, ``scipy.stats.norm.ppf(0.975)`` (not 1.96).
@@ -68,9 +71,31 @@ def paired_mde(discordance, n, *, multiplier: float = MDE_MULTIPLIER):
 
 
 def items_needed_for_mde(discordance, mde, *, multiplier: float = MDE_MULTIPLIER):
-    """The MDE relation turned around: ``n = d * (2.8 / mde)^2``, rounded up."""
+    """The MDE relation turned around: the least n with ``2.8 sqrt(d / n) <= mde``, i.e.
+    ``n = ceil(d (2.8 / mde)^2)``.
+
+    The ceiling is taken exactly, in rational arithmetic on the decimal values the numbers
+    were written as (``repr`` of the float: 0.07 is 7/100, not the binary float near it), so
+    an exact integer is not pushed one up by rounding:
+
+    >>> int(items_needed_for_mde(0.07, 0.01))
+    5488
+    """
     d = np.asarray(discordance, dtype=float)
-    return np.ceil(d * (multiplier / np.asarray(mde, dtype=float)) ** 2)
+    t = np.asarray(mde, dtype=float)
+    _check_rate(d, "discordance")
+    _check_positive(t, "mde")
+    d, t = np.broadcast_arrays(d, t)
+    m = _exact(multiplier)
+    out = np.empty(d.shape, dtype=float)
+    for idx in np.ndindex(d.shape):
+        out[idx] = float(math.ceil(_exact(d[idx]) * m * m / (_exact(t[idx]) ** 2)))
+    return out
+
+
+def _exact(x) -> Fraction:
+    """The decimal a float was written as (its shortest repr), as an exact fraction."""
+    return Fraction(repr(float(x)))
 
 
 def implied_per_try_rate(pass_at_k, k):
