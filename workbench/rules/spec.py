@@ -511,8 +511,8 @@ class _Parser:
         test_default = "sign" if kind in (PAIRED, RANKING) else "none"
         test = self._choice(c, "test", TESTS[kind], place, sec, index, default=test_default)
         resamples = self._integer(c, "resamples", place, sec, index, default=DEFAULT_RESAMPLES)
-        if not 100 <= resamples <= MAX_RESAMPLES:
-            raise self.fail(place, f"key 'resamples' must be between 100 and {MAX_RESAMPLES:,} "
+        if not 1000 <= resamples <= MAX_RESAMPLES:
+            raise self.fail(place, f"key 'resamples' must be between 1,000 and {MAX_RESAMPLES:,} "
                             f"(10000 is usual); got {_show(resamples)}",
                             section=sec, index=index, key="resamples")
         seed = self._integer(c, "seed", place, sec, index, default=DEFAULT_SEED)
