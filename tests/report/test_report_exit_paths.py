@@ -20,7 +20,7 @@ from report_checks import EX, ROOT
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and resource limits")
 
 COMPARE = ["compare", "--baseline", "baseline", "--candidate", "candidate", "--item", "item_id",
-           "--resamples", "200"]
+           "--resamples", "1000"]
 
 
 def _env():
