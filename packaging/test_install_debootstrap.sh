@@ -116,8 +116,10 @@ check "MIME type registered (*.wbsession.json)" grep -q "x-workbench-session:\*\
 check "desktop entry handles the session MIME type" grep -q "application/x-workbench-session=.*workbench.desktop" "$ROOT/usr/share/applications/mimeinfo.cache"
 check "icon cache lists the icon" in_root sh -c 'test ! -f /usr/share/icons/hicolor/icon-theme.cache || grep -q eval-workbench /usr/share/icons/hicolor/icon-theme.cache'
 
-unresolved=$(in_root sh -c 'cd /opt/'"$PKG"'/_internal && LD_LIBRARY_PATH=$(find . -name "*.so*" -printf "/opt/'"$PKG"'/_internal/%h\n" | sort -u | tr "\n" ":") \
-  find /opt/'"$PKG"' -type f \( -name "*.so*" -o -name workbench \) -exec sh -c "ldd \"\$1\" 2>/dev/null | grep \"not found\" | sed \"s|^|\$1: |\"" _ {} \;' | sort -u)
+# one ldd for many files (a process per file took a minute); ldd heads each file's list "FILE:"
+unresolved=$(in_root sh -c 'cd /opt/'"$PKG"'/_internal && export LD_LIBRARY_PATH=$(find . -name "*.so*" -printf "/opt/'"$PKG"'/_internal/%h\n" | sort -u | tr "\n" ":") &&
+  find /opt/'"$PKG"' -type f \( -name "*.so*" -o -name workbench \) -print0 | xargs -0 ldd 2>/dev/null \
+  | awk "/^\\// && /:\$/ {f=\$0} /not found/ {print f \" \" \$0}"' | sort -u)
 if [ -n "$unresolved" ]; then echo "$unresolved" | head -20; fi
 check "every shared library of the bundle resolves in the clean root" test -z "$unresolved"
 
