@@ -172,3 +172,19 @@ def test_from_a_bundle_the_resources_come_from_the_bundle(tmp_path, monkeypatch)
     (fake / "rules").rmdir()
     with pytest.raises(examples_cmd.OptionError, match="incomplete"):
         examples_cmd.copy_examples(tmp_path / "out2")
+
+
+def test_a_folder_that_cannot_be_written_is_one_sentence(tmp_path, wb, monkeypatch):
+    import shutil
+
+    def refuse(src, dst, *a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(shutil, "copyfile", refuse)
+    proc = wb("examples", tmp_path / "ro")
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert "Could not write '" in lines[0] and "Permission denied" in lines[0]
+    assert "choose a folder you can write to" in lines[0]
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]  # no .part left behind

@@ -101,10 +101,18 @@ def copy_examples(target: Path, overwrite: bool = False,
         if rel in same:
             continue
         dest = target / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(dest.name + ".part")
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dest)
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, dest)
+        except OSError as err:
+            if tmp.parent.is_dir():
+                tmp.unlink(missing_ok=True)
+            done = f" ({len(written)} file{'s' if len(written) != 1 else ''} copied before it)" \
+                if written else ""
+            raise OptionError(f"Could not write '{dest}': {err.strerror or err}{done}; choose a "
+                              f"folder you can write to (workbench examples DIR).") from None
         written.append(rel)
     return written, same
 
