@@ -24,6 +24,7 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from ..core.errors import OptionError
@@ -101,14 +102,17 @@ def copy_examples(target: Path, overwrite: bool = False,
         if rel in same:
             continue
         dest = target / rel
-        tmp = dest.with_name(dest.name + ".part")
+        tmp = None
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+            os.close(fd)  # a new name of its own: no file of the user's is touched
             shutil.copyfile(src, tmp)
+            os.chmod(tmp, 0o644)  # mkstemp's 0600 would make them private
             os.replace(tmp, dest)
         except OSError as err:
-            if tmp.parent.is_dir():
-                tmp.unlink(missing_ok=True)
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
             done = f" ({len(written)} file{'s' if len(written) != 1 else ''} copied before it)" \
                 if written else ""
             raise OptionError(f"Could not write '{dest}': {err.strerror or err}{done}; choose a "
