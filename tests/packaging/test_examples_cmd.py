@@ -61,8 +61,12 @@ def test_copies_the_examples_rules_and_sessions_byte_for_byte(tmp_path, wb):
     proc = wb("examples", tmp_path / "mine")
     assert proc.returncode == 0, proc.stderr
     assert copied(tmp_path / "mine") == want
-    assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "mine").rglob("*") if p.is_file()} \
-        == {"0o644"}
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {p.stat().st_mode & 0o777 for p in (tmp_path / "mine").rglob("*") if p.is_file()} \
+        == {0o666 & ~umask}  # as any new file of the user's, not mkstemp's private 0600
     assert f"Copied {len(want)} files to {tmp_path / 'mine'}" in proc.stdout
     assert "3 example sessions" in proc.stdout
     assert proc.stderr == ""

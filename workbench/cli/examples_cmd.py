@@ -97,6 +97,8 @@ def copy_examples(target: Path, overwrite: bool = False,
         raise OptionError(f"'{first}'{more} already exists with other contents and was not "
                           f"replaced; nothing was copied: choose another folder "
                           f"(workbench examples DIR) or replace them with --overwrite.")
+    umask = os.umask(0)
+    os.umask(umask)
     written = []
     for src, rel in files:
         if rel in same:
@@ -108,7 +110,7 @@ def copy_examples(target: Path, overwrite: bool = False,
             fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
             os.close(fd)  # a new name of its own: no file of the user's is touched
             shutil.copyfile(src, tmp)
-            os.chmod(tmp, 0o644)  # mkstemp's 0600 would make them private
+            os.chmod(tmp, 0o666 & ~umask)  # as a new file gets (mkstemp's is 0600)
             os.replace(tmp, dest)
         except OSError as err:
             if tmp is not None and os.path.exists(tmp):
