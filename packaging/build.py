@@ -21,6 +21,7 @@ import argparse
 import gzip
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,9 +38,11 @@ ICONS = ROOT / "resources" / "icons"
 HICOLOR_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 
 #: What the bundle leaves to the system (see SYSTEM_LIBS in workbench.spec), as stock Debian 12
-#: package names (Ubuntu 24.04's t64 packages provide the same names).
+#: package names (Debian 13's and Ubuntu 24.04's t64 packages provide the same names).  The
+#: libc6 version is not written here: it is the highest GLIBC_x.y that a file of the bundle
+#: asks for (glibc_floor), so the .deb never claims an older system than the bundle runs on.
 DEPENDS = [
-    "libc6 (>= 2.36)",
+    "libgcc-s1",
     "libgl1", "libegl1", "libopengl0",
     "libx11-6", "libx11-xcb1", "libxcb1", "libxcb-cursor0", "libxcb-glx0", "libxcb-icccm4",
     "libxcb-image0", "libxcb-keysyms1", "libxcb-randr0", "libxcb-render0", "libxcb-render-util0",
@@ -51,10 +54,11 @@ DEPENDS = [
 RECOMMENDS = ["shared-mime-info", "desktop-file-utils", "hicolor-icon-theme"]
 
 #: Must never be in the bundle (test-only libraries; other Qt bindings; pyarrow, which the
-#: bundle replaces by fastparquet to stay small).
+#: bundle replaces by fastparquet to stay small; big optional imports of a development venv).
 FORBIDDEN = ("ranx", "numba", "llvmlite", "statsmodels", "pytrec_eval", "ir_datasets", "PyQt5",
              "PyQt6", "PySide2", "matplotlib", "pytest", "_pytest", "hypothesis", "seaborn",
-             "pyarrow")
+             "pyarrow", "botocore", "zstandard", "pydantic", "inspect_ai", "torch", "sympy",
+             "lm_eval", "sklearn", "transformers", "datasets")
 #: Must be in the bundle: its Parquet reader and what that needs (the `package` extra).
 REQUIRED = ("fastparquet", "cramjam")  # folders with binaries; fsspec is pure Python (in the PYZ)
 #: The bundle must stay under this many bytes unpacked (the issue's "~350 MB"; decimal MB).
@@ -134,6 +138,49 @@ def unresolved_libraries(bundle: Path) -> dict[str, set[str]]:
             if "=> not found" in line:
                 missing.setdefault(line.split()[0], set()).add(path.name)
     return missing
+
+
+def elf_files(bundle: Path) -> list[Path]:
+    """The program and every shared object of the bundle (no symlinks)."""
+    out = []
+    for path in [bundle / project.EXECUTABLE] + sorted((bundle / "_internal").rglob("*.so*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        with open(path, "rb") as fh:
+            if fh.read(4) == b"\x7fELF":
+                out.append(path)
+    return out
+
+
+def glibc_floor(bundle: Path) -> tuple[str, list[str]]:
+    """The highest glibc symbol version any ELF file of the bundle requires (its "Version
+    References", read with objdump), and the files that require it: the oldest glibc the bundle
+    can run on, whatever machine built it."""
+    best: tuple[int, ...] = (2, 2, 5)
+    users: list[str] = []
+    for path in elf_files(bundle):
+        out = subprocess.run(["objdump", "-p", str(path)], capture_output=True, text=True).stdout
+        versions = {tuple(int(x) for x in v.split("."))
+                    for v in re.findall(r"\bGLIBC_(\d+(?:\.\d+)+)\b", out)}
+        if not versions:
+            continue
+        top = max(versions)
+        if top > best:
+            best, users = top, [str(path.relative_to(bundle))]
+        elif top == best:
+            users.append(str(path.relative_to(bundle)))
+    return ".".join(map(str, best)), users
+
+
+def libstdcxx_dependency() -> str:
+    """The C++ runtime is the system's (SYSTEM_LIBS in the spec): at least the build machine's
+    upstream version, whose symbols the bundle was linked and checked against."""
+    ver = ""
+    if shutil.which("dpkg-query"):
+        ver = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libstdc++6"],
+                             capture_output=True, text=True).stdout.strip()
+    upstream = re.match(r"(?:\d+:)?(\d+(?:\.\d+)*)", ver)
+    return f"libstdc++6 (>= {upstream.group(1)})" if upstream else "libstdc++6"
 
 
 def dir_size(path: Path) -> int:
@@ -216,6 +263,10 @@ def build_deb(bundle: Path, dist: Path) -> Path:
     for script in ("postinst", "postrm"):
         _install(LINUX / script, debian / script, mode=0o755)
     installed_kib = (dir_size(stage) - dir_size(debian) + 1023) // 1024
+    floor, users = glibc_floor(bundle)
+    cxx = libstdcxx_dependency()
+    log(f"glibc floor {floor} (libc6 (>= {floor})), required by {len(users)} file(s): "
+        f"{', '.join(users[:6])}{' ...' if len(users) > 6 else ''}")
     maintainer = os.environ.get("DEB_MAINTAINER", project.MAINTAINER)
     control = "\n".join([
         f"Package: {project.PACKAGE}",
@@ -225,7 +276,7 @@ def build_deb(bundle: Path, dist: Path) -> Path:
         f"Architecture: {arch}",
         f"Maintainer: {maintainer}",
         f"Installed-Size: {installed_kib}",
-        f"Depends: {', '.join(DEPENDS)}",
+        f"Depends: {', '.join([f'libc6 (>= {floor})', cxx] + DEPENDS)}",
         f"Recommends: {', '.join(RECOMMENDS)}",
         f"Description: {project.NAME}: defensible evaluation numbers",
         " Takes a spreadsheet or CSV of per-item evaluation results and gives",
@@ -293,7 +344,7 @@ def _copyright() -> str:
         "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
         f"Upstream-Name: {project.NAME}\n\n"
         "Files: *\n"
-        f"Copyright: 2026 {project.NAME} developers\n"
+        f"Copyright: 2026 {project.MAINTAINER}\n"
         f"License: {project.LICENSE}\n\n"
         f"Files: opt/{project.PACKAGE}/_internal/*\n"
         "Copyright: the respective authors\n"

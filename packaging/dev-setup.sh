@@ -28,8 +28,19 @@ apt_install() {
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "dev-setup: installing $what:" "$@"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+    # wait for another apt/dpkg (unattended-upgrades, a second make) instead of failing at once:
+    # install waits for the dpkg lock itself (DPkg::Lock::Timeout); update does not wait for the
+    # package lists' lock (apt 2.6), so it is retried while that lock is what it reports
+    local APT_LOCK_TIMEOUT=${APT_LOCK_TIMEOUT:-600} waited=0 out
+    while ! out=$(apt-get -o DPkg::Lock::Timeout="$APT_LOCK_TIMEOUT" update -qq 2>&1); do
+      if [ "$waited" -lt "$APT_LOCK_TIMEOUT" ] && printf '%s' "$out" | grep -q "Could not get lock"; then
+        [ "$waited" -gt 0 ] || echo "dev-setup: another apt holds the package lists; waiting (up to ${APT_LOCK_TIMEOUT} s)"
+        sleep 5; waited=$((waited + 5))
+      else
+        printf '%s\n' "$out" >&2; return 1
+      fi
+    done
+    apt-get -o DPkg::Lock::Timeout="$APT_LOCK_TIMEOUT" install -y -qq --no-install-recommends "$@" >/dev/null
   else
     echo "dev-setup: $what are missing; run: sudo apt-get install -y $*" >&2
   fi

@@ -19,7 +19,11 @@ ICON_NAME = "eval-workbench"        # the icon theme name (hicolor)
 SESSION_MIME = "application/x-workbench-session"
 SESSION_GLOB = "*.wbsession.json"
 SUMMARY = "Evaluation numbers that can be defended, each with its denominator and conventions"
-MAINTAINER = "Eval Workbench maintainers <maintainers@eval-workbench.invalid>"  # placeholder: set DEB_MAINTAINER
+#: Who publishes it: the .deb's Maintainer, the Inno Setup script's AppPublisher (its #define
+#: Publisher) and the macOS Info.plist's copyright line.  The project has no contact address yet,
+#: so none is invented; when it has one, write it here as "Name <address>" (or set DEB_MAINTAINER
+#: for one build of the .deb).
+MAINTAINER = "Eval Workbench developers"
 HOMEPAGE = ""
 LICENSE = "MIT"
 

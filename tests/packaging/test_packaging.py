@@ -1,8 +1,10 @@
-"""The standalone build: PyInstaller bundle, its self-test, the .deb's metadata and contents, and
-(when run as root with debootstrap) an install into a clean Debian root.
+"""The standalone build: PyInstaller bundle, its self-test, the no-display message and
+`workbench examples` in the bundle, the .deb's metadata and contents, and (when run as root with
+debootstrap) an install into clean Debian 12 and Debian 13 roots, where the README's
+installed-use section is run as written.
 
-Slow (about 2 minutes: bundle ~50-60 s, self-test a few seconds, .deb ~35 s; the clean-root
-install adds ~30 s, ~60 s the first time).  Skipped when PyInstaller is not installed (it is the
+Slow (about 2 minutes: bundle ~50-60 s, self-test a few seconds, .deb ~35 s; each clean-root
+install adds ~1 minute, ~3 minutes the first time, when debootstrap runs).  Skipped when PyInstaller is not installed (it is the
 ``package`` extra: ``pip install -e '.[package]'``).
 """
 
@@ -78,6 +80,56 @@ def test_the_bundle_runs_the_command_line(built, examples):
     assert '"sign_test_p"' in proc.stdout
 
 
+def _without_display() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items()
+            if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+
+
+@pytest.mark.parametrize("args", [[], ["paired_14_to_5.csv"]], ids=["alone", "with a file"])
+def test_the_bundle_says_when_there_is_no_display(built, examples, args):
+    """`workbench` and `workbench FILE` without a display: one sentence and exit 2 (from a
+    checkout the launcher does the same), never Qt's abort (exit 134) with its misleading advice
+    to reinstall."""
+    exe = built["bundle"] / project.EXECUTABLE
+    proc = _run(exe, *[examples / a for a in args], env=_without_display(), timeout=120)
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no display" in lines[0].lower(), proc.stderr
+    assert "xcb" not in proc.stderr and "reinstall" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_the_bundle_copies_its_examples_and_the_printed_commands_work(built, tmp_path):
+    """`workbench examples DIR` from the bundle: the bundle's own resources, byte for byte, and
+    each printed command (run with the bundle's program) works in DIR."""
+    import shlex
+
+    exe = built["bundle"] / project.EXECUTABLE
+    target = tmp_path / "my examples"
+    proc = _run(exe, "examples", target, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    resources = built["bundle"] / "_internal" / "resources"
+    want = {p.relative_to(resources).as_posix(): p.read_bytes()
+            for folder in ("examples", "rules") for p in (resources / folder).iterdir() if p.is_file()}
+    got = {p.relative_to(target).as_posix(): p.read_bytes() for p in target.rglob("*") if p.is_file()}
+    assert got == want and "examples/paired_14_to_5.wbsession.json" in got
+    cmds = [ln.strip() for ln in proc.stdout.split("Try:\n", 1)[1].splitlines()
+            if ln.strip() and not ln.strip().startswith("#")]
+    assert shlex.split(cmds[0]) == ["cd", str(target)]
+    for cmd in cmds[1:]:
+        argv = shlex.split(cmd)
+        assert argv[0] == "workbench"
+        if cmd == cmds[-1]:  # the desktop workbench: no display here
+            run = _run(exe, *argv[1:], cwd=target, env=_without_display(), timeout=120)
+            assert run.returncode == 2 and "no display" in run.stderr.lower(), run.stderr
+        else:
+            run = _run(exe, *argv[1:], cwd=target, timeout=300)
+            assert run.returncode == 0, (cmd, run.stdout, run.stderr)
+    assert (target / "report.xlsx").stat().st_size > 0
+    again = _run(exe, "examples", target, timeout=120)
+    assert again.returncode == 0 and "nothing was copied" in again.stdout
+
+
 def test_the_bundle_holds_what_it_needs_and_nothing_test_only(built):
     internal = built["bundle"] / "_internal"
     for name in FORBIDDEN:
@@ -93,6 +145,7 @@ def test_the_bundle_holds_what_it_needs_and_nothing_test_only(built):
     assert len([e for e in examples if e.endswith(".wbsession.json")]) >= 3  # example sessions
     assert examples <= {p.name for p in (internal / "resources" / "examples").iterdir()}
     assert not list((internal / "PySide6" / "Qt" / "lib").glob("libQt6Qml*"))
+    assert not list(internal.glob("libstdc++.so*")) and not list(internal.glob("libgcc_s.so*"))
     assert (internal / "fastparquet").is_dir()  # its Parquet reader, in place of pyarrow
     size = sum(p.lstat().st_size for p in built["bundle"].rglob("*")
                if p.is_file() or p.is_symlink())  # as build.py counts: files, not folders
@@ -127,6 +180,14 @@ def test_deb_metadata(built):
     assert field["Package"] == project.PACKAGE
     assert field["Version"] == project.version()
     assert field["Architecture"] == "amd64"
+    assert field["Maintainer"] == project.MAINTAINER
+    # the C++ runtime is the system's: never the build machine's copy in the bundle
+    assert re.search(r"(^|, )libstdc\+\+6 \(>= \d+(\.\d+)*\)(,|$)", field["Depends"]), field["Depends"]
+    # the glibc floor: read from the bundle by build.py, and the one the README states
+    floor = re.search(r"libc6 \(>= ([\d.]+)\)", field["Depends"]).group(1)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"The floor is **glibc {floor}**" in readme and f"`libc6 (>= {floor})`" in readme
+    assert f"glibc floor {floor} (libc6 (>= {floor}))" in built["log"]
     depends = [d.strip().split()[0] for d in field["Depends"].split(",")]
     for pkg in ("libgl1", "libegl1", "libxkbcommon0", "libfontconfig1", "fonts-dejavu-core",
                 "libxcb-cursor0", "libdbus-1-3"):
@@ -170,12 +231,31 @@ def test_desktop_entry_is_valid():
     assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout + proc.stderr
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("debootstrap"),
+#: The Linux systems the README names as tested, each a clean root made by debootstrap.
+SUITES = {"bookworm": "Debian GNU/Linux 12", "trixie": "Debian GNU/Linux 13"}
+
+
+def test_the_readme_names_as_tested_what_is_tested():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme[readme.index("## Install"):]
+    claim = install[install.index("**Linux"):install.index(".**")]  # the bold first sentence
+    assert claim == ("**Linux (amd64): Debian 12 and Debian 13 are tested; Ubuntu 22.04 or later "
+                     "should work but is\nuntested")
+    assert [f"Debian GNU/Linux {n}" for n in re.findall(r"Debian (\d+)", claim)] == \
+        [name for name in SUITES.values()]  # every Debian named as tested has its clean root
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not (shutil.which("debootstrap") or os.path.exists("/usr/sbin/debootstrap")),
                     reason="installing into a clean Debian root needs root and debootstrap "
                            "(apt-get install debootstrap)")
-def test_install_into_a_clean_debian_root(built):
+@pytest.mark.parametrize("suite", list(SUITES))
+def test_install_into_a_clean_debian_root(built, suite):
     proc = _run("bash", ROOT / "packaging" / "test_install_debootstrap.sh", built["deb"],
-                timeout=1800)
+                "--suite", suite, timeout=1800)
+    print(proc.stdout[-3000:])  # shown with -s: the steps and their times
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+    assert f"({SUITES[suite]} (" in proc.stdout  # the system it really ran on
     assert "self-test passed" in proc.stdout
+    assert "ok   workbench alone, no display: exit 2 and one sentence saying so" in proc.stdout
+    assert "ok   README installed-use section" in proc.stdout
     assert "ok   purge left nothing behind" in proc.stdout

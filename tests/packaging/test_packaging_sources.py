@@ -129,3 +129,246 @@ def test_the_build_rejects_a_bundle_over_the_size_limit_or_with_pyarrow(tmp_path
     problems = build.check_bundle(arrow)
     assert any(p.startswith("pyarrow is in the bundle") for p in problems), problems
     assert any(p.startswith("fastparquet is missing") for p in problems), problems
+
+
+# -- one publisher, no invented address -----------------------------------------------------------
+def test_one_publisher_everywhere_and_no_placeholder_address():
+    who = project.MAINTAINER
+    assert who and ".invalid" not in who and "example" not in who and "@" not in who.split("<")[0]
+    if "<" in who:  # a real address, when the project has one: "Name <address>"
+        assert re.fullmatch(r"[^<>@]+ <[^<>@\s]+@[^<>@\s]+\.[a-z]+>", who), who
+    iss = (PACKAGING / "windows" / "workbench.iss").read_text(encoding="utf-8")
+    assert f'#define Publisher "{who}"' in iss and "AppPublisher={#Publisher}" in iss
+    assert "maintainers@" not in iss
+    spec = (PACKAGING / "workbench.spec").read_text(encoding="utf-8")
+    assert '"NSHumanReadableCopyright": f"{project.MAINTAINER}' in spec
+    build = (PACKAGING / "build.py").read_text(encoding="utf-8")
+    assert 'os.environ.get("DEB_MAINTAINER", project.MAINTAINER)' in build
+    for path in PACKAGING.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".iss", ".sh", ".md", ".spec", ".xml", ""):
+            assert "eval-workbench.invalid" not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+# -- Windows: the Inno Setup script, read by a parser ---------------------------------------------
+def _iss_lint():
+    import iss_lint  # packaging/ is on sys.path (above)
+
+    return iss_lint
+
+
+ISS = PACKAGING / "windows" / "workbench.iss"
+
+
+def test_the_inno_setup_script_parses_and_lints_clean():
+    lint = _iss_lint()
+    assert lint.lint(ISS) == []
+    script = lint.parse(ISS)
+    assert script.required_defines == {"AppVersion"}  # passed by iscc /DAppVersion=...
+    assert script.setup["PrivilegesRequired"] == "lowest"
+    assert script.setup["ChangesEnvironment"] == "yes"  # PATH changes reach new consoles
+    assert {e["Name"] for e in script.entries["Tasks"]} == {"desktopicon", "addtopath"}
+
+
+@pytest.mark.parametrize("change, complaint", [
+    (("ChangesEnvironment=yes", "ChangesEnviroment=yes"), "unknown [Setup] directive ChangesEnviroment"),
+    (("Flags: ignoreversion recursesubdirs", "Flags: ignoreversion recursesubdir"), "has no flag recursesubdir"),
+    (("Tasks: addtopath;", "Tasks: addtopth;"), "task addtopth is not declared"),
+    (('ValueData: "{olddata};{app}\\bin"', 'ValueData: "{olddata};{ap}\\bin"'), "unknown constant {ap}"),
+    (("{#AppExe}\"; Tasks: desktopicon", "{#AppExec}\"; Tasks: desktopicon"), "{#AppExec} is not #defined"),
+    (("Check: NeedsAddPath(", "Check: NeedAddPath("), "NeedAddPath is not a function in [Code]"),
+    (('Comment: "Evaluation numbers', 'Comment: "Evaluation ""numbers'), None),  # "" is a quote: fine
+    (('Comment: "Evaluation numbers', 'Comment: "Evaluation "numbers'), "malformed entry"),
+    (("ValueType: expandsz", "ValueType: expandz"), "unknown ValueType expandz"),
+    (("    exit;\n  end;\n  Result := Pos", "    exit;\n  Result := Pos"), "begin/case/try but"),
+    (('Source: "workbench.cmd"', 'Source: "workbench.bat"'), "source file workbench.bat does not exist"),
+    (("#endif\n", "\n"), "without #endif"),
+])
+def test_the_lint_catches_what_would_break_the_windows_build(tmp_path, change, complaint):
+    """Each change is a typo that only iscc on Windows would otherwise reveal."""
+    lint = _iss_lint()
+    text = ISS.read_text(encoding="utf-8")
+    old, new = change
+    assert old in text, old
+    broken = tmp_path / "packaging" / "windows" / "workbench.iss"  # {#Root} is ..\..
+    broken.parent.mkdir(parents=True)
+    broken.write_text(text.replace(old, new, 1), encoding="utf-8")
+    (broken.parent / "workbench.cmd").write_text("@echo off\r\n", encoding="utf-8")
+    (tmp_path / "resources" / "icons").mkdir(parents=True)
+    (tmp_path / "resources" / "icons" / "workbench.ico").write_bytes(b"\0\0\1\0")
+    problems = lint.lint(broken)
+    if complaint is None:
+        assert problems == []
+    else:
+        assert any(complaint in p for p in problems), problems
+
+
+def test_windows_puts_the_command_line_on_the_path_by_default():
+    lint = _iss_lint()
+    script = lint.parse(ISS)
+    task = next(e for e in script.entries["Tasks"] if e["Name"] == "addtopath")
+    assert "unchecked" not in task.get("Flags", "")  # on by default, can be unticked
+    files = {e["Source"]: e for e in script.entries["Files"]}
+    assert files["workbench.cmd"]["DestDir"] == "{app}\\bin"
+    path_entries = [e for e in script.entries["Registry"] if e["Subkey"] == "Environment"]
+    assert len(path_entries) == 1
+    entry = path_entries[0]
+    assert entry["Root"] == "HKCU" and entry["ValueName"] == "Path" and entry["ValueType"] == "expandsz"
+    assert entry["ValueData"] == "{olddata};{app}\\bin" and entry["Tasks"] == "addtopath"
+    assert entry["Check"] == "NeedsAddPath(ExpandConstant('{app}\\bin'))"
+    assert "RemovePath(ExpandConstant('{app}\\bin'))" in script.code  # the uninstaller undoes it
+    assert "usUninstall" in script.code
+    cmd = (PACKAGING / "windows" / "workbench.cmd").read_bytes()
+    assert b"\r\n" in cmd and b"\n" not in cmd.replace(b"\r\n", b"")  # a batch file: CRLF
+    assert b'"%~dp0..\\workbench-cli.exe" %*' in cmd  # the console twin, every argument
+    assert b"exit /b %ERRORLEVEL%" in cmd  # exit status passed on (gate: 0/1/2/3)
+    spec = (PACKAGING / "workbench.spec").read_text(encoding="utf-8")
+    assert 'name=f"{project.EXECUTABLE}-cli"' in spec and "console=True" in spec
+
+
+def _remove_path(paths: str, d: str) -> str:
+    """RemovePath of the [Code] section, transcribed (Pascal strings are 1-based)."""
+    p = (";" + paths.upper() + ";").find(";" + d.upper() + ";") + 1
+    if p == 0:
+        return paths
+    start = 1 if p == 1 else p - 1  # Delete(Paths, start, Length(Dir) + 1)
+    return paths[:start - 1] + paths[start - 1 + len(d) + 1:]
+
+
+@pytest.mark.parametrize("before, after", [
+    ("C:\\A;C:\\W\\bin;C:\\B", "C:\\A;C:\\B"), ("C:\\W\\bin;C:\\B", "C:\\B"),
+    ("C:\\A;C:\\W\\bin", "C:\\A"), ("C:\\W\\bin", ""), (";C:\\W\\bin", ""),
+    ("C:\\A;c:\\w\\BIN;C:\\B", "C:\\A;C:\\B"), ("C:\\A;C:\\W\\bin2", "C:\\A;C:\\W\\bin2"),
+])
+def test_the_uninstaller_takes_exactly_its_entry_off_the_path(before, after):
+    code = _iss_lint().parse(ISS).code
+    # the transcription above is of these lines: keep them in step
+    for line in ("P := Pos(';' + Uppercase(Dir) + ';', ';' + Uppercase(Paths) + ';');",
+                 "Delete(Paths, 1, Length(Dir) + 1)", "Delete(Paths, P - 1, Length(Dir) + 1);"):
+        assert line in code
+    assert _remove_path(before, "C:\\W\\bin") == after
+
+
+# -- macOS: the spec's BUNDLE section, and the dmg script -------------------------------------------
+def _bundle_call():
+    import ast
+
+    tree = ast.parse((PACKAGING / "workbench.spec").read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id == "BUNDLE"]
+    assert len(calls) == 1
+    guard = [n for n in ast.walk(tree) if isinstance(n, ast.If)
+             and isinstance(n.test, ast.Name) and n.test.id == "IS_MAC"
+             and any(c is calls[0] for s in n.body for c in ast.walk(s))]
+    assert guard, "BUNDLE must run on macOS only"
+    ns = {"project": project, "VERSION": project.version(), "icon": "workbench.icns"}
+    return {k.arg: eval(compile(ast.Expression(k.value), "spec", "eval"), ns)  # noqa: S307
+            for k in calls[0].keywords if k.arg != "icon"}
+
+
+def test_the_macos_bundle_section_makes_a_valid_info_plist():
+    import plistlib
+
+    kw = _bundle_call()
+    assert kw["name"] == f"{project.NAME}.app"
+    assert kw["bundle_identifier"] == project.APP_ID
+    assert kw["version"] == workbench.__version__
+    plist = kw["info_plist"]
+    data = plistlib.loads(plistlib.dumps(plist))  # only plist types, and it round-trips
+    assert data["CFBundleShortVersionString"] == data["CFBundleVersion"] == workbench.__version__
+    assert data["NSHumanReadableCopyright"].startswith(project.MAINTAINER)
+    exported = data["UTExportedTypeDeclarations"][0]
+    assert data["CFBundleDocumentTypes"][0]["LSItemContentTypes"] == [exported["UTTypeIdentifier"]]
+    assert exported["UTTypeIdentifier"].startswith(project.APP_ID)
+    tags = exported["UTTypeTagSpecification"]
+    assert tags["public.filename-extension"] == [project.SESSION_GLOB.removeprefix("*.")]
+    assert tags["public.mime-type"] == [project.SESSION_MIME]
+    spec = (PACKAGING / "workbench.spec").read_text(encoding="utf-8")
+    assert "argv_emulation=IS_MAC" in spec  # the document that starts the app arrives as argv
+    subprocess.run(["bash", "-n", str(PACKAGING / "macos" / "make_dmg.sh")], check=True)
+
+
+def test_the_macos_readme_says_what_the_code_does():
+    readme = (PACKAGING / "macos" / "README.md").read_text(encoding="utf-8")
+    app = (ROOT / "workbench" / "ui" / "app.py").read_text(encoding="utf-8")
+    assert "QEvent.Type.FileOpen" in app and "class FileOpenHandler" in app
+    assert "does not yet handle" not in readme and "not picked up" not in readme
+    assert "FileOpenHandler" in readme and "QFileOpenEvent" in readme
+    assert "test_a_file_open_event_opens_the_file" in readme
+    tests = (ROOT / "tests" / "ui" / "test_ui_window.py").read_text(encoding="utf-8")
+    assert "def test_a_file_open_event_opens_the_file" in tests
+    assert "Never built or run" in readme  # until a Mac build has run
+
+
+# -- the workflow -------------------------------------------------------------------------------------
+def test_the_workflow_is_valid_yaml_and_runs_what_the_readme_says():
+    yaml = pytest.importorskip("yaml", reason="PyYAML (installed with the test extra's ir_datasets)")
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "installers.yml").read_text(encoding="utf-8"))
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert "workflow_dispatch" in on and on["push"]["tags"] == ["v*"]
+    jobs = wf["jobs"]
+    assert set(jobs) == {"linux-deb", "windows-setup", "macos-dmg"}
+    for name, job in jobs.items():
+        assert job["runs-on"] and job["timeout-minutes"] <= 90
+        for step in job["steps"]:
+            assert ("uses" in step) != ("run" in step), (name, step)
+            if "run" in step and step.get("shell", "bash") == "bash" and not name.startswith("windows"):
+                subprocess.run(["bash", "-n"], input=step["run"], text=True, check=True)
+    linux = "\n".join(s.get("run", "") for s in jobs["linux-deb"]["steps"])
+    for suite in ("bookworm", "trixie"):  # every Linux system the README names as tested
+        assert f"--suite {suite}" in linux
+    windows = "\n".join(s.get("run", "") for s in jobs["windows-setup"]["steps"])
+    assert "workbench --version" in windows and "\\bin" in windows  # the PATH task, then gone
+    macos = "\n".join(s.get("run", "") for s in jobs["macos-dmg"]["steps"])
+    assert "make_dmg.sh" in macos and "--self-test" in macos
+
+
+# -- dev-setup.sh waits for the dpkg lock ---------------------------------------------------------------
+def _apt_install(tmp_path, update_failures: list[str]):
+    """Run dev-setup.sh's apt_install with a fake apt-get (and id, sleep) first on the PATH: its
+    `update` fails with each message of ``update_failures`` in turn, then succeeds."""
+    text = (PACKAGING / "dev-setup.sh").read_text(encoding="utf-8")
+    func = re.search(r"^apt_install\(\) \{\n.*?^\}\n", text, re.S | re.M).group(0)
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    log = tmp_path / "calls.log"
+    (tmp_path / "failures").write_text("\n".join(update_failures) + ("\n" if update_failures else ""))
+    fake = {
+        "id": "#!/bin/sh\necho 0\n",
+        "sleep": f"#!/bin/sh\necho sleep \"$@\" >>{log}\n",
+        "apt-get": f"""#!/bin/bash
+echo "apt-get $*" >>{log}
+if [[ " $* " == *" update "* ]]; then
+  first=$(head -1 {tmp_path}/failures)
+  if [ -n "$first" ]; then sed -i 1d {tmp_path}/failures; echo "E: $first" >&2; exit 100; fi
+fi
+exit 0
+""",
+    }
+    for name, body in fake.items():
+        (bin_ / name).write_text(body)
+        (bin_ / name).chmod(0o755)
+    script = func + 'apt_install "test packages" libfoo1\n'
+    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True,
+                          env={"PATH": f"{bin_}:/usr/bin:/bin", "APT_LOCK_TIMEOUT": "600"}, timeout=60)
+    return proc, log.read_text().splitlines() if log.exists() else []
+
+
+def test_dev_setup_waits_for_the_apt_locks(tmp_path):
+    lock = "Could not get lock /var/lib/apt/lists/lock. It is held by process 4242 (apt-get)"
+    proc, calls = _apt_install(tmp_path, [lock, lock])
+    assert proc.returncode == 0, proc.stderr
+    updates = [c for c in calls if c.endswith(" update -qq")]
+    installs = [c for c in calls if " install " in c]
+    assert len(updates) == 3 and calls.count("sleep 5") == 2  # waited twice, then went on
+    assert "waiting (up to 600 s)" in proc.stdout
+    assert len(installs) == 1 and installs[0].endswith("libfoo1")
+    for call in updates + installs:  # dpkg's lock: apt waits by itself
+        assert call.startswith("apt-get -o DPkg::Lock::Timeout=600 "), call
+
+
+def test_dev_setup_does_not_wait_on_other_apt_errors(tmp_path):
+    proc, calls = _apt_install(tmp_path, ["Failed to fetch http://deb.debian.org/... 404 Not Found"])
+    assert proc.returncode != 0
+    assert "Failed to fetch" in proc.stderr
+    assert not [c for c in calls if c.startswith("sleep")] and not [c for c in calls if " install " in c]
+    subprocess.run(["bash", "-n", str(PACKAGING / "dev-setup.sh")], check=True)

@@ -22,7 +22,7 @@ ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
-COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd")
+COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd", "examples_cmd")
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 
