@@ -76,7 +76,8 @@ def _cost(result: AnalysisResult, key: Key) -> Formulas:
 
 
 def _compare(result: AnalysisResult, key: Key) -> Formulas:
-    if _has(result, "summary") is None:
+    summary = _has(result, "summary")
+    if summary is None or "wins" not in summary:  # continuous scores: no count formulas
         return {}
     k = key("summary")
     out: Formulas = {"summary": {
@@ -162,7 +163,8 @@ def _text(result: AnalysisResult, key: Key) -> Formulas:
 
 
 def _passk(result: AnalysisResult, key: Key) -> Formulas:
-    if _has(result, "summary") is None:
+    summary = _has(result, "summary")
+    if summary is None or "wins" not in summary:  # continuous scores: no count formulas
         return {}
     k = key("summary")
     return {"summary": {

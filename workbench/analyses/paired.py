@@ -1,0 +1,271 @@
+"""Paired comparisons of systems, shared by Compare, Ranking, Text and Cost.
+
+The numbers come from :mod:`workbench.metrics.paired` (per-item scores) and
+:mod:`workbench.metrics.corpus_paired` (corpus BLEU/chrF); this module turns them into result
+records, table rows, plain-language readings and the notes of degenerate cases.
+
+Record ids (``metric`` of a record; ``from`` = baseline, ``to`` = candidate):
+
+* Compare, continuous scores: ``mean_score`` (per system), ``improved``, ``worse``, ``tied``,
+  ``mean_diff`` (with the paired t interval), ``t_test_p``, ``wilcoxon_p``,
+  ``randomization_p``, ``bootstrap_pct_ci``, ``bootstrap_bca_ci``, ``effect_size``,
+  ``mde_score``; with several candidates also ``p_adjusted`` (``group`` = the family,
+  ``vs baseline`` or ``all pairs``) and ``beats_baseline``.
+* Ranking / Text "Systems compared": ``diff:<metric>`` (mean difference over the common
+  queries/items, with the paired bootstrap percentile interval), ``t_test_p:<metric>``,
+  ``wilcoxon_p:<metric>``, ``randomization_p:<metric>``, ``p_adjusted:<metric>``; corpus
+  BLEU/chrF: ``diff:bleu`` (interval of the resampled difference), ``paired_bs_p:bleu``,
+  ``paired_ar_p:bleu`` (and ``:chrf``).
+* Cost: ``diff:cost_per_request``, ``diff:latency_p50`` / ``p95`` / ``p99`` (bootstrap intervals).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..core.result import record
+from ..metrics import paired as pm
+
+ALPHA = 0.05
+PRIMARY = "randomization"   # the test whose p-values are corrected for several comparisons
+
+
+def fmt_p(p: float) -> str:
+    if p is None or not math.isfinite(p):
+        return "undefined"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3g}"
+
+
+def _num(x: float, digits: int = 4) -> str:
+    return "undefined" if x is None or not math.isfinite(x) else f"{x:+.{digits}g}"
+
+
+def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
+    """The records of one continuous pair (Compare)."""
+    n = ps.n
+    kw = dict(from_=base, to=cand)
+    return [
+        record("improved", ps.directions.improved, n=n, **kw),
+        record("worse", ps.directions.worse, n=n, **kw),
+        record("tied", ps.directions.tied, n=n, **kw),
+        record("mean_diff", ps.diff, n=n, ci_low=ps.t.ci_low, ci_high=ps.t.ci_high, **kw),
+        record("t_test_p", ps.t.p, n=n, **kw),
+        record("wilcoxon_p", ps.wilcoxon.p, n=ps.wilcoxon.n_used, **kw),
+        record("randomization_p", ps.randomization.p, n=n, **kw),
+        record("bootstrap_pct_ci", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+        record("bootstrap_bca_ci", ps.diff, n=n, ci_low=ps.bca_low, ci_high=ps.bca_high, **kw),
+        record("effect_size", ps.effect, n=n, **kw),
+        record("mde_score", ps.mde, n=n, **kw),
+    ]
+
+
+def tests_rows(ps: pm.PairedSummary, zero_method: str) -> list[dict]:
+    r = ps.randomization
+    how = ("no item differs" if r.method == "none" else
+           f"exact: all 2^{r.nonzero} sign patterns" if r.method == "exact" else
+           f"Monte Carlo: {r.rounds} random sign patterns, p = (1 + hits) / (1 + rounds), "
+           f"Monte Carlo SE {r.mc_se:.2g}")
+    return [
+        {"test": "randomization (sign-flip permutation), two-sided", "statistic": ps.diff,
+         "p_value": r.p, "basis": f"mean difference; {how}"},
+        {"test": "paired t-test, two-sided", "statistic": ps.t.t, "p_value": ps.t.p,
+         "basis": f"t = mean / (SD / sqrt(n)), {ps.t.df} df"},
+        {"test": "Wilcoxon signed-rank, two-sided", "statistic": ps.wilcoxon.statistic,
+         "p_value": ps.wilcoxon.p,
+         "basis": f"zero handling '{zero_method}', {ps.wilcoxon.n_used} differences ranked, "
+                  f"p by {ps.wilcoxon.method}"},
+    ]
+
+
+def interval_rows(ps: pm.PairedSummary, resamples: int, seed: int, unit: str) -> list[dict]:
+    return [
+        {"interval": "paired t", "diff": ps.diff, "ci_low": ps.t.ci_low, "ci_high": ps.t.ci_high,
+         "basis": f"mean +- t(0.975, {ps.t.df}) x SD / sqrt(n), SD = {ps.sd:.4g}"},
+        {"interval": f"bootstrap percentile ({unit})", "diff": ps.diff, "ci_low": ps.boot_low,
+         "ci_high": ps.boot_high, "basis": f"{resamples} resamples, seed {seed}"},
+        {"interval": f"bootstrap BCa ({unit})", "diff": ps.diff, "ci_low": ps.bca_low,
+         "ci_high": ps.bca_high, "basis": f"{resamples} resamples, seed {seed}, jackknife acceleration"},
+    ]
+
+
+def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
+             bounded: bool = True, what: str = "score") -> list[str]:
+    """One plain-language sentence per test and interval."""
+    n = ps.n
+    pair = f"'{cand}' vs '{base}'"
+    out = []
+    r = ps.randomization
+    if r.method != "none":
+        how = (f"exact over all {r.rounds:,} sign patterns" if r.method == "exact" else
+               f"Monte Carlo with {r.rounds:,} rounds, +- {r.mc_se:.2g}")
+        sig = "unlikely" if r.p < ALPHA else "not unlikely"
+        out.append(f"{pair}: the randomization test (recommended for per-query IR metrics, Smucker et "
+                   f"al. 2007; it only assumes that without a real difference each {unit[:-1]}'s "
+                   f"difference is as likely to be positive as negative) gives p = {fmt_p(r.p)} ({how}): "
+                   f"a mean difference of {_num(ps.diff)} or larger in size is {sig} by chance alone.")
+    if math.isfinite(ps.t.p):
+        out.append(f"{pair}: the paired t-test gives p = {fmt_p(ps.t.p)} and the 95% t interval "
+                   f"{_num(ps.t.ci_low)} to {_num(ps.t.ci_high)}; it assumes the mean difference is "
+                   f"close to normal, which holds for many {unit} ({n} here) unless a few extreme "
+                   f"differences dominate.")
+    if ps.wilcoxon.method != "none":
+        out.append(f"{pair}: the Wilcoxon signed-rank test (p = {fmt_p(ps.wilcoxon.p)}) asks whether the "
+                   f"improvements outweigh the declines once ranked by size; it tests a shift of the "
+                   f"typical {unit[:-1]}, not of the mean, so it can disagree with the others when a few "
+                   f"large changes drive the mean ({ps.directions.tied} tied {unit} left out).")
+    if math.isfinite(ps.boot_low) and ps.boot_high > ps.boot_low:
+        excl = "excludes 0" if (ps.boot_low > 0 or ps.boot_high < 0) else "includes 0"
+        out.append(f"{pair}: the paired bootstrap puts the mean difference between {_num(ps.boot_low)} "
+                   f"and {_num(ps.boot_high)} (95% percentile; BCa {_num(ps.bca_low)} to "
+                   f"{_num(ps.bca_high)}); the interval {excl}.")
+    if math.isfinite(ps.effect):
+        size = abs(ps.effect)
+        word = "negligible" if size < 0.2 else "small" if size < 0.5 else "medium" if size < 0.8 else "large"
+        out.append(f"{pair}: effect size d_z = {ps.effect:+.3f} (mean difference / SD of the "
+                   f"differences): {word} by Cohen's rule of thumb.")
+    out.append(f"{pair}: of {n} {unit}, {ps.directions.improved} improved, {ps.directions.worse} got "
+               f"worse, {ps.directions.tied} tied.")
+    if math.isfinite(ps.mde):
+        if bounded and ps.mde > 1:
+            out.append(f"{pair}: the minimum detectable difference is not detectable at this size "
+                       f"(2.8 x SD / sqrt(n) = {ps.mde:.3g}, more than the whole 0-1 range).")
+        else:
+            out.append(f"{pair}: with {n} {unit} and this spread, a mean difference smaller than "
+                       f"{ps.mde:.3g} (2.8 x SD / sqrt(n), 80% power at alpha 0.05) would usually be "
+                       f"missed.")
+    return out
+
+
+def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounded: bool = True) -> list[str]:
+    """Notes for comparisons whose intervals and tests say nothing (issue: one item, all ties,
+    every item the same difference) and for an MDE of 0 or above the 0-1 range."""
+    d = np.asarray(d, dtype=float)
+    n = d.size
+    out = []
+    if n == 0:
+        return [f"No {unit} could be paired: nothing can be compared."]
+    if n == 1:
+        out.append(f"Only 1 {unit[:-1]} is paired: no test or interval can say anything about the "
+                   f"difference (the bootstrap interval has zero width, the t interval is undefined).")
+    elif not np.any(d):
+        out.append(f"All {n} {unit} tie: the interval has zero width and says nothing about the "
+                   f"difference; no test can find one.")
+    elif np.ptp(d) == 0:
+        word = "win" if d[0] > 0 else "loss"
+        if set(np.unique(d)) <= {1.0, -1.0}:
+            out.append(f"All {n} {unit} are {word}s ({n}/{n}): the bootstrap interval has zero width "
+                       f"and says nothing about the uncertainty; rely on the exact test and extend the set.")
+        else:
+            out.append(f"All {n} {unit} differ by exactly {d[0]:+.4g}: the intervals have zero width and "
+                       f"say nothing about the uncertainty; extend the set.")
+    if mde is not None and math.isfinite(mde):
+        if mde == 0 and n > 1:
+            out.append("The minimum detectable difference is 0 only because no item differs; it says "
+                       "nothing about what this set could detect.")
+        elif bounded and mde > 1:
+            out.append(f"Minimum detectable difference: not detectable at this size ({mde:.3g} is above "
+                       f"100%; {n} {unit} are far too few).")
+    return out
+
+
+# ------------------------------------------------------------------------- systems compared
+
+
+def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics: list[str],
+                     unit_word: str = "items", resamples: int = 2000, seed: int = 12345,
+                     rounds: int = 10_000, correction: str = "holm", extra=None, progress=None):
+    """Paired tests of every pair of systems on every metric, over the units both systems have.
+
+    ``per_unit``: one row per (system, unit) with the metric columns.  Pairs are taken in the
+    order the systems first appear (first = baseline of the pair).  Returns (table frame,
+    records, notes).  ``extra(base, cand, common_units)`` may return more rows/records
+    (corpus tests).  p-values are corrected per metric across the pairs (``correction``).
+    """
+    names = list(dict.fromkeys(per_unit[system].tolist()))
+    by_sys = {s: g.drop_duplicates(unit).set_index(unit) for s, g in per_unit.groupby(system, sort=False)}
+    rows, records, notes = [], [], []
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    for a, b in pairs:
+        ga, gb = by_sys[a], by_sys[b]
+        common = ga.index.intersection(gb.index, sort=False)
+        common = pd.Index(sorted(common, key=str))
+        left_out = len(ga) + len(gb) - 2 * len(common)
+        if left_out:
+            notes.append(f"Systems compared '{b}' vs '{a}': over the {len(common)} {unit_word} both were "
+                         f"evaluated on; {left_out} {unit_word} of only one of them are left out.")
+        for metric in metrics:
+            x = ga.loc[common, metric].to_numpy(dtype=float)
+            y = gb.loc[common, metric].to_numpy(dtype=float)
+            ok = np.isfinite(x) & np.isfinite(y)
+            x, y = x[ok], y[ok]
+            if x.size == 0:
+                continue
+            ps = pm.summarize(x, y, resamples=resamples, seed=seed, rounds=rounds)
+            rows.append({"from": a, "to": b, "metric": metric, unit_word: int(x.size),
+                         "baseline": ps.base_mean, "candidate": ps.cand_mean, "diff": ps.diff,
+                         "ci_low": ps.boot_low, "ci_high": ps.boot_high,
+                         "bca_low": ps.bca_low, "bca_high": ps.bca_high,
+                         "t_ci_low": ps.t.ci_low, "t_ci_high": ps.t.ci_high,
+                         "improved": ps.directions.improved, "worse": ps.directions.worse,
+                         "tied": ps.directions.tied, "effect_size": ps.effect,
+                         "t_test_p": ps.t.p, "wilcoxon_p": ps.wilcoxon.p,
+                         "randomization_p": ps.randomization.p, "paired_bs_p": np.nan,
+                         "paired_ar_p": np.nan, "p_adjusted": np.nan})
+            kw = dict(from_=a, to=b, n=int(x.size))
+            records += [record(f"diff:{metric}", ps.diff, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+                        record(f"t_test_p:{metric}", ps.t.p, **kw),
+                        record(f"wilcoxon_p:{metric}", ps.wilcoxon.p, **kw),
+                        record(f"randomization_p:{metric}", ps.randomization.p, **kw)]
+            if x.size <= 1 or np.ptp(y - x) == 0:
+                notes += [f"Systems compared '{b}' vs '{a}', {metric}: {s[0].lower()}{s[1:]}"
+                          for s in degenerate_notes(y - x, unit=unit_word)]
+        if extra is not None:
+            more_rows, more_records = extra(a, b, common)
+            rows += more_rows
+            records += more_records
+    frame = pd.DataFrame(rows)
+    if len(frame):
+        primary = np.where(frame["paired_bs_p"].notna(), frame["paired_bs_p"], frame["randomization_p"])
+        frame["p_adjusted"] = np.nan
+        for metric, idx in frame.groupby("metric", sort=False).groups.items():
+            adj = pm.adjust(primary[np.asarray([frame.index.get_loc(i) for i in idx])], correction)
+            frame.loc[idx, "p_adjusted"] = adj
+            for i, p in zip(idx, adj):
+                row = frame.loc[i]
+                records.append(record(f"p_adjusted:{metric}", p, from_=row["from"], to=row["to"],
+                                      n=int(row[unit_word])))
+        if len(pairs) > 1:
+            notes.append(f"Systems compared: {len(pairs)} pairs per metric; the adjusted p-values "
+                         f"({correction}) correct the randomization test's p (the paired bootstrap's for "
+                         f"corpus BLEU/chrF) across the pairs of each metric.")
+    return frame, records, notes
+
+
+SYSTEMS_COMPARED_COLUMNS = {
+    "from": "baseline of the pair (the system that appears first)",
+    "to": "candidate of the pair",
+    "diff": "candidate - baseline: mean of the per-unit differences (corpus BLEU/chrF: difference of "
+            "the corpus scores)",
+    "ci_low": "paired bootstrap 95% percentile interval of the difference, low",
+    "ci_high": "paired bootstrap 95% percentile interval of the difference, high",
+    "bca_low": "paired bootstrap BCa 95% interval, low", "bca_high": "paired bootstrap BCa 95% interval, high",
+    "t_ci_low": "paired t 95% interval, low", "t_ci_high": "paired t 95% interval, high",
+    "randomization_p": "sign-flip randomization test (exact when <= 20 differences are non-zero)",
+    "t_test_p": "paired t-test", "wilcoxon_p": "Wilcoxon signed-rank test (zeros dropped)",
+    "paired_bs_p": "sacrebleu's paired bootstrap test (corpus BLEU/chrF)",
+    "paired_ar_p": "sacrebleu's approximate randomization test (corpus BLEU/chrF)",
+    "p_adjusted": "the randomization (or paired bootstrap) p corrected across the pairs of the metric",
+    "effect_size": "mean difference / SD of the differences (d_z)",
+}
+
+SYSTEMS_COMPARED_FORMATS = {
+    "diff": "float", "ci_low": "float", "ci_high": "float", "bca_low": "float", "bca_high": "float",
+    "t_ci_low": "float", "t_ci_high": "float", "baseline": "float", "candidate": "float",
+    "t_test_p": "p", "wilcoxon_p": "p", "randomization_p": "p", "paired_bs_p": "p", "paired_ar_p": "p",
+    "p_adjusted": "p", "effect_size": "float", "improved": "int", "worse": "int", "tied": "int",
+}
