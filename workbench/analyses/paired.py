@@ -33,6 +33,10 @@ ALPHA = 0.05
 PRIMARY = "randomization"   # the test whose p-values are corrected for several comparisons
 
 
+def _one(word: str) -> str:
+    return {"queries": "query"}.get(word, word[:-1])
+
+
 def fmt_p(p: float) -> str:
     if p is None or not math.isfinite(p):
         return "undefined"
@@ -105,7 +109,7 @@ def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
                f"Monte Carlo with {r.rounds:,} rounds, +- {r.mc_se:.2g}")
         sig = "unlikely" if r.p < ALPHA else "not unlikely"
         out.append(f"{pair}: the randomization test (recommended for per-query IR metrics, Smucker et "
-                   f"al. 2007; it only assumes that without a real difference each {unit[:-1]}'s "
+                   f"al. 2007; it only assumes that without a real difference each {_one(unit)}'s "
                    f"difference is as likely to be positive as negative) gives p = {fmt_p(r.p)} ({how}): "
                    f"a mean difference of {_num(ps.diff)} or larger in size is {sig} by chance alone.")
     if math.isfinite(ps.t.p):
@@ -116,7 +120,7 @@ def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
     if ps.wilcoxon.method != "none":
         out.append(f"{pair}: the Wilcoxon signed-rank test (p = {fmt_p(ps.wilcoxon.p)}) asks whether the "
                    f"improvements outweigh the declines once ranked by size; it tests a shift of the "
-                   f"typical {unit[:-1]}, not of the mean, so it can disagree with the others when a few "
+                   f"typical {_one(unit)}, not of the mean, so it can disagree with the others when a few "
                    f"large changes drive the mean ({ps.directions.tied} tied {unit} left out).")
     if math.isfinite(ps.boot_low) and ps.boot_high > ps.boot_low:
         excl = "excludes 0" if (ps.boot_low > 0 or ps.boot_high < 0) else "includes 0"
@@ -150,7 +154,7 @@ def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounde
     if n == 0:
         return [f"No {unit} could be paired: nothing can be compared."]
     if n == 1:
-        out.append(f"Only 1 {unit[:-1]} is paired: no test or interval can say anything about the "
+        out.append(f"Only 1 {_one(unit)} is paired: no test or interval can say anything about the "
                    f"difference (the bootstrap interval has zero width, the t interval is undefined).")
     elif not np.any(d):
         out.append(f"All {n} {unit} tie: the interval has zero width and says nothing about the "
@@ -186,7 +190,7 @@ def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics:
     records, notes).  ``extra(base, cand, common_units)`` may return more rows/records
     (corpus tests).  p-values are corrected per metric across the pairs (``correction``).
     """
-    names = list(dict.fromkeys(per_unit[system].tolist()))
+    names = sorted(dict.fromkeys(per_unit[system].tolist()), key=str)  # canonical: row order is irrelevant
     by_sys = {s: g.drop_duplicates(unit).set_index(unit) for s, g in per_unit.groupby(system, sort=False)}
     rows, records, notes = [], [], []
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
@@ -247,7 +251,7 @@ def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics:
 
 
 SYSTEMS_COMPARED_COLUMNS = {
-    "from": "baseline of the pair (the system that appears first)",
+    "from": "baseline of the pair (the earlier system name in sorted order)",
     "to": "candidate of the pair",
     "diff": "candidate - baseline: mean of the per-unit differences (corpus BLEU/chrF: difference of "
             "the corpus scores)",
@@ -269,3 +273,94 @@ SYSTEMS_COMPARED_FORMATS = {
     "t_test_p": "p", "wilcoxon_p": "p", "randomization_p": "p", "paired_bs_p": "p", "paired_ar_p": "p",
     "p_adjusted": "p", "effect_size": "float", "improved": "int", "worse": "int", "tied": "int",
 }
+
+
+#: Defaults of the "Systems compared" tables (stated in the signature).
+SC_RESAMPLES, SC_ROUNDS, SC_SEED, SC_CORRECTION = 2000, 10_000, 12345, "holm"
+CORPUS_RESAMPLES, CORPUS_TRIALS = 1000, 10_000
+
+
+def systems_compared_result(per_unit: pd.DataFrame, *, system: str, unit: str, metrics: list[str],
+                            unit_word: str, scope: str, extra=None, extra_sig: str = ""):
+    """The "Systems compared" table, its records and notes, and the signature entry.
+
+    ``scope`` says which units count (stated in the notes).  Returns (Table, records, notes, sig)."""
+    from ..core.result import Table
+
+    frame, records, notes = systems_compared(
+        per_unit, system=system, unit=unit, metrics=metrics, unit_word=unit_word,
+        resamples=SC_RESAMPLES, seed=SC_SEED, rounds=SC_ROUNDS, correction=SC_CORRECTION, extra=extra)
+    notes.insert(0, f"Systems compared: every pair of systems on every metric, over the {unit_word} both "
+                    f"systems were evaluated on ({scope}); the randomization test is the recommended one "
+                    f"for per-{unit} metrics (Smucker et al. 2007), p-values adjusted "
+                    f"({SC_CORRECTION}) across the pairs of each metric; intervals are paired bootstrap "
+                    f"95% percentile intervals ({SC_RESAMPLES} resamples, seed {SC_SEED}).")
+    table = Table("systems_compared", "Systems compared (paired, per metric)", frame,
+                  columns=SYSTEMS_COMPARED_COLUMNS, formats={**SYSTEMS_COMPARED_FORMATS, unit_word: "int"})
+    sig = (f"[{unit_word}:common,order:sorted-names,bs:{SC_RESAMPLES},seed:{SC_SEED},"
+           f"rand:{SC_ROUNDS},tests:rand+t+wilcoxon,adjust:{SC_CORRECTION}{extra_sig}]")
+    return table, records, notes, sig
+
+
+def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu", "chrf")):
+    """A ``systems_compared`` ``extra`` callback: sacrebleu's paired bootstrap and approximate
+    randomization of corpus BLEU/chrF over the common items, from per-sentence statistics
+    extracted once per system."""
+    from ..metrics import corpus_paired as cp
+
+    cache: dict = {}
+
+    def stats_of(name: str, metric: str):
+        key = (name, metric)
+        if key not in cache:
+            g = items[items[system] == name].drop_duplicates(unit)
+            m, st = cp.sentence_statistics(metric, g["prediction"].tolist(), g["reference"].tolist())
+            cache[key] = (m, st, pd.Index(g[unit]))
+        return cache[key]
+
+    def extra(a, b, common):
+        rows, recs = [], []
+        if len(common) == 0:
+            return rows, recs
+        for metric in metrics:
+            m, sa, ia = stats_of(a, metric)
+            _, sb, ib = stats_of(b, metric)
+            xa, xb = sa[ia.get_indexer(common)], sb[ib.get_indexer(common)]
+            res = cp.compare_corpus(metric, None, None, None, resamples=CORPUS_RESAMPLES,
+                                    trials=CORPUS_TRIALS, seed=SC_SEED, stats=(m, xa, xb))
+            rows.append({"from": a, "to": b, "metric": metric, "items": res.n, "baseline": res.base_score,
+                         "candidate": res.cand_score, "diff": res.diff, "ci_low": res.diff_low,
+                         "ci_high": res.diff_high, "paired_bs_p": res.bs_p, "paired_ar_p": res.ar_p})
+            kw = dict(from_=a, to=b, n=res.n)
+            recs += [record(f"diff:{metric}", res.diff, ci_low=res.diff_low, ci_high=res.diff_high, **kw),
+                     record(f"paired_bs_p:{metric}", res.bs_p, **kw),
+                     record(f"paired_ar_p:{metric}", res.ar_p, **kw)]
+        return rows, recs
+
+    return extra
+
+
+def ranking_systems_compared(queries: pd.DataFrame, ks, no_relevant: str):
+    """Ranking: paired per-query tests of every metric, over the queries counted for both systems."""
+    frame = queries[queries["counted"].astype(bool)].rename(columns={"rr": "mrr", "ap": "map"})
+    metrics = [f"{m}@{k}" for m in ("ndcg", "p", "r", "hit") for k in ks] + ["mrr", "map"]
+    return systems_compared_result(
+        frame, system="system", unit="query", metrics=metrics, unit_word="queries",
+        scope=f"the queries counted in both systems' means under the no-relevant policy '{no_relevant}'")
+
+
+def text_systems_compared(items: pd.DataFrame, *, has_ids: bool):
+    """Text: paired per-item tests (exact match, token F1, ROUGE, sentence BLEU) and sacrebleu's
+    paired tests of corpus BLEU and chrF, over the items (by id) both systems have."""
+    frame = items.rename(columns={"bleu": "sentence_bleu", "chrf": "sentence_chrf"})
+    if not has_ids:
+        frame = frame.iloc[0:0]
+    metrics = ["exact_match", "token_f1", "rouge1", "rouge2", "rougeL", "sentence_bleu"]
+    table, records, notes, sig = systems_compared_result(
+        frame, system="system", unit="item", metrics=metrics, unit_word="items",
+        scope="matched by item id", extra=corpus_extra(frame, system="system", unit="item"),
+        extra_sig=f",corpus:sacrebleu-paired-bs:{CORPUS_RESAMPLES}+ar:{CORPUS_TRIALS}")
+    if not has_ids:
+        notes = ["Systems compared needs an item id column (--id) to pair the systems' items; without "
+                 "one no paired test is made."]
+    return table, records, notes, sig
