@@ -147,3 +147,31 @@ def test_text_without_ids_says_why_there_is_no_pairing(outputs):
     res = text.run(table(frame), text.Options(system="system", prediction="prediction", reference="reference"))
     assert any("needs an item id column" in n for n in res.notes)
     assert len(res.table("systems_compared").frame) == 0
+
+
+def test_cost_differences_have_bootstrap_intervals_p95_included():
+    from workbench.analyses import cost
+
+    rng = np.random.default_rng(3)
+    frames = [pd.DataFrame({"system": name, "success": (rng.random(n) < 0.8).astype(int),
+                            "cost": rng.gamma(4, price / 4, n), "latency": rng.lognormal(mu, 0.5, n)})
+              for name, n, price, mu in (("small", 300, 0.01, 0.0), ("large", 250, 0.03, 0.4))]
+    frame = pd.concat(frames, ignore_index=True)
+    res = cost.run(table(frame), cost.Options(system="system", success="success", cost="cost", latency="latency"))
+    s, lg = frames[0], frames[1]
+    rec = res.find("diff:latency_p95", from_="small", to="large")[0]
+    assert rec["value"] == pytest.approx(np.percentile(lg.latency, 95) - np.percentile(s.latency, 95), rel=1e-12)
+    # the interval is that of an independent two-sample bootstrap, within Monte Carlo error
+    ref_rng = np.random.default_rng(99)
+    ref = [np.percentile(ref_rng.choice(lg.latency.to_numpy(), lg.shape[0]), 95)
+           - np.percentile(ref_rng.choice(s.latency.to_numpy(), s.shape[0]), 95) for _ in range(3000)]
+    width = np.subtract(*np.percentile(ref, [97.5, 2.5]))
+    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx(tuple(np.percentile(ref, [2.5, 97.5])), abs=0.12 * width)
+    c = res.find("diff:cost_per_request", from_="small", to="large")[0]
+    assert c["value"] == pytest.approx(lg.cost.mean() - s.cost.mean(), rel=1e-12)
+    assert c["ci_low"] < c["value"] < c["ci_high"]
+    assert "diffs:[bs:2000" in res.signature
+    # row order does not matter
+    again = cost.run(table(frame.sample(frac=1.0, random_state=1)),
+                     cost.Options(system="system", success="success", cost="cost", latency="latency"))
+    assert again.find("diff:latency_p95", from_="small", to="large")[0] == rec

@@ -364,3 +364,49 @@ def text_systems_compared(items: pd.DataFrame, *, has_ids: bool):
         notes = ["Systems compared needs an item id column (--id) to pair the systems' items; without "
                  "one no paired test is made."]
     return table, records, notes, sig
+
+
+def cost_differences(cost, latency, codes, labels, order, percentile_method: str):
+    """Cost: bootstrap 95% intervals of the difference in cost per request and in latency p50/p95/p99
+    for every cheaper -> dearer pair of systems (``order``: system indices, cheapest first).
+
+    Requests are not paired across systems, so each system's requests are resampled on their own
+    (``SC_RESAMPLES`` resamples; system i uses seed ``SC_SEED + i`` in sorted order of the names)."""
+    from ..core.result import Table
+    from ..metrics.cost import PERCENTILE_METHODS
+
+    qs = (50, 95, 99) if latency is not None else ()
+    names = sorted(labels, key=str)
+    boots, observed = {}, {}
+    for s, label in enumerate(labels):
+        m = codes == s
+        seed = SC_SEED + names.index(label)
+        c = pm.bootstrap_mean_and_quantiles(cost[m], resamples=SC_RESAMPLES, seed=seed)[:, 0]
+        obs = [float(np.mean(cost[m]))]
+        cols = [c]
+        if qs:
+            lb = pm.bootstrap_mean_and_quantiles(latency[m], quantiles=qs, resamples=SC_RESAMPLES, seed=seed + 10_000,
+                                                 method=PERCENTILE_METHODS[percentile_method])
+            cols += [lb[:, 1 + i] for i in range(len(qs))]
+            obs += list(np.percentile(latency[m], qs, method=PERCENTILE_METHODS[percentile_method]))
+        boots[s], observed[s] = cols, obs
+    stats_ = ["cost_per_request"] + [f"latency_p{q}" for q in qs]
+    rows, records = [], []
+    for pos, a in enumerate(order):
+        for b in order[pos + 1:]:
+            for i, stat in enumerate(stats_):
+                delta = boots[b][i] - boots[a][i]
+                low, high = pm.percentile_interval(delta)
+                diff = observed[b][i] - observed[a][i]
+                rows.append({"from": labels[a], "to": labels[b], "statistic": stat, "from_value": observed[a][i],
+                             "to_value": observed[b][i], "diff": diff, "ci_low": low, "ci_high": high})
+                records.append(record(f"diff:{stat}", diff, from_=labels[a], to=labels[b], ci_low=low,
+                                      ci_high=high, n=int((codes == a).sum() + (codes == b).sum())))
+    table = Table("differences", "Cost and latency differences (cheaper -> dearer) with bootstrap 95% intervals",
+                  pd.DataFrame(rows), columns={
+                      "diff": "to - from", "ci_low": "bootstrap 95% percentile interval, low (each system's "
+                                                     "requests resampled on their own)"},
+                  formats={"from_value": "float", "to_value": "float", "diff": "float", "ci_low": "float",
+                           "ci_high": "float"})
+    sig = f"[bs:{SC_RESAMPLES},seed:{SC_SEED}+rank,unpaired,percentile-95]"
+    return table, records, sig

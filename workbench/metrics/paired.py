@@ -507,3 +507,29 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
         randomization=rand, boot_low=low, boot_high=high, bca_low=bca[0], bca_high=bca[1],
         effect=effect_size(d), directions=direction_counts(d), mde=mde_continuous(sd, n),
         samples=samples, clusters=None if codes is None else int(codes.max()) + 1 if n else 0)
+
+
+# ---------------------------------------------------------------------------- unpaired statistics
+
+
+def bootstrap_mean_and_quantiles(values, *, quantiles=(), method: str = "linear", resamples: int = 2000,
+                                 seed: int = 12345, progress=NULL_PROGRESS) -> np.ndarray:
+    """Bootstrap of one sample's mean and quantiles (percent, numpy ``method``): a
+    (resamples x (1 + len(quantiles))) array.  The sample is sorted first (so the result does
+    not depend on row order); each resample draws n values with replacement."""
+    _check_rounds(resamples, "resamples")
+    x = np.sort(np.asarray(values, dtype=float))
+    n = x.size
+    out = np.full((resamples, 1 + len(quantiles)), np.nan)
+    if n == 0:
+        return out
+    rng = np.random.default_rng(seed)
+    batch = max(1, min(resamples, 2_000_000 // n))
+    for start in range(0, resamples, batch):
+        progress.check_cancelled()
+        rows = min(batch, resamples - start)
+        sample = x[rng.integers(0, n, size=(rows, n), dtype=np.uint32)]
+        out[start:start + rows, 0] = sample.mean(axis=1)
+        if len(quantiles):
+            out[start:start + rows, 1:] = np.percentile(sample, list(quantiles), axis=1, method=method).T
+    return out
