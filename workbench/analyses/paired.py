@@ -33,6 +33,17 @@ ALPHA = 0.05
 PRIMARY = "randomization"   # the test whose p-values are corrected for several comparisons
 
 
+def natural_key(value) -> tuple:
+    """Sort key of an id in natural order ("q2" before "q10"), then by its exact text: the
+    order in which the common units are resampled (so that results do not depend on the row
+    order, and ids written in sequence keep the file's order, as sacrebleu would see it)."""
+    import re
+
+    text = str(value)
+    parts = re.split(r"(\d+)", text)
+    return tuple((0, int(p), "") if i % 2 else (1, 0, p) for i, p in enumerate(parts)), text
+
+
 def _one(word: str) -> str:
     return {"queries": "query"}.get(word, word[:-1])
 
@@ -197,7 +208,7 @@ def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics:
     for a, b in pairs:
         ga, gb = by_sys[a], by_sys[b]
         common = ga.index.intersection(gb.index, sort=False)
-        common = pd.Index(sorted(common, key=str))
+        common = pd.Index(sorted(common, key=natural_key))
         left_out = len(ga) + len(gb) - 2 * len(common)
         if left_out:
             notes.append(f"Systems compared '{b}' vs '{a}': over the {len(common)} {unit_word} both were "
@@ -297,7 +308,7 @@ def systems_compared_result(per_unit: pd.DataFrame, *, system: str, unit: str, m
                     f"95% percentile intervals ({SC_RESAMPLES} resamples, seed {SC_SEED}).")
     table = Table("systems_compared", "Systems compared (paired, per metric)", frame,
                   columns=SYSTEMS_COMPARED_COLUMNS, formats={**SYSTEMS_COMPARED_FORMATS, unit_word: "int"})
-    sig = (f"[{unit_word}:common,order:sorted-names,bs:{SC_RESAMPLES},seed:{SC_SEED},"
+    sig = (f"[{unit_word}:common,order:natural-ids,pairs:sorted-names,bs:{SC_RESAMPLES},seed:{SC_SEED},"
            f"rand:{SC_ROUNDS},tests:rand+t+wilcoxon,adjust:{SC_CORRECTION}{extra_sig}]")
     return table, records, notes, sig
 
