@@ -259,3 +259,27 @@ def test_mixed_binary_and_other_numbers_is_refused_with_the_way_out():
         compare.run(table(frame), compare.Options(baseline="a", candidate="b", item="id"))
     res = compare.run(table(frame), compare.Options(baseline="a", candidate="b", item="id", scores="continuous"))
     assert res.value("mean_diff") == pytest.approx(1 / 3)
+
+
+def test_tukey_hsd_matches_statsmodels_and_ranx_convention():
+    multicomp = pytest.importorskip("statsmodels.stats.multicomp")
+    rng = np.random.default_rng(12)
+    n = 150
+    base = rng.random(n)
+    frame = pd.DataFrame({"id": range(n), "old": base, "a": base + rng.normal(0.05, 0.2, n),
+                          "b": base + rng.normal(0.0, 0.2, n)})
+    res = compare.run(table(frame), compare.Options(baseline="old", candidate="a,b", item="id", resamples=1000))
+    long = pd.concat([pd.DataFrame({"g": c, "y": frame[c]}) for c in ("old", "a", "b")])
+    ref = multicomp.pairwise_tukeyhsd(long["y"], long["g"])
+    table_ = pd.DataFrame(ref._results_table.data[1:], columns=ref._results_table.data[0])
+    for _, row in table_.iterrows():
+        ours = res.find("tukey_hsd_p", from_=row["group1"], to=row["group2"]) or \
+            res.find("tukey_hsd_p", from_=row["group2"], to=row["group1"])
+        assert ours[0]["value"] == pytest.approx(float(row["p-adj"]), abs=1e-3)  # statsmodels rounds to 4 places
+    assert any("Tukey's HSD" in note for note in res.notes)
+    ranx_tukey = pytest.importorskip("ranx.statistical_tests.tukey_hsd_test")
+    for r in ranx_tukey.tukey_hsd_test(["old", "a", "b"], [frame[c].to_numpy() for c in ("old", "a", "b")], 0.05):
+        if r["control"] != r["treatment"]:
+            found = res.find("tukey_hsd_p", from_=r["control"], to=r["treatment"])
+            if found:
+                assert found[0]["value"] == pytest.approx(r["p-value"], rel=1e-9)

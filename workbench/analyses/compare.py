@@ -512,6 +512,21 @@ def _binary_stats(x: np.ndarray, y: np.ndarray, options: Options, codes):
                 normal=(n_low, n_high), boot=(low, high), mde=mde, discordance=d_rate)
 
 
+def _tukey_hsd(scores: np.ndarray):
+    """Tukey's HSD p-values (``scipy.stats.tukey_hsd``) of the systems' scores as independent
+    groups; NaN when undefined (fewer than two items, or no spread)."""
+    import warnings
+
+    from scipy.stats import tukey_hsd
+
+    k = scores.shape[1]
+    if scores.shape[0] < 2 or not np.any(scores.std(axis=0) > 0):
+        return np.full((k, k), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(tukey_hsd(*[scores[:, j] for j in range(k)]).pvalue, dtype=float)
+
+
 def _general(table: LoadedTable, options: Options, progress, res: Resolver, col: Collected) -> AnalysisResult:
     notes = res.notes
     names, S = col.names, col.scores
@@ -623,14 +638,22 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
             worse = bool(np.isfinite(p_adj) and p_adj < ALPHA and sign * r["diff"] < 0)
             records.append(record("beats_baseline", better, from_=names[0], to=names[j], n=n))
             answer["better" if better else "worse" if worse else "unclear"].append(names[j])
+        tukey = _tukey_hsd(S) if not col.binary else None
         for (i, j) in pairs:
             r = results[(i, j)]
             rows.append({"from": names[i], "to": names[j], "items": n, "diff": r["diff"],
                          "ci_low": r["low"], "ci_high": r["high"], "p_value": r["p"],
                          "p_adjusted_vs_baseline": dict(zip(vs_base, adj_base)).get((i, j), np.nan),
-                         "p_adjusted_all_pairs": adj_all_of[(i, j)]})
+                         "p_adjusted_all_pairs": adj_all_of[(i, j)],
+                         **({"tukey_hsd_p": float(tukey[i, j])} if tukey is not None else {})})
             records.append(record("p_adjusted", adj_all_of[(i, j)], group="all pairs", from_=names[i],
                                   to=names[j], n=n))
+            if tukey is not None:
+                records.append(record("tukey_hsd_p", float(tukey[i, j]), from_=names[i], to=names[j], n=n))
+        if tukey is not None:
+            notes.append("Tukey's HSD (as ranx offers it) compares all pairs at once with the studentized "
+                         "range, treating each system's scores as an independent sample: it ignores the "
+                         "pairing by item, so it is conservative next to the paired tests.")
         fmt = "rate" if col.binary else "float"
         tables.append(Table("pairs", f"Every pair: {primary} p-values, adjusted ({options.correction})",
                             pd.DataFrame(rows), columns={
@@ -641,6 +664,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                                 "p_adjusted_all_pairs": f"{options.correction}-adjusted over all "
                                                         f"{len(pairs)} pairs"},
                             formats={"diff": fmt, "ci_low": fmt, "ci_high": fmt, "p_value": "p",
+                                     "tukey_hsd_p": "p",
                                      "p_adjusted_vs_baseline": "p", "p_adjusted_all_pairs": "p",
                                      "items": "int"}))
         direction = "higher" if options.better == "higher" else "lower"

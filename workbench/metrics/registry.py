@@ -92,6 +92,8 @@ METRICS: dict[str, MetricSpec] = {m.name: m for m in (
     _m("mde_score", "compare", "2.8 x SD of the differences / sqrt(n)", 0.0, None, False, rate=False),
     _m("p_adjusted", "compare", "p-value corrected for the comparisons of its family (Holm or Bonferroni)",
        better=False, rate=False),
+    _m("tukey_hsd_p", "compare", "Tukey's HSD over all systems (studentized range; scores as independent "
+       "samples, as ranx)", better=False, rate=False),
     _m("beats_baseline", "compare", "adjusted p < 0.05 and a better mean than the baseline", None, None,
        None, rate=False),
     # "Systems compared" in ranking / text / cost: KIND:METRIC (e.g. diff:ndcg@10)
