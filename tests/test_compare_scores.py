@@ -179,6 +179,7 @@ def notes_of(frame, **kw):
 def test_degenerate_all_wins_all_ties_one_item():
     ids = [f"i{i}" for i in range(10)]
     assert "All 10 items are wins (10/10)" in notes_of(pd.DataFrame({"id": ids, "a": 0, "b": 1}))
+    assert "All 10 items are losses (10/10)" in notes_of(pd.DataFrame({"id": ids, "a": 1, "b": 0}))
     ties = notes_of(pd.DataFrame({"id": [f"i{i}" for i in range(100)], "a": 1, "b": 1}))
     assert "All 100 items tie: the interval has zero width and says nothing about the difference" in ties
     assert "minimum detectable difference is 0" in ties

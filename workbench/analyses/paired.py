@@ -171,9 +171,9 @@ def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounde
         out.append(f"All {n} {unit} tie: the interval has zero width and says nothing about the "
                    f"difference; no test can find one.")
     elif np.ptp(d) == 0:
-        word = "win" if d[0] > 0 else "loss"
+        word = "wins" if d[0] > 0 else "losses"
         if set(np.unique(d)) <= {1.0, -1.0}:
-            out.append(f"All {n} {unit} are {word}s ({n}/{n}): the bootstrap interval has zero width "
+            out.append(f"All {n} {unit} are {word} ({n}/{n}): the bootstrap interval has zero width "
                        f"and says nothing about the uncertainty; rely on the exact test and extend the set.")
         else:
             out.append(f"All {n} {unit} differ by exactly {d[0]:+.4g}: the intervals have zero width and "
