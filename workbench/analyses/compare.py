@@ -223,6 +223,8 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
             f"test (p = {exact_p:.3f}) does not rely on a large-sample approximation; treat the result "
             f"as borderline: read the {counts.discordant} items that flipped and extend the set.")
     notes += pt.degenerate_notes(pair.cand.astype(float) - pair.base, mde=mde)
+    notes += pt.binary_readings(b, c, n, exact_p=exact_p, midp=midp, p_chi2=p_chi2, p_cc=p_cc,
+                                normal=(n_low, n_high), boot=(b_low, b_high))
     if n and abs(diff) < mde and mde <= 1 and counts.discordant:
         notes.append(f"The observed difference ({diff:+.1%}) is smaller than the minimum detectable "
                      f"difference at this size and discordance ({mde:.1%} = 2.8 x sqrt({d_rate:.3f}/"
