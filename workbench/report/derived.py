@@ -163,8 +163,7 @@ def _text(result: AnalysisResult, key: Key) -> Formulas:
 
 
 def _passk(result: AnalysisResult, key: Key) -> Formulas:
-    summary = _has(result, "summary")
-    if summary is None or "wins" not in summary:  # continuous scores: no count formulas
+    if _has(result, "summary") is None:
         return {}
     k = key("summary")
     return {"summary": {
