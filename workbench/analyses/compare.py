@@ -570,8 +570,10 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                                        "discordance": st["discordance"], "diff": st["diff"], "mde": st["mde"]},
                                "mde": st["mde"]}
         else:
+            lo = 0.05 + 0.85 * step / len(pairs)
             ps = pm.summarize(x, y, resamples=options.resamples, seed=options.seed, rounds=options.rounds,
-                              zero_method=options.zero_method, clusters=codes)
+                              zero_method=options.zero_method, clusters=codes,
+                              progress=_Scaled(progress, lo, lo + 0.85 / len(pairs)))
             records += pt.summary_records(ps, a, b)
             results[(i, j)] = {"diff": ps.diff, "p": ps.randomization.p, "low": ps.boot_low,
                                "high": ps.boot_high, "ps": ps, "mde": ps.mde,

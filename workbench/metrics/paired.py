@@ -486,9 +486,10 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
     progress.check_cancelled()
     wil = wilcoxon(d, zero_method=zero_method) if n else WilcoxonResult(float("nan"), float("nan"), "none", 0)
     progress.advance(0.1, "randomization test")
-    rand = sign_flip_test(d, rounds=rounds, seed=seed)
+    rand = sign_flip_test(d, rounds=rounds, seed=seed, progress=_Part(progress, 0.1, 0.3))
     progress.advance(0.3, "bootstrap")
-    samples = bootstrap_means(d, resamples=resamples, seed=seed, clusters=codes)
+    samples = bootstrap_means(d, resamples=resamples, seed=seed, clusters=codes,
+                              progress=_Part(progress, 0.3, 0.95))
     low, high = percentile_interval(samples, level)
     bca = bca_interval(samples, float(d.mean()) if n else float("nan"),
                        jackknife_means(d, codes), level) if n > 1 else (float("nan"), float("nan"))
@@ -525,3 +526,16 @@ def bootstrap_mean_and_quantiles(values, *, quantiles=(), method: str = "linear"
         if len(quantiles):
             out[start:start + rows, 1:] = np.percentile(sample, list(quantiles), axis=1, method=method).T
     return out
+
+
+class _Part:
+    """A sub-task's 0..1 progress mapped onto [start, stop] of the parent's; cancellation passes."""
+
+    def __init__(self, parent, start: float, stop: float) -> None:
+        self._p, self._a, self._b = parent, start, stop
+
+    def advance(self, fraction: float, message: str = "") -> None:
+        self._p.advance(self._a + (self._b - self._a) * fraction, message)
+
+    def check_cancelled(self) -> None:
+        self._p.check_cancelled()
