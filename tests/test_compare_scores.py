@@ -284,3 +284,20 @@ def test_tukey_hsd_matches_statsmodels_and_ranx_convention():
             found = res.find("tukey_hsd_p", from_=r["control"], to=r["treatment"])
             if found:
                 assert found[0]["value"] == pytest.approx(r["p-value"], rel=1e-9)
+
+
+def test_a_long_bootstrap_on_scores_can_be_cancelled():
+    from workbench.core.errors import Cancelled
+    from workbench.core.progress import Progress
+
+    class CancelInBootstrap(Progress):
+        def advance(self, fraction, message=""):
+            if "bootstrap" in message:
+                self.cancel()
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"id": range(5000), "old": rng.random(5000), "new": rng.random(5000)})
+    with pytest.raises(Cancelled):
+        run_wide_progress = compare.run(table(frame), compare.Options(baseline="old", candidate="new", item="id",
+                                                                      resamples=200_000), CancelInBootstrap())
+        assert run_wide_progress is None
