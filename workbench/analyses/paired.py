@@ -157,22 +157,20 @@ def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
 
 
 def binary_readings(b: int, c: int, n: int, *, exact_p, midp, p_chi2, p_cc, normal, boot) -> list[str]:
-    """One plain-language sentence per test of the binary family."""
+    """A plain-language reading of the binary family's tests and intervals (one note)."""
     d = b + c
     if d == 0:
         return []
-    out = [f"Exact sign test: p = {fmt_p(exact_p)} (mid-p {fmt_p(midp)}): among the {d} items where the "
-           f"systems differ, the candidate won {b} and lost {c}; if neither system were better, a split at "
-           f"least this uneven would happen with this probability. It needs no large-sample approximation."]
+    text = (f"Reading: the exact sign test (p = {fmt_p(exact_p)}, mid-p {fmt_p(midp)}) is the chance of a "
+            f"{b}-{c} split or a more uneven one among the {d} items that differ if neither system were "
+            f"better")
     if math.isfinite(p_chi2):
-        out.append(f"McNemar: p = {fmt_p(p_chi2)} (continuity corrected {fmt_p(p_cc)}), the large-sample "
-                   f"version of the same question; with fewer than about 25 differing items trust the "
-                   f"exact test.")
+        text += (f"; McNemar (p = {fmt_p(p_chi2)}, corrected {fmt_p(p_cc)}) is its large-sample version, "
+                 f"trustworthy from about 25 differing items")
     if all(math.isfinite(x) for x in (*normal, *boot)) and n > 1:
-        out.append(f"95% intervals of the difference in success rate: normal {normal[0]:+.1%} to {normal[1]:+.1%}, "
-                   f"bootstrap {boot[0]:+.1%} to {boot[1]:+.1%}; a difference outside them is not supported "
-                   f"by these {n} items.")
-    return out
+        text += (f"; the difference is plausibly between {normal[0]:+.1%} and {normal[1]:+.1%} (normal) or "
+                 f"{boot[0]:+.1%} and {boot[1]:+.1%} (bootstrap)")
+    return [text + "."]
 
 
 def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounded: bool = True) -> list[str]:
