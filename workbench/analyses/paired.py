@@ -110,49 +110,50 @@ def interval_rows(ps: pm.PairedSummary, resamples: int, seed: int, unit: str) ->
 
 def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
              bounded: bool = True, what: str = "score") -> list[str]:
-    """One plain-language sentence per test and interval."""
+    """Plain-language readings of every test (one note) and of the intervals, effect size,
+    counts and MDE (a second note)."""
     n = ps.n
     pair = f"'{cand}' vs '{base}'"
-    out = []
+    tests = []
     r = ps.randomization
     if r.method != "none":
         how = (f"exact over all {r.rounds:,} sign patterns" if r.method == "exact" else
                f"Monte Carlo with {r.rounds:,} rounds, +- {r.mc_se:.2g}")
         sig = "unlikely" if r.p < ALPHA else "not unlikely"
-        out.append(f"{pair}: the randomization test (recommended for per-query IR metrics, Smucker et "
-                   f"al. 2007; it only assumes that without a real difference each {_one(unit)}'s "
-                   f"difference is as likely to be positive as negative) gives p = {fmt_p(r.p)} ({how}): "
-                   f"a mean difference of {_num(ps.diff)} or larger in size is {sig} by chance alone.")
+        tests.append(f"the randomization test (the recommended one for per-query IR metrics, Smucker et al. "
+                     f"2007; it only assumes that without a real difference each {_one(unit)}'s difference "
+                     f"is as likely to be positive as negative) gives p = {fmt_p(r.p)} ({how}): a mean "
+                     f"difference as large as {_num(ps.diff)} is {sig} by chance alone")
     if math.isfinite(ps.t.p):
-        out.append(f"{pair}: the paired t-test gives p = {fmt_p(ps.t.p)} and the 95% t interval "
-                   f"{_num(ps.t.ci_low)} to {_num(ps.t.ci_high)}; it assumes the mean difference is "
-                   f"close to normal, which holds for many {unit} ({n} here) unless a few extreme "
-                   f"differences dominate.")
+        tests.append(f"the paired t-test gives p = {fmt_p(ps.t.p)}; it assumes the mean difference is close "
+                     f"to normal, which holds for many {unit} ({n} here) unless a few extreme differences "
+                     f"dominate")
     if ps.wilcoxon.method != "none":
-        out.append(f"{pair}: the Wilcoxon signed-rank test (p = {fmt_p(ps.wilcoxon.p)}) asks whether the "
-                   f"improvements outweigh the declines once ranked by size; it tests a shift of the "
-                   f"typical {_one(unit)}, not of the mean, so it can disagree with the others when a few "
-                   f"large changes drive the mean ({ps.directions.tied} tied {unit} left out).")
+        tests.append(f"the Wilcoxon signed-rank test (p = {fmt_p(ps.wilcoxon.p)}) asks whether the "
+                     f"improvements outweigh the declines once ranked by size, a shift of the typical "
+                     f"{_one(unit)} rather than of the mean ({ps.directions.tied} tied {unit} left out)")
+    out = [f"{pair}: " + "; ".join(tests) + "."] if tests else []
+    more = []
     if math.isfinite(ps.boot_low) and ps.boot_high > ps.boot_low:
         excl = "excludes 0" if (ps.boot_low > 0 or ps.boot_high < 0) else "includes 0"
-        out.append(f"{pair}: the paired bootstrap puts the mean difference between {_num(ps.boot_low)} "
-                   f"and {_num(ps.boot_high)} (95% percentile; BCa {_num(ps.bca_low)} to "
-                   f"{_num(ps.bca_high)}); the interval {excl}.")
+        more.append(f"the mean difference is plausibly between {_num(ps.boot_low)} and {_num(ps.boot_high)} "
+                    f"(paired bootstrap, 95% percentile; BCa {_num(ps.bca_low)} to {_num(ps.bca_high)}; t "
+                    f"{_num(ps.t.ci_low)} to {_num(ps.t.ci_high)}), an interval that {excl}")
     if math.isfinite(ps.effect):
         size = abs(ps.effect)
         word = "negligible" if size < 0.2 else "small" if size < 0.5 else "medium" if size < 0.8 else "large"
-        out.append(f"{pair}: effect size d_z = {ps.effect:+.3f} (mean difference / SD of the "
-                   f"differences): {word} by Cohen's rule of thumb.")
-    out.append(f"{pair}: of {n} {unit}, {ps.directions.improved} improved, {ps.directions.worse} got "
-               f"worse, {ps.directions.tied} tied.")
+        more.append(f"effect size d_z = {ps.effect:+.3f} (mean difference / SD of the differences), {word} "
+                    f"by Cohen's rule of thumb")
+    more.append(f"of {n} {unit}, {ps.directions.improved} improved, {ps.directions.worse} got worse and "
+                f"{ps.directions.tied} tied")
     if math.isfinite(ps.mde):
         if bounded and ps.mde > 1:
-            out.append(f"{pair}: the minimum detectable difference is not detectable at this size "
-                       f"(2.8 x SD / sqrt(n) = {ps.mde:.3g}, more than the whole 0-1 range).")
+            more.append(f"minimum detectable difference: not detectable at this size (2.8 x SD / sqrt(n) = "
+                        f"{ps.mde:.3g}, more than the whole 0-1 range)")
         else:
-            out.append(f"{pair}: with {n} {unit} and this spread, a mean difference smaller than "
-                       f"{ps.mde:.3g} (2.8 x SD / sqrt(n), 80% power at alpha 0.05) would usually be "
-                       f"missed.")
+            more.append(f"a mean difference smaller than {ps.mde:.3g} (the minimum detectable difference "
+                        f"2.8 x SD / sqrt(n), 80% power at alpha 0.05) would usually be missed")
+    out.append(f"{pair}: " + "; ".join(more) + ".")
     return out
 
 
