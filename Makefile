@@ -43,6 +43,7 @@ lint: setup
 
 bench: setup
 	$(PY) tests/benchmarks/bench_engine.py
+	$(PY) tests/benchmarks/bench_paired.py
 
 ## package: the standalone bundle (PyInstaller), its self-test and the .deb, in dist/
 package: setup

@@ -182,7 +182,7 @@ def test_unknown_test():
 
 def test_test_that_does_not_fit_the_metric():
     msg = bad(HEAD + '[[condition]]\nmetric = "ndcg@10"\nmax_drop = 0.01\ntest = "mcnemar"\n')
-    assert "'test'" in msg and "sign, t, none" in msg
+    assert "'test'" in msg and "sign, t, randomization, wilcoxon, none" in msg
     msg = bad(HEAD + '[[condition]]\nmetric = "cost_per_success"\nmax_increase = 0.1\ntest = "sign"\n')
     assert "does not apply" in msg and '"sign"' in msg
 

@@ -1,8 +1,17 @@
-"""Paired comparison of two systems on the same items (binary outcomes).
+"""Paired comparison of systems on the same items: binary outcomes or any per-item score.
 
-Wide input: one row per item with a baseline and a candidate outcome column.  Long input:
-one row per (system, item) with an outcome column.  Items are matched by id; duplicated ids
-are refused; in the long form, items scored by only one system are reported and left out.
+Wide input: one row per item with a baseline column and one or more candidate columns.  Long
+input: one row per (system, item) with an outcome/score column.  Items are matched by id;
+duplicated ids are refused; in the long form, items scored by only some systems are reported
+and left out.
+
+The family of tests follows the data (``scores='auto'``): columns holding only 0/1 (or
+pass/fail words) are binary outcomes and get the exact sign test, McNemar and the cell
+bootstrap; any other numbers are continuous scores and get the paired t-test, the Wilcoxon
+signed-rank test, the sign-flip randomization test and the paired bootstrap (percentile and
+BCa); the signature says which (``family:binary`` or ``family:continuous``).  With more than
+two systems, every candidate is compared with the baseline and every pair with each other;
+p-values are corrected (Holm by default) and the result says which candidates beat the baseline.
 """
 
 from __future__ import annotations
@@ -15,9 +24,11 @@ import pandas as pd
 from ..core.errors import DataError, OptionError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, guess_column, to_binary, to_text
+from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics import significance as sg
 from ..metrics.intervals import Z95, paired_mde
+from ..metrics import paired as pm
+from . import paired as pt
 from ._common import ROLE_NAMES, Resolver, base_signature, check_unique
 
 NAME = "compare"
@@ -37,6 +48,22 @@ class Options:
     candidate_system: str | None = None
     resamples: int = 10_000
     seed: int = 12345
+    #: long form: the per-item score column (an alias of ``outcome`` for continuous scores)
+    score: str | None = None
+    #: auto (binary when every value is 0/1), binary, continuous
+    scores: str = "auto"
+    #: correction for several comparisons: holm, bonferroni, none
+    correction: str = "holm"
+    #: sign-flip randomization rounds when it is not enumerated exactly
+    rounds: int = 10_000
+    #: Wilcoxon zero handling: wilcox (drop zeros), pratt, zsplit
+    zero_method: str = "wilcox"
+    #: direction of the score: higher (better) or lower (better), for "which beat the baseline"
+    better: str = "higher"
+
+
+SCORES = ("auto", "binary", "continuous")
+BETTER = ("higher", "lower")
 
 
 @dataclass(frozen=True)
@@ -133,19 +160,8 @@ def _pair_long(table: LoadedTable, options: Options, res: Resolver) -> Paired:
                   b["row"].to_numpy(), base, cand, "long")
 
 
-def check_options(options: Options) -> None:
-    """Before any work: 1,000 to 1,000,000 resamples (fewer give a noisy interval; the samples
-    are kept, so more would size memory by an option), a seed from 0 to 2^32 - 1."""
-    from ._checks import whole
-
-    whole("resamples", options.resamples, 1_000, 1_000_000)
-    whole("seed", options.seed, 0, 2**32 - 1)
-
-
-def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    check_options(options)
-    res = Resolver(table)
-    pair = pair_up(table, options, res)
+def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, pair: Paired) -> AnalysisResult:
+    """Two systems, binary outcomes: the exact and McNemar tests and the cell bootstrap."""
     notes = res.notes
     counts = sg.paired_counts(pair.base, pair.cand)
     n, b, c = counts.n, counts.wins, counts.losses
@@ -206,7 +222,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             f"not significant by {', '.join(above)}. With {counts.discordant} discordant items the exact sign "
             f"test (p = {exact_p:.3f}) does not rely on a large-sample approximation; treat the result "
             f"as borderline: read the {counts.discordant} items that flipped and extend the set.")
-    if n and abs(diff) < mde:
+    notes += pt.degenerate_notes(pair.cand.astype(float) - pair.base, mde=mde)
+    notes += pt.binary_readings(b, c, n, exact_p=exact_p, midp=midp, p_chi2=p_chi2, p_cc=p_cc,
+                                normal=(n_low, n_high), boot=(b_low, b_high))
+    if n and abs(diff) < mde and mde <= 1 and counts.discordant:
         notes.append(f"The observed difference ({diff:+.1%}) is smaller than the minimum detectable "
                      f"difference at this size and discordance ({mde:.1%} = 2.8 x sqrt({d_rate:.3f}/"
                      f"{n})).")
@@ -250,6 +269,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "z": f"{Z95:.6f}", "bs": f"{options.resamples}", "seed": f"{options.seed}",
         "bs-unit": boot_unit, "bs-ci": "percentile-95", "mde": "2.8*sqrt(d/n)",
     })
+    sig = _with_family(sig, "binary")
     tables = (
         Table("summary", "Paired comparison", summary, columns={
             "wins": "items the candidate passes and the baseline fails (b)",
@@ -282,3 +302,419 @@ class _Scaled:
 
     def check_cancelled(self) -> None:
         self._p.check_cancelled()
+
+
+def _with_family(sig: dict, family: str) -> dict:
+    out = {}
+    for key, value in sig.items():
+        out[key] = value
+        if key == "analysis":
+            out["family"] = family
+    return out
+
+
+# ------------------------------------------------------------------------------ any scores
+
+
+@dataclass(frozen=True)
+class Collected:
+    items: list[str]
+    scores: np.ndarray          # items x systems
+    rows: np.ndarray            # items x systems: row index in the input
+    names: list[str]            # systems; names[0] is the baseline
+    cluster: list[str] | None
+    form: str
+    binary: bool
+    bounded: bool               # every score in [0, 1]
+
+
+def check_options(options: Options) -> None:
+    """Before any work: 1,000 to 1,000,000 resamples (fewer give a noisy interval; the samples
+    are kept, so more would size memory by an option), a seed from 0 to 2^32 - 1, 1,000 to
+    1,000,000 randomization rounds, and the choices."""
+    from ._checks import whole
+
+    whole("resamples", options.resamples, 1_000, 1_000_000)
+    whole("seed", options.seed, 0, 2**32 - 1)
+    whole("rounds", options.rounds, 1_000, 1_000_000)
+    if options.scores not in SCORES:
+        raise OptionError(f"`scores` must be one of {', '.join(SCORES)}; got scores={options.scores!r}.")
+    if options.correction not in pm.CORRECTIONS:
+        raise OptionError(f"`correction` must be one of {', '.join(pm.CORRECTIONS)}; "
+                          f"got correction={options.correction!r}.")
+    if options.zero_method not in pm.ZERO_METHODS:
+        raise OptionError(f"`zero_method` must be one of {', '.join(pm.ZERO_METHODS)}; "
+                          f"got zero_method={options.zero_method!r}.")
+    if options.better not in BETTER:
+        raise OptionError(f"`better` must be one of {', '.join(BETTER)}; got better={options.better!r}.")
+
+
+def _values(table: LoadedTable, column: str, mode: str) -> tuple[np.ndarray, bool]:
+    """A score column as floats, and whether it is a binary outcome under ``mode``."""
+    if mode == "binary":
+        return to_binary(table, column).astype(float), True
+    try:
+        values = to_float(table, column)
+    except DataError as err:
+        if mode == "continuous":
+            raise
+        try:
+            return to_binary(table, column).astype(float), True
+        except DataError:
+            raise err from None
+    return values, mode == "auto" and bool(np.isin(values, (0.0, 1.0)).all())
+
+
+def collect(table: LoadedTable, options: Options, res: Resolver) -> Collected:
+    """Every system's score per item, on the items all of them have (wide or long input)."""
+    long_form = options.system is not None or options.baseline_system is not None
+    if not long_form and options.baseline is None and options.candidate is None:
+        def has(role: str) -> bool:
+            return guess_column(table, role, ROLE_NAMES[role]) is not None
+
+        long_form = has("system") and (has("outcome") or has("score")) and not (
+            has("baseline") and has("candidate"))
+    return _collect_long(table, options, res) if long_form else _collect_wide(table, options, res)
+
+
+def _collect_wide(table: LoadedTable, options: Options, res: Resolver) -> Collected:
+    base_col = res.required(options.baseline, "baseline", "--baseline")
+    columns = set(map(str, table.frame.columns))
+    if options.candidate and options.candidate not in columns and "," in options.candidate:
+        cands = [c.strip() for c in options.candidate.split(",") if c.strip()]
+        for c in cands:
+            res.optional(c, "candidate", "--candidate")
+    else:
+        cands = [res.required(options.candidate, "candidate", "--candidate")]
+    if base_col in cands:
+        raise OptionError("The baseline and candidate columns must differ.")
+    if len(set(cands)) != len(cands):
+        raise OptionError("Each candidate column may be named once.")
+    item_col = res.optional(options.item, "item", "--item")
+    if item_col in [base_col, *cands]:
+        item_col = None
+    n = len(table.frame)
+    if item_col:
+        check_unique(table, [item_col], "item id")
+        items = to_text(table, item_col)
+    else:
+        items = [f"line {table.line_of(i)}" for i in range(n)]
+    cluster = to_text(table, options.cluster) if options.cluster else None
+    parsed = [_values(table, c, options.scores) for c in [base_col, *cands]]
+    scores = np.column_stack([v for v, _ in parsed]) if n else np.zeros((0, len(parsed)))
+    binary = all(b for _, b in parsed)
+    if options.scores == "auto" and not binary and any(b for _, b in parsed):
+        # 0/1 in one column, other numbers in another: most likely a bad outcome, not a score
+        bad = next(c for c, (_, b) in zip([base_col, *cands], parsed) if not b)
+        try:
+            to_binary(table, bad)
+        except DataError as err:
+            raise DataError(f"{str(err).rstrip('.')}; the other columns hold only 0/1 outcomes (to compare "
+                            f"them as scores, set --scores continuous).") from None
+    rows = np.repeat(np.arange(n)[:, None], len(parsed), axis=1)
+    return Collected(items, scores, rows, [base_col, *cands], cluster, "wide", binary,
+                     bool(np.all((scores >= 0) & (scores <= 1))))
+
+
+def _collect_long(table: LoadedTable, options: Options, res: Resolver) -> Collected:
+    sys_col = res.required(options.system, "system", "--system")
+    item_col = res.required(options.item, "item", "--item")
+    given = options.score or options.outcome
+    if given:
+        score_col = res.required(given, "outcome", "--score")
+    else:
+        score_col = res.optional(None, "outcome", "--score") or res.required(None, "score", "--score")
+    check_unique(table, [sys_col, item_col], "(system, item) pair")
+    systems = pd.Series(to_text(table, sys_col))
+    names = list(dict.fromkeys(systems))
+    base, cand = options.baseline_system, options.candidate_system
+    for name in (base, cand):
+        if name is not None and name not in names:
+            raise DataError(f"File '{table.name}', column '{sys_col}' has no system '{name}'; "
+                            f"its systems are: {', '.join(names)}.")
+    if len(names) < 2:
+        raise DataError(f"File '{table.name}' has {len(names)} system in column '{sys_col}'; a "
+                        f"comparison needs two or more.")
+    if base is not None and base == cand:
+        raise OptionError("The baseline and candidate systems must differ.")
+    if base is None:
+        base = names[0] if cand != names[0] else names[1]
+        res.notes.append(f"Baseline '{base}' was taken in file order (set --baseline-system to choose).")
+    if cand is not None:
+        chosen = [base, cand]
+    else:
+        chosen = [base] + [x for x in names if x != base]
+        if len(chosen) == 2:
+            res.notes.append(f"Candidate '{chosen[1]}' is the other system in the file.")
+    values, binary = _values(table, score_col, options.scores)
+    frame = pd.DataFrame({"item": to_text(table, item_col), "system": systems, "y": values,
+                          "row": np.arange(len(values))})
+    if options.cluster:
+        frame["cluster"] = to_text(table, options.cluster)
+    frame = frame[frame["system"].isin(chosen)]
+    parts = {name: frame[frame["system"] == name].set_index("item") for name in chosen}
+    common = parts[base].index
+    for name in chosen[1:]:
+        common = common.intersection(parts[name].index, sort=False)
+    for name in chosen:
+        only = parts[name].index.difference(common, sort=False)
+        if len(only):
+            how = (f"were scored only by '{name}'" if len(chosen) == 2 else
+                   f"of '{name}' are not scored by every system compared")
+            res.notes.append(f"{len(only)} items {how} (for example {', '.join(map(str, only[:3]))}); "
+                             f"they are left out of the paired comparison, which uses the {len(common)} "
+                             f"common items.")
+    if len(common) == 0:
+        raise DataError(f"File '{table.name}': systems {', '.join(repr(x) for x in chosen)} share no "
+                        f"item id in column '{item_col}', so nothing can be paired.")
+    cluster = None
+    if options.cluster:
+        ref = parts[base].loc[common, "cluster"].to_numpy()
+        for name in chosen[1:]:
+            mismatch = parts[name].loc[common, "cluster"].to_numpy() != ref
+            if mismatch.any():
+                item = common[int(np.flatnonzero(mismatch)[0])]
+                raise DataError(f"File '{table.name}': item '{item}' has a different cluster "
+                                f"for '{base}' and '{name}' in column '{options.cluster}'.")
+        cluster = list(ref)
+    scores = np.column_stack([parts[x].loc[common, "y"].to_numpy(dtype=float) for x in chosen])
+    rows = np.column_stack([parts[x].loc[common, "row"].to_numpy() for x in chosen])
+    return Collected([str(i) for i in common], scores, rows, chosen, cluster, "long", binary,
+                     bool(np.all((scores >= 0) & (scores <= 1))))
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    check_options(options)
+    res = Resolver(table)
+    col = collect(table, options, res)
+    if col.binary and len(col.names) == 2:
+        pair = Paired(col.items, col.scores[:, 0].astype(np.int8), col.scores[:, 1].astype(np.int8),
+                      col.cluster, col.rows[:, 0], col.names[0], col.names[1], col.form)
+        return _binary_pair(table, options, progress, res, pair)
+    return _general(table, options, progress, res, col)
+
+
+def _cluster_codes(col: Collected):
+    if col.cluster is None:
+        return None, 0
+    codes, labels = pd.factorize(pd.Series(col.cluster), sort=True)
+    return codes.astype(np.int64), len(labels)
+
+
+def _binary_stats(x: np.ndarray, y: np.ndarray, options: Options, codes):
+    counts = sg.paired_counts(x, y)
+    n, b, c = counts.n, counts.wins, counts.losses
+    exact_p, midp = sg.sign_test(b, c)
+    _, p_chi2 = sg.mcnemar(b, c, correction=False)
+    _, p_cc = sg.mcnemar(b, c, correction=True)
+    diff, _, n_low, n_high = sg.paired_normal_interval(b, c, n)
+    if codes is not None:
+        samples = pm.bootstrap_means(y - x, resamples=options.resamples, seed=options.seed, clusters=codes)
+    else:
+        samples = sg.bootstrap_paired_counts(b, c, n, resamples=options.resamples, seed=options.seed)
+    low, high = sg.percentile_interval(samples)
+    d_rate = counts.discordant / n if n else float("nan")
+    mde = float(paired_mde(d_rate, n)) if n else float("nan")
+    return dict(counts=counts, n=n, diff=diff, p=exact_p, midp=midp, mcnemar_p=p_chi2, mcnemar_cc_p=p_cc,
+                normal=(n_low, n_high), boot=(low, high), mde=mde, discordance=d_rate)
+
+
+def _tukey_hsd(scores: np.ndarray):
+    """Tukey's HSD p-values (``scipy.stats.tukey_hsd``) of the systems' scores as independent
+    groups; NaN when undefined (fewer than two items, or no spread)."""
+    import warnings
+
+    from scipy.stats import tukey_hsd
+
+    k = scores.shape[1]
+    if scores.shape[0] < 2 or not np.any(scores.std(axis=0) > 0):
+        return np.full((k, k), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.asarray(tukey_hsd(*[scores[:, j] for j in range(k)]).pvalue, dtype=float)
+
+
+def _general(table: LoadedTable, options: Options, progress, res: Resolver, col: Collected) -> AnalysisResult:
+    notes = res.notes
+    names, S = col.names, col.scores
+    k, n = len(names), S.shape[0]
+    codes, n_clusters = _cluster_codes(col)
+    family = "binary" if col.binary else "continuous"
+    unit = f"clusters:{options.cluster}" if codes is not None else "items"
+    sign = 1.0 if options.better == "higher" else -1.0
+    records: list[dict] = []
+    for j, name in enumerate(names):
+        metric = "rate" if col.binary else "mean_score"
+        records.append(record(metric, float(S[:, j].mean()) if n else float("nan"), system=name, n=n))
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    results: dict[tuple[int, int], dict] = {}
+    for step, (i, j) in enumerate(pairs):
+        progress.check_cancelled()
+        progress.advance(0.05 + 0.85 * step / len(pairs), f"'{names[j]}' vs '{names[i]}'")
+        x, y = S[:, i], S[:, j]
+        a, b = names[i], names[j]
+        kw = dict(from_=a, to=b)
+        if col.binary:
+            st = _binary_stats(x, y, options, codes)
+            cnt = st["counts"]
+            records += [
+                record("wins", cnt.wins, n=n, **kw), record("losses", cnt.losses, n=n, **kw),
+                record("ties", cnt.ties, n=n, **kw), record("diff", st["diff"], n=n, **kw),
+                record("sign_test_p", st["p"], n=cnt.discordant, **kw),
+                record("sign_test_midp", st["midp"], n=cnt.discordant, **kw),
+                record("mcnemar_p", st["mcnemar_p"], n=cnt.discordant, **kw),
+                record("mcnemar_cc_p", st["mcnemar_cc_p"], n=cnt.discordant, **kw),
+                record("normal_ci", st["diff"], n=n, ci_low=st["normal"][0], ci_high=st["normal"][1], **kw),
+                record("bootstrap_ci", st["diff"], n=n, ci_low=st["boot"][0], ci_high=st["boot"][1], **kw),
+                record("mde", st["mde"], n=n, **kw),
+            ]
+            results[(i, j)] = {"diff": st["diff"], "p": st["p"], "low": st["boot"][0], "high": st["boot"][1],
+                               "row": {"baseline": a, "candidate": b, "items": n,
+                                       "baseline_rate": float(x.mean()), "candidate_rate": float(y.mean()),
+                                       "wins": cnt.wins, "losses": cnt.losses, "ties": cnt.ties,
+                                       "discordance": st["discordance"], "diff": st["diff"], "mde": st["mde"]},
+                               "mde": st["mde"]}
+        else:
+            lo = 0.05 + 0.85 * step / len(pairs)
+            ps = pm.summarize(x, y, resamples=options.resamples, seed=options.seed, rounds=options.rounds,
+                              zero_method=options.zero_method, clusters=codes,
+                              progress=_Scaled(progress, lo, lo + 0.85 / len(pairs)))
+            records += pt.summary_records(ps, a, b)
+            results[(i, j)] = {"diff": ps.diff, "p": ps.randomization.p, "low": ps.boot_low,
+                               "high": ps.boot_high, "ps": ps, "mde": ps.mde,
+                               "row": {"baseline": a, "candidate": b, "items": n,
+                                       "baseline_mean": ps.base_mean, "candidate_mean": ps.cand_mean,
+                                       "improved": ps.directions.improved, "worse": ps.directions.worse,
+                                       "tied": ps.directions.tied, "mean_diff": ps.diff, "sd_diff": ps.sd,
+                                       "effect_size": ps.effect, "mde_score": ps.mde}}
+        if i == 0 or k == 2:
+            if col.binary:
+                notes += [f"'{b}' vs '{a}': {s}" if k > 2 else s for s in
+                          pt.degenerate_notes(y - x, mde=results[(i, j)]["mde"])]
+            else:
+                ps = results[(i, j)]["ps"]
+                notes += [f"'{b}' vs '{a}': {s}" if k > 2 else s for s in
+                          pt.degenerate_notes(y - x, mde=ps.mde, bounded=col.bounded)]
+                notes += pt.readings(ps, base=a, cand=b, bounded=col.bounded)
+    if codes is not None:
+        notes.append(f"The bootstrap resamples the {n_clusters} clusters of column '{options.cluster}' "
+                     f"whole; the other tests treat the {n} items as independent and are optimistic if "
+                     f"clusters matter.")
+    primary = "exact sign test" if col.binary else "randomization test"
+    tables = []
+    if k == 2:
+        r = results[(0, 1)]
+        summary = pd.DataFrame([r["row"]])
+        ps = r.get("ps")
+        tables += [
+            Table("summary", "Paired comparison", summary, columns={
+                "mean_diff": "mean of candidate - baseline over the items",
+                "sd_diff": "SD of the per-item differences (n - 1)",
+                "effect_size": "mean difference / SD of the differences (d_z)",
+                "mde_score": "minimum detectable mean difference 2.8 x SD / sqrt(n)",
+                "improved": "items where the candidate scores higher", "worse": "items where it scores lower",
+            }, formats={"baseline_mean": "float", "candidate_mean": "float", "mean_diff": "float",
+                        "sd_diff": "float", "effect_size": "float", "mde_score": "float", "items": "int",
+                        "improved": "int", "worse": "int", "tied": "int"}),
+            Table("tests", "Significance tests side by side", pd.DataFrame(pt.tests_rows(ps, options.zero_method)),
+                  formats={"p_value": "p", "statistic": "float"}),
+            Table("intervals", "95% intervals of the mean difference",
+                  pd.DataFrame(pt.interval_rows(ps, options.resamples, options.seed, unit)),
+                  formats={"diff": "float", "ci_low": "float", "ci_high": "float"}),
+        ]
+        samples = ps.samples
+        fin = samples[np.isfinite(samples)]
+        hist_counts, edges = np.histogram(fin, bins=40) if fin.size else (np.zeros(0), np.zeros(1))
+        tables.append(Table("bootstrap", "Bootstrap distribution of the mean difference",
+                            pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "resamples": hist_counts}),
+                            formats={"bin_low": "float", "bin_high": "float", "resamples": "int"}))
+    else:
+        base_rows = [results[(0, j)]["row"] for j in range(1, k)]
+        tables.append(Table("summary", "Each candidate against the baseline", pd.DataFrame(base_rows),
+                            formats={c: "rate" if col.binary and c in ("baseline_rate", "candidate_rate", "diff",
+                                                                       "discordance", "mde") else "float"
+                                     for c in base_rows[0] if c not in ("baseline", "candidate")}))
+        # corrections: candidates vs the baseline (one family), all pairs (another)
+        vs_base = [(0, j) for j in range(1, k)]
+        adj_base = pm.adjust([results[p]["p"] for p in vs_base], options.correction)
+        adj_all = pm.adjust([results[p]["p"] for p in pairs], options.correction)
+        adj_all_of = dict(zip(pairs, adj_all))
+        rows, answer = [], {"better": [], "worse": [], "unclear": []}
+        for (i, j), p_adj in zip(vs_base, adj_base):
+            r = results[(i, j)]
+            records.append(record("p_adjusted", p_adj, group="vs baseline", from_=names[0], to=names[j], n=n))
+            better = bool(np.isfinite(p_adj) and p_adj < ALPHA and sign * r["diff"] > 0)
+            worse = bool(np.isfinite(p_adj) and p_adj < ALPHA and sign * r["diff"] < 0)
+            records.append(record("beats_baseline", better, from_=names[0], to=names[j], n=n))
+            answer["better" if better else "worse" if worse else "unclear"].append(names[j])
+        tukey = _tukey_hsd(S) if not col.binary else None
+        for (i, j) in pairs:
+            r = results[(i, j)]
+            rows.append({"from": names[i], "to": names[j], "items": n, "diff": r["diff"],
+                         "ci_low": r["low"], "ci_high": r["high"], "p_value": r["p"],
+                         "p_adjusted_vs_baseline": dict(zip(vs_base, adj_base)).get((i, j), np.nan),
+                         "p_adjusted_all_pairs": adj_all_of[(i, j)],
+                         **({"tukey_hsd_p": float(tukey[i, j])} if tukey is not None else {})})
+            records.append(record("p_adjusted", adj_all_of[(i, j)], group="all pairs", from_=names[i],
+                                  to=names[j], n=n))
+            if tukey is not None:
+                records.append(record("tukey_hsd_p", float(tukey[i, j]), from_=names[i], to=names[j], n=n))
+        if tukey is not None:
+            notes.append("Tukey's HSD (as ranx offers it) compares all pairs at once with the studentized "
+                         "range, treating each system's scores as an independent sample: it ignores the "
+                         "pairing by item, so it is conservative next to the paired tests.")
+        fmt = "rate" if col.binary else "float"
+        tables.append(Table("pairs", f"Every pair: {primary} p-values, adjusted ({options.correction})",
+                            pd.DataFrame(rows), columns={
+                                "diff": "to - from", "ci_low": "paired bootstrap 95% percentile interval",
+                                "p_value": f"{primary}, two-sided",
+                                "p_adjusted_vs_baseline": f"{options.correction}-adjusted over the "
+                                                          f"{k - 1} candidate-vs-baseline comparisons",
+                                "p_adjusted_all_pairs": f"{options.correction}-adjusted over all "
+                                                        f"{len(pairs)} pairs"},
+                            formats={"diff": fmt, "ci_low": fmt, "ci_high": fmt, "p_value": "p",
+                                     "tukey_hsd_p": "p",
+                                     "p_adjusted_vs_baseline": "p", "p_adjusted_all_pairs": "p",
+                                     "items": "int"}))
+        direction = "higher" if options.better == "higher" else "lower"
+        parts = [f"Which beat the baseline '{names[0]}' ({options.correction}-adjusted {primary} p < "
+                 f"{ALPHA} and a {direction} score): "
+                 f"{', '.join(repr(x) for x in answer['better']) or 'none'}"]
+        if answer["worse"]:
+            parts.append(f"significantly worse: {', '.join(repr(x) for x in answer['worse'])}")
+        if answer["unclear"]:
+            parts.append(f"not distinguishable from it: {', '.join(repr(x) for x in answer['unclear'])}")
+        notes.insert(0, "; ".join(parts) + ".")
+    # items that changed (against the baseline)
+    changed = []
+    for j in range(1, k):
+        dj = S[:, j] - S[:, 0]
+        idx = np.flatnonzero(dj != 0)
+        if not idx.size:
+            continue
+        label = (np.where(dj[idx] > 0, "win", "loss") if col.binary
+                 else np.where(sign * dj[idx] > 0, "improved", "worse"))
+        changed.append(pd.concat([pd.DataFrame({
+            "item": [col.items[i] for i in idx],
+            "line": [table.line_of(int(col.rows[i, 0])) for i in idx],
+            **({"from": names[0], "to": names[j]} if k > 2 else {}),
+            "result": label, "baseline": S[idx, 0], "candidate": S[idx, j], "difference": dj[idx],
+        }), table.frame.iloc[col.rows[idx, 0]].reset_index(drop=True).add_prefix("input:")], axis=1))
+    tables.append(Table("discordant", "Items that changed against the baseline",
+                        pd.concat(changed, ignore_index=True) if changed else
+                        pd.DataFrame(columns=["item", "line", "result", "baseline", "candidate", "difference"])))
+    sig = base_signature(NAME)
+    sig.update({"family": family, "form": col.form, "pairs": "by-item-id", "systems": str(k)})
+    if col.binary:
+        sig.update({"sign": "exact-two-sided,mid-p", "mcnemar": "chi2-1df,cc:max(0,|b-c|-1)"})
+    else:
+        sig.update({"t": "paired,two-sided", "wilcoxon": f"zero:{options.zero_method},scipy-auto,no-cc",
+                    "rand": f"sign-flip,exact<=2^{pm.EXACT_MAX},else-mc:{options.rounds},p:(1+hits)/(1+R)",
+                    "bs-ci": "percentile-95,bca-95"})
+    sig.update({"bs": f"{options.resamples}", "seed": f"{options.seed}", "bs-unit": unit})
+    if k > 2:
+        sig.update({"correction": options.correction, "adjusted": "sign-test" if col.binary else "randomization",
+                    "alpha": f"{ALPHA:g}", "better": options.better})
+    sig["mde"] = "2.8*sqrt(d/n)" if col.binary else "2.8*sd/sqrt(n)"
+    progress.advance(1.0, "done")
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)

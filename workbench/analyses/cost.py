@@ -172,4 +172,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                 "marginal_cost_per_success": "extra cost per request / extra success rate",
                             }, formats={"extra_cost_per_request": "money", "extra_success_rate": "rate",
                                         "marginal_cost_per_success": "money"}))
+    if len(rows) > 1:  # bootstrap intervals of the differences: workbench/analyses/paired.py
+        from .paired import cost_differences
+        diff_table, diff_records, sig["diffs"] = cost_differences(cost, lat, codes, labels, order,
+                                                                  options.percentile_method)
+        tables.append(diff_table)
+        records += diff_records
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)

@@ -307,6 +307,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         }, formats=fmt),
         Table("queries", "Per-query metrics", pd.concat(per_query, ignore_index=True), formats=fmt),
     )
+    if sys_col and len(sys_labels) > 1:  # paired tests per metric: workbench/analyses/paired.py
+        from .paired import ranking_systems_compared
+        sc_table, sc_records, sc_notes, sig["systems-compared"] = ranking_systems_compared(
+            tables[1].frame, ks, options.no_relevant)
+        tables, records, notes = tables + (sc_table,), records + sc_records, notes + sc_notes
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 

@@ -140,4 +140,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         }, formats=rate_fmt),
         Table("items", "Per-item scores", items, formats=rate_fmt),
     )
+    if sys_col and len(sys_labels) > 1:  # paired tests per metric: workbench/analyses/paired.py
+        from .paired import text_systems_compared
+        sc_table, sc_records, sc_notes, sig["systems-compared"] = text_systems_compared(
+            tables[1].frame, has_ids=id_col is not None)
+        tables, records, notes = tables + (sc_table,), records + sc_records, notes + sc_notes
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)

@@ -133,14 +133,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="paired significance of two systems")
     common(p)
-    p.add_argument("--baseline", help="wide form: baseline 0/1 column")
-    p.add_argument("--candidate", help="wide form: candidate 0/1 column")
+    p.add_argument("--baseline", help="wide form: baseline column (0/1 outcome or any per-item score)")
+    p.add_argument("--candidate", help="wide form: candidate column(s), comma-separated for several")
     p.add_argument("--item", help="item id column (duplicates refused)")
     p.add_argument("--cluster", help="cluster column: bootstrap resamples whole clusters")
     p.add_argument("--system", help="long form: system column")
     p.add_argument("--outcome", help="long form: 0/1 outcome column")
-    p.add_argument("--baseline-system", help="long form: baseline system name")
-    p.add_argument("--candidate-system", help="long form: candidate system name")
+    p.add_argument("--score", help="long form: per-item score column (any numbers; same as --outcome)")
+    p.add_argument("--baseline-system", help="long form: baseline system name (default: the first)")
+    p.add_argument("--candidate-system", help="long form: candidate system name (default: every other)")
+    p.add_argument("--scores", default="auto", choices=["auto", "binary", "continuous"],
+                   help="test family: auto = binary when every value is 0/1 (default auto)")
+    p.add_argument("--correction", default="holm", choices=["holm", "bonferroni", "none"],
+                   help="correction for several comparisons (default holm)")
+    p.add_argument("--rounds", type=int, default=10_000,
+                   help="randomization-test rounds when not enumerated exactly (default 10000)")
+    p.add_argument("--zero-method", default="wilcox", choices=["wilcox", "pratt", "zsplit"],
+                   help="Wilcoxon zero handling (default wilcox: zero differences dropped)")
+    p.add_argument("--better", default="higher", choices=["higher", "lower"],
+                   help="which direction of the score is better (default higher)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
 

@@ -69,6 +69,46 @@ METRICS: dict[str, MetricSpec] = {m.name: m for m in (
     _m("normal_ci", "compare", "(b - c)/n +- z sqrt(b + c - (b - c)^2/n) / n", -1.0, 1.0),
     _m("bootstrap_ci", "compare", "percentiles 2.5 and 97.5 of the resampled difference", -1.0, 1.0),
     _m("mde", "compare", "2.8 x sqrt(d / n), d = discordant fraction", 0.0, None, False),
+    # paired comparison of per-item scores (continuous family; workbench.analyses.paired)
+    _m("mean_score", "compare", "mean of the system's per-item scores over the paired items", None, None,
+       rate=False),
+    _m("improved", "compare", "items where the candidate scores higher than the baseline", 0.0, None,
+       rate=False),
+    _m("worse", "compare", "items where the candidate scores lower than the baseline", 0.0, None, False,
+       rate=False),
+    _m("tied", "compare", "items where both score the same", 0.0, None, None, rate=False),
+    _m("mean_diff", "compare", "mean of candidate - baseline; 95% paired t interval", None, None, rate=False),
+    _m("t_test_p", "compare", "paired t-test, two-sided", better=False, rate=False),
+    _m("wilcoxon_p", "compare", "Wilcoxon signed-rank test, two-sided (zero differences dropped)",
+       better=False, rate=False),
+    _m("randomization_p", "compare", "sign-flip randomization test of the mean difference, two-sided",
+       better=False, rate=False),
+    _m("bootstrap_pct_ci", "compare", "percentiles 2.5 and 97.5 of the paired bootstrap mean difference",
+       None, None, rate=False),
+    _m("bootstrap_bca_ci", "compare", "BCa 95% interval of the paired bootstrap mean difference", None, None,
+       rate=False),
+    _m("effect_size", "compare", "mean difference / SD of the differences (Cohen's d_z)", None, None,
+       rate=False),
+    _m("mde_score", "compare", "2.8 x SD of the differences / sqrt(n)", 0.0, None, False, rate=False),
+    _m("p_adjusted", "compare", "p-value corrected for the comparisons of its family (Holm or Bonferroni)",
+       better=False, rate=False),
+    _m("tukey_hsd_p", "compare", "Tukey's HSD over all systems (studentized range; scores as independent "
+       "samples, as ranx)", better=False, rate=False),
+    _m("beats_baseline", "compare", "adjusted p < 0.05 and a better mean than the baseline", None, None,
+       None, rate=False),
+    # "Systems compared" in ranking / text / cost: KIND:METRIC (e.g. diff:ndcg@10)
+    _m("diff:*", "paired", "candidate - baseline over the common units; 95% paired bootstrap interval",
+       None, None, None, rate=False),
+    _m("t_test_p:*", "paired", "paired t-test over the common units", better=False, rate=False),
+    _m("wilcoxon_p:*", "paired", "Wilcoxon signed-rank test over the common units", better=False, rate=False),
+    _m("randomization_p:*", "paired", "sign-flip randomization test over the common units", better=False,
+       rate=False),
+    _m("p_adjusted:*", "paired", "p (randomization, or paired bootstrap for corpus scores) corrected across "
+       "the system pairs", better=False, rate=False),
+    _m("paired_bs_p:*", "paired", "sacrebleu's paired bootstrap test of a corpus score", better=False,
+       rate=False),
+    _m("paired_ar_p:*", "paired", "sacrebleu's approximate randomization test of a corpus score",
+       better=False, rate=False),
     _m("success_rate", "cost", "successes / requests (Wilson 95% interval)"),
     _m("cost_per_request", "cost", "total cost / requests", 0.0, None, False, rate=False),
     _m("cost_per_success", "cost", "total cost / successes", 0.0, None, False, rate=False),
@@ -89,6 +129,10 @@ def spec_for(metric: str) -> MetricSpec:
     """The spec of a reported metric name, ``ndcg@10`` -> ``ndcg@K``; KeyError if unknown."""
     if metric in METRICS:
         return METRICS[metric]
+    if ":" in metric:  # a paired statistic of another metric: diff:ndcg@10, randomization_p:bleu
+        kind = metric.partition(":")[0]
+        if f"{kind}:*" in METRICS:
+            return METRICS[f"{kind}:*"]
     if "@" in metric or "^" in metric:
         sep = "@" if "@" in metric else "^"
         head, _, tail = metric.rpartition(sep)

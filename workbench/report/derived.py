@@ -80,7 +80,8 @@ def _cost(result: AnalysisResult, key: Key) -> Formulas:
 
 
 def _compare(result: AnalysisResult, key: Key) -> Formulas:
-    if _has(result, "summary") is None:
+    summary = _has(result, "summary")
+    if summary is None or "wins" not in summary:  # continuous scores: no count formulas
         return {}
     k = key("summary")
     out: Formulas = {"summary": {

@@ -702,6 +702,11 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
             from scipy.stats import ttest_1samp
 
             p = float(ttest_1samp(diffs, 0.0).pvalue)
+    elif cond.test in ("randomization", "wilcoxon"):  # workbench/metrics/paired.py
+        from ..metrics import paired as pm
+
+        p = (pm.sign_flip_test(diffs, rounds=10_000, seed=cond.seed).p if cond.test == "randomization"
+             else pm.wilcoxon(diffs).p)
     side = {"lower": "lower bound", "point": "observed value"}[cond.bound]
     basis = f"{side} of the {how}"
     if cond.test != "none":

@@ -71,8 +71,11 @@ Metrics and thresholds
 * ``max_increase`` is relative (``0.10`` = 10 percent), ``max`` absolute in the file's unit;
   both >= 0.
 * Tests: ``sign`` (exact two-sided sign test on the discordant items or the queries that
-  differ), ``mcnemar`` and ``mcnemar_cc`` (``success`` only), ``t`` (paired t-test, ranking
-  metrics only) or ``none``.  Cost and latency conditions take no test; their interval is the
+  differ), ``mcnemar`` and ``mcnemar_cc`` (``success`` only), ``t`` (paired t-test),
+  ``randomization`` (sign-flip randomization test of the mean difference: exact up to 20
+  non-zero differences, else 10,000 rounds seeded with the condition's ``seed``; the test
+  recommended for per-query IR metrics) or ``wilcoxon`` (signed-rank, zero differences
+  dropped) -- these three for ranking metrics only -- or ``none``.  Cost and latency conditions take no test; their interval is the
   bootstrap (paired by item when an item column is present).
 * Ranking conditions also take ``gain``, ``ties``, ``no_relevant``, ``unjudged`` and
   ``relevance_threshold`` (the ranking analysis's conventions); latency conditions take
@@ -124,7 +127,7 @@ THRESHOLDS = {
 }
 TESTS = {
     PAIRED: ("sign", "mcnemar", "mcnemar_cc", "none"),
-    RANKING: ("sign", "t", "none"),
+    RANKING: ("sign", "t", "randomization", "wilcoxon", "none"),
     COST: ("none",),
     LATENCY: ("none",),
 }
@@ -136,7 +139,8 @@ INTERVALS = {
 }
 TEST_NAMES = {"sign": "exact sign test", "mcnemar": "McNemar chi-square",
               "mcnemar_cc": "McNemar chi-square (continuity corrected)",
-              "t": "paired t-test", "none": "no test"}
+              "t": "paired t-test", "randomization": "randomization (sign-flip) test",
+              "wilcoxon": "Wilcoxon signed-rank test", "none": "no test"}
 
 RULE_KEYS = ("name", "baseline", "candidate", "alpha", "multiplicity", "registered",
              "description", "format")

@@ -1,0 +1,446 @@
+"""Paired comparisons of systems, shared by Compare, Ranking, Text and Cost.
+
+The numbers come from :mod:`workbench.metrics.paired` (per-item scores) and
+:mod:`workbench.metrics.corpus_paired` (corpus BLEU/chrF); this module turns them into result
+records, table rows, plain-language readings and the notes of degenerate cases.
+
+Record ids (``metric`` of a record; ``from`` = baseline, ``to`` = candidate):
+
+* Compare, continuous scores: ``mean_score`` (per system), ``improved``, ``worse``, ``tied``,
+  ``mean_diff`` (with the paired t interval), ``t_test_p``, ``wilcoxon_p``,
+  ``randomization_p``, ``bootstrap_pct_ci``, ``bootstrap_bca_ci``, ``effect_size``,
+  ``mde_score``; with several candidates also ``p_adjusted`` (``group`` = the family,
+  ``vs baseline`` or ``all pairs``) and ``beats_baseline``.
+* Ranking / Text "Systems compared": ``diff:<metric>`` (mean difference over the common
+  queries/items, with the paired bootstrap percentile interval), ``t_test_p:<metric>``,
+  ``wilcoxon_p:<metric>``, ``randomization_p:<metric>``, ``p_adjusted:<metric>``; corpus
+  BLEU/chrF: ``diff:bleu`` (interval of the resampled difference), ``paired_bs_p:bleu``,
+  ``paired_ar_p:bleu`` (and ``:chrf``).
+* Cost: ``diff:cost_per_request``, ``diff:latency_p50`` / ``p95`` / ``p99`` (bootstrap intervals).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..core.result import record
+from ..metrics import paired as pm
+
+ALPHA = 0.05
+PRIMARY = "randomization"   # the test whose p-values are corrected for several comparisons
+
+
+def natural_key(value) -> tuple:
+    """Sort key of an id in natural order ("q2" before "q10"), then by its exact text: the
+    order in which the common units are resampled (so that results do not depend on the row
+    order, and ids written in sequence keep the file's order, as sacrebleu would see it)."""
+    import re
+
+    text = str(value)
+    parts = re.split(r"(\d+)", text)
+    return tuple((0, int(p), "") if i % 2 else (1, 0, p) for i, p in enumerate(parts)), text
+
+
+def _one(word: str) -> str:
+    return {"queries": "query"}.get(word, word[:-1])
+
+
+def fmt_p(p: float) -> str:
+    if p is None or not math.isfinite(p):
+        return "undefined"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3g}"
+
+
+def _num(x: float, digits: int = 4) -> str:
+    return "undefined" if x is None or not math.isfinite(x) else f"{x:+.{digits}g}"
+
+
+def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
+    """The records of one continuous pair (Compare)."""
+    n = ps.n
+    kw = dict(from_=base, to=cand)
+    return [
+        record("improved", ps.directions.improved, n=n, **kw),
+        record("worse", ps.directions.worse, n=n, **kw),
+        record("tied", ps.directions.tied, n=n, **kw),
+        record("mean_diff", ps.diff, n=n, ci_low=ps.t.ci_low, ci_high=ps.t.ci_high, **kw),
+        record("t_test_p", ps.t.p, n=n, **kw),
+        record("wilcoxon_p", ps.wilcoxon.p, n=ps.wilcoxon.n_used, **kw),
+        record("randomization_p", ps.randomization.p, n=n, **kw),
+        record("bootstrap_pct_ci", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+        record("bootstrap_bca_ci", ps.diff, n=n, ci_low=ps.bca_low, ci_high=ps.bca_high, **kw),
+        record("effect_size", ps.effect, n=n, **kw),
+        record("mde_score", ps.mde, n=n, **kw),
+    ]
+
+
+def tests_rows(ps: pm.PairedSummary, zero_method: str) -> list[dict]:
+    r = ps.randomization
+    how = ("no item differs" if r.method == "none" else
+           f"exact: all 2^{r.nonzero} sign patterns" if r.method == "exact" else
+           f"Monte Carlo: {r.rounds} random sign patterns, p = (1 + hits) / (1 + rounds), "
+           f"Monte Carlo SE {r.mc_se:.2g}")
+    return [
+        {"test": "randomization (sign-flip permutation), two-sided", "statistic": ps.diff,
+         "p_value": r.p, "basis": f"mean difference; {how}"},
+        {"test": "paired t-test, two-sided", "statistic": ps.t.t, "p_value": ps.t.p,
+         "basis": f"t = mean / (SD / sqrt(n)), {ps.t.df} df"},
+        {"test": "Wilcoxon signed-rank, two-sided", "statistic": ps.wilcoxon.statistic,
+         "p_value": ps.wilcoxon.p,
+         "basis": f"zero handling '{zero_method}', {ps.wilcoxon.n_used} differences ranked, "
+                  f"p by {ps.wilcoxon.method}"},
+    ]
+
+
+def interval_rows(ps: pm.PairedSummary, resamples: int, seed: int, unit: str) -> list[dict]:
+    return [
+        {"interval": "paired t", "diff": ps.diff, "ci_low": ps.t.ci_low, "ci_high": ps.t.ci_high,
+         "basis": f"mean +- t(0.975, {ps.t.df}) x SD / sqrt(n), SD = {ps.sd:.4g}"},
+        {"interval": f"bootstrap percentile ({unit})", "diff": ps.diff, "ci_low": ps.boot_low,
+         "ci_high": ps.boot_high, "basis": f"{resamples} resamples, seed {seed}"},
+        {"interval": f"bootstrap BCa ({unit})", "diff": ps.diff, "ci_low": ps.bca_low,
+         "ci_high": ps.bca_high, "basis": f"{resamples} resamples, seed {seed}, jackknife acceleration"},
+    ]
+
+
+def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
+             bounded: bool = True, what: str = "score") -> list[str]:
+    """Plain-language readings of every test (one note) and of the intervals, effect size,
+    counts and MDE (a second note)."""
+    n = ps.n
+    pair = f"'{cand}' vs '{base}'"
+    tests = []
+    r = ps.randomization
+    if r.method != "none":
+        how = (f"exact over all {r.rounds:,} sign patterns" if r.method == "exact" else
+               f"Monte Carlo with {r.rounds:,} rounds, +- {r.mc_se:.2g}")
+        sig = "unlikely" if r.p < ALPHA else "not unlikely"
+        tests.append(f"the randomization test (the recommended one for per-query IR metrics, Smucker et al. "
+                     f"2007; it only assumes that without a real difference each {_one(unit)}'s difference "
+                     f"is as likely to be positive as negative) gives p = {fmt_p(r.p)} ({how}): a mean "
+                     f"difference as large as {_num(ps.diff)} is {sig} by chance alone")
+    if math.isfinite(ps.t.p):
+        tests.append(f"the paired t-test gives p = {fmt_p(ps.t.p)}; it assumes the mean difference is close "
+                     f"to normal, which holds for many {unit} ({n} here) unless a few extreme differences "
+                     f"dominate")
+    if ps.wilcoxon.method != "none":
+        tests.append(f"the Wilcoxon signed-rank test (p = {fmt_p(ps.wilcoxon.p)}) asks whether the "
+                     f"improvements outweigh the declines once ranked by size, a shift of the typical "
+                     f"{_one(unit)} rather than of the mean ({ps.directions.tied} tied {unit} left out)")
+    out = [f"{pair}: " + "; ".join(tests) + "."] if tests else []
+    more = []
+    if math.isfinite(ps.boot_low) and ps.boot_high > ps.boot_low:
+        excl = "excludes 0" if (ps.boot_low > 0 or ps.boot_high < 0) else "includes 0"
+        more.append(f"the mean difference is plausibly between {_num(ps.boot_low)} and {_num(ps.boot_high)} "
+                    f"(paired bootstrap, 95% percentile; BCa {_num(ps.bca_low)} to {_num(ps.bca_high)}; t "
+                    f"{_num(ps.t.ci_low)} to {_num(ps.t.ci_high)}), an interval that {excl}")
+    if math.isfinite(ps.effect):
+        size = abs(ps.effect)
+        word = "negligible" if size < 0.2 else "small" if size < 0.5 else "medium" if size < 0.8 else "large"
+        more.append(f"effect size d_z = {ps.effect:+.3f} (mean difference / SD of the differences), {word} "
+                    f"by Cohen's rule of thumb")
+    more.append(f"of {n} {unit}, {ps.directions.improved} improved, {ps.directions.worse} got worse and "
+                f"{ps.directions.tied} tied")
+    if math.isfinite(ps.mde):
+        if bounded and ps.mde > 1:
+            more.append(f"minimum detectable difference: not detectable at this size (2.8 x SD / sqrt(n) = "
+                        f"{ps.mde:.3g}, more than the whole 0-1 range)")
+        else:
+            more.append(f"a mean difference smaller than {ps.mde:.3g} (the minimum detectable difference "
+                        f"2.8 x SD / sqrt(n), 80% power at alpha 0.05) would usually be missed")
+    out.append(f"{pair}: " + "; ".join(more) + ".")
+    return out
+
+
+def binary_readings(b: int, c: int, n: int, *, exact_p, midp, p_chi2, p_cc, normal, boot) -> list[str]:
+    """A plain-language reading of the binary family's tests and intervals (one note)."""
+    d = b + c
+    if d == 0:
+        return []
+    text = (f"Reading: the exact sign test (p = {fmt_p(exact_p)}, mid-p {fmt_p(midp)}) is the chance of a "
+            f"{b}-{c} split or a more uneven one among the {d} items that differ if neither system were "
+            f"better")
+    if math.isfinite(p_chi2):
+        text += (f"; McNemar (p = {fmt_p(p_chi2)}, corrected {fmt_p(p_cc)}) is its large-sample version, "
+                 f"trustworthy from about 25 differing items")
+    if all(math.isfinite(x) for x in (*normal, *boot)) and n > 1:
+        text += (f"; the difference is plausibly between {normal[0]:+.1%} and {normal[1]:+.1%} (normal) or "
+                 f"{boot[0]:+.1%} and {boot[1]:+.1%} (bootstrap)")
+    return [text + "."]
+
+
+def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounded: bool = True) -> list[str]:
+    """Notes for comparisons whose intervals and tests say nothing (issue: one item, all ties,
+    every item the same difference) and for an MDE of 0 or above the 0-1 range."""
+    d = np.asarray(d, dtype=float)
+    n = d.size
+    out = []
+    if n == 0:
+        return [f"No {unit} could be paired: nothing can be compared."]
+    if n == 1:
+        out.append(f"Only 1 {_one(unit)} is paired: no test or interval can say anything about the "
+                   f"difference (the bootstrap interval has zero width, the t interval is undefined).")
+    elif not np.any(d):
+        out.append(f"All {n} {unit} tie: the interval has zero width and says nothing about the "
+                   f"difference; no test can find one.")
+    elif np.ptp(d) == 0:
+        word = "wins" if d[0] > 0 else "losses"
+        if set(np.unique(d)) <= {1.0, -1.0}:
+            out.append(f"All {n} {unit} are {word} ({n}/{n}): the bootstrap interval has zero width "
+                       f"and says nothing about the uncertainty; rely on the exact test and extend the set.")
+        else:
+            out.append(f"All {n} {unit} differ by exactly {d[0]:+.4g}: the intervals have zero width and "
+                       f"say nothing about the uncertainty; extend the set.")
+    if mde is not None and math.isfinite(mde):
+        if mde == 0 and n > 1:
+            out.append("The minimum detectable difference is 0 only because no item differs; it says "
+                       "nothing about what this set could detect.")
+        elif bounded and mde > 1:
+            out.append(f"Minimum detectable difference: not detectable at this size ({mde:.3g} is above "
+                       f"100%; {n} {unit} are far too few).")
+    return out
+
+
+# ------------------------------------------------------------------------- systems compared
+
+
+def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics: list[str],
+                     unit_word: str = "items", resamples: int = 2000, seed: int = 12345,
+                     rounds: int = 10_000, correction: str = "holm", extra=None, progress=None):
+    """Paired tests of every pair of systems on every metric, over the units both systems have.
+
+    ``per_unit``: one row per (system, unit) with the metric columns.  Pairs are taken in the
+    order the systems first appear (first = baseline of the pair).  Returns (table frame,
+    records, notes).  ``extra(base, cand, common_units)`` may return more rows/records
+    (corpus tests).  p-values are corrected per metric across the pairs (``correction``).
+    """
+    names = sorted(dict.fromkeys(per_unit[system].tolist()), key=str)  # canonical: row order is irrelevant
+    by_sys = {s: g.drop_duplicates(unit).set_index(unit) for s, g in per_unit.groupby(system, sort=False)}
+    rows, records, notes = [], [], []
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    for a, b in pairs:
+        ga, gb = by_sys[a], by_sys[b]
+        common = ga.index.intersection(gb.index, sort=False)
+        common = pd.Index(sorted(common, key=natural_key))
+        left_out = len(ga) + len(gb) - 2 * len(common)
+        if left_out:
+            notes.append(f"Systems compared '{b}' vs '{a}': over the {len(common)} {unit_word} both were "
+                         f"evaluated on; {left_out} {unit_word} of only one of them are left out.")
+        for metric in metrics:
+            x = ga.loc[common, metric].to_numpy(dtype=float)
+            y = gb.loc[common, metric].to_numpy(dtype=float)
+            ok = np.isfinite(x) & np.isfinite(y)
+            x, y = x[ok], y[ok]
+            if x.size == 0:
+                continue
+            ps = pm.summarize(x, y, resamples=resamples, seed=seed, rounds=rounds)
+            rows.append({"from": a, "to": b, "metric": metric, unit_word: int(x.size),
+                         "baseline": ps.base_mean, "candidate": ps.cand_mean, "diff": ps.diff,
+                         "ci_low": ps.boot_low, "ci_high": ps.boot_high,
+                         "bca_low": ps.bca_low, "bca_high": ps.bca_high,
+                         "t_ci_low": ps.t.ci_low, "t_ci_high": ps.t.ci_high,
+                         "improved": ps.directions.improved, "worse": ps.directions.worse,
+                         "tied": ps.directions.tied, "effect_size": ps.effect,
+                         "t_test_p": ps.t.p, "wilcoxon_p": ps.wilcoxon.p,
+                         "randomization_p": ps.randomization.p, "paired_bs_p": np.nan,
+                         "paired_ar_p": np.nan, "p_adjusted": np.nan})
+            kw = dict(from_=a, to=b, n=int(x.size))
+            records += [record(f"diff:{metric}", ps.diff, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+                        record(f"t_test_p:{metric}", ps.t.p, **kw),
+                        record(f"wilcoxon_p:{metric}", ps.wilcoxon.p, **kw),
+                        record(f"randomization_p:{metric}", ps.randomization.p, **kw)]
+            if x.size <= 1 or np.ptp(y - x) == 0:
+                notes += [f"Systems compared '{b}' vs '{a}', {metric}: {s[0].lower()}{s[1:]}"
+                          for s in degenerate_notes(y - x, unit=unit_word)]
+        if extra is not None:
+            more_rows, more_records = extra(a, b, common)
+            rows += more_rows
+            records += more_records
+    frame = pd.DataFrame(rows)
+    if len(frame):
+        primary = np.where(frame["paired_bs_p"].notna(), frame["paired_bs_p"], frame["randomization_p"])
+        frame["p_adjusted"] = np.nan
+        for metric, idx in frame.groupby("metric", sort=False).groups.items():
+            adj = pm.adjust(primary[np.asarray([frame.index.get_loc(i) for i in idx])], correction)
+            frame.loc[idx, "p_adjusted"] = adj
+            for i, p in zip(idx, adj):
+                row = frame.loc[i]
+                records.append(record(f"p_adjusted:{metric}", p, from_=row["from"], to=row["to"],
+                                      n=int(row[unit_word])))
+        if len(pairs) > 1:
+            notes.append(f"Systems compared: {len(pairs)} pairs per metric; the adjusted p-values "
+                         f"({correction}) correct the randomization test's p (the paired bootstrap's for "
+                         f"corpus BLEU/chrF) across the pairs of each metric.")
+    return frame, records, notes
+
+
+SYSTEMS_COMPARED_COLUMNS = {
+    "from": "baseline of the pair (the earlier system name in sorted order)",
+    "to": "candidate of the pair",
+    "diff": "candidate - baseline: mean of the per-unit differences (corpus BLEU/chrF: difference of "
+            "the corpus scores)",
+    "ci_low": "paired bootstrap 95% percentile interval of the difference, low",
+    "ci_high": "paired bootstrap 95% percentile interval of the difference, high",
+    "bca_low": "paired bootstrap BCa 95% interval, low", "bca_high": "paired bootstrap BCa 95% interval, high",
+    "t_ci_low": "paired t 95% interval, low", "t_ci_high": "paired t 95% interval, high",
+    "randomization_p": "sign-flip randomization test (exact when <= 20 differences are non-zero)",
+    "t_test_p": "paired t-test", "wilcoxon_p": "Wilcoxon signed-rank test (zeros dropped)",
+    "paired_bs_p": "sacrebleu's paired bootstrap test (corpus BLEU/chrF)",
+    "paired_ar_p": "sacrebleu's approximate randomization test (corpus BLEU/chrF)",
+    "p_adjusted": "the randomization (or paired bootstrap) p corrected across the pairs of the metric",
+    "effect_size": "mean difference / SD of the differences (d_z)",
+}
+
+SYSTEMS_COMPARED_FORMATS = {
+    "diff": "float", "ci_low": "float", "ci_high": "float", "bca_low": "float", "bca_high": "float",
+    "t_ci_low": "float", "t_ci_high": "float", "baseline": "float", "candidate": "float",
+    "t_test_p": "p", "wilcoxon_p": "p", "randomization_p": "p", "paired_bs_p": "p", "paired_ar_p": "p",
+    "p_adjusted": "p", "effect_size": "float", "improved": "int", "worse": "int", "tied": "int",
+}
+
+
+#: Defaults of the "Systems compared" tables (stated in the signature).
+SC_RESAMPLES, SC_ROUNDS, SC_SEED, SC_CORRECTION = 2000, 10_000, 12345, "holm"
+CORPUS_RESAMPLES, CORPUS_TRIALS = 1000, 10_000
+
+
+def systems_compared_result(per_unit: pd.DataFrame, *, system: str, unit: str, metrics: list[str],
+                            unit_word: str, scope: str, extra=None, extra_sig: str = ""):
+    """The "Systems compared" table, its records and notes, and the signature entry.
+
+    ``scope`` says which units count (stated in the notes).  Returns (Table, records, notes, sig)."""
+    from ..core.result import Table
+
+    frame, records, notes = systems_compared(
+        per_unit, system=system, unit=unit, metrics=metrics, unit_word=unit_word,
+        resamples=SC_RESAMPLES, seed=SC_SEED, rounds=SC_ROUNDS, correction=SC_CORRECTION, extra=extra)
+    notes.insert(0, f"Systems compared: every pair of systems on every metric, over the {unit_word} both "
+                    f"systems were evaluated on ({scope}); the randomization test is the recommended one "
+                    f"for per-{unit} metrics (Smucker et al. 2007), p-values adjusted "
+                    f"({SC_CORRECTION}) across the pairs of each metric; intervals are paired bootstrap "
+                    f"95% percentile intervals ({SC_RESAMPLES} resamples, seed {SC_SEED}).")
+    table = Table("systems_compared", "Systems compared (paired, per metric)", frame,
+                  columns=SYSTEMS_COMPARED_COLUMNS, formats={**SYSTEMS_COMPARED_FORMATS, unit_word: "int"})
+    sig = (f"[{unit_word}:common,order:natural-ids,pairs:sorted-names,bs:{SC_RESAMPLES},seed:{SC_SEED},"
+           f"rand:{SC_ROUNDS},tests:rand+t+wilcoxon,adjust:{SC_CORRECTION}{extra_sig}]")
+    return table, records, notes, sig
+
+
+def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu", "chrf")):
+    """A ``systems_compared`` ``extra`` callback: sacrebleu's paired bootstrap and approximate
+    randomization of corpus BLEU/chrF over the common items, from per-sentence statistics
+    extracted once per system."""
+    from ..metrics import corpus_paired as cp
+
+    cache: dict = {}
+
+    def stats_of(name: str, metric: str):
+        key = (name, metric)
+        if key not in cache:
+            g = items[items[system] == name].drop_duplicates(unit)
+            m, st = cp.sentence_statistics(metric, g["prediction"].tolist(), g["reference"].tolist())
+            cache[key] = (m, st, pd.Index(g[unit]))
+        return cache[key]
+
+    def extra(a, b, common):
+        rows, recs = [], []
+        if len(common) == 0:
+            return rows, recs
+        for metric in metrics:
+            m, sa, ia = stats_of(a, metric)
+            _, sb, ib = stats_of(b, metric)
+            xa, xb = sa[ia.get_indexer(common)], sb[ib.get_indexer(common)]
+            res = cp.compare_corpus(metric, None, None, None, resamples=CORPUS_RESAMPLES,
+                                    trials=CORPUS_TRIALS, seed=SC_SEED, stats=(m, xa, xb))
+            rows.append({"from": a, "to": b, "metric": metric, "items": res.n, "baseline": res.base_score,
+                         "candidate": res.cand_score, "diff": res.diff, "ci_low": res.diff_low,
+                         "ci_high": res.diff_high, "paired_bs_p": res.bs_p, "paired_ar_p": res.ar_p})
+            kw = dict(from_=a, to=b, n=res.n)
+            recs += [record(f"diff:{metric}", res.diff, ci_low=res.diff_low, ci_high=res.diff_high, **kw),
+                     record(f"paired_bs_p:{metric}", res.bs_p, **kw),
+                     record(f"paired_ar_p:{metric}", res.ar_p, **kw)]
+        return rows, recs
+
+    return extra
+
+
+def ranking_systems_compared(queries: pd.DataFrame, ks, no_relevant: str):
+    """Ranking: paired per-query tests of every metric, over the queries counted for both systems."""
+    frame = queries[queries["counted"].astype(bool)].rename(columns={"rr": "mrr", "ap": "map"})
+    metrics = [f"{m}@{k}" for m in ("ndcg", "p", "r", "hit") for k in ks] + ["mrr", "map"]
+    return systems_compared_result(
+        frame, system="system", unit="query", metrics=metrics, unit_word="queries",
+        scope=f"the queries counted in both systems' means under the no-relevant policy '{no_relevant}'")
+
+
+def text_systems_compared(items: pd.DataFrame, *, has_ids: bool):
+    """Text: paired per-item tests (exact match, token F1, ROUGE, sentence BLEU) and sacrebleu's
+    paired tests of corpus BLEU and chrF, over the items (by id) both systems have."""
+    frame = items.rename(columns={"bleu": "sentence_bleu", "chrf": "sentence_chrf"})
+    if not has_ids:
+        frame = frame.iloc[0:0]
+    metrics = ["exact_match", "token_f1", "rouge1", "rouge2", "rougeL", "sentence_bleu"]
+    table, records, notes, sig = systems_compared_result(
+        frame, system="system", unit="item", metrics=metrics, unit_word="items",
+        scope="matched by item id", extra=corpus_extra(frame, system="system", unit="item"),
+        extra_sig=f",corpus:sacrebleu-paired-bs:{CORPUS_RESAMPLES}+ar:{CORPUS_TRIALS}")
+    if not has_ids:
+        notes = ["Systems compared needs an item id column (--id) to pair the systems' items; without "
+                 "one no paired test is made."]
+    return table, records, notes, sig
+
+
+def cost_differences(cost, latency, codes, labels, order, percentile_method: str):
+    """Cost: bootstrap 95% intervals of the difference in cost per request and in latency p50/p95/p99
+    for every cheaper -> dearer pair of systems (``order``: system indices, cheapest first).
+
+    Requests are not paired across systems, so each system's requests are resampled on their own
+    (``SC_RESAMPLES`` resamples, fewer -- at least 200 -- when a system has more than 100,000
+    requests, so the work stays near 2e8 draws; system i uses seed ``SC_SEED + i`` in sorted order
+    of the names)."""
+    from ..core.result import Table
+    from ..metrics.cost import PERCENTILE_METHODS
+
+    qs = (50, 95, 99) if latency is not None else ()
+    names = sorted(labels, key=str)
+    largest = int(np.bincount(codes).max()) if len(codes) else 0
+    # bounded work: at most about 2e8 resampled requests per system (then fewer resamples, stated)
+    resamples = int(min(SC_RESAMPLES, max(200, 200_000_000 // max(largest, 1))))
+    boots, observed = {}, {}
+    for s, label in enumerate(labels):
+        m = codes == s
+        seed = SC_SEED + names.index(label)
+        c = pm.bootstrap_mean_and_quantiles(cost[m], resamples=resamples, seed=seed)[:, 0]
+        obs = [float(np.mean(cost[m]))]
+        cols = [c]
+        if qs:
+            lb = pm.bootstrap_mean_and_quantiles(latency[m], quantiles=qs, resamples=resamples, seed=seed + 10_000,
+                                                 method=PERCENTILE_METHODS[percentile_method])
+            cols += [lb[:, 1 + i] for i in range(len(qs))]
+            obs += list(np.percentile(latency[m], qs, method=PERCENTILE_METHODS[percentile_method]))
+        boots[s], observed[s] = cols, obs
+    stats_ = ["cost_per_request"] + [f"latency_p{q}" for q in qs]
+    rows, records = [], []
+    for pos, a in enumerate(order):
+        for b in order[pos + 1:]:
+            for i, stat in enumerate(stats_):
+                delta = boots[b][i] - boots[a][i]
+                low, high = pm.percentile_interval(delta)
+                diff = observed[b][i] - observed[a][i]
+                rows.append({"from": labels[a], "to": labels[b], "statistic": stat, "from_value": observed[a][i],
+                             "to_value": observed[b][i], "diff": diff, "ci_low": low, "ci_high": high})
+                records.append(record(f"diff:{stat}", diff, from_=labels[a], to=labels[b], ci_low=low,
+                                      ci_high=high, n=int((codes == a).sum() + (codes == b).sum())))
+    table = Table("differences", "Cost and latency differences (cheaper -> dearer) with bootstrap 95% intervals",
+                  pd.DataFrame(rows), columns={
+                      "diff": "to - from", "ci_low": "bootstrap 95% percentile interval, low (each system's "
+                                                     "requests resampled on their own)"},
+                  formats={"from_value": "float", "to_value": "float", "diff": "float", "ci_low": "float",
+                           "ci_high": "float"})
+    sig = f"[bs:{resamples},seed:{SC_SEED}+rank,unpaired,percentile-95]"
+    return table, records, sig

@@ -1,0 +1,541 @@
+"""Paired tests and intervals for any per-item (or per-query) score, binary or continuous.
+
+``d = candidate - baseline`` per item.  Everything here is a pure function of ``d`` (and, for
+the cluster bootstrap, of a cluster code per item); scipy is imported lazily.
+
+* :func:`paired_t` -- Student's paired t-test and interval (``scipy.stats.ttest_rel``).
+* :func:`wilcoxon` -- Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; zero handling
+  ``wilcox`` by default: zero differences are dropped before ranking, as scipy's default).
+* :func:`sign_flip_test` -- the paired randomization (sign-flip permutation) test of the mean
+  difference (Fisher; Smucker, Allan and Carterette 2007): exact enumeration of all 2^m sign
+  patterns when the m non-zero differences are few (m <= ``EXACT_MAX``), else Monte Carlo.
+* :func:`bootstrap_means` -- paired bootstrap of the mean difference (items or whole clusters);
+  :func:`bca_interval` and :func:`percentile_interval` turn it into intervals.
+* :func:`effect_size`, :func:`direction_counts`, :func:`mde_continuous`.
+* :func:`holm`, :func:`bonferroni` -- family-wise corrections of a list of p-values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import OptionError
+from ..core.progress import NULL_PROGRESS
+from .intervals import MDE_MULTIPLIER
+
+#: Exact enumeration of the sign-flip test up to this many non-zero differences (2^20 patterns).
+EXACT_MAX = 20
+#: Relative tolerance of "as extreme as observed" (scipy's permutation_test uses 100 eps).
+_REL_TOL = 100 * np.finfo(float).eps
+#: Zero handling of the Wilcoxon signed-rank test (scipy's names).
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+CORRECTIONS = ("holm", "bonferroni", "none")
+
+
+# ---------------------------------------------------------------------------- descriptives
+
+
+@dataclass(frozen=True)
+class Directions:
+    improved: int
+    worse: int
+    tied: int
+
+    @property
+    def n(self) -> int:
+        return self.improved + self.worse + self.tied
+
+
+def direction_counts(d) -> Directions:
+    """Items where the candidate scored higher (d > 0), lower (d < 0), the same (d == 0)."""
+    d = np.asarray(d, dtype=float)
+    up = int(np.count_nonzero(d > 0))
+    down = int(np.count_nonzero(d < 0))
+    return Directions(up, down, int(d.size) - up - down)
+
+
+def effect_size(d) -> float:
+    """Standardised mean difference of paired data (Cohen's d_z): mean(d) / SD(d), SD with
+    n - 1.  NaN when n < 2 or SD = 0."""
+    d = np.asarray(d, dtype=float)
+    if d.size < 2:
+        return float("nan")
+    sd = float(d.std(ddof=1))
+    return float(d.mean() / sd) if sd > 0 else float("nan")
+
+
+def mde_continuous(sd: float, n: int, *, multiplier: float = MDE_MULTIPLIER) -> float:
+    """Minimum detectable mean difference ``2.8 x SD(d) / sqrt(n)`` (alpha 0.05 two-sided,
+    power 0.8, normal approximation); the binary form 2.8 sqrt(discordance / n) is this with
+    SD(d)^2 ~ discordance.  NaN for n < 1."""
+    if n < 1 or not np.isfinite(sd):
+        return float("nan")
+    return float(multiplier * sd / np.sqrt(n))
+
+
+# ---------------------------------------------------------------------------- t-test
+
+
+@dataclass(frozen=True)
+class TResult:
+    mean: float
+    sd: float
+    se: float
+    t: float
+    df: int
+    p: float
+    ci_low: float
+    ci_high: float
+
+
+def paired_t(d, *, level: float = 0.95) -> TResult:
+    """Paired t-test of mean(d) = 0 and the t interval of the mean difference.
+
+    t = mean / (SD / sqrt(n)), SD with n - 1, df = n - 1; two-sided p from Student's t.
+    Agrees with ``scipy.stats.ttest_rel(cand, base)`` (statistic, p, confidence_interval).
+    n < 2 gives NaN for everything but the mean; SD = 0 gives t = +-inf and p = 0 when the
+    mean is not 0 (as scipy), NaN when it is.
+    """
+    from scipy.stats import t as t_dist
+
+    d = np.asarray(d, dtype=float)
+    n = int(d.size)
+    nan = float("nan")
+    if n == 0:
+        return TResult(nan, nan, nan, nan, 0, nan, nan, nan)
+    mean = float(d.mean())
+    if n < 2:
+        return TResult(mean, nan, nan, nan, 0, nan, nan, nan)
+    sd = float(d.std(ddof=1))
+    se = sd / np.sqrt(n)
+    df = n - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = float(np.divide(mean, se))
+    p = float(2.0 * t_dist.sf(abs(t), df)) if not np.isnan(t) else nan
+    q = float(t_dist.ppf(0.5 + level / 2.0, df))
+    return TResult(mean, sd, float(se), t, df, min(1.0, p) if p == p else p,
+                   float(mean - q * se), float(mean + q * se))
+
+
+# ---------------------------------------------------------------------------- Wilcoxon
+
+
+@dataclass(frozen=True)
+class WilcoxonResult:
+    statistic: float      # min(W+, W-) as scipy reports it (two-sided)
+    p: float
+    method: str           # exact | permutation | normal
+    n_used: int           # differences ranked (zeros dropped under 'wilcox')
+
+
+def wilcoxon(d, *, zero_method: str = "wilcox") -> WilcoxonResult:
+    """Wilcoxon signed-rank test of the paired differences (``scipy.stats.wilcoxon``).
+
+    ``zero_method``: ``wilcox`` (scipy's default) drops zero differences before ranking;
+    ``pratt`` ranks them and then drops their ranks; ``zsplit`` splits their ranks between the
+    two signs.  scipy's ``method='auto'`` decides the p-value: the exact null distribution for
+    n <= 50 without ties or zeros, an exact enumeration of the signs for n <= 13 otherwise, the
+    normal approximation with tie correction (no continuity correction) beyond that.
+    All differences zero (or none) gives p = 1 with method ``none``.
+    """
+    from scipy import stats
+
+    if zero_method not in ZERO_METHODS:
+        raise OptionError(f"`zero_method` must be one of {', '.join(ZERO_METHODS)}; "
+                          f"got zero_method={zero_method!r}.")
+    d = np.asarray(d, dtype=float)
+    nonzero = int(np.count_nonzero(d))
+    if nonzero == 0:
+        return WilcoxonResult(float("nan"), 1.0, "none", 0)
+    n = int(d.size)
+    has_zero = nonzero < n
+    absd = np.abs(d[d != 0]) if zero_method == "wilcox" else np.abs(d)
+    has_ties = np.unique(absd).size < absd.size
+    if n > 50:
+        method = "normal"
+    elif not (has_ties or has_zero):
+        method = "exact"
+    elif n <= 13:
+        method = "permutation"
+    else:
+        method = "normal"
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns about ties / small n; the notes say so
+        res = stats.wilcoxon(d, zero_method=zero_method, correction=False, method="auto")
+    n_used = nonzero if zero_method == "wilcox" else n
+    return WilcoxonResult(float(res.statistic), float(res.pvalue), method, n_used)
+
+
+# ---------------------------------------------------------------------------- sign flips
+
+
+@dataclass(frozen=True)
+class RandomizationResult:
+    p: float
+    method: str           # exact | monte-carlo | none
+    rounds: int           # sign patterns enumerated or drawn
+    nonzero: int          # m: differences that a sign flip changes
+    mc_se: float          # Monte Carlo standard error of p (0 when exact)
+
+
+def _byte_tables(absd: np.ndarray) -> np.ndarray:
+    """For each group of 8 differences, the sum of |d| over the set bits of every byte value:
+    a (groups x 256) table, so a sign pattern's flipped sum is a few lookups per 8 items."""
+    m = absd.size
+    groups = -(-m // 8)
+    padded = np.zeros(groups * 8)
+    padded[:m] = absd
+    bits = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(float)  # 256 x 8
+    return padded.reshape(groups, 8) @ bits.T                                         # groups x 256
+
+
+def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int = EXACT_MAX,
+                   progress=NULL_PROGRESS) -> RandomizationResult:
+    """Two-sided paired randomization test of the mean difference.
+
+    Under H0 each item's difference is as likely to have either sign, so the null distribution
+    is that of T* = sum s_i |d_i| over sign patterns s.  p = share of patterns with
+    |T*| >= |T| (T = sum d; "as extreme" allows a relative tolerance of 100 machine epsilons,
+    as ``scipy.stats.permutation_test``).  Zero differences do not change T*, so only the m
+    non-zero ones are flipped.
+
+    * m <= ``exact_max``: all 2^m patterns are enumerated; p is exact (equal to
+      ``scipy.stats.permutation_test(..., permutation_type='samples')`` with
+      ``n_resamples >= 2^n``).
+    * otherwise ``rounds`` random patterns (uniform, seeded: numpy PCG64 ``default_rng(seed)``)
+      and p = (1 + hits) / (1 + rounds), which counts the observed pattern and never gives 0.
+
+    Cost: the flipped sums are table lookups per byte of a random pattern (8 items per lookup).
+    """
+    _check_rounds(rounds, "rounds")
+    d = np.asarray(d, dtype=float)
+    nz = d[d != 0]
+    m = int(nz.size)
+    if m == 0:
+        return RandomizationResult(1.0, "none", 0, 0, 0.0)
+    absd = np.abs(nz)
+    observed = abs(float(nz.sum()))
+    threshold = observed - _REL_TOL * observed
+    total = float(absd.sum())
+    table = _byte_tables(absd)
+    groups = table.shape[0]
+    cols = np.arange(groups)
+    if m <= exact_max:
+        hits = 0
+        count = 1 << m
+        batch = 1 << 16
+        for start in range(0, count, batch):
+            progress.check_cancelled()
+            patterns = np.arange(start, min(count, start + batch), dtype="<u4")
+            by_byte = patterns.view(np.uint8).reshape(-1, 4)[:, :groups]
+            flipped = table[cols, by_byte].sum(axis=1)
+            hits += int(np.count_nonzero(np.abs(2.0 * flipped - total) >= threshold))
+        return RandomizationResult(hits / count, "exact", count, m, 0.0)
+    rng = np.random.default_rng(seed)
+    hits = 0
+    batch = max(1, min(rounds, 8_000_000 // groups))
+    for start in range(0, rounds, batch):
+        progress.check_cancelled()
+        rows = min(batch, rounds - start)
+        by_byte = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
+        flipped = table[cols, by_byte].sum(axis=1)
+        hits += int(np.count_nonzero(np.abs(2.0 * flipped - total) >= threshold))
+        progress.advance((start + rows) / rounds, "randomization test")
+    p = (1 + hits) / (1 + rounds)
+    return RandomizationResult(p, "monte-carlo", int(rounds), m, float(np.sqrt(p * (1 - p) / rounds)))
+
+
+# ---------------------------------------------------------------------------- bootstrap
+
+
+def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
+                    progress=NULL_PROGRESS) -> np.ndarray:
+    """Paired bootstrap distribution of the mean difference.
+
+    Items: each resample draws n item indices with replacement (numpy PCG64 streams spawned
+    from ``seed``, see ``BLOCK_DRAWS``) and takes the mean of their differences.  When the
+    differences take few distinct values (at most n / 32, e.g. binary outcomes or graded
+    scores), the equivalent draw of how often each value is drawn, from a multinomial, is
+    used instead: the same distribution, at a cost independent of n.
+
+    Clusters (``clusters`` = an integer code per item): each resample draws G whole clusters
+    with replacement and returns sum of their differences / their items.
+    """
+    _check_rounds(resamples, "resamples")
+    d = np.asarray(d, dtype=float)
+    n = d.size
+    if n == 0:
+        return np.full(resamples, np.nan)
+    rng = np.random.default_rng(seed)
+    out = np.empty(resamples)
+    if clusters is not None:
+        codes = np.asarray(clusters, dtype=np.int64)
+        g = int(codes.max()) + 1
+        net = np.bincount(codes, weights=d, minlength=g)
+        size = np.bincount(codes, minlength=g).astype(float)
+        batch = max(1, min(resamples, 4_000_000 // g))
+        for start in range(0, resamples, batch):
+            progress.check_cancelled()
+            rows = min(batch, resamples - start)
+            idx = rng.integers(0, g, size=(rows, g))
+            out[start:start + rows] = net[idx].sum(axis=1) / size[idx].sum(axis=1)
+            progress.advance((start + rows) / resamples, "cluster bootstrap")
+        return out
+    values, counts = np.unique(d, return_counts=True)
+    if values.size * 32 <= n:
+        probs = counts / n
+        batch = max(1, min(resamples, 2_000_000 // values.size))
+        for start in range(0, resamples, batch):
+            progress.check_cancelled()
+            rows = min(batch, resamples - start)
+            draws = rng.multinomial(n, probs, size=rows)
+            out[start:start + rows] = (draws @ values) / n
+            progress.advance((start + rows) / resamples, "bootstrap")
+        return out
+    return _item_bootstrap(d, resamples, seed, progress, out)
+
+
+#: Item bootstrap work is cut into blocks of about this many draws; block k draws from its own
+#: stream ``default_rng(SeedSequence(seed, spawn_key=(k,)))``, so the result depends on the
+#: seed only (not on the number of threads), and blocks run on two threads (numpy releases
+#: the GIL while drawing, gathering and summing).
+BLOCK_DRAWS = 1_000_000
+THREADS = 2
+
+
+def _item_bootstrap(d: np.ndarray, resamples: int, seed: int, progress, out: np.ndarray) -> np.ndarray:
+    n = d.size
+    rows = max(1, min(resamples, BLOCK_DRAWS // n))
+    starts = list(range(0, resamples, rows))
+
+    def block(k: int) -> None:
+        progress.check_cancelled()
+        start = starts[k]
+        size = min(rows, resamples - start)
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
+        idx = rng.integers(0, n, size=(size, n))  # intp: numpy gathers fastest with it (measured)
+        out[start:start + size] = d[idx].mean(axis=1)
+
+    if len(starts) == 1:
+        block(0)
+        return out
+    from concurrent.futures import ThreadPoolExecutor
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        for _ in pool.map(block, range(len(starts))):
+            done += 1
+            progress.advance(done / len(starts), "bootstrap")
+    return out
+
+
+def jackknife_means(d, clusters=None) -> np.ndarray:
+    """Leave-one-out means (items), or leave-one-cluster-out ratios sum(d) / items."""
+    d = np.asarray(d, dtype=float)
+    if clusters is None:
+        n = d.size
+        if n < 2:
+            return np.full(n, np.nan)
+        return (d.sum() - d) / (n - 1)
+    codes = np.asarray(clusters, dtype=np.int64)
+    g = int(codes.max()) + 1
+    net = np.bincount(codes, weights=d, minlength=g)
+    size = np.bincount(codes, minlength=g).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (net.sum() - net) / (size.sum() - size)
+
+
+def percentile_interval(samples, level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval (numpy's linear interpolation) of the bootstrap samples."""
+    s = np.asarray(samples, dtype=float)
+    s = s[np.isfinite(s)]
+    if s.size == 0:
+        return float("nan"), float("nan")
+    alpha = (1.0 - level) / 2.0
+    low, high = np.percentile(s, [100 * alpha, 100 * (1 - alpha)])
+    return float(low), float(high)
+
+
+def bca_interval(samples, theta_hat: float, jackknife, level: float = 0.95) -> tuple[float, float]:
+    """Bias-corrected and accelerated interval (Efron and Tibshirani 1993, 14.3), computed as
+    ``scipy.stats.bootstrap(method='BCa')`` does: z0 = Phi^-1(mid-rank share of resamples below
+    theta_hat), acceleration a from the jackknife values, the adjusted levels
+    Phi(z0 + (z0 + z) / (1 - a (z0 + z))) read from the samples by linear interpolation.
+    NaN when the distribution is degenerate (every resample equal).
+    """
+    from scipy.special import ndtr, ndtri
+
+    s = np.asarray(samples, dtype=float)
+    jk = np.asarray(jackknife, dtype=float)
+    if s.size == 0 or not np.isfinite(theta_hat) or not np.all(np.isfinite(s)):
+        return float("nan"), float("nan")
+    share = (np.count_nonzero(s < theta_hat) + np.count_nonzero(s <= theta_hat)) / (2 * s.size)
+    z0 = float(ndtri(share))
+    u = (jk.size - 1) * (jk.mean() - jk) if jk.size else np.zeros(0)
+    den = float(np.sum(u ** 2) / jk.size ** 2) if jk.size else 0.0
+    num = float(np.sum(u ** 3) / jk.size ** 3) if jk.size else 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = num / den ** 1.5 / 6.0 if den > 0 else float("nan")
+    alpha = (1.0 - level) / 2.0
+    z = float(ndtri(alpha))
+    levels = []
+    for zz in (z, -z):
+        nm = z0 + zz
+        levels.append(float(ndtr(z0 + nm / (1 - a * nm))))
+    if not all(np.isfinite(levels)):
+        return float("nan"), float("nan")
+    low, high = np.quantile(s, levels)
+    return float(low), float(high)
+
+
+# ---------------------------------------------------------------------------- corrections
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values: sorted ascending, p_(i) x (m - i + 1), made
+    monotone, capped at 1 (``statsmodels ... multipletests(method='holm')``).  NaN stays NaN
+    and does not count in m."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adj = np.maximum.accumulate(p[order] * (m - np.arange(m)))
+    out[order] = np.minimum(1.0, adj)
+    return out
+
+
+def bonferroni(pvalues) -> np.ndarray:
+    """min(1, m x p), m = the number of finite p-values."""
+    p = np.asarray(pvalues, dtype=float)
+    m = int(np.count_nonzero(np.isfinite(p)))
+    return np.minimum(1.0, p * m)
+
+
+def adjust(pvalues, method: str) -> np.ndarray:
+    if method == "holm":
+        return holm(pvalues)
+    if method == "bonferroni":
+        return bonferroni(pvalues)
+    if method == "none":
+        return np.asarray(pvalues, dtype=float)
+    raise OptionError(f"`correction` must be one of {', '.join(CORRECTIONS)}; got correction={method!r}.")
+
+
+def _check_rounds(value, name: str) -> None:
+    if isinstance(value, bool) or int(value) != value or value < 1:
+        raise OptionError(f"`{name}` must be a whole number >= 1; got {name}={value!r}.")
+
+
+
+# ---------------------------------------------------------------------------- everything at once
+
+
+@dataclass(frozen=True)
+class PairedSummary:
+    """Every paired statistic of one baseline/candidate pair of per-item scores."""
+
+    n: int
+    base_mean: float
+    cand_mean: float
+    diff: float
+    sd: float
+    t: TResult
+    wilcoxon: WilcoxonResult
+    randomization: RandomizationResult
+    boot_low: float
+    boot_high: float
+    bca_low: float
+    bca_high: float
+    effect: float
+    directions: Directions
+    mde: float
+    samples: np.ndarray
+    clusters: int | None
+
+
+def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds: int = 10_000,
+              zero_method: str = "wilcox", clusters=None, level: float = 0.95,
+              progress=NULL_PROGRESS) -> PairedSummary:
+    """All the paired statistics of ``cand - base`` (two equal-length score arrays).
+
+    The differences are put in a canonical order first (by value, or by cluster code then value),
+    so that every seeded result depends on the data, never on the order of the rows.
+    ``clusters``: an integer code per item (0..G-1) for the cluster bootstrap.
+    """
+    b = np.asarray(base, dtype=float)
+    c = np.asarray(cand, dtype=float)
+    if b.shape != c.shape:
+        raise ValueError("baseline and candidate must have the same length")
+    d = c - b
+    codes = None
+    if clusters is not None:
+        codes = np.asarray(clusters, dtype=np.int64)
+        order = np.lexsort((d, codes))
+        d, codes = d[order], codes[order]
+    else:
+        d = np.sort(d)
+    n = int(d.size)
+    t = paired_t(d, level=level)
+    progress.check_cancelled()
+    wil = wilcoxon(d, zero_method=zero_method) if n else WilcoxonResult(float("nan"), float("nan"), "none", 0)
+    progress.advance(0.1, "randomization test")
+    rand = sign_flip_test(d, rounds=rounds, seed=seed, progress=_Part(progress, 0.1, 0.3))
+    progress.advance(0.3, "bootstrap")
+    samples = bootstrap_means(d, resamples=resamples, seed=seed, clusters=codes,
+                              progress=_Part(progress, 0.3, 0.95))
+    low, high = percentile_interval(samples, level)
+    bca = bca_interval(samples, float(d.mean()) if n else float("nan"),
+                       jackknife_means(d, codes), level) if n > 1 else (float("nan"), float("nan"))
+    sd = float(d.std(ddof=1)) if n > 1 else float("nan")
+    return PairedSummary(
+        n=n, base_mean=float(b.mean()) if n else float("nan"),
+        cand_mean=float(c.mean()) if n else float("nan"), diff=t.mean, sd=sd, t=t, wilcoxon=wil,
+        randomization=rand, boot_low=low, boot_high=high, bca_low=bca[0], bca_high=bca[1],
+        effect=effect_size(d), directions=direction_counts(d), mde=mde_continuous(sd, n),
+        samples=samples, clusters=None if codes is None else int(codes.max()) + 1 if n else 0)
+
+
+# ---------------------------------------------------------------------------- unpaired statistics
+
+
+def bootstrap_mean_and_quantiles(values, *, quantiles=(), method: str = "linear", resamples: int = 2000,
+                                 seed: int = 12345, progress=NULL_PROGRESS) -> np.ndarray:
+    """Bootstrap of one sample's mean and quantiles (percent, numpy ``method``): a
+    (resamples x (1 + len(quantiles))) array.  The sample is sorted first (so the result does
+    not depend on row order); each resample draws n values with replacement."""
+    _check_rounds(resamples, "resamples")
+    x = np.sort(np.asarray(values, dtype=float))
+    n = x.size
+    out = np.full((resamples, 1 + len(quantiles)), np.nan)
+    if n == 0:
+        return out
+    rng = np.random.default_rng(seed)
+    batch = max(1, min(resamples, 2_000_000 // n))
+    for start in range(0, resamples, batch):
+        progress.check_cancelled()
+        rows = min(batch, resamples - start)
+        sample = x[rng.integers(0, n, size=(rows, n), dtype=np.uint32)]
+        out[start:start + rows, 0] = sample.mean(axis=1)
+        if len(quantiles):
+            out[start:start + rows, 1:] = np.percentile(sample, list(quantiles), axis=1, method=method).T
+    return out
+
+
+class _Part:
+    """A sub-task's 0..1 progress mapped onto [start, stop] of the parent's; cancellation passes."""
+
+    def __init__(self, parent, start: float, stop: float) -> None:
+        self._p, self._a, self._b = parent, start, stop
+
+    def advance(self, fraction: float, message: str = "") -> None:
+        self._p.advance(self._a + (self._b - self._a) * fraction, message)
+
+    def check_cancelled(self) -> None:
+        self._p.check_cancelled()
