@@ -319,8 +319,9 @@ def test_rule_edited_after_results_is_marked(qtbot, window):
     wait_result(qtbot, panel)  # results were shown
     rule_text = (resources_dir() / "rules" / "seed_14_to_5.toml").read_text(encoding="utf-8")
     window.rule_panel.set_rule_text(rule_text.replace("max_drop = 0.01", "max_drop = 0.02"))
+    window.rule_panel.register_button.click()  # registering is its own step
     with qtbot.waitSignal(window.rule_panel.result_ready, timeout=60000) as blocker:
-        window.rule_panel.evaluate_now()
+        window.rule_panel.evaluate_button.click()
     card = blocker.args[0]
     assert card.value("rule_changed_after_results") is True
     assert "rule changed after results were seen" in window.rule_panel.verdict.text()

@@ -322,8 +322,10 @@ class MainWindow(QMainWindow):
                                       or self.tabs.setCurrentWidget(self.data))
             panel.error.connect(self.show_exception)
             panel.result_ready.connect(self._on_result_shown)
+            panel.applicability_changed.connect(lambda reason, p=panel: self._mark_applicable(p, reason))
             self.panels[name] = panel
             self.tabs.addTab(panel, title)
+            self.tabs.setTabToolTip(self.tabs.indexOf(panel), panel.module.TITLE)
         self.rule_panel = RulePanel(lambda: self.session)
         self.rule_panel.setObjectName("panel:rule")
         self.rule_panel.result_ready.connect(self._on_result_shown)
@@ -382,28 +384,45 @@ class MainWindow(QMainWindow):
                 self._action(ex.title.removeprefix("Session: "), lambda _=False, e=ex: self.open_example(e)))
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.addSeparator()
-        file_menu.addAction(self._action("Open &session…", self.open_session_dialog, "Ctrl+Shift+O"))
-        self.save_action = self._action("&Save session", self.save_session, QKeySequence.StandardKey.Save)
+        self.open_session_action = self._action("Open &session…", self.open_session_dialog, "Ctrl+Shift+O")
+        file_menu.addAction(self.open_session_action)
+        self.save_action = self._action("&Save session", lambda _c=False: self.save_session(),
+                                        QKeySequence.StandardKey.Save)
         file_menu.addAction(self.save_action)
-        file_menu.addAction(self._action("Save session &as…", self.save_session_as, QKeySequence.StandardKey.SaveAs))
+        self.save_as_action = self._action("Save session &as…", lambda _c=False: self.save_session_as(),
+                                           QKeySequence.StandardKey.SaveAs)
+        file_menu.addAction(self.save_as_action)
         file_menu.addSeparator()
-        self.export_action = self._action("&Export report…", self.export_report, "Ctrl+E",
+        # triggered(bool) would hand its "checked" flag to export_report as the path
+        self.export_action = self._action("&Export report…", lambda _checked=False: self.export_report(),
+                                          "Ctrl+E",
                                           "Write an Excel workbook of every panel's results")
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
         view = bar.addMenu("&View")
-        view.addAction(self._action("&Start page", lambda: self.stack.setCurrentWidget(self.start), "Ctrl+Home"))
-        self.presentation_action = self._action("&Presentation mode", self.toggle_presentation, "F11",
+        # Alt+Home, not Ctrl+Home: a text editor (the rule editor) keeps Ctrl+Home for itself
+        self.start_action = self._action("&Start page", lambda: self.stack.setCurrentWidget(self.start),
+                                         "Alt+Home")
+        view.addAction(self.start_action)
+        self.presentation_action = self._action("&Presentation mode", lambda _c=False: self.toggle_presentation(),
+                                                "F11",
                                                 "Larger fonts, full screen: for review meetings")
         self.presentation_action.setCheckable(True)
         view.addAction(self.presentation_action)
         view.addAction(self.roles_dock.toggleViewAction())
         view.addAction(self.problems_dock.toggleViewAction())
+        view.addSeparator()
+        self.view_actions: dict[str, QAction] = {}
         for i, name in enumerate(PANELS):
-            view.addAction(self._action(f"{PANELS[name][0].replace('&&', '&')} panel",
-                                        lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i + 1}"))
-        view.addAction(self._action("Data table", lambda: self.show_panel(None), "Ctrl+0"))
+            # the tab title keeps "&&" (a literal "&" in a menu; a single "&" would underline)
+            self.view_actions[name] = self._action(f"{PANELS[name][0]} panel",
+                                                   lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i + 1}")
+        self.view_actions["rule"] = self._action("Release rule", lambda _=False: self.show_panel("rule"),
+                                                 f"Ctrl+{len(PANELS) + 1}")
+        self.view_actions["data"] = self._action("Data table", lambda _=False: self.show_panel(None), "Ctrl+0")
+        for act in self.view_actions.values():
+            view.addAction(act)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&About Eval Workbench", self.about))
 
@@ -508,7 +527,7 @@ class MainWindow(QMainWindow):
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
                 panel.set_data(table, roles)
-        self.rule_panel.set_data(table)
+        self.rule_panel.set_data(table, roles)
         self.stack.setCurrentWidget(self.tabs)
         self._add_recent(table.path)
         self.session.input_path = table.path
@@ -543,6 +562,25 @@ class MainWindow(QMainWindow):
         if name == "plan" and self.panels["plan"].last_result is None:
             self.panels["plan"].run_now()
 
+    def _mark_applicable(self, panel, reason: str) -> None:
+        """A panel that cannot run on the data's columns is greyed in the tab bar, the reason
+        in its tooltip (it stays clickable: choosing a column by hand may make it run)."""
+        from PySide6.QtGui import QColor, QPalette
+
+        index = self.tabs.indexOf(panel)
+        bar = self.tabs.tabBar()
+        if reason:
+            bar.setTabTextColor(index, self.palette().color(QPalette.ColorGroup.Disabled,
+                                                            QPalette.ColorRole.WindowText))
+            self.tabs.setTabToolTip(index, f"Does not apply to this data: {reason}")
+        else:
+            bar.setTabTextColor(index, QColor())
+            self.tabs.setTabToolTip(index, panel.module.TITLE)
+
+    def panel_applies(self, name: str) -> bool:
+        """False when the panel said it cannot run on the loaded data's columns."""
+        return not self.panels[name].not_applicable
+
     def _apply_rule_to_charts(self) -> None:
         """Draw the registered rule's bars on the charts: the paired success margin as the
         band around zero, the p95 latency limit on the latency chart."""
@@ -569,6 +607,7 @@ class MainWindow(QMainWindow):
         if self.table is not None:  # checking a large table takes a while: off the GUI thread
             table = self.table
             self.problem_runner.start(lambda progress: find_problems(table, roles))
+        self.rule_panel.roles = dict(roles)
         if rerun and self.table is not None:
             for panel in self.panels.values():
                 if panel.NEEDS_DATA:
@@ -686,8 +725,8 @@ class MainWindow(QMainWindow):
     def results(self) -> list:
         """Every result on screen, the decision card first (the report's summary leads with it)."""
         shown = [p.last_result for p in self.panels.values() if p.last_result is not None]
-        if self.rule_panel.last_result is not None:
-            shown.insert(0, self.rule_panel.last_result)
+        if self.rule_panel.last_result is not None and self.rule_panel.last_result_registered:
+            shown.insert(0, self.rule_panel.last_result)  # a draft (unregistered rule) is not reported
         return shown
 
     def export_report(self, path: str | None = None) -> None:

@@ -127,3 +127,71 @@ class ExceptionDialog(QDialog):
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+#: badge tone -> (background, text) colours; readable in light and dark palettes
+TONES = {"good": ("#1b7f3b", "#ffffff"), "bad": ("#b3261e", "#ffffff"),
+         "warn": ("#a05a00", "#ffffff"), "neutral": ("#4a5560", "#ffffff"),
+         "info": ("#0b5cad", "#ffffff")}
+
+
+class AnswerCard(QWidget):
+    """The panel's answer first: a coloured badge and one or two plain sentences.
+
+    The text comes whole from ``workbench.report.present.answer`` (every number in it is a
+    result record formatted by the one formatting policy); the card only lays it out."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("answerCard")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        self.badge = QLabel()
+        self.badge.setObjectName("answerBadge")
+        self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.badge.setVisible(False)
+        self.text = QLabel()
+        self.text.setObjectName("answerText")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.text, 1)
+        self.sentences: tuple[str, ...] = ()
+        self.scale = 1.0
+        self.clear()
+
+    def set_scale(self, scale: float) -> None:
+        """Presentation mode shows the answer largest."""
+        self.scale = scale
+        self._restyle()
+
+    def _restyle(self) -> None:
+        base = self.font().pointSizeF()
+        base = base if base > 0 else 10.0
+        self.text.setStyleSheet(f"font-size: {base * 1.25 * self.scale:.1f}pt;")
+        tone = getattr(self, "_tone", "neutral")
+        bg, fg = TONES.get(tone, TONES["neutral"])
+        self.badge.setStyleSheet(f"background: {bg}; color: {fg}; font-weight: bold; border-radius: 5px;"
+                                 f" padding: 4px 10px; font-size: {base * 1.15 * self.scale:.1f}pt;")
+
+    def set_answer(self, sentences, badge: str = "", tone: str = "neutral") -> None:
+        self.sentences = tuple(str(s) for s in sentences if s)
+        self._tone = tone
+        self.badge.setText(badge)
+        self.badge.setVisible(bool(badge))
+        self.text.setText(" ".join(self.sentences))
+        self._restyle()
+        self.setVisible(True)
+
+    def clear(self, text: str = "") -> None:
+        self.sentences = ()
+        self._tone = "neutral"
+        self.badge.setText("")
+        self.badge.setVisible(False)
+        self.text.setText(text)
+        self._restyle()
+        self.setVisible(bool(text))
+
+    def plain_text(self) -> str:
+        badge = self.badge.text() if self.badge.isVisible() else ""
+        return (f"{badge}: " if badge else "") + self.text.text()

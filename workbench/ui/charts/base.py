@@ -106,6 +106,13 @@ class Chart(pg.PlotWidget):
         self.plotItem.enableAutoRange()
         self.draw(result)
 
+    def reset(self) -> None:
+        """Draw nothing (the panel's result was taken off screen)."""
+        self.plotItem.clear()
+        self.legend.clear()
+        self._plotted = {}
+        self._hover = []
+
     def applies(self, result) -> bool:
         """Whether this chart has something to show for ``result`` (else its tab hides)."""
         return True

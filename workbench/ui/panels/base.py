@@ -22,7 +22,8 @@ from ...core.result import AnalysisResult
 from ...metrics.registry import spec_for
 from ..models import FrameModel
 from ..tasks import TaskRunner
-from ..widgets import BusyBar, TableView
+from ..widgets import AnswerCard, BusyBar, TableView
+from .. import presenting
 
 AUTO = "(automatic)"
 NONE = "(none)"
@@ -89,6 +90,8 @@ class AnalysisPanel(PanelMessages, QWidget):
     DEBOUNCE_MS = 350
 
     result_ready = Signal(object)
+    #: "" when the panel can run on the loaded data, else the sentence saying why not
+    applicability_changed = Signal(str)
     options_changed = Signal()
     select_rows = Signal(object)   # source rows of the loaded table to show
     error = Signal(str, str)       # summary, details of an unexpected exception
@@ -98,6 +101,10 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.table = None
         self.roles: dict[str, str] = {}
         self.last_result: AnalysisResult | None = None
+        #: SHA-256 of the file the shown result was computed from (None: no file, or no result)
+        self.last_input_sha256: str | None = None
+        self._running_sha256: str | None = None
+        self.not_applicable = ""
         self.last_error: str | None = None
         self._controls: dict[str, _Control] = {}
         self._loading = False
@@ -140,7 +147,9 @@ class AnalysisPanel(PanelMessages, QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(form_box)
-        scroll.setMinimumWidth(400)
+        scroll.setMinimumWidth(300)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.options_scroll = scroll
         split.addWidget(scroll)
 
         right = QWidget()
@@ -154,7 +163,11 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.message.setObjectName("panelMessage")
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         rl.addWidget(self.message)
+        self.card = AnswerCard()
+        rl.addWidget(self.card)
         self.tabs = QTabWidget()
+        self.tabs.setUsesScrollButtons(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.tabs.setDocumentMode(True)
         rl.addWidget(self.tabs, 1)
         self.headline = TableView()
@@ -188,7 +201,9 @@ class AnalysisPanel(PanelMessages, QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
-        split.setSizes([420, 980])
+        split.setSizes([360, 900])
+        split.setChildrenCollapsible(True)
+        self.splitter = split
         self._show_message("Open a results file or an example to see results." if self.NEEDS_DATA else "")
         self.set_options(self.module.Options())
         self._loading = True
@@ -275,6 +290,8 @@ class AnalysisPanel(PanelMessages, QWidget):
             combo.setCurrentIndex(combo.findData(wanted))
             self._loading = False
             self._update_visibility()
+        if table is not self.table:  # another file: nothing of the previous one stays on screen
+            self.clear_results()
         self.table = table
         self.roles = dict(roles)
         columns = [str(c) for c in table.frame.columns] if table is not None else []
@@ -393,11 +410,12 @@ class AnalysisPanel(PanelMessages, QWidget):
         if self.NEEDS_DATA and self.table is None:
             return
         missing = self.missing_columns()
+        self._set_applicable(self.reason_not_applicable(missing))
         if missing:
             self.runner.cancel()
-            self._show_message(
-                f"This analysis needs: {', '.join(missing)}. Choose the column on the left, or set "
-                f"its role in the Columns list.")
+            self.clear_results()
+            self._show_message(self.not_applicable + " Choose the column on the left, or set its "
+                               "role in the Columns list.")
             return
         try:
             options = self.options()
@@ -405,6 +423,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             self._show_error(str(err))
             return
         table, module = self.table, self.module
+        self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self.runner.start(lambda progress: module.run(table, options, progress))
 
@@ -431,8 +450,44 @@ class AnalysisPanel(PanelMessages, QWidget):
         if not busy:
             self.busy.stop()
 
+    def reason_not_applicable(self, missing: list[str]) -> str:
+        if not missing:
+            return ""
+        return f"This analysis needs a column for: {', '.join(missing)}; the data has none with that role."
+
+    def _set_applicable(self, reason: str) -> None:
+        if reason != self.not_applicable:
+            self.not_applicable = reason
+            self.applicability_changed.emit(reason)
+
+    def clear_results(self, message: str = "") -> None:
+        """Take every number off the panel (another file, or the panel cannot run on it)."""
+        self.last_result = None
+        self.last_input_sha256 = None
+        self.headline.frame_model().set_frame(pd.DataFrame())
+        self.notes.setText("")
+        self.signature.setText("")
+        self.card.clear(message)
+        for chart in self.charts:
+            chart.reset()
+            self.tabs.setTabVisible(self.tabs.indexOf(chart), False)
+        for view in self._table_views.values():
+            view.frame_model().set_frame(pd.DataFrame())
+            self.tabs.setTabVisible(self.tabs.indexOf(view), False)
+        self.tabs.setCurrentIndex(0)
+        self.on_cleared()
+
+    def on_cleared(self) -> None:
+        """Hook: panel-specific widgets that show a result (Compare's discordant button)."""
+
+    def _on_failed(self, error: object, details: str) -> None:
+        if self.last_input_sha256 != self._running_sha256:
+            self.clear_results()  # a failed run on another file: no numbers from the old one
+        super()._on_failed(error, details)
+
     def _on_result(self, result: AnalysisResult) -> None:
         self.last_result = result
+        self.last_input_sha256 = self._running_sha256
         self.last_error = None
         self._show_message("")
         self.render(result)
@@ -440,6 +495,11 @@ class AnalysisPanel(PanelMessages, QWidget):
 
     # -- rendering -------------------------------------------------------------------------------
     def render(self, result: AnalysisResult) -> None:
+        ans = presenting.answer(result)
+        if ans is not None:
+            self.card.set_answer(ans.sentences, ans.badge, ans.tone)
+        else:
+            self.card.clear()
         frame, formats, tips = headline_frame(result)
         self.headline.frame_model().set_frame(frame, formats, tips)
         self.headline.fit_columns()
