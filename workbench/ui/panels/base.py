@@ -157,7 +157,16 @@ class AnalysisPanel(PanelMessages, QWidget):
         rl.setContentsMargins(4, 0, 0, 0)
         self.busy = BusyBar()
         self.busy.cancel_requested.connect(self.cancel)
-        rl.addWidget(self.busy)
+        top = QHBoxLayout()
+        self.drawer_button = QPushButton("Options ▸")
+        self.drawer_button.setObjectName("optionsDrawer")
+        self.drawer_button.setCheckable(True)
+        self.drawer_button.setToolTip("Show or hide the options and conventions.")
+        self.drawer_button.toggled.connect(lambda on: self.options_scroll.setVisible(on))
+        self.drawer_button.setVisible(False)
+        top.addWidget(self.drawer_button)
+        top.addWidget(self.busy, 1)
+        rl.addLayout(top)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setObjectName("panelMessage")
@@ -529,6 +538,16 @@ class AnalysisPanel(PanelMessages, QWidget):
         for name, view in self._table_views.items():
             if name not in names:
                 self.tabs.setTabVisible(self.tabs.indexOf(view), False)
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: the options column folds into a drawer, the answer shows largest."""
+        self.presentation = on
+        self.drawer_button.blockSignals(True)
+        self.drawer_button.setChecked(False)
+        self.drawer_button.blockSignals(False)
+        self.drawer_button.setVisible(on)
+        self.options_scroll.setVisible(not on)
+        self.card.set_scale(1.5 if on else 1.0)
 
     def configure_charts(self) -> None:
         """Hook: pass panel-only settings (a release margin, a latency limit) to the charts."""

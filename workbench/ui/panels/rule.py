@@ -96,6 +96,7 @@ class RulePanel(PanelMessages, QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         ll.addWidget(self.status)
         split.addWidget(left)
+        self.editor_box = left
 
         right = QWidget()
         rl = QVBoxLayout(right)
@@ -139,6 +140,10 @@ class RulePanel(PanelMessages, QWidget):
         split.setChildrenCollapsible(False)
         split.setStretchFactor(1, 1)
         self._refresh_status()
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: the decision takes the width, the editor folds away."""
+        self.editor_box.setVisible(not on)
 
     # -- rule text -----------------------------------------------------------------------------
     def rule_text(self) -> str:
