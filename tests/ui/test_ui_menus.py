@@ -307,3 +307,38 @@ def test_rule_errors_are_sentences_about_the_editor(qtbot, window, tmp_path):
     text = rule.message.text()
     assert "Condition 1 (success, line 5)" in text, text
     assert "rule file" not in text and "[[condition]]" not in text
+
+
+@pytest.mark.parametrize("file_name, panel", [(e.file, e.panel) for e in
+                                              __import__("workbench.ui.examples", fromlist=["x"]).EXAMPLES]
+                         + [("passk_attempts.csv", "passk")])
+def test_a_file_opened_by_name_lands_on_its_panel(qtbot, window, file_name, panel):
+    """As from the command line, a drop or File > Open: no example tells the window the panel."""
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_any(str(EXAMPLES / file_name))
+    assert window.current_panel_name() == panel
+
+
+def test_a_file_no_panel_fits_lands_on_the_data(qtbot, window, tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("name,colour\nx,red\ny,blue\n", encoding="utf-8")
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_any(str(path))
+    assert window.current_panel_name() == "data"
+
+
+def test_lazy_window_paints_before_the_heavy_imports(qtbot, tmp_path):
+    """The start-up path: the window shown by ``workbench`` imports no pandas or pyqtgraph
+    before its first paint (checked in a fresh interpreter)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom workbench.ui.app import create_app\nfrom workbench.ui.main_window import MainWindow\n"
+            "app = create_app()\nw = MainWindow(lazy=True)\nw.show()\napp.processEvents()\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'pyqtgraph', 'openpyxl', 'scipy'})\n"
+            "w.ensure_workspace()\nprint(heavy, 'pandas' in sys.modules, len(w.panels))\nw.shutdown()\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "[] True 7"

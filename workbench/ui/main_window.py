@@ -6,8 +6,7 @@ import datetime as _dt
 import os
 from dataclasses import replace
 
-import numpy as np
-from PySide6.QtCore import QByteArray, QItemSelection, QItemSelectionModel, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListWidget,
@@ -18,14 +17,12 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog
 from .. import __version__
 from ..core.errors import WorkbenchError
 from ..core.session import Session, load_session, options_to_json, save_session
-from ..io import LoadedTable, load_table
-from ..io.roles import ROLES, find_problems, guess_roles
 from .examples import EXAMPLE_SESSIONS, EXAMPLES
-from .models import FrameModel
-from .panels import PANELS, AnalysisPanel
-from .panels.rule import RulePanel
 from .tasks import TaskRunner
-from .widgets import BusyBar, ExceptionDialog, TableView
+from .widgets import BusyBar, ExceptionDialog
+
+# pandas, pyqtgraph, openpyxl and the analyses load after the window is on screen
+# (MainWindow(lazy=True) then ensure_workspace()): the data view, panels and loader import them.
 
 ORG, APP = "EvalWorkbench", "Eval Workbench"
 FILE_FILTER = "Results files (*.csv *.tsv *.txt *.xlsx *.xlsm *.parquet *.pq);;All files (*)"
@@ -126,6 +123,8 @@ class RolesTable(QTableWidget):
         self._columns: list[str] = []
 
     def set_roles(self, columns: list[str], roles: dict[str, str]) -> None:
+        from ..io.roles import ROLES
+
         self._columns = list(columns)
         self.setRowCount(len(columns))
         for r, col in enumerate(columns):
@@ -159,128 +158,19 @@ class RolesTable(QTableWidget):
         self.roles_changed.emit(self.roles())
 
 
-#: The data view sorts and filters on a worker above this many rows.
-BACKGROUND_ROWS = 50_000
-
-
-class DataView(QWidget):
-    """The loaded table: a filter box and a sortable view of every row."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        row = QHBoxLayout()
-        self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter rows: text in any column")
-        self.filter.setClearButtonEnabled(True)
-        self.filter.setObjectName("dataFilter")
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(250)
-        self._timer.timeout.connect(lambda: self.model.set_filter(self.filter.text()))
-        self.filter.textChanged.connect(lambda _t: self._timer.start())
-        self.info = QLabel()
-        self.show_all = QPushButton("Show all rows")
-        self.show_all.setVisible(False)
-        self.show_all.clicked.connect(self.clear_row_filter)
-        row.addWidget(self.filter, 1)
-        row.addWidget(self.show_all)
-        row.addWidget(self.info)
-        layout.addLayout(row)
-        # sorting a text column or searching every cell of a large table takes a second per
-        # million rows: above BACKGROUND_ROWS it runs on a worker and the view follows
-        self.model = FrameModel(background_rows=BACKGROUND_ROWS)
-        self.view = TableView(self.model)
-        self.view.setObjectName("dataTable")
-        self.view.setSelectionBehavior(TableView.SelectionBehavior.SelectRows)
-        layout.addWidget(self.view, 1)
-        self.model.modelReset.connect(self._update_info)
-        self.model.layoutChanged.connect(self._update_info)
-        self.model.busy_changed.connect(lambda _busy: self._update_info())
-        self._problem = ""
-        self.model.failed.connect(self._on_failed)
-        self._when_ready: list = []
-        self.model.rows_ready.connect(self._run_when_ready)
-
-    def set_table(self, table: LoadedTable) -> None:
-        self._when_ready = []  # selections asked for on the previous table
-        self.filter.clear()
-        self.model.set_frame(table.frame)
-        self.view.fit_columns()
-        self.show_all.setVisible(False)
-
-    def show_rows(self, rows, label: str = "") -> None:
-        """Filter the view to these source rows and select them."""
-        self.model.set_row_filter(rows)
-        self.show_all.setVisible(True)
-        self.show_all.setText(f"Show all rows ({label})" if label else "Show all rows")
-        self._once_ready(self.view.selectAll)
-
-    def _once_ready(self, fn) -> None:
-        """Run ``fn`` now, or once the rows a worker is computing are shown."""
-        if self.model.busy:
-            self._when_ready.append(fn)
-        else:
-            fn()
-
-    def _run_when_ready(self) -> None:
-        if not self.model.busy:
-            todo, self._when_ready = self._when_ready, []
-            for fn in todo:
-                fn()
-
-    def select_rows(self, rows) -> None:
-        """Select these source rows (unfiltered view) and scroll to the first."""
-        if self.model.row_filter_active:
-            self.clear_row_filter()
-        self._once_ready(lambda: self._select_view_rows(rows))
-
-    def _select_view_rows(self, rows) -> None:
-        view_rows = np.sort(self.model.view_row_of(rows))
-        selection = QItemSelection()
-        if view_rows.size:
-            breaks = np.flatnonzero(np.diff(view_rows) != 1)
-            starts = np.r_[view_rows[0], view_rows[breaks + 1]]
-            ends = np.r_[view_rows[breaks], view_rows[-1]]
-            last = self.model.columnCount() - 1
-            for a, b in zip(starts, ends):
-                selection.select(self.model.index(int(a), 0), self.model.index(int(b), last))
-        self.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-        if view_rows.size:
-            self.view.scrollTo(self.model.index(int(view_rows[0]), 0))
-
-    def clear_row_filter(self) -> None:
-        self.model.set_row_filter(None)
-        self.show_all.setVisible(False)
-
-    def _update_info(self) -> None:
-        total = len(self.model.frame)
-        shown = self.model.rowCount()
-        text = f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows"
-        if self.model.busy:
-            text += " (sorting and filtering…)"
-            self._problem = ""
-        elif self._problem:
-            text += f" (not sorted or filtered: {self._problem})"
-        self.info.setText(text)
-
-    def _on_failed(self, message: str) -> None:
-        self._problem = message[:120]
-        self._update_info()
-
-
 class MainWindow(QMainWindow):
     table_loaded = Signal(object)
     load_failed = Signal(str)
     report_written = Signal(str)
 
-    def __init__(self, settings: QSettings | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, *, lazy: bool = False) -> None:
+        """``lazy``: show the start page first and build the data view and the panels (which
+        import pandas, pyqtgraph and the analyses) in :meth:`ensure_workspace`."""
         super().__init__()
         self.setWindowTitle(APP)
         self.setAcceptDrops(True)
         self.settings = settings or QSettings(ORG, APP)
-        self.table: LoadedTable | None = None
+        self.table = None  # the LoadedTable on screen
         self.roles: dict[str, str] = {}
         self.problems = []
         self.session_path: str | None = None
@@ -297,8 +187,11 @@ class MainWindow(QMainWindow):
         self.loader.busy_changed.connect(lambda b: None if b else self.busy.stop())
         self.problem_runner = TaskRunner(self)
         self.problem_runner.finished.connect(self._show_problems)
+        self.workspace_ready = False
         self._build()
         self._restore_settings()
+        if not lazy:
+            self.ensure_workspace()
 
     # -- construction -----------------------------------------------------------------------------
     def _build(self) -> None:
@@ -309,11 +202,24 @@ class MainWindow(QMainWindow):
         self.start.example_requested.connect(self.open_example)
         self.start.plan_requested.connect(lambda: self.show_panel("plan"))
         self.start.rule_requested.connect(lambda: self.show_panel("rule"))
+        self.stack.addWidget(self.start)
+        self.setCentralWidget(self.stack)
+        self._build_docks()
+
+    def ensure_workspace(self) -> None:
+        """Build the data view, the analysis panels and the rule tab (once)."""
+        if self.workspace_ready:
+            return
+        from .dataview import DataView
+        from .panels import PANELS
+        from .panels.rule import RulePanel
+
+        self.workspace_ready = True
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workspaceTabs")
         self.data = DataView()
         self.tabs.addTab(self.data, "Data")
-        self.panels: dict[str, AnalysisPanel] = {}
+        self.panels: dict = {}
         for name, (title, cls) in PANELS.items():
             panel = cls()
             panel.setObjectName(f"panel:{name}")
@@ -333,10 +239,11 @@ class MainWindow(QMainWindow):
         self.rule_panel.registered.connect(self._apply_rule_to_charts)
         self.rule_panel.error.connect(self.show_exception)
         self.tabs.addTab(self.rule_panel, "Release rule")
-        self.stack.addWidget(self.start)
+        self.tabs.setUsesScrollButtons(True)
         self.stack.addWidget(self.tabs)
-        self.setCentralWidget(self.stack)
+        self._add_view_actions(PANELS)
 
+    def _build_docks(self) -> None:
         self.roles_table = RolesTable()
         self.roles_table.roles_changed.connect(self._on_roles_changed)
         self.roles_dock = QDockWidget("Columns", self)
@@ -412,8 +319,14 @@ class MainWindow(QMainWindow):
         view.addAction(self.presentation_action)
         view.addAction(self.roles_dock.toggleViewAction())
         view.addAction(self.problems_dock.toggleViewAction())
-        view.addSeparator()
+        self.view_menu = view
         self.view_actions: dict[str, QAction] = {}
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&About Eval Workbench", self.about))
+
+    def _add_view_actions(self, PANELS) -> None:  # noqa: N803 - the panels' table
+        view = self.view_menu
+        view.addSeparator()
         for i, name in enumerate(PANELS):
             # the tab title keeps "&&" (a literal "&" in a menu; a single "&" would underline)
             self.view_actions[name] = self._action(f"{PANELS[name][0]} panel",
@@ -423,8 +336,6 @@ class MainWindow(QMainWindow):
         self.view_actions["data"] = self._action("Data table", lambda _=False: self.show_panel(None), "Ctrl+0")
         for act in self.view_actions.values():
             view.addAction(act)
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self._action("&About Eval Workbench", self.about))
 
     # -- settings --------------------------------------------------------------------------------
     def _restore_settings(self) -> None:
@@ -479,6 +390,7 @@ class MainWindow(QMainWindow):
                   confirm: bool = True) -> None:
         """Load ``path`` in the background; an XLSX with several sheets asks which one.
         Unsaved changes to the current session are offered for saving first."""
+        self.ensure_workspace()
         if confirm and not self.confirm_discard():
             self._pending_panel = self._pending_session = None
             return
@@ -507,6 +419,7 @@ class MainWindow(QMainWindow):
         return sheet if ok else None
 
     def _on_loaded(self, loaded) -> None:
+        self.ensure_workspace()
         table, roles, problems = loaded
         self.table = table
         session = self._pending_session
@@ -540,6 +453,10 @@ class MainWindow(QMainWindow):
             f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
         panel = getattr(self, "_pending_panel", None)
         self._pending_panel = None
+        if panel is None:  # a file from the command line, a drop, File > Open: the panel that fits
+            panel = panel_for_roles(roles)
+            if panel is not None and not self.panel_applies(panel):
+                panel = None
         self.show_panel(panel)
         self.table_loaded.emit(table)
 
@@ -554,6 +471,7 @@ class MainWindow(QMainWindow):
             self.show_exception(f"{type(error).__name__}: {error}", details)
 
     def show_panel(self, name: str | None) -> None:
+        self.ensure_workspace()
         self.stack.setCurrentWidget(self.tabs)
         if name == "data":
             name = None
@@ -586,6 +504,7 @@ class MainWindow(QMainWindow):
     def _apply_rule_to_charts(self) -> None:
         """Draw the registered rule's bars on the charts: the paired success margin as the
         band around zero, the p95 latency limit on the latency chart."""
+        self.ensure_workspace()
         from ..rules import parse_rule
 
         try:
@@ -604,10 +523,13 @@ class MainWindow(QMainWindow):
         self._mark_dirty()
 
     def _apply_roles(self, roles: dict[str, str], *, rerun: bool) -> None:
+        self.ensure_workspace()
         self.roles = dict(roles)
         self.session.roles = dict(roles)
         if self.table is not None:  # checking a large table takes a while: off the GUI thread
             table = self.table
+            from ..io.roles import find_problems
+
             self.problem_runner.start(lambda progress: find_problems(table, roles))
         self.rule_panel.roles = dict(roles)
         if rerun and self.table is not None:
@@ -628,6 +550,7 @@ class MainWindow(QMainWindow):
         self.problems_dock.setWindowTitle(f"Problems in the data ({len(self.problems)})")
 
     def _on_problem_clicked(self, item: QListWidgetItem) -> None:
+        self.ensure_workspace()
         rows = item.data(Qt.ItemDataRole.UserRole)
         if rows:
             self.tabs.setCurrentWidget(self.data)
@@ -636,6 +559,7 @@ class MainWindow(QMainWindow):
 
     # -- sessions --------------------------------------------------------------------------------
     def current_session(self) -> Session:
+        self.ensure_workspace()
         session = replace(self.session)
         session.roles = dict(self.roles)
         session.panels = {name: options_to_json(panel.options()) for name, panel in self.panels.items()
@@ -645,7 +569,7 @@ class MainWindow(QMainWindow):
 
     def current_panel_name(self) -> str | None:
         """The tab on screen: "data", an analysis name, "rule"; None on the start page."""
-        if self.stack.currentWidget() is not self.tabs:
+        if not self.workspace_ready or self.stack.currentWidget() is not self.tabs:
             return None
         shown = self.tabs.currentWidget()
         if shown is self.rule_panel:
@@ -689,6 +613,7 @@ class MainWindow(QMainWindow):
     def open_session(self, path: str, *, remember_path: bool = True) -> None:
         """Open a saved session: its input file, roles, options and rule.  With
         ``remember_path=False`` (the bundled examples) File > Save asks for a new file."""
+        self.ensure_workspace()
         if not self.confirm_discard():
             self._pending_panel = None
             return
@@ -726,12 +651,14 @@ class MainWindow(QMainWindow):
     # -- report ----------------------------------------------------------------------------------
     def results(self) -> list:
         """Every result on screen, the decision card first (the report's summary leads with it)."""
+        self.ensure_workspace()
         shown = [p.last_result for p in self.panels.values() if p.last_result is not None]
         if self.rule_panel.last_result is not None and self.rule_panel.last_result_registered:
             shown.insert(0, self.rule_panel.last_result)  # a draft (unregistered rule) is not reported
         return shown
 
     def export_report(self, path: str | None = None) -> None:
+        self.ensure_workspace()
         try:
             from ..report import write_report
         except ImportError:
@@ -771,6 +698,7 @@ class MainWindow(QMainWindow):
     def toggle_presentation(self) -> None:
         """Full screen on the screen the window is on, fonts scaled to that screen, each
         panel's options in a drawer, the answer card largest; again to go back."""
+        self.ensure_workspace()
         self.presentation = not self.presentation
         self.presentation_action.setChecked(self.presentation)
         font = QFont(self._base_font)
@@ -871,15 +799,59 @@ class MainWindow(QMainWindow):
         """Cancel every run, wait for the workers, remember the window."""
         self.loader.cancel()
         self.problem_runner.cancel()
-        self.rule_panel.runner.cancel()
-        for panel in self.panels.values():
-            panel.runner.cancel()
-        self.data.model.cancel()
-        self.data.model.wait(30000)
+        if self.workspace_ready:
+            self.rule_panel.runner.cancel()
+            for panel in self.panels.values():
+                panel.runner.cancel()
+            self.data.model.cancel()
+            self.data.model.wait(30000)
         self.loader.wait(30000)
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
+
+
+def __getattr__(name: str):
+    """The data view's names, imported on first use (it needs numpy and pandas)."""
+    if name in ("DataView", "BACKGROUND_ROWS"):
+        from . import dataview
+
+        return getattr(dataview, name)
+    raise AttributeError(name)
+
+
+def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
+    """On a worker: load the file, take the saved roles (or guess them), check the data."""
+    from ..io import load_table
+    from ..io.roles import find_problems, guess_roles
+
+    table = load_table(path, sheet=sheet, progress=progress)
+    roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
+    progress.check_cancelled()
+    progress.advance(0.95, "checking the columns")
+    return table, roles, find_problems(table, roles)
+
+
+def panel_for_roles(roles: dict[str, str]) -> str | None:
+    """The analysis a file with these column roles is most likely for (None: the data table)."""
+    have = set(roles.values())
+    if {"prediction", "reference"} <= have:
+        return "text"
+    if {"query", "doc"} <= have:
+        return "ranking"
+    if "task" in have and ({"n", "correct"} <= have or "success" in have):
+        return "passk"
+    if "cost" in have and "success" in have:
+        return "cost"
+    if {"numerator", "denominator"} <= have:
+        return "aggregate"
+    if {"baseline", "candidate"} <= have:
+        return "compare"
+    if "success" in have and ("group" in have or "unit" in have):
+        return "aggregate"
+    if "success" in have and ({"system", "version"} & have) and "item" in have:
+        return "compare"
+    return None
 
 
 def presentation_scale(width: int, height: int) -> float:
@@ -887,15 +859,6 @@ def presentation_scale(width: int, height: int) -> float:
     1.35 on 1920x1080, 1.95 on 4K (text read from the back of a room, the layout still fits)."""
     s = min(width / 1280, height / 720)
     return round(min(2.2, max(1.15, 1.15 + 0.4 * (s - 1))), 2)
-
-
-def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
-    """On a worker: load the file, take the saved roles (or guess them), check the data."""
-    table = load_table(path, sheet=sheet, progress=progress)
-    roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
-    progress.check_cancelled()
-    progress.advance(0.95, "checking the columns")
-    return table, roles, find_problems(table, roles)
 
 
 def about_text() -> str:

@@ -8,15 +8,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialog
                                QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QProgressBar,
                                QPushButton, QTableView, QVBoxLayout, QWidget)
 
-from .models import FrameModel
 
 
 class TableView(QTableView):
     """A table view over a :class:`FrameModel` with copy as TSV (Ctrl+C, context menu)."""
 
-    def __init__(self, model: FrameModel | None = None, parent=None) -> None:
+    def __init__(self, model=None, parent=None) -> None:
         super().__init__(parent)
-        self.setModel(model or FrameModel())
+        if model is None:
+            from .models import FrameModel  # pandas: not needed for the first paint
+
+            model = FrameModel()
+        self.setModel(model)
         self.setSortingEnabled(True)
         # file order until the user clicks a header (enabling sorting would show column 0 sorted)
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
@@ -36,7 +39,7 @@ class TableView(QTableView):
         self.addAction(copy_sel)
         self.addAction(copy_all)
 
-    def frame_model(self) -> FrameModel:
+    def frame_model(self):
         return self.model()  # type: ignore[return-value]
 
     def copy_all(self) -> str:
