@@ -18,9 +18,22 @@ report with it).
 What the report holds, and how it is kept safe, is described in :mod:`.xlsx` (sheets),
 :mod:`.derived` (formulas), :mod:`.charts` (charts) and :mod:`.safety` (formula injection,
 sheet names, atomic writing).
+
+The number-format policy and the answer sentences every renderer shares are in
+:mod:`.present`, which imports nothing heavy (the GUI imports it at start-up): this package's
+other names load on first use.
 """
 
-from .safety import SheetNames, looks_like_formula, sanitize_sheet_name
-from .xlsx import write_report
-
 __all__ = ["write_report", "sanitize_sheet_name", "SheetNames", "looks_like_formula"]
+
+
+def __getattr__(name: str):
+    if name == "write_report":
+        from .xlsx import write_report
+
+        return write_report
+    if name in ("SheetNames", "looks_like_formula", "sanitize_sheet_name"):
+        from . import safety
+
+        return getattr(safety, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,12 +26,16 @@ import pandas as pd
 
 from ..core.result import AnalysisResult
 from .layout import CHART_H, CHART_W, Block, Chart, Refs
+from .present import excel_format
 from .styles import chart_font
 
 Key = Callable[[str], str]
 MAX_SERIES = 12
 #: More categories than this make a bar chart unreadable: such charts are left out.
 MAX_CATEGORIES = 60
+#: Axis formats: differences of rates in points (the cells hold points), scores as decimals.
+POINTS_AXIS = "+0.0;-0.0;0.0"
+SCORE_AXIS = "0.0"
 PALETTE = ("#1F5A96", "#D9822B", "#2E8540", "#B5322F", "#6C4F9E", "#8C6D3F", "#C55A9B",
            "#5F6B73", "#9AA531", "#1FA0B3", "#E0A526", "#3D3D3D")
 
@@ -120,13 +124,13 @@ def _colour(i: int) -> str:
 
 def _interval_block(key: str, source_key: str, labels: list, value: pd.Series, low: pd.Series,
                     high: pd.Series, value_col: str, low_col: str, high_col: str,
-                    label_name: str, title: str) -> Block:
+                    label_name: str, title: str, kind: str = "rate") -> Block:
     """Chart data: the lengths of the error bars, as formulas over the source table."""
     v = pd.to_numeric(value, errors="coerce").to_numpy(float)
     frame = pd.DataFrame({label_name: labels,
                           "minus": v - pd.to_numeric(low, errors="coerce").to_numpy(float),
                           "plus": pd.to_numeric(high, errors="coerce").to_numpy(float) - v})
-    return Block(key, title, frame, formats={"minus": "rate", "plus": "rate"},
+    return Block(key, title, frame, formats={"minus": kind, "plus": kind},
                  legend=[f"minus = {value_col} - {low_col}; plus = {high_col} - {value_col}: "
                          f"the lengths of the error bars in the chart below."],
                  formulas={
@@ -145,21 +149,24 @@ def _compare(result: AnalysisResult, key: Key) -> ChartPlan:
         plan.after["intervals"] = [_interval_block(
             ck, ik, list(intervals["interval"]), intervals["diff"], intervals["ci_low"],
             intervals["ci_high"], "diff", "ci_low", "ci_high", "interval",
-            "Chart data: error bars of the intervals")]
+            "Chart data: error bars of the intervals", kind="points")]
 
-        bounds = nice_range(list(intervals["ci_low"]) + list(intervals["ci_high"]) + list(intervals["diff"]))
+        # the cells hold points (100 x the difference), so the axis is in points too
+        bounds = nice_range([100 * float(v) for v in list(intervals["ci_low"]) + list(intervals["ci_high"])
+                             + list(intervals["diff"])])
 
         def diff_chart(wb, R: Refs, sheet: str):
             chart = new_chart(wb, "line", "Difference (candidate - baseline) with 95% intervals",
                               x=_axis(label_position="low"),
-                              y=_axis("difference", "0.0%", grid=True, **bounds), legend=False)
+                              y=_axis("difference (percentage points)", POINTS_AXIS, grid=True, **bounds),
+                              legend=False)
             chart.add_series({
                 "name": "difference", "categories": R.chart_range(ik, "interval"),
                 "values": R.chart_range(ik, "diff"), "line": {"none": True},
                 "marker": {"type": "diamond", "size": 9, "fill": {"color": _colour(0)},
                            "border": {"color": _colour(0)}},
                 "y_error_bars": _error_bars(R, ck, "minus", "plus"),
-                "data_labels": {"value": True, "position": "right", "num_format": "+0.0%;-0.0%;0.0%",
+                "data_labels": {"value": True, "position": "right", "num_format": excel_format("points"),
                                 "font": chart_font(8)},
             })
             return chart
@@ -167,12 +174,17 @@ def _compare(result: AnalysisResult, key: Key) -> ChartPlan:
         plan.charts.append(diff_chart)
     if boot is not None and boot["resamples"].sum() > 0:
         bk = key("bootstrap")
+        lattice = "difference" in boot
+        x_col = "difference" if lattice else "bin_low"
+        every = max(1, math.ceil(len(boot) / 12))
 
         def boot_chart(wb, R: Refs, sheet: str):
             chart = new_chart(wb, "column", "Bootstrap distribution of the difference",
-                              x=_axis("difference (bin start)", "0.0%", label_position="low"),
+                              x=_axis("difference (percentage points)" if lattice else
+                                      "difference (bin start, percentage points)", POINTS_AXIS,
+                                      label_position="low", interval_unit=every, interval_tick=every),
                               y=_axis("resamples", "#,##0", grid=True), legend=False)
-            chart.add_series({"name": "resamples", "categories": R.chart_range(bk, "bin_low"),
+            chart.add_series({"name": "resamples", "categories": R.chart_range(bk, x_col),
                               "values": R.chart_range(bk, "resamples"), "gap": 10,
                               "fill": {"color": _colour(0)}, "border": {"none": True}})
             return chart
@@ -307,7 +319,7 @@ def _cost(result: AnalysisResult, key: Key) -> ChartPlan:
     if finite:
         def scatter(wb, R: Refs, sheet: str):
             chart = new_chart(wb, "scatter", "Success rate vs cost per success",
-                              x=_axis("cost per success", "0.00##", grid=True),
+                              x=_axis("cost per success (as in the file)", excel_format("cost"), grid=True),
                               y=_axis("success rate", "0%", grid=True))
             b = R.block(sk)
             rows = finite if len(finite) <= MAX_SERIES else None
@@ -367,7 +379,7 @@ def _passk(result: AnalysisResult, key: Key) -> ChartPlan:
     def curve(wb, R: Refs, sheet: str):
         chart = new_chart(wb, "scatter", "pass@k and pass^k by k (mean over tasks)",
                           subtype="straight_with_markers",
-                          x=_axis("k", "0", grid=True, min=0), y=_axis("", "0%", grid=True, min=0, max=1))
+                          x=_axis("k", "0", grid=True, min=0), y=_axis("", SCORE_AXIS, grid=True, min=0, max=1))
         for s, (system, start, stop) in enumerate(runs):
             for metric, dash in (("pass@k", "solid"), ("pass^k", "dash")):
                 label = metric if single else f"{system} {metric}"
@@ -408,19 +420,25 @@ def _ranking(result: AnalysisResult, key: Key) -> ChartPlan:
             data[col] = [float(summary[f"{m}@{k}"].iloc[s]) for k in ks]
             formulas[col] = (lambda s, m: lambda R, i: R.cell(sk, f"{m}@{ks[i]}", s, True))(s, m)
     plan.after["summary"] = [Block(ck, "Chart data: metrics by cut-off k", pd.DataFrame(data),
-                                   formats={c: "rate" for c in columns} | {"k": "int"},
+                                   formats={c: "score" for c in columns} | {"k": "count"},
                                    formulas=formulas,
                                    legend=["The values of the table above, one row per k, for the chart."])]
 
     def by_k(wb, R: Refs, sheet: str):
         chart = new_chart(wb, "scatter", "Ranking metrics by cut-off k", subtype="straight_with_markers",
-                          x=_axis("k", "0", grid=True, min=0), y=_axis("", "0%", grid=True, min=0, max=1))
+                          x=_axis("k", "0", grid=True, min=0), y=_axis("", SCORE_AXIS, grid=True, min=0, max=1.05))
+        # lines that coincide (R@k and hit@k are often equal) stay visible: each later series is
+        # drawn narrower, dashed, with its own marker, on top of the wider ones
+        styles = [("solid", "circle", 3.0), ("solid", "square", 2.5), ("round_dot", "triangle", 2.0),
+                  ("dash", "diamond", 1.5)]
         for s, col in enumerate(columns):
+            dash, marker, width = styles[s % len(styles)] if single else ("solid", "circle", 2.0)
             chart.add_series({"name": _name(col), "categories": R.chart_range(ck, "k"),
                               "values": R.chart_range(ck, col),
-                              "line": {"color": _colour(s), "width": 2},
-                              "marker": {"type": "circle", "size": 6, "fill": {"color": _colour(s)},
-                                         "border": {"color": _colour(s)}}})
+                              "line": {"color": _colour(s), "width": width, "dash_type": dash},
+                              "marker": {"type": marker, "size": 8 - s if single else 6,
+                                         "fill": {"none": True} if single and s else {"color": _colour(s)},
+                                         "border": {"color": _colour(s), "width": 1.5}}})
         return chart
 
     plan.charts.append(by_k)
@@ -446,20 +464,22 @@ def _text(result: AnalysisResult, key: Key) -> ChartPlan:
         formulas[system] = (lambda s: lambda R, i: R.cell(sk, metrics[i], s, True))(s)
     frame = pd.DataFrame(data)
     plan.after["summary"] = [Block(ck, "Chart data: metrics per system", frame,
-                                   formats={s: "rate" for s in systems} | {"metric": "text"},
+                                   formats={s: "score" for s in systems} | {"metric": "text"},
+                                   cell_kind=lambda col, i: ("rate" if metrics[i] == "exact_match" and col != "metric"
+                                                             else None),
                                    formulas=formulas,
                                    legend=["The 0-1 metrics of the table above, one row per metric, for "
                                            "the chart (BLEU and chrF are on a 0-100 scale and left out)."])]
 
     def bars(wb, R: Refs, sheet: str):
         chart = new_chart(wb, "column", "Text metrics per system", x=_axis(label_position="low"),
-                          y=_axis("", "0%", grid=True, min=0, max=1), legend=len(systems) > 1)
+                          y=_axis("0-1 scale (exact match as a share)", SCORE_AXIS, grid=True, min=0, max=1),
+                          legend=len(systems) > 1)
         b = R.block(ck)
         for s, system in enumerate(frame.columns[1:]):
             chart.add_series({"name": [b.sheet, b.header_row, b.col(system)],
                               "categories": R.chart_range(ck, "metric"), "values": R.chart_range(ck, system),
-                              "fill": {"color": _colour(s)}, "border": {"none": True}, "gap": 60,
-                              "data_labels": {"value": True, "num_format": "0%", "font": chart_font(8)}})
+                              "fill": {"color": _colour(s)}, "border": {"none": True}, "gap": 60})
         return chart
 
     plan.charts.append(bars)
@@ -471,17 +491,20 @@ def _text(result: AnalysisResult, key: Key) -> ChartPlan:
 def _plan(result: AnalysisResult, key: Key) -> ChartPlan:
     plan = ChartPlan()
     specs = [("rate_interval", "items", ["wald_half_width", "unpaired_difference_needed"],
-              "95% half-width of a rate by number of items", "items"),
-             ("mde", "items", ["mde"], "Minimum detectable paired difference by number of items", "items"),
-             ("per_try", "k", ["pass@k", "pass^k"], "pass@k and pass^k at the implied per-try rate", "k")]
-    for table, x, ys, title, x_title in specs:
+              "95% half-width of a rate by number of items", "items", "percentage points", "0.0"),
+             ("mde", "items", ["mde"], "Minimum detectable paired difference by number of items", "items",
+              "percentage points", "0.0"),
+             ("per_try", "k", ["pass@k", "pass^k"], "pass@k and pass^k at the implied per-try rate", "k",
+              "", SCORE_AXIS)]
+    for table, x, ys, title, x_title, y_title, y_format in specs:
         if _has(result, table) is None:
             continue
         tk = key(table)
 
-        def chart(wb, R: Refs, sheet: str, tk=tk, x=x, ys=ys, title=title, x_title=x_title):
+        def chart(wb, R: Refs, sheet: str, tk=tk, x=x, ys=ys, title=title, x_title=x_title,
+                  y_title=y_title, y_format=y_format):
             c = new_chart(wb, "scatter", title, subtype="straight_with_markers",
-                          x=_axis(x_title, "#,##0", grid=True), y=_axis("", "0%", grid=True, min=0))
+                          x=_axis(x_title, "#,##0", grid=True), y=_axis(y_title, y_format, grid=True, min=0))
             for s, y in enumerate(ys):
                 c.add_series({"name": y.replace("_", " "), "categories": R.chart_range(tk, x),
                               "values": R.chart_range(tk, y), "line": {"color": _colour(s), "width": 2},

@@ -5,6 +5,8 @@ per success = total cost / successes, difference = (wins - losses) / items, pool
 sum of numerators / sum of denominators, a group's rate = successes / items...), the cell
 holds that Excel formula *and* the value the workbench computed (XlsxWriter stores both), so
 viewers that do not recalculate still show the workbench's number, and Excel shows the same.
+A difference of rates is held in percentage points (the policy of :mod:`.present`), so its
+formula is 100 x the difference, and a formula dividing by one divides by points / 100.
 
 Each entry maps ``table name -> column -> f(refs, row) -> formula | None``; ``None`` (or a
 :class:`~workbench.report.layout.NoFormula` from ``refs``) means "write the plain value".
@@ -69,8 +71,10 @@ def _cost(result: AnalysisResult, key: Key) -> Formulas:
 
         out["marginal"] = {
             "extra_cost_per_request": diff("cost_per_request"),
-            "extra_success_rate": diff("success_rate"),
-            "marginal_cost_per_success": _ratio(mk, "extra_cost_per_request", "extra_success_rate"),
+            # a difference of rates is shown (and held) in points: 100 x the difference
+            "extra_success_rate": lambda R, i: f"100*({diff('success_rate')(R, i)})",
+            "marginal_cost_per_success": lambda R, i: (f"100*{R.cell(mk, 'extra_cost_per_request', i)}"
+                                                       f"/{R.cell(mk, 'extra_success_rate', i)}"),
         }
     return out
 
@@ -81,8 +85,9 @@ def _compare(result: AnalysisResult, key: Key) -> Formulas:
     k = key("summary")
     out: Formulas = {"summary": {
         "discordance": lambda R, i: f"({R.cell(k, 'wins', i)}+{R.cell(k, 'losses', i)})/{R.cell(k, 'items', i)}",
-        "diff": lambda R, i: f"({R.cell(k, 'wins', i)}-{R.cell(k, 'losses', i)})/{R.cell(k, 'items', i)}",
-        "mde": lambda R, i: f"{MDE_MULTIPLIER:g}*SQRT({R.cell(k, 'discordance', i)}/{R.cell(k, 'items', i)})",
+        # differences of rates are held in points (100 x): see present.excel_value
+        "diff": lambda R, i: f"100*({R.cell(k, 'wins', i)}-{R.cell(k, 'losses', i)})/{R.cell(k, 'items', i)}",
+        "mde": lambda R, i: f"100*{MDE_MULTIPLIER:g}*SQRT({R.cell(k, 'discordance', i)}/{R.cell(k, 'items', i)})",
     }}
     if _has(result, "intervals") is not None:
         out["intervals"] = {"diff": lambda R, i: R.cell(k, "diff", 0, True)}
@@ -116,7 +121,7 @@ def _aggregate(result: AnalysisResult, key: Key) -> Formulas:
                 "items": over("SUM", "items"), "successes": over("SUM", "successes"),
                 "groups": over("COUNT", "items"),
                 "micro": _ratio(ok, "successes", "items"), "macro": over("AVERAGE", "rate"),
-                "gap_micro_minus_macro": lambda R, i: f"{R.cell(ok, 'micro', i)}-{R.cell(ok, 'macro', i)}",
+                "gap_micro_minus_macro": lambda R, i: f"100*({R.cell(ok, 'micro', i)}-{R.cell(ok, 'macro', i)})",
             }
         if pivot is not None and "version" in groups:
             where = {(str(v), str(g)): i for i, (v, g) in enumerate(zip(groups["version"], groups["group"]))}

@@ -100,6 +100,10 @@ class Block:
         if self.stop is None:
             self.stop = len(self.frame)
 
+    def header_text(self, name: str) -> str:
+        """The header of a column: its name as in the JSON and the analyses' tables."""
+        return str(name)
+
     @property
     def columns(self) -> list[str]:
         return [c for c in self.frame.columns if c not in self.hidden][:EXCEL_MAX_COLS]
@@ -248,17 +252,13 @@ def _display_len(value: Any, kind: str | None) -> int:
         v = float(value)
         if not math.isfinite(v):
             return 0
-        if kind == "rate":
-            return len(f"{v:.1%}")
-        if kind == "p":
-            return 6
-        if kind == "money":
-            return len(f"{v:,.4f}") + 2
-        if kind == "int":
-            return len(f"{v:,.0f}")
-        if v == int(v) and abs(v) < 1e15:
-            return len(f"{v:,.0f}" if kind == "float" else f"{v:.0f}")
-        return min(len(f"{v:,.4f}".rstrip("0")), 12)
+        from .present import format_value
+        from .styles import LEGACY_KINDS
+
+        k = LEGACY_KINDS.get(kind, kind) if kind else None
+        if k in (None, "plain", "text"):
+            return len(format_value(v, "count" if v == int(v) else "plain"))
+        return len(format_value(v, k)) + (2 if k == "cost" else 0)
     if isinstance(value, float) and math.isnan(value):
         return 0
     text = str(value)

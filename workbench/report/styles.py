@@ -9,21 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .present import excel_format
+
 FONT = "Arial"
 FONT_SIZE = 10
 #: Excel's row height for one line of Arial 10, in points.
 LINE_HEIGHT = 12.75
 
-#: Table format hints (``Table.formats``) -> Excel number formats.
-NUMBER_FORMATS = {
-    "rate": "0.0%",
-    "p": "0.0000",
-    "int": "#,##0",
-    "float": "#,##0.0###",
-    "text": "@",
-}
-#: Money: at least two decimals, up to four (costs per request are often fractions of a cent).
-MONEY_BODY = "#,##0.00##"
+#: The analyses' old format hints (``Table.formats``) -> the presentation kinds
+#: (:mod:`.present` decides every number format; these names stay accepted).
+LEGACY_KINDS = {"money": "cost", "int": "count", "float": "score"}
 DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
 
 COLOURS = {
@@ -36,13 +31,6 @@ HEADER_FILL = "#E8EEF5"
 BORDER_COLOUR = "#B7C4D4"
 
 
-def money_format(currency: str | None) -> str:
-    """``"$"#,##0.00##`` (the symbol quoted so that any text works), or no symbol."""
-    if not currency:
-        return MONEY_BODY
-    return '"' + currency.replace('"', "") + '"' + MONEY_BODY
-
-
 def chart_font(size: float = 9, bold: bool = False, **extra: Any) -> dict:
     return {"name": FONT, "size": size, "bold": bold, **extra}
 
@@ -50,10 +38,10 @@ def chart_font(size: float = 9, bold: bool = False, **extra: Any) -> dict:
 class Styles:
     """Creates each XlsxWriter format once and hands it out by name and number kind."""
 
-    def __init__(self, workbook, currency: str | None = "$") -> None:
+    def __init__(self, workbook, currency: str | None = None) -> None:
         self._wb = workbook
         self._cache: dict[tuple, Any] = {}
-        self.numbers = dict(NUMBER_FORMATS, money=money_format(currency))
+        self.currency = currency
 
     def get(self, **props: Any):
         key = tuple(sorted(props.items()))
@@ -66,14 +54,20 @@ class Styles:
             self._cache[key] = fmt
         return fmt
 
-    def number_format(self, kind: str | None) -> str | None:
-        return self.numbers.get(kind) if kind else None
+    def number_format(self, kind: str | None, value: Any = None) -> str | None:
+        """The Excel format of a cell of ``kind`` (a :mod:`.present` kind) holding ``value``."""
+        if not kind or kind == "plain":
+            return None
+        if kind == "text":
+            return "@"
+        return excel_format(LEGACY_KINDS.get(kind, kind), currency=self.currency, value=value)
 
-    def cell(self, kind: str | None = None, *, guard: bool = False, bold: bool = False):
-        """A data cell: the number format of ``kind``; ``guard`` adds Excel's quote prefix
-        (text that looks like a formula stays text when edited)."""
-        props: dict[str, Any] = {}
-        num = self.number_format(kind)
+    def cell(self, kind: str | None = None, *, value: Any = None, guard: bool = False,
+             bold: bool = False, **extra: Any):
+        """A data cell: the number format of ``kind`` (for ``value``); ``guard`` adds Excel's
+        quote prefix (text that looks like a formula stays text when edited)."""
+        props: dict[str, Any] = dict(extra)
+        num = self.number_format(kind, value)
         if num:
             props["num_format"] = num
         if guard:
@@ -103,13 +97,22 @@ class Styles:
 
     @property
     def header(self):
-        return self.get(bold=True, bg_color=HEADER_FILL, bottom=1, border_color=BORDER_COLOUR,
-                        text_wrap=False)
+        return self.header_cell()
+
+    def header_cell(self, *, right: bool = False, guard: bool = False):
+        """A table's header; ``right`` over a column of numbers (which Excel right-aligns)."""
+        props: dict[str, Any] = {"bold": True, "bg_color": HEADER_FILL, "bottom": 1,
+                                 "border_color": BORDER_COLOUR, "text_wrap": False}
+        if right:
+            props["align"] = "right"
+        if guard:
+            props["quote_prefix"] = True
+        return self.get(**props)
 
     def wrapped(self, kind: str | None = None, *, guard: bool = False):
         """A data cell whose long text wraps inside the column."""
         props: dict[str, Any] = {"text_wrap": True}
-        num = self.number_format(kind)
+        num = "@" if kind == "text" else None
         if num:
             props["num_format"] = num
         if guard:

@@ -20,11 +20,13 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from .layout import (CHART_GAP, CHART_W, ROW_PX, Block, Gap, Heading, Line, NoFormula,
                      Refs, SheetPlan, band_chars, chart_rows, text_lines, width_px)
 from .safety import cell_text, looks_like_formula, quote_sheet
-from .styles import LINE_HEIGHT, Styles
+from .styles import LEGACY_KINDS, LINE_HEIGHT, Styles
 
 #: The frozen rows (header and what is above it) must leave room for the data: no freeze when
 #: they would be taller than this (pixels; about a third of a laptop's spreadsheet window).
 MAX_FROZEN_PX = 360
+#: The rule file's text (LibreOffice shows Courier New as the metric-compatible Liberation Mono).
+CODE_FONT = "Courier New"
 #: Rows converted to Python values at a time.
 CHUNK_ROWS = 10_000
 _INT_LIMIT = 2 ** 53
@@ -127,16 +129,25 @@ def _line(ws, cells: CellWriter, plan: SheetPlan, it: Line, styles: Styles) -> N
     value = it.value
     if isinstance(value, str):
         style = {"note": styles.text(), "signature": styles.text(grey=True, small=True),
-                 "legend": styles.text(grey=True, small=True, italic=True)}.get(it.style, styles.text())
+                 "legend": styles.text(grey=True, small=True, italic=True),
+                 "answer": styles.get(text_wrap=True, align="left", font_size=11),
+                 "warning": styles.get(text_wrap=True, align="left", bold=True, font_color="#9C1C1C"),
+                 "code": styles.get(text_wrap=False, align="left", font_name=CODE_FONT, font_size=9,
+                                    bg_color="#F4F6F8")}.get(it.style, styles.text())
         guard = styles.text(grey=it.style in ("signature", "legend"), small=it.style in ("signature", "legend"),
                             italic=it.style == "legend", guard=True)
+        if it.style == "code":
+            guard = styles.get(text_wrap=False, align="left", font_name=CODE_FONT, font_size=9,
+                               bg_color="#F4F6F8", quote_prefix=True)
         if it.style == "verdict":
             style = guard = styles.status(value, big=True)
             _set_height(ws, plan, r, 21)
-        else:
-            lines = text_lines(value, band_chars(plan))
+        elif it.style != "code":
+            lines = text_lines(value, band_chars(plan) / (1.15 if it.style == "answer" else 1.0))
             if lines > 1:
-                _set_height(ws, plan, r, lines * LINE_HEIGHT + 3)
+                _set_height(ws, plan, r, lines * (LINE_HEIGHT + (1.5 if it.style == "answer" else 0)) + 3)
+            elif it.style == "answer":
+                _set_height(ws, plan, r, LINE_HEIGHT + 3)
     _label(ws, cells, it, styles)
     if value is None:
         return
@@ -146,9 +157,13 @@ def _line(ws, cells: CellWriter, plan: SheetPlan, it: Line, styles: Styles) -> N
             ws.merge_range(r, 1, r, last, "", style)
         cells.text(r, 1, value, style, guard)
     else:
-        kind = it.kind
+        kind = _kind(it.kind)
+        number = _finite_number(value)
         fmt = styles.get(num_format='#,##0 "bytes"', align="left") if it.style == "bytes" else \
-            styles.get(num_format=styles.number_format(kind) or "General", align="left")
+            styles.get(num_format=(styles.number_format(kind, float(value)) if number else None) or "General",
+                       align="left")
+        if number and kind == "points":
+            value = float(value) * 100.0
         cells.value(r, 1, value, fmt, styles.text(wrap=False))
 
 
@@ -168,11 +183,11 @@ def _block(ws, cells: CellWriter, plan: SheetPlan, b: Block, styles: Styles, ref
     cells.text(b.row, 0, title, styles.block_title)
     if not b.legend_below:
         _legend(ws, cells, plan, b, styles)
-    header_fmt = styles.header
-    header_guard = styles.get(bold=True, bg_color="#E8EEF5", bottom=1, border_color="#B7C4D4", quote_prefix=True)
     columns = b.columns
     for c, name in enumerate(columns):
-        cells.text(b.header_row, c, str(name), header_fmt, header_guard)
+        right = numeric_column(b, name)
+        cells.text(b.header_row, c, b.header_text(name), styles.header_cell(right=right),
+                   styles.header_cell(right=right, guard=True))
 
     writers = [_column_writer(cells, b, name, c, styles, refs) for c, name in enumerate(columns)]
     wrap_widths = [plan.widths[c] if name in b.wrap else 0.0 for c, name in enumerate(columns)]
@@ -215,17 +230,39 @@ def _set_height(ws, plan: SheetPlan, row: int, points: float) -> None:
     plan.heights[row] = points
 
 
+def _kind(kind: str | None) -> str | None:
+    return LEGACY_KINDS.get(kind, kind) if kind else kind
+
+
+def numeric_column(b: Block, name: str) -> bool:
+    """Whether a column holds numbers (its header is then right-aligned over them)."""
+    kind = _kind(b.formats.get(name))
+    if kind and kind not in ("plain", "text"):
+        return True
+    col = b.frame[name].iloc[b.start:b.stop]
+    if pd.api.types.is_bool_dtype(col.dtype):
+        return False
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        return True
+    sample = [v for v in col.head(200).tolist() if v is not None and v == v]
+    return bool(sample) and all(_finite_number(v) for v in sample)
+
+
 def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Styles, refs: Refs):
-    """A function ``(sheet row, frame row, value)`` that writes one cell of column ``name``."""
-    kind = b.formats.get(name)
-    num_fmt = styles.cell(kind if kind != "text" else None)
+    """A function ``(sheet row, frame row, value)`` that writes one cell of column ``name``.
+
+    A number gets the format :mod:`.present` gives its kind and value (so the cell shows what
+    the sentences say); a ``points`` cell holds the value in points (x 100)."""
+    column_kind = _kind(b.formats.get(name))
     if name in b.wrap:
         text_fmt, guard_fmt = styles.wrapped("text"), styles.wrapped("text", guard=True)
     else:
-        text_fmt, guard_fmt = styles.cell("text" if kind == "text" else None), styles.cell("text", guard=True)
+        text_fmt = styles.cell("text" if column_kind == "text" else None)
+        guard_fmt = styles.cell("text", guard=True)
     formula = b.formulas.get(name)
     ws = cells.ws
     value = cells.value
+    cell_kind = b.cell_kind
 
     if b.status_column == name:
         def write_status(row: int, i: int, v: Any) -> None:
@@ -235,28 +272,30 @@ def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Style
             cells.text(row, c, str(v), fmt, fmt)
         return write_status
 
-    if b.cell_kind is not None:
-        def write_kind(row: int, i: int, v: Any) -> None:
-            k = b.cell_kind(name, i)
-            value(row, c, v, styles.cell(k) if k else num_fmt, text_fmt, guard_fmt)
-        return write_kind
+    def kind_at(i: int) -> str | None:
+        if cell_kind is not None:
+            k = _kind(cell_kind(name, i))
+            if k:
+                return k
+        return column_kind
 
-    if formula is not None:
-        def write_formula(row: int, i: int, v: Any) -> None:
-            if _finite_number(v):
-                try:
-                    text = formula(refs, i)
-                except (NoFormula, KeyError, IndexError, ValueError):
-                    text = None
-                if text:
-                    _check(ws.write_formula(row, c, "=" + text, num_fmt, float(v)), row, c)
-                    return
-            value(row, c, v, num_fmt, text_fmt, guard_fmt)
-        return write_formula
-
-    def write_plain(row: int, i: int, v: Any) -> None:
-        value(row, c, v, num_fmt, text_fmt, guard_fmt)
-    return write_plain
+    def write(row: int, i: int, v: Any) -> None:
+        k = kind_at(i)
+        if not _finite_number(v):
+            value(row, c, v, styles.cell(k if k == "text" else None), text_fmt, guard_fmt)
+            return
+        fmt = styles.cell(k if k != "text" else None, value=float(v))
+        stored = float(v) * 100.0 if k == "points" else v
+        if formula is not None:
+            try:
+                text = formula(refs, i)
+            except (NoFormula, KeyError, IndexError, ValueError):
+                text = None
+            if text:
+                _check(ws.write_formula(row, c, "=" + text, fmt, float(stored)), row, c)
+                return
+        value(row, c, stored, fmt, text_fmt, guard_fmt)
+    return write
 
 
 def _filter_and_freeze(ws, plan: SheetPlan) -> None:
@@ -293,15 +332,71 @@ def _charts(wb, ws, plan: SheetPlan, refs: Refs) -> int:
     return placed
 
 
-#: Printable area of an A4 landscape page with the margins below, in pixels at 100%.
-PAGE_W_PX, PAGE_H_PX = 960, 620
+#: Printable area of a landscape page with the margins below, in pixels at 100%: A4 is the
+#: narrower in height (40 default rows of 17 px print on an A4 page in LibreOffice: 680 px), Letter
+#: the narrower in width (10.2 in); a little is kept in reserve so that the planned page breaks
+#: come before any automatic one.
+PAGE_W_PX, PAGE_H_PX = 960, 650
+#: A page (other than a sheet's only one) filled less than this is "near-blank": the print
+#: scale is lowered (to no less than MIN_SCALE_SHARE of the width's scale) to pull its rows back.
+ORPHAN_SHARE = 0.3
+MIN_SCALE_SHARE = 0.72
+
+
+def _row_px(plan: SheetPlan, row: int) -> float:
+    return plan.heights.get(row, LINE_HEIGHT) * 96 / 72
+
+
+def paginate(plan: SheetPlan, scale: int, charts: int) -> tuple[list[float], list[int]]:
+    """The pages (their filled height as a share of the page) and the rows that start a new
+    page, when the sheet is printed at ``scale`` percent: rows are packed onto a page until
+    the next does not fit; the charts' heading goes with the first row of charts, and a row
+    of charts is never cut across pages."""
+    page = PAGE_H_PX * 100.0 / scale
+    fills: list[float] = [0.0]
+    breaks: list[int] = []
+    heading = plan.end_row - 1 if charts else plan.end_row
+    for row in range(heading):
+        h = _row_px(plan, row)
+        if fills[-1] + h > page and fills[-1] > 0:
+            breaks.append(row)
+            fills.append(0.0)
+        fills[-1] += h
+    if charts:
+        per_row = chart_rows(2) * ROW_PX
+        first = _row_px(plan, heading) + ROW_PX + per_row  # heading, gap row, first row of charts
+        if fills[-1] + first > page and fills[-1] > 0:
+            breaks.append(heading)
+            fills.append(0.0)
+        fills[-1] += _row_px(plan, heading) + ROW_PX
+        for k in range(math.ceil(charts / 2)):
+            if fills[-1] + per_row > page and fills[-1] > 0:
+                breaks.append(plan.end_row + 1 + k * chart_rows(2))
+                fills.append(0.0)
+            fills[-1] += per_row
+    return [f / page for f in fills], breaks
+
+
+def choose_scale(plan: SheetPlan, width_scale: int, charts: int) -> tuple[int, list[int]]:
+    """The print scale (at most the one that fits the width) with no near-blank page, and the
+    page breaks at that scale; fewer pages, then a larger scale, are preferred."""
+    best = None
+    for scale in range(width_scale, max(10, int(width_scale * MIN_SCALE_SHARE)) - 1, -1):
+        fills, breaks = paginate(plan, scale, charts)
+        orphans = sum(1 for f in fills if f < ORPHAN_SHARE) if len(fills) > 1 else 0
+        key = (orphans, len(fills), -scale)
+        if best is None or key < best[0]:
+            best = (key, scale, breaks)
+        if orphans == 0 and scale < width_scale and len(fills) <= best[0][1]:
+            break
+    return best[1], best[2]
 
 
 def _print_setup(ws, plan: SheetPlan, charts: int) -> None:
-    """Landscape A4, one page wide.  A sheet without charts is "fit to 1 page wide"; a sheet
-    with charts gets the print scale that fits its width and a page break before its charts
-    (and between rows of charts), because Excel ignores manual page breaks under "fit to"
-    and a chart would otherwise be cut in two across pages."""
+    """Landscape, readable on A4 and Letter: the scale that fits the sheet's width (never
+    above 100%), lowered a little where that saves a near-blank page; every page break is
+    set (LibreOffice and Excel keep manual breaks), a row of charts is never cut, and the
+    charts' heading stays with them."""
     ws.set_landscape()
     ws.set_paper(9)
     ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.6)
@@ -315,17 +410,11 @@ def _print_setup(ws, plan: SheetPlan, charts: int) -> None:
             px += width_px(plan.widths[col] if col < len(plan.widths) else 9.0)
             col += 1
         last_col = max(last_col, col - 1)
-        width = sum(width_px(plan.widths[c] if c < len(plan.widths) else 9.0) for c in range(last_col + 1))
-        scale = max(10, min(100, int(PAGE_W_PX * 100 / width)))
-        ws.set_print_scale(scale)
-        per_row = chart_rows(2)
-        rows_per_page = max(1, int(PAGE_H_PX / (per_row * ROW_PX * scale / 100)))
-        chart_lines = math.ceil(charts / 2)
-        heading = plan.end_row - 1
-        breaks = [heading] + [plan.end_row + 1 + k * per_row
-                              for k in range(rows_per_page, chart_lines, rows_per_page)]
-        ws.set_h_pagebreaks(breaks)
         last_row = plan.end_row + chart_rows(charts)
-    else:
-        ws.fit_to_pages(1, 0)
+    width = sum(width_px(plan.widths[c] if c < len(plan.widths) else 9.0) for c in range(last_col + 1))
+    width_scale = max(10, min(100, int(PAGE_W_PX * 100 / width)))
+    scale, breaks = choose_scale(plan, width_scale, charts)
+    ws.set_print_scale(scale)
+    if breaks:
+        ws.set_h_pagebreaks(breaks)
     ws.print_area(0, 0, max(0, last_row), last_col)

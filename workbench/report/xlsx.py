@@ -27,7 +27,9 @@ from ..core.errors import WorkbenchError
 from ..core.result import RECORD_KEYS, AnalysisResult, Table
 from .charts import charts_for
 from .derived import formulas_for
-from .headlines import headline, headline_records, metric_kind, unit_of, who
+from .headlines import headline_records, unit_of, who
+from .present import (answer, column_kind, display_name, format_p, format_value, gate_kind, gate_status,
+                      record_kind)
 from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
                      SheetPlan, assign_rows, size_columns)
 from .safety import SheetNames, atomic_target
@@ -40,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: (each row is flushed to disk once written, so memory stays bounded).
 LARGE_TABLE_ROWS = 50_000
 #: Tables written on a sheet of their own (the per-item tables), by analysis.
-ITEM_TABLES = {"text": {"items"}, "ranking": {"queries"}, "passk": {"tasks"},
+ITEM_TABLES = {"text": {"items"}, "ranking": {"queries"}, "passk": {"tasks"}, "cost": {"latency_ecdf"},
                "compare": {"discordant"}, "aggregate": {"units"}}
 #: Any other table longer than this also gets a sheet of its own.
 OWN_SHEET_ROWS = 500
@@ -51,14 +53,15 @@ DEFAULT_ROW_PX = 17
 def write_report(path: str | os.PathLike[str], results: Sequence[AnalysisResult], *,
                  source: LoadedTable | Sequence[LoadedTable] | str | None = None,
                  title: str | None = None, notes: Iterable[str] = (),
-                 currency: str | None = "$") -> None:
+                 currency: str | None = None) -> None:
     """Write the Excel report of ``results`` to ``path`` (an ``.xlsx`` file).
 
     ``source`` is the :class:`~workbench.io.LoadedTable` the results were computed from (its
     name, size, checksum and rows go on the summary), a sequence of them (several inputs), a
     path (its size and checksum are computed), or ``None`` (the results' ``input`` is shown);
     ``title`` heads the summary; ``notes`` are report-level remarks (e.g. from the session);
-    ``currency`` is the symbol of the "money" number format (``None`` for none).  A gate result (``analysis == "gate"``) puts its
+    ``currency`` is the currency the analyst chose for costs (``"$"``, ``"EUR"``...); by
+    default costs are in the file's units, with no symbol.  A gate result (``analysis == "gate"``) puts its
     verdict and decision card first on the summary.
 
     The file appears complete or not at all: it is written beside ``path`` under a temporary
@@ -78,7 +81,7 @@ def write_report(path: str | os.PathLike[str], results: Sequence[AnalysisResult]
         if _same_file(target, inp):
             raise WorkbenchError(f"The report would overwrite the input file '{inp}'; choose another "
                                  f"name for the report.")
-    plans = plan_workbook(results, source=source, title=title, notes=tuple(notes))
+    plans = plan_workbook(results, source=source, title=title, notes=tuple(notes), currency=currency)
     large = any(b.nrows > LARGE_TABLE_ROWS for p in plans for b in p.blocks())
     import xlsxwriter
 
@@ -157,17 +160,19 @@ def _title(results, source, title) -> str:
 # -- planning ------------------------------------------------------------------------------
 
 def plan_workbook(results: list[AnalysisResult], *, source=None, title: str | None = None,
-                  notes: tuple[str, ...] = ()) -> list[SheetPlan]:
+                  notes: tuple[str, ...] = (), currency: str | None = None) -> list[SheetPlan]:
+    results = [prepared(r) for r in results]
     names = SheetNames()
     summary = SheetPlan(names.claim("Summary"), freeze=False, text_width=40.0)
     order = sorted(range(len(results)), key=lambda i: results[i].analysis != "gate")
     sheets: list[SheetPlan] = []
     main_of: dict[int, str] = {}
     for idx in order:
-        main, plans = _plan_result(idx, results[idx], names)
+        main, plans = _plan_result(idx, results[idx], names, currency)
         main_of[idx] = main
         sheets += plans
-    summary.items = _summary_items(results, order, main_of, source, _title(results, source, title), notes)
+    summary.items = _summary_items(results, order, main_of, source, _title(results, source, title), notes,
+                                   currency)
     plans = [summary] + sheets
     for plan in plans:
         assign_rows(plan)
@@ -195,9 +200,22 @@ def _own_sheet(result: AnalysisResult, table: Table) -> bool:
     return table.name in ITEM_TABLES.get(result.analysis, ()) or len(table.frame) > OWN_SHEET_ROWS
 
 
-def _plan_result(idx: int, result: AnalysisResult, names: SheetNames) -> tuple[str, list[SheetPlan]]:
+def kinds_of(result: AnalysisResult, table: Table) -> dict[str, str]:
+    """The presentation kind of each column of a result table (see :mod:`.present`)."""
+    out = {}
+    for col in table.frame.columns:
+        hint = table.formats.get(col)
+        out[col] = "text" if hint == "text" else column_kind(result.analysis, table.name, col, hint)
+    return out
+
+
+def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
+                 currency: str | None = None) -> tuple[str, list[SheetPlan]]:
     def key(name: str) -> str:
         return f"{idx}/{name}"
+
+    if result.analysis == "gate":
+        return _plan_gate(key, result, names, currency)
 
     main = SheetPlan(names.claim(result.analysis))
     formulas = formulas_for(result, key)
@@ -220,7 +238,9 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames) -> tuple[s
                 f"({EXCEL_MAX_ROWS:,} rows); it is split across the sheets "
                 f"{', '.join(repr(p.name) for p in parts)}.")
 
+    ans = answer(result, currency=currency)
     items: list[Item] = [Heading(_analysis_title(result)),
+                         Line("Answer", ans.text, style="answer"),
                          Line("Signature", result.signature, style="signature"),
                          Line("Input", result.input or "none (no input file)")]
     items += [Line("Note", note, style="note") for note in (*result.notes, *split_notes)]
@@ -230,9 +250,9 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames) -> tuple[s
     for table in stacked:
         is_card = result.analysis == "gate" and table.name == "card"
         status = "status" if is_card and "status" in table.frame else None
-        items.append(Block(key(table.name), table.title, table.frame, formats=dict(table.formats),
-                           legend=_legend(table), formulas=formulas.get(table.name, {}), filter=first,
-                           status_column=status, legend_below=True,
+        items.append(Block(key(table.name), table.title, table.frame, formats=kinds_of(result, table),
+                           legend=_legend(table) + _extra_legend(result, table), formulas=formulas.get(table.name, {}),
+                           filter=first, status_column=status, legend_below=True,
                            cell_kind=card_cell_kind(table.frame, dict(table.formats)) if is_card else None))
         items.append(Gap())
         first = False
@@ -271,7 +291,7 @@ def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, m
             Line("From", f"the analysis on sheet '{main}'", link=main),
             Line("Rows", rows),
             Gap(),
-            Block(key(table.name), table.title, frame, formats=dict(table.formats), legend=legend,
+            Block(key(table.name), table.title, frame, formats=kinds_of(result, table), legend=legend,
                   formulas=formulas, filter=True, start=start, stop=stop, part=p + 1, parts=count),
         ]
         plans.append(plan)
@@ -285,40 +305,136 @@ def _records_frame(records: Sequence[dict]) -> pd.DataFrame:
 
 def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
     frame = _records_frame(result.records)
-    metrics = [r["metric"] for r in result.records]
+    kinds = [record_kind(result, r) for r in result.records]
 
     def kind(column: str, i: int) -> str | None:
         if column in ("value", "ci_low", "ci_high"):
-            return metric_kind(metrics[i])
+            return kinds[i]
         if column in ("n", "k"):
-            return "int"
+            return "count"
         return None
 
+    legend = ["n: the denominator each value was computed over; ci_low/ci_high: its 95% "
+              "interval; from/to: the pair of systems compared."]
+    if "points" in kinds:
+        legend.append("Differences of rates are shown in percentage points (the cell holds points: "
+                      "+4.5 pts is a difference of 0.045 in the JSON).")
     return Block(key, "All results (the records printed by --json)", frame, cell_kind=kind, legend_below=True,
-                 legend=["n: the denominator each value was computed over; ci_low/ci_high: its 95% "
-                         "interval; from/to: the pair of systems compared."], filter=filter)
+                 legend=legend, filter=filter)
+
+
+def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
+    kinds = kinds_of(result, table)
+    out = []
+    if "points" in kinds.values():
+        cols = ", ".join(c for c, k in kinds.items() if k == "points")
+        out.append(f"{cols}: differences of rates in percentage points (the cell holds points).")
+    if result.analysis == "compare" and table.name == "bootstrap" and "difference" in table.frame:
+        out.append("One row per possible value of the resampled difference (multiples of 1/n): "
+                   "the bootstrap's differences fall on this lattice, so no bar is an artefact of binning.")
+    return out
+
+
+# -- results as the report shows them --------------------------------------------------------------
+
+def prepared(result: AnalysisResult) -> AnalysisResult:
+    """The result with its tables as the report shows them: the bootstrap histogram on the
+    lattice of possible differences, dominated systems saying "dominated"."""
+    from dataclasses import replace
+
+    tables = []
+    changed = False
+    for table in result.tables:
+        new = table
+        if result.analysis == "compare" and table.name == "bootstrap":
+            new = _lattice_histogram(result, table) or table
+        elif result.analysis == "cost" and table.name == "marginal":
+            new = _dominated_text(table)
+        changed |= new is not table
+        tables.append(new)
+    return replace(result, tables=tuple(tables)) if changed else result
+
+
+def _lattice_histogram(result: AnalysisResult, table: Table) -> Table | None:
+    """Re-bin the analysis's bootstrap histogram onto the lattice of possible differences.
+
+    A paired bootstrap over ``n`` items resamples differences ``(b* - c*) / n``: multiples of
+    ``1/n``.  Bins narrower than ``1/n`` hold at most one of them each, so every bin's count
+    belongs to one lattice value and the lattice histogram is exact; bins wider than that are
+    kept (they hold one or more values each, no bin is empty for want of a value).  A cluster
+    bootstrap does not resample on a lattice: its bins are kept."""
+    import numpy as np
+
+    if "bs-unit:items" not in result.signature:
+        return None
+    frame = table.frame
+    recs = result.find("diff") or result.find("normal_ci")
+    if not recs or not recs[0].get("n") or len(frame) == 0:
+        return None
+    n = int(recs[0]["n"])
+    step = 1.0 / n
+    low = frame["bin_low"].to_numpy(float)
+    high = frame["bin_high"].to_numpy(float)
+    counts = frame["resamples"].to_numpy(float)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))) or np.max(high - low) >= step:
+        return None
+    eps = step * 1e-6
+    lattice: dict[int, float] = {}
+    for lo, hi, count in zip(low, high, counts):
+        if count == 0:
+            continue
+        ks = [k for k in range(math.floor((lo - eps) * n), math.ceil((hi + eps) * n) + 1)
+              if lo - eps <= k * step <= hi + eps]
+        if not ks:
+            return None
+        k = min(ks, key=lambda k: abs(k * step - (lo + hi) / 2))
+        lattice[k] = lattice.get(k, 0.0) + count
+    if not lattice:
+        return None
+    ks = range(min(lattice), max(lattice) + 1)
+    out = pd.DataFrame({"difference": [k / n for k in ks],
+                        "resamples": [int(lattice.get(k, 0)) for k in ks]})
+    return Table(table.name, table.title, out,
+                 columns={"difference": f"a possible difference (a multiple of 1/{n})",
+                          "resamples": "bootstrap resamples with this difference"},
+                 formats={"difference": "points", "resamples": "int"})
+
+
+def _dominated_text(table: Table) -> Table:
+    frame = table.frame
+    if "dominated" not in frame or "marginal_cost_per_success" not in frame:
+        return table
+    frame = frame.copy()
+    col = frame["marginal_cost_per_success"].astype(object)
+    dominated = frame["dominated"].map(lambda v: v is True or v == 1 or str(v).lower() == "true")
+    col[dominated.to_numpy()] = "dominated"
+    frame["marginal_cost_per_success"] = col
+    return Table(table.name, table.title, frame, dict(table.columns), dict(table.formats))
 
 
 # -- summary -------------------------------------------------------------------------------
 
-def _summary_items(results, order, main_of, source, title, notes) -> list[Item]:
+def _summary_items(results, order, main_of, source, title, notes, currency=None) -> list[Item]:
     items: list[Item] = [Heading(title)]
     gates = [results[i] for i in order if results[i].analysis == "gate"]
     for gate in gates:
-        items += _gate_items(gate)
-    items.append(Heading("Input and provenance", "section"))
+        items += _gate_items(gate, currency)
+    if any(results[i].analysis != "gate" for i in order):
+        items.append(Heading("Analyses", "section"))
+    shown = {os.path.abspath(p) for p in _source_paths(source)}
+    for i in order:
+        r = results[i]
+        if r.analysis == "gate":
+            continue
+        items.append(Line(main_of[i], answer(r, currency=currency).text, link=main_of[i], style="answer"))
+        if r.input and not {os.path.abspath(p) for p in _source_paths(r.input)} <= shown:
+            items.append(Line("input", r.input, style="signature"))
+        items.append(Line("signature", r.signature, style="signature"))
+    items += [Gap(), Heading("Input and provenance", "section")]
     items += _provenance(source, results)
     items += [Line("Written (UTC)", dt.datetime.now(dt.timezone.utc).replace(tzinfo=None, microsecond=0)),
               Line("Workbench", f"Eval Workbench {__version__}")]
     items += [Line("Note", note, style="note") for note in notes]
-    items += [Gap(), Heading("Analyses", "section")]
-    shown = {os.path.abspath(p) for p in _source_paths(source)}
-    for i in order:
-        r = results[i]
-        items.append(Line(main_of[i], headline(r), link=main_of[i]))
-        if r.input and not {os.path.abspath(p) for p in _source_paths(r.input)} <= shown:
-            items.append(Line("input", r.input, style="signature"))
-        items.append(Line("signature", r.signature, style="signature"))
     items += [Gap(), _headline_block(results, order, main_of)]
     return items
 
@@ -389,53 +505,177 @@ def _sha256(path: str) -> str:
     return digest.hexdigest()
 
 
-#: Columns of the decision card shown on the summary (the gate's sheet has them all).
+#: Columns of the decision card shown on the summary and at the top of the gate's sheet.
 CARD_SUMMARY_COLUMNS = ("index", "condition", "n", "observed", "ci_low", "ci_high", "threshold",
-                        "status", "reason", "more_items")
-#: The card's ``unit`` (or ``format``) column sets the number format of its values, per row.
-CARD_UNIT_KINDS = {"rate_diff": "rate", "relative": "rate", "rate": "rate", "score_diff": "float",
-                   "value": "float", "money": "money", "p": "p", "int": "int", "float": "float"}
+                        "p_holm", "status")
 CARD_VALUE_COLUMNS = ("observed", "ci_low", "ci_high", "threshold")
 
 
 def card_cell_kind(frame: pd.DataFrame, formats: dict[str, str]):
-    """Per-row number formats of the card's values, from its ``format`` or ``unit`` column."""
-    column = "format" if "format" in frame else "unit" if "unit" in frame else None
-    if column is None:
+    """Per-row kinds of the card's values, from its ``unit`` column (points for a difference
+    of rates, a relative change, a score difference, or the metric's own kind)."""
+    if "unit" not in frame:
         return None
-    per_row = [CARD_UNIT_KINDS.get(str(x)) if isinstance(x, str) else None for x in frame[column]]
+    metrics = list(frame["metric"]) if "metric" in frame else [""] * len(frame)
+    per_row = [gate_kind(str(u), str(m)) if isinstance(u, str) else None
+               for u, m in zip(frame["unit"], metrics)]
 
     def kind(name: str, i: int) -> str | None:
         if name in CARD_VALUE_COLUMNS and per_row[i]:
             return per_row[i]
-        return formats.get(name)
+        if name in ("p_value", "p_holm"):
+            return "p"
+        if name in ("n", "index", "input", "more_items"):
+            return "count"
+        return "text" if formats.get(name) == "text" else None
     return kind
 
 
-def _gate_items(gate: AnalysisResult) -> list[Item]:
-    verdicts = gate.find("verdict")
-    verdict = str(verdicts[0]["value"]) if verdicts else "no verdict"
-    items: list[Item] = [Line("Release verdict", verdict, style="verdict")]
-    if any(r.get("value") is True for r in gate.find("rule_changed_after_results")):
-        items.append(Line("Warning", "The release rule was changed after results were seen.", style="note"))
+def _card_block(key: str, card: Table, *, title: str | None = None, full_legend: bool = True) -> Block:
+    frame = card.frame
+    shown = [c for c in CARD_SUMMARY_COLUMNS if c in frame]
+    if "status" not in shown:
+        shown = list(frame.columns)
+    if "p_holm" in shown and "p_value" in frame and "p_holm" in frame:
+        same = all((a == b) or (a != a and b != b) for a, b in zip(frame["p_value"], frame["p_holm"]))
+        if same:
+            shown[shown.index("p_holm")] = "p_value"
+    hidden = tuple(c for c in frame.columns if c not in shown)
+    frame = frame[shown + list(hidden)]
+    legend = [f"{c}: {m}" for c, m in card.columns.items() if c in shown] if full_legend else []
+    if "unit" in card.frame:
+        legend.append("observed, ci_low, ci_high and threshold are in each condition's unit: "
+                      "differences of success rates in percentage points (pts), relative changes in %, "
+                      "score differences as decimals, levels as in the file.")
+    return Block(key, title or card.title or "Decision card", frame,
+                 formats={c: ("text" if card.formats.get(c) == "text" else "count" if c in ("n", "index") else "plain")
+                          for c in shown},
+                 legend=legend, status_column="status" if "status" in frame else None, hidden=hidden,
+                 legend_below=True, cell_kind=card_cell_kind(card.frame, dict(card.formats)))
+
+
+def _gate_head(gate: AnalysisResult, currency=None) -> list[Item]:
+    """Verdict, the answer, and whether the rule was registered before the results."""
+    st = gate_status(gate)
+    verdict = str(st["verdict"] or "no verdict")
+    ans = answer(gate, currency=currency)
+    items: list[Item] = [Line("Release verdict", verdict, style="verdict"),
+                         Line("Decision", ans.sentences[0], style="answer")]
+    if st["changed"]:
+        items.append(Line("Warning", "The release rule was changed after results were seen.", style="warning"))
+    rule = ans.sentences[-1]
+    if st["name"] or st["sha256"]:
+        rule += " Rule" + (f" '{st['name']}'" if st["name"] else "") + (
+            f", SHA-256 {st['sha256']}." if st["sha256"] else ".")
+    items.append(Line("Rule", rule))
+    return items
+
+
+def _gate_items(gate: AnalysisResult, currency=None) -> list[Item]:
+    items = _gate_head(gate, currency)
     try:
         card = gate.table("card")
     except KeyError:
         card = None
     if card is not None:
-        frame = card.frame
-        shown = [c for c in CARD_SUMMARY_COLUMNS if c in frame] or list(frame.columns)
-        if "status" not in shown:
-            shown = list(frame.columns)
-        hidden = tuple(c for c in frame.columns if c not in shown)
-        items += [Gap(), Block("gate/card", card.title or "Decision card", frame, formats=dict(card.formats),
-                               legend=[f"{c}: {m}" for c, m in card.columns.items() if c in shown],
-                               status_column="status" if "status" in frame else None, hidden=hidden,
-                               legend_below=True,
-                               cell_kind=card_cell_kind(frame, dict(card.formats)))]
-    items += [Line("Note", note, style="note") for note in gate.notes]
+        items += [Gap(), _card_block("gate/card", card, full_legend=False)]
     items.append(Gap())
     return items
+
+
+def _plan_gate(key, gate: AnalysisResult, names: SheetNames, currency=None) -> tuple[str, list[SheetPlan]]:
+    """The gate's sheet, laid out to print on A4 or Letter landscape at a readable size: the
+    verdict and card, then each condition in words, the eval-set check, then the rule's text
+    in a wide merged area, then the records."""
+    main = SheetPlan(names.claim("gate"), freeze=False, text_width=34.0)
+    st = gate_status(gate)
+    items: list[Item] = [Heading("Release gate" + (f": {st['name']}" if st["name"] else ""))]
+    items += _gate_head(gate, currency)
+    items += [Line("Signature", gate.signature, style="signature"),
+              Line("Input", gate.input or "the files named on the summary")]
+    items.append(Gap())
+    try:
+        card = gate.table("card")
+    except KeyError:
+        card = None
+    if card is not None:
+        items += [_card_block(key("card"), card, title="Decision card"), Gap()]
+        items.append(Heading("Conditions", "section"))
+        kinds = card_cell_kind(card.frame, dict(card.formats))
+        for i, row in enumerate(card.frame.to_dict("records")):
+            items.append(Line(f"{row.get('index', i + 1)}. {display_name(str(row.get('metric', '')))}",
+                              _condition_text(row, i, kinds), style="answer"))
+        items.append(Gap())
+    try:
+        evalset = gate.table("items")
+    except KeyError:
+        evalset = None
+    if evalset is not None and len(evalset.frame):
+        items += [Block(key("items"), evalset.title or "Eval-set check", evalset.frame,
+                        formats=kinds_of(gate, evalset), legend=_legend(evalset), legend_below=True), Gap()]
+    rule_text = None
+    try:
+        fields = gate.table("rule").frame
+    except KeyError:
+        fields = None
+    if fields is not None:
+        items.append(Heading("Rule", "section"))
+        for field_, value in zip(fields["field"], fields["value"]):
+            if str(field_) == "text":
+                rule_text = str(value)
+                continue
+            items.append(Line(str(field_), _rule_value(str(field_), value)))
+    if rule_text:
+        items.append(Line("Rule file", "as registered, line by line:", style="note"))
+        items += [Line("", line if line.strip() else None, style="code") for line in rule_text.rstrip("\n").split("\n")]
+    items.append(Gap())
+    items += [Line("Note", note, style="note") for note in gate.notes]
+    items.append(Gap())
+    items.append(_records_block(key("#records"), gate, filter=False))
+    main.items = items
+    return main.name, [main]
+
+
+def _rule_value(field_: str, value):
+    """A rule field as the sheet shows it: alpha as a number, the rest as text."""
+    if field_ == "alpha":
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return value
+    return value
+
+
+def _condition_text(row: dict, i: int, kinds) -> str:
+    def fv(col):
+        kind = kinds(col, i) if kinds else "plain"
+        return format_value(row.get(col), kind or "plain")
+
+    status = str(row.get("status", ""))
+    parts = [f"{status}: {row.get('reason', '')}." if row.get("reason") else status + "."]
+    if row.get("requirement"):
+        parts.append(f"PASS needs {row['requirement']}.")
+    obs = f"Observed {fv('observed')}"
+    if row.get("ci_low") is not None and row.get("ci_low") == row.get("ci_low"):
+        obs += f" (95% CI {fv('ci_low')} to {fv('ci_high')})"
+    if row.get("n") is not None and row.get("n") == row.get("n"):
+        obs += f", n = {format_value(row['n'], 'count')}"
+    parts.append(obs + ".")
+    if row.get("basis"):
+        parts.append(f"Basis: {row['basis']}.")
+    if row.get("counts"):
+        parts.append(f"Counts: {row['counts']}.")
+    p, ph = row.get("p_value"), row.get("p_holm")
+    if p is not None and p == p:
+        text = f"Test {format_p(p)}"
+        if ph is not None and ph == ph and format_value(ph, "p") != format_value(p, "p"):
+            text += f" (Holm-adjusted {format_value(ph, 'p')})"
+        parts.append(text + ".")
+    if row.get("more_items") is not None and row.get("more_items") == row.get("more_items"):
+        parts.append(f"About {format_value(row['more_items'], 'count')} more would settle it.")
+    if row.get("notes"):
+        parts.append(f"Notes: {row['notes']}")
+    return " ".join(parts)
 
 
 def _headline_block(results, order, main_of) -> Block:
@@ -443,18 +683,20 @@ def _headline_block(results, order, main_of) -> Block:
     for i in order:
         r = results[i]
         for rec in headline_records(r):
-            rows.append({"analysis": main_of[i], "metric": rec["metric"], "about": who(rec),
-                         "value": rec.get("value"), "ci_low": rec.get("ci_low"), "ci_high": rec.get("ci_high"),
-                         "n": rec.get("n"), "of": unit_of(r, rec) if rec.get("n") is not None else ""})
-            kinds.append(metric_kind(rec["metric"]))
-    frame = pd.DataFrame(rows, columns=["analysis", "metric", "about", "value", "ci_low", "ci_high", "n", "of"],
-                         dtype=object)
+            rows.append({"analysis": main_of[i], "metric": rec["metric"], "name": display_name(rec["metric"]),
+                         "about": who(rec), "value": rec.get("value"), "ci_low": rec.get("ci_low"),
+                         "ci_high": rec.get("ci_high"), "n": rec.get("n"),
+                         "of": unit_of(r, rec) if rec.get("n") is not None else ""})
+            kinds.append(record_kind(r, rec))
+    frame = pd.DataFrame(rows, columns=["analysis", "metric", "name", "about", "value", "ci_low", "ci_high",
+                                        "n", "of"], dtype=object)
 
     def kind(column: str, i: int) -> str | None:
         if column in ("value", "ci_low", "ci_high"):
             return kinds[i]
-        return "int" if column == "n" else None
+        return "count" if column == "n" else None
 
     return Block("summary/headlines", "Headline numbers", frame, cell_kind=kind, filter=True, legend_below=True,
                  legend=["value with its 95% interval (ci_low to ci_high) where there is one; "
-                         "n: the denominator, counted in the unit given by 'of'."])
+                         "n: the denominator, counted in the unit given by 'of'; differences of rates "
+                         "in percentage points."])

@@ -1,0 +1,242 @@
+"""The presentation policy (workbench.report.present): kinds, names, text and Excel formats,
+and the answer sentences, checked against hand-written expectations."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from report_checks import EXAMPLES, run_example
+
+from workbench.report import present as P
+from workbench.report.present import (KINDS, answer, display_name, excel_format, excel_value,
+                                      format_interval, format_p, format_value, kind_of)
+
+
+@pytest.fixture(scope="module")
+def example_results():
+    from test_report_gate import gate_result
+
+    out = {ident: run_example(analysis, fname, opts)[0] for ident, analysis, fname, opts in EXAMPLES}
+    for verdict in ("PASS", "FAIL", "INCONCLUSIVE"):
+        out[f"gate_{verdict}"] = gate_result(verdict, changed=False)
+    return out
+
+
+# --- kinds and names ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("metric,kind", [
+    ("exact_match", "rate"), ("success_rate", "rate"), ("micro", "rate"), ("wilson_ci", "rate"),
+    ("diff", "points"), ("normal_ci", "points"), ("bootstrap_ci", "points"), ("mde", "points"),
+    ("ci_half_width", "points"),
+    ("mcnemar_cc_p", "p"), ("sign_test_p", "p"), ("sign_test_midp", "p"), ("mcnemar_p", "p"),
+    ("wins", "count"), ("losses", "count"), ("ties", "count"), ("items_needed", "count"),
+    ("ndcg@10", "score"), ("p@3", "score"), ("r@5", "score"), ("hit@1", "score"), ("mrr", "score"),
+    ("map", "score"), ("token_f1", "score"), ("rougeL", "score"), ("pass@3", "score"),
+    ("pass^10", "score"), ("naive_pass^9", "score"), ("per_try_p@3", "score"),
+    ("bleu", "bleu"), ("chrf", "bleu"),
+    ("cost_per_success", "cost"), ("marginal_cost_per_success", "cost"), ("cost_per_request", "cost"),
+    ("latency_p95", "latency"), ("latency_p50", "latency"),
+    ("mcnemar_chi2", "statistic"), ("mcnemar_cc_chi2", "statistic"), ("welch_t", "statistic"),
+    ("dominated", "plain"), ("simpson", "plain"), ("verdict", "plain"), ("something_new", "plain"),
+])
+def test_kind_of(metric, kind):
+    assert kind_of(metric) == kind
+
+
+@pytest.mark.parametrize("metric,name", [
+    ("mcnemar_cc_p", "McNemar, continuity-corrected: p"), ("ndcg@10", "nDCG@10"),
+    ("pass^3", "pass^3"), ("hit@5", "Hit@5"), ("bleu", "BLEU (0-100)"), ("chrf", "chrF (0-100)"),
+    ("marginal_cost_per_success", "Marginal cost per extra success"), ("rougeL", "ROUGE-L F"),
+    ("some_new_metric", "Some new metric"),
+])
+def test_display_name(metric, name):
+    assert display_name(metric) == name
+
+
+def test_every_registered_metric_has_a_kind_and_a_name():
+    from workbench.metrics.registry import METRICS
+
+    for name in METRICS:
+        mid = name.replace("@K", "@10").replace("^K", "^10")
+        assert kind_of(mid) in KINDS
+        if name not in ("simpson", "dominated"):
+            assert kind_of(mid) != "plain", name
+        assert name in P._NAMES, name  # a name of its own, not the fallback
+
+
+def test_every_metric_of_every_example_has_a_kind_and_a_name(example_results):
+    """Every id any analysis emits on the bundled examples (and the gate) is known to the policy."""
+    ids = P.metric_ids(example_results.values())
+    assert len(ids) > 60
+    plain_ok = {"simpson", "dominated", "verdict", "rule_changed_after_results"}
+    for mid in ids:
+        assert kind_of(mid) != "plain" or mid in plain_ok, mid
+        # a name of its own, not the fallback that turns underscores into spaces
+        assert mid in P._NAMES or (P._pattern_key(mid) and P._pattern_key(mid)[0] in P._NAMES), mid
+
+
+def test_every_table_column_of_every_example_has_a_kind(example_results):
+    for ident, result in example_results.items():
+        for table in result.tables:
+            for col in table.frame.columns:
+                kind = P.column_kind(result.analysis, table.name, col, table.formats.get(col))
+                assert kind in KINDS, (ident, table.name, col)
+                numeric = table.frame[col].map(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).all()
+                if numeric and len(table.frame) and table.formats.get(col) not in (None, "text") \
+                        and result.analysis != "gate":
+                    assert kind != "plain", (ident, table.name, col)
+
+
+# --- text formats ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value,kind,text", [
+    (0.725, "rate", "72.5%"), (0.7083333333333334, "rate", "70.8%"), (1.0, "rate", "100.0%"),
+    (0.0, "rate", "0.0%"), (2.07e-5, "rate", "0.0021%"), (0.00049, "rate", "0.049%"),
+    (1e-9, "rate", "< 0.0001%"), (0.0005, "rate", "0.1%"),
+    (0.045, "points", "+4.5 pts"), (-0.01, "points", "-1.0 pts"), (0.0, "points", "0.0 pts"),
+    (0.002741294751611452, "points", "+0.3 pts"), (-0.00001, "points", "-0.0010 pts"),
+    (1.58e-30, "p", "< 0.001"), (0.0, "p", "< 0.001"), (0.063568115234375, "p", "0.0636"),
+    (0.03894745574202525, "p", "0.0389"), (0.5, "p", "0.500"), (1.0, "p", "1.00"),
+    (0.001, "p", "0.00100"), (0.00999, "p", "0.00999"),
+    (165.0, "count", "165"), (1049, "count", "1,049"), (12.5, "count", "12.50"),
+    (0.6835501809065484, "score", "0.684"), (1.0, "score", "1.000"), (2.1e-5, "score", "0.000021"),
+    (1e-9, "score", "< 0.000001"), (0.0, "score", "0.000"),
+    (0.012681892239007442, "score_diff", "+0.013"), (-0.011064970699031895, "relative", "-1.1%"),
+    (31.306560659328163, "bleu", "31.3"), (50.16723848781564, "bleu", "50.2"),
+    (0.014634146341463414, "cost", "0.0146"), (0.4749999999999999, "cost", "0.475"),
+    (0.012, "cost", "0.0120"), (1234.5, "cost", "1,234.50"), (0.0, "cost", "0.00"),
+    (2.4517499999999997, "latency", "2.452"), (1.3568, "latency", "1.357"),
+    (4.2631578947368425, "statistic", "4.26"), (3.3684210526315788, "statistic", "3.37"),
+    (True, "plain", "yes"), (False, "plain", "no"), ("v2", "plain", "v2"),
+    (None, "rate", "-"), (math.nan, "p", "-"), (math.inf, "cost", "-"),
+])
+def test_format_value(value, kind, text):
+    assert format_value(value, kind) == text
+
+
+def test_no_raw_floats_and_no_false_zeros():
+    for kind in ("rate", "points", "score", "score_diff", "relative", "bleu", "latency", "statistic"):
+        for v in (0.5992539325984954, 5.905e-06, 1.58e-30, 2e-5, -3e-7):
+            text = format_value(v, kind)
+            assert "e-" not in text and "0.5992539" not in text, (kind, text)
+            assert text.strip("+-") not in ("0.0", "0.000", "0.0%", "0.0 pts", "0.00"), (kind, v, text)
+
+
+def test_currency_only_when_chosen():
+    assert format_value(0.4749999999999999, "cost") == "0.475"
+    assert format_value(0.4749999999999999, "cost", currency="$") == "$0.475"
+    assert format_value(-2.5, "cost", currency="€") == "-€2.50"
+    assert format_value(2.5, "cost", currency="EUR") == "2.50 EUR"
+
+
+def test_rounds_as_excel_displays_the_cell():
+    # 2.4517499999999997 is 2.45175 to 15 significant digits: Excel shows 2.4518 at 4 places
+    assert str(P.excel_round(2.4517499999999997, 4)) == "2.4518"
+    assert str(P.excel_round(0.0455, 3)) == "0.046"       # half away from zero, not to even
+    assert str(P.excel_round(-0.0455, 3)) == "-0.046"
+    assert format_value(0.00125, "rate") == "0.1%"        # 0.125 -> 0.1 (0.125 is 0.125000000000000)
+    assert format_value(0.00135, "points") == "+0.1 pts"  # 0.135 -> 0.1 (one decimal)
+    assert format_value(0.0455, "score") == "0.046"      # Python's f"{0.0455:.3f}" gives 0.045
+
+
+def test_intervals_and_p_clauses():
+    assert format_interval(0.002741294751611452, 0.08725870524838855, "points") == "+0.3 to +8.7 pts"
+    assert format_interval(0.8477319733455312, 0.8894362253751581, "rate") == "84.8% to 88.9%"
+    assert format_p(0.063568115234375) == "p = 0.0636"
+    assert format_p(1.58e-30) == "p < 0.001"
+
+
+# --- Excel formats --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind,value,fmt", [
+    ("rate", 0.725, "0.0%"), ("rate", 2.07e-5, "0.0000%"), ("rate", 1e-9, '"< 0.0001%"'),
+    ("points", 0.045, '+0.0" pts";-0.0" pts";0.0" pts"'),
+    ("p", 1.58e-30, '"< 0.001"'), ("p", 0.0636, "0.0000"), ("p", 0.5, "0.000"), ("p", 1.0, "0.00"),
+    ("count", 165.0, "#,##0"), ("score", 0.683, "0.000"), ("score", 2.1e-5, "0.000000"),
+    ("bleu", 31.3, "#,##0.0"), ("cost", 0.0146, "#,##0.0000"), ("cost", 0.475, "#,##0.000"),
+    ("cost", 1234.5, "#,##0.00"), ("latency", 2.45, "#,##0.000"), ("statistic", 4.26, "#,##0.00"),
+    ("relative", -0.011, "+0.0%;-0.0%;0.0%"), ("score_diff", 0.0127, "+0.000;-0.000;0.000"),
+])
+def test_excel_format_of_a_value(kind, value, fmt):
+    assert excel_format(kind, value=value) == fmt
+
+
+def test_excel_format_of_a_kind_and_currency():
+    assert excel_format("rate") == "0.0%"
+    assert excel_format("p") == '[<0.001]"< 0.001";0.000'
+    assert "$" not in excel_format("cost") and "$" not in excel_format("cost", value=0.5)
+    assert excel_format("cost", currency="$", value=0.475) == '"$"#,##0.000;-"$"#,##0.000'
+    assert excel_value(0.045, "points") == pytest.approx(4.5)
+    assert excel_value(0.045, "rate") == 0.045
+
+
+# --- answers --------------------------------------------------------------------------------------
+
+def test_answer_compare(example_results):
+    a = answer(example_results["compare"])
+    assert a.sentences == (
+        "Candidate 'candidate' +4.5 pts (95% CI +0.3 to +8.7 pts) over baseline 'baseline' on 200 "
+        "items: borderline.",
+        "The tests disagree (exact sign test p = 0.0636, McNemar p = 0.0389, McNemar corrected "
+        "p = 0.0665); 19 items flipped (14 to the candidate, 5 to the baseline).")
+    assert (a.badge, a.tone) == ("borderline", "borderline")
+
+
+def test_answer_simpson(example_results):
+    a = answer(example_results["aggregate_simpson"])
+    assert a.sentences[0] == "Simpson's paradox: new is better in every segment and worse overall."
+    assert "33.0% of 200 items vs 66.0% of 250 items" in a.sentences[1]
+    assert a.tone == "bad"
+
+
+def test_answer_passk(example_results):
+    a = answer(example_results["passk"])
+    assert a.sentences[0] == "pass@5 = 0.917 but pass^3 = 0.008: not reliable (mean over 1 task)."
+    assert (a.badge, a.tone) == ("not reliable", "bad")
+
+
+def test_answer_cost(example_results):
+    a = answer(example_results["cost"])
+    assert a.sentences == ("A: 0.0146 per success (82.0% of 100 requests succeed).",
+                           "B buys 4.0 pts for 0.475 per extra success. C is dominated.")
+    assert a.badge == "C dominated"
+    assert answer(example_results["cost"], currency="$").sentences[1].startswith("B buys 4.0 pts for $0.475")
+
+
+def test_answer_ranking_grammar(example_results):
+    one = answer(example_results["ranking_graded"]).sentences[0]
+    assert one == "nDCG@10 = 0.913 (MRR 1.000, MAP 1.000, Hit@10 1.000) over 1 query."
+    assert answer(example_results["ranking"]).sentences[0].endswith("over 3 queries.")
+
+
+def test_answer_text_aggregate_plan(example_results):
+    assert answer(example_results["text"]).sentences[0] == (
+        "Exact match 40.0% of 5 items (Token F1 0.679, BLEU 31.3, chrF 50.2, ROUGE-L F 0.715).")
+    assert answer(example_results["aggregate_groups"]).sentences[0] == (
+        "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups.")
+    assert answer(example_results["aggregate_ratio"]).sentences[0] == (
+        "Pooled ratio 27.3% (denominators summing to 11); mean of ratios 60.0% over 2 units.")
+    assert answer(example_results["plan"]).sentences == (
+        "With 100 items a rate is known to ±7.8 pts (a rate of 80.0%: Wilson 95% CI 71.1% to 86.7%).",
+        "A paired difference smaller than 10.8 pts cannot be told from noise with 100 items.")
+
+
+def test_answer_gate(example_results):
+    for verdict, tone in (("PASS", "good"), ("FAIL", "bad"), ("INCONCLUSIVE", "borderline")):
+        a = answer(example_results[f"gate_{verdict}"])
+        assert a.badge == verdict and a.tone == tone
+        assert a.sentences[0].startswith(verdict)
+        assert "registered" in a.sentences[1] or "changed" in a.sentences[1]
+
+
+def test_every_answer_uses_only_policy_formatted_numbers(example_results):
+    import re
+
+    for ident, result in example_results.items():
+        a = answer(result)
+        assert 1 <= len(a.sentences) <= 2, ident
+        assert a.tone in ("good", "bad", "borderline", "neutral")
+        for s in a.sentences:
+            assert not re.search(r"\d\.\d{5,}", s.replace("0.000021", "")), (ident, s)
+            assert "e-0" not in s and "= <" not in s and " 1 queries" not in s, (ident, s)
