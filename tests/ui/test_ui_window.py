@@ -242,9 +242,14 @@ def test_recent_files_and_geometry_are_remembered(qtbot, window):
 def test_presentation_mode_scales_fonts(qtbot, window):
     from PySide6.QtWidgets import QApplication
 
+    from workbench.ui.main_window import presentation_scale
+
     before = QApplication.font().pointSizeF()
+    screen = window.screen().geometry()
     window.toggle_presentation()
-    assert QApplication.font().pointSizeF() > before * 1.3
+    assert QApplication.font().pointSizeF() == pytest.approx(
+        before * presentation_scale(screen.width(), screen.height()))
+    assert QApplication.font().pointSizeF() > before * 1.1
     window.toggle_presentation()
     assert QApplication.font().pointSizeF() == pytest.approx(before)
 
@@ -540,7 +545,7 @@ def test_a_failed_load_does_not_leave_its_tab_for_the_next_one(qtbot, window, tm
         window.open_session(str(broken))
     with qtbot.waitSignal(window.table_loaded, timeout=30000):
         window.open_path(str(EXAMPLES / "claims.csv"))
-    assert window.tabs.currentWidget() is window.data  # not the failed session's "cost"
+    assert window.current_panel_name() == "aggregate"  # its columns' panel, not the failed session's "cost"
 
 
 def test_a_selection_asked_for_on_the_old_table_is_not_applied_to_the_new_one(qtbot, window,

@@ -453,7 +453,7 @@ class MainWindow(QMainWindow):
             f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
         panel = getattr(self, "_pending_panel", None)
         self._pending_panel = None
-        if panel is None:  # a file from the command line, a drop, File > Open: the panel that fits
+        if panel is None and session is None:  # a file by name (command line, drop, Open): the panel that fits
             panel = panel_for_roles(roles)
             if panel is not None and not self.panel_applies(panel):
                 panel = None

@@ -61,13 +61,19 @@ class TableView(QTableView):
         """Size columns to their contents (sampled), capped, without reading every row."""
         model = self.frame_model()
         fm = self.fontMetrics()
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for c in range(model.columnCount()):
             header = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
-            width = fm.horizontalAdvance(header) + 28
+            width = min(fm.horizontalAdvance(header) + 28, max_width)
+            numeric = False
             for r in range(min(model.rowCount(), 60)):
-                text = str(model.data(model.index(r, c)) or "")
+                index = model.index(r, c)
+                text = str(model.data(index) or "")
                 width = max(width, fm.horizontalAdvance(text) + 16)
-            self.setColumnWidth(c, min(width, max_width))
+                align = model.data(index, Qt.ItemDataRole.TextAlignmentRole)
+                numeric = numeric or bool(align is not None and int(align) & int(Qt.AlignmentFlag.AlignRight))
+            # a number is never cut ("72...."): its column takes its width; text is elided
+            self.setColumnWidth(c, width if numeric else min(width, max_width))
 
 
 class BusyBar(QWidget):
@@ -135,7 +141,7 @@ def _escape(text: str) -> str:
 #: badge tone -> (background, text) colours; readable in light and dark palettes
 TONES = {"good": ("#1b7f3b", "#ffffff"), "bad": ("#b3261e", "#ffffff"),
          "warn": ("#a05a00", "#ffffff"), "neutral": ("#4a5560", "#ffffff"),
-         "info": ("#0b5cad", "#ffffff")}
+         "info": ("#0b5cad", "#ffffff"), "borderline": ("#a05a00", "#ffffff")}
 
 
 class AnswerCard(QWidget):

@@ -509,9 +509,9 @@ class AnalysisPanel(PanelMessages, QWidget):
             self.card.set_answer(ans.sentences, ans.badge, ans.tone)
         else:
             self.card.clear()
-        frame, formats, tips = headline_frame(result)
-        self.headline.frame_model().set_frame(frame, formats, tips)
-        self.headline.fit_columns()
+        frame, formats, tips, headers, labels = headline_frame(result)
+        self.headline.frame_model().set_frame(frame, formats, tips, headers, labels)
+        self.headline.fit_columns(max_width=self._column_cap())
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
@@ -531,8 +531,9 @@ class AnalysisPanel(PanelMessages, QWidget):
                 self._table_views[tab.name] = view
                 label = tab.title if len(tab.title) <= 30 else tab.title[:28].rstrip() + "…"
                 self.tabs.addTab(view, label.replace("&", "&&"))
-            view.frame_model().set_frame(tab.frame, tab.formats, tab.columns)
-            view.fit_columns()
+            kinds, headers = table_formats(result, tab)
+            view.frame_model().set_frame(tab.frame, kinds, tab.columns, headers)
+            view.fit_columns(max_width=self._column_cap())
             view.setToolTip(tab.title)
             self.tabs.setTabVisible(self.tabs.indexOf(view), True)
         for name, view in self._table_views.items():
@@ -548,6 +549,10 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.drawer_button.setVisible(on)
         self.options_scroll.setVisible(not on)
         self.card.set_scale(1.5 if on else 1.0)
+
+    def _column_cap(self) -> int:
+        """The widest a result column gets (text is elided in the middle beyond it)."""
+        return max(160, min(420, self.fontMetrics().averageCharWidth() * 36))
 
     def configure_charts(self) -> None:
         """Hook: pass panel-only settings (a release margin, a latency limit) to the charts."""
@@ -608,32 +613,48 @@ class _FileField(QWidget):
         self.edit.setText(path)
 
 
-HEADLINE_KEYS = ("metric", "system", "group", "version", "k", "from", "to", "value", "ci_low", "ci_high", "n")
+HEADLINE_KEYS = ("metric", "system", "group", "version", "k", "from", "to", "value", "n", "ci_low", "ci_high")
+HEADLINE_HEADERS = {"metric": "Measure", "system": "System", "group": "Group", "version": "Version",
+                    "k": "k", "from": "From", "to": "To", "value": "Value", "n": "n",
+                    "ci_low": "95% CI low", "ci_high": "95% CI high"}
 
 
 def headline_frame(result: AnalysisResult):
-    """The result's records as a table, with a per-row number format and formula tooltips."""
+    """The result's records as a table: display names (the metric id in the tooltip and in a
+    copy), the value, its n right after it, its interval; each row's number kind from the
+    presentation policy.  Returns (frame, formats, tooltips, headers, labels)."""
+    from ...report import present
+
     rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records]
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
-    if "n" in frame:
-        frame = frame.rename(columns={"n": "n (denominator)"})
-    value_fmt, tips = [], []
+    labels = {"metric": [present.display_name(r["metric"]) for r in result.records]}
+    kinds, tips = [], []
     for r in result.records:
+        kinds.append(present.record_kind(result, r))
         try:
-            spec = spec_for(r["metric"])
-            value_fmt.append("rate" if spec.is_rate else "float")
-            tips.append(spec.formula)
+            formula = spec_for(r["metric"]).formula
         except KeyError:
-            value_fmt.append("float")
-            tips.append("")
-    formats: dict[str, Any] = {"value": value_fmt, "ci_low": value_fmt, "ci_high": value_fmt,
-                               "n (denominator)": "int", "k": "int"}
+            formula = ""
+        tips.append(f"{r['metric']}" + (f": {formula}" if formula else ""))
+    formats: dict[str, Any] = {"value": kinds, "ci_low": kinds, "ci_high": kinds, "n": "count", "k": "count"}
     tooltips = {"metric:cells": tips, "value:cells": tips,
-                "n (denominator)": "the number of items, queries, tasks or requests the value is computed over",
+                "n": "the denominator: the items, queries, tasks or requests the value is computed over",
                 "ci_low": "95% interval, low", "ci_high": "95% interval, high"}
-    return frame, formats, tooltips
+    return frame, formats, tooltips, dict(HEADLINE_HEADERS), labels
+
+
+def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
+    """A result table's column kinds and display names, by the presentation policy."""
+    from ...report import present
+
+    kinds, headers = {}, {}
+    for col in tab.frame.columns:
+        name = str(col)
+        kinds[name] = present.column_kind(result.analysis, tab.name, name, tab.formats.get(name))
+        headers[name] = present.display_name(name)
+    return kinds, headers
 
 
 def notes_html(notes) -> str:
