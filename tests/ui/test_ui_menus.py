@@ -342,3 +342,74 @@ def test_lazy_window_paints_before_the_heavy_imports(qtbot, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[0] == "[] True 7"
+
+
+RAW_FLOAT = __import__("re").compile(r"\d(\.\d+)?e[-+]?\d|[1-9]\d*\.\d{5,}|0\.0*[1-9]\d{5,}")
+
+
+def _visible_texts(panel):
+    from PySide6.QtCore import Qt
+
+    views = [panel.headline, *panel._table_views.values()]
+    for view in views:
+        model = view.frame_model()
+        for c in range(model.columnCount()):
+            yield model.headerData(c, Qt.Orientation.Horizontal)
+            for r in range(model.rowCount()):
+                yield model.data(model.index(r, c))
+
+
+@pytest.mark.parametrize("file_name", ["paired_14_to_5.csv", "cost_latency.csv", "multilingual.csv",
+                                       "simpson.csv", "text_extraction.csv", "passk_counts.csv",
+                                       "ranking_graded.csv", "claims.csv"])
+def test_each_panel_leads_with_its_answer_and_shows_no_raw_float(qtbot, window, file_name):
+    from workbench.report import present
+
+    panel = open_example(qtbot, window, file_name)
+    result = wait_result(qtbot, panel)
+    expected = present.answer(result)
+    assert panel.card.isVisible() and panel.card.sentences == tuple(expected.sentences)
+    assert panel.card.badge.text() == expected.badge
+    # the card sits above the tabs (what a presenter shows first)
+    assert panel.card.geometry().bottom() <= panel.tabs.geometry().top()
+    texts = [t for t in _visible_texts(panel) if isinstance(t, str)]
+    assert texts
+    bad = [t for t in texts if RAW_FLOAT.search(t)]
+    assert not bad, bad[:5]
+    # display names, with the metric id in the tooltip and in a copy
+    model = panel.headline.frame_model()
+    shown = [model.data(model.index(r, 0)) for r in range(model.rowCount())]
+    ids = [r["metric"] for r in result.records]
+    assert shown == [present.display_name(i) for i in ids]
+    from PySide6.QtCore import Qt
+
+    tip = model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(ids[0])
+    assert panel.headline.copy_all().splitlines()[1].startswith(ids[0] + "\t")
+
+
+def test_n_is_visible_without_scrolling(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    window.resize(1280, 800)
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)
+    qtbot.wait(50)
+    model = panel.headline.frame_model()
+    names = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    col = names.index("n")
+    view = panel.headline
+    right = view.columnViewportPosition(col) + view.columnWidth(col)
+    assert 0 <= view.columnViewportPosition(col) and right <= view.viewport().width(), (names, right)
+
+
+def test_the_decision_card_leads_with_the_gate_answer(qtbot, window):
+    from workbench.report import present
+    from workbench.ui.examples import EXAMPLE_SESSIONS
+
+    ex = next(e for e in EXAMPLE_SESSIONS if e.file == "paired_14_to_5.wbsession.json")
+    with qtbot.waitSignal(window.rule_panel.result_ready, timeout=60000) as blocker:
+        window.open_example(ex)
+    expected = present.answer(blocker.args[0])
+    assert window.rule_panel.answer.sentences == tuple(expected.sentences)
+    assert window.rule_panel.answer.badge.text() == "PASS"

@@ -32,6 +32,8 @@ def format_value(value, fmt: str | None = None) -> str:
 
     if value is None:
         return ""
+    if isinstance(value, np.ndarray) and value.ndim == 0:  # a 0-d array in an object column
+        value = value.item()
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if isinstance(value, (float, np.floating)):

@@ -613,7 +613,8 @@ class _FileField(QWidget):
         self.edit.setText(path)
 
 
-HEADLINE_KEYS = ("metric", "system", "group", "version", "k", "from", "to", "value", "n", "ci_low", "ci_high")
+#: the answer's columns first (value, n, interval), so n is on screen without scrolling
+HEADLINE_KEYS = ("metric", "value", "n", "ci_low", "ci_high", "system", "group", "version", "k", "from", "to")
 HEADLINE_HEADERS = {"metric": "Measure", "system": "System", "group": "Group", "version": "Version",
                     "k": "k", "from": "From", "to": "To", "value": "Value", "n": "n",
                     "ci_low": "95% CI low", "ci_high": "95% CI high"}

@@ -22,12 +22,17 @@ from ...core.session import Session, atomic_write_text, sha256_text
 from ...rules import TEMPLATE, card_rows, evaluate, parse_rule, rule_changed, verdict_of
 from ..models import FrameModel
 from ..tasks import TaskRunner
-from ..widgets import BusyBar, TableView
+from .. import presenting
+from ..widgets import AnswerCard, BusyBar, TableView
 from .base import PanelMessages, notes_html
 
 VERDICT_COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "INCONCLUSIVE": "#a05a00"}
-CARD_COLUMNS = ("condition", "observed", "interval", "threshold", "requirement", "status", "n",
+CARD_COLUMNS = ("condition", "status", "observed", "interval", "n", "threshold", "requirement",
                 "counts", "p_value", "p_holm", "more_items", "reason")
+CARD_HEADERS = {"condition": "Condition", "status": "Status", "observed": "Observed",
+                "interval": "95% interval", "n": "n", "threshold": "Threshold",
+                "requirement": "Requirement", "counts": "Counts", "p_value": "p", "p_holm": "p (Holm)",
+                "more_items": "Items to decide", "reason": "Why"}
 
 
 def now_utc() -> str:
@@ -120,6 +125,8 @@ class RulePanel(PanelMessages, QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         rl.addWidget(self.message)
+        self.answer = AnswerCard()
+        rl.addWidget(self.answer)
         self.card = TableView(FrameModel())
         self.card.setObjectName("decisionCard")
         self.card.setWordWrap(True)
@@ -144,6 +151,7 @@ class RulePanel(PanelMessages, QWidget):
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: the decision takes the width, the editor folds away."""
         self.editor_box.setVisible(not on)
+        self.answer.set_scale(1.5 if on else 1.0)
 
     # -- rule text -----------------------------------------------------------------------------
     def rule_text(self) -> str:
@@ -259,6 +267,7 @@ class RulePanel(PanelMessages, QWidget):
         self.card.frame_model().set_frame(pd_empty())
         self.notes.setText("")
         self.signature.setText("")
+        self.answer.clear()
 
     def _on_failed(self, error: object, details: str) -> None:
         if isinstance(error, WorkbenchError):
@@ -291,8 +300,14 @@ class RulePanel(PanelMessages, QWidget):
 
         rows = card_rows(result)
         frame = pd.DataFrame([{c: r.get(c, "") for c in CARD_COLUMNS} for r in rows], columns=list(CARD_COLUMNS))
-        self.card.frame_model().set_frame(frame)
-        self.card.fit_columns(max_width=420)
+        self.card.frame_model().set_frame(frame, headers=CARD_HEADERS)
+        self.card.fit_columns(max_width=max(200, self.fontMetrics().averageCharWidth() * 40))
+        ans = presenting.answer(result)
+        if ans is not None:
+            sentences = ans.sentences if registered else (
+                *ans.sentences[:1], "Draft: the rule is not registered, so this is not the release decision.")
+            self.answer.set_answer(sentences, ans.badge if registered else f"DRAFT {ans.badge}",
+                                   ans.tone if registered else "neutral")
         self.card.resizeRowsToContents()
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(f"<small>Signature: {result.signature}</small>")
