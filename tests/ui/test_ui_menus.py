@@ -412,4 +412,4 @@ def test_the_decision_card_leads_with_the_gate_answer(qtbot, window):
         window.open_example(ex)
     expected = present.answer(blocker.args[0])
     assert window.rule_panel.answer.sentences == tuple(expected.sentences)
-    assert window.rule_panel.answer.badge.text() == "PASS"
+    assert window.rule_panel.verdict.text().startswith(expected.badge) and expected.badge == "PASS"

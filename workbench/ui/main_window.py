@@ -437,6 +437,7 @@ class MainWindow(QMainWindow):
             for name, panel in self.panels.items():
                 if name in session.panels:
                     panel.set_options(session.options_for(name, panel.module.Options))
+        _colour_systems(table, roles)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
                 panel.set_data(table, roles)
@@ -830,6 +831,21 @@ def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progres
     progress.check_cancelled()
     progress.advance(0.95, "checking the columns")
     return table, roles, find_problems(table, roles)
+
+
+def _colour_systems(table, roles: dict[str, str]) -> None:
+    """Each system (or version) of the new file gets its colour, in the file's order, for
+    every chart of the session."""
+    from ..io import to_text
+    from .charts.base import reset_system_colours
+
+    names: list[str] = []
+    for col, role in roles.items():
+        if role in ("system", "version") and col in table.frame.columns:
+            names += list(dict.fromkeys(to_text(table, col)))[:50]
+        elif role in ("baseline", "candidate"):
+            names.append(col)
+    reset_system_colours(names)
 
 
 def panel_for_roles(roles: dict[str, str]) -> str | None:

@@ -133,6 +133,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         group = QGroupBox("Options and conventions")
         self.form = QFormLayout(group)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # a narrow options column puts each field under its label instead of widening the window
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         for spec in self.FIELDS:
             self._add_control(spec)
         form_layout.addWidget(group)
@@ -164,8 +166,9 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.drawer_button.setToolTip("Show or hide the options and conventions.")
         self.drawer_button.toggled.connect(lambda on: self.options_scroll.setVisible(on))
         self.drawer_button.setVisible(False)
-        top.addWidget(self.drawer_button)
+        top.addWidget(self.drawer_button, 0)
         top.addWidget(self.busy, 1)
+        top.addStretch(0)
         rl.addLayout(top)
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -175,8 +178,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.card = AnswerCard()
         rl.addWidget(self.card)
         self.tabs = QTabWidget()
-        self.tabs.setUsesScrollButtons(True)
-        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs.setUsesScrollButtons(True)  # many result tabs scroll; their titles are not cut
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         self.tabs.setDocumentMode(True)
         rl.addWidget(self.tabs, 1)
         self.headline = TableView()
@@ -529,7 +532,7 @@ class AnalysisPanel(PanelMessages, QWidget):
                 view = TableView(FrameModel())
                 view.setObjectName(f"table:{tab.name}")
                 self._table_views[tab.name] = view
-                label = tab.title if len(tab.title) <= 30 else tab.title[:28].rstrip() + "…"
+                label = short_title(tab.title)
                 self.tabs.addTab(view, label.replace("&", "&&"))
             kinds, headers = table_formats(result, tab)
             view.frame_model().set_frame(tab.frame, kinds, tab.columns, headers)
@@ -572,10 +575,18 @@ class AnalysisPanel(PanelMessages, QWidget):
         return view
 
 
+def short_title(title: str, limit: int = 26) -> str:
+    """A result table's tab title: whole up to ``limit`` characters, else cut at a word."""
+    if len(title) <= limit:
+        return title
+    cut = title[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:-–— ")
+    return (cut if len(cut) >= limit // 2 else title[:limit - 1]) + "…"
+
+
 def _combo() -> QComboBox:
     combo = QComboBox()
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(14)
+    combo.setMinimumContentsLength(10)
     return combo
 
 

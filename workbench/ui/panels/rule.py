@@ -306,8 +306,7 @@ class RulePanel(PanelMessages, QWidget):
         if ans is not None:
             sentences = ans.sentences if registered else (
                 *ans.sentences[:1], "Draft: the rule is not registered, so this is not the release decision.")
-            self.answer.set_answer(sentences, ans.badge if registered else f"DRAFT {ans.badge}",
-                                   ans.tone if registered else "neutral")
+            self.answer.set_answer(sentences, "", ans.tone)  # the verdict banner is the badge
         self.card.resizeRowsToContents()
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(f"<small>Signature: {result.signature}</small>")
