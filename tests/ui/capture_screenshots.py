@@ -31,6 +31,16 @@ SHOTS = [  # (name, example file or session, panel)
 ]
 
 
+CHART_SHOTS = {  # the charts also shown (at 1280x800 only, to keep the folder small)
+    "compare": ("CompareIntervalChart", "BootstrapChart"),
+    "aggregate-simpson": ("SegmentBarChart",),
+    "cost": ("CostPerSuccessChart", "LatencyChart"),
+    "text": ("TextScoreChart",),
+    "plan": ("PlanMdeChart",),
+    "passk": ("PassKChart",),
+}
+
+
 def wait(ms: int) -> None:
     loop = QEventLoop()
     QTimer.singleShot(ms, loop.quit)
@@ -83,7 +93,14 @@ def main(out: str, size: str) -> int:
         window.view_actions[panel].trigger()  # through the View menu's action
         settle(window)
         grab(out_dir / f"{name}-{size}.png")
-        if name in ("compare", "rule", "cost") and size == sys.argv[-1]:
+        if size == "1280x800" and panel in window.panels:
+            for chart_name in CHART_SHOTS.get(name, ()):
+                p = window.panels[panel]
+                p.tabs.setCurrentWidget(p.chart(chart_name))
+                wait(500)
+                grab(out_dir / f"{name}-{chart_name}-{size}.png")
+            window.panels[panel].tabs.setCurrentIndex(0)
+        if name in ("compare", "rule", "cost"):
             window.presentation_action.trigger()
             settle(window)
             wait(600)

@@ -27,9 +27,11 @@ def test_compare_interval_and_bootstrap_charts_equal_the_tables(qtbot, window):
     assert list(plotted["n"]) == [200, 200]
     hist = result.table("bootstrap").frame
     drawn = _shown(panel, "BootstrapChart").plotted()
-    # the example resamples clusters (n may vary): its bins are drawn as the analysis gives them
-    assert drawn["histogram"]["lattice"] is False
-    np.testing.assert_array_equal(drawn["histogram"]["resamples"], hist["resamples"])
+    # every populated bin holds one possible difference k/200: the same counts, on the lattice
+    assert drawn["histogram"]["lattice"] is True
+    counts = hist["resamples"].to_numpy()
+    np.testing.assert_array_equal(drawn["histogram"]["resamples"][drawn["histogram"]["resamples"] > 0],
+                                  counts[counts > 0])
     assert drawn["interval"]["low"] == pytest.approx(result.find("bootstrap_ci")[0]["ci_low"])
     tip = panel.chart("CompareIntervalChart").tooltip_at(intervals["diff"].iloc[0], 1.0)
     assert "n = 200" in tip and "pts" in tip
@@ -245,3 +247,18 @@ def test_text_and_planning_have_charts(qtbot, window):
     np.testing.assert_allclose(drawn["mde"]["mde"], result.table("mde").frame["mde"])
     assert drawn["current"]["items"][0] == plan.control("n").value()
     assert drawn["current"]["mde"][0] == pytest.approx(result.value("mde"))
+
+
+def test_bins_wider_than_the_lattice_step_stay_bins():
+    import pandas as pd
+
+    from workbench.ui.charts.others import BootstrapChart
+
+    narrow = pd.DataFrame({"bin_low": [0.0, 0.0045, 0.009], "bin_high": [0.0045, 0.009, 0.0135],
+                           "resamples": [5, 0, 7]})
+    x, counts, step = BootstrapChart.lattice(narrow, 200)
+    np.testing.assert_allclose(x, [0.0, 0.005, 0.01]) and np.testing.assert_array_equal(counts, [5, 0, 7])
+    wide = pd.DataFrame({"bin_low": [0.0, 0.012], "bin_high": [0.012, 0.024], "resamples": [5, 7]})
+    assert BootstrapChart.lattice(wide, 200) is None  # a bin holds 0.005 and 0.01: no single value
+    off = pd.DataFrame({"bin_low": [0.0011], "bin_high": [0.0041], "resamples": [3]})
+    assert BootstrapChart.lattice(off, 200) is None  # no possible difference in a populated bin

@@ -165,10 +165,10 @@ class BootstrapChart(Chart):
     def draw(self, result) -> None:
         hist = _table(result, "bootstrap")
         summary = _table(result, "summary")
-        n_items = None
-        # resampling items keeps n fixed (differences on k/n); resampled clusters can change n
-        if summary is not None and "items" in summary and "|bs-unit:items|" in f"{result.signature}|":
-            n_items = int(summary["items"].iloc[0])
+        # differences of n paired outcomes lie on k/n; bins narrower than 1/n hold at most one
+        # such value, so each populated bin's count is drawn at the value inside it (within the
+        # bin: no worse than its centre when resampled clusters change n)
+        n_items = int(summary["items"].iloc[0]) if summary is not None and "items" in summary else None
         on_lattice = self.lattice(hist, n_items)
         if on_lattice is not None:
             x, counts, step = on_lattice
@@ -403,18 +403,20 @@ class PlanMdeChart(Chart):
         mde = _table(result, "mde")
         n = mde["items"].to_numpy(dtype=float)
         values = mde["mde"].to_numpy(dtype=float)
-        self.plotItem.addItem(pg.PlotDataItem(n, values, pen=self.pen(0, 2.4), symbol="o", symbolSize=6,
+        # x is log10(items), the ticks read as item counts (pyqtgraph's log mode leaves
+        # scatter items unscaled)
+        self.plotItem.getAxis("bottom").setTicks([[(float(np.log10(k)), f"{int(k):,}") for k in n], []])
+        self.plotItem.addItem(pg.PlotDataItem(np.log10(n), values, pen=self.pen(0, 2.4), symbol="o", symbolSize=6,
                                               symbolBrush=colour(0), name="minimum detectable difference"))
         self.hover(np.log10(n), values, [f"{int(k):,} items: {fmt_points(v).lstrip('+')}" for k, v in zip(n, values)])
         self.record("mde", items=n, mde=values)
         current = [r for r in result.records if r["metric"] == "mde" and r.get("n") is not None]
         if current:
             cn, cv = float(current[0]["n"]), float(current[0]["value"])
-            mark = pg.ScatterPlotItem(x=[cn], y=[cv], size=15, symbol="star", brush=pg.mkBrush(colour(3)),
+            mark = pg.ScatterPlotItem(x=[np.log10(cn)], y=[cv], size=15, symbol="star", brush=pg.mkBrush(colour(3)),
                                       pen=pg.mkPen("w"), name=f"this plan: {int(cn):,} items, "
                                                                 f"{fmt_points(cv).lstrip('+')}")
             self.plotItem.addItem(mark)
             self.hover([np.log10(cn)], [cv], [f"this plan: {int(cn):,} items detect {fmt_points(cv).lstrip('+')}"])
             self.record("current", items=np.array([cn]), mde=np.array([cv]))
-        self.plotItem.setLogMode(x=True, y=False)
         self.set_labels(bottom="items (log scale)", left="detectable paired difference (points)")
