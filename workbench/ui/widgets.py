@@ -57,8 +57,20 @@ class TableView(QTableView):
         QGuiApplication.clipboard().setText(text)
         return text
 
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """A new font (presentation mode): rows and fitted columns follow it."""
+        super().changeEvent(event)
+        from PySide6.QtCore import QEvent
+
+        if event.type() == QEvent.Type.FontChange:
+            self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+            if getattr(self, "_fit_cap", None) is not None:
+                scale = self.fontMetrics().averageCharWidth() / max(1, self._fit_char)
+                self.fit_columns(int(self._fit_cap * scale))
+
     def fit_columns(self, max_width: int = 320) -> None:
         """Size columns to their contents (sampled), capped, without reading every row."""
+        self._fit_cap, self._fit_char = max_width, self.fontMetrics().averageCharWidth()
         model = self.frame_model()
         fm = self.fontMetrics()
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)

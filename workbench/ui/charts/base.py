@@ -129,7 +129,7 @@ class Chart(pg.PlotWidget):
         self.setMinimumHeight(260)
         self.plotItem.showGrid(x=True, y=True, alpha=0.18)
         # the legend sits under the plot, outside the data area: it never covers a point
-        self.legend = pg.LegendItem(colCount=4)
+        self.legend = pg.LegendItem(colCount=3)
         self.plotItem.layout.addItem(self.legend, 4, 1)
         self.plotItem.layout.setRowStretchFactor(4, 0)
         self.plotItem.legend = self.legend  # items added with name= join it

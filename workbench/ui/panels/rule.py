@@ -133,6 +133,7 @@ class RulePanel(PanelMessages, QWidget):
         rl.addWidget(self.card, 3)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -151,6 +152,7 @@ class RulePanel(PanelMessages, QWidget):
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: the decision takes the width, the editor folds away."""
         self.editor_box.setVisible(not on)
+        self.card.resizeRowsToContents()
         self.answer.set_scale(1.5 if on else 1.0)
 
     # -- rule text -----------------------------------------------------------------------------
