@@ -264,6 +264,7 @@ class RankingSpreadChart(Chart):
         self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
         self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
+        self.plotItem.setXRange(-0.6, len(systems) - 0.4, padding=0)
         self.set_labels(left=f"{col} per query")
 
 
@@ -354,7 +355,7 @@ class LatencyChart(Chart):
 class TextScoreChart(Chart):
     """Per-item token F1 per system: every item a dot, the median and quartiles as lines."""
 
-    title = "Per-item scores"
+    title = "Token F1 per item"
     x_axis = LabelAxis
     y_axis = PlainAxis
     metric = "token_f1"
@@ -385,6 +386,7 @@ class TextScoreChart(Chart):
         self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
         self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
+        self.plotItem.setXRange(-0.6, len(systems) - 0.4, padding=0)
         self.set_labels(left="token F1 per item (0 to 1)")
 
 
