@@ -413,3 +413,21 @@ def test_the_decision_card_leads_with_the_gate_answer(qtbot, window):
     expected = present.answer(blocker.args[0])
     assert window.rule_panel.answer.sentences == tuple(expected.sentences)
     assert window.rule_panel.verdict.text().startswith(expected.badge) and expected.badge == "PASS"
+
+
+def test_costs_in_the_files_units_unless_a_currency_is_chosen(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    panel = open_example(qtbot, window, "cost_latency.csv")
+    wait_result(qtbot, panel)
+    assert "$" not in panel.card.plain_text() and "0.0146" in panel.card.plain_text()
+    edit = panel.control("currency")
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        edit.setText("$")
+        edit.editingFinished.emit()
+    assert "$0.0146" in panel.card.plain_text()
+    view = panel.result_table("systems")
+    model = view.frame_model()
+    col = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())].index(
+        "Cost per success")
+    assert model.data(model.index(0, col)).startswith("$")

@@ -24,7 +24,7 @@ SORT_ROLE = Qt.ItemDataRole.UserRole
 RAW_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def format_value(value, fmt: str | None = None) -> str:
+def format_value(value, fmt: str | None = None, currency: str | None = None) -> str:
     """A cell as the user sees it, by the one number policy (``workbench.report.present``):
     ``fmt`` is a kind of that policy (``rate``, ``points``, ``p``...), an analysis's format
     hint (``money``, ``int``...), or None (a cell of the loaded file: numbers as ``plain``)."""
@@ -44,7 +44,7 @@ def format_value(value, fmt: str | None = None) -> str:
             return "∞" if v > 0 else "-∞"
     if isinstance(value, (int, float, np.integer, np.floating)):
         kind = fmt if fmt in present.KINDS else present.HINT_KINDS.get(fmt or "", "plain")
-        return present.format_value(value, kind)
+        return present.format_value(value, kind, currency=currency)
     return str(value)
 
 
@@ -88,6 +88,8 @@ class FrameModel(QAbstractTableModel):
         self._tooltips: dict[str, str] = {}
         self._headers: dict[str, str] = {}
         self._labels: dict = {}
+        #: a currency symbol for cost cells (None: the file's units, no symbol)
+        self.currency: str | None = None
         self._view = np.zeros(0, dtype=np.int64)
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._filter_text = ""
@@ -181,7 +183,7 @@ class FrameModel(QAbstractTableModel):
             fmt = self._formats.get(self._names[c])
             if fmt is not None and not isinstance(fmt, str):  # one format per row
                 fmt = fmt[self._view[r]]
-            return format_value(value, fmt)
+            return format_value(value, fmt, self.currency)
         if role in (SORT_ROLE, RAW_ROLE):
             return _qt_value(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:

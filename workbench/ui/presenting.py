@@ -13,8 +13,8 @@ def available() -> bool:
     return _present is not None
 
 
-def answer(result):
+def answer(result, currency: str | None = None):
     """The panel's answer (``sentences``, ``badge``, ``tone``), or None without a policy."""
     if _present is None or result is None:
         return None
-    return _present.answer(result)
+    return _present.answer(result, currency=currency or None)

@@ -507,12 +507,14 @@ class AnalysisPanel(PanelMessages, QWidget):
 
     # -- rendering -------------------------------------------------------------------------------
     def render(self, result: AnalysisResult) -> None:
-        ans = presenting.answer(result)
+        currency = self.currency()
+        ans = presenting.answer(result, currency)
         if ans is not None:
             self.card.set_answer(ans.sentences, ans.badge, ans.tone)
         else:
             self.card.clear()
         frame, formats, tips, headers, labels = headline_frame(result)
+        self.headline.frame_model().currency = currency
         self.headline.frame_model().set_frame(frame, formats, tips, headers, labels)
         self.headline.fit_columns(max_width=self._column_cap())
         self.notes.setText(notes_html(result.notes))
@@ -535,6 +537,7 @@ class AnalysisPanel(PanelMessages, QWidget):
                 label = short_title(tab.title)
                 self.tabs.addTab(view, label.replace("&", "&&"))
             kinds, headers = table_formats(result, tab)
+            view.frame_model().currency = currency
             view.frame_model().set_frame(tab.frame, kinds, tab.columns, headers)
             view.fit_columns(max_width=self._column_cap())
             view.setToolTip(tab.title)
@@ -552,6 +555,10 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.drawer_button.setVisible(on)
         self.options_scroll.setVisible(not on)
         self.card.set_scale(1.5 if on else 1.0)
+
+    def currency(self) -> str | None:
+        """Hook: a currency symbol chosen for costs (None: the file's units)."""
+        return None
 
     def _column_cap(self) -> int:
         """The widest a result column gets (text is elided in the middle beyond it)."""
