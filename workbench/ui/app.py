@@ -207,6 +207,18 @@ def run(argv: list[str]) -> int:
             window.open_any(argv[0])
         if timing:
             print(f"workspace ready at {time.time():.3f}", file=sys.stderr, flush=True)
+        if os.environ.get("WORKBENCH_SMOKE") == "workspace":  # tests: the file's panel, then quit
+            def report() -> None:
+                if window.loader.busy:
+                    QTimer.singleShot(50, report)
+                    return
+                print(f"panel: {window.current_panel_name()}", flush=True)
+                window.dirty = False
+                window.close()
+
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, report)
 
     def painted() -> None:
         if timing:
@@ -214,7 +226,7 @@ def run(argv: list[str]) -> int:
         _import_in_background(finish)
 
     app._workbench_first_paint = _FirstPaint(window.start, painted)
-    if os.environ.get("WORKBENCH_SMOKE"):  # tests: show the window, then quit at once
+    if os.environ.get("WORKBENCH_SMOKE") not in (None, "", "workspace"):  # show the window, quit at once
         from PySide6.QtCore import QTimer
 
         QTimer.singleShot(0, window.close)
