@@ -337,6 +337,10 @@ def test_invalid_rule_gets_a_sentence(qtbot, window):
     window.rule_panel.set_rule_text("[rule]\nbaseline = 'a'\ncandidate = 'b'\n[[condition]]\nmetric = 'succes'\nmax_drop = 0.01\n")
     assert not window.rule_panel.register()
     assert "succes" in window.rule_panel.message.text()
+    # a sentence about the editor, and the cursor on the line it names
+    assert window.rule_panel.message.text().startswith("Line 5 of the rule (condition 1): ")
+    assert "rule file" not in window.rule_panel.message.text().lower()
+    assert window.rule_panel.editor.textCursor().blockNumber() == 4
 
 
 def test_export_report_from_the_gui(qtbot, window, tmp_path):

@@ -196,6 +196,7 @@ class RulePanel(PanelMessages, QWidget):
             rule = parse_rule(text, source="the rule editor")
         except WorkbenchError as err:
             self._show_error(editor_message(str(err), self.rule_text()))
+            self._go_to_error_line(str(err))
             return False
         session: Session = self._session()
         if session.rule_sha256 == rule.sha256:
@@ -210,6 +211,18 @@ class RulePanel(PanelMessages, QWidget):
         self._refresh_status()
         self.registered.emit()
         return True
+
+    def _go_to_error_line(self, message: str) -> None:
+        """Put the editor's cursor on the line an error names."""
+        match = re.search(r"line (\d+)", message)
+        if not match:
+            return
+        block = self.editor.document().findBlockByNumber(int(match.group(1)) - 1)
+        if block.isValid():
+            cursor = self.editor.textCursor()
+            cursor.setPosition(block.position())
+            self.editor.setTextCursor(cursor)
+            self.editor.centerCursor()
 
     def _refresh_status(self) -> None:
         session: Session = self._session()
@@ -322,6 +335,8 @@ def pd_empty():
 
 
 _CONDITION = re.compile(r"\[\[condition\]\] (\d+) \(([^)]*)\) of rule file '[^']*' reads input \d+: ")
+_LINE_CONDITION = re.compile(r"Rule file '[^']*' line (\d+), \[\[condition\]\] (\d+): ")
+_LINE_SECTION = re.compile(r"Rule file '[^']*' line (\d+), \[(\w+)\]: ")
 _RULE_FILE = re.compile(r"Rule file '[^']*'(, | )")
 
 
@@ -345,6 +360,8 @@ def editor_message(message: str, text: str) -> str:
         line = condition_line(text, index)
         where = f"Condition {index} ({metric}{f', line {line}' if line else ''}) cannot be checked on the loaded data: "
         message = message[:match.start()] + where + message[match.end():]
+    message = _LINE_CONDITION.sub(lambda m: f"Line {m.group(1)} of the rule (condition {m.group(2)}): ", message)
+    message = _LINE_SECTION.sub(lambda m: f"Line {m.group(1)} of the rule ([{m.group(2)}]): ", message)
     message = _RULE_FILE.sub(lambda m: "The rule in the editor" + (", " if m.group(1) == ", " else " "), message)
     return message.replace("rule file 'the rule editor'", "the rule in the editor")
 
