@@ -35,8 +35,24 @@ EXAMPLES = [
     ("plan", "plan", None, dict(rate=0.8, n=100, discordance=0.15)),
 ]
 
-NUMBER_FORMATS = {"rate": "0.0%", "p": "0.0000", "money": '"$"#,##0.00##', "int": "#,##0",
-                  "float": "#,##0.0###", "text": "@"}
+def expected_format(kind: str | None, value, currency: str | None = None) -> str:
+    """The number format the shared policy gives a cell of ``kind`` holding ``value``."""
+    from workbench.report.present import excel_format
+
+    if kind in (None, "plain"):
+        return "General"
+    if kind == "text":
+        return "@"
+    return excel_format(kind, currency=currency, value=value)
+
+
+def stored(value, kind: str | None):
+    """The number a cell of ``kind`` holds for ``value`` (differences of rates: in points)."""
+    from workbench.report.present import excel_value
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return excel_value(value, kind)
+    return value
 
 #: The cells the report must write as formulas: analysis -> {table: [columns]}
 FORMULA_COLUMNS = {

@@ -27,8 +27,8 @@ def example_results():
 
 @pytest.mark.parametrize("metric,kind", [
     ("exact_match", "rate"), ("success_rate", "rate"), ("micro", "rate"), ("wilson_ci", "rate"),
-    ("diff", "points"), ("normal_ci", "points"), ("bootstrap_ci", "points"), ("mde", "points"),
-    ("ci_half_width", "points"),
+    ("diff", "points"), ("normal_ci", "points"), ("bootstrap_ci", "points"), ("mde", "margin"),
+    ("ci_half_width", "margin"),
     ("mcnemar_cc_p", "p"), ("sign_test_p", "p"), ("sign_test_midp", "p"), ("mcnemar_p", "p"),
     ("wins", "count"), ("losses", "count"), ("ties", "count"), ("items_needed", "count"),
     ("ndcg@10", "score"), ("p@3", "score"), ("r@5", "score"), ("hit@1", "score"), ("mrr", "score"),
@@ -96,6 +96,7 @@ def test_every_table_column_of_every_example_has_a_kind(example_results):
     (1e-9, "rate", "< 0.0001%"), (0.0005, "rate", "0.1%"),
     (0.045, "points", "+4.5 pts"), (-0.01, "points", "-1.0 pts"), (0.0, "points", "0.0 pts"),
     (0.002741294751611452, "points", "+0.3 pts"), (-0.00001, "points", "-0.0010 pts"),
+    (0.07839855938160216, "margin", "7.8 pts"), (0.061024585209569424, "margin", "6.1 pts"),
     (1.58e-30, "p", "< 0.001"), (0.0, "p", "< 0.001"), (0.063568115234375, "p", "0.0636"),
     (0.03894745574202525, "p", "0.0389"), (0.5, "p", "0.500"), (1.0, "p", "1.00"),
     (0.001, "p", "0.00100"), (0.00999, "p", "0.00999"),
@@ -115,8 +116,18 @@ def test_format_value(value, kind, text):
     assert format_value(value, kind) == text
 
 
+def test_numpy_values_format_as_python_values():
+    import numpy as np
+
+    assert format_value(np.bool_(True), "count") == "yes"
+    assert format_value(np.int64(1049), "count") == "1,049"
+    assert format_value(np.float64(0.725), "rate") == "72.5%"
+    assert format_value(np.array(0.045), "points") == "+4.5 pts"
+    assert format_value(np.float64("nan"), "rate") == "-"
+
+
 def test_no_raw_floats_and_no_false_zeros():
-    for kind in ("rate", "points", "score", "score_diff", "relative", "bleu", "latency", "statistic"):
+    for kind in ("rate", "points", "margin", "score", "score_diff", "relative", "bleu", "latency", "statistic"):
         for v in (0.5992539325984954, 5.905e-06, 1.58e-30, 2e-5, -3e-7):
             text = format_value(v, kind)
             assert "e-" not in text and "0.5992539" not in text, (kind, text)
@@ -151,7 +162,7 @@ def test_intervals_and_p_clauses():
 
 @pytest.mark.parametrize("kind,value,fmt", [
     ("rate", 0.725, "0.0%"), ("rate", 2.07e-5, "0.0000%"), ("rate", 1e-9, '"< 0.0001%"'),
-    ("points", 0.045, '+0.0" pts";-0.0" pts";0.0" pts"'),
+    ("points", 0.045, '+0.0" pts";-0.0" pts";0.0" pts"'), ("margin", 0.078, '0.0" pts"'),
     ("p", 1.58e-30, '"< 0.001"'), ("p", 0.0636, "0.0000"), ("p", 0.5, "0.000"), ("p", 1.0, "0.00"),
     ("count", 165.0, "#,##0"), ("score", 0.683, "0.000"), ("score", 2.1e-5, "0.000000"),
     ("bleu", 31.3, "#,##0.0"), ("cost", 0.0146, "#,##0.0000"), ("cost", 0.475, "#,##0.000"),
@@ -186,7 +197,8 @@ def test_answer_compare(example_results):
 def test_answer_simpson(example_results):
     a = answer(example_results["aggregate_simpson"])
     assert a.sentences[0] == "Simpson's paradox: new is better in every segment and worse overall."
-    assert "33.0% of 200 items vs 66.0% of 250 items" in a.sentences[1]
+    assert a.sentences[1] == ("Overall new scores 33.0% of 200 items against 66.0% of 250 items for old, "
+                              "because the mix of segments differs; compare them per segment.")
     assert a.tone == "bad"
 
 

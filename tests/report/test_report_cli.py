@@ -11,7 +11,7 @@ import sys
 
 import openpyxl
 import pytest
-from report_checks import EX, ROOT, find_table, lines_of, open_both
+from report_checks import EX, ROOT, find_table, lines_of, open_both, stored
 
 from workbench.analyses import REGISTRY
 from workbench.cli.main import main
@@ -114,9 +114,12 @@ def test_report_command_runs_every_panel(capsys, session, tmp_path):
     assert lines_of(ws, "Signature") == [direct.signature]
     header = find_table(ws, "All results (the records printed by --json)",
                         ["metric", "value", "system", "n", "ci_low", "ci_high", "from", "to"])
+    from workbench.report.present import kind_of
+
     for i, rec in enumerate(direct.records):
         got = ws.cell(header + 1 + i, 2).value
-        assert got == pytest.approx(rec["value"]) if rec["value"] is not None else got is None
+        want = stored(rec["value"], kind_of(rec["metric"]))  # differences of rates held in points
+        assert got == pytest.approx(want) if rec["value"] is not None else got is None
 
 
 def test_report_command_through_the_launcher(tmp_path, session):
@@ -201,3 +204,51 @@ def test_rule_facts_of_the_session_are_on_the_summary(capsys, session, tmp_path)
     notes = lines_of(openpyxl.load_workbook(out)["Summary"], "Note")
     assert any("registered at 2026-10-01T09:00:00Z" in n for n in notes)
     assert "The release rule was changed after results were seen." in notes
+    # "[rule]" alone is not a rule: no card, and the summary says why
+    assert any(n.startswith("The session's release rule could not be evaluated") for n in notes)
+
+
+SEED_RULE = (ROOT / "resources" / "rules" / "seed_14_to_5.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("registered, changed, sentence, tone_word", [
+    ("2026-10-01T09:00:00Z", False, "The rule was registered before the results were seen (2026-10-01T09:00:00Z).", None),
+    (None, False, "The rule was not registered before the results were seen", None),
+    ("2026-10-01T09:00:00Z", True, "The rule was changed after the results were seen", "Warning"),
+])
+def test_session_rule_puts_the_decision_card_first(capsys, session, tmp_path, registered, changed,
+                                                   sentence, tone_word):
+    from workbench.core.session import sha256_text
+
+    path, data = session
+    s = json.loads(path.read_text())
+    s.update(rule_text=SEED_RULE, rule_sha256=sha256_text(SEED_RULE), rule_registered_at=registered,
+             rule_changed_after_results=changed)
+    path.write_text(json.dumps(s))
+    out = tmp_path / "r.xlsx"
+    code, stdout, err = _run(capsys, ["report", path, "-o", out])
+    assert code == 0, err
+    assert stdout.strip().endswith("; release verdict PASS).")
+    wb, values = open_both(out)
+    ws = values["Summary"]
+    assert (ws["A2"].value, ws["B2"].value) == ("Release verdict", "PASS")  # the verdict first
+    assert ws["A3"].value == "Decision" and ws["B3"].value.startswith(
+        "PASS: success +4.5 pts (95% CI +0.5 to +9.0 pts) on 200 items meets the rule")
+    registration, = lines_of(ws, "Registration")
+    assert registration.startswith(sentence)
+    assert bool(lines_of(ws, "Warning")) == (tone_word == "Warning")
+    header = find_table(ws, "Decision card: PASS", ["index", "condition", "n", "observed"])
+    inputs = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "Input and provenance")
+    assert 3 < header < inputs
+    assert wb.sheetnames[:3] == ["Summary", "gate", "compare"]
+
+
+def test_session_rule_changed_since_registration_is_marked(capsys, session, tmp_path):
+    path, _ = session
+    s = json.loads(path.read_text())
+    s.update(rule_text=SEED_RULE, rule_sha256="ab" * 32, rule_registered_at="2026-10-01T09:00:00Z")
+    path.write_text(json.dumps(s))
+    out = tmp_path / "r.xlsx"
+    assert _run(capsys, ["report", path, "-o", out])[0] == 0
+    ws = open_both(out)[1]["Summary"]
+    assert lines_of(ws, "Warning") == ["The release rule was changed after results were seen."]

@@ -1,91 +1,148 @@
-"""The report as LibreOffice renders it: converted headless to PDF, pages rendered to PNG.
+"""The report as a reviewer reads it: each example session's report (``workbench report
+SESSION``) and a release-gate report, converted headless to PDF by LibreOffice and read back
+with poppler (pdftotext, pdftoppm).
 
-Skipped, saying why, where LibreOffice (``soffice``/``libreoffice``) or poppler's ``pdftoppm``
-is not installed (on Debian: ``apt-get install libreoffice-calc-nogui poppler-utils``).  Set
-``WORKBENCH_RENDER_DIR`` to keep the PDF and PNGs for looking at them.
+Checks: the pages each sheet prints on are the pages the writer planned (no automatic break
+LibreOffice had to add), no page is near-blank, the verdict (or the first answer) is on page 1,
+every number fits its column, and the charts are drawn.  ``.ci/run`` installs LibreOffice and
+poppler so that these run in CI; elsewhere they are skipped saying why.  Set
+``WORKBENCH_RENDER_DIR`` to keep the PDFs and PNGs for looking at them.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
+import openpyxl
 import pytest
-from report_checks import run_example
+from pdf_checks import PDFTOPPM, PDFTOTEXT, SOFFICE, near_blank, page_text, pages, to_pdf
+from report_checks import EX, ROOT
 
-from workbench.report import write_report
-
-SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
-PDFTOPPM = shutil.which("pdftoppm")
-PDFTOTEXT = shutil.which("pdftotext")
+from workbench.cli.main import main
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice/libreoffice) is not installed: "
-                       "apt-get install libreoffice-calc-nogui"),
-    pytest.mark.skipif(PDFTOPPM is None, reason="pdftoppm (poppler-utils) is not installed: "
-                       "apt-get install poppler-utils"),
+                       "apt-get install libreoffice-calc"),
+    pytest.mark.skipif(PDFTOPPM is None or PDFTOTEXT is None,
+                       reason="poppler-utils (pdftoppm, pdftotext) is not installed: apt-get install poppler-utils"),
 ]
+
+SESSIONS = sorted(p.name for p in EX.glob("*.wbsession.json"))
+RULES = ROOT / "resources" / "rules"
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
+def folder(tmp_path_factory):
     keep = os.environ.get("WORKBENCH_RENDER_DIR")
-    folder = Path(keep) if keep else tmp_path_factory.mktemp("render")
-    folder.mkdir(parents=True, exist_ok=True)
-    from test_report_gate import gate_result
-
-    compare, table = run_example("compare", "paired_14_to_5.csv",
-                                 dict(baseline="baseline", candidate="candidate", item="item_id"))
-    cost, cost_table = run_example("cost", "cost_latency.csv",
-                                   dict(system="system", success="success", cost="cost", latency="latency_s"))
-    xlsx = folder / "report.xlsx"
-    write_report(xlsx, [compare, gate_result("INCONCLUSIVE", changed=False), cost], source=table,
-                 title="Release review")
-    profile = tmp_path_factory.mktemp("lo-profile")
-    proc = subprocess.run([SOFFICE, f"-env:UserInstallation=file://{profile}", "--headless",
-                           "--convert-to", "pdf", "--outdir", str(folder), str(xlsx)],
-                          capture_output=True, text=True, timeout=240)
-    pdf = folder / "report.pdf"
-    assert proc.returncode == 0 and pdf.exists(), proc.stdout + proc.stderr
-    subprocess.run([PDFTOPPM, "-r", "60", "-png", str(pdf), str(folder / "page")], check=True, timeout=240)
-    pages = sorted(folder.glob("page-*.png"))
-    return pdf, pages
+    path = Path(keep) if keep else tmp_path_factory.mktemp("render")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
-def _text(pdf: Path, page: int | None = None) -> str:
-    if PDFTOTEXT is None:
-        pytest.skip("pdftotext (poppler-utils) is not installed")
-    args = [PDFTOTEXT, "-layout"] + (["-f", str(page), "-l", str(page)] if page else []) + [str(pdf), "-"]
-    return subprocess.run(args, capture_output=True, text=True, check=True).stdout
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    return tmp_path_factory.mktemp("lo-profile")
 
 
-def test_pdf_pages_are_rendered(rendered):
-    pdf, pages = rendered
-    assert len(pages) >= 4
-    assert all(p.stat().st_size > 5_000 for p in pages)
+@pytest.fixture(scope="module")
+def rendered(folder, profile, tmp_path_factory):
+    """name -> (xlsx, pdf, pages): every example session's report and a gate report."""
+    work = tmp_path_factory.mktemp("sessions")
+    out = {}
+    for name in SESSIONS:  # copies beside their inputs, as a user keeps them
+        for f in EX.iterdir():
+            if f.is_file() and not (work / f.name).exists():
+                shutil.copy(f, work / f.name)
+        xlsx = folder / name.replace(".wbsession.json", ".xlsx")
+        assert main(["report", str(work / name), "-o", str(xlsx)]) == 0
+        out[name] = xlsx
+    gate = folder / "gate.xlsx"
+    code = main(["gate", str(RULES / "release_all_conditions.toml"), str(RULES / "example_outcomes.csv"),
+                 str(RULES / "example_ranking.csv"), "--xlsx", str(gate)])
+    assert code == 3  # INCONCLUSIVE
+    out["gate"] = gate
+    return {name: (xlsx, pdf := to_pdf(xlsx, folder, profile), pages(pdf, folder)) for name, xlsx in out.items()}
 
 
-def test_first_page_is_the_summary_with_the_verdict_first(rendered):
-    pdf, _ = rendered
-    first = _text(pdf, 1)
+def test_every_example_session_is_rendered(rendered):
+    assert set(SESSIONS) <= set(rendered) and len(SESSIONS) >= 3
+
+
+@pytest.mark.parametrize("name", SESSIONS + ["gate"])
+def test_each_sheet_prints_on_the_pages_the_writer_planned(rendered, name):
+    """The page count of every sheet is its planned page breaks + 1: LibreOffice did not have
+    to break a page the writer did not plan (which is how near-blank orphan pages arise)."""
+    xlsx, _, page_list = rendered[name]
+    wb = openpyxl.load_workbook(xlsx)
+    printed: dict[str, int] = {}
+    for p in page_list:
+        printed[p["sheet"]] = printed.get(p["sheet"], 0) + 1
+    assert list(printed) == wb.sheetnames  # every sheet prints, in order
+    for ws in wb.worksheets:
+        planned = len(ws.row_breaks.brk) + 1
+        assert printed[ws.title] == planned, (ws.title, printed[ws.title], planned)
+    for sheet, count in printed.items():
+        if sheet == "Summary" or sheet in ("gate", "compare", "ranking", "passk", "aggregate", "cost",
+                                           "text", "plan"):
+            assert count <= (6 if sheet == "gate" else 4), (sheet, count)  # summary and analyses stay short
+
+
+@pytest.mark.parametrize("name", SESSIONS + ["gate"])
+def test_no_page_is_near_blank(rendered, name):
+    _, _, page_list = rendered[name]
+    assert near_blank(page_list) == []
+
+
+@pytest.mark.parametrize("name", SESSIONS + ["gate"])
+def test_the_first_page_leads_with_the_verdict_or_the_answer(rendered, name):
+    xlsx, pdf, _ = rendered[name]
+    first = page_text(pdf, 1)
     lines = [line.strip() for line in first.splitlines() if line.strip()]
-    assert lines[0] == "Release review"
-    assert lines[1].startswith("Release verdict") and "INCONCLUSIVE" in lines[1]
-    assert "Input and provenance" in first and "paired_14_to_5.csv" in first
-    assert "'candidate' 77.0% vs 'baseline' 72.5% on 200 paired items" in first
-    assert "#####" not in first  # every number fits its column
+    assert lines[0].startswith(("Evaluation report", "Release gate"))
+    values = openpyxl.load_workbook(xlsx, data_only=True)["Summary"]
+    if values["A2"].value == "Release verdict":
+        verdict = values["B2"].value
+        assert lines[1].startswith("Release verdict") and verdict in lines[1]
+        assert lines[2].startswith("Decision") and verdict in lines[2]
+        assert "Decision card" in first
+    else:
+        assert lines[1] == "Analyses"
+        answer = values["B3"].value
+        assert " ".join(answer.split()[:6]) in " ".join(first.split())
+    assert "#####" not in first
 
 
-def test_numbers_and_formula_values_show(rendered):
-    pdf, _ = rendered
-    text = _text(pdf)
-    assert "workbench:0.1.0|analysis:compare" in text
-    assert "$0.0146" in text  # cost per success, a formula with its stored value
-    assert "0.0636" in text  # the exact sign test p, 4 decimals
+def test_session_with_a_registered_rule_shows_its_card_on_page_1(rendered):
+    _, pdf, _ = rendered["paired_14_to_5.wbsession.json"]
+    first = " ".join(page_text(pdf, 1).split())
+    assert "Release verdict PASS" in first
+    assert "PASS: success +4.5 pts (95% CI +0.5 to +9.0 pts) on 200 items meets the rule" in first
+    assert "The rule was registered before the results were seen (2026-11-30T09:00:00+00:00)" in first
+    assert "+4.5 pts +0.5 pts +9.0 pts -1.0 pts 0.0636 PASS" in first  # the card's row
+
+
+def test_numbers_read_as_the_policy_says(rendered):
+    text = " ".join(page_text(rendered["paired_14_to_5.wbsession.json"][1]).split())
     assert "#####" not in text
+    assert "0.0636" in text and "+4.5 pts" in text
+    # a difference of rates is never a percent, except in the analysis's own note (its text)
+    assert text.count("4.5%") == text.count("The observed difference (+4.5%)")
+    cost = " ".join(page_text(rendered["cost_latency.wbsession.json"][1]).split())
+    assert "$" not in cost  # the file's units: no currency was chosen
+    assert "dominated" in cost
+    gate = " ".join(page_text(rendered["gate"][1]).split())
+    assert "Test p = 0.00904 (Holm-adjusted 0.0181)." in gate  # p-values to 3 significant digits
+    assert "alpha 0.05" in gate  # a number, not the text '0.05'
+
+
+def test_gate_page_is_readable(rendered):
+    """The gate's sheet prints at (nearly) full size: its text is as large as the summary's."""
+    xlsx, _, _ = rendered["gate"]
+    ws = openpyxl.load_workbook(xlsx)["gate"]
+    assert (ws.page_setup.scale or 100) >= 90
 
 
 def test_charts_are_drawn(rendered):
@@ -93,10 +150,37 @@ def test_charts_are_drawn(rendered):
     Image = pytest.importorskip("PIL.Image")
     import numpy as np
 
-    _, pages = rendered
     series_blue = np.array([0x1F, 0x5A, 0x96])
-    coloured = []
-    for page in pages:
-        pixels = np.asarray(Image.open(page).convert("RGB"), dtype=int)
-        coloured.append(int((np.abs(pixels - series_blue) <= 24).all(axis=2).sum()))
-    assert sum(c > 600 for c in coloured) >= 2, coloured  # the compare and the cost charts
+    coloured = 0
+    for name in SESSIONS:
+        for page in rendered[name][2]:
+            pixels = np.asarray(Image.open(page["png"]).convert("RGB"), dtype=int)
+            coloured += int((np.abs(pixels - series_blue) <= 24).all(axis=2).sum()) > 40
+    assert coloured >= len(SESSIONS)  # at least one chart page per report (lines are thin)
+
+
+def test_libreoffice_displays_each_kind_as_format_value_writes_it(folder, profile):
+    """The policy's Excel formats, displayed by LibreOffice, read exactly as format_value's text."""
+    import xlsxwriter
+
+    from workbench.report.present import excel_format, excel_value, format_value
+
+    cases = [(1.58e-30, "p"), (0.063568115234375, "p"), (0.5, "p"), (0.00999, "p"), (2.07e-5, "rate"),
+             (1e-9, "rate"), (0.725, "rate"), (0.045, "points"), (-0.01, "points"), (0.0784, "margin"),
+             (0.014634146341463414, "cost"), (1234.5, "cost"), (2.4517499999999997, "latency"),
+             (-0.011064970699031895, "relative"), (0.012681892239007442, "score_diff"), (2.1e-5, "score"),
+             (0.6835501809065484, "score"), (31.306560659328163, "bleu"), (4.2631578947368425, "statistic"),
+             (165.0, "count"), (1049, "count")]
+    path = folder / "formats.xlsx"
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("formats")
+    ws.set_column(0, 1, 24)
+    for i, (value, kind) in enumerate(cases):
+        ws.write_number(i, 0, excel_value(value, kind), wb.add_format({"num_format": excel_format(kind, value=value)}))
+        ws.write_string(i, 1, "|" + format_value(value, kind))
+    wb.close()
+    pdf = to_pdf(path, folder, profile)
+    rows = [line.split("|") for line in page_text(pdf).splitlines() if "|" in line]
+    assert len(rows) == len(cases)
+    for (value, kind), (shown, text) in zip(cases, rows):
+        assert shown.strip() == text.strip(), (value, kind)

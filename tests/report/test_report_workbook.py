@@ -8,14 +8,14 @@ import datetime as dt
 import math
 
 import pytest
-from report_checks import (CHART_TITLES, ERROR_BAR_CHARTS, EXAMPLES, FORMULA_COLUMNS,
-                           NUMBER_FORMATS, chart_xml, evaluate, find_table, lines_of, open_both,
-                           run_example)
+from report_checks import (CHART_TITLES, ERROR_BAR_CHARTS, EXAMPLES, FORMULA_COLUMNS, chart_xml,
+                           evaluate, expected_format, find_table, lines_of, open_both, run_example,
+                           stored)
 
 from workbench import __version__
 from workbench.report import write_report
-from workbench.report.headlines import headline, metric_kind
-from workbench.report.xlsx import ITEM_TABLES, OWN_SHEET_ROWS
+from workbench.report.present import answer, record_kind
+from workbench.report.xlsx import ITEM_TABLES, OWN_SHEET_ROWS, kinds_of, prepared
 
 IDS = [e[0] for e in EXAMPLES]
 
@@ -43,6 +43,10 @@ def _same(cell_value, expected) -> bool:
         return (isinstance(cell_value, (int, float)) and not isinstance(cell_value, bool)
                 and cell_value == pytest.approx(float(expected), rel=1e-15, abs=1e-300))
     return cell_value == str(expected)
+
+
+def stored_value(value, kind):
+    return stored(value, kind)
 
 
 def _py(v):
@@ -83,7 +87,7 @@ def test_summary_holds_input_date_version_headline_and_signature(reports, ident)
     assert isinstance(written, dt.datetime)
     assert abs((dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) - written).total_seconds()) < 600
     assert lines_of(ws, "Workbench") == [f"Eval Workbench {__version__}"]
-    assert lines_of(ws, result.analysis)[0] == headline(result)  # (then its headline numbers)
+    assert lines_of(ws, result.analysis)[0] == answer(result).text  # the answer card's sentences
     assert result.signature in lines_of(ws, "signature")
     link = wb["Summary"].cell(_row(ws, result.analysis), 1).hyperlink
     assert link is not None and link.location == f"'{result.analysis}'!A1"
@@ -93,24 +97,27 @@ def _row(ws, label):
     return next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == label)
 
 
-def test_headline_sentences_carry_denominators_and_intervals(reports):
-    compare = headline(reports["compare"][0])
-    assert "77.0% vs 'baseline' 72.5% on 200 paired items" in compare
-    assert "14 wins / 5 losses" in compare and "exact sign test p = 0.0636 (19 discordant items)" in compare
-    assert "95% normal CI" in compare
-    groups = headline(reports["aggregate_groups"][0])
-    assert "micro 87.0% of 1,000 items (95% CI" in groups and "macro 75.0% over 2 groups" in groups
-    cost = headline(reports["cost"][0])
-    assert "A: success 82.0% of 100 requests (95% CI 73.3% to 88.3%)" in cost
-    assert "A → B: $0.475 per extra success" in cost
-    assert "Simpson's paradox" in headline(reports["aggregate_simpson"][0])
+def test_summary_sentences_carry_denominators_and_intervals(reports):
+    def said(ident):
+        return lines_of(reports[ident][4]["Summary"], reports[ident][0].analysis)[0]
+
+    compare = said("compare")
+    assert "+4.5 pts (95% CI +0.3 to +8.7 pts)" in compare and "on 200 items: borderline" in compare
+    assert "exact sign test p = 0.0636" in compare and "19 items flipped" in compare
+    assert "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups" in said("aggregate_groups")
+    cost = said("cost")
+    assert "A: 0.0146 per success (82.0% of 100 requests succeed)" in cost
+    assert "B buys 4.0 pts for 0.475 per extra success. C is dominated." in cost
+    assert "$" not in cost  # the file's units: no currency was chosen
+    assert said("aggregate_simpson").startswith("Simpson's paradox: new is better in every segment")
+    assert said("ranking_graded").startswith("nDCG@10 = 0.913") and "over 1 query." in said("ranking_graded")
 
 
 @pytest.mark.parametrize("ident", IDS)
 def test_headline_numbers_are_numbers(reports, ident):
     result, _, _, wb, values = reports[ident]
     ws = values["Summary"]
-    cols = ["analysis", "metric", "about", "value", "ci_low", "ci_high", "n", "of"]
+    cols = ["analysis", "metric", "name", "about", "value", "ci_low", "ci_high", "n", "of"]
     header = find_table(ws, "Headline numbers", cols)
     seen = 0
     for r in range(header + 1, ws.max_row + 1):
@@ -118,13 +125,15 @@ def test_headline_numbers_are_numbers(reports, ident):
             break
         metric = ws.cell(r, 2).value
         rec = next(x for x in result.records if x["metric"] == metric
-                   and _about_matches(x, ws.cell(r, 3).value))
-        assert _same(ws.cell(r, 4).value, rec["value"])
-        assert _same(ws.cell(r, 5).value, rec.get("ci_low"))
-        assert _same(ws.cell(r, 7).value, rec.get("n"))
-        kind = metric_kind(metric)
-        if kind and isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
-            assert wb["Summary"].cell(r, 4).number_format == NUMBER_FORMATS[kind]
+                   and _about_matches(x, ws.cell(r, 4).value))
+        kind = record_kind(result, rec)
+        assert _same(ws.cell(r, 5).value, stored(rec["value"], kind))
+        assert _same(ws.cell(r, 6).value, stored(rec.get("ci_low"), kind))
+        assert _same(ws.cell(r, 8).value, rec.get("n"))
+        if isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
+            assert wb["Summary"].cell(r, 5).number_format == expected_format(kind, rec["value"])
+        if rec.get("n") is not None:
+            assert wb["Summary"].cell(r, 8).number_format == "#,##0"
         seen += 1
     assert seen >= 1
 
@@ -149,22 +158,28 @@ def test_analysis_sheet_has_signature_and_notes_above_the_tables(reports, ident)
 
 @pytest.mark.parametrize("ident", IDS)
 def test_every_table_value_type_and_number_format(reports, ident):
-    """Every cell of every result table equals the AnalysisResult's number, as a number."""
+    """Every cell of every result table equals the AnalysisResult's number, as a number, with
+    the number format the shared policy (workbench.report.present) gives its kind and value."""
     result, _, _, wb, values = reports[ident]
+    result = prepared(result)  # as the report shows it (lattice histogram, "dominated")
     for table in result.tables:
         sheet = _sheet_of(result, table, wb.sheetnames)
         ws, wf = values[sheet], wb[sheet]
         columns = list(table.frame.columns)
         header = find_table(ws, table.title, columns)
+        kinds = kinds_of(result, table)
         for i, row in enumerate(table.frame.itertuples(index=False)):
             for c, (name, expected) in enumerate(zip(columns, row)):
                 cell = ws.cell(header + 1 + i, c + 1)
                 expected = _py(expected)
-                assert _same(cell.value, expected), (table.name, name, i, cell.value, expected)
-                kind = table.formats.get(name)
-                if kind and isinstance(expected, (int, float)) and not isinstance(expected, bool) \
+                kind = kinds[name]
+                assert _same(cell.value, stored(expected, kind)), (table.name, name, i, cell.value, expected)
+                if isinstance(expected, (int, float)) and not isinstance(expected, bool) \
                         and math.isfinite(expected):
-                    assert wf.cell(header + 1 + i, c + 1).number_format == NUMBER_FORMATS[kind], (table.name, name)
+                    if not str(name).startswith("input:"):  # (the input's own cells stay as they were)
+                        assert kind not in ("plain", "text"), (table.name, name)  # every number has a kind
+                    assert wf.cell(header + 1 + i, c + 1).number_format == expected_format(kind, expected), \
+                        (table.name, name, expected)
                 if isinstance(expected, str):
                     assert cell.data_type == "s"
 
@@ -177,11 +192,12 @@ def test_all_records_are_on_the_analysis_sheet(reports, ident):
                         "from", "to") if any(k in r for r in result.records)]
     header = find_table(ws, "All results (the records printed by --json)", keys)
     for i, rec in enumerate(result.records):
+        kind = record_kind(result, rec)
         for c, key in enumerate(keys):
-            assert _same(ws.cell(header + 1 + i, c + 1).value, rec.get(key)), (rec, key)
-        kind = metric_kind(rec["metric"])
-        if kind and isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
-            assert wb[result.analysis].cell(header + 1 + i, 2).number_format == NUMBER_FORMATS[kind]
+            want = stored(rec.get(key), kind) if key in ("value", "ci_low", "ci_high") else rec.get(key)
+            assert _same(ws.cell(header + 1 + i, c + 1).value, want), (rec, key)
+        if isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
+            assert wb[result.analysis].cell(header + 1 + i, 2).number_format == expected_format(kind, rec["value"])
 
 
 @pytest.mark.parametrize("ident", sorted(FORMULA_COLUMNS))
@@ -190,6 +206,7 @@ def test_derived_numbers_are_formulas_with_stored_values(reports, ident):
     written = 0
     for table_name, columns in FORMULA_COLUMNS[ident].items():
         table = result.table(table_name)
+        kinds = kinds_of(result, table)
         sheet = _sheet_of(result, table, wb.sheetnames)
         header = find_table(values[sheet], table.title, list(table.frame.columns))
         for column in columns:
@@ -197,13 +214,14 @@ def test_derived_numbers_are_formulas_with_stored_values(reports, ident):
             for i, expected in enumerate(table.frame[column]):
                 expected = _py(expected)
                 formula = wb[sheet].cell(header + 1 + i, c).value
-                stored = values[sheet].cell(header + 1 + i, c).value
+                held = values[sheet].cell(header + 1 + i, c).value
                 if expected is None or (isinstance(expected, float) and not math.isfinite(expected)):
-                    assert formula is None and stored is None  # undefined: empty, not 0
+                    assert formula in (None, "dominated") and held == formula  # undefined: empty, not 0
                     continue
                 assert isinstance(formula, str) and formula.startswith("="), (table_name, column, formula)
-                assert stored == pytest.approx(float(expected), rel=1e-15)  # the workbench's value
-                assert evaluate(formula, sheet, values) == pytest.approx(float(expected), rel=1e-9, abs=1e-12)
+                want = stored_value(float(expected), kinds[column])
+                assert held == pytest.approx(want, rel=1e-15)  # the workbench's value
+                assert evaluate(formula, sheet, values) == pytest.approx(want, rel=1e-9, abs=1e-12)
                 written += 1
     assert written > 0
 
@@ -238,8 +256,8 @@ def test_formula_examples_read_as_a_reviewer_would(reports):
     header = find_table(values["compare"], "Paired comparison",
                         list(reports["compare"][0].table("summary").frame.columns))
     r = header + 1
-    assert wb["compare"].cell(r, 10).value == f"=(F{r}-G{r})/C{r}"  # (wins - losses) / items
-    assert values["compare"].cell(r, 10).value == pytest.approx(9 / 200)
+    assert wb["compare"].cell(r, 10).value == f"=100*(F{r}-G{r})/C{r}"  # (wins - losses) / items, in points
+    assert values["compare"].cell(r, 10).value == pytest.approx(100 * 9 / 200)
     _, _, _, wb, values = reports["aggregate_ratio"]
     header = find_table(values["aggregate"], "Pooled ratio vs mean of ratios",
                         ["measure", "value", "numerator", "denominator", "units"])
@@ -278,7 +296,7 @@ def test_error_bars_point_at_interval_cells(reports):
     for side, sheet, col, r1, _, r2 in refs:
         cells = [values[sheet][f"{col}{r}"].value for r in range(int(r1), int(r2) + 1)]
         expected = (intervals["ci_high"] - intervals["diff"]) if side == "plus" else (intervals["diff"] - intervals["ci_low"])
-        assert cells == pytest.approx(list(expected), rel=1e-12)
+        assert cells == pytest.approx(list(100 * expected), rel=1e-12)  # points, as the chart's axis
 
 
 @pytest.mark.parametrize("ident", IDS)
@@ -290,12 +308,9 @@ def test_header_frozen_filter_widths_and_print_setup(reports, ident):
             top = int("".join(ch for ch in ws.auto_filter.ref.split(":")[0] if ch.isdigit()))
             assert ws.freeze_panes == f"A{top + 1}", ws.title  # the header row stays in view
         assert ws.page_setup.orientation == "landscape"
-        if ws._charts:  # a print scale and a page break before the charts (see writer.py)
-            assert 10 <= (ws.page_setup.scale or 100) <= 100  # XlsxWriter leaves 100 out
-            assert ws.row_breaks.brk
-        else:
-            assert ws.sheet_properties.pageSetUpPr.fitToPage
-            assert ws.page_setup.fitToWidth in (1, None) and ws.page_setup.fitToHeight == 0
+        # a print scale that fits the width (never "fit to page", which shrinks long sheets)
+        assert 10 <= (ws.page_setup.scale or 100) <= 100  # XlsxWriter leaves 100 out
+        assert not (ws.sheet_properties.pageSetUpPr and ws.sheet_properties.pageSetUpPr.fitToPage)
         assert ws.print_area
         for letter, dim in ws.column_dimensions.items():
             if dim.width:
@@ -304,3 +319,72 @@ def test_header_frozen_filter_widths_and_print_setup(reports, ident):
             for cell in row:
                 if cell.value is not None:
                     assert cell.font.name == "Arial"
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_headers_are_aligned_with_their_cells(reports, ident):
+    """A header over numbers is right-aligned, as the numbers are (wide shared columns made a
+    left-aligned header drift away from its right-aligned numbers)."""
+    result, _, _, wb, values = reports[ident]
+    result = prepared(result)
+    checked = 0
+    for table in result.tables:
+        sheet = _sheet_of(result, table, wb.sheetnames)
+        columns = list(table.frame.columns)
+        header = find_table(values[sheet], table.title, columns)
+        for c, (name, kind) in enumerate(kinds_of(result, table).items()):
+            cell = wb[sheet].cell(header, c + 1)
+            if kind not in ("plain", "text") and not str(name).startswith("input:"):
+                assert cell.alignment.horizontal == "right", (table.name, name)
+                checked += 1
+            elif table.frame[name].map(lambda v: isinstance(v, str)).all():
+                assert cell.alignment.horizontal in (None, "general", "left"), (table.name, name)
+    assert checked > 0
+
+
+def test_bootstrap_histogram_follows_the_lattice_of_possible_differences(reports):
+    """200 paired items: the resampled difference is a multiple of 1/200 (0.5 points); one row
+    per multiple, every resample kept, and no empty row between populated ones (the analysis's
+    0.45-point bins left every tenth bin empty)."""
+    result, _, _, wb, values = reports["compare"]
+    original = result.table("bootstrap").frame
+    assert (original["resamples"] == 0).any()  # the analysis's bins: some empty between populated
+    ws = values["compare"]
+    header = find_table(ws, "Bootstrap distribution of the difference", ["difference", "resamples"])
+    rows = []
+    r = header + 1
+    while isinstance(ws.cell(r, 1).value, (int, float)):
+        rows.append((ws.cell(r, 1).value, ws.cell(r, 2).value))
+        r += 1
+    diffs = [d for d, _ in rows]  # held in points
+    steps = {round(b - a, 9) for a, b in zip(diffs, diffs[1:])}
+    assert steps == {0.5}
+    assert all(abs(d * 2 - round(d * 2)) < 1e-9 for d in diffs)
+    counts = [c for _, c in rows]
+    assert sum(counts) == int(original["resamples"].sum())
+    assert counts[0] > 0 and counts[-1] > 0 and all(c > 0 for c in counts)
+    assert wb["compare"].cell(header + 1, 1).number_format == '+0.0" pts";-0.0" pts";0.0" pts"'
+
+
+def test_hit_at_k_line_is_drawn_over_r_at_k(reports):
+    """R@k and hit@k are equal on the graded example: hit@k is drawn last, dashed, with its own
+    marker, so it does not hide under R@k."""
+    _, _, path, _, _ = reports["ranking_graded"]
+    xml = next(x for x in chart_xml(path).values() if "Ranking metrics by cut-off k" in x)
+    series = xml.split("<c:ser>")[1:]
+    names = [s.split("<c:v>")[1].split("</c:v>")[0] if "<c:v>" in s else "" for s in series]
+    assert names[-1] == "hit@k" and "R@k" in names
+    hit, r_at = series[-1], series[names.index("R@k")]
+    assert '<a:prstDash val="dash"/>' in hit and '<a:prstDash val="dash"/>' not in r_at
+    marker = lambda s: s.split("<c:symbol val=\"")[1].split('"')[0]  # noqa: E731
+    assert marker(hit) != marker(r_at)
+
+
+def test_dominated_systems_say_so(reports):
+    result, _, _, _, values = reports["cost"]
+    ws = values["cost"]
+    frame = result.table("marginal").frame
+    header = find_table(ws, "Marginal cost per extra success (cheaper -> dearer)", list(frame.columns))
+    col = list(frame.columns).index("marginal_cost_per_success") + 1
+    shown = [ws.cell(header + 1 + i, col).value for i in range(len(frame))]
+    assert shown[1:] == ["dominated", "dominated"] and isinstance(shown[0], float)

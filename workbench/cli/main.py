@@ -3,14 +3,14 @@
     workbench ANALYSIS INPUT [flags]  run text, ranking, passk, aggregate, compare or cost
     workbench plan [flags]            planning, no input file
 
-Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback).
+Exit status: 0 success, 2 a user error (one sentence on stderr, no traceback), 130 interrupted
+(Ctrl-C), 143 terminated (SIGTERM while a report was written).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import fields
 
@@ -23,6 +23,8 @@ ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
 COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd")
 EXIT_OK, EXIT_USAGE = 0, 2
+#: Ctrl-C, as a shell reports it (128 + SIGINT)
+EXIT_INTERRUPTED = 130
 
 
 class UsageError(WorkbenchError):
@@ -183,35 +185,38 @@ def _with_input(result, path: str, load_notes):
     return replace(result, input=path, notes=tuple(load_notes) + tuple(result.notes))
 
 
-def _fmt(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "-"
-        return f"{value:.4f}" if abs(value) < 1000 else f"{value:,.1f}"
-    return str(value)
-
-
 def render_text(result) -> str:
-    """A readable table of the headline records, then the notes and the signature."""
-    cols = ["metric", "system", "group", "version", "from", "to", "value", "ci_low", "ci_high", "n"]
-    present = [c for c in cols if c in ("metric", "value") or any(c in r for r in result.records)]
-    rows = [[_fmt(r.get(c)) if c in r else "" for c in present] for r in result.records]
-    widths = [max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(present)]
-    right = {"value", "ci_low", "ci_high", "n"}
+    """A readable table of the headline records (every number formatted by the shared policy of
+    :mod:`workbench.report.present`, as on screen and in the report), then the answer, the
+    notes and the signature."""
+    from ..report.present import answer, display_name, format_interval, format_value, record_kind
+
+    keys = ["system", "group", "version", "from", "to"]
+    present = [k for k in keys if any(r.get(k) is not None for r in result.records)]
+    with_ci = any(r.get("ci_low") is not None for r in result.records)
+    heads = ["metric", "name", *present, "value"] + (["95% CI"] if with_ci else []) + ["n"]
+    rows = []
+    for rec in result.records:
+        kind = record_kind(result, rec)
+        row = [rec["metric"], display_name(rec["metric"])]
+        row += ["" if rec.get(k) is None else str(rec[k]) for k in present]
+        row.append(format_value(rec.get("value"), kind))
+        if with_ci:
+            row.append(format_interval(rec["ci_low"], rec["ci_high"], kind)
+                       if rec.get("ci_low") is not None and rec.get("ci_high") is not None else "")
+        row.append("" if rec.get("n") is None else format_value(rec["n"], "count"))
+        rows.append(row)
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(heads)]
+    right = {"value", "95% CI", "n"}
 
     def line(cells):
         return "  ".join(c.rjust(w) if h in right else c.ljust(w)
-                         for c, w, h in zip(cells, widths, present)).rstrip()
+                         for c, w, h in zip(cells, widths, heads)).rstrip()
 
-    out = [f"{result.analysis}: {result.input or ''}".rstrip(": "), line(present),
+    out = [f"{result.analysis}: {result.input or ''}".rstrip(": "), line(heads),
            line(["-" * w for w in widths])]
     out += [line(r) for r in rows]
+    out += ["", *(f"answer: {s}" for s in answer(result).sentences)]
     if result.notes:
         out.append("")
         out += [f"note: {n}" for n in result.notes]
@@ -227,7 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     except WorkbenchError as err:
         print(f"workbench: {err}", file=sys.stderr)
         return EXIT_USAGE
-    except SystemExit as exit_:  # --help / --version
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (a report being written is removed)
+        print("workbench: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except SystemExit as exit_:  # --help / --version; SIGTERM while a report was written
+        if getattr(exit_, "signum", None) is not None:
+            print("workbench: terminated.", file=sys.stderr)
         return int(exit_.code or 0)
     except BrokenPipeError:  # the reader went away (| head): not an error of ours
         import os

@@ -39,9 +39,12 @@ def run(args: argparse.Namespace) -> int:
     session = load_session(args.session)
     results, table, notes = session_results(session, args.session, progress)
     write_report(args.output, results, source=table, title=args.title, notes=notes)
-    names = ", ".join(r.analysis for r in results)
+    names = ", ".join(r.analysis for r in results if r.analysis != "gate")
+    gates = [r for r in results if r.analysis == "gate"]
+    results = [r for r in results if r.analysis != "gate"]
     print(f"Report written to {os.path.abspath(args.output)} ({len(results)} "
-          f"{'analysis' if len(results) == 1 else 'analyses'}: {names}).")
+          f"{'analysis' if len(results) == 1 else 'analyses'}: {names}"
+          + (f"; release verdict {gates[0].value('verdict')}" if gates else "") + ").")
     return 0
 
 
@@ -79,6 +82,13 @@ def session_results(session, session_path, progress=None):
     if session.rule_changed_after_results:
         notes.append("The release rule was changed after results were seen.")
     results = []
+    if session.rule_text:
+        gate, note = _session_gate(session, table, session_path, progress)
+        if gate is not None:
+            results.append(gate)
+        if note:
+            notes.append(note)
+            print(f"workbench: warning: {note}", file=sys.stderr)
     for name in panels:
         module = REGISTRY[name]
         try:
@@ -93,6 +103,41 @@ def session_results(session, session_path, progress=None):
             results.append(replace(result, input=table.path,
                                    notes=tuple(table.notes) + tuple(result.notes)))
     return results, table, notes
+
+
+def _session_gate(session, table, session_path, progress):
+    """The decision card of the session's release rule on its input: ``(gate result or None,
+    note or None)``.  The card says whether the rule was registered before the results were
+    seen (the session's registration time), or changed after."""
+    import pandas as pd
+
+    from ..core.errors import WorkbenchError
+    from ..core.result import Table
+    from ..rules import evaluate, parse_rule
+
+    if table is None:
+        return None, ("The session's release rule was not evaluated: the session has no input file "
+                      "to judge it on.")
+    try:
+        rule = parse_rule(session.rule_text, source=f"the release rule of session '{session_path}'",
+                          base_dir=os.path.dirname(os.path.abspath(session_path)))
+        changed = bool(session.rule_changed_after_results) or bool(
+            session.rule_sha256 and session.rule_sha256 != rule.sha256)
+        gate = evaluate(rule, [table], rule_changed_after_results=changed, progress=progress)
+    except WorkbenchError as err:
+        return None, f"The session's release rule could not be evaluated, so there is no decision card: {err}"
+    tables = []
+    for t in gate.tables:
+        if t.name == "rule":
+            frame = t.frame[t.frame["field"].astype(str) != "registered"]
+            extra = ([{"field": "registered", "value": session.rule_registered_at}]
+                     if session.rule_registered_at else [{"field": "registration", "value": "unregistered"}])
+            t = Table(t.name, t.title, pd.concat([frame, pd.DataFrame(extra)], ignore_index=True),
+                      dict(t.columns), dict(t.formats))
+        tables.append(t)
+    gate = replace(gate, tables=tuple(tables), input=table.path,
+                   notes=tuple(gate.notes) + tuple(f"Input: {n}" for n in table.notes))
+    return gate, None
 
 
 def _load_input(session, where: str, session_path, progress):

@@ -14,6 +14,8 @@ kind           what                                           text              
 ``points``     a difference of two rates                      ``+4.5 pts``             ``+0.0" pts"``
                                                                                        (cell holds
                                                                                        points)
+``margin``     a size of a difference of rates (a half-width, ``7.8 pts``               ``0.0" pts"``
+               a minimum detectable difference): unsigned
 ``p``          a p-value: 3 significant digits                ``0.0636``, ``< 0.001``  per value
 ``count``      a whole number (items, wins, queries)          ``1,049``                ``#,##0``
 ``score``      a 0-1 score that is not a share of items       ``0.683``                ``0.000``
@@ -45,7 +47,7 @@ that displays that very value as :func:`format_value` does (p-values below 0.001
 ``"< 0.001"``, a text-only format, so the cell keeps its number for auditing but shows the text;
 tiny rates get more decimals).  Excel cannot scale a number by 100 without showing ``%``, so a
 ``points`` cell holds the value in points (:func:`excel_value` converts), with the format
-``+0.0" pts"``.
+``+0.0" pts"`` (``0.0" pts"`` for a margin).
 
 The answers
 ===========
@@ -64,7 +66,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Iterable
 
-KINDS = ("rate", "points", "p", "count", "score", "score_diff", "relative", "bleu", "cost",
+KINDS = ("rate", "points", "margin", "p", "count", "score", "score_diff", "relative", "bleu", "cost",
          "latency", "statistic", "plain")
 MISSING = "-"
 ALPHA = 0.05
@@ -88,7 +90,7 @@ _EXACT_KINDS: dict[str, str] = {
     "units": "count", "numerator": "count", "denominator": "count",
     # compare
     "wins": "count", "losses": "count", "ties": "count", "diff": "points", "normal_ci": "points",
-    "bootstrap_ci": "points", "mde": "points", "sign_test_p": "p", "sign_test_midp": "p",
+    "bootstrap_ci": "points", "mde": "margin", "sign_test_p": "p", "sign_test_midp": "p",
     "mcnemar_p": "p", "mcnemar_cc_p": "p", "mcnemar_chi2": "statistic",
     "mcnemar_cc_chi2": "statistic", "discordance": "rate", "baseline_rate": "rate",
     "candidate_rate": "rate", "p_value": "p", "p_holm": "p", "statistic": "statistic",
@@ -99,9 +101,9 @@ _EXACT_KINDS: dict[str, str] = {
     "extra_success_rate": "points", "dominated": "plain", "requests": "count",
     "latency": "latency", "fraction": "rate",
     # plan
-    "ci_half_width": "points", "wilson_ci": "rate", "items_needed": "count",
-    "wald_half_width": "points", "wilson_low": "rate", "wilson_high": "rate",
-    "unpaired_difference_needed": "points",
+    "ci_half_width": "margin", "wilson_ci": "rate", "items_needed": "count",
+    "wald_half_width": "margin", "wilson_low": "rate", "wilson_high": "rate",
+    "unpaired_difference_needed": "margin",
     # gate and common
     "verdict": "plain", "rule_changed_after_results": "plain", "success": "points", "n": "count", "items": "count",
     "index": "count", "input": "count", "more_items": "count", "line": "count",
@@ -149,6 +151,8 @@ HINT_KINDS = {**{k: k for k in KINDS}, "money": "cost", "int": "count", "float":
 def column_kind(analysis: str, table: str, column: str, hint: str | None = None) -> str:
     """The kind of a column of a result table (``ci_low`` takes its companion's kind)."""
     col = str(column)
+    if analysis == "compare" and table == "discordant" and col in ("baseline", "candidate"):
+        return "count"  # the items' 0/1 outcomes
     if analysis == "compare" and col in ("ci_low", "ci_high", "diff"):
         return "points"
     if analysis == "gate" and col in ("observed", "ci_low", "ci_high", "threshold"):
@@ -162,13 +166,23 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
             return HINT_KINDS[hint]
         return "plain"
     if analysis == "plan" and col == "mde":
-        return "points"
+        return "margin"
     if analysis == "passk" and col == "n":
         return "count"
     kind = kind_of(col)
     if kind == "plain" and hint:
         return HINT_KINDS.get(hint, "plain")
     return kind
+
+
+def table_kinds(result, table) -> dict[str, str]:
+    """The kind of each column of one of ``result``'s tables (``"text"`` for the columns the
+    analysis marks as text).  A gate card's value columns depend on each row: see :func:`gate_kind`."""
+    out = {}
+    for col in table.frame.columns:
+        hint = table.formats.get(col)
+        out[col] = "text" if hint == "text" else column_kind(result.analysis, table.name, col, hint)
+    return out
 
 
 def gate_kind(unit: str, metric: str) -> str:
@@ -275,12 +289,12 @@ def _fixed(value: float, decimals: int, *, sign: bool = False, group: bool = Tru
 
 
 #: decimals of each decimal kind (the fixed part of the policy)
-DECIMALS = {"rate": 1, "points": 1, "score": 3, "score_diff": 3, "relative": 1, "bleu": 1,
+DECIMALS = {"rate": 1, "points": 1, "margin": 1, "score": 3, "score_diff": 3, "relative": 1, "bleu": 1,
             "latency": 3, "statistic": 2}
 #: the smallest magnitude shown as a number (in the kind's displayed unit); below: "< ..."
-_FLOOR = {"rate": 1e-4, "points": 1e-4, "relative": 1e-4, "score": 1e-6, "score_diff": 1e-6,
+_FLOOR = {"rate": 1e-4, "points": 1e-4, "margin": 1e-4, "relative": 1e-4, "score": 1e-6, "score_diff": 1e-6,
           "bleu": 1e-4, "latency": 1e-6, "statistic": 1e-6}
-_SCALE = {"rate": 100.0, "points": 100.0, "relative": 100.0}
+_SCALE = {"rate": 100.0, "points": 100.0, "margin": 100.0, "relative": 100.0}
 _SIGNED = {"points", "score_diff", "relative"}
 
 
@@ -336,12 +350,12 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
     """
     if _is_missing(value):
         return MISSING
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # numpy scalars (np.bool_ too) as Python values
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
         return value
-    if hasattr(value, "item"):
-        value = value.item()
     if not isinstance(value, (int, float)):
         return str(value)
     v = float(value)
@@ -362,7 +376,7 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
     if kind not in DECIMALS:
         raise ValueError(f"unknown number kind {kind!r}; one of {', '.join(KINDS)}")
     shown = v * _SCALE.get(kind, 1.0)
-    suffix = {"rate": "%", "relative": "%", "points": " pts"}.get(kind, "")
+    suffix = {"rate": "%", "relative": "%", "points": " pts", "margin": " pts"}.get(kind, "")
     signed = kind in _SIGNED
     if shown != 0 and abs(shown) < _FLOOR[kind]:
         floor = f"{_FLOOR[kind]:.{-math.floor(math.log10(_FLOOR[kind]))}f}"
@@ -376,7 +390,7 @@ def format_interval(low: Any, high: Any, kind: str, *, currency: str | None = No
     """``+0.3 to +8.7 pts``, ``84.8% to 88.9%``, ``0.610 to 0.720``."""
     lo = format_value(low, kind, currency=currency)
     hi = format_value(high, kind, currency=currency)
-    if kind == "points" and lo.endswith(" pts") and hi.endswith(" pts"):
+    if kind in ("points", "margin") and lo.endswith(" pts") and hi.endswith(" pts"):
         lo = lo[:-4]
     return f"{lo} to {hi}"
 
@@ -406,8 +420,9 @@ def _quote(text: str) -> str:
 
 
 def excel_value(value: Any, kind: str) -> Any:
-    """The number a cell of ``kind`` holds: the value itself, except ``points`` (x 100)."""
-    if kind == "points" and isinstance(value, (int, float)) and not isinstance(value, bool):
+    """The number a cell of ``kind`` holds: the value itself, except ``points`` and ``margin``
+    (differences of rates, held in points: x 100)."""
+    if kind in ("points", "margin") and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) * 100.0
     return value
 
@@ -462,6 +477,8 @@ def excel_format(kind: str, *, currency: str | None = None, value: Any = None) -
         return f"+{num}%;-{num}%;{num}%"
     if kind == "points":
         return f'+{num}" pts";-{num}" pts";{num}" pts"'
+    if kind == "margin":
+        return f'{num}" pts"'
     if kind == "score_diff":
         return f"+{num};-{num};{num}"
     return num
@@ -645,13 +662,13 @@ def _answer_aggregate(result, currency):
     if simpson is not None and simpson.get("value"):
         better, worse = simpson.get("from"), simpson.get("to")
         mb, mw = _first(result, "micro", version=better), _first(result, "micro", version=worse)
-        tail = ""
+        second = "The versions' mix of segments differs; compare them per segment."
         if mb is not None and mw is not None:
-            tail = (f" ({_fv(mb)} of {_plural(mb.get('n'), 'item')} vs {_fv(mw)} of "
-                    f"{_plural(mw.get('n'), 'item')})")
+            second = (f"Overall {better} scores {_fv(mb)} of {_plural(mb.get('n'), 'item')} against "
+                      f"{_fv(mw)} of {_plural(mw.get('n'), 'item')} for {worse}, because the mix of "
+                      f"segments differs; compare them per segment.")
         return Answer((f"Simpson's paradox: {better} is better in every segment and worse overall.",
-                       f"Overall{tail} the segment mix differs between the versions; compare them "
-                       f"per segment."), "Simpson's paradox", "bad")
+                       second), "Simpson's paradox", "bad")
     pooled = _first(result, "pooled_ratio")
     if pooled is not None:
         mean = _first(result, "mean_of_ratios")
@@ -791,12 +808,12 @@ def _answer_plan(result, currency):
     needed = _first(result, "items_needed")
     sentences = []
     if half is not None:
-        text = f"With {_plural(half.get('n'), 'item')} a rate is known to ±{format_value(half['value'], 'points').lstrip('+')}"
+        text = f"With {_plural(half.get('n'), 'item')} a rate is known to ±{format_value(half['value'], 'margin')}"
         if wilson is not None:
             text += f" (a rate of {_fv(wilson)}: Wilson 95% CI {format_interval(wilson.get('ci_low'), wilson.get('ci_high'), 'rate')})"
         sentences.append(text + ".")
     if mde is not None:
-        sentences.append(f"A paired difference smaller than {format_value(mde['value'], 'points').lstrip('+')} "
+        sentences.append(f"A paired difference smaller than {format_value(mde['value'], 'margin')} "
                          f"cannot be told from noise with {_plural(mde.get('n'), 'item')}.")
     if needed is not None:
         sentences.append(f"About {_plural(needed['value'], 'item')} are needed for the target difference.")
@@ -805,13 +822,16 @@ def _answer_plan(result, currency):
                          + (f" at k = {per_try['k']}." if per_try.get("k") is not None else "."))
     if not sentences:
         return None
-    badge = f"±{format_value(half['value'], 'points').lstrip('+')}" if half is not None else "plan"
+    badge = f"±{format_value(half['value'], 'margin')}" if half is not None else "plan"
     return Answer(tuple(sentences[:2]), badge, "neutral")
 
 
 def gate_status(result) -> dict:
-    """The gate result's verdict, rule name, registration and condition counts (from its records
-    and tables): keys ``verdict``, ``changed``, ``registered``, ``name``, ``sha256``, ``statuses``."""
+    """The gate result's verdict, rule name, registration and condition statuses (from its
+    records and tables): keys ``verdict``, ``changed`` (the ``rule_changed_after_results``
+    record), ``registered`` (the rule table's ``registered`` field: when, in words),
+    ``unregistered`` (its ``registration`` field is ``"unregistered"``: a renderer that knows the
+    rule was never registered adds that row), ``name``, ``sha256``, ``statuses``."""
     verdict = _first(result, "verdict")
     changed = _first(result, "rule_changed_after_results")
     rule = {}
@@ -826,14 +846,17 @@ def gate_status(result) -> dict:
         pass
     return {"verdict": verdict["value"] if verdict else None,
             "changed": bool(changed and changed.get("value")),
-            "registered": rule.get("registered") or None, "name": rule.get("name"),
-            "sha256": rule.get("sha256"), "statuses": statuses}
+            "registered": rule.get("registered") or None,
+            "unregistered": str(rule.get("registration", "")) == "unregistered",
+            "name": rule.get("name"), "sha256": rule.get("sha256"), "statuses": statuses}
 
 
-def registration_sentence(changed: bool, registered: Any = None) -> str:
+def registration_sentence(changed: bool, registered: Any = None, unregistered: bool = False) -> str:
     """Whether the rule was registered before the results were seen, in words."""
     if changed:
         return "The rule was changed after the results were seen, so this verdict is not a pre-registered one."
+    if unregistered:
+        return "The rule was not registered before the results were seen, so this verdict is not a pre-registered one."
     if registered:
         return f"The rule was registered before the results were seen ({registered})."
     return "The rule was not changed after the results were seen (no registration time recorded)."
@@ -890,8 +913,10 @@ def _answer_gate(result, currency, registered=None):
     clauses = "; ".join(f"{_card_clause(r)} {_STATUS_WORDS.get(str(r.get('status')), str(r.get('status')))}"
                         + (f" ({r['requirement']})" if r.get("requirement") else "") for r in rows)
     s1 = f"{head}: {clauses}." if clauses else f"{head}."
-    s2 = registration_sentence(st["changed"], registered if registered is not None else st["registered"])
-    return Answer((s1, s2), verdict, "bad" if st["changed"] and tone == "good" else tone)
+    s2 = registration_sentence(st["changed"], registered if registered is not None else st["registered"],
+                               st["unregistered"])
+    caveat = (st["changed"] or st["unregistered"]) and tone == "good"
+    return Answer((s1, s2), verdict, "borderline" if caveat else tone)
 
 
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,

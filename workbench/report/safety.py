@@ -12,7 +12,10 @@
   renamed over the target only once it is complete, so a failure (disk full, no permission,
   file locked by Excel) leaves an earlier report as it was; the temporary file is removed and
   the problem is raised as a :class:`~workbench.core.errors.WorkbenchError` naming the path and
-  the cause.
+  the cause.  Every exit path cleans up: a failure, Ctrl-C (``KeyboardInterrupt``) and SIGTERM
+  (turned into :class:`Terminated` while the file is written, in the main thread) all remove the
+  temporary file, and a zip archive left half-written by a full disk is released quietly (no
+  ``Exception ignored in ZipFile.__del__`` when it is collected).
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from __future__ import annotations
 import errno
 import os
 import re
+import signal
+import threading
 import uuid
+import zipfile
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -151,13 +157,75 @@ def is_write_failure(err: BaseException) -> bool:
     return isinstance(err, (OSError, FileCreateError, FileSizeError)) or find_os_error(err) is not None
 
 
+class Terminated(SystemExit):
+    """SIGTERM arrived while a report was being written (exit status 128 + 15)."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
+@contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    """While the block runs (in the main thread), SIGTERM raises :class:`Terminated` so that the
+    ``finally`` clauses that remove the temporary file run; the earlier handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+    except (ValueError, OSError):  # pragma: no cover (no signals here)
+        yield
+        return
+    if previous not in (signal.SIG_DFL, None):  # someone else handles SIGTERM: leave it to them
+        yield
+        return
+
+    def handler(signum, frame):  # noqa: ARG001
+        raise Terminated(signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def release_zip_files(err: BaseException | None) -> None:
+    """Close, without writing anything more, the zip archives a failed write left open.
+
+    XlsxWriter zips the workbook in a local ``ZipFile``; when the disk fills up midway the
+    exception's traceback keeps it alive, and when it is collected ``ZipFile.__del__`` tries
+    to finish the archive, fails again and prints "Exception ignored in ZipFile.__del__".
+    Detaching its file (closed here, its error ignored) makes that close a no-op."""
+    seen: set[int] = set()
+    todo = [err]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        todo += [e.__cause__, e.__context__] + [a for a in getattr(e, "args", ()) if isinstance(a, BaseException)]
+        tb = e.__traceback__
+        while tb is not None:
+            for value in list(tb.tb_frame.f_locals.values()):
+                if isinstance(value, zipfile.ZipFile) and value.fp is not None:
+                    fp, value.fp = value.fp, None
+                    try:
+                        fp.close()
+                    except OSError:
+                        pass
+            tb = tb.tb_next
+
+
 @contextmanager
 def atomic_target(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary file name beside ``path``; on success rename it over ``path``.
 
-    On any failure the temporary file is removed and the earlier file at ``path`` is left as
-    it was; a failure of the file system is raised as a :class:`WorkbenchError` that names
-    the path and the cause, anything else (a bug) is re-raised unchanged.
+    On any failure (an error, Ctrl-C, SIGTERM) the temporary file is removed and the earlier
+    file at ``path`` is left as it was; a failure of the file system is raised as a
+    :class:`WorkbenchError` that names the path and the cause, anything else (a bug, an
+    interruption) is re-raised unchanged.
     """
     target = os.path.abspath(os.fspath(path))
     folder = os.path.dirname(target)
@@ -168,31 +236,36 @@ def atomic_target(path: str | os.PathLike[str]) -> Iterator[str]:
         raise WorkbenchError(f"The report cannot be written to '{target}': the folder "
                              f"'{folder}' does not exist.")
     tmp = os.path.join(folder, f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        # created with the usual permissions (umask applies), or the earlier report's
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        os.close(fd)
-        if os.path.exists(target):
-            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-    except OSError as err:
-        _remove(tmp)
-        raise WorkbenchError(f"The report cannot be written to '{target}': "
-                             f"{describe_os_error(err)}.") from err
-    try:
-        yield tmp
-        with open(tmp, "rb+") as fh:  # the bytes are on disk before the rename
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException as err:
-        _remove(tmp)
-        if isinstance(err, WorkbenchError):
+    with _terminate_as_exception():
+        try:
+            # created with the usual permissions (umask applies), or the earlier report's
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            os.close(fd)
+            if os.path.exists(target):
+                os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        except OSError as err:
+            _remove(tmp)
+            raise WorkbenchError(f"The report cannot be written to '{target}': "
+                                 f"{describe_os_error(err)}.") from err
+        except BaseException:
+            _remove(tmp)
             raise
-        if isinstance(err, Exception) and is_write_failure(err):
-            raise WorkbenchError(
-                f"The report could not be written to '{target}': {describe_os_error(err)}; "
-                f"{'the earlier report there is unchanged' if os.path.exists(target) else 'no file was written'}."
-            ) from err
-        raise
+        try:
+            yield tmp
+            with open(tmp, "rb+") as fh:  # the bytes are on disk before the rename
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException as err:
+            release_zip_files(err)
+            _remove(tmp)
+            if isinstance(err, WorkbenchError):
+                raise
+            if isinstance(err, Exception) and is_write_failure(err):
+                raise WorkbenchError(
+                    f"The report could not be written to '{target}': {describe_os_error(err)}; "
+                    f"{'the earlier report there is unchanged' if os.path.exists(target) else 'no file was written'}."
+                ) from err
+            raise
 
 
 def _remove(path: str) -> None:

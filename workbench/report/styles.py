@@ -99,12 +99,13 @@ class Styles:
     def header(self):
         return self.header_cell()
 
-    def header_cell(self, *, right: bool = False, guard: bool = False):
-        """A table's header; ``right`` over a column of numbers (which Excel right-aligns)."""
+    def header_cell(self, *, align: str | None = None, guard: bool = False):
+        """A table's header, aligned as its cells: ``"right"`` over numbers (which Excel
+        right-aligns), ``"center"`` over a status column."""
         props: dict[str, Any] = {"bold": True, "bg_color": HEADER_FILL, "bottom": 1,
                                  "border_color": BORDER_COLOUR, "text_wrap": False}
-        if right:
-            props["align"] = "right"
+        if align:
+            props["align"] = align
         if guard:
             props["quote_prefix"] = True
         return self.get(**props)

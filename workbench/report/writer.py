@@ -143,7 +143,7 @@ def _line(ws, cells: CellWriter, plan: SheetPlan, it: Line, styles: Styles) -> N
             style = guard = styles.status(value, big=True)
             _set_height(ws, plan, r, 21)
         elif it.style != "code":
-            lines = text_lines(value, band_chars(plan) / (1.15 if it.style == "answer" else 1.0))
+            lines = text_lines(value, band_chars(plan) / (1.05 if it.style == "answer" else 1.0))
             if lines > 1:
                 _set_height(ws, plan, r, lines * (LINE_HEIGHT + (1.5 if it.style == "answer" else 0)) + 3)
             elif it.style == "answer":
@@ -162,7 +162,7 @@ def _line(ws, cells: CellWriter, plan: SheetPlan, it: Line, styles: Styles) -> N
         fmt = styles.get(num_format='#,##0 "bytes"', align="left") if it.style == "bytes" else \
             styles.get(num_format=(styles.number_format(kind, float(value)) if number else None) or "General",
                        align="left")
-        if number and kind == "points":
+        if number and kind in ("points", "margin"):
             value = float(value) * 100.0
         cells.value(r, 1, value, fmt, styles.text(wrap=False))
 
@@ -185,9 +185,9 @@ def _block(ws, cells: CellWriter, plan: SheetPlan, b: Block, styles: Styles, ref
         _legend(ws, cells, plan, b, styles)
     columns = b.columns
     for c, name in enumerate(columns):
-        right = numeric_column(b, name)
-        cells.text(b.header_row, c, b.header_text(name), styles.header_cell(right=right),
-                   styles.header_cell(right=right, guard=True))
+        align = "center" if name == b.status_column else "right" if numeric_column(b, name) else None
+        cells.text(b.header_row, c, b.header_text(name), styles.header_cell(align=align),
+                   styles.header_cell(align=align, guard=True))
 
     writers = [_column_writer(cells, b, name, c, styles, refs) for c, name in enumerate(columns)]
     wrap_widths = [plan.widths[c] if name in b.wrap else 0.0 for c, name in enumerate(columns)]
@@ -256,6 +256,9 @@ def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Style
     column_kind = _kind(b.formats.get(name))
     if name in b.wrap:
         text_fmt, guard_fmt = styles.wrapped("text"), styles.wrapped("text", guard=True)
+    elif column_kind not in (None, "plain", "text"):  # a word among numbers ("dominated"): aligned as they are
+        text_fmt = styles.cell(None, align="right")
+        guard_fmt = styles.cell("text", guard=True, align="right")
     else:
         text_fmt = styles.cell("text" if column_kind == "text" else None)
         guard_fmt = styles.cell("text", guard=True)
@@ -280,12 +283,14 @@ def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Style
         return column_kind
 
     def write(row: int, i: int, v: Any) -> None:
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v.item()
         k = kind_at(i)
         if not _finite_number(v):
             value(row, c, v, styles.cell(k if k == "text" else None), text_fmt, guard_fmt)
             return
         fmt = styles.cell(k if k != "text" else None, value=float(v))
-        stored = float(v) * 100.0 if k == "points" else v
+        stored = float(v) * 100.0 if k in ("points", "margin") else v  # differences of rates: in points
         if formula is not None:
             try:
                 text = formula(refs, i)
@@ -356,12 +361,15 @@ def paginate(plan: SheetPlan, scale: int, charts: int) -> tuple[list[float], lis
     fills: list[float] = [0.0]
     breaks: list[int] = []
     heading = plan.end_row - 1 if charts else plan.end_row
+    # a heading (of a section or a table) stays with the two rows under it
+    keep = {it.row: 3 for it in plan.items if isinstance(it, Heading)}
+    keep.update({b.row: 3 for b in plan.blocks()})
     for row in range(heading):
-        h = _row_px(plan, row)
+        h = sum(_row_px(plan, r) for r in range(row, min(heading, row + keep.get(row, 1))))
         if fills[-1] + h > page and fills[-1] > 0:
             breaks.append(row)
             fills.append(0.0)
-        fills[-1] += h
+        fills[-1] += _row_px(plan, row)
     if charts:
         per_row = chart_rows(2) * ROW_PX
         first = _row_px(plan, heading) + ROW_PX + per_row  # heading, gap row, first row of charts

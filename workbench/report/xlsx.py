@@ -28,11 +28,11 @@ from ..core.result import RECORD_KEYS, AnalysisResult, Table
 from .charts import charts_for
 from .derived import formulas_for
 from .headlines import headline_records, unit_of, who
-from .present import (answer, column_kind, display_name, format_p, format_value, gate_kind, gate_status,
-                      record_kind)
+from .present import (answer, display_name, format_p, format_value, gate_kind, gate_status,
+                      record_kind, table_kinds)
 from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
                      SheetPlan, assign_rows, size_columns)
-from .safety import SheetNames, atomic_target
+from .safety import SheetNames, atomic_target, release_zip_files
 from .styles import FONT, FONT_SIZE, Styles
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,8 +96,9 @@ def write_report(path: str | os.PathLike[str], results: Sequence[AnalysisResult]
         try:
             _render(wb, plans, results, source, title, currency)
             wb.close()
-        except BaseException:
+        except BaseException as err:
             _abandon(wb)
+            release_zip_files(err)
             raise
 
 
@@ -202,11 +203,7 @@ def _own_sheet(result: AnalysisResult, table: Table) -> bool:
 
 def kinds_of(result: AnalysisResult, table: Table) -> dict[str, str]:
     """The presentation kind of each column of a result table (see :mod:`.present`)."""
-    out = {}
-    for col in table.frame.columns:
-        hint = table.formats.get(col)
-        out[col] = "text" if hint == "text" else column_kind(result.analysis, table.name, col, hint)
-    return out
+    return table_kinds(result, table)
 
 
 def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
@@ -316,7 +313,7 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
 
     legend = ["n: the denominator each value was computed over; ci_low/ci_high: its 95% "
               "interval; from/to: the pair of systems compared."]
-    if "points" in kinds:
+    if "points" in kinds or "margin" in kinds:
         legend.append("Differences of rates are shown in percentage points (the cell holds points: "
                       "+4.5 pts is a difference of 0.045 in the JSON).")
     return Block(key, "All results (the records printed by --json)", frame, cell_kind=kind, legend_below=True,
@@ -326,8 +323,8 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
 def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
     kinds = kinds_of(result, table)
     out = []
-    if "points" in kinds.values():
-        cols = ", ".join(c for c, k in kinds.items() if k == "points")
+    if {"points", "margin"} & set(kinds.values()):
+        cols = ", ".join(c for c, k in kinds.items() if k in ("points", "margin"))
         out.append(f"{cols}: differences of rates in percentage points (the cell holds points).")
     if result.analysis == "compare" and table.name == "bootstrap" and "difference" in table.frame:
         out.append("One row per possible value of the resampled difference (multiples of 1/n): "
@@ -567,7 +564,7 @@ def _gate_head(gate: AnalysisResult, currency=None) -> list[Item]:
     if st["name"] or st["sha256"]:
         rule += " Rule" + (f" '{st['name']}'" if st["name"] else "") + (
             f", SHA-256 {st['sha256']}." if st["sha256"] else ".")
-    items.append(Line("Rule", rule))
+    items.append(Line("Registration", rule))
     return items
 
 
@@ -611,8 +608,11 @@ def _plan_gate(key, gate: AnalysisResult, names: SheetNames, currency=None) -> t
     except KeyError:
         evalset = None
     if evalset is not None and len(evalset.frame):
-        items += [Block(key("items"), evalset.title or "Eval-set check", evalset.frame,
-                        formats=kinds_of(gate, evalset), legend=_legend(evalset), legend_below=True), Gap()]
+        items.append(Heading("Eval-set check", "section"))
+        for row in evalset.frame.to_dict("records"):
+            items.append(Line(f"Condition {row.get('index', '')}", f"{row.get('condition', '')}: "
+                              + _evalset_text(row), style="note"))
+        items.append(Gap())
     rule_text = None
     try:
         fields = gate.table("rule").frame
@@ -624,7 +624,8 @@ def _plan_gate(key, gate: AnalysisResult, names: SheetNames, currency=None) -> t
             if str(field_) == "text":
                 rule_text = str(value)
                 continue
-            items.append(Line(str(field_), _rule_value(str(field_), value)))
+            label = {"changed after results were seen": "changed after results"}.get(str(field_), str(field_))
+            items.append(Line(label, _rule_value(str(field_), value)))
     if rule_text:
         items.append(Line("Rule file", "as registered, line by line:", style="note"))
         items += [Line("", line if line.strip() else None, style="code") for line in rule_text.rstrip("\n").split("\n")]
@@ -634,6 +635,21 @@ def _plan_gate(key, gate: AnalysisResult, names: SheetNames, currency=None) -> t
     items.append(_records_block(key("#records"), gate, filter=False))
     main.items = items
     return main.name, [main]
+
+
+def _evalset_text(row: dict) -> str:
+    """One condition's eval-set check in words (the gate's ``items`` table, one row)."""
+    def n(col):
+        v = row.get(col)
+        return format_value(v, "count") if v is not None and v == v else "-"
+
+    text = (f"{n('baseline_items')} baseline items, {n('candidate_items')} candidate items, "
+            f"{n('common')} in common (input {n('input')})")
+    for col, word in (("missing", "missing for the candidate"), ("added", "added for the candidate")):
+        if row.get(col):
+            examples = row.get(f"examples_{col}")
+            text += f"; {n(col)} {word}" + (f" (e.g. {examples})" if examples else "")
+    return text + "."
 
 
 def _rule_value(field_: str, value):
