@@ -42,6 +42,8 @@ def format_value(value, fmt: str | None = None, currency: str | None = None) -> 
             return ""
         if math.isinf(v):
             return "∞" if v > 0 else "-∞"
+    if fmt == "text" and isinstance(value, (int, np.integer)):
+        return str(int(value))  # an id in a text column: as written, no thousands separator
     if isinstance(value, (int, float, np.integer, np.floating)):
         kind = fmt if fmt in present.KINDS else present.HINT_KINDS.get(fmt or "", "plain")
         return present.format_value(value, kind, currency=currency)

@@ -668,11 +668,8 @@ def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
     """A result table's column kinds and display names, by the presentation policy."""
     from ...report import present
 
-    kinds, headers = {}, {}
-    for col in tab.frame.columns:
-        name = str(col)
-        kinds[name] = present.column_kind(result.analysis, tab.name, name, tab.formats.get(name))
-        headers[name] = present.display_name(name)
+    kinds = {str(col): kind for col, kind in present.table_kinds(result, tab).items()}
+    headers = {str(col): present.display_name(str(col)) for col in tab.frame.columns}
     return kinds, headers
 
 
