@@ -380,7 +380,11 @@ def test_each_panel_leads_with_its_answer_and_shows_no_raw_float(qtbot, window, 
     model = panel.headline.frame_model()
     shown = [model.data(model.index(r, 0)) for r in range(model.rowCount())]
     ids = [r["metric"] for r in result.records]
-    assert shown == [present.display_name(i) for i in ids]
+    assert [s.split(" — ")[0] for s in shown] == [present.display_name(i) for i in ids]
+    for text, rec in zip(shown, result.records):  # the qualifiers are in the label
+        for key in ("system", "group", "version", "from", "to"):
+            if rec.get(key) is not None:
+                assert str(rec[key]) in text.split(" — ", 1)[1], (text, rec)
     from PySide6.QtCore import Qt
 
     tip = model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole)

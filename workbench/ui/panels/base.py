@@ -516,6 +516,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         frame, formats, tips, headers, labels = headline_frame(result)
         self.headline.frame_model().currency = currency
         self.headline.frame_model().set_frame(frame, formats, tips, headers, labels)
+        for c, name in enumerate(frame.columns):  # in the measure's label (and in a copy)
+            self.headline.setColumnHidden(c, name in QUALIFIERS)
         self.headline.fit_columns(max_width=self._column_cap())
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(result.signature)
@@ -648,7 +650,7 @@ def headline_frame(result: AnalysisResult):
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
-    labels = {"metric": [present.display_name(r["metric"]) for r in result.records]}
+    labels = {"metric": [measure_label(present.display_name(r["metric"]), r) for r in result.records]}
     kinds, tips = [], []
     for r in result.records:
         kinds.append(present.record_kind(result, r))
@@ -662,6 +664,19 @@ def headline_frame(result: AnalysisResult):
                 "n": "the denominator: the items, queries, tasks or requests the value is computed over",
                 "ci_low": "95% interval, low", "ci_high": "95% interval, high"}
     return frame, formats, tooltips, dict(HEADLINE_HEADERS), labels
+
+
+#: record keys that qualify a measure: shown in its label (their columns stay in a copy)
+QUALIFIERS = ("system", "group", "version", "k", "from", "to")
+
+
+def measure_label(name: str, rec: dict) -> str:
+    """``Success rate — A``, ``Wins (candidate only) — baseline → candidate``: the qualifiers
+    in the label, so the value, its n and its interval are the next columns on screen."""
+    parts = [str(rec[k]) for k in ("system", "group", "version") if rec.get(k) is not None]
+    if rec.get("from") is not None or rec.get("to") is not None:
+        parts.append(f"{rec.get('from', '')} → {rec.get('to', '')}")
+    return f"{name} — {' · '.join(parts)}" if parts else name
 
 
 def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
