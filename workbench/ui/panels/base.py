@@ -183,6 +183,10 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.tabs.setDocumentMode(True)
         rl.addWidget(self.tabs, 1)
         self.headline = TableView()
+        self.headline.setObjectName("headline")
+        # the measure's name takes the room left by value, n and interval (never the last column)
+        self.headline.horizontalHeader().setStretchLastSection(False)
+        self.headline.frame_model().modelReset.connect(self._stretch_measure)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -557,6 +561,14 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.drawer_button.setVisible(on)
         self.options_scroll.setVisible(not on)
         self.card.set_scale(1.5 if on else 1.0)
+
+    def _stretch_measure(self) -> None:
+        from PySide6.QtWidgets import QHeaderView
+
+        header = self.headline.horizontalHeader()
+        for c in range(header.count()):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if c == 0
+                                        else QHeaderView.ResizeMode.Interactive)
 
     def currency(self) -> str | None:
         """Hook: a currency symbol chosen for costs (None: the file's units)."""
