@@ -27,10 +27,36 @@ def test_compare_interval_and_bootstrap_charts_equal_the_tables(qtbot, window):
     assert list(plotted["n"]) == [200, 200]
     hist = result.table("bootstrap").frame
     drawn = _shown(panel, "BootstrapChart").plotted()
-    np.testing.assert_array_equal(drawn["histogram"]["resamples"], hist["resamples"])
+    # every populated bin holds one possible difference k/200: the same counts, on the lattice
+    assert drawn["histogram"]["lattice"] is True
+    counts = hist["resamples"].to_numpy()
+    np.testing.assert_array_equal(drawn["histogram"]["resamples"][drawn["histogram"]["resamples"] > 0],
+                                  counts[counts > 0])
     assert drawn["interval"]["low"] == pytest.approx(result.find("bootstrap_ci")[0]["ci_low"])
     tip = panel.chart("CompareIntervalChart").tooltip_at(intervals["diff"].iloc[0], 1.0)
-    assert "n = 200" in tip and "%" in tip
+    assert "n = 200" in tip and "pts" in tip
+
+
+def test_bootstrap_bars_sit_on_the_lattice_of_possible_differences(qtbot, window):
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)
+    with qtbot.waitSignal(panel.result_ready, timeout=30000) as blocker:
+        window.roles_table.set_role("conversation", "ignore")  # resample items: n stays 200
+    result = blocker.args[0]
+    assert "bs-unit:items" in result.signature
+    hist = result.table("bootstrap").frame
+    drawn = _shown(panel, "BootstrapChart").plotted()
+    # on the lattice k/200: the same counts, no empty bar between populated ones
+    assert drawn["histogram"]["lattice"] is True
+    counts = hist["resamples"].to_numpy()
+    np.testing.assert_array_equal(drawn["histogram"]["resamples"][drawn["histogram"]["resamples"] > 0],
+                                  counts[counts > 0])
+    x = drawn["histogram"]["difference"]
+    np.testing.assert_allclose(np.diff(x), 1 / 200)
+    populated = np.flatnonzero(drawn["histogram"]["resamples"] > 0)
+    assert (drawn["histogram"]["resamples"][populated[0]:populated[-1] + 1] > 0).all()
+    np.testing.assert_allclose(x * 200, np.round(x * 200), atol=1e-9)
+    assert drawn["interval"]["low"] == pytest.approx(result.find("bootstrap_ci")[0]["ci_low"])
 
 
 def test_margin_band_is_drawn_from_the_panel_setting(qtbot, window):
@@ -89,9 +115,11 @@ def test_segment_bars_show_simpson(qtbot, window):
     panel = open_example(qtbot, window, "simpson.csv")
     result = wait_result(qtbot, panel)
     drawn = _shown(panel, "SegmentBarChart").plotted()
-    np.testing.assert_allclose(drawn["new"]["rate"], [0.9, 0.1875, 0.33])
-    np.testing.assert_allclose(drawn["old"]["rate"], [0.8, 0.1, 0.66])
-    assert list(drawn["new"]["items"]) == [40, 160, 200]
+    # segments, then micro and macro side by side
+    np.testing.assert_allclose(drawn["new"]["rate"], [0.9, 0.1875, 0.33, (0.9 + 0.1875) / 2])
+    np.testing.assert_allclose(drawn["old"]["rate"], [0.8, 0.1, 0.66, (0.8 + 0.1) / 2])
+    assert list(drawn["new"]["items"]) == [40, 160, 200, 2]
+    assert list(drawn["new"]["label"][-2:]) == ["overall (micro)", "overall (macro)"]
     groups = _shown(panel, "GroupRateChart").plotted()["intervals"]
     frame = result.table("groups").frame
     assert set(np.round(groups["est"], 6)) >= set(np.round(frame["rate"], 6))
@@ -139,3 +167,98 @@ def test_charts_update_in_place(qtbot, window):
     assert panel.chart("RankingCurveChart") is chart
     after = chart.plotted()["ndcg@k"]["value"]
     assert after[-1] == pytest.approx(0.834, abs=1e-3) and before[-1] == pytest.approx(0.913, abs=1e-3)
+
+
+
+def _legend_outside(chart):
+    """The legend's box does not overlap the data area."""
+    legend = chart.legend.sceneBoundingRect()
+    data = chart.plotItem.vb.sceneBoundingRect()
+    return not legend.intersects(data)
+
+
+@pytest.mark.parametrize("file_name, chart_names", [
+    ("paired_14_to_5.csv", ["CompareIntervalChart", "BootstrapChart"]),
+    ("cost_latency.csv", ["CostPerSuccessChart", "SystemRateChart", "LatencyChart"]),
+    ("simpson.csv", ["SegmentBarChart", "GroupRateChart"]),
+    ("ranking_graded.csv", ["RankingCurveChart", "RankingSpreadChart"]),
+    ("passk_counts.csv", ["PassKChart"]),
+    ("text_extraction.csv", ["TextScoreChart"]),
+])
+def test_legends_sit_outside_the_data(qtbot, window, file_name, chart_names):
+    panel = open_example(qtbot, window, file_name)
+    wait_result(qtbot, panel)
+    for name in chart_names:
+        chart = _shown(panel, name)
+        panel.tabs.setCurrentWidget(chart)
+        qtbot.wait(30)
+        assert chart.legend_names(), name
+        assert _legend_outside(chart), name
+
+
+def test_extra_lines_are_in_the_legend(qtbot, window):
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)
+    names = _shown(panel, "BootstrapChart").legend_names()
+    assert any(n.startswith("95% interval") for n in names) and any(n.startswith("observed") for n in names)
+    assert "no difference" in names
+    panel = open_example(qtbot, window, "ranking_graded.csv")
+    wait_result(qtbot, panel)
+    assert {"median", "quartiles"} <= set(_shown(panel, "RankingSpreadChart").legend_names())
+
+
+def test_points_axis_reads_points(qtbot, window):
+    from workbench.ui.charts.base import PointsAxis
+
+    panel = open_example(qtbot, window, "paired_14_to_5.csv")
+    wait_result(qtbot, panel)
+    axis = _shown(panel, "CompareIntervalChart").plotItem.getAxis("bottom")
+    assert isinstance(axis, PointsAxis)
+    assert axis.tickStrings([-0.02, 0.0, 0.04], 1, 0.02) == ["-2", "0", "+4"]
+    assert "points" in axis.labelText
+
+
+def test_one_colour_per_system_across_charts(qtbot, window):
+    panel = open_example(qtbot, window, "cost_latency.csv")
+    wait_result(qtbot, panel)
+    from workbench.ui.charts.base import system_colour
+
+    systems = list(panel.last_result.table("systems").frame["system"].astype(str))
+    latency = _shown(panel, "LatencyChart")
+    curves = {item.name(): item.opts["pen"].color().name() for item in latency.plotItem.listDataItems()
+              if item.name()}
+    for name in systems:
+        assert curves[name] == system_colour(name).name()
+    rates = _shown(panel, "SystemRateChart")
+    scatter = [i for i in rates.plotItem.items if type(i).__name__ == "ScatterPlotItem"]
+    brushes = [s.opts["brush"].color().name() for s in scatter]
+    assert brushes == [system_colour(n).name() for n in systems]
+
+
+def test_text_and_planning_have_charts(qtbot, window):
+    panel = open_example(qtbot, window, "text_extraction.csv")
+    result = wait_result(qtbot, panel)
+    drawn = _shown(panel, "TextScoreChart").plotted()
+    np.testing.assert_allclose(drawn["all items"]["value"], result.table("items").frame["token_f1"])
+    plan = window.panels["plan"]
+    window.show_panel("plan")
+    result = wait_result(qtbot, plan)
+    drawn = _shown(plan, "PlanMdeChart").plotted()
+    np.testing.assert_allclose(drawn["mde"]["mde"], result.table("mde").frame["mde"])
+    assert drawn["current"]["items"][0] == plan.control("n").value()
+    assert drawn["current"]["mde"][0] == pytest.approx(result.value("mde"))
+
+
+def test_bins_wider_than_the_lattice_step_stay_bins():
+    import pandas as pd
+
+    from workbench.ui.charts.others import BootstrapChart
+
+    narrow = pd.DataFrame({"bin_low": [0.0, 0.0045, 0.009], "bin_high": [0.0045, 0.009, 0.0135],
+                           "resamples": [5, 0, 7]})
+    x, counts, step = BootstrapChart.lattice(narrow, 200)
+    np.testing.assert_allclose(x, [0.0, 0.005, 0.01]) and np.testing.assert_array_equal(counts, [5, 0, 7])
+    wide = pd.DataFrame({"bin_low": [0.0, 0.012], "bin_high": [0.012, 0.024], "resamples": [5, 7]})
+    assert BootstrapChart.lattice(wide, 200) is None  # a bin holds 0.005 and 0.01: no single value
+    off = pd.DataFrame({"bin_low": [0.0011], "bin_high": [0.0041], "resamples": [3]})
+    assert BootstrapChart.lattice(off, 200) is None  # no possible difference in a populated bin

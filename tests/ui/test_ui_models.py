@@ -61,6 +61,10 @@ def test_tsv_has_full_precision_and_no_tabs_in_cells():
 def test_formats():
     assert format_value(0.0414, "rate") == "4.1%"
     assert format_value(0.06357, "p") == "0.0636"
+    assert format_value(0.045, "points") == "+4.5 pts"
+    assert format_value(5.905e-06, "p") == "< 0.001"
+    assert format_value(0.5992539325984954, "score") == "0.599"
+    assert format_value(0.5992539325984954) == "0.5993"
     assert format_value(True) == "yes"
     assert full_precision(0.1 + 0.2) == "0.30000000000000004"
 

@@ -242,9 +242,14 @@ def test_recent_files_and_geometry_are_remembered(qtbot, window):
 def test_presentation_mode_scales_fonts(qtbot, window):
     from PySide6.QtWidgets import QApplication
 
+    from workbench.ui.main_window import presentation_scale
+
     before = QApplication.font().pointSizeF()
+    screen = window.screen().geometry()
     window.toggle_presentation()
-    assert QApplication.font().pointSizeF() > before * 1.3
+    assert QApplication.font().pointSizeF() == pytest.approx(
+        before * presentation_scale(screen.width(), screen.height()))
+    assert QApplication.font().pointSizeF() > before * 1.1
     window.toggle_presentation()
     assert QApplication.font().pointSizeF() == pytest.approx(before)
 
@@ -319,8 +324,9 @@ def test_rule_edited_after_results_is_marked(qtbot, window):
     wait_result(qtbot, panel)  # results were shown
     rule_text = (resources_dir() / "rules" / "seed_14_to_5.toml").read_text(encoding="utf-8")
     window.rule_panel.set_rule_text(rule_text.replace("max_drop = 0.01", "max_drop = 0.02"))
+    window.rule_panel.register_button.click()  # registering is its own step
     with qtbot.waitSignal(window.rule_panel.result_ready, timeout=60000) as blocker:
-        window.rule_panel.evaluate_now()
+        window.rule_panel.evaluate_button.click()
     card = blocker.args[0]
     assert card.value("rule_changed_after_results") is True
     assert "rule changed after results were seen" in window.rule_panel.verdict.text()
@@ -331,6 +337,10 @@ def test_invalid_rule_gets_a_sentence(qtbot, window):
     window.rule_panel.set_rule_text("[rule]\nbaseline = 'a'\ncandidate = 'b'\n[[condition]]\nmetric = 'succes'\nmax_drop = 0.01\n")
     assert not window.rule_panel.register()
     assert "succes" in window.rule_panel.message.text()
+    # a sentence about the editor, and the cursor on the line it names
+    assert window.rule_panel.message.text().startswith("Line 5 of the rule (condition 1): ")
+    assert "rule file" not in window.rule_panel.message.text().lower()
+    assert window.rule_panel.editor.textCursor().blockNumber() == 4
 
 
 def test_export_report_from_the_gui(qtbot, window, tmp_path):
@@ -539,7 +549,7 @@ def test_a_failed_load_does_not_leave_its_tab_for_the_next_one(qtbot, window, tm
         window.open_session(str(broken))
     with qtbot.waitSignal(window.table_loaded, timeout=30000):
         window.open_path(str(EXAMPLES / "claims.csv"))
-    assert window.tabs.currentWidget() is window.data  # not the failed session's "cost"
+    assert window.current_panel_name() == "aggregate"  # its columns' panel, not the failed session's "cost"
 
 
 def test_a_selection_asked_for_on_the_old_table_is_not_applied_to_the_new_one(qtbot, window,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
+
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
@@ -128,17 +130,103 @@ def install_exception_hook(window) -> None:
     sys.excepthook = hook
 
 
+#: modules without Qt that the workspace needs: imported on a worker thread after the first
+#: paint, so the start page stays responsive while pandas and the analyses load
+BACKGROUND_IMPORTS = ("numpy", "pandas", "openpyxl", "workbench.io", "workbench.io.roles",
+                      "workbench.analyses", "workbench.rules", "workbench.report.present",
+                      "workbench.core.session")
+
+
+class _FirstPaint(QObject):
+    """Calls ``then`` once ``widget`` has painted (or after ``fallback_ms``, e.g. offscreen)."""
+
+    def __init__(self, widget, then, fallback_ms: int = 1500) -> None:
+        super().__init__(widget)
+        from PySide6.QtCore import QTimer
+
+        self._then = then
+        self._done = False
+        widget.installEventFilter(self)
+        QTimer.singleShot(fallback_ms, self._fire)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Paint and not self._done:
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, self._fire)  # after this paint is on screen
+        return False
+
+    def _fire(self) -> None:
+        if not self._done:
+            self._done = True
+            self._then()
+
+
+def _import_in_background(done) -> None:
+    """Import :data:`BACKGROUND_IMPORTS` on a thread; ``done()`` runs on the GUI thread after."""
+    import importlib
+    import threading
+
+    from PySide6.QtCore import QTimer
+
+    def work() -> None:
+        for name in BACKGROUND_IMPORTS:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the GUI thread imports it again and reports
+                pass
+
+    thread = threading.Thread(target=work, name="workbench-imports", daemon=True)
+    thread.start()
+    timer = QTimer()
+    timer.setInterval(40)
+
+    def poll() -> None:
+        if not thread.is_alive():
+            timer.stop()
+            done()
+
+    timer.timeout.connect(poll)
+    timer.start()
+    _import_in_background.timer = timer  # keep it alive
+
+
 def run(argv: list[str]) -> int:
     from .main_window import MainWindow
 
     app = create_app()
-    window = MainWindow()
+    window = MainWindow(lazy=True)  # the start page paints before pandas and pyqtgraph load
     install_exception_hook(window)
     window.show()
     app._workbench_file_open = FileOpenHandler(app, window)
-    if argv:
-        window.open_any(argv[0])
-    if os.environ.get("WORKBENCH_SMOKE"):  # tests: show the window, then quit at once
+    timing = bool(os.environ.get("WORKBENCH_STARTUP_TIMING"))
+
+    def finish() -> None:
+        window.ensure_workspace()  # widgets and pyqtgraph: on the GUI thread
+        if argv:
+            window.open_any(argv[0])
+        if timing:
+            print(f"workspace ready at {time.time():.3f}", file=sys.stderr, flush=True)
+        if os.environ.get("WORKBENCH_SMOKE") == "workspace":  # tests: the file's panel, then quit
+            def report() -> None:
+                if window.loader.busy:
+                    QTimer.singleShot(50, report)
+                    return
+                print(f"panel: {window.current_panel_name()}", flush=True)
+                window.dirty = False
+                window.close()
+
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, report)
+
+    def painted() -> None:
+        if timing:
+            print(f"window painted at {time.time():.3f}", file=sys.stderr, flush=True)
+        _import_in_background(finish)
+
+    app._workbench_first_paint = _FirstPaint(window.start, painted)
+    if os.environ.get("WORKBENCH_SMOKE") not in (None, "", "workspace"):  # show the window, quit at once
         from PySide6.QtCore import QTimer
 
         QTimer.singleShot(0, window.close)

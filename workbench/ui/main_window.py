@@ -6,8 +6,7 @@ import datetime as _dt
 import os
 from dataclasses import replace
 
-import numpy as np
-from PySide6.QtCore import QByteArray, QItemSelection, QItemSelectionModel, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QListWidget,
@@ -18,15 +17,12 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog
 from .. import __version__
 from ..core.errors import WorkbenchError
 from ..core.session import Session, load_session, options_to_json, save_session
-from ..io import LoadedTable, load_table
-from ..io.formats import FILE_FILTER, is_session_file  # the open dialog's filters; sessions vs results
-from ..io.roles import ROLES, find_problems, guess_roles
 from .examples import EXAMPLE_SESSIONS, EXAMPLES
-from .models import FrameModel
-from .panels import PANELS, AnalysisPanel
-from .panels.rule import RulePanel
 from .tasks import TaskRunner
-from .widgets import BusyBar, ExceptionDialog, TableView
+from .widgets import BusyBar, ExceptionDialog
+
+# pandas, pyqtgraph, openpyxl and the analyses load after the window is on screen
+# (MainWindow(lazy=True) then ensure_workspace()): the data view, panels and loader import them.
 
 ORG, APP = "EvalWorkbench", "Eval Workbench"
 SESSION_FILTER = "Workbench sessions (*.wbsession.json *.json);;All files (*)"
@@ -126,6 +122,8 @@ class RolesTable(QTableWidget):
         self._columns: list[str] = []
 
     def set_roles(self, columns: list[str], roles: dict[str, str]) -> None:
+        from ..io.roles import ROLES
+
         self._columns = list(columns)
         self.setRowCount(len(columns))
         for r, col in enumerate(columns):
@@ -159,128 +157,19 @@ class RolesTable(QTableWidget):
         self.roles_changed.emit(self.roles())
 
 
-#: The data view sorts and filters on a worker above this many rows.
-BACKGROUND_ROWS = 50_000
-
-
-class DataView(QWidget):
-    """The loaded table: a filter box and a sortable view of every row."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        row = QHBoxLayout()
-        self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter rows: text in any column")
-        self.filter.setClearButtonEnabled(True)
-        self.filter.setObjectName("dataFilter")
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(250)
-        self._timer.timeout.connect(lambda: self.model.set_filter(self.filter.text()))
-        self.filter.textChanged.connect(lambda _t: self._timer.start())
-        self.info = QLabel()
-        self.show_all = QPushButton("Show all rows")
-        self.show_all.setVisible(False)
-        self.show_all.clicked.connect(self.clear_row_filter)
-        row.addWidget(self.filter, 1)
-        row.addWidget(self.show_all)
-        row.addWidget(self.info)
-        layout.addLayout(row)
-        # sorting a text column or searching every cell of a large table takes a second per
-        # million rows: above BACKGROUND_ROWS it runs on a worker and the view follows
-        self.model = FrameModel(background_rows=BACKGROUND_ROWS)
-        self.view = TableView(self.model)
-        self.view.setObjectName("dataTable")
-        self.view.setSelectionBehavior(TableView.SelectionBehavior.SelectRows)
-        layout.addWidget(self.view, 1)
-        self.model.modelReset.connect(self._update_info)
-        self.model.layoutChanged.connect(self._update_info)
-        self.model.busy_changed.connect(lambda _busy: self._update_info())
-        self._problem = ""
-        self.model.failed.connect(self._on_failed)
-        self._when_ready: list = []
-        self.model.rows_ready.connect(self._run_when_ready)
-
-    def set_table(self, table: LoadedTable) -> None:
-        self._when_ready = []  # selections asked for on the previous table
-        self.filter.clear()
-        self.model.set_frame(table.frame)
-        self.view.fit_columns()
-        self.show_all.setVisible(False)
-
-    def show_rows(self, rows, label: str = "") -> None:
-        """Filter the view to these source rows and select them."""
-        self.model.set_row_filter(rows)
-        self.show_all.setVisible(True)
-        self.show_all.setText(f"Show all rows ({label})" if label else "Show all rows")
-        self._once_ready(self.view.selectAll)
-
-    def _once_ready(self, fn) -> None:
-        """Run ``fn`` now, or once the rows a worker is computing are shown."""
-        if self.model.busy:
-            self._when_ready.append(fn)
-        else:
-            fn()
-
-    def _run_when_ready(self) -> None:
-        if not self.model.busy:
-            todo, self._when_ready = self._when_ready, []
-            for fn in todo:
-                fn()
-
-    def select_rows(self, rows) -> None:
-        """Select these source rows (unfiltered view) and scroll to the first."""
-        if self.model.row_filter_active:
-            self.clear_row_filter()
-        self._once_ready(lambda: self._select_view_rows(rows))
-
-    def _select_view_rows(self, rows) -> None:
-        view_rows = np.sort(self.model.view_row_of(rows))
-        selection = QItemSelection()
-        if view_rows.size:
-            breaks = np.flatnonzero(np.diff(view_rows) != 1)
-            starts = np.r_[view_rows[0], view_rows[breaks + 1]]
-            ends = np.r_[view_rows[breaks], view_rows[-1]]
-            last = self.model.columnCount() - 1
-            for a, b in zip(starts, ends):
-                selection.select(self.model.index(int(a), 0), self.model.index(int(b), last))
-        self.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-        if view_rows.size:
-            self.view.scrollTo(self.model.index(int(view_rows[0]), 0))
-
-    def clear_row_filter(self) -> None:
-        self.model.set_row_filter(None)
-        self.show_all.setVisible(False)
-
-    def _update_info(self) -> None:
-        total = len(self.model.frame)
-        shown = self.model.rowCount()
-        text = f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows"
-        if self.model.busy:
-            text += " (sorting and filtering…)"
-            self._problem = ""
-        elif self._problem:
-            text += f" (not sorted or filtered: {self._problem})"
-        self.info.setText(text)
-
-    def _on_failed(self, message: str) -> None:
-        self._problem = message[:120]
-        self._update_info()
-
-
 class MainWindow(QMainWindow):
     table_loaded = Signal(object)
     load_failed = Signal(str)
     report_written = Signal(str)
 
-    def __init__(self, settings: QSettings | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, *, lazy: bool = False) -> None:
+        """``lazy``: show the start page first and build the data view and the panels (which
+        import pandas, pyqtgraph and the analyses) in :meth:`ensure_workspace`."""
         super().__init__()
         self.setWindowTitle(APP)
         self.setAcceptDrops(True)
         self.settings = settings or QSettings(ORG, APP)
-        self.table: LoadedTable | None = None
+        self.table = None  # the LoadedTable on screen
         self.roles: dict[str, str] = {}
         self.problems = []
         self.session_path: str | None = None
@@ -297,8 +186,11 @@ class MainWindow(QMainWindow):
         self.loader.busy_changed.connect(lambda b: None if b else self.busy.stop())
         self.problem_runner = TaskRunner(self)
         self.problem_runner.finished.connect(self._show_problems)
+        self.workspace_ready = False
         self._build()
         self._restore_settings()
+        if not lazy:
+            self.ensure_workspace()
 
     # -- construction -----------------------------------------------------------------------------
     def _build(self) -> None:
@@ -309,11 +201,24 @@ class MainWindow(QMainWindow):
         self.start.example_requested.connect(self.open_example)
         self.start.plan_requested.connect(lambda: self.show_panel("plan"))
         self.start.rule_requested.connect(lambda: self.show_panel("rule"))
+        self.stack.addWidget(self.start)
+        self.setCentralWidget(self.stack)
+        self._build_docks()
+
+    def ensure_workspace(self) -> None:
+        """Build the data view, the analysis panels and the rule tab (once)."""
+        if self.workspace_ready:
+            return
+        from .dataview import DataView
+        from .panels import PANELS
+        from .panels.rule import RulePanel
+
+        self.workspace_ready = True
         self.tabs = QTabWidget()
         self.tabs.setObjectName("workspaceTabs")
         self.data = DataView()
         self.tabs.addTab(self.data, "Data")
-        self.panels: dict[str, AnalysisPanel] = {}
+        self.panels: dict = {}
         for name, (title, cls) in PANELS.items():
             panel = cls()
             panel.setObjectName(f"panel:{name}")
@@ -322,8 +227,10 @@ class MainWindow(QMainWindow):
                                       or self.tabs.setCurrentWidget(self.data))
             panel.error.connect(self.show_exception)
             panel.result_ready.connect(self._on_result_shown)
+            panel.applicability_changed.connect(lambda reason, p=panel: self._mark_applicable(p, reason))
             self.panels[name] = panel
             self.tabs.addTab(panel, title)
+            self.tabs.setTabToolTip(self.tabs.indexOf(panel), panel.module.TITLE)
         self.rule_panel = RulePanel(lambda: self.session)
         self.rule_panel.setObjectName("panel:rule")
         self.rule_panel.result_ready.connect(self._on_result_shown)
@@ -331,10 +238,11 @@ class MainWindow(QMainWindow):
         self.rule_panel.registered.connect(self._apply_rule_to_charts)
         self.rule_panel.error.connect(self.show_exception)
         self.tabs.addTab(self.rule_panel, "Release rule")
-        self.stack.addWidget(self.start)
+        self.tabs.setUsesScrollButtons(True)
         self.stack.addWidget(self.tabs)
-        self.setCentralWidget(self.stack)
+        self._add_view_actions(PANELS)
 
+    def _build_docks(self) -> None:
         self.roles_table = RolesTable()
         self.roles_table.roles_changed.connect(self._on_roles_changed)
         self.roles_dock = QDockWidget("Columns", self)
@@ -382,30 +290,51 @@ class MainWindow(QMainWindow):
                 self._action(ex.title.removeprefix("Session: "), lambda _=False, e=ex: self.open_example(e)))
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.addSeparator()
-        file_menu.addAction(self._action("Open &session…", self.open_session_dialog, "Ctrl+Shift+O"))
-        self.save_action = self._action("&Save session", self.save_session, QKeySequence.StandardKey.Save)
+        self.open_session_action = self._action("Open &session…", self.open_session_dialog, "Ctrl+Shift+O")
+        file_menu.addAction(self.open_session_action)
+        self.save_action = self._action("&Save session", lambda _c=False: self.save_session(),
+                                        QKeySequence.StandardKey.Save)
         file_menu.addAction(self.save_action)
-        file_menu.addAction(self._action("Save session &as…", self.save_session_as, QKeySequence.StandardKey.SaveAs))
+        self.save_as_action = self._action("Save session &as…", lambda _c=False: self.save_session_as(),
+                                           QKeySequence.StandardKey.SaveAs)
+        file_menu.addAction(self.save_as_action)
         file_menu.addSeparator()
-        self.export_action = self._action("&Export report…", self.export_report, "Ctrl+E",
+        # triggered(bool) would hand its "checked" flag to export_report as the path
+        self.export_action = self._action("&Export report…", lambda _checked=False: self.export_report(),
+                                          "Ctrl+E",
                                           "Write an Excel workbook of every panel's results")
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
         view = bar.addMenu("&View")
-        view.addAction(self._action("&Start page", lambda: self.stack.setCurrentWidget(self.start), "Ctrl+Home"))
-        self.presentation_action = self._action("&Presentation mode", self.toggle_presentation, "F11",
+        # Alt+Home, not Ctrl+Home: a text editor (the rule editor) keeps Ctrl+Home for itself
+        self.start_action = self._action("&Start page", lambda: self.stack.setCurrentWidget(self.start),
+                                         "Alt+Home")
+        view.addAction(self.start_action)
+        self.presentation_action = self._action("&Presentation mode", lambda _c=False: self.toggle_presentation(),
+                                                "F11",
                                                 "Larger fonts, full screen: for review meetings")
         self.presentation_action.setCheckable(True)
         view.addAction(self.presentation_action)
         view.addAction(self.roles_dock.toggleViewAction())
         view.addAction(self.problems_dock.toggleViewAction())
-        for i, name in enumerate(PANELS):
-            view.addAction(self._action(f"{PANELS[name][0].replace('&&', '&')} panel",
-                                        lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i + 1}"))
-        view.addAction(self._action("Data table", lambda: self.show_panel(None), "Ctrl+0"))
+        self.view_menu = view
+        self.view_actions: dict[str, QAction] = {}
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&About Eval Workbench", self.about))
+
+    def _add_view_actions(self, PANELS) -> None:  # noqa: N803 - the panels' table
+        view = self.view_menu
+        view.addSeparator()
+        for i, name in enumerate(PANELS):
+            # the tab title keeps "&&" (a literal "&" in a menu; a single "&" would underline)
+            self.view_actions[name] = self._action(f"{PANELS[name][0]} panel",
+                                                   lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i + 1}")
+        self.view_actions["rule"] = self._action("Release rule", lambda _=False: self.show_panel("rule"),
+                                                 f"Ctrl+{len(PANELS) + 1}")
+        self.view_actions["data"] = self._action("Data table", lambda _=False: self.show_panel(None), "Ctrl+0")
+        for act in self.view_actions.values():
+            view.addAction(act)
 
     # -- settings --------------------------------------------------------------------------------
     def _restore_settings(self) -> None:
@@ -444,6 +373,8 @@ class MainWindow(QMainWindow):
 
     # -- opening files -------------------------------------------------------------------------
     def open_dialog(self) -> None:
+        from ..io.formats import FILE_FILTER  # the open dialog's filters (the formats read)
+
         path, _ = QFileDialog.getOpenFileName(self, "Open results", "", FILE_FILTER)
         if path:
             self.open_path(path)
@@ -460,6 +391,7 @@ class MainWindow(QMainWindow):
                   confirm: bool = True) -> None:
         """Load ``path`` in the background; an XLSX with several sheets asks which one.
         Unsaved changes to the current session are offered for saving first."""
+        self.ensure_workspace()
         if confirm and not self.confirm_discard():
             self._pending_panel = self._pending_session = None
             return
@@ -488,6 +420,7 @@ class MainWindow(QMainWindow):
         return sheet if ok else None
 
     def _on_loaded(self, loaded) -> None:
+        self.ensure_workspace()
         table, roles, problems = loaded
         self.table = table
         session = self._pending_session
@@ -505,10 +438,11 @@ class MainWindow(QMainWindow):
             for name, panel in self.panels.items():
                 if name in session.panels:
                     panel.set_options(session.options_for(name, panel.module.Options))
+        _colour_systems(table, roles)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
                 panel.set_data(table, roles)
-        self.rule_panel.set_data(table)
+        self.rule_panel.set_data(table, roles)
         self.stack.setCurrentWidget(self.tabs)
         self._add_recent(table.path)
         self.session.input_path = table.path
@@ -521,6 +455,10 @@ class MainWindow(QMainWindow):
             f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
         panel = getattr(self, "_pending_panel", None) or (table.panel if session is None else None)
         self._pending_panel = None
+        if panel is None and session is None:  # a file by name (command line, drop, Open): the panel that fits
+            panel = panel_for_roles(roles)
+            if panel is not None and not self.panel_applies(panel):
+                panel = None
         self.show_panel(panel)
         self.table_loaded.emit(table)
 
@@ -535,7 +473,10 @@ class MainWindow(QMainWindow):
             self.show_exception(f"{type(error).__name__}: {error}", details)
 
     def show_panel(self, name: str | None) -> None:
+        self.ensure_workspace()
         self.stack.setCurrentWidget(self.tabs)
+        if name == "data":
+            name = None
         if name == "rule":
             self.tabs.setCurrentWidget(self.rule_panel)
             return
@@ -543,9 +484,29 @@ class MainWindow(QMainWindow):
         if name == "plan" and self.panels["plan"].last_result is None:
             self.panels["plan"].run_now()
 
+    def _mark_applicable(self, panel, reason: str) -> None:
+        """A panel that cannot run on the data's columns is greyed in the tab bar, the reason
+        in its tooltip (it stays clickable: choosing a column by hand may make it run)."""
+        from PySide6.QtGui import QColor, QPalette
+
+        index = self.tabs.indexOf(panel)
+        bar = self.tabs.tabBar()
+        if reason:
+            bar.setTabTextColor(index, self.palette().color(QPalette.ColorGroup.Disabled,
+                                                            QPalette.ColorRole.WindowText))
+            self.tabs.setTabToolTip(index, f"Does not apply to this data: {reason}")
+        else:
+            bar.setTabTextColor(index, QColor())
+            self.tabs.setTabToolTip(index, panel.module.TITLE)
+
+    def panel_applies(self, name: str) -> bool:
+        """False when the panel said it cannot run on the loaded data's columns."""
+        return not self.panels[name].not_applicable
+
     def _apply_rule_to_charts(self) -> None:
         """Draw the registered rule's bars on the charts: the paired success margin as the
         band around zero, the p95 latency limit on the latency chart."""
+        self.ensure_workspace()
         from ..rules import parse_rule
 
         try:
@@ -564,11 +525,15 @@ class MainWindow(QMainWindow):
         self._mark_dirty()
 
     def _apply_roles(self, roles: dict[str, str], *, rerun: bool) -> None:
+        self.ensure_workspace()
         self.roles = dict(roles)
         self.session.roles = dict(roles)
         if self.table is not None:  # checking a large table takes a while: off the GUI thread
             table = self.table
+            from ..io.roles import find_problems
+
             self.problem_runner.start(lambda progress: find_problems(table, roles))
+        self.rule_panel.roles = dict(roles)
         if rerun and self.table is not None:
             for panel in self.panels.values():
                 if panel.NEEDS_DATA:
@@ -587,6 +552,7 @@ class MainWindow(QMainWindow):
         self.problems_dock.setWindowTitle(f"Problems in the data ({len(self.problems)})")
 
     def _on_problem_clicked(self, item: QListWidgetItem) -> None:
+        self.ensure_workspace()
         rows = item.data(Qt.ItemDataRole.UserRole)
         if rows:
             self.tabs.setCurrentWidget(self.data)
@@ -595,6 +561,7 @@ class MainWindow(QMainWindow):
 
     # -- sessions --------------------------------------------------------------------------------
     def current_session(self) -> Session:
+        self.ensure_workspace()
         session = replace(self.session)
         session.roles = dict(self.roles)
         session.panels = {name: options_to_json(panel.options()) for name, panel in self.panels.items()
@@ -604,7 +571,7 @@ class MainWindow(QMainWindow):
 
     def current_panel_name(self) -> str | None:
         """The tab on screen: "data", an analysis name, "rule"; None on the start page."""
-        if self.stack.currentWidget() is not self.tabs:
+        if not self.workspace_ready or self.stack.currentWidget() is not self.tabs:
             return None
         shown = self.tabs.currentWidget()
         if shown is self.rule_panel:
@@ -648,6 +615,7 @@ class MainWindow(QMainWindow):
     def open_session(self, path: str, *, remember_path: bool = True) -> None:
         """Open a saved session: its input file, roles, options and rule.  With
         ``remember_path=False`` (the bundled examples) File > Save asks for a new file."""
+        self.ensure_workspace()
         if not self.confirm_discard():
             self._pending_panel = None
             return
@@ -685,12 +653,14 @@ class MainWindow(QMainWindow):
     # -- report ----------------------------------------------------------------------------------
     def results(self) -> list:
         """Every result on screen, the decision card first (the report's summary leads with it)."""
+        self.ensure_workspace()
         shown = [p.last_result for p in self.panels.values() if p.last_result is not None]
-        if self.rule_panel.last_result is not None:
-            shown.insert(0, self.rule_panel.last_result)
+        if self.rule_panel.last_result is not None and self.rule_panel.last_result_registered:
+            shown.insert(0, self.rule_panel.last_result)  # a draft (unregistered rule) is not reported
         return shown
 
     def export_report(self, path: str | None = None) -> None:
+        self.ensure_workspace()
         try:
             from ..report import write_report
         except ImportError:
@@ -728,17 +698,36 @@ class MainWindow(QMainWindow):
 
     # -- view ------------------------------------------------------------------------------------
     def toggle_presentation(self) -> None:
+        """Full screen on the screen the window is on, fonts scaled to that screen, each
+        panel's options in a drawer, the answer card largest; again to go back."""
+        self.ensure_workspace()
         self.presentation = not self.presentation
         self.presentation_action.setChecked(self.presentation)
         font = QFont(self._base_font)
+        screen = self.screen() or QApplication.primaryScreen()
         if self.presentation:
+            self._docks_before = (self.roles_dock.isVisible(), self.problems_dock.isVisible())
+            self.roles_dock.setVisible(False)
+            self.problems_dock.setVisible(False)
             size = self._base_font.pointSizeF()
-            font.setPointSizeF((size if size > 0 else 10) * 1.45)
+            scale = presentation_scale(screen.geometry().width(), screen.geometry().height())
+            font.setPointSizeF((size if size > 0 else 10) * scale)
             QApplication.setFont(font)
-            self.showFullScreen()
+            self.setFont(font)
         else:
             QApplication.setFont(self._base_font)
+            self.setFont(self._base_font)
+        for panel in self.panels.values():
+            panel.set_presentation(self.presentation)
+        self.rule_panel.set_presentation(self.presentation)
+        if self.presentation:
+            self.setGeometry(screen.geometry())
+            self.showFullScreen()
+        else:
             self.showNormal()
+            roles, problems = getattr(self, "_docks_before", (False, False))
+            self.roles_dock.setVisible(roles and self.table is not None)
+            self.problems_dock.setVisible(problems and self.table is not None)
         for panel in self.panels.values():
             if panel.last_result is not None:
                 panel.render(panel.last_result)
@@ -778,6 +767,8 @@ class MainWindow(QMainWindow):
     def open_any(self, path: str) -> None:
         """A session (``*.json``, e.g. ``*.wbsession.json``) or a results file, by its name:
         what a drop, the command line and the desktop's "open with" hand over."""
+        from ..io.formats import is_session_file  # a .json is a session or results
+
         if path.lower().endswith(".json") and is_session_file(path):
             self.open_session(path)
         else:
@@ -812,24 +803,81 @@ class MainWindow(QMainWindow):
         """Cancel every run, wait for the workers, remember the window."""
         self.loader.cancel()
         self.problem_runner.cancel()
-        self.rule_panel.runner.cancel()
-        for panel in self.panels.values():
-            panel.runner.cancel()
-        self.data.model.cancel()
-        self.data.model.wait(30000)
+        if self.workspace_ready:
+            self.rule_panel.runner.cancel()
+            for panel in self.panels.values():
+                panel.runner.cancel()
+            self.data.model.cancel()
+            self.data.model.wait(30000)
         self.loader.wait(30000)
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
 
 
+def __getattr__(name: str):
+    """The data view's names, imported on first use (it needs numpy and pandas)."""
+    if name in ("DataView", "BACKGROUND_ROWS"):
+        from . import dataview
+
+        return getattr(dataview, name)
+    raise AttributeError(name)
+
+
 def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
     """On a worker: load the file, take the saved roles (or guess them), check the data."""
+    from ..io import load_table
+    from ..io.roles import find_problems, guess_roles
+
     table = load_table(path, sheet=sheet, progress=progress)
     roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
     progress.check_cancelled()
     progress.advance(0.95, "checking the columns")
     return table, roles, find_problems(table, roles)
+
+
+def _colour_systems(table, roles: dict[str, str]) -> None:
+    """Each system (or version) of the new file gets its colour, in the file's order, for
+    every chart of the session."""
+    from ..io import to_text
+    from .charts.base import reset_system_colours
+
+    names: list[str] = []
+    for col, role in roles.items():
+        if role in ("system", "version") and col in table.frame.columns:
+            names += list(dict.fromkeys(to_text(table, col)))[:50]
+        elif role in ("baseline", "candidate"):
+            names.append(col)
+    reset_system_colours(names)
+
+
+def panel_for_roles(roles: dict[str, str]) -> str | None:
+    """The analysis a file with these column roles is most likely for (None: the data table)."""
+    have = set(roles.values())
+    if {"prediction", "reference"} <= have:
+        return "text"
+    if {"query", "doc"} <= have:
+        return "ranking"
+    if "task" in have and ({"n", "correct"} <= have or "success" in have):
+        return "passk"
+    if "cost" in have and "success" in have:
+        return "cost"
+    if {"numerator", "denominator"} <= have:
+        return "aggregate"
+    if {"baseline", "candidate"} <= have:
+        return "compare"
+    if "success" in have and ("group" in have or "unit" in have):
+        return "aggregate"
+    if "success" in have and ({"system", "version"} & have) and "item" in have:
+        return "compare"
+    return None
+
+
+def presentation_scale(width: int, height: int) -> float:
+    """The font scale of presentation mode on a screen of this size: 1.15 on 1280x720,
+    1.35 on 1920x1080, 1.95 on 4K (text read from the back of a room, the layout still fits)."""
+    s = min(width / 1280, height / 720)
+    return round(min(2.2, max(1.15, 1.15 + 0.4 * (s - 1))), 2)
 
 
 def about_text() -> str:

@@ -24,31 +24,29 @@ SORT_ROLE = Qt.ItemDataRole.UserRole
 RAW_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def format_value(value, fmt: str | None = None) -> str:
-    """A cell as the user sees it: rates as percents, p-values with 4 decimals, etc."""
+def format_value(value, fmt: str | None = None, currency: str | None = None) -> str:
+    """A cell as the user sees it, by the one number policy (``workbench.report.present``):
+    ``fmt`` is a kind of that policy (``rate``, ``points``, ``p``...), an analysis's format
+    hint (``money``, ``int``...), or None (a cell of the loaded file: numbers as ``plain``)."""
+    from ..report import present
+
     if value is None:
         return ""
+    if isinstance(value, np.ndarray) and value.ndim == 0:  # a 0-d array in an object column
+        value = value.item()
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}" if fmt in ("int", None) and abs(int(value)) >= 10000 else str(int(value))
     if isinstance(value, (float, np.floating)):
         v = float(value)
         if math.isnan(v):
             return ""
         if math.isinf(v):
             return "∞" if v > 0 else "-∞"
-        if fmt == "rate":
-            return f"{100 * v:.1f}%" if abs(v) >= 0.001 or v == 0 else f"{100 * v:.3f}%"
-        if fmt == "p":
-            return f"{v:.4f}" if v >= 0.0001 else f"{v:.2e}"
-        if fmt == "money":
-            return f"{v:.4f}" if abs(v) < 1 else f"{v:,.2f}"
-        if fmt == "int" and v == int(v):
-            return str(int(v))
-        if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-4):
-            return f"{v:.4g}"
-        return f"{v:.4f}".rstrip("0").rstrip(".") if v != int(v) else str(int(v))
+    if fmt == "text" and isinstance(value, (int, np.integer)):
+        return str(int(value))  # an id in a text column: as written, no thousands separator
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        kind = fmt if fmt in present.KINDS else present.HINT_KINDS.get(fmt or "", "plain")
+        return present.format_value(value, kind, currency=currency)
     return str(value)
 
 
@@ -90,6 +88,10 @@ class FrameModel(QAbstractTableModel):
         self._names: list[str] = []
         self._formats: dict[str, str] = {}
         self._tooltips: dict[str, str] = {}
+        self._headers: dict[str, str] = {}
+        self._labels: dict = {}
+        #: a currency symbol for cost cells (None: the file's units, no symbol)
+        self.currency: str | None = None
         self._view = np.zeros(0, dtype=np.int64)
         self._sort: tuple[int, Qt.SortOrder] | None = None
         self._filter_text = ""
@@ -104,7 +106,11 @@ class FrameModel(QAbstractTableModel):
 
     # -- content ------------------------------------------------------------------------------
     def set_frame(self, frame: pd.DataFrame, formats: dict[str, str] | None = None,
-                  tooltips: dict[str, str] | None = None) -> None:
+                  tooltips: dict[str, str] | None = None, headers: dict[str, str] | None = None,
+                  labels: dict | None = None) -> None:
+        """``headers``: column -> the name shown (the column's own name stays in the header's
+        tooltip and in a copy as TSV); ``labels``: column -> the text shown for each row (the
+        cell's own value stays in the copy, e.g. a metric id shown by its display name)."""
         self.cancel()  # before the reset: cancelling emits busy_changed
         self.beginResetModel()
         previous_sort = None
@@ -116,6 +122,8 @@ class FrameModel(QAbstractTableModel):
         self._columns = [frame.iloc[:, i].to_numpy() for i in range(frame.shape[1])]
         self._formats = dict(formats or {})
         self._tooltips = dict(tooltips or {})
+        self._headers = dict(headers or {})
+        self._labels = dict(labels or {})
         self._sort = None
         if previous_sort is not None and previous_sort[0] in self._names:  # new results keep the sort
             self._sort = (self._names.index(previous_sort[0]), previous_sort[1])
@@ -171,10 +179,13 @@ class FrameModel(QAbstractTableModel):
             return None
         value = self._columns[c][self._view[r]]
         if role == Qt.ItemDataRole.DisplayRole:
+            labels = self._labels.get(self._names[c])
+            if labels is not None:
+                return labels[self._view[r]]
             fmt = self._formats.get(self._names[c])
             if fmt is not None and not isinstance(fmt, str):  # one format per row
                 fmt = fmt[self._view[r]]
-            return format_value(value, fmt)
+            return format_value(value, fmt, self.currency)
         if role in (SORT_ROLE, RAW_ROLE):
             return _qt_value(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -185,8 +196,8 @@ class FrameModel(QAbstractTableModel):
             tips = self._tooltips.get(f"{self._names[c]}:cells")
             if tips is not None:
                 return tips[self._view[r]]
-            if isinstance(value, (float, np.floating)):
-                return full_precision(value)
+            if isinstance(value, (float, np.floating)) and self._formats.get(self._names[c]) is None:
+                return full_precision(value)  # a cell of the file (result numbers: by their kind)
             text = str(value)
             return text if len(text) > 40 else None
         return None
@@ -195,10 +206,14 @@ class FrameModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal:
             if not 0 <= section < len(self._names):
                 return None
+            name = self._names[section]
             if role == Qt.ItemDataRole.DisplayRole:
-                return self._names[section]
+                return self._headers.get(name, name)
             if role == Qt.ItemDataRole.ToolTipRole:
-                return self._tooltips.get(self._names[section])
+                tip = self._tooltips.get(name)
+                if name in self._headers and self._headers[name] != name:
+                    tip = f"{tip}\n(column: {name})" if tip else f"column: {name}"
+                return tip
             return None
         if role == Qt.ItemDataRole.DisplayRole and 0 <= section < self._view.size:
             return str(int(self._view[section]) + 1)

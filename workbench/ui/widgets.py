@@ -8,15 +8,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialog
                                QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QProgressBar,
                                QPushButton, QTableView, QVBoxLayout, QWidget)
 
-from .models import FrameModel
 
 
 class TableView(QTableView):
     """A table view over a :class:`FrameModel` with copy as TSV (Ctrl+C, context menu)."""
 
-    def __init__(self, model: FrameModel | None = None, parent=None) -> None:
+    def __init__(self, model=None, parent=None) -> None:
         super().__init__(parent)
-        self.setModel(model or FrameModel())
+        if model is None:
+            from .models import FrameModel  # pandas: not needed for the first paint
+
+            model = FrameModel()
+        self.setModel(model)
         self.setSortingEnabled(True)
         # file order until the user clicks a header (enabling sorting would show column 0 sorted)
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
@@ -36,7 +39,7 @@ class TableView(QTableView):
         self.addAction(copy_sel)
         self.addAction(copy_all)
 
-    def frame_model(self) -> FrameModel:
+    def frame_model(self):
         return self.model()  # type: ignore[return-value]
 
     def copy_all(self) -> str:
@@ -54,17 +57,35 @@ class TableView(QTableView):
         QGuiApplication.clipboard().setText(text)
         return text
 
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """A new font (presentation mode): rows and fitted columns follow it."""
+        super().changeEvent(event)
+        from PySide6.QtCore import QEvent
+
+        if event.type() == QEvent.Type.FontChange:
+            self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+            if getattr(self, "_fit_cap", None) is not None:
+                scale = self.fontMetrics().averageCharWidth() / max(1, self._fit_char)
+                self.fit_columns(int(self._fit_cap * scale))
+
     def fit_columns(self, max_width: int = 320) -> None:
         """Size columns to their contents (sampled), capped, without reading every row."""
+        self._fit_cap, self._fit_char = max_width, self.fontMetrics().averageCharWidth()
         model = self.frame_model()
         fm = self.fontMetrics()
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for c in range(model.columnCount()):
             header = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
-            width = fm.horizontalAdvance(header) + 28
+            width = min(fm.horizontalAdvance(header) + 28, max_width)
+            numeric = False
             for r in range(min(model.rowCount(), 60)):
-                text = str(model.data(model.index(r, c)) or "")
+                index = model.index(r, c)
+                text = str(model.data(index) or "")
                 width = max(width, fm.horizontalAdvance(text) + 16)
-            self.setColumnWidth(c, min(width, max_width))
+                align = model.data(index, Qt.ItemDataRole.TextAlignmentRole)
+                numeric = numeric or bool(align is not None and int(align) & int(Qt.AlignmentFlag.AlignRight))
+            # a number is never cut ("72...."): its column takes its width; text is elided
+            self.setColumnWidth(c, width if numeric else min(width, max_width))
 
 
 class BusyBar(QWidget):
@@ -127,3 +148,71 @@ class ExceptionDialog(QDialog):
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+#: badge tone -> (background, text) colours; readable in light and dark palettes
+TONES = {"good": ("#1b7f3b", "#ffffff"), "bad": ("#b3261e", "#ffffff"),
+         "warn": ("#a05a00", "#ffffff"), "neutral": ("#4a5560", "#ffffff"),
+         "info": ("#0b5cad", "#ffffff"), "borderline": ("#a05a00", "#ffffff")}
+
+
+class AnswerCard(QWidget):
+    """The panel's answer first: a coloured badge and one or two plain sentences.
+
+    The text comes whole from ``workbench.report.present.answer`` (every number in it is a
+    result record formatted by the one formatting policy); the card only lays it out."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("answerCard")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        self.badge = QLabel()
+        self.badge.setObjectName("answerBadge")
+        self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.badge.setVisible(False)
+        self.text = QLabel()
+        self.text.setObjectName("answerText")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.text, 1)
+        self.sentences: tuple[str, ...] = ()
+        self.scale = 1.0
+        self.clear()
+
+    def set_scale(self, scale: float) -> None:
+        """Presentation mode shows the answer largest."""
+        self.scale = scale
+        self._restyle()
+
+    def _restyle(self) -> None:
+        base = self.font().pointSizeF()
+        base = base if base > 0 else 10.0
+        self.text.setStyleSheet(f"font-size: {base * 1.25 * self.scale:.1f}pt;")
+        tone = getattr(self, "_tone", "neutral")
+        bg, fg = TONES.get(tone, TONES["neutral"])
+        self.badge.setStyleSheet(f"background: {bg}; color: {fg}; font-weight: bold; border-radius: 5px;"
+                                 f" padding: 4px 10px; font-size: {base * 1.15 * self.scale:.1f}pt;")
+
+    def set_answer(self, sentences, badge: str = "", tone: str = "neutral") -> None:
+        self.sentences = tuple(str(s) for s in sentences if s)
+        self._tone = tone
+        self.badge.setText(badge)
+        self.badge.setVisible(bool(badge))
+        self.text.setText(" ".join(self.sentences))
+        self._restyle()
+        self.setVisible(True)
+
+    def clear(self, text: str = "") -> None:
+        self.sentences = ()
+        self._tone = "neutral"
+        self.badge.setText("")
+        self.badge.setVisible(False)
+        self.text.setText(text)
+        self._restyle()
+        self.setVisible(bool(text))
+
+    def plain_text(self) -> str:
+        badge = self.badge.text() if self.badge.isVisible() else ""
+        return (f"{badge}: " if badge else "") + self.text.text()

@@ -4,8 +4,8 @@ a table)."""
 from .base import Chart
 from .intervals import CompareIntervalChart, GroupRateChart, SystemRateChart
 from .others import (BootstrapChart, CostPerSuccessChart, LatencyChart, PassKChart, RankingCurveChart,
-                     RankingSpreadChart, SegmentBarChart)
+                     RankingSpreadChart, SegmentBarChart, TextScoreChart, PlanMdeChart)
 
 __all__ = ["Chart", "CompareIntervalChart", "GroupRateChart", "SystemRateChart", "BootstrapChart",
            "CostPerSuccessChart", "LatencyChart", "PassKChart", "RankingCurveChart",
-           "RankingSpreadChart", "SegmentBarChart"]
+           "RankingSpreadChart", "SegmentBarChart", "TextScoreChart", "PlanMdeChart"]

@@ -33,6 +33,47 @@ def colour(i: int) -> QColor:
     return QColor(OKABE_ITO[i % len(OKABE_ITO)])
 
 
+#: system name -> palette index, kept for the session: each system keeps one colour on every
+#: chart (cleared when another file is opened)
+_SYSTEM_COLOURS: dict[str, int] = {}
+
+
+def system_index(name) -> int:
+    """The palette index of a system (or version), the same on every chart of the session."""
+    key = str(name)
+    if key not in _SYSTEM_COLOURS:
+        _SYSTEM_COLOURS[key] = len(_SYSTEM_COLOURS)
+    return _SYSTEM_COLOURS[key]
+
+
+def system_colour(name) -> QColor:
+    return colour(system_index(name))
+
+
+def reset_system_colours(names=()) -> None:
+    """A new file: systems are coloured in the order given (the file's order)."""
+    _SYSTEM_COLOURS.clear()
+    for name in names:
+        system_index(name)
+
+
+class PointsAxis(pg.AxisItem):
+    """An axis for differences of rates stored as fractions: ticks in points (+4, 0, -2)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - Qt naming
+        step = spacing * 100
+        decimals = 0 if step >= 1 else (1 if step >= 0.1 else 2)
+        out = []
+        for v in values:
+            text = f"{v * 100:+.{decimals}f}"
+            out.append("0" if float(text) == 0 else text)
+        return out
+
+
 def dark_mode() -> bool:
     return QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
@@ -87,7 +128,11 @@ class Chart(pg.PlotWidget):
         self.setObjectName(f"chart:{type(self).__name__}")
         self.setMinimumHeight(260)
         self.plotItem.showGrid(x=True, y=True, alpha=0.18)
-        self.legend = self.plotItem.addLegend(offset=(-10, 10))
+        # the legend sits under the plot, outside the data area: it never covers a point
+        self.legend = pg.LegendItem(colCount=3)
+        self.plotItem.layout.addItem(self.legend, 4, 1)
+        self.plotItem.layout.setRowStretchFactor(4, 0)
+        self.plotItem.legend = self.legend  # items added with name= join it
         self._plotted: dict[str, dict] = {}
         self._hover: list[tuple[float, float, str]] = []
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
@@ -105,6 +150,21 @@ class Chart(pg.PlotWidget):
         self._hover = []
         self.plotItem.enableAutoRange()
         self.draw(result)
+
+    def legend_line(self, pen, name: str) -> None:
+        """A legend entry for a line that has no item of its own in the legend (medians,
+        quartiles, interval bounds, limits)."""
+        self.legend.addItem(pg.PlotDataItem([np.nan], [np.nan], pen=pen), name)
+
+    def legend_names(self) -> list[str]:
+        return [label.text for _sample, label in self.legend.items]
+
+    def reset(self) -> None:
+        """Draw nothing (the panel's result was taken off screen)."""
+        self.plotItem.clear()
+        self.legend.clear()
+        self._plotted = {}
+        self._hover = []
 
     def applies(self, result) -> bool:
         """Whether this chart has something to show for ``result`` (else its tab hides)."""
@@ -253,9 +313,20 @@ class Chart(pg.PlotWidget):
             self.export_svg(path)
 
 
+def fmt(v, kind: str) -> str:
+    """A number on a chart (hover, labels) by the one presentation policy."""
+    from ...report import present
+
+    return present.format_value(v, kind)
+
+
 def fmt_rate(v: float) -> str:
-    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f}%"
+    return fmt(v, "rate")
 
 
-def fmt_num(v: float, digits: int = 4) -> str:
-    return "–" if v is None or not math.isfinite(v) else f"{v:.{digits}g}"
+def fmt_points(v: float) -> str:
+    return fmt(v, "points")
+
+
+def fmt_num(v: float, kind: str = "plain") -> str:
+    return fmt(v, kind)

@@ -6,7 +6,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from .base import GREY, Chart, LabelAxis, PercentAxis, colour, fmt_rate
+from .base import (GREY, Chart, LabelAxis, PercentAxis, PointsAxis, colour, fmt, fmt_points, fmt_rate,
+                   system_colour)
 
 
 class IntervalChart(Chart):
@@ -17,6 +18,8 @@ class IntervalChart(Chart):
     zero_line = False
     #: half-width of the "difference that matters" band around 0 (from a release rule)
     margin: float = 0.0
+    #: the presentation kind of the estimates (hover texts)
+    kind = "rate"
 
     def rows(self, result) -> list[dict]:
         """Each row: label, est, low, high, n, group (colour index), marker."""
@@ -41,34 +44,37 @@ class IntervalChart(Chart):
                                        movable=False, brush=pg.mkBrush(0, 158, 115, 40), pen=pg.mkPen(None))
             band.setZValue(-10)
             self.plotItem.addItem(band)
-            self.text(self.margin, float(y.max()) + 0.6, f" ±{100 * self.margin:.1f} pts matters",
-                      anchor=(0, 0.5), color=colour(2))
+            self.legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=0, brush=pg.mkBrush(0, 158, 115, 90)),
+                                f"difference that matters (±{fmt_points(self.margin).lstrip('+')})")
         if self.zero_line:
-            self.plotItem.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=pg.mkPen(GREY, width=1.5,
-                                                                                 style=Qt.PenStyle.DashLine)))
+            pen = pg.mkPen(GREY, width=1.5, style=Qt.PenStyle.DashLine)
+            self.plotItem.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=pen))
+            self.legend_line(pen, "no difference")
         groups = sorted({r.get("group", 0) for r in rows})
         for g in groups:
             idx = [i for i, r in enumerate(rows) if r.get("group", 0) == g]
             ok = [i for i in idx if np.isfinite(low[i]) and np.isfinite(high[i])]
+            col = rows[idx[0]].get("colour")
+            col = colour(g) if col is None else col
             if ok:
                 err = pg.ErrorBarItem(x=est[ok], y=y[ok], left=est[ok] - low[ok], right=high[ok] - est[ok],
-                                      beam=0.18, pen=self.pen(g, 2.2))
+                                      beam=0.18, pen=pg.mkPen(col, width=2.2))
                 self.plotItem.addItem(err)
             name = rows[idx[0]].get("legend")
             scatter = pg.ScatterPlotItem(x=est[idx], y=y[idx], size=11, symbol=rows[idx[0]].get("marker", "o"),
-                                         brush=pg.mkBrush(colour(g)), pen=pg.mkPen("w", width=0.8))
+                                         brush=pg.mkBrush(col), pen=pg.mkPen("w", width=0.8))
             self.plotItem.addItem(scatter)
             if name:
                 self.legend.addItem(scatter, name)
         self.hover(est, y, [self._tip(r) for r in rows])
         self.record("intervals", label=np.array(labels, dtype=object), est=est, low=low, high=high,
                     n=np.array([r.get("n", np.nan) for r in rows], dtype=float))
-        self.plotItem.setYRange(-0.8, len(rows) - 0.2 + (0.6 if self.margin > 0 else 0), padding=0)
+        self.plotItem.setYRange(-0.8, len(rows) - 0.2, padding=0)
 
     def _tip(self, r: dict) -> str:
-        text = f"{r['label']}: {fmt_rate(r['est'])}"
+        text = f"{r['label']}: {fmt(r['est'], self.kind)}"
         if np.isfinite(r.get("low", np.nan)):
-            text += f"  [{fmt_rate(r['low'])}, {fmt_rate(r['high'])}]"
+            text += f"  [{fmt(r['low'], self.kind)}, {fmt(r['high'], self.kind)}]"
         if r.get("n") is not None and np.isfinite(r.get("n", np.nan)):
             text += f"  n = {int(r['n']):,}"
         if r.get("basis"):
@@ -79,6 +85,8 @@ class IntervalChart(Chart):
 class CompareIntervalChart(IntervalChart):
     title = "Difference with its intervals"
     zero_line = True
+    x_axis = PointsAxis
+    kind = "points"
 
     def rows(self, result):
         try:
@@ -91,7 +99,7 @@ class CompareIntervalChart(IntervalChart):
 
     def draw(self, result) -> None:
         super().draw(result)
-        self.set_labels(bottom="candidate − baseline (percentage points)")
+        self.set_labels(bottom="candidate − baseline (points)")
 
 
 class GroupRateChart(IntervalChart):
@@ -113,6 +121,7 @@ class GroupRateChart(IntervalChart):
             for _, r in sub.iterrows():
                 rows.append({"label": f"{prefix}{r['group']}", "est": r["rate"], "low": r["ci_low"],
                              "high": r["ci_high"], "n": r["items"], "group": v_i,
+                             "colour": system_colour(version) if version is not None else None,
                              "legend": f"{version}" if version is not None else "group rate"})
             o = overall.iloc[v_i] if version is not None else overall.iloc[0]
             rows.append({"label": f"{prefix}micro (pooled)", "est": o["micro"], "low": o["micro_ci_low"],
@@ -136,7 +145,9 @@ class SystemRateChart(IntervalChart):
         except KeyError:
             return []
         return [{"label": r["system"], "est": r["success_rate"], "low": r["ci_low"], "high": r["ci_high"],
-                 "n": r["requests"], "group": i} for i, (_, r) in enumerate(frame.iterrows())]
+                 "n": r["requests"], "group": i, "colour": system_colour(r["system"]),
+                 "legend": f"{r['system']} (Wilson 95% interval)"}
+                for i, (_, r) in enumerate(frame.iterrows())]
 
     def draw(self, result) -> None:
         super().draw(result)

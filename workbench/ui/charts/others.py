@@ -7,7 +7,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from .base import GREY, Chart, LabelAxis, PercentAxis, PlainAxis, colour, fmt_num, fmt_rate
+from .base import (GREY, Chart, LabelAxis, PercentAxis, PlainAxis, PointsAxis, colour, fmt, fmt_num,
+                   fmt_points, fmt_rate, system_colour)
 
 
 def _table(result, name):
@@ -46,24 +47,24 @@ class CostPerSuccessChart(Chart):
             if not np.isfinite(level) or level <= 0:
                 continue
             x_end = min(x_max, level * 1.0)
+            col = GREY if names[i] in dominated else system_colour(names[i])
             self.plotItem.addItem(pg.PlotDataItem([0, x_end], [0, x_end / level],
-                                                  pen=pg.mkPen(GREY if names[i] in dominated else colour(i),
-                                                               width=1, style=Qt.PenStyle.DotLine)))
-            self.text(x_end, x_end / level, f"{fmt_num(level, 3)} per success ", anchor=(1, 1.1),
-                      color=GREY if names[i] in dominated else colour(i))
+                                                  pen=pg.mkPen(col, width=1, style=Qt.PenStyle.DotLine)))
+            self.text(x_end, x_end / level, f"{fmt(level, 'cost')} per success ", anchor=(1, 1.1), color=col)
         for i, name in enumerate(names):
             grey = name in dominated
-            pen = pg.mkPen(GREY if grey else colour(i), width=2)
+            pen = pg.mkPen(GREY if grey else system_colour(name), width=2)
             if np.isfinite(low[i]):
                 self.plotItem.addItem(pg.ErrorBarItem(x=x[i:i + 1], y=y[i:i + 1], top=high[i:i + 1] - y[i:i + 1],
                                                       bottom=y[i:i + 1] - low[i:i + 1], beam=x_max * 0.015, pen=pen))
             point = pg.ScatterPlotItem(x=x[i:i + 1], y=y[i:i + 1], size=13,
-                                       brush=pg.mkBrush(GREY if grey else colour(i)), pen=pg.mkPen("w"))
+                                       brush=pg.mkBrush(GREY if grey else system_colour(name)), pen=pg.mkPen("w"))
             self.plotItem.addItem(point)
             self.legend.addItem(point, f"{name}{' (dominated)' if grey else ''}")
-            self.text(x[i], y[i], f"  {name}", anchor=(0, 0.5), color=GREY if grey else colour(i))
+            self.text(x[i], y[i], f"  {name}", anchor=(0, 0.5), color=GREY if grey else system_colour(name))
+        self.legend_line(pg.mkPen(GREY, width=1, style=Qt.PenStyle.DotLine), "same cost per success")
         self.hover(x, y, [f"{n}: success {fmt_rate(r)} [{fmt_rate(lo)}, {fmt_rate(hi)}] of {int(req):,} "
-                          f"requests\ncost/request {fmt_num(c)}, cost/success {fmt_num(s)}"
+                          f"requests\ncost/request {fmt(c, 'cost')}, cost/success {fmt(s, 'cost')}"
                           f"{' — dominated' if n in dominated else ''}"
                           for n, r, lo, hi, req, c, s in zip(names, y, low, high, systems["requests"], x, cps)])
         self.record("systems", system=np.array(names, dtype=object), cost_per_request=x, success_rate=y,
@@ -92,58 +93,114 @@ class PassKChart(Chart):
                       ("naive_pass^k", "pass^k plug-in", Qt.PenStyle.DashLine, 1.5))
             for j, (col, label, style, width) in enumerate(series):
                 values = sub[col].to_numpy(dtype=float)
-                idx = s_i * 2 + (0 if "@" in col else 1)
-                item = pg.PlotDataItem(k, values, pen=self.pen(idx, width, style),
+                if len(systems) > 1:  # one colour per system; pass^k dash-dotted
+                    c = system_colour(system)
+                    style = style if "@" in col else (Qt.PenStyle.DashDotLine if j < 2 else Qt.PenStyle.DotLine)
+                else:
+                    c = colour(0 if "@" in col else 1)
+                item = pg.PlotDataItem(k, values, pen=pg.mkPen(c, width=width, style=style),
                                        symbol="o" if j < 2 else None, symbolSize=5,
-                                       symbolBrush=colour(idx), name=prefix + label)
+                                       symbolBrush=c, name=prefix + label)
                 self.plotItem.addItem(item)
                 self.record(prefix + col, k=k, value=values, tasks=sub["tasks"].to_numpy(dtype=float))
                 if j < 2:
-                    self.hover(k, values, [f"{prefix}{col.replace('k', str(int(kk)))} = {fmt_num(v)} "
+                    self.hover(k, values, [f"{prefix}{col.replace('k', str(int(kk)))} = {fmt(v, 'score')} "
                                            f"over {int(t)} tasks" for kk, v, t in zip(k, values, sub["tasks"])])
         summary = _table(result, "summary")
         if summary is not None and len(summary):
             informative = summary[(summary["pass@k"] < 1) & summary["per_try_p"].notna() & (summary["k"] > 1)]
             if len(informative):
                 row = informative.iloc[-1]
-                self.note(f"pass@{int(row['k'])} = {fmt_num(row['pass@k'], 3)} implies a per-try rate of "
+                self.note(f"pass@{int(row['k'])} = {fmt(row['pass@k'], 'score')} implies a per-try rate of "
                           f"{fmt_rate(row['per_try_p'])} if attempts were independent")
-        self.legend.anchor((1, 0.5), (1, 0.5), offset=(-10, 0))
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.set_labels(bottom="k (attempts)", left="probability")
 
 
 class BootstrapChart(Chart):
+    """The bootstrap distribution of the paired difference, in points.  The resampled
+    differences of n paired 0/1 outcomes lie on the lattice k/n; the analysis's equal-width
+    bins are shown on that lattice (one bar per possible difference, each bin's count on the
+    lattice value inside it) whenever every populated bin holds exactly one lattice value, so
+    no empty bar sits between populated ones.  Otherwise (cluster resampling, uneven n) the
+    bins are drawn as they are."""
+
     title = "Bootstrap distribution"
-    x_axis = PercentAxis
+    x_axis = PointsAxis
 
     def applies(self, result) -> bool:
         hist = _table(result, "bootstrap")
         return hist is not None and len(hist) > 0
 
+    @staticmethod
+    def lattice(hist, n_items: int | None):
+        """(x, counts, step) on the lattice k/n, or None when the bins do not map onto it."""
+        if "difference" in hist:  # the analysis already gives one row per lattice value
+            x = hist["difference"].to_numpy(dtype=float)
+            steps = np.diff(np.unique(x))
+            return x, hist["resamples"].to_numpy(dtype=float), float(steps.min()) if steps.size else 0.01
+        if not n_items:
+            return None
+        lo, hi, counts = (hist[c].to_numpy(dtype=float) for c in ("bin_low", "bin_high", "resamples"))
+        step = 1.0 / n_items
+        tol = step * 1e-6  # bin edges are rounded: a lattice value on an edge may be in either bin
+        taken: set[int] = set()
+        points: dict[int, float] = {}
+        for a, b, c in zip(lo, hi, counts):
+            if c <= 0:
+                continue
+            ks = [k for k in range(int(np.floor((a - tol) / step)), int(np.ceil((b + tol) / step)) + 1)
+                  if a - tol <= k * step <= b + tol and k not in taken]
+            if len(ks) != 1:
+                return None  # this bin does not hold exactly one possible difference
+            taken.add(ks[0])
+            points[ks[0]] = c
+        if not points:
+            return None
+        ks = np.arange(min(points), max(points) + 1)
+        xs = list(ks * step)
+        cs = [points.get(int(k), 0.0) for k in ks]
+        return np.array(xs), np.array(cs), step
+
     def draw(self, result) -> None:
         hist = _table(result, "bootstrap")
-        lo, hi, counts = (hist[c].to_numpy(dtype=float) for c in ("bin_low", "bin_high", "resamples"))
-        centre = (lo + hi) / 2
-        bars = pg.BarGraphItem(x=centre, height=counts, width=(hi - lo) * 0.95, brush=pg.mkBrush(colour(5)),
-                               pen=pg.mkPen(None))
+        summary = _table(result, "summary")
+        # differences of n paired outcomes lie on k/n; bins narrower than 1/n hold at most one
+        # such value, so each populated bin's count is drawn at the value inside it (within the
+        # bin: no worse than its centre when resampled clusters change n)
+        n_items = int(summary["items"].iloc[0]) if summary is not None and "items" in summary else None
+        on_lattice = self.lattice(hist, n_items)
+        if on_lattice is not None:
+            x, counts, step = on_lattice
+            bars = pg.BarGraphItem(x=x, height=counts, width=step * 0.9, brush=pg.mkBrush(colour(5)),
+                                   pen=pg.mkPen(None))
+            self.record("histogram", difference=x, resamples=counts, lattice=True)
+            self.hover(x, counts, [f"{fmt_points(v)}: {int(c):,} resamples" for v, c in zip(x, counts)])
+        else:
+            lo, hi, counts = (hist[c].to_numpy(dtype=float) for c in ("bin_low", "bin_high", "resamples"))
+            x = (lo + hi) / 2
+            bars = pg.BarGraphItem(x=x, height=counts, width=(hi - lo) * 0.95, brush=pg.mkBrush(colour(5)),
+                                   pen=pg.mkPen(None))
+            self.record("histogram", bin_low=lo, bin_high=hi, resamples=counts, lattice=False)
+            self.hover(x, counts, [f"{fmt_points(a)} to {fmt_points(b)}: {int(c):,} resamples"
+                                   for a, b, c in zip(lo, hi, counts)])
         self.plotItem.addItem(bars)
-        self.record("histogram", bin_low=lo, bin_high=hi, resamples=counts)
-        self.hover(centre, counts, [f"{fmt_rate(a)} to {fmt_rate(b)}: {int(c):,} resamples"
-                                    for a, b, c in zip(lo, hi, counts)])
+        self.legend.addItem(bars, "resamples")
         intervals = _table(result, "intervals")
-        top = float(counts.max()) if counts.size else 1.0
-        self.plotItem.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=pg.mkPen(GREY, width=1.5,
-                                                                             style=Qt.PenStyle.DashLine)))
+        zero = pg.mkPen(GREY, width=1.5, style=Qt.PenStyle.DashLine)
+        self.plotItem.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=zero))
+        self.legend_line(zero, "no difference")
         if intervals is not None:
             boot = intervals[intervals["interval"].str.startswith("bootstrap")].iloc[0]
-            for value, label in ((boot["ci_low"], "2.5%"), (boot["ci_high"], "97.5%")):
-                self.plotItem.addItem(pg.InfiniteLine(pos=value, angle=90, pen=pg.mkPen(colour(3), width=2)))
-                self.text(value, top, f" {label}: {fmt_rate(value)}", anchor=(0, 0), color=colour(3))
-            self.plotItem.addItem(pg.InfiniteLine(pos=boot["diff"], angle=90, pen=pg.mkPen(colour(0), width=2)))
-            self.text(boot["diff"], top * 0.9, f" observed {fmt_rate(boot['diff'])}", anchor=(0, 0), color=colour(0))
+            bound = pg.mkPen(colour(3), width=2)
+            for value in (boot["ci_low"], boot["ci_high"]):
+                self.plotItem.addItem(pg.InfiniteLine(pos=value, angle=90, pen=bound))
+            self.legend_line(bound, f"95% interval {fmt_points(boot['ci_low'])[:-4]} to {fmt_points(boot['ci_high'])}")
+            observed = pg.mkPen(colour(0), width=2)
+            self.plotItem.addItem(pg.InfiniteLine(pos=boot["diff"], angle=90, pen=observed))
+            self.legend_line(observed, f"observed {fmt_points(boot['diff'])}")
             self.record("interval", low=boot["ci_low"], high=boot["ci_high"], diff=boot["diff"])
-        self.set_labels(bottom="resampled difference (candidate − baseline)", left="resamples")
+        self.set_labels(bottom="resampled difference, candidate − baseline (points)", left="resamples")
 
 
 class RankingCurveChart(Chart):
@@ -162,12 +219,12 @@ class RankingCurveChart(Chart):
             for metric, style in styles:
                 values = np.array([row[f"{metric}@{k}"] for k in ks], dtype=float)
                 name = f"{row['system']}: {metric}@k" if len(summary) > 1 else f"{metric}@k"
-                item = pg.PlotDataItem(ks, values, pen=self.pen(s_i if len(summary) > 1 else styles.index((metric, style)),
-                                                                2.2, style),
-                                       symbol="o", symbolSize=6, name=name)
+                c = system_colour(row["system"]) if len(summary) > 1 else colour(styles.index((metric, style)))
+                item = pg.PlotDataItem(ks, values, pen=pg.mkPen(c, width=2.2, style=style),
+                                       symbol="o", symbolSize=6, symbolBrush=c, name=name)
                 self.plotItem.addItem(item)
                 self.record(name, k=np.array(ks, dtype=float), value=values)
-                self.hover(ks, values, [f"{name.replace('@k', f'@{k}')} = {fmt_num(v)} over "
+                self.hover(ks, values, [f"{name.replace('@k', f'@{k}')} = {fmt(v, 'score')} over "
                                         f"{int(row['queries'])} queries" for k, v in zip(ks, values)])
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.set_labels(bottom="cut-off k", left="metric value (mean over queries)")
@@ -194,17 +251,20 @@ class RankingSpreadChart(Chart):
             sub = queries if "system" not in queries else queries[queries["system"] == system]
             values = sub[col].to_numpy(dtype=float)
             x = i + rng.uniform(-0.18, 0.18, values.size)
-            self.plotItem.addItem(pg.ScatterPlotItem(x=x, y=values, size=6, brush=pg.mkBrush(colour(i)),
-                                                     pen=pg.mkPen(None)))
+            self.plotItem.addItem(pg.ScatterPlotItem(x=x, y=values, size=6, brush=pg.mkBrush(system_colour(system)),
+                                                     pen=pg.mkPen(None), name=f"{system}: one dot per query"))
             if values.size:
                 q1, med, q3 = np.percentile(values, [25, 50, 75])
                 for v, w in ((q1, 1.5), (med, 3.5), (q3, 1.5)):
                     self.plotItem.addItem(pg.PlotDataItem([i - 0.3, i + 0.3], [v, v], pen=pg.mkPen(colour(3), width=w)))
-                self.hover([i], [med], [f"{system}: median {col} {fmt_num(med)}, quartiles {fmt_num(q1)}–"
-                                        f"{fmt_num(q3)}, {values.size} queries"])
-            self.hover(x, values, [f"{system} · {q}: {col} = {fmt_num(v)}" for q, v in zip(sub["query"], values)])
+                self.hover([i], [med], [f"{system}: median {col} {fmt(med, 'score')}, quartiles {fmt(q1, 'score')}–"
+                                        f"{fmt(q3, 'score')}, {values.size} queries"])
+            self.hover(x, values, [f"{system} · {q}: {col} = {fmt(v, 'score')}" for q, v in zip(sub["query"], values)])
             self.record(str(system), query=sub["query"].to_numpy(dtype=object), value=values)
+        self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
+        self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
+        self.plotItem.setXRange(-0.6, len(systems) - 0.4, padding=0)
         self.set_labels(left=f"{col} per query")
 
 
@@ -223,7 +283,7 @@ class SegmentBarChart(Chart):
         overall = _table(result, "overall")
         versions = list(dict.fromkeys(groups["version"])) if "version" in groups else [None]
         segments = list(dict.fromkeys(groups["group"]))
-        labels = segments + ["overall (micro)"]
+        labels = segments + ["overall (micro)", "overall (macro)"]
         self.plotItem.getAxis("bottom").set_labels(labels)
         width = 0.8 / len(versions)
         for v_i, version in enumerate(versions):
@@ -233,15 +293,18 @@ class SegmentBarChart(Chart):
             items = [int(sub.loc[sub["group"] == s, "items"].iloc[0]) if (sub["group"] == s).any() else 0
                      for s in segments]
             micro = float(overall.iloc[v_i]["micro"])
-            heights = np.array(rates + [micro], dtype=float)
+            macro = float(overall.iloc[v_i]["macro"]) if "macro" in overall else np.nan
+            heights = np.array(rates + [micro, macro], dtype=float)
             x = np.arange(len(labels)) - 0.4 + width * (v_i + 0.5)
+            c = system_colour(version) if version is not None else colour(v_i)
             bars = pg.BarGraphItem(x=x, height=np.nan_to_num(heights), width=width * 0.92,
-                                   brush=pg.mkBrush(colour(v_i)), pen=pg.mkPen(None))
+                                   brush=pg.mkBrush(c), pen=pg.mkPen(None))
             self.plotItem.addItem(bars)
             name = str(version) if version is not None else "rate"
             self.legend.addItem(bars, name)
-            ns = items + [int(overall.iloc[v_i]["items"])]
-            self.hover(x, heights, [f"{name} · {lab}: {fmt_rate(h)} of {n:,} items"
+            ns = items + [int(overall.iloc[v_i]["items"]), int(overall.iloc[v_i]["groups"])
+                          if "groups" in overall else len(segments)]
+            self.hover(x, heights, [f"{name} · {lab}: {fmt_rate(h)} of {n:,} {'groups' if 'macro' in lab else 'items'}"
                                     for lab, h, n in zip(labels, heights, ns)])
             self.record(name, label=np.array(labels, dtype=object), rate=heights, items=np.array(ns))
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
@@ -267,19 +330,95 @@ class LatencyChart(Chart):
             sub = ecdf[ecdf["system"] == system]
             x = sub["latency"].to_numpy(dtype=float)
             y = sub["fraction"].to_numpy(dtype=float)
-            self.plotItem.addItem(pg.PlotDataItem(x, y, pen=self.pen(i, 2.2), stepMode=None, name=str(system)))
+            self.plotItem.addItem(pg.PlotDataItem(x, y, pen=pg.mkPen(system_colour(system), width=2.2), stepMode=None,
+                                                  name=str(system)))
             self.record(str(system), latency=x, fraction=y)
             row = systems[systems["system"].astype(str) == str(system)].iloc[0]
             marks = [(row.get(f"latency_p{q}"), q / 100) for q in (50, 95, 99)]
             mx = np.array([m[0] for m in marks], dtype=float)
             my = np.array([m[1] for m in marks], dtype=float)
-            self.plotItem.addItem(pg.ScatterPlotItem(x=mx, y=my, size=10, symbol="t", brush=pg.mkBrush(colour(i))))
-            self.hover(mx, my, [f"{system}: p{int(q * 100)} = {fmt_num(v)} of {int(row['requests']):,} requests"
+            self.plotItem.addItem(pg.ScatterPlotItem(x=mx, y=my, size=10, symbol="t",
+                                                     brush=pg.mkBrush(system_colour(system))))
+            self.hover(mx, my, [f"{system}: p{int(q * 100)} = {fmt(v, 'latency')} of {int(row['requests']):,} requests"
                                 for v, q in marks])
             self.record(f"{system} percentiles", latency=mx, fraction=my)
+        self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=10, symbol="t", brush=pg.mkBrush(GREY)),
+                            "p50, p95, p99")
         if self.threshold > 0:
-            self.plotItem.addItem(pg.InfiniteLine(pos=self.threshold, angle=90,
-                                                  pen=pg.mkPen(colour(3), width=2, style=Qt.PenStyle.DashLine)))
-            self.text(self.threshold, 0.05, f" p95 limit {fmt_num(self.threshold)}", anchor=(0, 1), color=colour(3))
+            limit = pg.mkPen(colour(3), width=2, style=Qt.PenStyle.DashLine)
+            self.plotItem.addItem(pg.InfiniteLine(pos=self.threshold, angle=90, pen=limit))
+            self.legend_line(limit, f"p95 limit {fmt(self.threshold, 'latency')}")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.set_labels(bottom="latency (units of the file)", left="share of requests at or below")
+
+
+class TextScoreChart(Chart):
+    """Per-item token F1 per system: every item a dot, the median and quartiles as lines."""
+
+    title = "Token F1 per item"
+    x_axis = LabelAxis
+    y_axis = PlainAxis
+    metric = "token_f1"
+
+    def applies(self, result) -> bool:
+        items = _table(result, "items")
+        return result.analysis == "text" and items is not None and self.metric in items and len(items) > 0
+
+    def draw(self, result) -> None:
+        items = _table(result, "items")
+        systems = list(dict.fromkeys(items["system"])) if "system" in items else ["all items"]
+        self.plotItem.getAxis("bottom").set_labels(systems)
+        rng = np.random.default_rng(0)
+        for i, system in enumerate(systems):
+            sub = items if "system" not in items else items[items["system"] == system]
+            values = sub[self.metric].to_numpy(dtype=float)
+            x = i + rng.uniform(-0.18, 0.18, values.size)
+            c = system_colour(system) if "system" in items else colour(0)
+            self.plotItem.addItem(pg.ScatterPlotItem(x=x, y=values, size=7, brush=pg.mkBrush(c), pen=pg.mkPen(None),
+                                                     name=f"{system}: one dot per item"))
+            if values.size:
+                q1, med, q3 = np.nanpercentile(values, [25, 50, 75])
+                for v, w in ((q1, 1.5), (med, 3.5), (q3, 1.5)):
+                    self.plotItem.addItem(pg.PlotDataItem([i - 0.3, i + 0.3], [v, v], pen=pg.mkPen(colour(3), width=w)))
+            ids = sub["item"].astype(str).tolist() if "item" in sub else [str(r) for r in sub.get("line", range(len(sub)))]
+            self.hover(x, values, [f"{system} · {q}: token F1 {fmt(v, 'score')}" for q, v in zip(ids, values)])
+            self.record(str(system), value=values)
+        self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
+        self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
+        self.plotItem.setYRange(-0.02, 1.02, padding=0)
+        self.plotItem.setXRange(-0.6, len(systems) - 0.4, padding=0)
+        self.set_labels(left="token F1 per item (0 to 1)")
+
+
+class PlanMdeChart(Chart):
+    """The minimum detectable difference against the number of items, the current n marked."""
+
+    title = "Detectable difference by n"
+    x_axis = PlainAxis
+    y_axis = PointsAxis
+
+    def applies(self, result) -> bool:
+        mde = _table(result, "mde")
+        return result.analysis == "plan" and mde is not None and len(mde) > 0
+
+    def draw(self, result) -> None:
+        mde = _table(result, "mde")
+        n = mde["items"].to_numpy(dtype=float)
+        values = mde["mde"].to_numpy(dtype=float)
+        # x is log10(items), the ticks read as item counts (pyqtgraph's log mode leaves
+        # scatter items unscaled)
+        self.plotItem.getAxis("bottom").setTicks([[(float(np.log10(k)), f"{int(k):,}") for k in n], []])
+        self.plotItem.addItem(pg.PlotDataItem(np.log10(n), values, pen=self.pen(0, 2.4), symbol="o", symbolSize=6,
+                                              symbolBrush=colour(0), name="minimum detectable difference"))
+        self.hover(np.log10(n), values, [f"{int(k):,} items: {fmt_points(v).lstrip('+')}" for k, v in zip(n, values)])
+        self.record("mde", items=n, mde=values)
+        current = [r for r in result.records if r["metric"] == "mde" and r.get("n") is not None]
+        if current:
+            cn, cv = float(current[0]["n"]), float(current[0]["value"])
+            mark = pg.ScatterPlotItem(x=[np.log10(cn)], y=[cv], size=15, symbol="star", brush=pg.mkBrush(colour(3)),
+                                      pen=pg.mkPen("w"), name=f"this plan: {int(cn):,} items, "
+                                                                f"{fmt_points(cv).lstrip('+')}")
+            self.plotItem.addItem(mark)
+            self.hover([np.log10(cn)], [cv], [f"this plan: {int(cn):,} items detect {fmt_points(cv).lstrip('+')}"])
+            self.record("current", items=np.array([cn]), mde=np.array([cv]))
+        self.set_labels(bottom="items (log scale)", left="detectable paired difference (points)")

@@ -22,7 +22,8 @@ from ...core.result import AnalysisResult
 from ...metrics.registry import spec_for
 from ..models import FrameModel
 from ..tasks import TaskRunner
-from ..widgets import BusyBar, TableView
+from ..widgets import AnswerCard, BusyBar, TableView
+from .. import presenting
 
 AUTO = "(automatic)"
 NONE = "(none)"
@@ -89,6 +90,8 @@ class AnalysisPanel(PanelMessages, QWidget):
     DEBOUNCE_MS = 350
 
     result_ready = Signal(object)
+    #: "" when the panel can run on the loaded data, else the sentence saying why not
+    applicability_changed = Signal(str)
     options_changed = Signal()
     select_rows = Signal(object)   # source rows of the loaded table to show
     error = Signal(str, str)       # summary, details of an unexpected exception
@@ -98,6 +101,10 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.table = None
         self.roles: dict[str, str] = {}
         self.last_result: AnalysisResult | None = None
+        #: SHA-256 of the file the shown result was computed from (None: no file, or no result)
+        self.last_input_sha256: str | None = None
+        self._running_sha256: str | None = None
+        self.not_applicable = ""
         self.last_error: str | None = None
         self._controls: dict[str, _Control] = {}
         self._loading = False
@@ -126,6 +133,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         group = QGroupBox("Options and conventions")
         self.form = QFormLayout(group)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # a narrow options column puts each field under its label instead of widening the window
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         for spec in self.FIELDS:
             self._add_control(spec)
         form_layout.addWidget(group)
@@ -140,7 +149,9 @@ class AnalysisPanel(PanelMessages, QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(form_box)
-        scroll.setMinimumWidth(400)
+        scroll.setMinimumWidth(300)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.options_scroll = scroll
         split.addWidget(scroll)
 
         right = QWidget()
@@ -148,16 +159,34 @@ class AnalysisPanel(PanelMessages, QWidget):
         rl.setContentsMargins(4, 0, 0, 0)
         self.busy = BusyBar()
         self.busy.cancel_requested.connect(self.cancel)
-        rl.addWidget(self.busy)
+        top = QHBoxLayout()
+        self.drawer_button = QPushButton("Options ▸")
+        self.drawer_button.setObjectName("optionsDrawer")
+        self.drawer_button.setCheckable(True)
+        self.drawer_button.setToolTip("Show or hide the options and conventions.")
+        self.drawer_button.toggled.connect(lambda on: self.options_scroll.setVisible(on))
+        self.drawer_button.setVisible(False)
+        top.addWidget(self.drawer_button, 0)
+        top.addWidget(self.busy, 1)
+        top.addStretch(0)
+        rl.addLayout(top)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setObjectName("panelMessage")
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         rl.addWidget(self.message)
+        self.card = AnswerCard()
+        rl.addWidget(self.card)
         self.tabs = QTabWidget()
+        self.tabs.setUsesScrollButtons(True)  # many result tabs scroll; their titles are not cut
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         self.tabs.setDocumentMode(True)
         rl.addWidget(self.tabs, 1)
         self.headline = TableView()
+        self.headline.setObjectName("headline")
+        # the measure's name takes the room left by value, n and interval (never the last column)
+        self.headline.horizontalHeader().setStretchLastSection(False)
+        self.headline.frame_model().modelReset.connect(self._stretch_measure)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -188,7 +217,9 @@ class AnalysisPanel(PanelMessages, QWidget):
         split.addWidget(right)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
-        split.setSizes([420, 980])
+        split.setSizes([360, 900])
+        split.setChildrenCollapsible(True)
+        self.splitter = split
         self._show_message("Open a results file or an example to see results." if self.NEEDS_DATA else "")
         self.set_options(self.module.Options())
         self._loading = True
@@ -275,6 +306,8 @@ class AnalysisPanel(PanelMessages, QWidget):
             combo.setCurrentIndex(combo.findData(wanted))
             self._loading = False
             self._update_visibility()
+        if table is not self.table:  # another file: nothing of the previous one stays on screen
+            self.clear_results()
         self.table = table
         self.roles = dict(roles)
         columns = [str(c) for c in table.frame.columns] if table is not None else []
@@ -393,11 +426,12 @@ class AnalysisPanel(PanelMessages, QWidget):
         if self.NEEDS_DATA and self.table is None:
             return
         missing = self.missing_columns()
+        self._set_applicable(self.reason_not_applicable(missing))
         if missing:
             self.runner.cancel()
-            self._show_message(
-                f"This analysis needs: {', '.join(missing)}. Choose the column on the left, or set "
-                f"its role in the Columns list.")
+            self.clear_results()
+            self._show_message(self.not_applicable + " Choose the column on the left, or set its "
+                               "role in the Columns list.")
             return
         try:
             options = self.options()
@@ -405,6 +439,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             self._show_error(str(err))
             return
         table, module = self.table, self.module
+        self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self.runner.start(lambda progress: module.run(table, options, progress))
 
@@ -431,8 +466,44 @@ class AnalysisPanel(PanelMessages, QWidget):
         if not busy:
             self.busy.stop()
 
+    def reason_not_applicable(self, missing: list[str]) -> str:
+        if not missing:
+            return ""
+        return f"This analysis needs a column for: {', '.join(missing)}; the data has none with that role."
+
+    def _set_applicable(self, reason: str) -> None:
+        if reason != self.not_applicable:
+            self.not_applicable = reason
+            self.applicability_changed.emit(reason)
+
+    def clear_results(self, message: str = "") -> None:
+        """Take every number off the panel (another file, or the panel cannot run on it)."""
+        self.last_result = None
+        self.last_input_sha256 = None
+        self.headline.frame_model().set_frame(pd.DataFrame())
+        self.notes.setText("")
+        self.signature.setText("")
+        self.card.clear(message)
+        for chart in self.charts:
+            chart.reset()
+            self.tabs.setTabVisible(self.tabs.indexOf(chart), False)
+        for view in self._table_views.values():
+            view.frame_model().set_frame(pd.DataFrame())
+            self.tabs.setTabVisible(self.tabs.indexOf(view), False)
+        self.tabs.setCurrentIndex(0)
+        self.on_cleared()
+
+    def on_cleared(self) -> None:
+        """Hook: panel-specific widgets that show a result (Compare's discordant button)."""
+
+    def _on_failed(self, error: object, details: str) -> None:
+        if self.last_input_sha256 != self._running_sha256:
+            self.clear_results()  # a failed run on another file: no numbers from the old one
+        super()._on_failed(error, details)
+
     def _on_result(self, result: AnalysisResult) -> None:
         self.last_result = result
+        self.last_input_sha256 = self._running_sha256
         self.last_error = None
         self._show_message("")
         self.render(result)
@@ -440,9 +511,18 @@ class AnalysisPanel(PanelMessages, QWidget):
 
     # -- rendering -------------------------------------------------------------------------------
     def render(self, result: AnalysisResult) -> None:
-        frame, formats, tips = headline_frame(result)
-        self.headline.frame_model().set_frame(frame, formats, tips)
-        self.headline.fit_columns()
+        currency = self.currency()
+        ans = presenting.answer(result, currency)
+        if ans is not None:
+            self.card.set_answer(ans.sentences, ans.badge, ans.tone)
+        else:
+            self.card.clear()
+        frame, formats, tips, headers, labels = headline_frame(result)
+        self.headline.frame_model().currency = currency
+        self.headline.frame_model().set_frame(frame, formats, tips, headers, labels)
+        for c, name in enumerate(frame.columns):  # in the measure's label (and in a copy)
+            self.headline.setColumnHidden(c, name in QUALIFIERS)
+        self.headline.fit_columns(max_width=self._column_cap())
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
@@ -460,15 +540,43 @@ class AnalysisPanel(PanelMessages, QWidget):
                 view = TableView(FrameModel())
                 view.setObjectName(f"table:{tab.name}")
                 self._table_views[tab.name] = view
-                label = tab.title if len(tab.title) <= 30 else tab.title[:28].rstrip() + "…"
+                label = short_title(tab.title)
                 self.tabs.addTab(view, label.replace("&", "&&"))
-            view.frame_model().set_frame(tab.frame, tab.formats, tab.columns)
-            view.fit_columns()
+            kinds, headers = table_formats(result, tab)
+            view.frame_model().currency = currency
+            view.frame_model().set_frame(tab.frame, kinds, tab.columns, headers)
+            view.fit_columns(max_width=self._column_cap())
             view.setToolTip(tab.title)
             self.tabs.setTabVisible(self.tabs.indexOf(view), True)
         for name, view in self._table_views.items():
             if name not in names:
                 self.tabs.setTabVisible(self.tabs.indexOf(view), False)
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: the options column folds into a drawer, the answer shows largest."""
+        self.presentation = on
+        self.drawer_button.blockSignals(True)
+        self.drawer_button.setChecked(False)
+        self.drawer_button.blockSignals(False)
+        self.drawer_button.setVisible(on)
+        self.options_scroll.setVisible(not on)
+        self.card.set_scale(1.5 if on else 1.0)
+
+    def _stretch_measure(self) -> None:
+        from PySide6.QtWidgets import QHeaderView
+
+        header = self.headline.horizontalHeader()
+        for c in range(header.count()):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if c == 0
+                                        else QHeaderView.ResizeMode.Interactive)
+
+    def currency(self) -> str | None:
+        """Hook: a currency symbol chosen for costs (None: the file's units)."""
+        return None
+
+    def _column_cap(self) -> int:
+        """The widest a result column gets (text is elided in the middle beyond it)."""
+        return max(160, min(420, self.fontMetrics().averageCharWidth() * 36))
 
     def configure_charts(self) -> None:
         """Hook: pass panel-only settings (a release margin, a latency limit) to the charts."""
@@ -488,10 +596,18 @@ class AnalysisPanel(PanelMessages, QWidget):
         return view
 
 
+def short_title(title: str, limit: int = 26) -> str:
+    """A result table's tab title: whole up to ``limit`` characters, else cut at a word."""
+    if len(title) <= limit:
+        return title
+    cut = title[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:-–— ")
+    return (cut if len(cut) >= limit // 2 else title[:limit - 1]) + "…"
+
+
 def _combo() -> QComboBox:
     combo = QComboBox()
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(14)
+    combo.setMinimumContentsLength(10)
     return combo
 
 
@@ -529,32 +645,59 @@ class _FileField(QWidget):
         self.edit.setText(path)
 
 
-HEADLINE_KEYS = ("metric", "system", "group", "version", "k", "from", "to", "value", "ci_low", "ci_high", "n")
+#: the answer's columns first (value, n, interval), so n is on screen without scrolling
+HEADLINE_KEYS = ("metric", "value", "n", "ci_low", "ci_high", "system", "group", "version", "k", "from", "to")
+HEADLINE_HEADERS = {"metric": "Measure", "system": "System", "group": "Group", "version": "Version",
+                    "k": "k", "from": "From", "to": "To", "value": "Value", "n": "n",
+                    "ci_low": "95% CI low", "ci_high": "95% CI high"}
 
 
 def headline_frame(result: AnalysisResult):
-    """The result's records as a table, with a per-row number format and formula tooltips."""
+    """The result's records as a table: display names (the metric id in the tooltip and in a
+    copy), the value, its n right after it, its interval; each row's number kind from the
+    presentation policy.  Returns (frame, formats, tooltips, headers, labels)."""
+    from ...report import present
+
     rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records]
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
-    if "n" in frame:
-        frame = frame.rename(columns={"n": "n (denominator)"})
-    value_fmt, tips = [], []
+    labels = {"metric": [measure_label(present.display_name(r["metric"]), r) for r in result.records]}
+    kinds, tips = [], []
     for r in result.records:
+        kinds.append(present.record_kind(result, r))
         try:
-            spec = spec_for(r["metric"])
-            value_fmt.append("rate" if spec.is_rate else "float")
-            tips.append(spec.formula)
+            formula = spec_for(r["metric"]).formula
         except KeyError:
-            value_fmt.append("float")
-            tips.append("")
-    formats: dict[str, Any] = {"value": value_fmt, "ci_low": value_fmt, "ci_high": value_fmt,
-                               "n (denominator)": "int", "k": "int"}
+            formula = ""
+        tips.append(f"{r['metric']}" + (f": {formula}" if formula else ""))
+    formats: dict[str, Any] = {"value": kinds, "ci_low": kinds, "ci_high": kinds, "n": "count", "k": "count"}
     tooltips = {"metric:cells": tips, "value:cells": tips,
-                "n (denominator)": "the number of items, queries, tasks or requests the value is computed over",
+                "n": "the denominator: the items, queries, tasks or requests the value is computed over",
                 "ci_low": "95% interval, low", "ci_high": "95% interval, high"}
-    return frame, formats, tooltips
+    return frame, formats, tooltips, dict(HEADLINE_HEADERS), labels
+
+
+#: record keys that qualify a measure: shown in its label (their columns stay in a copy)
+QUALIFIERS = ("system", "group", "version", "k", "from", "to")
+
+
+def measure_label(name: str, rec: dict) -> str:
+    """``Success rate — A``, ``Wins (candidate only) — baseline → candidate``: the qualifiers
+    in the label, so the value, its n and its interval are the next columns on screen."""
+    parts = [str(rec[k]) for k in ("system", "group", "version") if rec.get(k) is not None]
+    if rec.get("from") is not None or rec.get("to") is not None:
+        parts.append(f"{rec.get('from', '')} → {rec.get('to', '')}")
+    return f"{name} — {' · '.join(parts)}" if parts else name
+
+
+def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
+    """A result table's column kinds and display names, by the presentation policy."""
+    from ...report import present
+
+    kinds = {str(col): kind for col, kind in present.table_kinds(result, tab).items()}
+    headers = {str(col): present.display_name(str(col)) for col in tab.frame.columns}
+    return kinds, headers
 
 
 def notes_html(notes) -> str:

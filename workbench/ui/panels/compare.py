@@ -95,6 +95,10 @@ class ComparePanel(AnalysisPanel):
         self.show_discordant.setText(
             f"Show the {len(result.table('discordant').frame)} items that flipped in the data table")
 
+    def on_cleared(self):
+        self.show_discordant.setEnabled(False)
+        self.show_discordant.setText("Show the items that flipped in the data table")
+
     def discordant_rows(self) -> np.ndarray:
         """0-based rows of the loaded table holding the discordant items."""
         if self.last_result is None or self.table is None:

@@ -18,7 +18,14 @@ class CostPanel(AnalysisPanel):
         Field("latency_threshold", "p95 latency limit", "float",
               "A release rule's p95 limit, drawn on the latency chart; 0 draws none.",
               minimum=0, maximum=1e6, decimals=3, step=0.5, default=0.0),
+        Field("currency", "Currency", "text",
+              "A symbol shown with every cost (e.g. $ or €). Empty: costs in the file's units, no "
+              "symbol. Display only: the numbers do not change."),
     )
+
+    def currency(self):
+        text = self.control("currency").text().strip()
+        return text or None
 
     def configure_charts(self):
         self.chart("LatencyChart").threshold = self.control("latency_threshold").value()

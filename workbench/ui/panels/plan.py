@@ -1,8 +1,10 @@
 from ...analyses import plan
+from ..charts import PlanMdeChart
 from .base import AnalysisPanel, Field
 
 
 class PlanPanel(AnalysisPanel):
+    CHARTS = (PlanMdeChart,)
     module = plan
     NEEDS_DATA = False
     FIELDS = (

@@ -9,6 +9,8 @@ the report say "rule changed after results were seen".
 from __future__ import annotations
 
 import datetime as _dt
+import json
+import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
@@ -20,12 +22,17 @@ from ...core.session import Session, atomic_write_text, sha256_text
 from ...rules import TEMPLATE, card_rows, evaluate, parse_rule, rule_changed, verdict_of
 from ..models import FrameModel
 from ..tasks import TaskRunner
-from ..widgets import BusyBar, TableView
+from .. import presenting
+from ..widgets import AnswerCard, BusyBar, TableView
 from .base import PanelMessages, notes_html
 
 VERDICT_COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "INCONCLUSIVE": "#a05a00"}
-CARD_COLUMNS = ("condition", "observed", "interval", "threshold", "requirement", "status", "n",
+CARD_COLUMNS = ("condition", "status", "observed", "interval", "n", "threshold", "requirement",
                 "counts", "p_value", "p_holm", "more_items", "reason")
+CARD_HEADERS = {"condition": "Condition", "status": "Status", "observed": "Observed",
+                "interval": "95% interval", "n": "n", "threshold": "Threshold",
+                "requirement": "Requirement", "counts": "Counts", "p_value": "p", "p_holm": "p (Holm)",
+                "more_items": "Items to decide", "reason": "Why"}
 
 
 def now_utc() -> str:
@@ -41,7 +48,11 @@ class RulePanel(PanelMessages, QWidget):
         super().__init__(parent)
         self._session = session_provider  # callable returning the window's Session
         self.table = None
+        self.roles: dict[str, str] = {}
         self.last_result = None
+        self.last_input_sha256: str | None = None
+        #: the shown decision was evaluated from the registered rule (else it is a draft)
+        self.last_result_registered = False
         self.last_error: str | None = None
         self.runner = TaskRunner(self)
         self.runner.finished.connect(self._on_result)
@@ -57,22 +68,29 @@ class RulePanel(PanelMessages, QWidget):
         outer.addWidget(split)
         left = QWidget()
         ll = QVBoxLayout(left)
-        ll.addWidget(QLabel("<b>Release rule</b> — write it before you look at the results. "
-                            "TOML; every condition states its threshold, test and interval."))
+        intro = QLabel("<b>Release rule</b> — write it before you look at the results. "
+                       "TOML; every condition states its threshold, test and interval.")
+        intro.setWordWrap(True)
+        ll.addWidget(intro)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("ruleEditor")
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setStyleHint(QFont.StyleHint.Monospace)
         self.editor.setFont(font)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.editor.setMinimumWidth(260)
         self.editor.setPlaceholderText("Start from the template (New) or open a rule file.")
         self.editor.textChanged.connect(self._on_text_changed)
         ll.addWidget(self.editor, 1)
         row = QHBoxLayout()
-        for text, slot in (("New", self.new_rule), ("Open…", self.open_dialog), ("Save…", self.save_dialog)):
-            button = QPushButton(text)
-            button.clicked.connect(slot)
+        self.new_button = QPushButton("New")
+        self.new_button.setObjectName("newRule")
+        self.new_button.setToolTip("A rule for the loaded data: its columns and systems filled in.")
+        for button, slot in ((self.new_button, self.new_rule), (QPushButton("Open…"), self.open_dialog),
+                             (QPushButton("Save…"), self.save_dialog)):
+            button.clicked.connect(lambda _c=False, f=slot: f())
             row.addWidget(button)
-        self.register_button = QPushButton("Register the rule")
+        self.register_button = QPushButton("Register")
         self.register_button.setObjectName("registerRule")
         self.register_button.setToolTip("Records the rule's SHA-256 and the time in the session.")
         self.register_button.clicked.connect(self.register)
@@ -83,6 +101,7 @@ class RulePanel(PanelMessages, QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         ll.addWidget(self.status)
         split.addWidget(left)
+        self.editor_box = left
 
         right = QWidget()
         rl = QVBoxLayout(right)
@@ -92,7 +111,11 @@ class RulePanel(PanelMessages, QWidget):
         self.verdict.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.verdict.setMinimumHeight(48)
         head.addWidget(self.verdict, 1)
-        self.evaluate_button = QPushButton("Evaluate on the loaded data")
+        self.verdict.setWordWrap(True)
+        self.evaluate_button = QPushButton("Evaluate")
+        self.evaluate_button.setObjectName("evaluateRule")
+        self.evaluate_button.setToolTip("Evaluate the rule in the editor on the loaded data. It does not "
+                                        "register the rule: an unregistered rule gives a draft decision.")
         self.evaluate_button.clicked.connect(self.evaluate_now)
         head.addWidget(self.evaluate_button)
         rl.addLayout(head)
@@ -102,12 +125,15 @@ class RulePanel(PanelMessages, QWidget):
         self.message = QLabel()
         self.message.setWordWrap(True)
         rl.addWidget(self.message)
+        self.answer = AnswerCard()
+        rl.addWidget(self.answer)
         self.card = TableView(FrameModel())
         self.card.setObjectName("decisionCard")
         self.card.setWordWrap(True)
         rl.addWidget(self.card, 3)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -118,9 +144,16 @@ class RulePanel(PanelMessages, QWidget):
         self.signature.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         rl.addWidget(self.signature)
         split.addWidget(right)
-        split.setSizes([430, 1070])
+        split.setSizes([380, 800])
+        split.setChildrenCollapsible(False)
         split.setStretchFactor(1, 1)
         self._refresh_status()
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: the decision takes the width, the editor folds away."""
+        self.editor_box.setVisible(not on)
+        self.card.resizeRowsToContents()
+        self.answer.set_scale(1.5 if on else 1.0)
 
     # -- rule text -----------------------------------------------------------------------------
     def rule_text(self) -> str:
@@ -133,7 +166,7 @@ class RulePanel(PanelMessages, QWidget):
         self._refresh_status()
 
     def new_rule(self) -> None:
-        self.editor.setPlainText(TEMPLATE)
+        self.editor.setPlainText(rule_template(self.table, self.roles))
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a release rule", "", "Rules (*.toml);;All files (*)")
@@ -162,7 +195,8 @@ class RulePanel(PanelMessages, QWidget):
         try:
             rule = parse_rule(text, source="the rule editor")
         except WorkbenchError as err:
-            self._show_error(str(err))
+            self._show_error(editor_message(str(err), self.rule_text()))
+            self._go_to_error_line(str(err))
             return False
         session: Session = self._session()
         if session.rule_sha256 == rule.sha256:
@@ -177,6 +211,18 @@ class RulePanel(PanelMessages, QWidget):
         self._refresh_status()
         self.registered.emit()
         return True
+
+    def _go_to_error_line(self, message: str) -> None:
+        """Put the editor's cursor on the line an error names."""
+        match = re.search(r"line (\d+)", message)
+        if not match:
+            return
+        block = self.editor.document().findBlockByNumber(int(match.group(1)) - 1)
+        if block.isValid():
+            cursor = self.editor.textCursor()
+            cursor.setPosition(block.position())
+            self.editor.setTextCursor(cursor)
+            self.editor.centerCursor()
 
     def _refresh_status(self) -> None:
         session: Session = self._session()
@@ -199,8 +245,11 @@ class RulePanel(PanelMessages, QWidget):
                                 f"SHA-256 {current[:16]}…")
 
     # -- evaluation ----------------------------------------------------------------------------
-    def set_data(self, table) -> None:
+    def set_data(self, table, roles: dict[str, str] | None = None) -> None:
+        if table is not self.table:
+            self.clear_result()
         self.table = table
+        self.roles = dict(roles or {})
         session: Session = self._session()
         if table is not None and session.rule_sha256 and session.rule_sha256 == sha256_text(self.rule_text()):
             self.evaluate_now()
@@ -209,22 +258,56 @@ class RulePanel(PanelMessages, QWidget):
         if self.table is None:
             self._show_message("Open a results file to evaluate the rule on it.")
             return
-        if not self.register():
+        try:
+            rule = parse_rule(self.rule_text(), source="the rule editor")
+        except WorkbenchError as err:
+            self._show_error(editor_message(str(err), self.rule_text()))
             return
         session: Session = self._session()
-        rule = parse_rule(self.rule_text(), source="the rule editor")
-        tables, changed = [self.table], bool(session.rule_changed_after_results)
+        registered = session.rule_sha256 == rule.sha256
+        tables, changed = [self.table], bool(session.rule_changed_after_results) and registered
+        self._running = (registered, getattr(self.table, "sha256", None))
         self.busy.start("Evaluating the rule…")
         self.runner.start(lambda progress: evaluate(rule, tables, rule_changed_after_results=changed,
                                                     progress=progress))
 
+    def clear_result(self) -> None:
+        """No decision on screen (another file was opened)."""
+        self.runner.cancel()
+        self.last_result = None
+        self.last_input_sha256 = None
+        self.last_result_registered = False
+        self.verdict.setText("No decision yet")
+        self.verdict.setStyleSheet("")
+        self.card.frame_model().set_frame(pd_empty())
+        self.notes.setText("")
+        self.signature.setText("")
+        self.answer.clear()
+
+    def _on_failed(self, error: object, details: str) -> None:
+        if isinstance(error, WorkbenchError):
+            self.clear_result()
+            self._show_error(editor_message(str(error), self.rule_text()))
+        else:
+            super()._on_failed(error, details)
+
     def _on_result(self, result) -> None:
+        registered, sha = getattr(self, "_running", (False, None))
         self.last_result = result
+        self.last_input_sha256 = sha
+        self.last_result_registered = registered
         self.last_error = None
-        self._show_message("")
         verdict = verdict_of(result)
         colour = VERDICT_COLOURS.get(verdict, "#444")
         changed = " — rule changed after results were seen" if rule_changed(result) else ""
+        if not registered:
+            verdict, colour = f"DRAFT: {verdict}", "#4a5560"
+            changed = " — rule not registered"
+            self._show_message("This rule is not registered, so this decision is a draft: it is not "
+                               "in the session or the report. Register the rule to make it the "
+                               "release decision.")
+        else:
+            self._show_message("")
         self.verdict.setText(verdict + changed)
         self.verdict.setStyleSheet(f"background: {colour}; color: white; font-size: 18pt; font-weight: bold;"
                                    f" border-radius: 6px; padding: 6px;")
@@ -232,9 +315,124 @@ class RulePanel(PanelMessages, QWidget):
 
         rows = card_rows(result)
         frame = pd.DataFrame([{c: r.get(c, "") for c in CARD_COLUMNS} for r in rows], columns=list(CARD_COLUMNS))
-        self.card.frame_model().set_frame(frame)
-        self.card.fit_columns(max_width=420)
+        self.card.frame_model().set_frame(frame, headers=CARD_HEADERS)
+        self.card.fit_columns(max_width=max(200, self.fontMetrics().averageCharWidth() * 40))
+        ans = presenting.answer(result)
+        if ans is not None:
+            sentences = ans.sentences if registered else (
+                *ans.sentences[:1], "Draft: the rule is not registered, so this is not the release decision.")
+            self.answer.set_answer(sentences, "", ans.tone)  # the verdict banner is the badge
         self.card.resizeRowsToContents()
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(f"<small>Signature: {result.signature}</small>")
         self.result_ready.emit(result)
+
+
+def pd_empty():
+    import pandas as pd
+
+    return pd.DataFrame()
+
+
+_CONDITION = re.compile(r"\[\[condition\]\] (\d+) \(([^)]*)\) of rule file '[^']*' reads input \d+: ")
+_LINE_CONDITION = re.compile(r"Rule file '[^']*' line (\d+), \[\[condition\]\] (\d+): ")
+_LINE_SECTION = re.compile(r"Rule file '[^']*' line (\d+), \[(\w+)\]: ")
+_RULE_FILE = re.compile(r"Rule file '[^']*'(, | )")
+
+
+def condition_line(text: str, index: int) -> int | None:
+    """The editor line (1-based) where the ``index``-th ``[[condition]]`` starts."""
+    seen = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip().startswith("[[condition]]"):
+            seen += 1
+            if seen == index:
+                return number
+    return None
+
+
+def editor_message(message: str, text: str) -> str:
+    """A rule error as the user of the editor reads it: "Condition 1 (success, line 12): the
+    data has no column 'outcome'…" instead of the command line's file-oriented wording."""
+    match = _CONDITION.search(message)
+    if match:
+        index, metric = int(match.group(1)), match.group(2)
+        line = condition_line(text, index)
+        where = f"Condition {index} ({metric}{f', line {line}' if line else ''}) cannot be checked on the loaded data: "
+        message = message[:match.start()] + where + message[match.end():]
+    message = _LINE_CONDITION.sub(lambda m: f"Line {m.group(1)} of the rule (condition {m.group(2)}): ", message)
+    message = _LINE_SECTION.sub(lambda m: f"Line {m.group(1)} of the rule ([{m.group(2)}]): ", message)
+    message = _RULE_FILE.sub(lambda m: "The rule in the editor" + (", " if m.group(1) == ", " else " "), message)
+    return message.replace("rule file 'the rule editor'", "the rule in the editor")
+
+
+def _q(value: str) -> str:
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def rule_template(table, roles: dict[str, str]) -> str:
+    """A starting rule for the loaded data: wide (a baseline and a candidate column) or long
+    (system, item, outcome rows), with the conditions its columns allow.  Without data, the
+    generic template."""
+    if table is None:
+        return TEMPLATE
+    by_role: dict[str, str] = {}
+    for col, role in roles.items():
+        by_role.setdefault(role, col)
+    item = by_role.get("item")
+    lines = ["# Release rule: written before the results are seen.",
+             f"# Made for {getattr(table, 'name', 'the loaded file')}: check every threshold before you register it.",
+             "[rule]", 'name = "candidate release"']
+    data: list[str] = []
+    conditions: list[str] = []
+    if "baseline" in by_role and "candidate" in by_role:  # wide form
+        lines += [f"baseline = {_q(by_role['baseline'])}   # wide form: one outcome column per system",
+                  f"candidate = {_q(by_role['candidate'])}"]
+        paired = True
+    else:
+        system = by_role.get("system") or by_role.get("version")
+        names: list[str] = []
+        if system is not None:
+            from ...io import to_text
+
+            names = list(dict.fromkeys(to_text(table, system)))[:2]
+        while len(names) < 2:
+            names.append(("v1", "v2")[len(names)])
+        lines += [f"baseline = {_q(names[0])}   # system names in column {_q(system or 'system')}",
+                  f"candidate = {_q(names[1])}"]
+        data.append(f"system = {_q(system or 'system')}")
+        if "success" in by_role:
+            data.append(f"outcome = {_q(by_role['success'])}")
+        paired = "success" in by_role
+    lines.append("alpha = 0.05")
+    if item:
+        data.insert(0, f"item = {_q(item)}")
+    if "cluster" in by_role:
+        data.append(f"cluster = {_q(by_role['cluster'])}")
+    if "cost" in by_role:
+        data.append(f"cost = {_q(by_role['cost'])}")
+    if "latency" in by_role:
+        data.append(f"latency = {_q(by_role['latency'])}")
+    ranking = {"query", "doc", "relevance"} <= set(by_role)
+    if ranking:
+        for key in ("query", "doc", "score", "relevance"):
+            if key in by_role:
+                data.append(f"{key} = {_q(by_role[key])}")
+    if paired:
+        conditions.append("[[condition]]\nmetric = \"success\"          # paired difference of success rates\n"
+                          "max_drop = 0.01             # must not drop by more than 1 point ...\n"
+                          "bound = \"lower\"             # ... judged on the lower bound of the 95% interval\n"
+                          "interval = \"bootstrap\"\ntest = \"sign\"               # exact sign test, chosen in advance\n"
+                          "resamples = 10000\nseed = 12345")
+    if ranking:
+        conditions.append("[[condition]]\nmetric = \"ndcg@10\"\nmax_drop = 0.01\nbound = \"lower\"")
+    if "cost" in by_role and "baseline" not in by_role:
+        conditions.append("[[condition]]\nmetric = \"cost_per_success\"\nmax_increase = 0.10      # at most 10% dearer")
+    if "latency" in by_role and "baseline" not in by_role:
+        conditions.append("[[condition]]\nmetric = \"latency_p95\"\nmax_increase = 0.20      # p95 at most 20% slower")
+    if not conditions:
+        return TEMPLATE
+    out = "\n".join(lines) + "\n"
+    if data:
+        out += "\n[data]\n" + "\n".join(data) + "\n"
+    return out + "\n" + "\n\n".join(conditions) + "\n"

@@ -1,0 +1,122 @@
+"""The data table: the loaded rows, a filter box, sorting and selections (numpy, pandas)."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from ..io import LoadedTable
+from .models import FrameModel
+from .widgets import TableView
+
+
+#: The data view sorts and filters on a worker above this many rows.
+BACKGROUND_ROWS = 50_000
+
+
+class DataView(QWidget):
+    """The loaded table: a filter box and a sortable view of every row."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        row = QHBoxLayout()
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter rows: text in any column")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setObjectName("dataFilter")
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(250)
+        self._timer.timeout.connect(lambda: self.model.set_filter(self.filter.text()))
+        self.filter.textChanged.connect(lambda _t: self._timer.start())
+        self.info = QLabel()
+        self.show_all = QPushButton("Show all rows")
+        self.show_all.setVisible(False)
+        self.show_all.clicked.connect(self.clear_row_filter)
+        row.addWidget(self.filter, 1)
+        row.addWidget(self.show_all)
+        row.addWidget(self.info)
+        layout.addLayout(row)
+        # sorting a text column or searching every cell of a large table takes a second per
+        # million rows: above BACKGROUND_ROWS it runs on a worker and the view follows
+        self.model = FrameModel(background_rows=BACKGROUND_ROWS)
+        self.view = TableView(self.model)
+        self.view.setObjectName("dataTable")
+        self.view.setSelectionBehavior(TableView.SelectionBehavior.SelectRows)
+        layout.addWidget(self.view, 1)
+        self.model.modelReset.connect(self._update_info)
+        self.model.layoutChanged.connect(self._update_info)
+        self.model.busy_changed.connect(lambda _busy: self._update_info())
+        self._problem = ""
+        self.model.failed.connect(self._on_failed)
+        self._when_ready: list = []
+        self.model.rows_ready.connect(self._run_when_ready)
+
+    def set_table(self, table: LoadedTable) -> None:
+        self._when_ready = []  # selections asked for on the previous table
+        self.filter.clear()
+        self.model.set_frame(table.frame)
+        self.view.fit_columns()
+        self.show_all.setVisible(False)
+
+    def show_rows(self, rows, label: str = "") -> None:
+        """Filter the view to these source rows and select them."""
+        self.model.set_row_filter(rows)
+        self.show_all.setVisible(True)
+        self.show_all.setText(f"Show all rows ({label})" if label else "Show all rows")
+        self._once_ready(self.view.selectAll)
+
+    def _once_ready(self, fn) -> None:
+        """Run ``fn`` now, or once the rows a worker is computing are shown."""
+        if self.model.busy:
+            self._when_ready.append(fn)
+        else:
+            fn()
+
+    def _run_when_ready(self) -> None:
+        if not self.model.busy:
+            todo, self._when_ready = self._when_ready, []
+            for fn in todo:
+                fn()
+
+    def select_rows(self, rows) -> None:
+        """Select these source rows (unfiltered view) and scroll to the first."""
+        if self.model.row_filter_active:
+            self.clear_row_filter()
+        self._once_ready(lambda: self._select_view_rows(rows))
+
+    def _select_view_rows(self, rows) -> None:
+        view_rows = np.sort(self.model.view_row_of(rows))
+        selection = QItemSelection()
+        if view_rows.size:
+            breaks = np.flatnonzero(np.diff(view_rows) != 1)
+            starts = np.r_[view_rows[0], view_rows[breaks + 1]]
+            ends = np.r_[view_rows[breaks], view_rows[-1]]
+            last = self.model.columnCount() - 1
+            for a, b in zip(starts, ends):
+                selection.select(self.model.index(int(a), 0), self.model.index(int(b), last))
+        self.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        if view_rows.size:
+            self.view.scrollTo(self.model.index(int(view_rows[0]), 0))
+
+    def clear_row_filter(self) -> None:
+        self.model.set_row_filter(None)
+        self.show_all.setVisible(False)
+
+    def _update_info(self) -> None:
+        total = len(self.model.frame)
+        shown = self.model.rowCount()
+        text = f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows"
+        if self.model.busy:
+            text += " (sorting and filtering…)"
+            self._problem = ""
+        elif self._problem:
+            text += f" (not sorted or filtered: {self._problem})"
+        self.info.setText(text)
+
+    def _on_failed(self, message: str) -> None:
+        self._problem = message[:120]
+        self._update_info()
