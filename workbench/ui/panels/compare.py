@@ -37,7 +37,7 @@ class ComparePanel(AnalysisPanel):
         Field("cluster", "Cluster", "column",
               "Optional: the bootstrap resamples whole clusters (conversations, users).", roles=("cluster",)),
         Field("resamples", "Bootstrap resamples", "int", "Percentile bootstrap of the paired difference.",
-              minimum=100, maximum=1_000_000, step=1000),
+              minimum=1000, maximum=1_000_000, step=1000),
         Field("seed", "Bootstrap seed", "int", "Recorded in the signature.", minimum=0, maximum=2**31 - 1),
         Field("margin", "Difference that matters (pts)", "float",
               "Drawn as a band around zero on the interval chart (a release rule's minimum difference); "

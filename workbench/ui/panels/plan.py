@@ -14,7 +14,7 @@ class PlanPanel(AnalysisPanel):
               step=50, default=200),
         Field("discordance", "Discordance", "float",
               "Fraction of items on which two systems disagree (wins + losses) / n.",
-              minimum=0, maximum=1, decimals=3, step=0.01, default=0.15),
+              minimum=0.001, maximum=1, decimals=3, step=0.01, default=0.15),
         Field("target_difference", "Difference to detect", "float",
               "A paired difference worth detecting: gives the items needed.",
               minimum=0.001, maximum=1, decimals=3, step=0.005, default=0.02),
