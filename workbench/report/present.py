@@ -129,6 +129,12 @@ def kind_of(metric_id: str) -> str:
     mid = str(metric_id)
     if mid in _EXACT_KINDS:
         return _EXACT_KINDS[mid]
+    paired = _split_paired(mid)
+    if paired is not None:
+        if paired[0] != "diff":
+            return "p"
+        base = kind_of(paired[1]) if paired[1] != "*" else "score"
+        return _DIFF_KINDS.get(base, base)
     for prefix, kind in _PATTERN_KINDS:
         if mid.startswith(prefix) and (mid[len(prefix):].isdigit() or mid[len(prefix):] == "k"):
             return kind
@@ -235,6 +241,40 @@ _NAMES: dict[str, str] = {
 }
 
 
+# the paired tests of any score (compare on scores; "Systems compared" of ranking and text:
+# ``KIND:METRIC`` ids such as ``diff:ndcg@10``, whose kind follows the metric's)
+_EXACT_KINDS.update({
+    "mean_score": "score", "improved": "count", "worse": "count", "tied": "count",
+    "mean_diff": "score_diff", "bootstrap_pct_ci": "score_diff", "bootstrap_bca_ci": "score_diff",
+    "effect_size": "statistic", "mde_score": "score", "p_adjusted": "p", "tukey_hsd_p": "p",
+    "beats_baseline": "count",
+})
+_NAMES.update({
+    "mean_score": "Mean score", "improved": "Items improved", "worse": "Items worse",
+    "tied": "Items tied", "mean_diff": "Mean difference", "t_test_p": "Paired t-test: p",
+    "wilcoxon_p": "Wilcoxon signed-rank: p", "randomization_p": "Randomization test: p",
+    "bootstrap_pct_ci": "Mean difference, bootstrap 95% CI (percentile)",
+    "bootstrap_bca_ci": "Mean difference, bootstrap 95% CI (BCa)",
+    "effect_size": "Effect size (mean difference / SD)",
+    "mde_score": "Minimum detectable difference (score)", "p_adjusted": "Adjusted p",
+    "tukey_hsd_p": "Tukey HSD: p", "beats_baseline": "Beats the baseline",
+    "diff:*": "Difference in {m}", "t_test_p:*": "Paired t-test p, {m}",
+    "wilcoxon_p:*": "Wilcoxon p, {m}", "randomization_p:*": "Randomization test p, {m}",
+    "p_adjusted:*": "Adjusted p, {m}", "paired_bs_p:*": "Paired bootstrap p, {m}",
+    "paired_ar_p:*": "Approximate randomization p, {m}",
+})
+#: the kind of a difference of a metric of each kind
+_DIFF_KINDS = {"rate": "points", "score": "score_diff"}
+
+
+def _split_paired(metric_id: str) -> tuple[str, str] | None:
+    """``diff:ndcg@10`` -> (``diff``, ``ndcg@10``); None for other ids."""
+    kind, sep, metric = str(metric_id).partition(":")
+    if not sep or kind == "input" or f"{kind}:*" not in _NAMES:
+        return None
+    return kind, metric
+
+
 def _pattern_key(metric_id: str) -> tuple[str, str] | None:
     """``ndcg@10`` -> (``ndcg@K``, ``10``); None when the id has no cut-off."""
     m = re.fullmatch(r"(.+?)([@^])(\d+|k)", metric_id)
@@ -252,6 +292,9 @@ def display_name(metric_id: str) -> str:
     mid = str(metric_id)
     if mid in _NAMES:
         return _NAMES[mid]
+    paired = _split_paired(mid)
+    if paired is not None:
+        return _NAMES[f"{paired[0]}:*"].format(m=display_name(paired[1]))
     pat = _pattern_key(mid)
     if pat and pat[0] in _NAMES:
         return _NAMES[pat[0]].format(k=pat[1])

@@ -197,6 +197,10 @@ def _analysis_title(result: AnalysisResult) -> str:
     return f"{title} ({result.analysis})" if title else result.analysis
 
 
+#: Notes longer than this in all (characters) are written under an analysis' tables.
+NOTES_ABOVE_CHARS = 600
+
+
 def _own_sheet(result: AnalysisResult, table: Table) -> bool:
     return table.name in ITEM_TABLES.get(result.analysis, ()) or len(table.frame) > OWN_SHEET_ROWS
 
@@ -240,7 +244,14 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
                          Line("Answer", ans.text, style="answer"),
                          Line("Signature", result.signature, style="signature"),
                          Line("Input", result.input or "none (no input file)")]
-    items += [Line("Note", note, style="note") for note in (*result.notes, *split_notes)]
+    note_lines = [Line("Note", note, style="note") for note in (*result.notes, *split_notes)]
+    # long notes go under the tables, so that the header row above the first table can stay
+    # frozen in view (a tall frozen block leaves no room for the data)
+    notes_below = sum(len(str(line.value)) for line in note_lines) > NOTES_ABOVE_CHARS
+    if notes_below:
+        items.append(Line("Notes", f"{len(note_lines)} notes, under the tables below.", style="note"))
+    else:
+        items += note_lines
     items += links
     items.append(Gap())
     first = True
@@ -257,6 +268,8 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
             extra.legend_below = True
             items += [extra, Gap()]
     items.append(_records_block(key("#records"), result, filter=first))
+    if notes_below:
+        items += [Gap(), Heading("Notes", "section"), *note_lines]
     main.items = items
     if charts.charts:
         main.items += [Gap(), Heading("Charts", "section")]
