@@ -242,8 +242,9 @@ def _bits(x: int) -> int:
     return max(1, int(x).bit_length())
 
 
-#: positions sorted at a time (rows x width of one block)
-BLOCK = 1 << 20
+#: positions sorted at a time (rows x width of one block): small enough that the block's
+#: arrays stay in the CPU's caches (2**18 measured a third faster than 2**20 here)
+BLOCK = 1 << 18
 
 
 def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | None = None) -> np.ndarray:
@@ -322,7 +323,7 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
     key.sort(axis=1)
     flat = key.ravel()
     side = (flat & np.uint64(1)).astype(np.int64)
-    row = np.repeat(np.arange(block.size, dtype=np.int64), w)
+    row = None  # the row of each entry, once entries are dropped
     pruned = False
     mask_b = np.uint64((1 << b) - 1)
     res = np.zeros((block.size, order), dtype=np.int64)
@@ -340,7 +341,8 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
         refc = np.add.reduceat(side, starts)
         m = np.minimum(size - refc, refc)
         m[(g[starts] & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
-        res[:, n - 1] = np.bincount(row[starts], weights=m, minlength=block.size).astype(np.int64)
+        row_of_start = row[starts] if pruned else starts // w
+        res[:, n - 1] = np.bincount(row_of_start, weights=m, minlength=block.size).astype(np.int64)
         if n == order:
             break
         # only groups found on both sides can hold longer matches: keep their entries
@@ -349,6 +351,8 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
             break
         if keep_group.mean() < 0.8:
             keep = np.repeat(keep_group, size)
+            if not pruned:
+                row = np.arange(flat.size, dtype=np.int64) // w
             flat, side, row = flat[keep], side[keep], row[keep]
             pruned = True
     return res
