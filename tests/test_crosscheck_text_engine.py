@@ -282,3 +282,42 @@ def test_progress_advances_and_cancel_stops_between_blocks(monkeypatch, pairs):
 def test_empty_input():
     got = tm.score_pairs([], [])
     assert got.bleu.size == 0 and got.chrf.size == 0 and got.rouge["rougeL"].size == 0
+
+
+# --------------------------------------------------------------------------- property tests
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: characters every tokeniser treats specially: 13a's rules (. , - digits, its punctuation class),
+#: its pre-processing (&quot; <skipped> -\n), whitespace of every kind, SQuAD's punctuation and
+#: articles, rouge-score's [a-z0-9], case mappings that change length or script
+ALPHABET = list(".,-0123456789aAnNtThHeEsxX &;<>/\"'()[]{}!?:@#$%^*_=+~`|\\") + \
+    ["\n", "\t", "\u00a0", "\u2028", "\u3000", "\x1c", "İ", "\u212a", "Σ", "é", "e\u0301", "東",
+     "🙂", "ß", "ﬁ", "&quot;", "&amp;", "&lt;", "<skipped>", "-\n", " the ", " a ", " an "]
+texts = st.lists(st.sampled_from(ALPHABET), max_size=30).map("".join)
+
+
+@settings(max_examples=60, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.tuples(texts, texts), min_size=1, max_size=25))
+def test_random_strings_every_value_equals_references(batch):
+    preds = [p for p, _ in batch]
+    refs = [r for _, r in batch]
+    np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
+                                  np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
+    np.testing.assert_array_equal(tm.chrf_statistics(preds, refs),
+                                  np.array(CHRF()._extract_corpus_statistics(preds, [refs])))
+    for stemmer in (False, True):
+        got = tm.rouge_f(preds, refs, stemmer=stemmer)
+        scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=stemmer)
+        for i, (p, r) in enumerate(batch):
+            s = scorer.score(r, p)
+            for t in tm.ROUGE_TYPES:
+                assert abs(got[t][i] - s[t].fmeasure) <= TOL
+    for mode in ("none", "case_ws", "squad"):
+        got = tm.score_pairs(preds, refs, normalize=mode)
+        assert got.norm_predictions == [tm.normalize(p, mode) for p in preds]
+        assert got.norm_references == [tm.normalize(r, mode) for r in refs]
+        assert got.token_f1.tolist() == [tm.token_f1_one(p, r, mode) for p, r in batch]
+    assert tm.rouge_blind_items(preds, refs).tolist() == [
+        any(ord(c) > 127 for c in re.findall(r"[^\W\d_]", p + " " + r)) for p, r in batch]

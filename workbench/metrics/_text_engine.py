@@ -310,7 +310,7 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
     src = pairs.pair_start[block][:, None] + col - gap * in_ref
     real = (col < lh) | (in_ref & (col >= lh + gap) & (col < lh + gap + lr))
     s = np.zeros((block.size, w + gap), dtype=np.uint64)
-    s[:, :w] = np.where(real, sym[np.minimum(src, sym.size - 1)], 0)
+    s[:, :w] = np.where(real, sym[np.clip(src, 0, sym.size - 1)], 0)
     del src, real
     ub = np.uint64(b)
     key = s[:, :w].copy()
