@@ -107,6 +107,12 @@ def hard_pairs(seed: int = 7, n: int = 600) -> tuple[list[str], list[str]]:
         ("".join(chr(0x4E00 + i) for i in range(1500)) + "東京" * 50,
          "".join(chr(0x4E00 + i) for i in range(0, 2400, 2))),
     ]
+    # eight pairs of ~1,000 distinct characters each (10-bit symbols): 6-grams, the side bit and
+    # the row number do not fit one 64-bit key together, so the rows are tracked apart
+    for k in range(8):
+        base = 0x4E00 + 97 * k
+        extra.append(("".join(chr(base + i) for i in range(0, 700)) + "。",
+                      "".join(chr(base + i) for i in range(350, 1000)) + "。"))
     for p, r in extra:
         preds.append(p)
         refs.append(r)

@@ -320,11 +320,15 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
     del s
     key <<= np.uint64(1)
     key |= in_ref
+    gram_bits = order * b + 1
+    row_in_key = _bits(block.size) + gram_bits <= 64
+    if row_in_key:
+        # the row number above the n-gram: groups never span rows, no row array needed
+        key |= np.arange(block.size, dtype=np.uint64)[:, None] << np.uint64(gram_bits)
     key.sort(axis=1)
     flat = key.ravel()
-    side = (flat & np.uint64(1)).astype(np.int64)
-    row = None  # the row of each entry, once entries are dropped
-    pruned = False
+    side = (flat & np.uint64(1)).astype(np.int32)
+    row = None if row_in_key else np.arange(flat.size, dtype=np.int64) // w
     mask_b = np.uint64((1 << b) - 1)
     res = np.zeros((block.size, order), dtype=np.int64)
     for n in range(1, order + 1):
@@ -332,16 +336,15 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
         change = np.empty(g.size, dtype=bool)
         change[0] = True
         np.not_equal(g[1:], g[:-1], out=change[1:])
-        if pruned:
+        if row is not None:
             change[1:] |= row[1:] != row[:-1]
-        else:
-            change[0::w] = True  # each row starts its own groups
         starts = np.flatnonzero(change)
         size = np.diff(np.append(starts, g.size))
         refc = np.add.reduceat(side, starts)
         m = np.minimum(size - refc, refc)
-        m[(g[starts] & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
-        row_of_start = row[starts] if pruned else starts // w
+        first = g[starts]
+        m[(first & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
+        row_of_start = row[starts] if row is not None else (first >> np.uint64(n * b)).astype(np.int64)
         res[:, n - 1] = np.bincount(row_of_start, weights=m, minlength=block.size).astype(np.int64)
         if n == order:
             break
@@ -351,10 +354,9 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
             break
         if keep_group.mean() < 0.8:
             keep = np.repeat(keep_group, size)
-            if not pruned:
-                row = np.arange(flat.size, dtype=np.int64) // w
-            flat, side, row = flat[keep], side[keep], row[keep]
-            pruned = True
+            flat, side = flat[keep], side[keep]
+            if row is not None:
+                row = row[keep]
     return res
 
 
