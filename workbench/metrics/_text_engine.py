@@ -7,20 +7,22 @@ except the rare pairs named below.
 
 Design (measured on 100k pairs; the per-pair reference libraries are 50-150 µs per pair):
 
-* **One tokenisation of the joined text.**  All texts are joined with a marker character that
-  occurs in none of them (a private-use code point), tokenised once (13a: ``str.translate``
-  for the one-character rule, ``re`` for the three context rules; ROUGE: ``re.findall`` of
-  ``[a-z0-9]+``), and split back at the markers.  Every rule of the tokenisers looks at most
-  one character either side, and each text keeps the padding spaces it has on its own, so
-  the tokens are those of the per-text tokenisation.
-* **Integer ids.**  Tokens become ids by hashing (``pandas.factorize``) once; the Porter
-  stemmer runs once per distinct token.
-* **N-gram matches by one sort per chunk.**  For every start position the key
-  ``(pair, s[i], s[i+1], ..., s[i+N-1], side)`` is packed into one ``uint64`` (symbols are
-  renumbered densely *within each pair*, 0 marks "past the end"), so one ``np.sort`` puts
-  every n-gram of every order 1..N of one pair into contiguous groups; the matches of order n
-  are ``sum(min(hyp count, ref count))`` over the groups of the key's first n symbols.
-  Pairs whose symbols do not fit in 64 bits (more than 2**15 distinct words, or 2**10 distinct
+* **One split of the joined text.**  The texts, interleaved (prediction, reference, ...), are
+  joined with a marker character that occurs in none of them (an ASCII control that is not
+  whitespace, else a private-use code point), split on whitespace once and hashed once
+  (``pandas.factorize``).  Every tokeniser (13a's rules, rouge-score's lower-case
+  ``[a-z0-9]+`` and Porter stemmer, the SQuAD and case_ws normalisations) then runs once per
+  *distinct* word (:meth:`Words.transform`): each of their rules looks at most one character
+  either side, and a whitespace neighbour is the same as the edge of a space-padded word.
+  13a's whole-line pre-processing (``<skipped>``, ``-\\n``, entities) splits again when a text
+  holds one of its patterns.
+* **N-gram matches by sorting short rows.**  Each pair is a row: its hypothesis, ``N - 1``
+  zeros, its reference.  Every start position's key ``(row, s[i], ..., s[i+N-1], side)`` is
+  packed in one ``uint64`` (symbols numbered from 1, densely per pair when the corpus has too
+  many; 0 = past the end), rows of similar length are sorted together (numpy's vectorised sort
+  of rows of up to 256 keys, ~2 ns per key here), and the groups of equal first-n symbols are
+  the distinct n-grams: ``sum(min(hyp count, ref count))`` for every order n from one sort.
+  Pairs whose symbols do not fit (more than 2**15 distinct words, or 2**10 distinct
   characters, in one pair) are counted with ``collections.Counter`` one by one.
 * **LCS bit-parallel** (Allison-Dix / Hyyrö): with the shorter side as a bit vector, one
   ``uint64`` per pair when it has at most 64 tokens (all such pairs advance together in
