@@ -184,18 +184,19 @@ _SPACE_CPS = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.i
 
 def chars_joined(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """sacrebleu chrF's characters (``"".join(text.split())``) of every text, as code points
-    and lengths: one encoding of the joined text, whitespace dropped by a table."""
+    (``uint32``) and lengths: one encoding of the joined text, whitespace dropped by a table."""
     n = len(texts)
     lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
     cps = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     if cps.size == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        return np.zeros(0, dtype=np.uint32), np.zeros(n, dtype=np.int64)
     table = np.zeros(max(int(cps.max()), int(_SPACE_CPS[-1])) + 1, dtype=bool)
     table[_SPACE_CPS] = True
     space = table[cps]
-    text_of = np.repeat(np.arange(n, dtype=np.int64), lens)
-    spaces = np.bincount(text_of[space], minlength=n)
-    return cps[~space].astype(np.int64), lens - spaces
+    before = np.concatenate(([0], np.cumsum(space, dtype=np.int64)))  # spaces before each position
+    ends = np.cumsum(lens)
+    spaces = before[ends] - before[ends - lens]
+    return cps[~space], lens - spaces
 
 
 # --------------------------------------------------------------------------- pair layout
