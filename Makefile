@@ -41,9 +41,12 @@ test: setup
 lint: setup
 	.venv/bin/lint-imports
 
+## bench: issue 13's table (each row against its reference, values checked), then the
+## engine benchmark of issue 2; BENCH_ARGS=--quick for a smoke run
 bench: setup
-	$(PY) tests/benchmarks/bench_engine.py
-	$(PY) tests/benchmarks/bench_paired.py
+	$(PY) tests/benchmarks/bench_table.py $(BENCH_ARGS)
+	$(PY) tests/benchmarks/bench_engine.py $(BENCH_ARGS)
+	$(PY) tests/benchmarks/bench_paired.py $(BENCH_ARGS)
 
 ## package: the standalone bundle (PyInstaller), its self-test and the .deb, in dist/
 package: setup

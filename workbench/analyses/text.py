@@ -50,21 +50,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     else:
         sys_codes, sys_labels = np.zeros(n_rows, dtype=np.int64), [None]
 
-    progress.advance(0.05, "exact match and token F1")
-    # normalise once; the normalisations are idempotent, so comparing the normalised texts
-    # as given ("none") is exact match and token F1 under the chosen mode
-    norm_preds = [tm.normalize(p, options.normalize) for p in preds]
-    norm_refs = [tm.normalize(r, options.normalize) for r in refs]
-    em = tm.exact_match(norm_preds, norm_refs, "none")
-    f1 = tm.token_f1(norm_preds, norm_refs, "none")
-    progress.check_cancelled()
-    progress.advance(0.2, "ROUGE")
-    rouge = tm.rouge_f(preds, refs, stemmer=options.stemmer)
-    progress.check_cancelled()
-    progress.advance(0.5, "sentence BLEU and chrF")
-    s_bleu = tm.sentence_bleu(preds, refs)
-    s_chrf = tm.sentence_chrf(preds, refs)
-    blind = tm.rouge_blind_items(preds, refs)
+    scores = tm.score_pairs(preds, refs, normalize=options.normalize, stemmer=options.stemmer,
+                            progress=progress)
+    norm_preds, norm_refs = scores.norm_predictions, scores.norm_references
+    em, f1, rouge = scores.exact_match, scores.token_f1, scores.rouge
+    s_bleu, s_chrf = scores.bleu, scores.chrf
+    blind = scores.rouge_blind
 
     records, summary_rows = [], []
     bleu_sig = chrf_sig = ""
@@ -73,10 +64,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         mask = sys_codes == code
         idx = np.flatnonzero(mask)
         n = int(idx.size)
-        p_sub = [preds[i] for i in idx]
-        r_sub = [refs[i] for i in idx]
-        bleu, bleu_sig = tm.corpus_bleu(p_sub, r_sub)
-        chrf, chrf_sig = tm.corpus_chrf(p_sub, r_sub)
+        bleu, bleu_sig = tm.corpus_bleu_from_statistics(scores.bleu_stats[idx]), tm.bleu_signature()
+        chrf, chrf_sig = tm.corpus_chrf_from_statistics(scores.chrf_stats[idx]), tm.chrf_signature()
         values = {
             "exact_match": float(em[mask].mean()),
             "token_f1": float(f1[mask].mean()),

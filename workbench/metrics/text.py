@@ -9,7 +9,11 @@ Normalisation modes (each step is part of the signature):
 
 Token F1 follows the SQuAD v2 evaluation script: bag-of-tokens overlap after
 normalisation, and when either side has no token the score is 1 if both are empty, else 0.
-BLEU and chrF come from sacrebleu, ROUGE from Google's rouge-score, untouched.
+BLEU, chrF and ROUGE equal sacrebleu's and rouge-score's: the same tokenisers and the same
+integer statistics (n-gram counts, clipped matches, LCS lengths), computed for all pairs at
+once (``_text_engine``), then the libraries' own formulas -- corpus BLEU and chrF by calling
+sacrebleu on the summed statistics, per-item scores by the same floating-point operations in
+the same order, vectorised.
 """
 
 from __future__ import annotations
@@ -17,14 +21,17 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import OptionError
+from . import _text_engine as eng
 
 NORMALIZATIONS = ("none", "case_ws", "squad")
 
 _PUNCT = set(string.punctuation)
+_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _NON_ASCII_ALNUM = re.compile(r"[^\W\d_]", re.UNICODE)
 
@@ -42,8 +49,7 @@ def normalize(text: str, mode: str) -> str:
     if mode == "case_ws":
         return " ".join(text.lower().split())
     if mode == "squad":
-        text = text.lower()
-        text = "".join(ch for ch in text if ch not in _PUNCT)
+        text = text.lower().translate(_PUNCT_TABLE)
         text = _ARTICLES.sub(" ", text)
         return " ".join(text.split())
     raise OptionError(f"`normalize` must be one of {', '.join(NORMALIZATIONS)}; got normalize={mode!r}.")
@@ -52,7 +58,7 @@ def normalize(text: str, mode: str) -> str:
 def exact_match(predictions, references, mode: str) -> np.ndarray:
     """1.0 where the normalised prediction equals the normalised reference."""
     return np.array([float(normalize(p, mode) == normalize(r, mode))
-                     for p, r in zip(predictions, references, strict=True)])
+                     for p, r in zip(predictions, references, strict=True)], dtype=float)
 
 
 def token_f1_one(prediction: str, reference: str, mode: str) -> float:
@@ -74,69 +80,342 @@ def token_f1_one(prediction: str, reference: str, mode: str) -> float:
 
 
 def token_f1(predictions, references, mode: str) -> np.ndarray:
-    return np.array([token_f1_one(p, r, mode)
-                     for p, r in zip(predictions, references, strict=True)])
+    """SQuAD v2 token F1 per pair (vectorised; equal to :func:`token_f1_one`)."""
+    preds, refs = list(predictions), list(references)
+    if len(preds) != len(refs):
+        raise ValueError("predictions and references differ in length")
+    words = eng.Words(eng.interleave(preds, refs))
+    return normalized_scores(words, mode)[1]
+
+
+def _normalize_word(mode: str):
+    """``normalize`` of one whitespace token, as tokens (every mode works word by word:
+    lower-casing, deleting punctuation and the articles regex see only the word and its
+    whitespace neighbours)."""
+    if mode == "none":
+        return lambda w: [w]
+    if mode == "case_ws":
+        return lambda w: [w.lower()]
+    if mode == "squad":
+        return lambda w: _ARTICLES.sub(" ", w.lower().translate(_PUNCT_TABLE)).split()
+    raise OptionError(f"`normalize` must be one of {', '.join(NORMALIZATIONS)}; got normalize={mode!r}.")
+
+
+def normalized_scores(words: "eng.Words", mode: str, tick=None):
+    """(normalised strings of the interleaved texts, token F1 per pair) from ``words`` of
+    the interleaved (prediction, reference) texts.  The normalised string is
+    ``" ".join`` of the tokens, as :func:`normalize` gives it (for ``none`` the text itself
+    is not rebuilt: ``None`` is returned instead)."""
+    ids, lengths, vocab = words.transform(_normalize_word(mode))
+    n = len(lengths) // 2
+    strings = None if mode == "none" else eng.Words.strings(ids, lengths, vocab)
+    if n == 0:
+        return strings, np.zeros(0)
+    pairs = eng.Pairs(ids, lengths, n)
+    common = eng.clipped_matches(pairs, 1, tick)[:, 0].astype(float)
+    lp, lr = pairs.len_h.astype(float), pairs.len_r.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = common / lp
+        recall = common / lr
+        f1 = 2 * precision * recall / (precision + recall)
+    f1 = np.where(common == 0, 0.0, f1)
+    either_empty = (pairs.len_h == 0) | (pairs.len_r == 0)
+    return strings, np.where(either_empty, ((pairs.len_h == 0) & (pairs.len_r == 0)).astype(float), f1)
+
+
+# --------------------------------------------------------------------------- BLEU
+
+BLEU_ORDER = 4
+
+
+def bleu_statistics(predictions, references, tick=None, words=None) -> np.ndarray:
+    """sacrebleu BLEU's sufficient statistics per pair (13a tokens, one reference):
+    columns ``[hyp_len, ref_len, correct_1..4, total_1..4]`` (int64), exactly
+    ``BLEU()._extract_corpus_statistics(predictions, [references])``."""
+    n = len(predictions)
+    if n != len(references):
+        raise ValueError("predictions and references differ in length")
+    stats = np.zeros((n, 2 + 2 * BLEU_ORDER), dtype=np.int64)
+    if n == 0:
+        return stats
+    texts = eng.interleave(list(predictions), list(references))
+    ids, lengths, _ = eng.tokenize_13a(words or eng.Words(texts), texts)
+    pairs = eng.Pairs(ids, lengths, n)
+    stats[:, 0] = pairs.len_h
+    stats[:, 1] = pairs.len_r
+    stats[:, 2:2 + BLEU_ORDER] = eng.clipped_matches(pairs, BLEU_ORDER, tick)
+    for k in range(BLEU_ORDER):
+        stats[:, 2 + BLEU_ORDER + k] = np.maximum(pairs.len_h - k, 0)
+    return stats
+
+
+def _bleu_metric(effective_order: bool = False):
+    from sacrebleu.metrics import BLEU
+
+    return BLEU(effective_order=effective_order)
+
+
+def bleu_signature() -> str:
+    """sacrebleu's signature of the corpus BLEU, one reference per item (sacrebleu sets
+    ``num_refs`` when it evaluates; the statistics here are always single-reference)."""
+    metric = _bleu_metric()
+    metric.num_refs = 1
+    return str(metric.get_signature())
+
+
+def corpus_bleu_from_statistics(stats: np.ndarray) -> float:
+    """sacrebleu's corpus BLEU (defaults) from summed statistics, by sacrebleu's own code."""
+    metric = _bleu_metric()
+    total = [int(x) for x in np.asarray(stats, dtype=np.int64).sum(axis=0)]
+    return float(metric._compute_score_from_stats(total).score)
+
+
+def sentence_bleu_from_statistics(stats: np.ndarray) -> np.ndarray:
+    """sacrebleu ``BLEU(effective_order=True).sentence_score`` per row of statistics:
+    exp smoothing, effective order; the same floating-point operations in the same order."""
+    stats = np.asarray(stats, dtype=np.int64)
+    sys_len = stats[:, 0].astype(float)
+    ref_len = stats[:, 1].astype(float)
+    correct = stats[:, 2:2 + BLEU_ORDER].astype(float)
+    total = stats[:, 2 + BLEU_ORDER:].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp = np.where(sys_len < ref_len,
+                      np.where(sys_len > 0, np.exp(1 - ref_len / sys_len), 0.0), 1.0)
+        smooth = np.ones(len(stats))
+        running = np.ones(len(stats), dtype=bool)   # no order with total 0 met yet
+        eff = np.zeros(len(stats))
+        log_sum = np.zeros(len(stats))
+        for k in range(BLEU_ORDER):
+            running &= total[:, k] != 0
+            zero = running & (correct[:, k] == 0)
+            smooth = np.where(zero, smooth * 2, smooth)
+            prec = np.where(correct[:, k] == 0, 100.0 / (smooth * total[:, k]),
+                            100.0 * correct[:, k] / total[:, k])
+            log_sum = np.where(running, log_sum + np.log(np.where(running, prec, 1.0)), log_sum)
+            eff = np.where(running, k + 1, eff)
+        score = bp * np.exp(log_sum / np.where(eff > 0, eff, 1))
+    return np.where(correct.any(axis=1), score, 0.0)
 
 
 def corpus_bleu(predictions, references):
     """sacrebleu corpus BLEU (defaults: 13a tokenizer, exp smoothing); (score, signature)."""
-    from sacrebleu.metrics import BLEU
-
-    metric = BLEU()
-    score = metric.corpus_score(list(predictions), [list(references)])
-    return float(score.score), str(metric.get_signature())
+    return corpus_bleu_from_statistics(bleu_statistics(predictions, references)), bleu_signature()
 
 
 def sentence_bleu(predictions, references) -> np.ndarray:
     """sacrebleu sentence BLEU per item (effective order, as sacrebleu recommends)."""
-    from sacrebleu.metrics import BLEU
+    return sentence_bleu_from_statistics(bleu_statistics(predictions, references))
 
-    metric = BLEU(effective_order=True)
-    return np.array([metric.sentence_score(p, [r]).score
-                     for p, r in zip(predictions, references, strict=True)])
+
+# --------------------------------------------------------------------------- chrF
+
+CHRF_ORDER = 6
+CHRF_BETA = 2
+
+
+def chrf_statistics(predictions, references, tick=None) -> np.ndarray:
+    """sacrebleu chrF's sufficient statistics per pair (character orders 1..6, no word
+    n-grams, whitespace removed): columns ``[hyp_n, ref_n, match_n]`` for n = 1..6 (int64),
+    exactly ``CHRF()._extract_corpus_statistics(predictions, [references])``."""
+    n = len(predictions)
+    if n != len(references):
+        raise ValueError("predictions and references differ in length")
+    stats = np.zeros((n, 3 * CHRF_ORDER), dtype=np.int64)
+    if n == 0:
+        return stats
+    cps, lengths = eng.chars_joined(eng.interleave(list(predictions), list(references)))
+    # dense character ids over the corpus (small alphabets pack into 64-bit keys directly)
+    present = np.zeros(int(cps.max()) + 1 if cps.size else 1, dtype=np.int64)
+    present[cps] = 1
+    dense = np.cumsum(present) - 1
+    pairs = eng.Pairs(dense[cps], lengths, n)
+    match = eng.clipped_matches(pairs, CHRF_ORDER, tick)
+    for k in range(CHRF_ORDER):
+        ref_n = np.maximum(pairs.len_r - k, 0)
+        stats[:, 3 * k] = np.where(ref_n > 0, np.maximum(pairs.len_h - k, 0), 0)
+        stats[:, 3 * k + 1] = ref_n
+        stats[:, 3 * k + 2] = match[:, k]
+    return stats
+
+
+def _chrf_metric():
+    from sacrebleu.metrics import CHRF
+
+    return CHRF()
+
+
+def chrf_signature() -> str:
+    metric = _chrf_metric()
+    metric.num_refs = 1
+    return str(metric.get_signature())
+
+
+def corpus_chrf_from_statistics(stats: np.ndarray) -> float:
+    """sacrebleu's corpus chrF (defaults) from summed statistics, by sacrebleu's own code."""
+    total = [int(x) for x in np.asarray(stats, dtype=np.int64).sum(axis=0)]
+    return float(_chrf_metric()._compute_f_score(total))
+
+
+def sentence_chrf_from_statistics(stats: np.ndarray) -> np.ndarray:
+    """sacrebleu ``CHRF()._compute_f_score`` per row (its operations, in its order)."""
+    stats = np.asarray(stats, dtype=np.int64)
+    m = len(stats)
+    eps = 1e-16
+    factor = CHRF_BETA ** 2
+    avg_prec = np.zeros(m)
+    avg_rec = np.zeros(m)
+    eff = np.zeros(m, dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in range(CHRF_ORDER):
+            n_hyp = stats[:, 3 * k].astype(float)
+            n_ref = stats[:, 3 * k + 1].astype(float)
+            n_match = stats[:, 3 * k + 2].astype(float)
+            prec = np.where(n_hyp > 0, n_match / n_hyp, eps)
+            rec = np.where(n_ref > 0, n_match / n_ref, eps)
+            both = (n_hyp > 0) & (n_ref > 0)
+            avg_prec = np.where(both, avg_prec + prec, avg_prec)
+            avg_rec = np.where(both, avg_rec + rec, avg_rec)
+            eff += both
+        avg_prec = np.where(eff > 0, avg_prec / np.where(eff > 0, eff, 1), 0.0)
+        avg_rec = np.where(eff > 0, avg_rec / np.where(eff > 0, eff, 1), 0.0)
+        score = (1 + factor) * avg_prec * avg_rec
+        score = score / ((factor * avg_prec) + avg_rec)
+    return np.where(avg_prec + avg_rec != 0, 100 * score, 0.0)
 
 
 def corpus_chrf(predictions, references):
     """sacrebleu corpus chrF (char order 6, beta 2); (score, signature)."""
-    from sacrebleu.metrics import CHRF
-
-    metric = CHRF()
-    score = metric.corpus_score(list(predictions), [list(references)])
-    return float(score.score), str(metric.get_signature())
+    return corpus_chrf_from_statistics(chrf_statistics(predictions, references)), chrf_signature()
 
 
 def sentence_chrf(predictions, references) -> np.ndarray:
-    from sacrebleu.metrics import CHRF
+    return sentence_chrf_from_statistics(chrf_statistics(predictions, references))
 
-    metric = CHRF()
-    return np.array([metric.sentence_score(p, [r]).score
-                     for p, r in zip(predictions, references, strict=True)])
 
+# --------------------------------------------------------------------------- ROUGE
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 
 
-def rouge_f(predictions, references, *, stemmer: bool) -> dict[str, np.ndarray]:
-    """Per-item ROUGE-1/2/L F-measure from rouge-score (``score(target, prediction)``)."""
-    from rouge_score import rouge_scorer
+def _fmeasure(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
+    """rouge_score.scoring.fmeasure, elementwise."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = 2 * precision * recall / (precision + recall)
+    return np.where(precision + recall > 0, f, 0.0)
 
-    scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=stemmer)
-    out = {t: np.empty(len(predictions)) for t in ROUGE_TYPES}
-    for i, (p, r) in enumerate(zip(predictions, references, strict=True)):
-        scores = scorer.score(r, p)
-        for t in ROUGE_TYPES:
-            out[t][i] = scores[t].fmeasure
+
+def rouge_f(predictions, references, *, stemmer: bool, tick=None, words=None) -> dict[str, np.ndarray]:
+    """Per-item ROUGE-1/2/L F-measure, equal to rouge-score's
+    ``RougeScorer(..., use_stemmer=stemmer).score(target=reference, prediction=prediction)``:
+    its tokenizer and stemmer on the joined text, n-gram intersections and LCS as integers,
+    its formulas for precision, recall and F."""
+    n = len(predictions)
+    if n != len(references):
+        raise ValueError("predictions and references differ in length")
+    if n == 0:
+        return {t: np.zeros(0) for t in ROUGE_TYPES}
+    porter = None
+    if stemmer:
+        from nltk.stem import porter as nltk_porter  # what rouge-score's tokenizer uses
+
+        porter = nltk_porter.PorterStemmer()
+    words = words or eng.Words(eng.interleave(list(predictions), list(references)))
+    ids, lengths, _ = eng.tokenize_rouge(words, porter)
+    pairs = eng.Pairs(ids, lengths, n)
+    sub = (lambda a, b: (lambda f: tick(a + (b - a) * f))) if tick else (lambda a, b: None)
+    inter = eng.clipped_matches(pairs, 2, sub(0.0, 0.6)).astype(float)
+    lcs = eng.lcs_lengths(pairs, sub(0.6, 1.0)).astype(float)
+    lp, lt = pairs.len_h.astype(float), pairs.len_r.astype(float)
+    out = {}
+    for k, name in enumerate(("rouge1", "rouge2")):
+        pred_count = np.maximum(lp - k, 0)
+        target_count = np.maximum(lt - k, 0)
+        out[name] = _fmeasure(inter[:, k] / np.maximum(pred_count, 1),
+                              inter[:, k] / np.maximum(target_count, 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f_l = _fmeasure(lcs / lp, lcs / lt)
+    out["rougeL"] = np.where((lp > 0) & (lt > 0), f_l, 0.0)
     return out
+
+
+def _blind_word(word: str) -> bool:
+    return any(ord(ch) > 127 for ch in _NON_ASCII_ALNUM.findall(word))
 
 
 def rouge_blind_items(predictions, references) -> np.ndarray:
     """Boolean per item: the text has letters outside [a-z] that rouge-score's tokenizer,
     which keeps only ``[a-z0-9]`` after lower-casing, silently drops."""
-    def blind(text: str) -> bool:
-        return any(ord(ch) > 127 for ch in _NON_ASCII_ALNUM.findall(text))
+    preds, refs = list(predictions), list(references)
+    if len(preds) != len(refs):
+        raise ValueError("predictions and references differ in length")
+    return _blind_pairs(eng.Words(eng.interleave(preds, refs)), len(preds))
 
-    return np.array([blind(p) or blind(r) for p, r in zip(predictions, references, strict=True)],
-                    dtype=bool)
+
+def _blind_pairs(words: "eng.Words", n: int) -> np.ndarray:
+    flags = np.array([False] + [_blind_word(w) for w in words.vocab[1:]], dtype=bool)
+    text_of = np.cumsum(words.codes == 0) - 1
+    per_text = np.bincount(text_of[flags[words.codes]], minlength=2 * n) > 0
+    return per_text[0::2] | per_text[1::2]
+
+
+@dataclass
+class TextScores:
+    """Every per-item text score of n pairs, and the sufficient statistics of the corpus
+    scores (sum rows of any subset, then ``corpus_*_from_statistics``)."""
+
+    exact_match: np.ndarray
+    token_f1: np.ndarray
+    bleu: np.ndarray
+    chrf: np.ndarray
+    rouge: dict[str, np.ndarray]
+    bleu_stats: np.ndarray
+    chrf_stats: np.ndarray
+    rouge_blind: np.ndarray
+    norm_predictions: list[str]
+    norm_references: list[str]
+
+
+def score_pairs(predictions, references, *, normalize: str = "case_ws", stemmer: bool = False,
+                progress=None) -> TextScores:
+    """All text metrics of the pairs at once (see the module docstring): the whitespace
+    words of the texts are split and hashed once and every tokeniser runs once per distinct
+    word.  ``progress`` (a ``core.progress.Progress``) is advanced, and asked whether the run
+    was cancelled, between stages and between blocks of about a million positions."""
+    _normalize_word(normalize)  # validates the mode first
+    preds, refs = list(predictions), list(references)
+    n = len(preds)
+    if n != len(refs):
+        raise ValueError("predictions and references differ in length")
+
+    def stage(a: float, b: float, message: str):
+        def tick(fraction: float) -> None:
+            if progress is not None:
+                progress.check_cancelled()
+                progress.advance(a + (b - a) * fraction, message)
+        tick(0.0)
+        return tick
+
+    texts = eng.interleave(preds, refs)
+    stage(0.02, 0.05, "splitting the texts")
+    words = eng.Words(texts)
+    tick = stage(0.05, 0.15, "exact match and token F1")
+    norm, f1 = normalized_scores(words, normalize, tick)
+    if norm is None:
+        norm_p, norm_r = preds, refs
+    else:
+        norm_p, norm_r = norm[0::2], norm[1::2]
+    em = np.fromiter((a == b for a, b in zip(norm_p, norm_r)), dtype=bool, count=n).astype(float)
+    bleu_stats = bleu_statistics(preds, refs, stage(0.15, 0.35, "BLEU"), words=words)
+    chrf_stats = chrf_statistics(preds, refs, stage(0.35, 0.7, "chrF"))
+    rouge = rouge_f(preds, refs, stemmer=stemmer, tick=stage(0.7, 0.95, "ROUGE"), words=words)
+    stage(0.95, 1.0, "sentence scores")
+    return TextScores(
+        exact_match=em, token_f1=f1,
+        bleu=sentence_bleu_from_statistics(bleu_stats),
+        chrf=sentence_chrf_from_statistics(chrf_stats),
+        rouge=rouge, bleu_stats=bleu_stats, chrf_stats=chrf_stats,
+        rouge_blind=_blind_pairs(words, n),
+        norm_predictions=list(norm_p), norm_references=list(norm_r))
 
 
 def rouge_version() -> str:

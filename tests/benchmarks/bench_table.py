@@ -1,0 +1,464 @@
+#!/usr/bin/env python
+"""Issue 13's table: the workbench side by side with the best reference, row by row, in one run.
+
+Not a test (pytest skips ``tests/benchmarks``; ``tests/test_bench_quick.py`` runs ``--quick``).
+From the project root::
+
+    .venv/bin/python tests/benchmarks/bench_table.py            # the issue's sizes (~10-20 min)
+    .venv/bin/python tests/benchmarks/bench_table.py --quick    # small sizes, a smoke test
+    .venv/bin/python tests/benchmarks/bench_table.py --only text --only report
+
+Rows (the workbench / the reference; data generated with a fixed seed, written to a temporary
+folder before any timing):
+
+* ``csv``: a 1M-row x 10-column CSV: ``workbench.io.load_table`` / ``pandas.read_csv`` (C
+  engine).  Check: same columns, the numbers equal, the text cells equal.
+* ``xlsx``: a 100k-row x 10-column XLSX: ``load_table`` / ``pandas.read_excel(engine=
+  "calamine")``.  Same check.
+* ``ranking-csv``: ranking end to end from a 1M-row CSV run file (query, doc, score,
+  relevance; P/R/hit/nDCG@1,3,5,10, MRR, MAP): ``load_table`` + ``analyses.ranking.run`` /
+  ``pandas.read_csv`` + pytrec_eval (building its dicts, evaluating, averaging).  Check: the
+  18 means equal to 1e-9.
+* ``text``: the text analysis of 100k (prediction, reference) pairs, all metrics (EM, token
+  F1, corpus and sentence BLEU, corpus and sentence chrF, ROUGE-1/2/L): ``analyses.text.run``
+  / sacrebleu corpus BLEU + sacrebleu corpus chrF + rouge-score per pair + the SQuAD v2 EM
+  and F1 functions per pair (the reference has no sentence BLEU/chrF: calling sacrebleu per
+  pair would add about as much again).  Check: corpus BLEU and chrF, and every item's ROUGE
+  and token F1, equal to 1e-9; sentence BLEU and chrF of 1,000 sampled items equal sacrebleu's.
+* ``report``: the Excel report of that 100k-item text analysis: ``report.write_report`` /
+  xlsxwriter ``constant_memory`` writing the same tables (header and cells, no formatting).
+  Check: the items' ROUGE-L in the workbench's workbook (read back) equal the analysis'.
+* ``ranking-memory``: ranking, 10M rows of an in-memory DataFrame: ``analyses.ranking.run`` /
+  pytrec_eval, in one child process (the data made once, the tools interleaved), the peak
+  resident memory of each run read from ``/proc/self/status`` (VmHWM, reset before each run
+  through ``/proc/self/clear_refs``) -- the process's peak, data included.
+
+Times are medians of ``--repeats`` (default 3) runs, interleaved workbench / reference.
+Ratio = reference time / workbench time (above 1 = the workbench is faster).  The machine is
+shared: the load average is printed before and after each row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+for p in (str(ROOT), str(HERE)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import bench_engine as be  # noqa: E402
+
+FULL = dict(csv=1_000_000, xlsx=100_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000)
+QUICK = dict(csv=5_000, xlsx=1_000, ranking_csv=5_000, text=300, ranking_memory=20_000)
+ROWS = ("csv", "xlsx", "ranking-csv", "text", "report", "ranking-memory")
+
+
+def load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def median_interleaved(fns: dict, repeats: int) -> dict:
+    """{name: (median seconds, all seconds, last output)}; runs a, b, a, b, ..."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    outs: dict[str, object] = {}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            outs.pop(name, None)
+            gc.collect()
+            t = time.perf_counter()
+            outs[name] = fn()
+            times[name].append(time.perf_counter() - t)
+    return {k: (statistics.median(v), v, outs[k]) for k, v in times.items()}
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+
+    def add(self, work, wb_s, ref_name, ref_s, check, note=""):
+        self.rows.append(dict(work=work, wb=wb_s, ref_name=ref_name, ref=ref_s,
+                              ratio=ref_s / wb_s if wb_s else float("nan"), check=check, note=note))
+        r = self.rows[-1]
+        print(f"  -> workbench {wb_s:.2f} s | {ref_name} {ref_s:.2f} s | ratio {r['ratio']:.2f}x | "
+              f"values: {check} {note}", flush=True)
+
+    def markdown(self) -> str:
+        out = ["| work | workbench | reference | ratio | values |", "|---|---|---|---|---|"]
+        for r in self.rows:
+            note = f" ({r['note']})" if r["note"] else ""
+            out.append(f"| {r['work']} | {r['wb']:.2f} s{note} | {r['ref_name']} {r['ref']:.2f} s | "
+                       f"**{r['ratio']:.2f}x** | {r['check']} |")
+        return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- data
+
+def make_frame(rows: int, seed: int) -> pd.DataFrame:
+    """10 columns: ids and labels (text), floats, integers, a decimal, a 0/1 outcome, words."""
+    rng = np.random.default_rng(seed)
+    words = np.array("refund order late fine good bad ships policy page answer".split(), dtype=object)
+    return pd.DataFrame({
+        "item_id": [f"it-{i:07d}" for i in range(rows)],
+        "system": np.array(["baseline", "candidate", "sys-c"], dtype=object)[rng.integers(0, 3, rows)],
+        "language": np.array(["en", "de", "fr", "ja"], dtype=object)[rng.integers(0, 4, rows)],
+        "score": rng.random(rows).round(6),
+        "latency_s": rng.gamma(2.0, 0.3, rows).round(3),
+        "cost": (rng.integers(0, 100_000, rows) / 10_000).round(4),
+        "correct": rng.integers(0, 2, rows),
+        "tokens": rng.integers(1, 4_000, rows),
+        "note": words[rng.integers(0, len(words), rows)] + " " + words[rng.integers(0, len(words), rows)],
+        "segment": np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, rows)],
+    })
+
+
+def write_xlsx(frame: pd.DataFrame, path: Path) -> None:
+    import xlsxwriter
+
+    wb = xlsxwriter.Workbook(str(path), {"constant_memory": True})
+    ws = wb.add_worksheet("data")
+    ws.write_row(0, 0, list(frame.columns))
+    for i, row in enumerate(frame.itertuples(index=False), start=1):
+        ws.write_row(i, 0, row)
+    wb.close()
+
+
+def same_table(wb_table, ref: pd.DataFrame) -> str:
+    from workbench.io import to_text
+
+    frame = wb_table.frame
+    if list(frame.columns) != list(ref.columns) or len(frame) != len(ref):
+        return f"DIFFERENT shape/columns {frame.shape} vs {ref.shape}"
+    for col in ref.columns:
+        r = ref[col]
+        if pd.api.types.is_numeric_dtype(r.dtype):
+            w = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
+            if not np.array_equal(w, r.to_numpy(dtype=float), equal_nan=True):
+                return f"DIFFERENT numbers in {col}"
+        elif to_text(wb_table, col) != [str(x) for x in r.tolist()]:
+            return f"DIFFERENT text in {col}"
+    return "equal"
+
+
+def text_pairs(n: int, seed: int) -> pd.DataFrame:
+    """References of Zipf-distributed words with punctuation, numbers and some Unicode; the
+    predictions drop, add, re-case and reorder words of their reference."""
+    rng = np.random.default_rng(seed)
+    common = np.array(("the a an of to and in is was for on with as by at from refund days "
+                       "customer order delivery payment 7 12.5 3,000 U.S. e-mail don't it's "
+                       "(see) [note] \"quoted\" item-level Zürich naïve café straße 東京 данные "
+                       "running runs ran easily happiness").split(), dtype=object)
+    rare = np.array([f"w{i}" for i in range(30_000)], dtype=object)
+    ends = np.array(["", ".", " .", "!", "?"], dtype=object)
+    preds, refs = [], []
+    for _ in range(n):
+        k = int(rng.poisson(22))
+        pick = rng.random(k) < 0.5
+        w = np.where(pick, common[rng.integers(0, len(common), k)],
+                     rare[np.minimum(rng.zipf(1.3, k), len(rare) - 1)])
+        ref = " ".join(w) + ends[rng.integers(0, 5)]
+        words = list(w)
+        for _ in range(int(rng.integers(0, 5))):
+            if words and rng.random() < 0.5:
+                words.pop(int(rng.integers(0, len(words))))
+            else:
+                words.insert(int(rng.integers(0, len(words) + 1)), common[rng.integers(0, len(common))])
+        pred = " ".join(words) + ends[rng.integers(0, 3)]
+        if rng.random() < 0.1:
+            pred = pred.upper()
+        preds.append(pred)
+        refs.append(ref)
+    return pd.DataFrame({"id": [f"t{i}" for i in range(n)], "prediction": preds, "reference": refs})
+
+
+# --------------------------------------------------------------------------- rows
+
+def row_csv(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    from workbench.io import load_table
+
+    path = tmp / "table.csv"
+    make_frame(rows, seed).to_csv(path, index=False)
+    res = median_interleaved({"wb": lambda: load_table(path),
+                              "ref": lambda: pd.read_csv(path, engine="c")}, repeats)
+    table.add(f"load a {rows:,}-row x 10-column CSV", res["wb"][0], "pandas.read_csv (C engine)",
+              res["ref"][0], same_table(res["wb"][2], res["ref"][2]))
+
+
+def row_xlsx(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    from workbench.io import load_table
+
+    path = tmp / "table.xlsx"
+    write_xlsx(make_frame(rows, seed), path)
+    res = median_interleaved({"wb": lambda: load_table(path),
+                              "ref": lambda: pd.read_excel(path, engine="calamine")}, repeats)
+    table.add(f"load a {rows:,}-row x 10-column XLSX", res["wb"][0],
+              'pandas.read_excel(engine="calamine")', res["ref"][0],
+              same_table(res["wb"][2], res["ref"][2]))
+
+
+def _pytrec_from_csv(path: Path) -> dict:
+    run = pd.read_csv(path, engine="c")
+    return be.pytrec_ranking(run, None)[0]
+
+
+def _wb_ranking_file(path: Path) -> dict:
+    from workbench.analyses import ranking
+    from workbench.io import load_table
+
+    result = ranking.run(load_table(path), ranking.Options(query="query", doc="doc", score="score",
+                                                           relevance="relevance", ks=be.KS))
+    return {r["metric"]: r["value"] for r in result.records}
+
+
+def row_ranking_csv(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    path = tmp / "run.csv"
+    run, _, _ = be.make_ranking_data(rows, seed)
+    run.to_csv(path, index=False)
+    res = median_interleaved({"wb": lambda: _wb_ranking_file(path),
+                              "ref": lambda: _pytrec_from_csv(path)}, repeats)
+    diff, which = be.max_diff(res["wb"][2], res["ref"][2], be.pytrec_names(be.KS))
+    table.add(f"ranking end to end from a {len(run):,}-row CSV run file", res["wb"][0],
+              "pandas.read_csv + pytrec_eval", res["ref"][0],
+              "equal (18 means, max diff %.1e)" % diff if diff < 1e-9 else f"DIFFERENT ({which} {diff:.2e})")
+
+
+def _squad(s: str) -> str:
+    import re
+    import string
+
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in set(string.punctuation))
+    s = re.sub(r"\b(a|an|the)\b", " ", s)
+    return " ".join(s.split())
+
+
+def reference_text(preds: list[str], refs: list[str]) -> dict:
+    """sacrebleu corpus BLEU and chrF, rouge-score per pair, the SQuAD v2 EM and F1 per pair."""
+    import collections
+
+    import sacrebleu
+    from rouge_score import rouge_scorer
+
+    bleu = sacrebleu.corpus_bleu(preds, [refs]).score
+    chrf = sacrebleu.corpus_chrf(preds, [refs]).score
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=False)
+    rouge = {t: np.empty(len(preds)) for t in ("rouge1", "rouge2", "rougeL")}
+    for i, (p, r) in enumerate(zip(preds, refs)):
+        s = scorer.score(r, p)
+        for t in rouge:
+            rouge[t][i] = s[t].fmeasure
+    em = np.empty(len(preds))
+    f1 = np.empty(len(preds))
+    for i, (p, r) in enumerate(zip(preds, refs)):
+        pn, rn = _squad(p), _squad(r)
+        em[i] = float(pn == rn)
+        pt, rt = pn.split(), rn.split()
+        if not pt or not rt:
+            f1[i] = float(pt == rt)
+            continue
+        same = sum((collections.Counter(pt) & collections.Counter(rt)).values())
+        if same == 0:
+            f1[i] = 0.0
+        else:
+            prec, rec = same / len(pt), same / len(rt)
+            f1[i] = 2 * prec * rec / (prec + rec)
+    return dict(bleu=bleu, chrf=chrf, rouge=rouge, em=em, f1=f1)
+
+
+def workbench_text(frame: pd.DataFrame):
+    from workbench.analyses import text
+    from workbench.io.loader import LoadedTable
+
+    return text.run(LoadedTable(frame=frame, path="<memory>"),
+                    text.Options(prediction="prediction", reference="reference", id="id",
+                                 normalize="squad"))
+
+
+def check_text(result, ref: dict, frame: pd.DataFrame, seed: int) -> str:
+    import sacrebleu
+
+    items = result.table("items").frame
+    worst = max(abs(result.value("bleu") - ref["bleu"]), abs(result.value("chrf") - ref["chrf"]))
+    for t in ("rouge1", "rouge2", "rougeL"):
+        worst = max(worst, float(np.max(np.abs(items[t].to_numpy(float) - ref["rouge"][t]), initial=0)))
+    worst = max(worst, float(np.max(np.abs(items["token_f1"].to_numpy(float) - ref["f1"]), initial=0)))
+    worst = max(worst, float(np.max(np.abs(items["exact_match"].to_numpy(float) - ref["em"]), initial=0)))
+    rng = np.random.default_rng(seed)
+    for i in rng.choice(len(frame), size=min(1000, len(frame)), replace=False):
+        p, r = frame["prediction"].iat[i], frame["reference"].iat[i]
+        worst = max(worst, abs(items["bleu"].iat[i] - sacrebleu.sentence_bleu(p, [r]).score),
+                    abs(items["chrf"].iat[i] - sacrebleu.sentence_chrf(p, [r]).score))
+    return f"equal (max diff {worst:.1e})" if worst <= 1e-9 else f"DIFFERENT (max diff {worst:.2e})"
+
+
+def row_text(table: Table, rows: int, repeats: int, tmp: Path, seed: int):
+    frame = text_pairs(rows, seed)
+    preds, refs = frame["prediction"].tolist(), frame["reference"].tolist()
+    res = median_interleaved({"wb": lambda: workbench_text(frame),
+                              "ref": lambda: reference_text(preds, refs)}, repeats)
+    table.add(f"text analysis, {rows:,} pairs, all metrics", res["wb"][0],
+              "sacrebleu corpus BLEU + corpus chrF + rouge-score + SQuAD EM/F1", res["ref"][0],
+              check_text(res["wb"][2], res["ref"][2], frame, seed))
+    return res["wb"][2]
+
+
+def reference_report(result, path: Path) -> None:
+    import xlsxwriter
+
+    wb = xlsxwriter.Workbook(str(path), {"constant_memory": True, "nan_inf_to_errors": True})
+    for t in result.tables:
+        ws = wb.add_worksheet(t.name[:31])
+        ws.write_row(0, 0, [str(c) for c in t.frame.columns])
+        for i, row in enumerate(t.frame.itertuples(index=False), start=1):
+            ws.write_row(i, 0, [None if v is None else v for v in row])
+    wb.close()
+
+
+def check_report(path: Path, result) -> str:
+    from python_calamine import CalamineWorkbook
+
+    want = result.table("items").frame["rougeL"].to_numpy(float)
+    book = CalamineWorkbook.from_path(str(path))
+    for name in book.sheet_names:
+        rows = book.get_sheet_by_name(name).to_python()
+        for r, row in enumerate(rows[:50]):
+            if "rougeL" in row:
+                c = row.index("rougeL")
+                got = [x[c] for x in rows[r + 1:r + 1 + len(want)] if c < len(x)]
+                if len(got) == len(want) and np.allclose(np.array(got, float), want, rtol=0, atol=1e-12):
+                    return "items' ROUGE-L read back equal"
+    return "DIFFERENT: the items' ROUGE-L not found in the workbook"
+
+
+def row_report(table: Table, result, repeats: int, tmp: Path) -> None:
+    from workbench.report import write_report
+
+    n = len(result.table("items").frame)
+    wb_path, ref_path = tmp / "wb_report.xlsx", tmp / "ref_report.xlsx"
+    res = median_interleaved({"wb": lambda: write_report(wb_path, [result]),
+                              "ref": lambda: reference_report(result, ref_path)}, repeats)
+    table.add(f"Excel report of a {n:,}-item text analysis", res["wb"][0],
+              "xlsxwriter constant_memory (same tables)", res["ref"][0], check_report(wb_path, result))
+
+
+def _peak_rss_reset() -> None:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def _peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def child_ranking_memory(rows: int, repeats: int, seed: int) -> None:
+    run, _, _ = be.make_ranking_data(rows, seed)
+    gc.collect()
+    out = {"wb": [], "ref": [], "wb_peak": [], "ref_peak": []}
+    means = {}
+    for _ in range(repeats):
+        for name, fn in (("wb", lambda: be.workbench_ranking(run, None)),
+                         ("ref", lambda: be.pytrec_ranking(run, None)[0])):
+            gc.collect()
+            _peak_rss_reset()
+            t = time.perf_counter()
+            means[name] = fn()
+            out[name].append(time.perf_counter() - t)
+            out[name + "_peak"].append(_peak_rss_mb())
+    out["diff"] = be.max_diff(means["wb"], means["ref"], be.pytrec_names(be.KS))[0]
+    out["rows"] = len(run)
+    print(json.dumps(out))
+
+
+def row_ranking_memory(table: Table, rows: int, repeats: int, seed: int) -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, __file__, "--child-ranking-memory", str(rows),
+                           "--repeats", str(repeats), "--seed", str(seed)],
+                          capture_output=True, text=True, env=env, check=False)
+    if proc.returncode != 0:
+        print(proc.stderr)
+        raise SystemExit("the ranking-memory child failed")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    wb_s, ref_s = statistics.median(out["wb"]), statistics.median(out["ref"])
+    wb_peak, ref_peak = max(out["wb_peak"]), max(out["ref_peak"])
+    check = f"equal (18 means, max diff {out['diff']:.1e})" if out["diff"] < 1e-9 else \
+        f"DIFFERENT ({out['diff']:.2e})"
+    table.add(f"ranking, {out['rows']:,} rows in memory", wb_s, "pytrec_eval", ref_s, check,
+              note=f"peak {wb_peak / 1024:.2f} GB vs pytrec_eval's {ref_peak / 1024:.2f} GB")
+
+
+# --------------------------------------------------------------------------- main
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--repeats", type=int, default=3, help="median of N interleaved runs (default 3)")
+    parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--only", choices=ROWS, action="append", help="only these rows (repeatable)")
+    parser.add_argument("--markdown", help="also write the table as Markdown to this file")
+    parser.add_argument("--child-ranking-memory", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    # the generated predictions end in " ." on purpose; sacrebleu's advice about it is noise here
+    import logging
+
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    if args.child_ranking_memory:
+        child_ranking_memory(args.child_ranking_memory, args.repeats, args.seed)
+        return 0
+    sizes = QUICK if args.quick else FULL
+    rows = args.only or list(ROWS)
+    t0 = time.perf_counter()
+    be.section("Machine")
+    be.machine_info()
+    table = Table()
+    text_result = None
+    with tempfile.TemporaryDirectory(prefix="wb-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        for row in rows:
+            be.section(f"{row} (load average {load()})")
+            if row == "csv":
+                row_csv(table, sizes["csv"], args.repeats, tmp, args.seed)
+            elif row == "xlsx":
+                row_xlsx(table, sizes["xlsx"], args.repeats, tmp, args.seed)
+            elif row == "ranking-csv":
+                row_ranking_csv(table, sizes["ranking_csv"], args.repeats, tmp, args.seed)
+            elif row == "text":
+                text_result = row_text(table, sizes["text"], args.repeats, tmp, args.seed)
+            elif row == "report":
+                if text_result is None:
+                    text_result = workbench_text(text_pairs(sizes["text"], args.seed))
+                row_report(table, text_result, args.repeats, tmp)
+            elif row == "ranking-memory":
+                row_ranking_memory(table, sizes["ranking_memory"], args.repeats, args.seed)
+    be.section(f"Issue 13's table (medians of {args.repeats}; ratio = reference / workbench; "
+               f"load average now {load()})")
+    md = table.markdown()
+    print(md)
+    if args.markdown:
+        Path(args.markdown).write_text(md + "\n")
+    bad = [r["work"] for r in table.rows if not str(r["check"]).startswith("equal")
+           and "equal" not in str(r["check"])]
+    print(f"\nvalue checks: {len(table.rows) - len(bad)} of {len(table.rows)} equal"
+          + (f"; DIFFERENT: {'; '.join(bad)}" if bad else ""))
+    print(f"total wall time {time.perf_counter() - t0:.0f} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

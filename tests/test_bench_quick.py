@@ -1,0 +1,22 @@
+"""Smoke test of the issue-13 benchmark: its quick mode runs every row and every value check."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_table_quick_runs_every_row_and_values_agree():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, str(ROOT / "tests/benchmarks/bench_table.py"), "--quick",
+                           "--repeats", "1"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    assert "value checks: 6 of 6 equal" in out
+    for work in ("CSV", "XLSX", "CSV run file", "text analysis", "Excel report", "rows in memory"):
+        assert work in out
+    assert "load average" in out and "ratio" in out
