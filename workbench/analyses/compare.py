@@ -246,7 +246,7 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         {"interval": "normal (paired)", "diff": diff, "ci_low": n_low, "ci_high": n_high,
          "basis": f"SE = sqrt(b + c - (b - c)^2 / n) / n = {se:.4f}"},
         {"interval": f"bootstrap percentile ({boot_unit})", "diff": diff, "ci_low": b_low,
-         "ci_high": b_high, "basis": f"{options.resamples} resamples, seed {options.seed}"},
+         "ci_high": b_high, "basis": f"{options.resamples:,} resamples, seed {options.seed}"},
     ])
     summary = pd.DataFrame([{
         "baseline": bn, "candidate": cn, "items": n, "baseline_rate": base_rate,

@@ -115,9 +115,9 @@ def interval_rows(ps: pm.PairedSummary, resamples: int, seed: int, unit: str) ->
         {"interval": "paired t", "diff": ps.diff, "ci_low": ps.t.ci_low, "ci_high": ps.t.ci_high,
          "basis": f"mean +- t(0.975, {ps.t.df}) x SD / sqrt(n), SD = {ps.sd:.4g}"},
         {"interval": f"bootstrap percentile ({unit})", "diff": ps.diff, "ci_low": ps.boot_low,
-         "ci_high": ps.boot_high, "basis": f"{resamples} resamples, seed {seed}"},
+         "ci_high": ps.boot_high, "basis": f"{resamples:,} resamples, seed {seed}"},
         {"interval": f"bootstrap BCa ({unit})", "diff": ps.diff, "ci_low": ps.bca_low,
-         "ci_high": ps.bca_high, "basis": f"{resamples} resamples, seed {seed}, jackknife acceleration"},
+         "ci_high": ps.bca_high, "basis": f"{resamples:,} resamples, seed {seed}, jackknife acceleration"},
     ]
 
 
@@ -338,7 +338,7 @@ def systems_compared_result(per_unit: pd.DataFrame, *, system: str, unit: str, m
                     f"systems were evaluated on ({scope}); the randomization test is the recommended one "
                     f"for per-{unit} metrics (Smucker et al. 2007), p-values adjusted "
                     f"({SC_CORRECTION}) across the pairs of each metric; intervals are paired bootstrap "
-                    f"95% percentile intervals ({SC_RESAMPLES} resamples, seed {SC_SEED}).")
+                    f"95% percentile intervals ({SC_RESAMPLES:,} resamples, seed {SC_SEED}).")
     table = Table("systems_compared", "Systems compared (paired, per metric)", frame,
                   columns=SYSTEMS_COMPARED_COLUMNS, formats={**SYSTEMS_COMPARED_FORMATS, unit_word: "int"})
     sig = (f"[{unit_word}:common,order:natural-ids,pairs:sorted-names,bs:{SC_RESAMPLES},seed:{SC_SEED},"

@@ -609,7 +609,7 @@ def _eval_paired(cond: Condition, table: LoadedTable, alpha: float, progress) ->
             samples = sg.bootstrap_paired_counts(b, c, n, resamples=cond.resamples, seed=cond.seed)
             unit = "items"
         lo, hi = sg.percentile_interval(samples, level=1 - alpha)
-        how = f"{level} bootstrap interval ({cond.resamples} resamples of {unit}, seed {cond.seed})"
+        how = f"{level} bootstrap interval ({cond.resamples:,} resamples of {unit}, seed {cond.seed})"
     p_sign = sg.sign_test(b, c)[0]
     p_mc = sg.mcnemar(b, c, correction=False)[1]
     p_cc = sg.mcnemar(b, c, correction=True)[1]
@@ -694,7 +694,7 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
     else:
         samples = _bootstrap_mean(diffs, cond.resamples, cond.seed, progress)
         lo, hi = sg.percentile_interval(samples, level=1 - alpha)
-        how = f"{level} bootstrap interval ({cond.resamples} resamples of queries, seed {cond.seed})"
+        how = f"{level} bootstrap interval ({cond.resamples:,} resamples of queries, seed {cond.seed})"
     p = None
     if cond.test == "sign":
         p = sg.sign_test(wins, losses)[0]
@@ -835,7 +835,7 @@ def _eval_cost_latency(cond: Condition, table: LoadedTable, alpha: float, progre
     lo, hi = sg.percentile_interval(samples, level=1 - alpha)
     unit = "items, paired" if paired else "requests"
     side = {"upper": "upper bound", "point": "observed value"}[cond.bound]
-    basis = (f"{side} of the {_level(alpha)} bootstrap interval ({cond.resamples} resamples of "
+    basis = (f"{side} of the {_level(alpha)} bootstrap interval ({cond.resamples:,} resamples of "
              f"{unit}, seed {cond.seed})")
     if cond.kind == LATENCY:
         basis += f"; percentile method {cond.options.get('percentile_method', 'linear')}"
