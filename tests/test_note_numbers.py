@@ -68,7 +68,8 @@ def _check_policy(text: str, where: str, *, relative: bool = False) -> None:
     for m in P_VALUE.finditer(text):
         op, _, number = m.groups()
         if op == "<" or m.group(2):
-            assert number == "0.001", f"{where}: {m.group(0)!r} in {text!r}"
+            # "< 0.001" for a tiny p-value; "p < 0.05" is the criterion alpha, not a p-value shown
+            assert number in ("0.001", "0.05"), f"{where}: {m.group(0)!r} in {text!r}"
             continue
         digits = number.replace(".", "").lstrip("0")
         assert len(digits) == 3 or float(number) >= 1, f"{where}: {m.group(0)!r} is not 3 significant digits"
@@ -142,3 +143,26 @@ def test_the_seed_card_shows_points_and_a_policy_p_value():
     assert re.fullmatch(r"\+0\.\d to \+9\.\d pts", row["interval"]), row["interval"]
     assert row["p_value"] == "0.0636"
     assert "p = 0.0636" in render_text(result)
+
+
+@pytest.mark.parametrize("candidates", ["new", "new,worse"])
+def test_compare_notes_on_continuous_scores_follow_the_policy(candidates):
+    """The readings of the t, Wilcoxon and randomization tests (one pair, and several systems)."""
+    import numpy as np
+    import pandas as pd
+
+    from workbench.io import LoadedTable
+
+    rng = np.random.default_rng(7)
+    base = rng.random(60).round(4)
+    frame = pd.DataFrame({"id": [f"q{i}" for i in range(60)], "old": base,
+                          "new": np.clip(base + rng.normal(0.03, 0.12, 60), 0, 1).round(4),
+                          "worse": np.clip(base - 0.2 + rng.normal(0, 0.05, 60), 0, 1).round(4)})
+    result = REGISTRY["compare"].run(LoadedTable(frame=frame, path="<memory>"),
+                                     REGISTRY["compare"].Options(baseline="old", candidate=candidates, item="id"))
+    text = " ".join(result.notes)
+    assert "paired t-test gives p" in text
+    for note in result.notes:
+        _check_policy(note, candidates)
+    # a score difference has three decimals, with its sign
+    assert re.search(r"a mean difference as large as [+-]\d\.\d{3} ", text), text
