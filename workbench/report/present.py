@@ -6,41 +6,11 @@ formats and sentences, and the command line's human output.  It needs no GUI too
 The number-format policy (one format per *kind* of number)
 ===========================================================
 
-=============  =============================================  =======================  ==============
-kind           what                                           text                     Excel format
-=============  =============================================  =======================  ==============
-``rate``       a proportion of items (exact match, success,   ``72.5%``                ``0.0%``
-               micro/macro, a Wilson bound)
-``points``     a difference of two rates                      ``+4.5 pts``             ``+0.0" pts"``
-                                                                                       (cell holds
-                                                                                       points)
-``margin``     a size of a difference of rates (a half-width, ``7.8 pts``               ``0.0" pts"``
-               a minimum detectable difference): unsigned
-``p``          a p-value: 3 significant digits                ``0.0636``, ``< 0.001``  per value
-``count``      a whole number (items, wins, queries)          ``1,049``                ``#,##0``
-``score``      a 0-1 score that is not a share of items       ``0.683``                ``0.000``
-               (nDCG, MAP, MRR, P@k, R@k, hit@k, token F1,
-               ROUGE, pass@k, pass^k): three decimals
-``score_diff`` a difference of two scores                     ``+0.013``               ``+0.000``
-``relative``   a relative change                              ``+8.0%``                ``+0.0%``
-``bleu``       BLEU and chrF on their 0-100 scale             ``31.3``                 ``0.0``
-               (the display name says "(0-100)")
-``cost``       money in the file's units; a currency symbol   ``0.0146``, ``$0.475``,  per value
-               only when one was chosen.  Below 1: three      ``1,234.50``
-               significant digits; from 1 up: two decimals
-``latency``    latency in the file's unit (s or ms): three    ``2.452``                ``#,##0.000``
-               decimals
-``statistic``  a test statistic (chi-square, t): two decimals ``4.26``                 ``#,##0.00``
-``plain``      anything else (booleans as yes/no, text)       ``yes``                  General
-=============  =============================================  =======================  ==============
-
-Rates, points, scores and the other decimal kinds never show a nonzero value as zero: a value
-that would round to zero is shown with two significant digits (``0.0021%``, ``0.000021``), and
-one below the smallest shown step as ``< 0.0001%`` / ``< 0.000001``.  Missing values are ``-``.
-
-**Rounding.**  Text is rounded the way Excel rounds a cell for display (first to 15
-significant digits, then half away from zero), so a sentence and the cell that shows the same
-stored value always agree (2.4517499999999997 is 2.4518 in both, at four decimals).
+The policy itself (the kinds, :func:`format_value`, :func:`format_p`, :func:`format_interval`,
+the Excel-like rounding) lives in :mod:`workbench.core.numbers`, so that the analyses' notes and
+the release rules' card use it too; this module re-exports those names, so ``present.format_value``
+and ``core.numbers.format_value`` are the same function.  It adds the Excel formats, the display
+names and the answers.
 
 **Excel.**  :func:`excel_format` gives the format of a kind; with ``value=`` it gives the format
 that displays that very value as :func:`format_value` does (p-values below 0.001 get the format
