@@ -244,7 +244,7 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
     ])
     intervals = pd.DataFrame([
         {"interval": "normal (paired)", "diff": diff, "ci_low": n_low, "ci_high": n_high,
-         "basis": f"SE = sqrt(b + c - (b - c)^2 / n) / n = {se:.4f}"},
+         "basis": f"SE = sqrt(b + c - (b - c)^2 / n) / n = {format_value(se, 'margin')}"},
         {"interval": f"bootstrap percentile ({boot_unit})", "diff": diff, "ci_low": b_low,
          "ci_high": b_high, "basis": f"{options.resamples:,} resamples, seed {options.seed}"},
     ])

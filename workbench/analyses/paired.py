@@ -113,7 +113,7 @@ def tests_rows(ps: pm.PairedSummary, zero_method: str) -> list[dict]:
 def interval_rows(ps: pm.PairedSummary, resamples: int, seed: int, unit: str) -> list[dict]:
     return [
         {"interval": "paired t", "diff": ps.diff, "ci_low": ps.t.ci_low, "ci_high": ps.t.ci_high,
-         "basis": f"mean +- t(0.975, {ps.t.df}) x SD / sqrt(n), SD = {ps.sd:.4g}"},
+         "basis": f"mean +- t(0.975, {ps.t.df}) x SD / sqrt(n), SD = {_num(ps.sd, signed=False)}"},
         {"interval": f"bootstrap percentile ({unit})", "diff": ps.diff, "ci_low": ps.boot_low,
          "ci_high": ps.boot_high, "basis": f"{resamples:,} resamples, seed {seed}"},
         {"interval": f"bootstrap BCa ({unit})", "diff": ps.diff, "ci_low": ps.bca_low,

@@ -594,7 +594,7 @@ def _eval_paired(cond: Condition, table: LoadedTable, alpha: float, progress) ->
     level = _level(alpha)
     if cond.interval == "normal":
         _, se, lo, hi = sg.paired_normal_interval(b, c, n, z=_z(alpha))
-        how = f"{level} normal interval (SE = sqrt(b + c - (b - c)^2 / n) / n = {se:.4f})"
+        how = f"{level} normal interval (SE = sqrt(b + c - (b - c)^2 / n) / n = {numbers.format_value(se, 'margin')})"
         if pair.cluster is not None:
             notes.append(f"The normal interval treats the {n} items as independent; clusters in "
                          f"'{cluster}' would make it optimistic (the bootstrap interval resamples them).")
@@ -690,7 +690,7 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
         se = sd / math.sqrt(n)
         z = _z(alpha)
         lo, hi = obs - z * se, obs + z * se
-        how = f"{level} normal interval (mean difference +- z sd / sqrt(n), sd {sd:.4f})"
+        how = f"{level} normal interval (mean difference +- z sd / sqrt(n), sd {numbers.format_value(sd, 'score')})"
     else:
         samples = _bootstrap_mean(diffs, cond.resamples, cond.seed, progress)
         lo, hi = sg.percentile_interval(samples, level=1 - alpha)
