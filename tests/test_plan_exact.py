@@ -84,7 +84,7 @@ def test_exact_integers_are_not_pushed_up(m, t_int):
 def test_items_needed_without_n_and_n_gives_the_mde_too():
     code, out, err = _cli("plan", "--discordance", "0.095", "--target-difference", "0.01")
     assert code == 0, err
-    assert "7448" in out and "9.5%" in out and "10%" not in out
+    assert "7,448 items" in out and "9.5%" in out and "of 1 pts" in out and "10%" not in out
     code, out, _ = _cli("plan", "--discordance", "0.095", "--n", "200", "--target-difference",
                         "0.02", "--json")
     mde = [r for r in out["results"] if r["metric"] == "mde"][0]

@@ -79,7 +79,7 @@ def test_seed_14_to_5_no_drop_beyond_one_point_exact_sign_test_passes_with_the_c
     assert r["p_value"] == pytest.approx(0.0636, abs=5e-4)
     assert 0.0 < r["ci_low"] < 0.01 and 0.085 < r["ci_high"] < 0.095  # seed: roughly 0.5 to 9.0
     assert r["threshold"] == pytest.approx(-0.01)
-    assert "not significant by the exact sign test (p = 0.064, borderline)" in r["notes"]
+    assert "not significant by the exact sign test (p = 0.0636, borderline)" in r["notes"]
     assert "do not report the gain as an improvement" in r["notes"]
     assert "19 items that differ" in r["notes"]
     # the same numbers as the compare analysis (same resamples and seed)
@@ -88,7 +88,7 @@ def test_seed_14_to_5_no_drop_beyond_one_point_exact_sign_test_passes_with_the_c
     boot = cmp.find("bootstrap_ci")[0]
     assert (r["ci_low"], r["ci_high"]) == (boot["ci_low"], boot["ci_high"])
     shown = card_rows(result)[0]
-    assert shown["observed"] == "+4.5 pts" and shown["interval"] == "[+0.5, +9.0] pts"
+    assert shown["observed"] == "+4.5 pts" and shown["interval"] == "+0.5 to +9.0 pts"
     assert "14 wins / 5 losses / 181 ties" in render_text(result)
 
 
@@ -104,7 +104,7 @@ def test_seed_14_to_5_under_a_required_gain_is_inconclusive_borderline():
     result = gate(text, wide(14, 5, 181))
     r = row(result)
     assert verdict_of(result) == INCONCLUSIVE and exit_code(result) == 3
-    assert "borderline" in r["reason"] and "0.064" in r["reason"]
+    assert "borderline" in r["reason"] and "p = 0.0636" in r["reason"]
     assert r["counts"] == "14 wins / 5 losses / 181 ties of 200 items"
     # the observed 4.5 points would need about this many items at 9.5% discordance
     assert r["more_items"] == items_needed_for_mde(19 / 200, 0.045) - 200

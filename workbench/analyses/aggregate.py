@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError, OptionError
+from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_binary, to_float, to_text
@@ -23,6 +24,11 @@ from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio,
 from ..metrics.intervals import wilson_interval
 from . import _checks
 from ._common import Resolver, base_signature
+
+
+def _rate(value) -> str:
+    return format_value(float(value), "rate")
+
 
 NAME = "aggregate"
 TITLE = "Aggregation"
@@ -123,10 +129,10 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
         if spread.size > 1:
             lo, hi = int(np.argmin(np.where(present, rate, np.inf))), int(np.argmax(np.where(present, rate, -np.inf)))
             who = f"Version '{vlabel}': " if vlabel is not None else ""
-            notes.append(f"{who}the best group ('{g_labels[hi]}', {rate[hi]:.1%} of {int(items[hi])}) and "
-                         f"the worst ('{g_labels[lo]}', {rate[lo]:.1%} of {int(items[lo])}) differ by "
-                         f"{rate[hi] - rate[lo]:.1%}; micro {micro:.1%} weights groups by size, "
-                         f"macro {macro:.1%} weights them equally.")
+            notes.append(f"{who}the best group ('{g_labels[hi]}', {_rate(rate[hi])} of {plural(items[hi], 'item')}) "
+                         f"and the worst ('{g_labels[lo]}', {_rate(rate[lo])} of {plural(items[lo], 'item')}) "
+                         f"differ by {format_value(rate[hi] - rate[lo], 'margin')}; micro {_rate(micro)} weights "
+                         f"groups by size, macro {_rate(macro)} weights them equally.")
     tables = [
         Table("overall", "Micro and macro", pd.DataFrame(overall_rows), columns={
             "micro": "sum of successes / sum of items (pooled)",
@@ -151,7 +157,7 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
             a, b = pairs[0]
             ia, ib = v_labels.index(a), v_labels.index(b)
             notes.append(f"Simpson's paradox: version '{a}' beats '{b}' in every segment yet is worse "
-                         f"overall ({overall[ia]:.1%} vs {overall[ib]:.1%}) because the mix of segments "
+                         f"overall ({_rate(overall[ia])} vs {_rate(overall[ib])}) because the mix of segments "
                          f"differs between them; compare per segment, or re-score both on the same set.")
             records.append(record("simpson", True, from_=a, to=b, n=len(g_labels)))
         else:
@@ -223,11 +229,13 @@ def _unit_form(table, options, res) -> AnalysisResult:
 def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, form, unit_col):
     notes = list(notes)
     if zero:
-        notes.append(f"{zero} of {len(per_unit)} units have a zero denominator; they have no ratio and "
-                     f"are left out of the mean of ratios (they add nothing to the pooled ratio).")
+        notes.append(f"{zero:,} of {plural(len(per_unit), 'unit')} {'has' if zero == 1 else 'have'} a zero "
+                     f"denominator; {'it has' if zero == 1 else 'they have'} no ratio and "
+                     f"{'is' if zero == 1 else 'are'} left out of the mean of ratios ({'it adds' if zero == 1 else 'they add'} "
+                     f"nothing to the pooled ratio).")
     if np.isfinite(pooled) and np.isfinite(mean) and abs(pooled - mean) >= 0.05:
-        notes.append(f"The pooled ratio ({pooled:.1%}) and the mean of ratios ({mean:.1%}) differ by "
-                     f"{abs(pooled - mean):.1%}: the first weights units by their denominators, the "
+        notes.append(f"The pooled ratio ({_rate(pooled)}) and the mean of ratios ({_rate(mean)}) differ by "
+                     f"{format_value(abs(pooled - mean), 'margin')}: the first weights units by their denominators, the "
                      f"second counts every unit once; decide which question you are asking.")
     records = (record("pooled_ratio", pooled, n=pooled_n),
                record("mean_of_ratios", mean, n=used))

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError, OptionError
+from ..core.numbers import format_p, format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
@@ -141,9 +142,9 @@ def _pair_long(table: LoadedTable, options: Options, res: Resolver) -> Paired:
     only_c = c.index.difference(b.index, sort=False)
     for name, only in ((base, only_b), (cand, only_c)):
         if len(only):
-            res.notes.append(f"{len(only)} items were scored only by '{name}' (for example "
+            res.notes.append(f"{plural(len(only), 'item')} {'was' if len(only) == 1 else 'were'} scored only by '{name}' (for example "
                              f"{', '.join(map(str, only[:3]))}); they are left out of the paired "
-                             f"comparison, which uses the {len(common)} common items.")
+                             f"comparison, which uses the {plural(len(common), 'common item')}.")
     if len(common) == 0:
         raise DataError(f"File '{table.name}': systems '{base}' and '{cand}' share no item id "
                         f"in column '{item_col}', so nothing can be paired.")
@@ -178,9 +179,9 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         samples = sg.bootstrap_clustered(net, size, resamples=options.resamples, seed=options.seed,
                                          progress=_Scaled(progress, 0.2, 0.9))
         boot_unit = f"clusters:{options.cluster}"
-        notes.append(f"The bootstrap resamples the {len(cl_labels)} clusters of column "
+        notes.append(f"The bootstrap resamples the {plural(len(cl_labels), 'cluster')} of column "
                      f"'{options.cluster}' whole; the exact, McNemar and normal results treat the "
-                     f"{n} items as independent and are optimistic if clusters matter.")
+                     f"{plural(n, 'item')} as independent and are optimistic if clusters matter.")
     else:
         samples = sg.bootstrap_paired_counts(b, c, n, resamples=options.resamples, seed=options.seed,
                                              progress=_Scaled(progress, 0.2, 0.9))
@@ -219,16 +220,17 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
     if below and above:
         notes.append(
             f"The tests disagree at alpha {ALPHA}: significant by {', '.join(below)}; "
-            f"not significant by {', '.join(above)}. With {counts.discordant} discordant items the exact sign "
-            f"test (p = {exact_p:.3f}) does not rely on a large-sample approximation; treat the result "
-            f"as borderline: read the {counts.discordant} items that flipped and extend the set.")
+            f"not significant by {', '.join(above)}. With {plural(counts.discordant, 'discordant item')} the "
+            f"exact sign test ({format_p(exact_p)}) does not rely on a large-sample approximation; treat the "
+            f"result as borderline: read the {plural(counts.discordant, 'item')} that flipped and extend the set.")
     notes += pt.degenerate_notes(pair.cand.astype(float) - pair.base, mde=mde)
     notes += pt.binary_readings(b, c, n, exact_p=exact_p, midp=midp, p_chi2=p_chi2, p_cc=p_cc,
                                 normal=(n_low, n_high), boot=(b_low, b_high))
     if n and abs(diff) < mde and mde <= 1 and counts.discordant:
-        notes.append(f"The observed difference ({diff:+.1%}) is smaller than the minimum detectable "
-                     f"difference at this size and discordance ({mde:.1%} = 2.8 x sqrt({d_rate:.3f}/"
-                     f"{n})).")
+        notes.append(f"The observed difference ({format_value(diff, 'points')}) is smaller than the minimum "
+                     f"detectable difference at this size and discordance ({format_value(mde, 'margin')} = "
+                     f"2.8 x sqrt(d/n), with discordance d = {format_value(d_rate, 'rate')} of n = "
+                     f"{plural(n, 'item')}).")
 
     tests = pd.DataFrame([
         {"test": "exact sign test (two-sided)", "statistic": float(b), "p_value": exact_p,
@@ -242,9 +244,9 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
     ])
     intervals = pd.DataFrame([
         {"interval": "normal (paired)", "diff": diff, "ci_low": n_low, "ci_high": n_high,
-         "basis": f"SE = sqrt(b + c - (b - c)^2 / n) / n = {se:.4f}"},
+         "basis": f"SE = sqrt(b + c - (b - c)^2 / n) / n = {format_value(se, 'margin')}"},
         {"interval": f"bootstrap percentile ({boot_unit})", "diff": diff, "ci_low": b_low,
-         "ci_high": b_high, "basis": f"{options.resamples} resamples, seed {options.seed}"},
+         "ci_high": b_high, "basis": f"{options.resamples:,} resamples, seed {options.seed}"},
     ])
     summary = pd.DataFrame([{
         "baseline": bn, "candidate": cn, "items": n, "baseline_rate": base_rate,
@@ -459,11 +461,12 @@ def _collect_long(table: LoadedTable, options: Options, res: Resolver) -> Collec
     for name in chosen:
         only = parts[name].index.difference(common, sort=False)
         if len(only):
-            how = (f"were scored only by '{name}'" if len(chosen) == 2 else
-                   f"of '{name}' are not scored by every system compared")
-            res.notes.append(f"{len(only)} items {how} (for example {', '.join(map(str, only[:3]))}); "
-                             f"they are left out of the paired comparison, which uses the {len(common)} "
-                             f"common items.")
+            one = len(only) == 1
+            how = (f"{'was' if one else 'were'} scored only by '{name}'" if len(chosen) == 2 else
+                   f"of '{name}' {'is' if one else 'are'} not scored by every system compared")
+            res.notes.append(f"{plural(len(only), 'item')} {how} (for example {', '.join(map(str, only[:3]))}); "
+                             f"they are left out of the paired comparison, which uses the "
+                             f"{plural(len(common), 'common item')}.")
     if len(common) == 0:
         raise DataError(f"File '{table.name}': systems {', '.join(repr(x) for x in chosen)} share no "
                         f"item id in column '{item_col}', so nothing can be paired.")
@@ -597,8 +600,8 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                           pt.degenerate_notes(y - x, mde=ps.mde, bounded=col.bounded)]
                 notes += pt.readings(ps, base=a, cand=b, bounded=col.bounded)
     if codes is not None:
-        notes.append(f"The bootstrap resamples the {n_clusters} clusters of column '{options.cluster}' "
-                     f"whole; the other tests treat the {n} items as independent and are optimistic if "
+        notes.append(f"The bootstrap resamples the {plural(n_clusters, 'cluster')} of column '{options.cluster}' "
+                     f"whole; the other tests treat the {plural(n, 'item')} as independent and are optimistic if "
                      f"clusters matter.")
     primary = "exact sign test" if col.binary else "randomization test"
     tables = []

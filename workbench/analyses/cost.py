@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_binary, to_float, to_text
@@ -15,6 +16,16 @@ from ..metrics import cost as cm
 from ..metrics.intervals import wilson_interval
 from . import _checks
 from ._common import Resolver, base_signature
+
+
+def _rate(value) -> str:
+    return format_value(float(value), "rate")
+
+
+def _cost(value) -> str:
+    """A cost in the file's units (the analyses never add a currency)."""
+    return format_value(float(value), "cost")
+
 
 NAME = "cost"
 TITLE = "Cost and latency"
@@ -87,7 +98,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         records.append(record("cost_per_request", total / n, system=sys_name, n=n))
         records.append(record("cost_per_success", row["cost_per_success"], system=sys_name, n=succ))
         if succ == 0:
-            notes.append(f"System '{label}' has no success in {n} requests: its cost per success is "
+            notes.append(f"System '{label}' has no success in {plural(n, 'request')}: its cost per success is "
                          f"undefined (shown empty), not zero.")
         if lat is not None:
             pcts = cm.percentiles(lat[m], QUANTILES, method=options.percentile_method)
@@ -95,8 +106,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                 row[f"latency_p{q}"] = float(v)
                 records.append(record(f"latency_p{q}", v, system=sys_name, n=n))
             if n < 100:
-                notes.append(f"System '{label}' has {n} requests; its p99 latency rests on the top "
-                             f"{max(1, int(np.ceil(n * 0.01)))} values and is not a stable estimate.")
+                top = max(1, int(np.ceil(n * 0.01)))
+                notes.append(f"System '{label}' has {plural(n, 'request')}; its p99 latency rests on the "
+                             f"top {plural(top, 'value')} and is not a stable estimate.")
         rows.append(row)
     if lat is None:
         notes.append("No latency column was given or found: latency percentiles are left out.")
@@ -128,19 +140,19 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             records.append(record("marginal_cost_per_success", price, from_=ra["system"],
                                   to=rb["system"], n=min(ra["requests"], rb["requests"])))
             records.append(record("dominated", dominated, from_=ra["system"], to=rb["system"]))
-            rates = f"{rb['success_rate']:.1%} vs {ra['success_rate']:.1%}"
+            rates = f"{_rate(rb['success_rate'])} vs {_rate(ra['success_rate'])}"
             if same and dominated:
                 notes.append(f"'{rb['system']}' costs the same per request as '{ra['system']}' "
-                             f"({rb['cost_per_request']:.4g}) and succeeds less often ({rates}): "
+                             f"({_cost(rb['cost_per_request'])}) and succeeds less often ({rates}): "
                              f"it is dominated.")
             elif same:
                 notes.append(f"'{ra['system']}' and '{rb['system']}' cost the same per request "
-                             f"({ra['cost_per_request']:.4g}) and succeed equally often "
-                             f"({ra['success_rate']:.1%}): neither is dominated, and there is no "
+                             f"({_cost(ra['cost_per_request'])}) and succeed equally often "
+                             f"({_rate(ra['success_rate'])}): neither is dominated, and there is no "
                              f"extra success to price.")
             elif dominated:
                 notes.append(f"'{rb['system']}' costs more per request than '{ra['system']}' "
-                             f"({rb['cost_per_request']:.4g} vs {ra['cost_per_request']:.4g}) and "
+                             f"({_cost(rb['cost_per_request'])} vs {_cost(ra['cost_per_request'])}) and "
                              f"succeeds no more often ({rates}): it is dominated, so no price per "
                              f"extra success is given.")
     sig = base_signature(NAME)

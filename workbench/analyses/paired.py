@@ -26,6 +26,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..core.numbers import format_p, format_value, plural
 from ..core.result import record
 from ..metrics import paired as pm
 
@@ -49,15 +50,27 @@ def _one(word: str) -> str:
 
 
 def fmt_p(p: float) -> str:
+    """A p-value under the policy (3 significant digits, ``< 0.001``), ``undefined`` if missing."""
     if p is None or not math.isfinite(p):
         return "undefined"
-    if p < 0.001:
-        return "< 0.001"
-    return f"{p:.3g}"
+    return format_value(p, "p")
 
 
-def _num(x: float, digits: int = 4) -> str:
-    return "undefined" if x is None or not math.isfinite(x) else f"{x:+.{digits}g}"
+def _p(p: float) -> str:
+    """``p = 0.0636``, ``p < 0.001`` or ``p undefined``."""
+    return "p undefined" if p is None or not math.isfinite(p) else format_p(p)
+
+
+def _num(x: float, *, signed: bool = True) -> str:
+    """A difference of scores (``+0.013``), or an unsigned score-scale size."""
+    if x is None or not math.isfinite(x):
+        return "undefined"
+    return format_value(x, "score_diff" if signed else "score")
+
+
+def _pts(x: float) -> str:
+    """A difference of rates in points without its unit (the first number of a range)."""
+    return format_value(x, "points").removesuffix(" pts")
 
 
 def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
@@ -100,11 +113,11 @@ def tests_rows(ps: pm.PairedSummary, zero_method: str) -> list[dict]:
 def interval_rows(ps: pm.PairedSummary, resamples: int, seed: int, unit: str) -> list[dict]:
     return [
         {"interval": "paired t", "diff": ps.diff, "ci_low": ps.t.ci_low, "ci_high": ps.t.ci_high,
-         "basis": f"mean +- t(0.975, {ps.t.df}) x SD / sqrt(n), SD = {ps.sd:.4g}"},
+         "basis": f"mean +- t(0.975, {ps.t.df}) x SD / sqrt(n), SD = {_num(ps.sd, signed=False)}"},
         {"interval": f"bootstrap percentile ({unit})", "diff": ps.diff, "ci_low": ps.boot_low,
-         "ci_high": ps.boot_high, "basis": f"{resamples} resamples, seed {seed}"},
+         "ci_high": ps.boot_high, "basis": f"{resamples:,} resamples, seed {seed}"},
         {"interval": f"bootstrap BCa ({unit})", "diff": ps.diff, "ci_low": ps.bca_low,
-         "ci_high": ps.bca_high, "basis": f"{resamples} resamples, seed {seed}, jackknife acceleration"},
+         "ci_high": ps.bca_high, "basis": f"{resamples:,} resamples, seed {seed}, jackknife acceleration"},
     ]
 
 
@@ -122,16 +135,16 @@ def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
         sig = "unlikely" if r.p < ALPHA else "not unlikely"
         tests.append(f"the randomization test (the recommended one for per-query IR metrics, Smucker et al. "
                      f"2007; it only assumes that without a real difference each {_one(unit)}'s difference "
-                     f"is as likely to be positive as negative) gives p = {fmt_p(r.p)} ({how}): a mean "
+                     f"is as likely to be positive as negative) gives {_p(r.p)} ({how}): a mean "
                      f"difference as large as {_num(ps.diff)} is {sig} by chance alone")
     if math.isfinite(ps.t.p):
-        tests.append(f"the paired t-test gives p = {fmt_p(ps.t.p)}; it assumes the mean difference is close "
-                     f"to normal, which holds for many {unit} ({n} here) unless a few extreme differences "
+        tests.append(f"the paired t-test gives {_p(ps.t.p)}; it assumes the mean difference is close "
+                     f"to normal, which holds for many {unit} ({n:,} here) unless a few extreme differences "
                      f"dominate")
     if ps.wilcoxon.method != "none":
-        tests.append(f"the Wilcoxon signed-rank test (p = {fmt_p(ps.wilcoxon.p)}) asks whether the "
+        tests.append(f"the Wilcoxon signed-rank test ({_p(ps.wilcoxon.p)}) asks whether the "
                      f"improvements outweigh the declines once ranked by size, a shift of the typical "
-                     f"{_one(unit)} rather than of the mean ({ps.directions.tied} tied {unit} left out)")
+                     f"{_one(unit)} rather than of the mean ({ps.directions.tied:,} tied {unit if ps.directions.tied != 1 else _one(unit)} left out)")
     out = [f"{pair}: " + "; ".join(tests) + "."] if tests else []
     more = []
     if math.isfinite(ps.boot_low) and ps.boot_high > ps.boot_low:
@@ -142,16 +155,16 @@ def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
     if math.isfinite(ps.effect):
         size = abs(ps.effect)
         word = "negligible" if size < 0.2 else "small" if size < 0.5 else "medium" if size < 0.8 else "large"
-        more.append(f"effect size d_z = {ps.effect:+.3f} (mean difference / SD of the differences), {word} "
+        more.append(f"effect size d_z = {format_value(ps.effect, 'score_diff')} (mean difference / SD of the differences), {word} "
                     f"by Cohen's rule of thumb")
-    more.append(f"of {n} {unit}, {ps.directions.improved} improved, {ps.directions.worse} got worse and "
-                f"{ps.directions.tied} tied")
+    more.append(f"of {n:,} {unit if n != 1 else _one(unit)}, {ps.directions.improved:,} improved, "
+                f"{ps.directions.worse:,} got worse and {ps.directions.tied:,} tied")
     if math.isfinite(ps.mde):
         if bounded and ps.mde > 1:
             more.append(f"minimum detectable difference: not detectable at this size (2.8 x SD / sqrt(n) = "
-                        f"{ps.mde:.3g}, more than the whole 0-1 range)")
+                        f"{_num(ps.mde, signed=False)}, more than the whole 0-1 range)")
         else:
-            more.append(f"a mean difference smaller than {ps.mde:.3g} (the minimum detectable difference "
+            more.append(f"a mean difference smaller than {_num(ps.mde, signed=False)} (the minimum detectable difference "
                         f"2.8 x SD / sqrt(n), 80% power at alpha 0.05) would usually be missed")
     out.append(f"{pair}: " + "; ".join(more) + ".")
     return out
@@ -162,15 +175,15 @@ def binary_readings(b: int, c: int, n: int, *, exact_p, midp, p_chi2, p_cc, norm
     d = b + c
     if d == 0:
         return []
-    text = (f"Reading: the exact sign test (p = {fmt_p(exact_p)}, mid-p {fmt_p(midp)}) is the chance of a "
-            f"{b}-{c} split or a more uneven one among the {d} items that differ if neither system were "
+    text = (f"Reading: the exact sign test ({_p(exact_p)}, mid-p {fmt_p(midp)}) is the chance of a "
+            f"{b}-{c} split or a more uneven one among the {plural(d, 'item')} that differ if neither system were "
             f"better")
     if math.isfinite(p_chi2):
-        text += (f"; McNemar (p = {fmt_p(p_chi2)}, corrected {fmt_p(p_cc)}) is its large-sample version, "
+        text += (f"; McNemar ({_p(p_chi2)}, corrected {fmt_p(p_cc)}) is its large-sample version, "
                  f"trustworthy from about 25 differing items")
     if all(math.isfinite(x) for x in (*normal, *boot)) and n > 1:
-        text += (f"; the difference is plausibly between {normal[0]:+.1%} and {normal[1]:+.1%} (normal) or "
-                 f"{boot[0]:+.1%} and {boot[1]:+.1%} (bootstrap)")
+        text += (f"; the difference is plausibly between {_pts(normal[0])} and {format_value(normal[1], 'points')} "
+                 f"(normal) or {_pts(boot[0])} and {format_value(boot[1], 'points')} (bootstrap)")
     return [text + "."]
 
 
@@ -194,15 +207,17 @@ def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounde
             out.append(f"All {n} {unit} are {word} ({n}/{n}): the bootstrap interval has zero width "
                        f"and says nothing about the uncertainty; rely on the exact test and extend the set.")
         else:
-            out.append(f"All {n} {unit} differ by exactly {d[0]:+.4g}: the intervals have zero width and "
+            out.append(f"All {n:,} {unit} differ by exactly {_num(float(d[0]))}: the intervals have zero width and "
                        f"say nothing about the uncertainty; extend the set.")
     if mde is not None and math.isfinite(mde):
         if mde == 0 and n > 1:
             out.append("The minimum detectable difference is 0 only because no item differs; it says "
                        "nothing about what this set could detect.")
         elif bounded and mde > 1:
-            out.append(f"Minimum detectable difference: not detectable at this size ({mde:.3g} is above "
-                       f"100%; {n} {unit} are far too few).")
+            size = (format_value(mde, "margin") + ", more than 100 points" if np.isin(d, (-1.0, 0.0, 1.0)).all()
+                    else _num(mde, signed=False) + ", more than the whole 0-1 range")
+            out.append(f"Minimum detectable difference: not detectable at this size ({size}; "
+                       f"{plural(n, _one(unit), unit)} {'is' if n == 1 else 'are'} far too few).")
     return out
 
 
@@ -323,7 +338,7 @@ def systems_compared_result(per_unit: pd.DataFrame, *, system: str, unit: str, m
                     f"systems were evaluated on ({scope}); the randomization test is the recommended one "
                     f"for per-{unit} metrics (Smucker et al. 2007), p-values adjusted "
                     f"({SC_CORRECTION}) across the pairs of each metric; intervals are paired bootstrap "
-                    f"95% percentile intervals ({SC_RESAMPLES} resamples, seed {SC_SEED}).")
+                    f"95% percentile intervals ({SC_RESAMPLES:,} resamples, seed {SC_SEED}).")
     table = Table("systems_compared", "Systems compared (paired, per metric)", frame,
                   columns=SYSTEMS_COMPARED_COLUMNS, formats={**SYSTEMS_COMPARED_FORMATS, unit_word: "int"})
     sig = (f"[{unit_word}:common,order:natural-ids,pairs:sorted-names,bs:{SC_RESAMPLES},seed:{SC_SEED},"

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import OptionError
+from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..metrics.intervals import Z95, implied_per_try_rate, items_needed_for_mde, paired_mde, \
@@ -70,6 +71,11 @@ def _pct(x: float) -> str:
     return f"{round(float(x) * 100, 10):g}%"
 
 
+def _pts(x: float) -> str:
+    """A difference of rates the analyst gave, in points with every digit given (0.05 -> 5 pts)."""
+    return f"{round(float(x) * 100, 10):g} pts"
+
+
 def _detectable(mde):
     """Where the MDE is above 1, no difference can be detected: NaN and a word instead."""
     mde = np.asarray(mde, dtype=float)
@@ -115,23 +121,23 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
             mde = float(paired_mde(d, n))
             if mde > 1:
                 records.append(record("mde", None, n=n))
-                notes.append(f"MDE: {NOT_DETECTABLE}: with {n} items at {_pct(d)} discordance, "
-                             f"2.8 x sqrt(d/n) = {mde:.3g} is above 100%, so no paired difference "
+                notes.append(f"MDE: {NOT_DETECTABLE}: with {plural(n, 'item')} at {_pct(d)} discordance, "
+                             f"2.8 x sqrt(d/n) = {format_value(mde, 'margin')} is above 100 points, so no paired difference "
                              f"can be detected; the MDE is left empty.")
             else:
                 records.append(record("mde", mde, n=n))
         t = options.target_difference
         if t is not None and t > d:
-            notes.append(f"Items needed: a paired difference of {_pct(t)} cannot occur at "
+            notes.append(f"Items needed: a paired difference of {_pts(t)} cannot occur at "
                          f"{_pct(d)} discordance (the difference is at most the share of items "
                          f"the systems disagree on), so no number of items detects it.")
         elif t is not None:
             t = float(t)
             need = int(items_needed_for_mde(d, t))
             records.append(record("items_needed", need))
-            notes.append(f"To detect a paired difference of {_pct(t)} at {_pct(d)} discordance "
-                         f"you need {need} items (the least n with 2.8 x sqrt(d/n) <= "
-                         f"{_pct(t)}).")
+            notes.append(f"To detect a paired difference of {_pts(t)} at {_pct(d)} discordance "
+                         f"you need {plural(need, 'item')} (the least n with 2.8 x sqrt(d/n) <= "
+                         f"{_pts(t)}).")
     if options.pass_at_k is not None:
         k = int(options.k)
         p = float(implied_per_try_rate(options.pass_at_k, k))
@@ -140,9 +146,9 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
         tables.append(Table("per_try", f"Independent attempts at per-try rate {_pct(round(p, 6))}",
                             pd.DataFrame({"k": ks, "pass@k": 1 - (1 - p) ** ks, "pass^k": p ** ks}),
                             formats={"k": "int", "pass@k": "rate", "pass^k": "rate"}))
-        notes.append(f"pass@{k} = {_pct(options.pass_at_k)} means a per-try rate near {p:.1%} if "
+        notes.append(f"pass@{k} = {_pct(options.pass_at_k)} means a per-try rate near {format_value(p, 'rate')} if "
                      f"attempts were independent; three successes in a row would then happen "
-                     f"{p ** 3:.1%} of the time. Real tasks are heterogeneous, so this is a rough "
+                     f"{format_value(p ** 3, 'rate')} of the time. Real tasks are heterogeneous, so this is a rough "
                      f"guide, and pass@k is a ceiling on capability, not a promise of reliability.")
     sig = base_signature(NAME)
     sig.update({"z": f"{Z95:.6f}", "half-width": "wald", "ci": "wilson-95",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..core import numbers
 from ..core.result import AnalysisResult, _clean
 from .evaluate import CHANGED_NOTE, EXIT_CODES, NAME
 from .spec import format_interval, format_value
@@ -45,23 +46,25 @@ def card_rows(result: AnalysisResult) -> list[dict[str, str]]:
     """One dict of display strings per condition.
 
     Keys: index, condition, metric, input, n, observed, interval, threshold, requirement,
-    status, reason, basis, counts, p_value, p_holm, more_items, notes.  Differences of rates
-    are shown in points (``+4.5 pts``), relative changes in percent, other values as numbers.
+    status, reason, basis, counts, p_value, p_holm, more_items, notes.  Every number follows the
+    policy of :mod:`workbench.core.numbers`: differences of rates in points (``+4.5 pts``, interval
+    ``+0.5 to +9.0 pts``), relative changes in percent, costs and latencies in the file's units,
+    p-values to 3 significant digits (``< 0.001``), counts as integers.
     """
     _check(result)
     out = []
     for row in result.table("card").frame.to_dict("records"):
-        unit = row["unit"]
+        unit, metric = row["unit"], str(row["metric"])
         lo, hi = _num(row["ci_low"]), _num(row["ci_high"])
         out.append({
             "index": str(row["index"]),
             "condition": row["condition"],
             "metric": row["metric"],
             "input": str(row["input"]),
-            "n": "-" if _num(row["n"]) is None else f"{int(row['n']):,}",
-            "observed": format_value(_num(row["observed"]), unit),
-            "interval": format_interval(lo, hi, unit),
-            "threshold": format_value(_num(row["threshold"]), unit),
+            "n": "-" if _num(row["n"]) is None else numbers.format_value(_num(row["n"]), "count"),
+            "observed": format_value(_num(row["observed"]), unit, metric=metric),
+            "interval": format_interval(lo, hi, unit, metric=metric),
+            "threshold": format_value(_num(row["threshold"]), unit, metric=metric),
             "requirement": row["requirement"],
             "status": row["status"],
             "reason": row["reason"],
@@ -69,7 +72,7 @@ def card_rows(result: AnalysisResult) -> list[dict[str, str]]:
             "counts": row["counts"],
             "p_value": _p(row["p_value"]),
             "p_holm": _p(row["p_holm"]),
-            "more_items": "" if _num(row["more_items"]) is None else f"{int(row['more_items']):,}",
+            "more_items": "" if _num(row["more_items"]) is None else numbers.format_value(_num(row["more_items"]), "count"),
             "notes": row["notes"] or "",
         })
     return out
@@ -106,7 +109,7 @@ def render_text(result: AnalysisResult) -> str:
         out.append(f"   basis: {r['basis']}")
         out.append(f"   counts: {r['counts']}" + (f"; input {r['input']}" if r["input"] else ""))
         if r["p_value"]:
-            p = f"   p = {r['p_value']}"
+            p = f"   {_p_text(r['p_value'])}"
             if r["p_holm"] and r["p_holm"] != r["p_value"]:
                 p += f" (Holm-adjusted {r['p_holm']})"
             out.append(p)
@@ -167,4 +170,9 @@ def _p(v) -> str:
     f = _num(v)
     if f is None:
         return ""
-    return f"{f:.1e}" if f < 0.001 else f"{f:.3f}"
+    return numbers.format_value(f, "p")
+
+
+def _p_text(shown: str) -> str:
+    """``p = 0.0636`` or ``p < 0.001`` from a card's p cell (never ``p = < 0.001``)."""
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"

@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from ..core import numbers
 from ..core.errors import DataError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
@@ -158,7 +159,7 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
     judged = sum(1 for c in rule.conditions if c.bound != "point")
     if judged >= 2:
         sentence = (f"With {judged} comparisons expect about {judged} x {alpha:g} = "
-                    f"{judged * alpha:.2g} false positives by chance alone")
+                    f"{numbers.format_value(judged * alpha, 'count')} false positives by chance alone")
         if len(tested) >= 2 and rule.multiplicity == "holm":
             sentence += (f"; the {len(tested)} test p-values are Holm-adjusted (p_holm) and the "
                          f"verdicts use the adjusted values.")
@@ -256,8 +257,8 @@ def overall(statuses: Sequence[str]) -> str:
 def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> tuple[str, str]:
     """PASS / FAIL / INCONCLUSIVE for one condition, and the reason in words."""
     obs, lo, hi, lim, unit = out.observed, out.ci_low, out.ci_high, cond.limit, cond.unit
-    f = lambda v: format_value(v, unit)  # noqa: E731
-    fi = lambda a, b: format_interval(a, b, unit)  # noqa: E731
+    f = lambda v: format_value(v, unit, metric=cond.metric)  # noqa: E731
+    fi = lambda a, b: format_interval(a, b, unit, metric=cond.metric)  # noqa: E731
     if obs is None or not math.isfinite(obs):
         return INCONCLUSIVE, "the value cannot be computed from the data (see notes)"
     lower_limit = cond.threshold_key in ("max_drop", "min_gain")
@@ -280,7 +281,7 @@ def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> t
     test = TEST_NAMES[cond.test]
     has_test = cond.test != "none" and p_adj is not None and math.isfinite(p_adj)
     sig = has_test and p_adj < alpha
-    p_txt = f"p = {_fmt_p(p_adj)}" if has_test else ""
+    p_txt = numbers.format_p(p_adj) if has_test else ""
     if hi < lim:
         what = "worse than allowed" if cond.threshold_key == "max_drop" else "short of the required gain"
         return FAIL, f"the whole interval {fi(lo, hi)} lies below {f(lim)}: surely {what}"
@@ -321,7 +322,8 @@ def holm(pvalues) -> np.ndarray:
 
 
 def _fmt_p(p: float) -> str:
-    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
+    """``p = 0.0636`` or ``p < 0.001`` (the number-format policy)."""
+    return numbers.format_p(p)
 
 
 def _more_items(cond: Condition, out: Outcome) -> tuple[int | None, str]:
@@ -330,7 +332,7 @@ def _more_items(cond: Condition, out: Outcome) -> tuple[int | None, str]:
     if cond.threshold > 0:
         target, what = cond.threshold, f"the rule's margin of {format_amount(cond.threshold, cond.unit)}"
     elif abs(obs) > _EPS:
-        target, what = abs(obs), f"the observed {format_amount(abs(obs), cond.unit)}"
+        target, what = abs(obs), f"the observed {format_value(abs(obs), cond.unit, signed=False, metric=cond.metric)}"
     else:
         return None, ("The rule's threshold is 0 and nothing differs, so no set size is enough to "
                       "settle it; a threshold above 0 makes the question answerable.")
@@ -343,16 +345,17 @@ def _more_items(cond: Condition, out: Outcome) -> tuple[int | None, str]:
         from ..metrics.intervals import items_needed_for_mde
 
         needed = int(items_needed_for_mde(d, target))
-        how = f"at the observed discordance ({d:.1%} of items differ), n = d (2.8 / mde)^2"
+        how = f"at the observed discordance ({numbers.format_value(d, 'rate')} of items differ), n = d (2.8 / mde)^2"
     else:
         sd = out.sd
         if not sd:
             return None, ""
         needed = int(math.ceil((MDE_MULTIPLIER * sd / target) ** 2))
-        how = f"at the observed spread of the per-query differences (sd {sd:.3g}), n = (2.8 sd / mde)^2"
+        how = (f"at the observed spread of the per-query differences (sd {numbers.format_value(sd, 'score')}), "
+               f"n = (2.8 sd / mde)^2")
     more = max(0, needed - n)
     if more == 0:
-        return 0, (f"The {n} {word} already suffice to detect {what} ({how} gives {needed:,}); the "
+        return 0, (f"The {n:,} {word} already suffice to detect {what} ({how} gives {needed:,}); the "
                    f"result is borderline rather than too small: read the {word} that differ.")
     return more, (f"About {more:,} more {word} ({needed:,} in all) would be needed to detect {what} "
                   f"{how}.")
@@ -364,10 +367,10 @@ def _gain_not_shown(cond: Condition, out: Outcome, p_adj: float, adjusted: bool,
     flips = (f"read the {out.discordant} {out.unit_word} that differ and extend the set"
              if out.discordant else "extend the set")
     hair = ", borderline" if p_adj < 2 * alpha else ""
-    return (f"The gain ({format_value(out.observed, cond.unit)}; {out.counts}) is not significant by "
-            f"the {test} (p = {_fmt_p(p_adj)}{adj}{hair}): the rule asks only that {cond.metric} not drop "
+    return (f"The gain ({format_value(out.observed, cond.unit, metric=cond.metric)}; {out.counts}) is not significant by "
+            f"the {test} ({_fmt_p(p_adj)}{adj}{hair}): the rule asks only that {cond.metric} not drop "
             f"by more than {format_amount(cond.threshold, cond.unit)}, which the interval "
-            f"{format_interval(out.ci_low, out.ci_high, cond.unit)} rules "
+            f"{format_interval(out.ci_low, out.ci_high, cond.unit, metric=cond.metric)} rules "
             f"out, so it passes; do not report the gain as an improvement (to claim one, {flips}).")
 
 
@@ -591,7 +594,7 @@ def _eval_paired(cond: Condition, table: LoadedTable, alpha: float, progress) ->
     level = _level(alpha)
     if cond.interval == "normal":
         _, se, lo, hi = sg.paired_normal_interval(b, c, n, z=_z(alpha))
-        how = f"{level} normal interval (SE = sqrt(b + c - (b - c)^2 / n) / n = {se:.4f})"
+        how = f"{level} normal interval (SE = sqrt(b + c - (b - c)^2 / n) / n = {numbers.format_value(se, 'margin')})"
         if pair.cluster is not None:
             notes.append(f"The normal interval treats the {n} items as independent; clusters in "
                          f"'{cluster}' would make it optimistic (the bootstrap interval resamples them).")
@@ -606,7 +609,7 @@ def _eval_paired(cond: Condition, table: LoadedTable, alpha: float, progress) ->
             samples = sg.bootstrap_paired_counts(b, c, n, resamples=cond.resamples, seed=cond.seed)
             unit = "items"
         lo, hi = sg.percentile_interval(samples, level=1 - alpha)
-        how = f"{level} bootstrap interval ({cond.resamples} resamples of {unit}, seed {cond.seed})"
+        how = f"{level} bootstrap interval ({cond.resamples:,} resamples of {unit}, seed {cond.seed})"
     p_sign = sg.sign_test(b, c)[0]
     p_mc = sg.mcnemar(b, c, correction=False)[1]
     p_cc = sg.mcnemar(b, c, correction=True)[1]
@@ -620,14 +623,14 @@ def _eval_paired(cond: Condition, table: LoadedTable, alpha: float, progress) ->
     if cond.test != "none":
         basis += f"; {TEST_NAMES[cond.test]} (two-sided, alpha {alpha:g})"
         chosen_sig = p < alpha
-        others = [f"{TEST_NAMES[k]} p = {_fmt_p(v)}" for k, v in ps.items()
+        others = [f"{TEST_NAMES[k]} {_fmt_p(v)}" for k, v in ps.items()
                   if k != cond.test and math.isfinite(v) and (v < alpha) != chosen_sig]
         if others:
             notes.append(f"Other tests read this split differently ({'; '.join(others)}); the rule's "
-                         f"{TEST_NAMES[cond.test]} (p = {_fmt_p(p)}) was chosen in advance and decides.")
+                         f"{TEST_NAMES[cond.test]} ({_fmt_p(p)}) was chosen in advance and decides.")
     notes += cols.notes + res.notes
     return Outcome(observed=diff, ci_low=lo, ci_high=hi, n=n, input_index=0, p_value=p,
-                   counts=f"{b} wins / {c} losses / {counts.ties} ties of {n} items",
+                   counts=f"{b:,} wins / {c:,} losses / {counts.ties:,} ties of {numbers.plural(n, 'item')}",
                    basis=basis, notes=notes, evalset=info,
                    discordance=counts.discordant / n if n else None, discordant=counts.discordant,
                    unit_word="items")
@@ -687,11 +690,11 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
         se = sd / math.sqrt(n)
         z = _z(alpha)
         lo, hi = obs - z * se, obs + z * se
-        how = f"{level} normal interval (mean difference +- z sd / sqrt(n), sd {sd:.4f})"
+        how = f"{level} normal interval (mean difference +- z sd / sqrt(n), sd {numbers.format_value(sd, 'score')})"
     else:
         samples = _bootstrap_mean(diffs, cond.resamples, cond.seed, progress)
         lo, hi = sg.percentile_interval(samples, level=1 - alpha)
-        how = f"{level} bootstrap interval ({cond.resamples} resamples of queries, seed {cond.seed})"
+        how = f"{level} bootstrap interval ({cond.resamples:,} resamples of queries, seed {cond.seed})"
     p = None
     if cond.test == "sign":
         p = sg.sign_test(wins, losses)[0]
@@ -714,7 +717,8 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
     ranking_notes = [x for x in result.notes if "guessed" not in x]
     notes += cols.notes + ranking_notes
     return Outcome(observed=obs, ci_low=lo, ci_high=hi, n=n, input_index=0, p_value=p,
-                   counts=f"better on {wins} / worse on {losses} / same on {n - wins - losses} of {n} queries",
+                   counts=(f"better on {wins:,} / worse on {losses:,} / same on {n - wins - losses:,} of "
+                           f"{numbers.plural(n, 'query')}"),
                    basis=basis, notes=notes, evalset=info, sd=sd, discordant=wins + losses,
                    unit_word="queries")
 
@@ -799,11 +803,11 @@ def _eval_cost_latency(cond: Condition, table: LoadedTable, alpha: float, progre
             else float("nan")
         if not math.isfinite(observed):
             notes.append(f"The relative change is undefined: {cond.metric} is "
-                         f"{_num(obs_b)} for '{base}' and {_num(obs_c)} for '{cand}'.")
+                         f"{_num(obs_b, cond)} for '{base}' and {_num(obs_c, cond)} for '{cand}'.")
     else:
         obs_b, observed = None, obs_c
         if not math.isfinite(observed):
-            notes.append(f"{cond.metric} of '{cand}' is undefined (no success in {c_rows.size} requests).")
+            notes.append(f"{cond.metric} of '{cand}' is undefined (no success in {numbers.plural(c_rows.size, 'request')}).")
 
     # bootstrap
     rng = np.random.default_rng(cond.seed)
@@ -826,27 +830,30 @@ def _eval_cost_latency(cond: Condition, table: LoadedTable, alpha: float, progre
         samples[start:start + rows] = s
     bad = int((~np.isfinite(samples)).sum())
     if bad and bad < cond.resamples:
-        notes.append(f"{bad} of {cond.resamples} resamples had no success for a system and are left "
+        notes.append(f"{bad:,} of {cond.resamples:,} resamples had no success for a system and are left "
                      f"out of the interval.")
     lo, hi = sg.percentile_interval(samples, level=1 - alpha)
     unit = "items, paired" if paired else "requests"
     side = {"upper": "upper bound", "point": "observed value"}[cond.bound]
-    basis = (f"{side} of the {_level(alpha)} bootstrap interval ({cond.resamples} resamples of "
+    basis = (f"{side} of the {_level(alpha)} bootstrap interval ({cond.resamples:,} resamples of "
              f"{unit}, seed {cond.seed})")
     if cond.kind == LATENCY:
         basis += f"; percentile method {cond.options.get('percentile_method', 'linear')}"
     label = cond.metric if cond.kind == COST else f"p{cond.percentile:g}"
     if cond.relative:
-        counts = f"'{cand}' {label} {_num(obs_c)} vs '{base}' {_num(obs_b)}"
+        counts = f"'{cand}' {label} {_num(obs_c, cond)} vs '{base}' {_num(obs_b, cond)}"
     else:
-        counts = f"'{cand}' {label} {_num(obs_c)}"
-    counts += f" over {m_c} requests"
+        counts = f"'{cand}' {label} {_num(obs_c, cond)}"
+    counts += f" over {numbers.plural(m_c, 'request')}"
     if y is not None:
-        counts += f" ({int(y[c_rows].sum())} successes)"
+        counts += f" ({numbers.plural(int(y[c_rows].sum()), 'success')})"
     notes += cols.notes
     return Outcome(observed=observed, ci_low=lo, ci_high=hi, n=int(m_c), input_index=0, p_value=None,
                    counts=counts, basis=basis, notes=notes, evalset=info, unit_word="requests")
 
 
-def _num(v) -> str:
-    return "undefined" if v is None or not math.isfinite(v) else f"{v:.4g}"
+def _num(v, cond: Condition) -> str:
+    """A cost (in the file's units) or a latency under the number-format policy."""
+    if v is None or not math.isfinite(v):
+        return "undefined"
+    return numbers.format_value(v, "cost" if cond.kind == COST else "latency")

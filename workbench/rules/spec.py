@@ -105,6 +105,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core import numbers
 from ..core.errors import WorkbenchError
 from ..core.session import sha256_text
 
@@ -237,7 +238,7 @@ class Condition:
         extra = ""
         if self.threshold_key == "min_gain" and self.test != "none" and self.bound != "point":
             extra = f" and {TEST_NAMES[self.test]} significant"
-        return f"{side} {op} {format_value(self.limit, self.unit)}{extra}"
+        return f"{side} {op} {format_value(self.limit, self.unit, metric=self.metric)}{extra}"
 
 
 @dataclass(frozen=True)
@@ -279,31 +280,34 @@ def format_amount(value: float, unit: str) -> str:
     return f"{value:g}"
 
 
-def format_value(value: float | None, unit: str, *, signed: bool = True) -> str:
-    """A value in its unit: ``+4.5 pts``, ``+8.0%``, ``+0.0123``, ``2.31``; ``-`` if missing."""
-    if value is None or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return "-"
-    if unit == "rate_diff":
-        return f"{value * 100:+.1f} pts" if signed else f"{value * 100:.1f} pts"
-    if unit == "relative":
-        return f"{value * 100:+.1f}%" if signed else f"{value * 100:.1f}%"
-    if unit == "score_diff":
-        return f"{value:+.4f}" if signed else f"{value:.4f}"
-    return f"{value:.4g}"
+def kind_of_unit(unit: str, metric: str | None = None, *, signed: bool = True) -> str:
+    """The number kind (:mod:`workbench.core.numbers`) of a condition's values: a difference of
+    rates is ``points`` (``margin`` unsigned), a relative change ``relative``, a difference of
+    scores ``score_diff`` (``score`` unsigned); an absolute value takes its metric's kind."""
+    kind = numbers.gate_kind(unit, metric or "")
+    if not signed:
+        kind = {"points": "margin", "score_diff": "score"}.get(kind, kind)
+    return kind
 
 
-def format_interval(low: float | None, high: float | None, unit: str) -> str:
-    """``[+0.5, +9.0] pts``, ``[-2.0, +12.1]%``, ``[2.1, 2.6]``; ``-`` if missing."""
-    vals = [low, high]
-    if any(v is None or not isinstance(v, (int, float)) or not math.isfinite(v) for v in vals):
+def _missing(value) -> bool:
+    return value is None or not isinstance(value, (int, float)) or not math.isfinite(value)
+
+
+def format_value(value: float | None, unit: str, *, signed: bool = True, metric: str | None = None) -> str:
+    """A value in its unit under the number-format policy: ``+4.5 pts``, ``+8.0%``, ``+0.012``,
+    ``0.0146``; ``-`` if missing."""
+    if _missing(value):
         return "-"
-    if unit == "rate_diff":
-        return f"[{low * 100:+.1f}, {high * 100:+.1f}] pts"
-    if unit == "relative":
-        return f"[{low * 100:+.1f}, {high * 100:+.1f}]%"
-    if unit == "score_diff":
-        return f"[{low:+.4f}, {high:+.4f}]"
-    return f"[{low:.4g}, {high:.4g}]"
+    text = numbers.format_value(value, kind_of_unit(unit, metric, signed=signed))
+    return text.lstrip("+") if not signed else text
+
+
+def format_interval(low: float | None, high: float | None, unit: str, *, metric: str | None = None) -> str:
+    """``+0.5 to +9.0 pts``, ``-2.0% to +12.1%``, ``2.100 to 2.600``; ``-`` if missing."""
+    if _missing(low) or _missing(high):
+        return "-"
+    return numbers.format_interval(low, high, kind_of_unit(unit, metric))
 
 
 # --- parsing --------------------------------------------------------------------------------------
