@@ -278,15 +278,26 @@ def test_bootstrap_histogram_off_the_lattice_keeps_equal_bins():
     assert len(bootstrap_histogram(np.array([np.nan]), 200)[0]) == 0
 
 
-def test_cluster_and_continuous_bootstraps_have_no_lattice_but_integer_scores_do(examples):
+def test_lattice_of_equal_clusters_and_integer_scores_none_for_unequal_clusters_or_real_scores(examples):
     from workbench.io import load_table
 
+    # 100 conversations of 2 items: every resample has 200 items, differences on k/200
     table = load_table(examples / "paired_14_to_5.csv")
     res = compare.run(table, compare.Options(baseline="baseline", candidate="candidate", item="item_id",
                                              cluster="conversation", resamples=2000))
     hist = res.table("bootstrap").frame
-    assert "bs-unit:clusters:conversation" in res.signature and "difference" not in hist
+    assert "bs-unit:clusters:conversation" in res.signature
+    np.testing.assert_allclose(np.diff(hist["difference"]), 1 / 200)
     assert hist["resamples"].sum() == 2000
+    # clusters of 1 to 4 items: resampled ratios are off any 1/n lattice
+    rng = np.random.default_rng(6)
+    sizes = rng.integers(1, 5, 80)
+    cl = np.repeat(np.arange(80), sizes)
+    frame = pd.DataFrame({"a": rng.integers(0, 2, cl.size), "b": rng.integers(0, 2, cl.size), "c": cl})
+    res = compare.run(table_of(frame), compare.Options(baseline="a", candidate="b", cluster="c", resamples=2000))
+    hist = res.table("bootstrap").frame
+    assert "bs-unit:clusters:c" in res.signature
+    assert "difference" not in hist and len(hist) == 40 and hist["resamples"].sum() == 2000
     rng = np.random.default_rng(5)
     ratings = pd.DataFrame({"a": rng.integers(1, 6, 300), "b": rng.integers(1, 6, 300)})
     res = compare.run(table_of(ratings), compare.Options(baseline="a", candidate="b", resamples=2000))

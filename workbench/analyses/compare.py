@@ -251,8 +251,9 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         "candidate_rate": cand_rate, "wins": b, "losses": c, "ties": counts.ties,
         "discordance": d_rate, "diff": diff, "mde": mde,
     }])
-    # item resampling: (b* - c*) / n, multiples of 1/n; the cluster bootstrap's ratios have no lattice
-    histogram, hist_columns = bootstrap_histogram(samples, n if pair.cluster is None else None)
+    # item resampling: (b* - c*) / n, multiples of 1/n; the cluster bootstrap's ratios are too when
+    # every cluster has the same size (else the samples are off the lattice and get equal bins)
+    histogram, hist_columns = bootstrap_histogram(samples, n)
     disc = np.flatnonzero(pair.base != pair.cand)
     original = table.frame.iloc[pair.rows[disc]].reset_index(drop=True)
     discordant = pd.concat([pd.DataFrame({
@@ -299,16 +300,16 @@ HIST_BINS = 40
 def bootstrap_histogram(samples, lattice_n: int | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
     """The histogram table of the bootstrap differences, and its column descriptions.
 
-    With ``lattice_n`` (the resampled differences are multiples of ``1/lattice_n``: binary
-    outcomes resampled by item, or integer per-item differences), one bar per possible
+    With ``lattice_n`` and every sample a multiple of ``1/lattice_n`` (checked: binary outcomes or
+    integer per-item differences, resampled by item or in equal-sized clusters), one bar per possible
     difference ``k/n`` from the smallest to the largest resampled one: ``difference`` is that
     value, ``bin_low``/``bin_high`` are half a step either side, so every resample falls in exactly
     one bar and no bar is empty for want of a possible value (a zero is a possible value no
     resample hit).  When that is more than ``HIST_MAX_BARS`` bars, each bar holds an odd number w of
     whole adjacent lattice points, ``k`` in ``[(j - 1/2) w, (j + 1/2) w)`` with ``difference`` its
     middle point ``j w / n`` (0 is always a middle point); every bar holds the same number of
-    possible values.  Without a lattice (cluster resampling, continuous scores), or when the
-    samples are not on it: ``HIST_BINS`` equal-width bins (numpy), no ``difference`` column.
+    possible values.  Without a lattice (continuous scores), or when the samples are not on it
+    (clusters of unequal sizes): ``HIST_BINS`` equal-width bins (numpy), no ``difference`` column.
     """
     s = np.asarray(samples, dtype=float)
     fin = s[np.isfinite(s)]
@@ -670,9 +671,10 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                   pd.DataFrame(pt.interval_rows(ps, options.resamples, options.seed, unit)),
                   formats={"diff": "float", "ci_low": "float", "ci_high": "float"}),
         ]
-        # item resampling of integer per-item differences: the means are multiples of 1/n
+        # integer per-item differences: resampled means are multiples of 1/n (cluster ratios too
+        # when the clusters are equal-sized; bootstrap_histogram checks the samples)
         d01 = S[:, 1] - S[:, 0]
-        on_lattice = codes is None and n > 0 and bool(np.all(d01 == np.rint(d01)))
+        on_lattice = n > 0 and bool(np.all(d01 == np.rint(d01)))
         histogram, hist_columns = bootstrap_histogram(ps.samples, n if on_lattice else None)
         tables.append(Table("bootstrap", "Bootstrap distribution of the mean difference", histogram,
                             columns=hist_columns, formats={"difference": "float", "bin_low": "float",
