@@ -119,10 +119,11 @@ class PassKChart(Chart):
 
 class BootstrapChart(Chart):
     """The bootstrap distribution of the paired difference, in points.  When the resampled
-    differences lie on a lattice (n paired 0/1 outcomes resampled by item: multiples of 1/n),
-    the analysis gives one bar per possible difference (or per group of whole lattice steps),
-    its ``difference`` column: the bars are drawn there, as wide as the table says.  Otherwise
-    (cluster resampling, non-integer scores) the analysis's equal-width bins are drawn as they are."""
+    differences lie on a lattice (n paired 0/1 outcomes or integer score differences, resampled
+    by item or in equal-sized clusters: multiples of 1/n), the analysis gives one bar per
+    possible difference (or per group of whole lattice steps), its ``difference`` column: the
+    bars are drawn there, as wide as the table says.  Otherwise (clusters of unequal size,
+    other scores) the analysis's equal-width bins are drawn as they are."""
 
     title = "Bootstrap distribution"
     x_axis = PointsAxis
