@@ -204,6 +204,117 @@ def test_bootstrap_is_reproducible_by_seed():
     assert "seed:1|" in compare.run(table_of(frame), compare.Options(seed=1, **opts)).signature
 
 
+def _in_one_bin(hist, samples):
+    low, high = hist["bin_low"].to_numpy(), hist["bin_high"].to_numpy()
+    inside = (samples[:, None] >= low) & (samples[:, None] < high)
+    inside[:, -1] |= samples == high[-1]  # numpy's last bin is closed
+    return inside.sum(axis=1)
+
+
+def test_bootstrap_histogram_of_fourteen_to_five_is_one_bar_per_possible_difference(examples):
+    # 14 wins, 5 losses, 181 ties on 200 items: resampled differences are multiples of 1/200
+    from workbench.io import load_table
+    from workbench.metrics import significance as sg
+
+    table = load_table(examples / "paired_14_to_5.csv")
+    res = compare.run(table, compare.Options(baseline="baseline", candidate="candidate", item="item_id",
+                                             cluster=None))
+    assert "bs-unit:items" in res.signature
+    hist = res.table("bootstrap").frame
+    diff = hist["difference"].to_numpy()
+    np.testing.assert_allclose(diff * 200, np.round(diff * 200), atol=1e-9)  # on the lattice
+    np.testing.assert_allclose(np.diff(diff), 1 / 200)  # one bar per possible value, none skipped
+    np.testing.assert_allclose(hist["bin_high"] - hist["bin_low"], 1 / 200)
+    np.testing.assert_allclose((hist["bin_low"] + hist["bin_high"]) / 2, diff)
+    counts = hist["resamples"].to_numpy()
+    populated = np.flatnonzero(counts > 0)
+    assert (counts[populated[0]:populated[-1] + 1] > 0).all()  # no empty bar between populated ones
+    assert counts.sum() == 10_000
+    # the same resamples as the analysis draws (item cells, seed 12345), each in exactly one bar
+    samples = sg.bootstrap_paired_counts(14, 5, 200, resamples=10_000, seed=12345)
+    assert (_in_one_bin(hist, samples) == 1).all()
+    k = np.round(samples * 200).astype(int)
+    expected = np.bincount(k - k.min())
+    np.testing.assert_array_equal(counts, expected)
+    # the old 40 equal bins left empty bins between populated ones
+    old, _ = np.histogram(samples, bins=40)
+    nz = np.flatnonzero(old)
+    assert (old[nz[0]:nz[-1] + 1] == 0).any()
+
+
+def test_bootstrap_histogram_merges_whole_lattice_steps_when_there_are_too_many():
+    from workbench.analyses.compare import HIST_MAX_BARS, bootstrap_histogram
+
+    rng = np.random.default_rng(3)
+    n = 1000
+    samples = rng.integers(-150, 251, 5000) / n  # 401 possible values
+    hist, columns = bootstrap_histogram(samples, n)
+    assert len(hist) <= HIST_MAX_BARS and "difference" in columns
+    width = np.round((hist["bin_high"] - hist["bin_low"]).to_numpy() * n, 9)
+    assert len(set(width)) == 1 and width[0] % 2 == 1 and width[0] > 1  # odd whole lattice steps
+    w = int(width[0])
+    np.testing.assert_allclose(hist["difference"] * n / w, np.round(hist["difference"] * n / w), atol=1e-9)
+    # every edge lies half-way between two lattice points: no lattice point is split
+    edges = np.concatenate([hist["bin_low"], hist["bin_high"]]) * n
+    np.testing.assert_allclose(edges - np.floor(edges), 0.5, atol=1e-9)
+    assert (_in_one_bin(hist, samples) == 1).all()
+    assert hist["resamples"].sum() == samples.size
+    # each bar counts the resamples whose lattice point is among its w
+    k = np.round(samples * n).astype(int)
+    for mid, count in zip(np.round(hist["difference"] * n).astype(int), hist["resamples"]):
+        assert count == np.count_nonzero(np.abs(k - mid) <= w // 2)
+
+
+def test_bootstrap_histogram_off_the_lattice_keeps_equal_bins():
+    from workbench.analyses.compare import HIST_BINS, bootstrap_histogram
+
+    samples = np.random.default_rng(4).normal(0.01, 0.02, 3000)
+    hist, _ = bootstrap_histogram(samples, None)
+    assert "difference" not in hist and len(hist) == HIST_BINS
+    np.testing.assert_allclose(np.diff(hist["bin_low"]), (samples.max() - samples.min()) / HIST_BINS)
+    assert (_in_one_bin(hist, samples) == 1).all() and hist["resamples"].sum() == 3000
+    # samples not on the lattice given are binned as off it
+    assert "difference" not in bootstrap_histogram(samples, 200)[0]
+    assert len(bootstrap_histogram(np.array([np.nan]), 200)[0]) == 0
+
+
+def test_lattice_of_equal_clusters_and_integer_scores_none_for_unequal_clusters_or_real_scores(examples):
+    from workbench.io import load_table
+
+    # 100 conversations of 2 items: every resample has 200 items, differences on k/200
+    table = load_table(examples / "paired_14_to_5.csv")
+    res = compare.run(table, compare.Options(baseline="baseline", candidate="candidate", item="item_id",
+                                             cluster="conversation", resamples=2000))
+    hist = res.table("bootstrap").frame
+    assert "bs-unit:clusters:conversation" in res.signature
+    np.testing.assert_allclose(np.diff(hist["difference"]), 1 / 200)
+    assert hist["resamples"].sum() == 2000
+    # clusters of 1 to 4 items: resampled ratios are off any 1/n lattice
+    rng = np.random.default_rng(6)
+    sizes = rng.integers(1, 5, 80)
+    cl = np.repeat(np.arange(80), sizes)
+    frame = pd.DataFrame({"a": rng.integers(0, 2, cl.size), "b": rng.integers(0, 2, cl.size), "c": cl})
+    res = compare.run(table_of(frame), compare.Options(baseline="a", candidate="b", cluster="c", resamples=2000))
+    hist = res.table("bootstrap").frame
+    assert "bs-unit:clusters:c" in res.signature
+    assert "difference" not in hist and len(hist) == 40 and hist["resamples"].sum() == 2000
+    rng = np.random.default_rng(5)
+    ratings = pd.DataFrame({"a": rng.integers(1, 6, 300), "b": rng.integers(1, 6, 300)})
+    res = compare.run(table_of(ratings), compare.Options(baseline="a", candidate="b", resamples=2000))
+    hist = res.table("bootstrap").frame
+    assert "family:continuous" in res.signature
+    # integer differences: means on k/300, here merged into bars of w whole lattice steps
+    w = round(float(hist["bin_high"].iloc[0] - hist["bin_low"].iloc[0]) * 300)
+    assert w % 2 == 1
+    np.testing.assert_allclose(np.diff(hist["difference"]), w / 300)
+    np.testing.assert_allclose(hist["difference"] * 300, np.round(hist["difference"] * 300), atol=1e-9)
+    assert hist["resamples"].sum() == 2000
+    scores = ratings + rng.random((300, 2)) / 10
+    hist = compare.run(table_of(scores), compare.Options(baseline="a", candidate="b",
+                                                         resamples=2000)).table("bootstrap").frame
+    assert "difference" not in hist and len(hist) == 40 and hist["resamples"].sum() == 2000
+
+
 def test_discordant_items_keep_their_original_columns():
     frame = pd.DataFrame({"item": ["x", "y", "z"], "a": [0, 1, 1], "b": [1, 0, 1], "note": ["p", "q", "r"]})
     res = compare.run(table_of(frame), compare.Options(baseline="a", candidate="b", item="item",

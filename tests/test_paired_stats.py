@@ -216,6 +216,20 @@ def test_item_bootstrap_matches_scipy_within_monte_carlo_error():
     assert np.array_equal(ours, pm.bootstrap_means(d, resamples=20_000, seed=4))
 
 
+@pytest.mark.parametrize("n, resamples", [(1000, 2500), (700, 3), (130_000, 9)])
+def test_item_bootstrap_pieces_equal_one_draw_per_block(n, resamples):
+    # the documented stream: block k (BLOCK_DRAWS // n resamples) draws all its indices from
+    # default_rng(SeedSequence(seed, spawn_key=(k,))) and takes the mean; the pieces must give the same bits
+    d = np.random.default_rng(n).normal(0.1, 1.0, n)
+    rows = max(1, min(resamples, pm.BLOCK_DRAWS // n))
+    expected = []
+    for k, start in enumerate(range(0, resamples, rows)):
+        rng = np.random.default_rng(np.random.SeedSequence(9, spawn_key=(k,)))
+        idx = rng.integers(0, n, size=(min(rows, resamples - start), n))
+        expected.append(d[idx].mean(axis=1))
+    assert np.array_equal(pm.bootstrap_means(d, resamples=resamples, seed=9), np.concatenate(expected))
+
+
 def test_multinomial_shortcut_is_item_resampling_in_law():
     rng = np.random.default_rng(8)
     d = rng.choice([-1.0, 0.0, 0.0, 0.5, 1.0], size=4000)   # 4 distinct values: the shortcut

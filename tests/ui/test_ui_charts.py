@@ -249,16 +249,31 @@ def test_text_and_planning_have_charts(qtbot, window):
     assert drawn["current"]["mde"][0] == pytest.approx(result.value("mde"))
 
 
-def test_bins_wider_than_the_lattice_step_stay_bins():
+def test_bootstrap_chart_draws_the_lattice_bars_or_the_bins_of_the_table(qtbot):
     import pandas as pd
 
+    from workbench.core.result import AnalysisResult, Table
     from workbench.ui.charts.others import BootstrapChart
 
-    narrow = pd.DataFrame({"bin_low": [0.0, 0.0045, 0.009], "bin_high": [0.0045, 0.009, 0.0135],
-                           "resamples": [5, 0, 7]})
-    x, counts, step = BootstrapChart.lattice(narrow, 200)
-    np.testing.assert_allclose(x, [0.0, 0.005, 0.01]) and np.testing.assert_array_equal(counts, [5, 0, 7])
-    wide = pd.DataFrame({"bin_low": [0.0, 0.012], "bin_high": [0.012, 0.024], "resamples": [5, 7]})
-    assert BootstrapChart.lattice(wide, 200) is None  # a bin holds 0.005 and 0.01: no single value
-    off = pd.DataFrame({"bin_low": [0.0011], "bin_high": [0.0041], "resamples": [3]})
-    assert BootstrapChart.lattice(off, 200) is None  # no possible difference in a populated bin
+    def drawn(frame):
+        chart = BootstrapChart()
+        qtbot.addWidget(chart)
+        chart.draw(AnalysisResult("compare", "sig", (), (Table("bootstrap", "b", frame),), (), None))
+        import pyqtgraph as pg
+
+        bars = [i for i in chart.plotItem.items if isinstance(i, pg.BarGraphItem)]
+        return chart.plotted()["histogram"], np.asarray(bars[0].opts["width"])
+
+    # merged lattice bars (3 steps of 1/200 each): drawn at the difference, as wide as the bar
+    lattice = pd.DataFrame({"difference": [-0.015, 0.0, 0.015], "resamples": [2, 9, 4],
+                            "bin_low": [-0.0225, -0.0075, 0.0075], "bin_high": [-0.0075, 0.0075, 0.0225]})
+    hist, width = drawn(lattice)
+    assert hist["lattice"] is True
+    np.testing.assert_allclose(width, 0.015 * 0.9)
+    np.testing.assert_allclose(hist["difference"], [-0.015, 0.0, 0.015])
+    np.testing.assert_array_equal(hist["resamples"], [2, 9, 4])
+    bins = pd.DataFrame({"bin_low": [0.0, 0.012], "bin_high": [0.012, 0.024], "resamples": [5, 7]})
+    hist, _ = drawn(bins)
+    assert hist["lattice"] is False
+    np.testing.assert_allclose(hist["bin_low"], [0.0, 0.012])
+    np.testing.assert_array_equal(hist["resamples"], [5, 7])

@@ -253,9 +253,9 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         "candidate_rate": cand_rate, "wins": b, "losses": c, "ties": counts.ties,
         "discordance": d_rate, "diff": diff, "mde": mde,
     }])
-    hist_counts, edges = np.histogram(samples[np.isfinite(samples)], bins=40) if np.isfinite(samples).any() \
-        else (np.zeros(0), np.zeros(1))
-    histogram = pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "resamples": hist_counts})
+    # item resampling: (b* - c*) / n, multiples of 1/n; the cluster bootstrap's ratios are too when
+    # every cluster has the same size (else the samples are off the lattice and get equal bins)
+    histogram, hist_columns = bootstrap_histogram(samples, n)
     disc = np.flatnonzero(pair.base != pair.cand)
     original = table.frame.iloc[pair.rows[disc]].reset_index(drop=True)
     discordant = pd.concat([pd.DataFrame({
@@ -285,12 +285,61 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
               formats={"p_value": "p", "statistic": "float"}),
         Table("intervals", "95% intervals of the difference", intervals,
               formats={"diff": "rate", "ci_low": "rate", "ci_high": "rate"}),
-        Table("bootstrap", "Bootstrap distribution of the difference", histogram,
-              formats={"bin_low": "rate", "bin_high": "rate", "resamples": "int"}),
+        Table("bootstrap", "Bootstrap distribution of the difference", histogram, columns=hist_columns,
+              formats={"difference": "points", "bin_low": "rate", "bin_high": "rate", "resamples": "int"}),
         Table("discordant", "Items that flipped", discordant),
     )
     progress.advance(1.0, "done")
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+#: The bootstrap histogram has at most this many bars on a lattice (see :func:`bootstrap_histogram`);
+#: off a lattice it has ``HIST_BINS`` equal-width bins.
+HIST_MAX_BARS = 80
+HIST_BINS = 40
+
+
+def bootstrap_histogram(samples, lattice_n: int | None = None) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The histogram table of the bootstrap differences, and its column descriptions.
+
+    With ``lattice_n`` and every sample a multiple of ``1/lattice_n`` (checked: binary outcomes or
+    integer per-item differences, resampled by item or in equal-sized clusters), one bar per possible
+    difference ``k/n`` from the smallest to the largest resampled one: ``difference`` is that
+    value, ``bin_low``/``bin_high`` are half a step either side, so every resample falls in exactly
+    one bar and no bar is empty for want of a possible value (a zero is a possible value no
+    resample hit).  When that is more than ``HIST_MAX_BARS`` bars, each bar holds an odd number w of
+    whole adjacent lattice points, ``k`` in ``[(j - 1/2) w, (j + 1/2) w)`` with ``difference`` its
+    middle point ``j w / n`` (0 is always a middle point); every bar holds the same number of
+    possible values.  Without a lattice (continuous scores), or when the samples are not on it
+    (clusters of unequal sizes): ``HIST_BINS`` equal-width bins (numpy), no ``difference`` column.
+    """
+    s = np.asarray(samples, dtype=float)
+    fin = s[np.isfinite(s)]
+    if fin.size and lattice_n:
+        n = int(lattice_n)
+        k = np.rint(fin * n)
+        if np.all(np.abs(fin * n - k) <= 1e-6):
+            k = k.astype(np.int64)
+            span = int(k.max() - k.min()) + 1
+            w = -(-span // HIST_MAX_BARS)
+            w += 1 - w % 2  # odd: each bar's middle is a lattice point
+            j = np.floor_divide(k + w // 2, w)  # bar j holds k in [j w - (w-1)/2, j w + (w-1)/2]
+            lo = int(j.min())
+            counts = np.bincount(j - lo)
+            mid = (lo + np.arange(counts.size)) * w
+            frame = pd.DataFrame({"difference": mid / n, "resamples": counts,
+                                  "bin_low": (mid - w / 2) / n, "bin_high": (mid + w / 2) / n})
+            what = (f"a possible difference, a multiple of 1/{n}" if w == 1 else
+                    f"the middle of {w} adjacent possible differences (multiples of 1/{n})")
+            return frame, {"difference": what, "resamples": "bootstrap resamples in this bar",
+                           "bin_low": "bar from (half a step below)" if w == 1 else "bar from",
+                           "bin_high": "bar to (half a step above)" if w == 1 else "bar to"}
+    if fin.size:
+        counts, edges = np.histogram(fin, bins=HIST_BINS)
+    else:
+        counts, edges = np.zeros(0, dtype=np.int64), np.zeros(1)
+    return (pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "resamples": counts}),
+            {"resamples": "bootstrap resamples in this bin"})
 
 
 class _Scaled:
@@ -625,12 +674,14 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                   pd.DataFrame(pt.interval_rows(ps, options.resamples, options.seed, unit)),
                   formats={"diff": "float", "ci_low": "float", "ci_high": "float"}),
         ]
-        samples = ps.samples
-        fin = samples[np.isfinite(samples)]
-        hist_counts, edges = np.histogram(fin, bins=40) if fin.size else (np.zeros(0), np.zeros(1))
-        tables.append(Table("bootstrap", "Bootstrap distribution of the mean difference",
-                            pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "resamples": hist_counts}),
-                            formats={"bin_low": "float", "bin_high": "float", "resamples": "int"}))
+        # integer per-item differences: resampled means are multiples of 1/n (cluster ratios too
+        # when the clusters are equal-sized; bootstrap_histogram checks the samples)
+        d01 = S[:, 1] - S[:, 0]
+        on_lattice = n > 0 and bool(np.all(d01 == np.rint(d01)))
+        histogram, hist_columns = bootstrap_histogram(ps.samples, n if on_lattice else None)
+        tables.append(Table("bootstrap", "Bootstrap distribution of the mean difference", histogram,
+                            columns=hist_columns, formats={"difference": "float", "bin_low": "float",
+                                                           "bin_high": "float", "resamples": "int"}))
     else:
         base_rows = [results[(0, j)]["row"] for j in range(1, k)]
         tables.append(Table("summary", "Each candidate against the baseline", pd.DataFrame(base_rows),

@@ -305,6 +305,13 @@ def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
 #: the GIL while drawing, gathering and summing).
 BLOCK_DRAWS = 1_000_000
 THREADS = 2
+#: Inside a block the draws are made, gathered and summed in pieces of about this many draws
+#: from the block's one stream (consecutive ``integers`` calls continue the same stream, so
+#: the values are the same as one call's), with the gather written into a reused buffer
+#: (``np.take(..., mode="wrap")``: no bounds check, the indices are in range): the pieces
+#: stay in the CPU cache instead of streaming 16 MB of fresh memory per block (measured:
+#: about a third less CPU; same bits).
+PIECE_DRAWS = 1 << 17
 
 
 def _item_bootstrap(d: np.ndarray, resamples: int, seed: int, progress, out: np.ndarray) -> np.ndarray:
@@ -317,8 +324,14 @@ def _item_bootstrap(d: np.ndarray, resamples: int, seed: int, progress, out: np.
         start = starts[k]
         size = min(rows, resamples - start)
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,)))
-        idx = rng.integers(0, n, size=(size, n))  # intp: numpy gathers fastest with it (measured)
-        out[start:start + size] = d[idx].mean(axis=1)
+        piece = max(1, min(size, PIECE_DRAWS // n))
+        buf = np.empty((piece, n))
+        for at in range(0, size, piece):
+            r = min(piece, size - at)
+            idx = rng.integers(0, n, size=(r, n))  # intp: numpy gathers fastest with it (measured)
+            # sum / n is what ndarray.mean does (same pairwise sum along each row)
+            out[start + at:start + at + r] = np.add.reduce(np.take(d, idx, out=buf[:r], mode="wrap"),
+                                                           axis=1) / n
 
     if len(starts) == 1:
         block(0)

@@ -118,12 +118,12 @@ class PassKChart(Chart):
 
 
 class BootstrapChart(Chart):
-    """The bootstrap distribution of the paired difference, in points.  The resampled
-    differences of n paired 0/1 outcomes lie on the lattice k/n; the analysis's equal-width
-    bins are shown on that lattice (one bar per possible difference, each bin's count on the
-    lattice value inside it) whenever every populated bin holds exactly one lattice value, so
-    no empty bar sits between populated ones.  Otherwise (cluster resampling, uneven n) the
-    bins are drawn as they are."""
+    """The bootstrap distribution of the paired difference, in points.  When the resampled
+    differences lie on a lattice (n paired 0/1 outcomes or integer score differences, resampled
+    by item or in equal-sized clusters: multiples of 1/n), the analysis gives one bar per
+    possible difference (or per group of whole lattice steps), its ``difference`` column: the
+    bars are drawn there, as wide as the table says.  Otherwise (clusters of unequal size,
+    other scores) the analysis's equal-width bins are drawn as they are."""
 
     title = "Bootstrap distribution"
     x_axis = PointsAxis
@@ -132,52 +132,16 @@ class BootstrapChart(Chart):
         hist = _table(result, "bootstrap")
         return hist is not None and len(hist) > 0
 
-    @staticmethod
-    def lattice(hist, n_items: int | None):
-        """(x, counts, step) on the lattice k/n, or None when the bins do not map onto it."""
-        if "difference" in hist:  # the analysis already gives one row per lattice value
-            x = hist["difference"].to_numpy(dtype=float)
-            steps = np.diff(np.unique(x))
-            return x, hist["resamples"].to_numpy(dtype=float), float(steps.min()) if steps.size else 0.01
-        if not n_items:
-            return None
-        lo, hi, counts = (hist[c].to_numpy(dtype=float) for c in ("bin_low", "bin_high", "resamples"))
-        step = 1.0 / n_items
-        tol = step * 1e-6  # bin edges are rounded: a lattice value on an edge may be in either bin
-        taken: set[int] = set()
-        points: dict[int, float] = {}
-        for a, b, c in zip(lo, hi, counts):
-            if c <= 0:
-                continue
-            ks = [k for k in range(int(np.floor((a - tol) / step)), int(np.ceil((b + tol) / step)) + 1)
-                  if a - tol <= k * step <= b + tol and k not in taken]
-            if len(ks) != 1:
-                return None  # this bin does not hold exactly one possible difference
-            taken.add(ks[0])
-            points[ks[0]] = c
-        if not points:
-            return None
-        ks = np.arange(min(points), max(points) + 1)
-        xs = list(ks * step)
-        cs = [points.get(int(k), 0.0) for k in ks]
-        return np.array(xs), np.array(cs), step
-
     def draw(self, result) -> None:
         hist = _table(result, "bootstrap")
-        summary = _table(result, "summary")
-        # differences of n paired outcomes lie on k/n; bins narrower than 1/n hold at most one
-        # such value, so each populated bin's count is drawn at the value inside it (within the
-        # bin: no worse than its centre when resampled clusters change n)
-        n_items = int(summary["items"].iloc[0]) if summary is not None and "items" in summary else None
-        on_lattice = self.lattice(hist, n_items)
-        if on_lattice is not None:
-            x, counts, step = on_lattice
-            bars = pg.BarGraphItem(x=x, height=counts, width=step * 0.9, brush=pg.mkBrush(colour(5)),
+        lo, hi, counts = (hist[c].to_numpy(dtype=float) for c in ("bin_low", "bin_high", "resamples"))
+        if "difference" in hist:  # the analysis's bars on the lattice of possible differences
+            x = hist["difference"].to_numpy(dtype=float)
+            bars = pg.BarGraphItem(x=x, height=counts, width=(hi - lo) * 0.9, brush=pg.mkBrush(colour(5)),
                                    pen=pg.mkPen(None))
             self.record("histogram", difference=x, resamples=counts, lattice=True)
             self.hover(x, counts, [f"{fmt_points(v)}: {int(c):,} resamples" for v, c in zip(x, counts)])
         else:
-            lo, hi, counts = (hist[c].to_numpy(dtype=float) for c in ("bin_low", "bin_high", "resamples"))
             x = (lo + hi) / 2
             bars = pg.BarGraphItem(x=x, height=counts, width=(hi - lo) * 0.95, brush=pg.mkBrush(colour(5)),
                                    pen=pg.mkPen(None))
