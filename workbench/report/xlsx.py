@@ -340,8 +340,19 @@ def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
         cols = ", ".join(c for c, k in kinds.items() if k in ("points", "margin"))
         out.append(f"{cols}: differences of rates in percentage points (the cell holds points).")
     if result.analysis == "compare" and table.name == "bootstrap" and "difference" in table.frame:
-        out.append("One row per possible value of the resampled difference (multiples of 1/n): "
-                   "the bootstrap's differences fall on this lattice, so no bar is an artefact of binning.")
+        recs = result.find("diff")
+        n = int(recs[0].get("n") or 0) if recs else 0
+        width = float((table.frame["bin_high"] - table.frame["bin_low"]).max()) \
+            if "bin_low" in table.frame and len(table.frame) else 0.0
+        merged = n > 0 and width * n > 1.5  # a bar wider than one lattice step
+        if merged:
+            out.append("One row per group of an odd number of neighbouring possible values of the "
+                       "resampled difference (multiples of 1/n), centred on 'difference': groups "
+                       "never split a possible value, so no bar is an artefact of binning.")
+        else:
+            out.append("One row per possible value of the resampled difference (multiples of 1/n): "
+                       "the bootstrap's differences fall on this lattice, so no bar is an artefact "
+                       "of binning.")
     return out
 
 
@@ -375,8 +386,8 @@ def _lattice_histogram(result: AnalysisResult, table: Table) -> Table | None:
     bootstrap does not resample on a lattice: its bins are kept."""
     import numpy as np
 
-    if "bs-unit:items" not in result.signature:
-        return None
+    if "bs-unit:items" not in result.signature or "difference" in table.frame:
+        return None  # not on a lattice, or already on it (the analysis's own lattice bars)
     frame = table.frame
     recs = result.find("diff") or result.find("normal_ci")
     if not recs or not recs[0].get("n") or len(frame) == 0:
