@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..core.errors import DataError, OptionError
 from ..core.numbers import format_p, format_value, plural
-from ..core.progress import NULL_PROGRESS
+from ..core.progress import NULL_PROGRESS, Scaled
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics import significance as sg
@@ -177,14 +177,14 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         net = np.bincount(cl_codes, weights=pair.cand.astype(float) - pair.base, minlength=len(cl_labels))
         size = np.bincount(cl_codes, minlength=len(cl_labels))
         samples = sg.bootstrap_clustered(net, size, resamples=options.resamples, seed=options.seed,
-                                         progress=_Scaled(progress, 0.2, 0.9))
+                                         progress=Scaled(progress, 0.2, 0.9))
         boot_unit = f"clusters:{options.cluster}"
         notes.append(f"The bootstrap resamples the {plural(len(cl_labels), 'cluster')} of column "
                      f"'{options.cluster}' whole; the exact, McNemar and normal results treat the "
                      f"{plural(n, 'item')} as independent and are optimistic if clusters matter.")
     else:
         samples = sg.bootstrap_paired_counts(b, c, n, resamples=options.resamples, seed=options.seed,
-                                             progress=_Scaled(progress, 0.2, 0.9))
+                                             progress=Scaled(progress, 0.2, 0.9))
         boot_unit = "items"
     b_low, b_high = sg.percentile_interval(samples)
     d_rate = counts.discordant / n if n else float("nan")
@@ -340,19 +340,6 @@ def bootstrap_histogram(samples, lattice_n: int | None = None) -> tuple[pd.DataF
         counts, edges = np.zeros(0, dtype=np.int64), np.zeros(1)
     return (pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "resamples": counts}),
             {"resamples": "bootstrap resamples in this bin"})
-
-
-class _Scaled:
-    """Maps a sub-task's 0..1 progress onto [start, stop] of the parent's."""
-
-    def __init__(self, parent, start: float, stop: float) -> None:
-        self._p, self._a, self._b = parent, start, stop
-
-    def advance(self, fraction: float, message: str = "") -> None:
-        self._p.advance(self._a + (self._b - self._a) * fraction, message)
-
-    def check_cancelled(self) -> None:
-        self._p.check_cancelled()
 
 
 def _with_family(sig: dict, family: str) -> dict:
@@ -630,7 +617,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
             lo = 0.05 + 0.85 * step / len(pairs)
             ps = pm.summarize(x, y, resamples=options.resamples, seed=options.seed, rounds=options.rounds,
                               zero_method=options.zero_method, clusters=codes,
-                              progress=_Scaled(progress, lo, lo + 0.85 / len(pairs)))
+                              progress=Scaled(progress, lo, lo + 0.85 / len(pairs)))
             records += pt.summary_records(ps, a, b)
             results[(i, j)] = {"diff": ps.diff, "p": ps.randomization.p, "low": ps.boot_low,
                                "high": ps.boot_high, "ps": ps, "mde": ps.mde,

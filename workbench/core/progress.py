@@ -52,3 +52,17 @@ class TextProgress(Progress):
         if pct != self._last:
             self._last = pct
             print(f"[{pct:3d}%] {message}", file=self._stream)
+
+
+class Scaled:
+    """A sub-task's progress: its 0..1 mapped onto ``[start, stop]`` of the parent's; the parent's
+    cancellation passes through."""
+
+    def __init__(self, parent, start: float, stop: float) -> None:
+        self._p, self._a, self._b = parent, start, stop
+
+    def advance(self, fraction: float, message: str = "") -> None:
+        self._p.advance(self._a + (self._b - self._a) * fraction, message)
+
+    def check_cancelled(self) -> None:
+        self._p.check_cancelled()

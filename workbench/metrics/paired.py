@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import OptionError
-from ..core.progress import NULL_PROGRESS
+from ..core.progress import NULL_PROGRESS, Scaled
+from .significance import percentile_interval  # noqa: F401  (also this module's API)
 from .intervals import MDE_MULTIPLIER
 
 #: Exact enumeration of the sign-flip test up to this many non-zero differences (2^20 patterns).
@@ -362,17 +363,6 @@ def jackknife_means(d, clusters=None) -> np.ndarray:
         return (net.sum() - net) / (size.sum() - size)
 
 
-def percentile_interval(samples, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval (numpy's linear interpolation) of the bootstrap samples."""
-    s = np.asarray(samples, dtype=float)
-    s = s[np.isfinite(s)]
-    if s.size == 0:
-        return float("nan"), float("nan")
-    alpha = (1.0 - level) / 2.0
-    low, high = np.percentile(s, [100 * alpha, 100 * (1 - alpha)])
-    return float(low), float(high)
-
-
 def bca_interval(samples, theta_hat: float, jackknife, level: float = 0.95) -> tuple[float, float]:
     """Bias-corrected and accelerated interval (Efron and Tibshirani 1993, 14.3), computed as
     ``scipy.stats.bootstrap(method='BCa')`` does: z0 = Phi^-1(mid-rank share of resamples below
@@ -499,10 +489,10 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
     progress.check_cancelled()
     wil = wilcoxon(d, zero_method=zero_method) if n else WilcoxonResult(float("nan"), float("nan"), "none", 0)
     progress.advance(0.1, "randomization test")
-    rand = sign_flip_test(d, rounds=rounds, seed=seed, progress=_Part(progress, 0.1, 0.3))
+    rand = sign_flip_test(d, rounds=rounds, seed=seed, progress=Scaled(progress, 0.1, 0.3))
     progress.advance(0.3, "bootstrap")
     samples = bootstrap_means(d, resamples=resamples, seed=seed, clusters=codes,
-                              progress=_Part(progress, 0.3, 0.95))
+                              progress=Scaled(progress, 0.3, 0.95))
     low, high = percentile_interval(samples, level)
     bca = bca_interval(samples, float(d.mean()) if n else float("nan"),
                        jackknife_means(d, codes), level) if n > 1 else (float("nan"), float("nan"))
@@ -539,16 +529,3 @@ def bootstrap_mean_and_quantiles(values, *, quantiles=(), method: str = "linear"
         if len(quantiles):
             out[start:start + rows, 1:] = np.percentile(sample, list(quantiles), axis=1, method=method).T
     return out
-
-
-class _Part:
-    """A sub-task's 0..1 progress mapped onto [start, stop] of the parent's; cancellation passes."""
-
-    def __init__(self, parent, start: float, stop: float) -> None:
-        self._p, self._a, self._b = parent, start, stop
-
-    def advance(self, fraction: float, message: str = "") -> None:
-        self._p.advance(self._a + (self._b - self._a) * fraction, message)
-
-    def check_cancelled(self) -> None:
-        self._p.check_cancelled()
