@@ -375,9 +375,11 @@ class MainWindow(QMainWindow):
     def open_dialog(self) -> None:
         from ..io.formats import FILE_FILTER  # the open dialog's filters (the formats read)
 
-        path, _ = QFileDialog.getOpenFileName(self, "Open results", "", FILE_FILTER)
-        if path:
-            self.open_path(path)
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open results", "", FILE_FILTER)
+        if len(paths) == 1:
+            self.open_path(paths[0])
+        elif paths:  # several files: one stacked table, as the command line does
+            self.open_paths(paths)
 
     def open_example(self, example) -> None:
         self._pending_panel = example.panel
@@ -413,6 +415,21 @@ class MainWindow(QMainWindow):
         saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
         self.loader.start(lambda progress: _load_job(path, sheet, saved_roles, progress))
 
+    def open_paths(self, paths, *, confirm: bool = True) -> None:
+        """Load several files in the background and stack them into one table (a column
+        ``file`` names each row's file), exactly as the command line does with several inputs
+        (:func:`workbench.io.formats.load_many`); one path is :meth:`open_path`."""
+        paths = [os.path.abspath(p) for p in paths]
+        if len(paths) == 1:
+            self.open_path(paths[0], confirm=confirm)
+            return
+        self.ensure_workspace()
+        if confirm and not self.confirm_discard():
+            self._pending_panel = self._pending_session = None
+            return
+        self.busy.start(f"Loading {len(paths)} files…")
+        self.loader.start(lambda progress: _load_many_job(paths, progress))
+
     def choose_sheet(self, path: str, sheets) -> str | None:
         sheet, ok = QInputDialog.getItem(self, "Choose a sheet",
                                          f"{os.path.basename(path)} has {len(sheets)} sheets:",
@@ -444,7 +461,8 @@ class MainWindow(QMainWindow):
                 panel.set_data(table, roles)
         self.rule_panel.set_data(table, roles)
         self.stack.setCurrentWidget(self.tabs)
-        self._add_recent(table.path)
+        if os.path.exists(table.path):  # not several files stacked ("a.csv + b.csv")
+            self._add_recent(table.path)
         self.session.input_path = table.path
         self.session.input_sha256 = table.sha256
         self.session.sheet = table.sheet
@@ -760,8 +778,11 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event) -> None:  # noqa: N802
         urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if urls:
+        if len(urls) == 1:
             self.open_any(urls[0])
+        elif urls:  # several files: one stacked table (a session file only alone)
+            self.open_paths(urls)
+        if urls:
             event.acceptProposedAction()
 
     def open_any(self, path: str) -> None:
@@ -831,6 +852,19 @@ def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progres
 
     table = load_table(path, sheet=sheet, progress=progress)
     roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
+    progress.check_cancelled()
+    progress.advance(0.95, "checking the columns")
+    return table, roles, find_problems(table, roles)
+
+
+def _load_many_job(paths: list[str], progress):
+    """On a worker: several files stacked as the command line stacks them, then the roles
+    (the formats' own, else guessed) and the check, as for one file."""
+    from ..io.formats import load_many
+    from ..io.roles import find_problems, guess_roles
+
+    table = load_many(paths, progress=progress)
+    roles = guess_roles(table)
     progress.check_cancelled()
     progress.advance(0.95, "checking the columns")
     return table, roles, find_problems(table, roles)
