@@ -455,6 +455,8 @@ class MainWindow(QMainWindow):
             for name, panel in self.panels.items():
                 if name in session.panels:
                     panel.set_options(session.options_for(name, panel.module.Options))
+            if "cost" in self.panels:  # display only; older sessions have none: the file's units
+                self.panels["cost"].set_currency(session.currency)
         _colour_systems(table, roles)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
@@ -585,6 +587,8 @@ class MainWindow(QMainWindow):
         session.panels = {name: options_to_json(panel.options()) for name, panel in self.panels.items()
                           if panel.table is not None or not panel.NEEDS_DATA}
         session.current_panel = self.current_panel_name()
+        cost = self.panels.get("cost")
+        session.currency = cost.currency() if cost is not None else None
         return session
 
     def current_panel_name(self) -> str | None:
@@ -658,6 +662,8 @@ class MainWindow(QMainWindow):
             for name, panel in self.panels.items():
                 if name in session.panels:
                     panel.set_options(session.options_for(name, panel.module.Options))
+            if "cost" in self.panels:  # display only; older sessions have none: the file's units
+                self.panels["cost"].set_currency(session.currency)
             if self._pending_panel is not None:
                 self.show_panel(self._pending_panel)
                 self._pending_panel = None
