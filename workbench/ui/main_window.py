@@ -450,7 +450,10 @@ class MainWindow(QMainWindow):
         self.problems_dock.setVisible(True)
         self.roles = dict(roles)
         self.session.roles = dict(roles)
-        self._show_problems(problems)
+        if problems is None:  # a large table: shown first, its columns checked on a worker
+            self._checking_problems(table, roles)
+        else:
+            self._show_problems(problems)
         if session is not None:
             for name, panel in self.panels.items():
                 if name in session.panels:
@@ -549,15 +552,22 @@ class MainWindow(QMainWindow):
         self.roles = dict(roles)
         self.session.roles = dict(roles)
         if self.table is not None:  # checking a large table takes a while: off the GUI thread
-            table = self.table
-            from ..io.roles import find_problems
-
-            self.problem_runner.start(lambda progress: find_problems(table, roles))
+            self._checking_problems(self.table, roles)
         self.rule_panel.roles = dict(roles)
         if rerun and self.table is not None:
             for panel in self.panels.values():
                 if panel.NEEDS_DATA:
                     panel.set_data(self.table, roles)
+
+    def _checking_problems(self, table, roles: dict[str, str]) -> None:
+        """Check the columns on a worker; the problems list says so meanwhile."""
+        from ..io.roles import find_problems
+
+        self.problems = []
+        self.problem_list.clear()
+        self.problem_list.addItem(QListWidgetItem("Checking the columns…"))
+        self.problems_dock.setWindowTitle("Problems in the data (checking…)")
+        self.problem_runner.start(lambda progress: find_problems(table, roles))
 
     def _show_problems(self, problems) -> None:
         self.problems = list(problems)
@@ -854,11 +864,24 @@ def __getattr__(name: str):
 def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
     """On a worker: load the file, take the saved roles (or guess them), check the data."""
     from ..io import load_table
-    from ..io.roles import find_problems, guess_roles
+    from ..io.roles import guess_roles
 
     table = load_table(path, sheet=sheet, progress=progress)
     roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
+    return _checked(table, roles, progress)
+
+
+#: Up to this many rows the columns are checked before the table is shown (a tenth of a
+#: second); a larger table is shown first and checked on a worker right after.
+CHECK_BEFORE_SHOWING_ROWS = 200_000
+
+
+def _checked(table, roles, progress):
+    from ..io.roles import find_problems
+
     progress.check_cancelled()
+    if len(table.frame) > CHECK_BEFORE_SHOWING_ROWS:
+        return table, roles, None  # None: _on_loaded starts the check
     progress.advance(0.95, "checking the columns")
     return table, roles, find_problems(table, roles)
 
@@ -867,25 +890,22 @@ def _load_many_job(paths: list[str], progress):
     """On a worker: several files stacked as the command line stacks them, then the roles
     (the formats' own, else guessed) and the check, as for one file."""
     from ..io.formats import load_many
-    from ..io.roles import find_problems, guess_roles
+    from ..io.roles import guess_roles
 
     table = load_many(paths, progress=progress)
-    roles = guess_roles(table)
-    progress.check_cancelled()
-    progress.advance(0.95, "checking the columns")
-    return table, roles, find_problems(table, roles)
+    return _checked(table, guess_roles(table), progress)
 
 
 def _colour_systems(table, roles: dict[str, str]) -> None:
     """Each system (or version) of the new file gets its colour, in the file's order, for
     every chart of the session."""
-    from ..io import to_text
     from .charts.base import reset_system_colours
+    from .models import distinct_texts
 
     names: list[str] = []
     for col, role in roles.items():
         if role in ("system", "version") and col in table.frame.columns:
-            names += list(dict.fromkeys(to_text(table, col)))[:50]
+            names += distinct_texts(table, col, 50)
         elif role in ("baseline", "candidate"):
             names.append(col)
     reset_system_colours(names)
