@@ -2,6 +2,7 @@
 
     Xvfb :57 -screen 0 1280x800x24 &  DISPLAY=:57 openbox &
     DISPLAY=:57 PYTHONPATH=. python tests/ui/capture_screenshots.py resources/screenshots 1280x800
+    (a third argument keeps only the named shots, e.g. ``ranking-two-systems``)
 
 Drives the window through its menus (QAction.trigger), waits for each panel's result, then
 grabs the whole screen with ImageMagick's ``import -window root`` (what a user sees: window
@@ -28,6 +29,7 @@ SHOTS = [  # (name, example file or session, panel)
     ("plan", None, "plan"),
     ("rule", "paired_14_to_5.wbsession.json", "rule"),
     ("data", "multilingual.csv", "data"),
+    ("ranking-two-systems", "two_systems.csv", "ranking"),  # written by two_system_runs()
 ]
 
 
@@ -38,7 +40,26 @@ CHART_SHOTS = {  # the charts also shown (at 1280x800 only, to keep the folder s
     "text": ("TextScoreChart",),
     "plan": ("PlanMdeChart",),
     "passk": ("PassKChart",),
+    "ranking-two-systems": ("SystemsDiffChart",),
 }
+
+
+def two_system_runs(folder: Path) -> Path:
+    """Two retrieval runs (bm25, dense) over 40 queries with graded judgments: the Ranking
+    panel's "Systems compared" table and its chart of differences (fixed seed)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(2026)
+    rows = []
+    for system, lift in (("bm25", 0.0), ("dense", 0.25)):
+        for q in range(1, 41):
+            for d in range(1, 13):
+                grade = 2 if d == 1 else (1 if d <= 4 else 0)
+                rows.append((system, f"q{q}", f"q{q}-d{d}", round(float(rng.random() + lift * grade), 4), grade))
+    path = folder / "two_systems.csv"
+    pd.DataFrame(rows, columns=["system", "query", "doc", "score", "relevance"]).to_csv(path, index=False)
+    return path
 
 
 def wait(ms: int) -> None:
@@ -67,7 +88,7 @@ def grab(path: Path) -> None:
     print(path, path.stat().st_size // 1024, "KiB", flush=True)
 
 
-def main(out: str, size: str) -> int:
+def main(out: str, size: str, only: str | None = None) -> int:
     from workbench.ui.app import create_app
     from workbench.ui.examples import EXAMPLE_SESSIONS, EXAMPLES
     from workbench.ui.main_window import MainWindow
@@ -84,10 +105,17 @@ def main(out: str, size: str) -> int:
     window.setGeometry(0, 0, width, height)
     window.showMaximized()
     wait(800)
-    grab(out_dir / f"start-{size}.png")
+    if not only:
+        grab(out_dir / f"start-{size}.png")
     by_file = {e.file: e for e in (*EXAMPLES, *EXAMPLE_SESSIONS)}
+    generated = two_system_runs(Path(tempfile.mkdtemp()))
     for name, file, panel in SHOTS:
-        if file is not None:
+        if only and name not in only.split(","):
+            continue
+        if file == generated.name:
+            window.open_path(str(generated))
+            settle(window)
+        elif file is not None:
             window.open_example(by_file[file])
             settle(window)
         window.view_actions[panel].trigger()  # through the View menu's action
@@ -114,4 +142,4 @@ def main(out: str, size: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(*sys.argv[1:4]))  # OUT SIZE [ONLY: comma-separated shot names]

@@ -39,9 +39,9 @@ def test_open_dialog_lists_the_formats_and_promptfoo_lands_on_cost(qtbot, window
 
     def fake_open(parent, caption, folder, filters):
         asked["filters"] = filters
-        return _fixture("promptfoo", "results.json"), ""
+        return [_fixture("promptfoo", "results.json")], ""
 
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(fake_open))
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(fake_open))
     with qtbot.waitSignal(window.table_loaded, timeout=30000):
         window.open_action.trigger()
     for pattern in ("*.jsonl", "*.eval", "*.run", "*.qrels", "*.json", "*.csv", "*.xlsx"):

@@ -56,7 +56,12 @@ def _patch_open(monkeypatch, path):
         asked.append(args)
         return str(path), ""
 
+    def fake_many(*args, **kwargs):
+        asked.append(args)
+        return [str(path)], ""
+
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(fake))
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(fake_many))
     return asked
 
 

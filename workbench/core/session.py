@@ -38,6 +38,9 @@ class Session:
     #: the tab shown when the session was saved ("data", an analysis name or "rule"), shown
     #: again when it is opened (older files have none: the data view is shown)
     current_panel: str | None = None
+    #: the Cost panel's display currency (a symbol such as "$"; display only, the numbers do
+    #: not change).  None: costs in the file's units (also what older files, which have none, mean)
+    currency: str | None = None
     schema: int = SCHEMA
 
     def set_options(self, analysis: str, options: Any) -> None:
@@ -116,7 +119,7 @@ def _describe(annotation: str) -> str:
 
 #: The JSON type each field must have (None is allowed for every optional text field).
 _TEXT_FIELDS = ("input_path", "input_sha256", "sheet", "rule_text", "rule_sha256",
-                "rule_registered_at", "results_first_shown_at", "current_panel")
+                "rule_registered_at", "results_first_shown_at", "current_panel", "currency")
 
 
 def _check_types(data: dict[str, Any], path) -> None:

@@ -375,9 +375,11 @@ class MainWindow(QMainWindow):
     def open_dialog(self) -> None:
         from ..io.formats import FILE_FILTER  # the open dialog's filters (the formats read)
 
-        path, _ = QFileDialog.getOpenFileName(self, "Open results", "", FILE_FILTER)
-        if path:
-            self.open_path(path)
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open results", "", FILE_FILTER)
+        if len(paths) == 1:
+            self.open_path(paths[0])
+        elif paths:  # several files: one stacked table, as the command line does
+            self.open_paths(paths)
 
     def open_example(self, example) -> None:
         self._pending_panel = example.panel
@@ -413,6 +415,21 @@ class MainWindow(QMainWindow):
         saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
         self.loader.start(lambda progress: _load_job(path, sheet, saved_roles, progress))
 
+    def open_paths(self, paths, *, confirm: bool = True) -> None:
+        """Load several files in the background and stack them into one table (a column
+        ``file`` names each row's file), exactly as the command line does with several inputs
+        (:func:`workbench.io.formats.load_many`); one path is :meth:`open_path`."""
+        paths = [os.path.abspath(p) for p in paths]
+        if len(paths) == 1:
+            self.open_path(paths[0], confirm=confirm)
+            return
+        self.ensure_workspace()
+        if confirm and not self.confirm_discard():
+            self._pending_panel = self._pending_session = None
+            return
+        self.busy.start(f"Loading {len(paths)} files…")
+        self.loader.start(lambda progress: _load_many_job(paths, progress))
+
     def choose_sheet(self, path: str, sheets) -> str | None:
         sheet, ok = QInputDialog.getItem(self, "Choose a sheet",
                                          f"{os.path.basename(path)} has {len(sheets)} sheets:",
@@ -433,18 +450,24 @@ class MainWindow(QMainWindow):
         self.problems_dock.setVisible(True)
         self.roles = dict(roles)
         self.session.roles = dict(roles)
-        self._show_problems(problems)
+        if problems is None:  # a large table: shown first, its columns checked on a worker
+            self._checking_problems(table, roles)
+        else:
+            self._show_problems(problems)
         if session is not None:
             for name, panel in self.panels.items():
                 if name in session.panels:
                     panel.set_options(session.options_for(name, panel.module.Options))
+            if "cost" in self.panels:  # display only; older sessions have none: the file's units
+                self.panels["cost"].set_currency(session.currency)
         _colour_systems(table, roles)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
                 panel.set_data(table, roles)
         self.rule_panel.set_data(table, roles)
         self.stack.setCurrentWidget(self.tabs)
-        self._add_recent(table.path)
+        if os.path.exists(table.path):  # not several files stacked ("a.csv + b.csv")
+            self._add_recent(table.path)
         self.session.input_path = table.path
         self.session.input_sha256 = table.sha256
         self.session.sheet = table.sheet
@@ -529,15 +552,22 @@ class MainWindow(QMainWindow):
         self.roles = dict(roles)
         self.session.roles = dict(roles)
         if self.table is not None:  # checking a large table takes a while: off the GUI thread
-            table = self.table
-            from ..io.roles import find_problems
-
-            self.problem_runner.start(lambda progress: find_problems(table, roles))
+            self._checking_problems(self.table, roles)
         self.rule_panel.roles = dict(roles)
         if rerun and self.table is not None:
             for panel in self.panels.values():
                 if panel.NEEDS_DATA:
                     panel.set_data(self.table, roles)
+
+    def _checking_problems(self, table, roles: dict[str, str]) -> None:
+        """Check the columns on a worker; the problems list says so meanwhile."""
+        from ..io.roles import find_problems
+
+        self.problems = []
+        self.problem_list.clear()
+        self.problem_list.addItem(QListWidgetItem("Checking the columns…"))
+        self.problems_dock.setWindowTitle("Problems in the data (checking…)")
+        self.problem_runner.start(lambda progress: find_problems(table, roles))
 
     def _show_problems(self, problems) -> None:
         self.problems = list(problems)
@@ -567,6 +597,8 @@ class MainWindow(QMainWindow):
         session.panels = {name: options_to_json(panel.options()) for name, panel in self.panels.items()
                           if panel.table is not None or not panel.NEEDS_DATA}
         session.current_panel = self.current_panel_name()
+        cost = self.panels.get("cost")
+        session.currency = cost.currency() if cost is not None else None
         return session
 
     def current_panel_name(self) -> str | None:
@@ -640,6 +672,8 @@ class MainWindow(QMainWindow):
             for name, panel in self.panels.items():
                 if name in session.panels:
                     panel.set_options(session.options_for(name, panel.module.Options))
+            if "cost" in self.panels:  # display only; older sessions have none: the file's units
+                self.panels["cost"].set_currency(session.currency)
             if self._pending_panel is not None:
                 self.show_panel(self._pending_panel)
                 self._pending_panel = None
@@ -760,8 +794,11 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event) -> None:  # noqa: N802
         urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if urls:
+        if len(urls) == 1:
             self.open_any(urls[0])
+        elif urls:  # several files: one stacked table (a session file only alone)
+            self.open_paths(urls)
+        if urls:
             event.acceptProposedAction()
 
     def open_any(self, path: str) -> None:
@@ -827,25 +864,48 @@ def __getattr__(name: str):
 def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
     """On a worker: load the file, take the saved roles (or guess them), check the data."""
     from ..io import load_table
-    from ..io.roles import find_problems, guess_roles
+    from ..io.roles import guess_roles
 
     table = load_table(path, sheet=sheet, progress=progress)
     roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
+    return _checked(table, roles, progress)
+
+
+#: Up to this many rows the columns are checked before the table is shown (a tenth of a
+#: second); a larger table is shown first and checked on a worker right after.
+CHECK_BEFORE_SHOWING_ROWS = 200_000
+
+
+def _checked(table, roles, progress):
+    from ..io.roles import find_problems
+
     progress.check_cancelled()
+    if len(table.frame) > CHECK_BEFORE_SHOWING_ROWS:
+        return table, roles, None  # None: _on_loaded starts the check
     progress.advance(0.95, "checking the columns")
     return table, roles, find_problems(table, roles)
+
+
+def _load_many_job(paths: list[str], progress):
+    """On a worker: several files stacked as the command line stacks them, then the roles
+    (the formats' own, else guessed) and the check, as for one file."""
+    from ..io.formats import load_many
+    from ..io.roles import guess_roles
+
+    table = load_many(paths, progress=progress)
+    return _checked(table, guess_roles(table), progress)
 
 
 def _colour_systems(table, roles: dict[str, str]) -> None:
     """Each system (or version) of the new file gets its colour, in the file's order, for
     every chart of the session."""
-    from ..io import to_text
     from .charts.base import reset_system_colours
+    from .models import distinct_texts
 
     names: list[str] = []
     for col, role in roles.items():
         if role in ("system", "version") and col in table.frame.columns:
-            names += list(dict.fromkeys(to_text(table, col)))[:50]
+            names += distinct_texts(table, col, 50)
         elif role in ("baseline", "candidate"):
             names.append(col)
     reset_system_colours(names)

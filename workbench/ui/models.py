@@ -119,7 +119,7 @@ class FrameModel(QAbstractTableModel):
         self._orders, self._text_mask = {}, None
         self._frame = frame
         self._names = [str(c) for c in frame.columns]
-        self._columns = [frame.iloc[:, i].to_numpy() for i in range(frame.shape[1])]
+        self._columns = [_cell_values(frame.iloc[:, i]) for i in range(frame.shape[1])]
         self._formats = dict(formats or {})
         self._tooltips = dict(tooltips or {})
         self._headers = dict(headers or {})
@@ -177,7 +177,7 @@ class FrameModel(QAbstractTableModel):
         r, c = index.row(), index.column()
         if not (0 <= r < self._view.size and 0 <= c < len(self._columns)):
             return None
-        value = self._columns[c][self._view[r]]
+        value = self._columns[c][int(self._view[r])]
         if role == Qt.ItemDataRole.DisplayRole:
             labels = self._labels.get(self._names[c])
             if labels is not None:
@@ -352,6 +352,24 @@ class FrameModel(QAbstractTableModel):
             src = self._view[r]
             lines.append("\t".join(full_precision(self._columns[c][src]) for c in cols))
         return "\n".join(lines) + "\n"
+
+
+def distinct_texts(table, column: str, limit: int) -> list[str]:
+    """The first ``limit`` distinct cell texts of a column, in the file's order (vectorised:
+    a few hundredths of a second for a million rows, on the GUI thread)."""
+    from ..io import text_codes  # the raw cell text, factorised
+
+    _codes, labels = text_codes(table, column)
+    return [str(x) for x in labels[:limit]]
+
+
+def _cell_values(series: pd.Series):
+    """A column's cells, indexable by row.  Text columns stay in their (Arrow) string array:
+    turning a million of them into Python objects takes most of a second, while a screenful
+    of cells read one by one costs microseconds; numbers become numpy arrays (no copy)."""
+    if pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
+        return series.array
+    return series.to_numpy()
 
 
 def compute_pieces(columns: list[np.ndarray], missing: list[tuple],

@@ -2,10 +2,11 @@
 a table)."""
 
 from .base import Chart
-from .intervals import CompareIntervalChart, GroupRateChart, SystemRateChart
+from .intervals import (CompareIntervalChart, CorpusDiffChart, GroupRateChart, SystemRateChart,
+                        SystemsDiffChart)
 from .others import (BootstrapChart, CostPerSuccessChart, LatencyChart, PassKChart, RankingCurveChart,
                      RankingSpreadChart, SegmentBarChart, TextScoreChart, PlanMdeChart)
 
-__all__ = ["Chart", "CompareIntervalChart", "GroupRateChart", "SystemRateChart", "BootstrapChart",
+__all__ = ["Chart", "CompareIntervalChart", "GroupRateChart", "SystemRateChart", "SystemsDiffChart", "CorpusDiffChart", "BootstrapChart",
            "CostPerSuccessChart", "LatencyChart", "PassKChart", "RankingCurveChart",
            "RankingSpreadChart", "SegmentBarChart", "TextScoreChart", "PlanMdeChart"]

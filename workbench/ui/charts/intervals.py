@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from .base import (GREY, Chart, LabelAxis, PercentAxis, PointsAxis, colour, fmt, fmt_points, fmt_rate,
+from .base import (GREY, Chart, LabelAxis, PercentAxis, PlainAxis, PointsAxis, colour, fmt, fmt_points, fmt_rate,
                    system_colour)
 
 
@@ -152,3 +152,91 @@ class SystemRateChart(IntervalChart):
     def draw(self, result) -> None:
         super().draw(result)
         self.set_labels(bottom="success rate (Wilson 95% interval)")
+
+
+def diff_kind(metric: str) -> str:
+    """The presentation kind of a difference of ``metric`` (a rate's difference is in points,
+    a 0-1 score's is a score difference, BLEU/chrF stay on their 0-100 scale)."""
+    from ...report import present
+
+    mid = str(metric)
+    if mid.startswith("sentence_"):
+        mid = mid[len("sentence_"):]
+    base = present.kind_of(mid)
+    return {"rate": "points", "bleu": "bleu"}.get(base, "score_diff")
+
+
+def fmt_diff(v, kind: str) -> str:
+    """A difference by the presentation policy (signed also on the BLEU scale)."""
+    text = fmt(v, kind)
+    if kind == "bleu" and text[:1].isdigit() and np.isfinite(v) and v > 0:
+        text = "+" + text
+    return text
+
+
+class SystemsDiffChart(IntervalChart):
+    """"Systems compared": the mean difference (candidate − baseline) of each metric with its
+    paired bootstrap 95% interval, one row per metric (and pair), a line at zero.  Drawn from
+    the result's ``systems_compared`` table only.  Metrics on the 0-1 scale here; BLEU/chrF
+    (0-100) in :class:`CorpusDiffChart`."""
+
+    title = "Differences per metric"
+    zero_line = True
+    x_axis = PlainAxis
+    #: which metrics this chart shows: the 0-1 ones
+    bleu_scale = False
+
+    def rows(self, result):
+        try:
+            frame = result.table("systems_compared").frame
+        except KeyError:
+            return []
+        if frame is None or not len(frame):
+            return []
+        from ...report import present
+
+        unit = "queries" if "queries" in frame.columns else "items"
+        pairs = list(dict.fromkeys(zip(frame["from"].astype(str), frame["to"].astype(str))))
+        out = []
+        for _, r in frame.iterrows():
+            kind = diff_kind(r["metric"])
+            if (kind == "bleu") != self.bleu_scale:
+                continue
+            pair = (str(r["from"]), str(r["to"]))
+            name = present.display_name(str(r["metric"]))
+            label = name if len(pairs) == 1 else f"{name} · {pair[0]} → {pair[1]}"
+            out.append({"label": label, "est": r["diff"], "low": r["ci_low"], "high": r["ci_high"],
+                        "n": r.get(unit), "group": pairs.index(pair), "kind": kind,
+                        "metric": str(r["metric"]), "from": pair[0], "to": pair[1],
+                        "legend": f"{pair[1]} − {pair[0]} (paired bootstrap 95% interval)"})
+        return out
+
+    def draw(self, result) -> None:
+        rows = self.rows(result)
+        super().draw(result)
+        if not rows:
+            return
+        got = self._plotted["intervals"]
+        got["metric"] = np.array([r["metric"] for r in rows], dtype=object)
+        got["from"] = np.array([r["from"] for r in rows], dtype=object)
+        got["to"] = np.array([r["to"] for r in rows], dtype=object)
+        got["text"] = np.array([self._tip(r) for r in rows], dtype=object)
+        scale = "BLEU/chrF points, 0-100 scale" if self.bleu_scale else "0-1 scale"
+        self.set_labels(bottom=f"candidate − baseline ({scale})")
+
+    def _tip(self, r: dict) -> str:
+        kind = r.get("kind", "score_diff")
+        text = f"{r['label']}: {fmt_diff(r['est'], kind)}"
+        if np.isfinite(r.get("low", np.nan)):
+            text += f"  [{fmt_diff(r['low'], kind)}, {fmt_diff(r['high'], kind)}]"
+        n = r.get("n")
+        if n is not None and np.isfinite(float(n)):
+            text += f"  n = {fmt(n, 'count')}"
+        return text
+
+
+class CorpusDiffChart(SystemsDiffChart):
+    """The BLEU/chrF rows of "Systems compared" (corpus and sentence level, 0-100 scale)."""
+
+    title = "BLEU/chrF differences"
+    bleu_scale = True

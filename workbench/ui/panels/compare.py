@@ -2,8 +2,8 @@ import numpy as np
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from ...analyses import compare
-from ...io import to_text
 from ..charts import CompareIntervalChart, BootstrapChart
+from ..models import distinct_texts
 from .base import AnalysisPanel, Field
 
 FORMS = (("wide", "one column per system"), ("long", "system, item, outcome rows"))
@@ -65,7 +65,7 @@ class ComparePanel(AnalysisPanel):
         names = []
         col = self._value_of(self._controls["system"])
         if self.table is not None and col in self.table.frame.columns:
-            names = list(dict.fromkeys(to_text(self.table, col)))[:200]
+            names = distinct_texts(self.table, col, 200)
         self._loading = True
         try:
             for i, key in enumerate(("baseline_system", "candidate_system")):

@@ -27,5 +27,13 @@ class CostPanel(AnalysisPanel):
         text = self.control("currency").text().strip()
         return text or None
 
+    def set_currency(self, currency: str | None) -> None:
+        """Show a saved currency (session restore) without starting a run of its own."""
+        self._loading = True
+        try:
+            self.control("currency").setText(currency or "")
+        finally:
+            self._loading = False
+
     def configure_charts(self):
         self.chart("LatencyChart").threshold = self.control("latency_threshold").value()

@@ -1,10 +1,10 @@
 from ...analyses import ranking
-from ..charts import RankingCurveChart, RankingSpreadChart
+from ..charts import RankingCurveChart, RankingSpreadChart, SystemsDiffChart
 from .base import AnalysisPanel, Field
 
 
 class RankingPanel(AnalysisPanel):
-    CHARTS = (RankingCurveChart, RankingSpreadChart,)
+    CHARTS = (RankingCurveChart, RankingSpreadChart, SystemsDiffChart)
     module = ranking
     FIELDS = (
         Field("query", "Query", "column", "Query id.", roles=("query",), optional=False),
