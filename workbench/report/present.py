@@ -49,6 +49,11 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
     col = str(column)
     if analysis == "compare" and table == "discordant" and col in ("baseline", "candidate"):
         return "count"  # the items' 0/1 outcomes
+    if table == "systems_compared" and col in ("diff", "ci_low", "ci_high", "bca_low", "bca_high",
+                                               "t_ci_low", "t_ci_high", "baseline", "candidate"):
+        # rows of different metrics (rates, 0-1 scores, BLEU on 0-100) share these columns: one
+        # signed decimal form for all (the chart of differences formats each row by its metric)
+        return "score" if col in ("baseline", "candidate") else "score_diff"
     if analysis == "compare" and col in ("ci_low", "ci_high", "diff"):
         return "points"
     if analysis == "gate" and col in ("observed", "ci_low", "ci_high", "threshold"):
