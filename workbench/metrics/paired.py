@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.errors import OptionError
 from ..core.progress import NULL_PROGRESS, Scaled
-from .significance import percentile_interval  # noqa: F401  (also this module's API)
+from .significance import bootstrap_clustered, percentile_interval  # noqa: F401  (API too)
 from .intervals import MDE_MULTIPLIER
 
 #: Exact enumeration of the sign-flip test up to this many non-zero differences (2^20 patterns).
@@ -273,19 +273,12 @@ def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
         return np.full(resamples, np.nan)
     rng = np.random.default_rng(seed)
     out = np.empty(resamples)
-    if clusters is not None:
+    if clusters is not None:  # the binary analysis's cluster bootstrap, on any differences
         codes = np.asarray(clusters, dtype=np.int64)
         g = int(codes.max()) + 1
         net = np.bincount(codes, weights=d, minlength=g)
         size = np.bincount(codes, minlength=g).astype(float)
-        batch = max(1, min(resamples, 4_000_000 // g))
-        for start in range(0, resamples, batch):
-            progress.check_cancelled()
-            rows = min(batch, resamples - start)
-            idx = rng.integers(0, g, size=(rows, g))
-            out[start:start + rows] = net[idx].sum(axis=1) / size[idx].sum(axis=1)
-            progress.advance((start + rows) / resamples, "cluster bootstrap")
-        return out
+        return bootstrap_clustered(net, size, resamples=resamples, seed=seed, progress=progress)
     values, counts = np.unique(d, return_counts=True)
     if values.size * 32 <= n:
         probs = counts / n
