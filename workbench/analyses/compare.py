@@ -80,85 +80,22 @@ class Paired:
 
 
 def pair_up(table: LoadedTable, options: Options, res: Resolver) -> Paired:
-    """Match the two systems' outcomes item by item (wide or long input)."""
-    long_form = options.system is not None or options.baseline_system is not None
-    if not long_form and options.baseline is None and options.candidate is None:
-        def has(role: str) -> bool:
-            return guess_column(table, role, ROLE_NAMES[role]) is not None
+    """Match two systems' 0/1 outcomes item by item (wide or long input), as :func:`collect`
+    does for any scores; the release rules' success conditions use it."""
+    from dataclasses import replace
 
-        long_form = has("system") and has("outcome") and not (has("baseline") and has("candidate"))
-    if long_form:
-        return _pair_long(table, options, res)
-    base_col = res.required(options.baseline, "baseline", "--baseline")
-    cand_col = res.required(options.candidate, "candidate", "--candidate")
-    if base_col == cand_col:
-        raise OptionError("The baseline and candidate columns must differ.")
-    item_col = res.optional(options.item, "item", "--item")
-    if item_col in (base_col, cand_col):
-        item_col = None
-    n = len(table.frame)
-    if item_col:
-        check_unique(table, [item_col], "item id")
-        items = to_text(table, item_col)
-    else:
-        items = [f"line {table.line_of(i)}" for i in range(n)]
-    cluster = to_text(table, options.cluster) if options.cluster else None
-    return Paired(items, to_binary(table, base_col), to_binary(table, cand_col), cluster,
-                  np.arange(n), base_col, cand_col, "wide")
+    col = collect(table, replace(options, scores="binary"), res)
+    if len(col.names) != 2:
+        raise OptionError(f"File '{table.name}' has {len(col.names)} systems to compare "
+                          f"({', '.join(col.names[:6])}); name the two with --baseline-system and "
+                          f"--candidate-system (or --baseline and --candidate).")
+    return _binary_paired(col)
 
 
-def _pair_long(table: LoadedTable, options: Options, res: Resolver) -> Paired:
-    sys_col = res.required(options.system, "system", "--system")
-    item_col = res.required(options.item, "item", "--item")
-    out_col = res.required(options.outcome, "outcome", "--outcome")
-    check_unique(table, [sys_col, item_col], "(system, item) pair")
-    systems = pd.Series(to_text(table, sys_col))
-    names = list(dict.fromkeys(systems))
-    base, cand = options.baseline_system, options.candidate_system
-    if base is None or cand is None:
-        if len(names) != 2:
-            raise OptionError(f"File '{table.name}' has {len(names)} systems in column "
-                              f"'{sys_col}' ({', '.join(names[:6])}); name the two to compare with "
-                              f"--baseline-system and --candidate-system.")
-        base = base or (names[0] if cand != names[0] else names[1])
-        cand = cand or (names[1] if base == names[0] else names[0])
-        res.notes.append(f"Baseline '{base}' and candidate '{cand}' were taken in file order "
-                         f"(set --baseline-system and --candidate-system to choose).")
-    for name in (base, cand):
-        if name not in names:
-            raise DataError(f"File '{table.name}', column '{sys_col}' has no system '{name}'; "
-                            f"its systems are: {', '.join(names)}.")
-    if base == cand:
-        raise OptionError("The baseline and candidate systems must differ.")
-    y = to_binary(table, out_col)
-    items = pd.Series(to_text(table, item_col))
-    frame = pd.DataFrame({"item": items, "system": systems, "y": y, "row": np.arange(len(y))})
-    if options.cluster:
-        frame["cluster"] = to_text(table, options.cluster)
-    b = frame[frame["system"] == base].set_index("item")
-    c = frame[frame["system"] == cand].set_index("item")
-    common = b.index.intersection(c.index, sort=False)
-    only_b = b.index.difference(c.index, sort=False)
-    only_c = c.index.difference(b.index, sort=False)
-    for name, only in ((base, only_b), (cand, only_c)):
-        if len(only):
-            res.notes.append(f"{plural(len(only), 'item')} {'was' if len(only) == 1 else 'were'} scored only by '{name}' (for example "
-                             f"{', '.join(map(str, only[:3]))}); they are left out of the paired "
-                             f"comparison, which uses the {plural(len(common), 'common item')}.")
-    if len(common) == 0:
-        raise DataError(f"File '{table.name}': systems '{base}' and '{cand}' share no item id "
-                        f"in column '{item_col}', so nothing can be paired.")
-    b, c = b.loc[common], c.loc[common]
-    cluster = None
-    if options.cluster:
-        mismatch = (b["cluster"].to_numpy() != c["cluster"].to_numpy())
-        if mismatch.any():
-            item = common[int(np.flatnonzero(mismatch)[0])]
-            raise DataError(f"File '{table.name}': item '{item}' has a different cluster "
-                            f"for '{base}' and '{cand}' in column '{options.cluster}'.")
-        cluster = b["cluster"].tolist()
-    return Paired([str(i) for i in common], b["y"].to_numpy(), c["y"].to_numpy(), cluster,
-                  b["row"].to_numpy(), base, cand, "long")
+def _binary_paired(col) -> Paired:
+    """The two systems of a :class:`Collected` as a :class:`Paired` of 0/1 outcomes."""
+    return Paired(col.items, col.scores[:, 0].astype(np.int8), col.scores[:, 1].astype(np.int8),
+                  col.cluster, col.rows[:, 0], col.names[0], col.names[1], col.form)
 
 
 def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, pair: Paired) -> AnalysisResult:
@@ -527,9 +464,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     res = Resolver(table)
     col = collect(table, options, res)
     if col.binary and len(col.names) == 2:
-        pair = Paired(col.items, col.scores[:, 0].astype(np.int8), col.scores[:, 1].astype(np.int8),
-                      col.cluster, col.rows[:, 0], col.names[0], col.names[1], col.form)
-        return _binary_pair(table, options, progress, res, pair)
+        return _binary_pair(table, options, progress, res, _binary_paired(col))
     return _general(table, options, progress, res, col)
 
 
