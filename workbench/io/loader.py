@@ -25,7 +25,7 @@ from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
 from workbench.io import delimited, excel, fastcsv, parquet
-from workbench.io.cells import (TypedColumn, format_cell, is_blank, is_missing, text_array,
+from workbench.io.cells import (TypedColumn, format_cell, is_blank, text_array,
                                 type_cell_column, type_text_column)
 
 #: Extensions read as Excel workbooks.
