@@ -74,17 +74,6 @@ def base_signature(analysis: str) -> dict[str, str]:
     return {"workbench": __version__, "analysis": analysis}
 
 
-def labels(values) -> list[str]:
-    """Group labels as text (numbers without a trailing .0)."""
-    out = []
-    for v in values:
-        if isinstance(v, float) and np.isfinite(v) and v == int(v):
-            out.append(str(int(v)))
-        else:
-            out.append(str(v))
-    return out
-
-
 def codes_of(table: LoadedTable, column: str):
     """Integer codes in order of first appearance, and the labels: the cells' exact text."""
     codes, uniques = text_codes(table, column)
