@@ -23,7 +23,7 @@ from ..core.errors import DataError, OptionError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
-from ..metrics.ranking import GAINS, rank_metrics
+from ..metrics.ranking import GAINS, rank_metrics, repeated_pairs
 from ._common import Resolver, base_signature, check_unique, parse_ks
 
 NAME = "ranking"
@@ -130,13 +130,17 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     D = max(len(d_labels), 1)
     Q = len(q_labels)
     run_key = rq * D + rd
-    by_key = np.argsort(run_key)
-    sorted_key = run_key[by_key]
+    if qrels or sys_col:
+        by_key = np.argsort(run_key)
+        sorted_key = run_key[by_key]
     if sys_col:
         dup_sorted = np.sort(run_key * len(sys_labels) + sys_codes)
+        repeated = bool(np.any(dup_sorted[1:] == dup_sorted[:-1]))
+    elif qrels:
+        repeated = bool(np.any(sorted_key[1:] == sorted_key[:-1]))
     else:
-        dup_sorted = sorted_key
-    if np.any(dup_sorted[1:] == dup_sorted[:-1]):
+        repeated = repeated_pairs(rq, rd)
+    if repeated:
         check_unique(table, ([sys_col] if sys_col else []) + [q_col, d_col],
                      "(query, document) pair" + (" of a system" if sys_col else ""))
 
@@ -203,8 +207,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     left_out = np.flatnonzero(any_run & ~judged_queries) if options.unjudged == "skip" else None
     for code, label in enumerate(sys_labels):
         progress.check_cancelled()
-        m = sys_codes == code
-        arr = rank_metrics(rq[m], order_val[m], _subset(tie, m), grade_for_run[m], jq, jgrade,
+        if len(sys_labels) == 1:
+            m_q, m_val, m_tie, m_grade = rq, order_val, tie, grade_for_run
+        else:
+            m = sys_codes == code
+            m_q, m_val, m_tie, m_grade = rq[m], order_val[m], _subset(tie, m), grade_for_run[m]
+        arr = rank_metrics(m_q, m_val, m_tie, m_grade, jq, jgrade,
                            n_queries=Q, ks=ks, gain=options.gain,
                            threshold=options.relevance_threshold)
         in_run = arr.retrieved > 0

@@ -23,6 +23,7 @@ Conventions (trec_eval's unless stated):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,7 +49,10 @@ class RankingArrays:
 
 
 def gain_of(grade, gain: str) -> np.ndarray:
-    g = np.clip(np.nan_to_num(np.asarray(grade, dtype=float), nan=0.0), 0.0, None)
+    g = np.asarray(grade, dtype=float)
+    g = np.where(g > 0, g, 0.0)  # missing (NaN) and negative grades gain nothing
+    if np.isinf(g).any():
+        g = np.nan_to_num(g)  # an infinite grade counts as the largest float, as before
     if gain == "linear":
         return g
     if gain == "exponential":
@@ -67,26 +71,107 @@ def _group_ranks(sorted_codes: np.ndarray):
     return rank, starts
 
 
-def _order(q: np.ndarray, score: np.ndarray, tie) -> np.ndarray:
-    """Row order: query ascending, score descending, ties by ``tie`` (or input order).
+#: The per-query table (one row per query, as wide as the longest ranking) is used while it
+#: holds at most this many cells per retrieved row; a query far longer than the others makes
+#: the two global sorts cheaper.
+PAD_LIMIT = 2.0
 
-    Fast path: two unstable (SIMD) sorts on an exact integer key (query x n + score rank),
-    which fully determine the order when no two rows of a query share a score.  Only when
-    scores tie is the order rebuilt with a stable lexicographic sort on the tie key.
+
+class _Groups:
+    """The rows put in query order by a stable permutation (``perm``, ``None`` when the rows
+    already list each query together, as run files do), with each query's start and length
+    in that order, and a padded table of one row per query when it is not much larger than
+    the data (``padded``)."""
+
+    def __init__(self, q: np.ndarray) -> None:
+        n = self.n = q.size
+        if np.all(q[1:] >= q[:-1]):
+            self.perm, self.qs = None, q
+        else:
+            small = int(q.max()) < 65536  # numpy's stable sort is a radix sort for 16 bits
+            self.perm = np.argsort(q.astype(np.uint16) if small else q, kind="stable")
+            self.qs = q[self.perm]
+        qs = self.qs
+        self.starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
+        self.counts = np.diff(np.r_[self.starts, n])
+        self.width = int(self.counts.max())
+        self.uniform = self.starts.size * self.width == n
+        self.padded = self.starts.size * self.width <= PAD_LIMIT * n + 4096
+        if not self.uniform:
+            self.rows = np.repeat(np.arange(self.starts.size), self.counts)
+            self.offsets = self.starts[self.rows]
+
+    @functools.cached_property
+    def rank(self) -> np.ndarray:
+        """Each position's 0-based rank within its query, in query order."""
+        if self.uniform:
+            return np.tile(np.arange(self.width, dtype=np.int64), self.starts.size)
+        return np.arange(self.n, dtype=np.int64) - self.offsets
+
+    def table(self, values: np.ndarray, fill) -> np.ndarray:
+        """``values`` (in the input's row order) as the padded table, ``fill`` past each end."""
+        v = values if self.perm is None else values[self.perm]
+        if self.uniform:
+            return v.reshape(self.starts.size, self.width)  # a view: callers never write to it
+        out = np.full((self.starts.size, self.width), fill, dtype=v.dtype)
+        out[self.rows, self.rank] = v
+        return out
+
+    def flat(self, table: np.ndarray) -> np.ndarray:
+        """A padded table of column positions back to row numbers of the input."""
+        if self.uniform:
+            pos = (table + (np.arange(self.starts.size) * self.width)[:, None]).ravel()
+        else:
+            pos = table[np.arange(self.width) < self.counts[:, None]] + self.offsets
+        return pos if self.perm is None else self.perm[pos]
+
+
+def repeated_pairs(q: np.ndarray, d: np.ndarray) -> bool:
+    """Whether some (query, document) code pair occurs twice (codes are int64 >= 0)."""
+    if q.size < 2:
+        return False
+    groups = _Groups(q)
+    if not groups.padded:
+        key = q * (int(d.max()) + 1) + d
+        key.sort()
+        return bool(np.any(key[1:] == key[:-1]))
+    table = np.sort(groups.table(d, -1), axis=1)
+    return bool(np.any((table[:, 1:] == table[:, :-1]) & (table[:, 1:] >= 0)))
+
+
+def _order(q: np.ndarray, score: np.ndarray, tie):
+    """Row order (query ascending, score descending, ties by ``tie`` or input order) and each
+    ordered row's 0-based rank within its query.
+
+    Usual path: the rows grouped by query (a stable radix sort, or nothing when the file
+    already lists each query's rows together, as run files do), then every query's scores
+    sorted at once in a padded table with one row per query (a stable sort, so ties keep the
+    input order).  A very uneven file (one ranking far longer than the others) takes two
+    global sorts on an exact integer key (query x n + score rank) instead.  Only when scores
+    tie and ``tie`` is given is the order rebuilt with a stable lexicographic sort on it.
     """
     n = q.size
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    by_score = np.argsort(-score)
-    score_rank = np.empty(n, dtype=np.int64)
-    score_rank[by_score] = np.arange(n)
-    order = np.argsort(q * n + score_rank)
-    qs, ss = q[order], score[order]
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    groups = _Groups(q)
+    qs, rank = groups.qs, groups.rank
+    if groups.padded:
+        table = groups.table(-score, np.nan)
+        order = groups.flat(np.argsort(table, axis=1, kind="stable"))  # NaN (padding) last
+        del table
+        stable = True
+    else:
+        by_score = np.argsort(-score)
+        score_rank = np.empty(n, dtype=np.int64)
+        score_rank[by_score] = np.arange(n)
+        order = np.argsort(q * n + score_rank)
+        stable = False
+    ss = score[order]
     if not np.any((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])):
-        return order
+        return order, rank
     if tie is None:
-        return np.lexsort((np.arange(n), -score, q))
-    return np.lexsort((np.asarray(tie() if callable(tie) else tie), -score, q))
+        return (order if stable else np.lexsort((np.arange(n), -score, q))), rank
+    return np.lexsort((np.asarray(tie() if callable(tie) else tie), -score, q)), rank
 
 
 def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
@@ -99,23 +184,22 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
     score = np.asarray(score, dtype=float)
     Q = int(n_queries)
 
-    order = _order(q, score, tie)
+    order, rank = _order(q, score, tie)
     qs = q[order]
     ss = score[order]
     gs = np.asarray(grade, dtype=float)[order]
     if np.isnan(gs).any():
         gs = np.nan_to_num(gs, nan=0.0)
-    rank, starts = _group_ranks(qs)
-    counts = np.diff(np.r_[starts, qs.size])
-    retrieved = np.zeros(Q, dtype=np.int64)
-    retrieved[qs[starts]] = counts
+    retrieved = np.bincount(q, minlength=Q).astype(np.int64)
 
     tied_rows = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])) + 1
     tied = np.zeros(Q, dtype=bool)
     tied[qs[tied_rows]] = True
 
     jq = np.asarray(jq, dtype=np.int64)
-    jg = np.nan_to_num(np.asarray(jgrade, dtype=float), nan=0.0)
+    jg = np.asarray(jgrade, dtype=float)
+    if np.isnan(jg).any():
+        jg = np.nan_to_num(jg, nan=0.0)
     R = np.bincount(jq, weights=(jg >= threshold), minlength=Q)
 
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -138,13 +222,16 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
         rel_top = g_top >= threshold
         dcg_top = gain_of(g_top, gain) / np.log2(rank_top + 2.0)
 
+        # the ideal ranking: only judgments with a positive gain add to it
         jgain = gain_of(jg, gain)
-        jorder = np.lexsort((-jgain, jq))
-        jqs = jq[jorder]
+        positive = np.flatnonzero(jgain > 0)
+        jq_pos, jgain_pos = jq[positive], jgain[positive]
+        jorder = np.lexsort((-jgain_pos, jq_pos))
+        jqs = jq_pos[jorder]
         jrank, _ = _group_ranks(jqs)
         keep = jrank < kmax
         jq_top, jrank_top = jqs[keep], jrank[keep]
-        ideal_top = jgain[jorder][keep] / np.log2(jrank_top + 2.0)
+        ideal_top = jgain_pos[jorder][keep] / np.log2(jrank_top + 2.0)
 
         precision, recall, hit, ndcg = {}, {}, {}, {}
         for k in ks:
