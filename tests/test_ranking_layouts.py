@@ -142,3 +142,57 @@ def test_a_repeated_document_is_named_in_every_layout(layout):
     with pytest.raises(DataError, match="repeat|more than once|twice|unique|duplicate") as err:
         ours(frame)
     assert dup["doc"].iat[0] in str(err.value)
+
+
+def test_scores_equal_in_single_precision_are_ranked_by_full_value_with_a_note():
+    """trec_eval keeps run scores as 32-bit floats: 0.5 and 0.5 + 1e-12 tie there and the
+    tie goes to the larger document id.  The workbench ranks by the full value and says so."""
+    frame = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "doc": ["b", "a", "b", "a"],
+                          "score": [0.5, 0.5 + 1e-12, 0.5, 0.25], "relevance": [1, 0, 1, 0]})
+    want = trec(frame)
+    assert want["q1"]["recip_rank"] == 1.0  # trec_eval: a tie, 'b' ranks first
+    result = ra.run(LoadedTable(frame=frame, path="<memory>"),
+                    ra.Options(query="query", doc="doc", score="score", relevance="relevance", ks=KS))
+    got = result.table("queries").frame.set_index("query")
+    assert got.loc["q1", "rr"] == 0.5  # 'a' has the higher score
+    assert got.loc["q2", "rr"] == want["q2"]["recip_rank"] == 1.0
+    assert any("1 query has scores that differ only past single precision" in n for n in result.notes)
+    # with the scores as trec_eval reads them, the two agree
+    frame32 = frame.assign(score=frame["score"].astype(np.float32).astype(float))
+    assert_trec(frame32, ties="trec_eval")
+
+
+@pytest.mark.parametrize("policy", ["trec_eval", "stable"])
+def test_ties_of_several_systems_in_one_shuffled_file(policy):
+    """Each system's ties are broken within its own rows (document id, or file order)."""
+    rng = np.random.default_rng(21)
+    a = make_run(23, rng.integers(1, 30, 120), ties=True).assign(system="A")
+    b = make_run(29, rng.integers(1, 30, 120), ties=True).assign(system="B")
+    frame = pd.concat([a, b]).sample(frac=1.0, random_state=4).reset_index(drop=True)
+    # one judgment per (query, doc) for both systems
+    grades = frame.groupby(["query", "doc"])["relevance"].transform("first")
+    frame["relevance"] = grades
+    result = ra.run(LoadedTable(frame=frame, path="<memory>"),
+                    ra.Options(query="query", doc="doc", score="score", relevance="relevance",
+                               system="system", ks=KS, ties=policy))
+    table = result.table("queries").frame
+    for name in ("A", "B"):
+        rows = frame[frame["system"] == name].copy()
+        if policy == "stable":  # make ties distinct in file order, then trec_eval must agree
+            rows["pos"] = np.arange(len(rows))
+            rows = rows.sort_values(["query", "score", "pos"], ascending=[True, False, True])
+            rows["score"] = -rows.groupby("query").cumcount().astype(float)
+        qrels = {}
+        for q, d, g in frame[["query", "doc", "relevance"]].drop_duplicates().itertuples(index=False):
+            qrels.setdefault(q, {})[d] = int(g)
+        run = {}
+        for q, d, s in rows[["query", "doc", "score"]].itertuples(index=False):
+            run.setdefault(q, {})[d] = float(s)
+        want = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+        got = table[table["system"] == name].set_index("query")
+        queries = sorted(q for q in want if q in got.index and got.loc[q, "relevant"] > 0)
+        assert len(queries) > 50
+        for column, measure in COLUMNS.items():
+            np.testing.assert_allclose(got.loc[queries, column].to_numpy(float),
+                                       [want[q][measure] for q in queries], rtol=1e-12, atol=1e-12,
+                                       err_msg=f"{name} {column}")

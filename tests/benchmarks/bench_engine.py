@@ -208,7 +208,9 @@ def make_ranking_data(rows: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame,
     run = pd.DataFrame({
         "query": pd.array(q_ids[q_of_row], dtype="str"),
         "doc": pd.array([f"D{d:07d}" for d in docs], dtype="str"),
-        "score": rng.random(n),
+        # single-precision values: trec_eval keeps scores as 32-bit floats, so doubles that
+        # differ past that precision tie there (and are ordered by document id), not here
+        "score": rng.random(n, dtype=np.float32).astype(np.float64),
         "relevance": grade,
     })
     # qrels: relevant retrieved + as many non-relevant retrieved + unretrieved relevant

@@ -13,7 +13,6 @@ applies to the judged queries whose judgments are all below the relevance thresh
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,12 +184,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     jq = jkeys // D
 
     if options.ties == "trec_eval":
-        @functools.cache
-        def tie() -> np.ndarray:  # document id descending; computed once, only if scores tie
-            by_id = np.argsort(np.asarray(d_labels, dtype=object), kind="stable")
-            rank_of = np.empty(D, dtype=np.int64)
-            rank_of[by_id] = np.arange(D)
-            return -rank_of[rd]
+        d_text = np.asarray(d_labels, dtype=object)
+
+        def tie(rows: np.ndarray) -> np.ndarray:
+            """Document id descending among these rows' documents (only rows of queries whose
+            scores tie are asked for, so few labels are sorted)."""
+            docs, inverse = np.unique(rd[rows], return_inverse=True)
+            by_id = np.argsort(d_text[docs], kind="stable")
+            rank_of = np.empty(docs.size, dtype=np.int64)
+            rank_of[by_id] = np.arange(docs.size)
+            return -rank_of[inverse]
     else:
         tie = None  # file order
 
@@ -247,6 +250,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                    if options.ties == "trec_eval" else "score descending, then file order")
             notes.append(f"{who}{n_tied} queries have tied {'ranks' if r_col else 'scores'}; ties are "
                          f"broken by {how}.")
+        n_near = int((arr.near_tied & in_run).sum()) if arr.near_tied is not None else 0
+        if n_near:
+            notes.append(f"{who}{n_near} {_plural(n_near, 'query has', 'queries have')} scores that "
+                         f"differ only past single precision; they are ranked by their full value "
+                         f"here, while trec_eval (which keeps scores as 32-bit floats) ties them and "
+                         f"breaks the tie by document id, so its numbers can differ slightly.")
         summary_rows.append({"system": label if label is not None else "(all)", "queries": n_use,
                              "no_relevant": int(no_rel.sum()), "tied_queries": n_tied, **values})
         idx = np.flatnonzero(universe)
@@ -370,10 +379,11 @@ def _member(values: np.ndarray, sorted_pool: np.ndarray) -> np.ndarray:
 
 
 def _subset(tie, mask):
-    """The tie key restricted to one system's rows, still computed lazily."""
+    """The tie key of one system's rows (numbered within the system), still lazily."""
     if tie is None or mask.all():
         return tie
-    return lambda: tie()[mask]
+    rows_of = np.flatnonzero(mask)
+    return lambda rows: tie(rows_of[rows])
 
 
 def _plural(count: int, one: str, many: str) -> str:

@@ -4,7 +4,8 @@ Inputs are integer-coded arrays prepared by :mod:`workbench.analyses.ranking`:
 
 * the run: one row per retrieved (query, document) with ``q`` (query code 0..Q-1), ``score``
   (higher ranks first), ``tie`` (secondary ascending sort key that breaks score ties, or a
-  function returning it, called only when some scores tie; ``None`` keeps input order) and
+  function of row numbers returning it for those rows, called only for the queries whose
+  scores tie; ``None`` keeps input order) and
   ``grade`` (relevance grade of that document, 0 when unjudged);
 * the judgments: ``jq``/``jgrade`` for every judged document of every query, retrieved or not,
   which give each query's number of relevant documents R and its ideal DCG.
@@ -46,6 +47,9 @@ class RankingArrays:
     rr: np.ndarray                # reciprocal rank
     ap: np.ndarray                # average precision
     tied: np.ndarray              # bool: the query's ranking had tied scores
+    #: bool: two of the query's scores differ only past single precision (trec_eval keeps
+    #: scores as 32-bit floats, so it ties them and may order them otherwise)
+    near_tied: np.ndarray | None = None
 
 
 def gain_of(grade, gain: str) -> np.ndarray:
@@ -167,11 +171,20 @@ def _order(q: np.ndarray, score: np.ndarray, tie):
         order = np.argsort(q * n + score_rank)
         stable = False
     ss = score[order]
-    if not np.any((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])):
+    tied_at = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1]))
+    if tied_at.size == 0 or (tie is None and stable):
         return order, rank
+    # re-sort only the queries with tied scores, on (score descending, tie key)
+    tied_query = np.zeros(int(qs[-1]) + 1, dtype=bool)
+    tied_query[qs[tied_at]] = True
+    where = np.flatnonzero(tied_query[qs])
+    rows = order[where]
     if tie is None:
-        return (order if stable else np.lexsort((np.arange(n), -score, q))), rank
-    return np.lexsort((np.asarray(tie() if callable(tie) else tie), -score, q)), rank
+        key = rows  # the file order
+    else:
+        key = np.asarray(tie(rows) if callable(tie) else np.asarray(tie)[rows])
+    order[where] = rows[np.lexsort((key, -score[rows], q[rows]))]
+    return order, rank
 
 
 def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
@@ -192,9 +205,15 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
         gs = np.nan_to_num(gs, nan=0.0)
     retrieved = np.bincount(q, minlength=Q).astype(np.int64)
 
-    tied_rows = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])) + 1
+    same_q = qs[1:] == qs[:-1]
+    tied_rows = np.flatnonzero(same_q & (ss[1:] == ss[:-1])) + 1
     tied = np.zeros(Q, dtype=bool)
     tied[qs[tied_rows]] = True
+    with np.errstate(over="ignore"):
+        s32 = ss.astype(np.float32)
+    near_rows = np.flatnonzero(same_q & (s32[1:] == s32[:-1]) & (ss[1:] != ss[:-1])) + 1
+    near_tied = np.zeros(Q, dtype=bool)
+    near_tied[qs[near_rows]] = True
 
     jq = np.asarray(jq, dtype=np.int64)
     jg = np.asarray(jgrade, dtype=float)
@@ -244,4 +263,5 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
             idcg = np.bincount(jq_top, weights=np.where(jrank_top < k, ideal_top, 0.0), minlength=Q)
             ndcg[k] = np.where(idcg > 0, dcg / idcg, 0.0)
     return RankingArrays(relevant=R, retrieved=retrieved, precision=precision, recall=recall,
-                         hit=hit, ndcg=ndcg, rr=rr, ap=ap, tied=tied)
+                         hit=hit, ndcg=ndcg, rr=rr, ap=ap, tied=tied,
+                         near_tied=near_tied)
