@@ -446,3 +446,32 @@ def test_object_text_columns_when_str_dtype_is_unavailable(monkeypatch):
     assert isinstance(typed.values, np.ndarray) and typed.values.dtype == object
     assert typed.values.tolist() == ["None", "", "x"]
     assert cells.type_text_column(["1", "2"], allow_decimal_comma=False).values.dtype == np.int64
+
+
+def test_the_checksum_is_computed_once_when_asked_for(tmp_path, monkeypatch):
+    """Loading does not hash the file (an analysis never needs it); the first read of
+    ``sha256`` does, once; ``hash_now`` hashes while parsing.  Equal files, equal tables."""
+    import hashlib
+
+    from workbench.io import loader
+
+    content = b"id,score\nx,0.5\ny,0.25\n"
+    path = write(tmp_path, "lazy.csv", content)
+    calls = []
+    real = hashlib.sha256
+
+    def counting(data=b""):
+        calls.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(loader.hashlib, "sha256", counting)
+    table = load_table(path)
+    assert calls == []
+    assert table.sha256 == real(content).hexdigest()
+    assert table.sha256 == real(content).hexdigest()
+    assert calls == [len(content)]
+    eager = load_table(path, hash_now=True)
+    assert eager.sha256 == table.sha256 and len(calls) == 2
+    assert eager == table and hash(eager) == hash(table)
+    other = load_table(write(tmp_path, "other.csv", content + b"z,1\n"))
+    assert other != table

@@ -180,7 +180,7 @@ def _record_lines(
     quote_at: np.ndarray | None = None
     has_quotes = data.find(b'"') >= 0
     if not has_quotes and header_line == 1 and _one_line_per_row(data, rows):
-        _check_width(raw, sep, width, rows, _line_end(data) + 1, None)
+        _check_width(data, raw, sep, width, rows, _line_end(data) + 1, None)
         return None
     newline_at = np.flatnonzero(raw == _NL)
     if has_quotes:
@@ -203,7 +203,7 @@ def _record_lines(
     if data_rows.size != rows:
         raise Fallback(f"{rows} rows parsed, {data_rows.size} records found")
     if rows:
-        _check_width(raw, sep, width, rows, int(starts[data_rows[0]]), quote_at)
+        _check_width(data, raw, sep, width, rows, int(starts[data_rows[0]]), quote_at)
     return line_of_start[data_rows].astype(np.int64)
 
 
@@ -219,7 +219,7 @@ def _one_line_per_row(data: bytes, rows: int) -> bool:
     return breaks == rows + (1 if data.endswith(b"\n") else 0)
 
 
-def _check_width(raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int,
+def _check_width(data: bytes, raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int,
                  quote_at: np.ndarray | None) -> None:
     """Prove that the rows from byte ``begin`` on hold ``width - 1`` delimiters each.
 
@@ -228,8 +228,11 @@ def _check_width(raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int,
     """
     if width == 1:
         return
-    is_sep = raw[begin:] == sep[0]
-    delimiters = int(np.count_nonzero(is_sep))
+    if quote_at is None:  # bytes.count: one C pass, no array of the file's size
+        delimiters = data.count(sep, begin)
+    else:
+        is_sep = raw[begin:] == sep[0]
+        delimiters = int(np.count_nonzero(is_sep))
     if quote_at is not None and delimiters:
         positions = np.flatnonzero(is_sep) + begin
         pairs = quote_at[quote_at >= begin]

@@ -49,7 +49,9 @@ class LoadedTable:
 
     frame: pd.DataFrame = field(compare=False, repr=False)
     path: str
-    sha256: str = ""
+    #: The file's SHA-256 as hex text, or a :class:`Digest` that computes it on first use
+    #: (read it through :attr:`sha256`).
+    digest: Any = field(default="", repr=False)
     size_bytes: int = 0
     sheet: str | None = None
     sheets: tuple[str, ...] = ()
@@ -67,6 +69,12 @@ class LoadedTable:
     panel: str | None = None
     #: What a data row is called in messages when it is not a line or a sheet row ("record").
     row_word: str | None = None
+
+    @property
+    def sha256(self) -> str:
+        """The SHA-256 of the file's bytes (hex), computed the first time it is asked for."""
+        d = self.digest
+        return d if isinstance(d, str) else d.hexdigest()
 
     @property
     def name(self) -> str:
@@ -158,7 +166,8 @@ class LoadedTable:
 
 
 def load_table(
-    path: str | os.PathLike[str], *, sheet: str | None = None, progress: Any = None
+    path: str | os.PathLike[str], *, sheet: str | None = None, progress: Any = None,
+    hash_now: bool = False,
 ) -> LoadedTable:
     """Load a data file into a :class:`LoadedTable`.
 
@@ -172,6 +181,9 @@ def load_table(
     absolute fraction between 0 and 1) and ``check_cancelled()`` (which raises to
     stop); it is told about each step.
 
+    The file's SHA-256 (:attr:`LoadedTable.sha256`) is computed when first asked for, or,
+    with ``hash_now``, on a thread while the file is parsed (the desktop app, which shows it).
+
     Raises :class:`DataError` for missing, unreadable, empty, damaged or irregular
     files, with a message naming the file and what to fix.
     """
@@ -184,7 +196,7 @@ def load_table(
 
         return formats.load_folder(absolute, shown, progress)
     data = _read_bytes(absolute, shown)
-    checksum = _Checksum(data)  # computed on a thread while the file is parsed
+    digest = Digest(data, background=hash_now)
     extension = os.path.splitext(absolute)[1].lower()
 
     step(0.2, "Parsing")
@@ -203,24 +215,39 @@ def load_table(
     if sheet is not None and table.format != XLSX:
         notes += (f"The sheet '{sheet}' was ignored because file {shown} is not a workbook.",)
     step(1.0, "Loaded")
-    return dataclasses.replace(table, sha256=checksum.hexdigest(), size_bytes=len(data),
-                               notes=notes)
+    return dataclasses.replace(table, digest=digest, size_bytes=len(data), notes=notes)
 
 
-class _Checksum:
-    """SHA-256 of the file's bytes on a background thread (hashlib releases the GIL)."""
+class Digest:
+    """The SHA-256 of bytes already read, computed once: when first asked for (a report or a
+    session needs it; an analysis does not, so loading does not pay for it), or at once on a
+    thread (``background``).  Holds the bytes until then.  Two digests are equal when the
+    hashes are."""
 
-    def __init__(self, data: bytes) -> None:
-        self._digest = ""
-        self._thread = threading.Thread(target=self._run, args=(data,), daemon=True)
-        self._thread.start()
-
-    def _run(self, data: bytes) -> None:
-        self._digest = hashlib.sha256(data).hexdigest()
+    def __init__(self, data: bytes, *, background: bool = False) -> None:
+        self._data: bytes | None = data
+        self._hex = ""
+        self._lock = threading.Lock()
+        if background:  # hashlib releases the GIL
+            threading.Thread(target=self.hexdigest, daemon=True).start()
 
     def hexdigest(self) -> str:
-        self._thread.join()
-        return self._digest
+        with self._lock:
+            if self._data is not None:
+                self._hex = hashlib.sha256(self._data).hexdigest()
+                self._data = None
+            return self._hex
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Digest):
+            return self.hexdigest() == other.hexdigest()
+        return isinstance(other, str) and self.hexdigest() == other
+
+    def __hash__(self) -> int:
+        return hash(self.hexdigest())
+
+    def __repr__(self) -> str:
+        return f"Digest({self.hexdigest()[:12]}...)"
 
 
 class _Steps:

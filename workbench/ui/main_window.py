@@ -866,7 +866,8 @@ def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progres
     from ..io import load_table
     from ..io.roles import guess_roles
 
-    table = load_table(path, sheet=sheet, progress=progress)
+    table = load_table(path, sheet=sheet, progress=progress, hash_now=True)
+    table.sha256  # the panels and the session read it on the GUI thread: ready before that
     roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
     return _checked(table, roles, progress)
 
@@ -893,6 +894,7 @@ def _load_many_job(paths: list[str], progress):
     from ..io.roles import guess_roles
 
     table = load_many(paths, progress=progress)
+    table.sha256  # computed here, not on the GUI thread
     return _checked(table, guess_roles(table), progress)
 
 

@@ -83,7 +83,7 @@ def combine(tables: Sequence[Any]):
         roles, extra = _inspect_pairs(frame, roles)
         notes += extra
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
-    return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), sha256=digest,
+    return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
                        format=first.format, row_lines=np.arange(1, len(frame) + 1),
                        roles=roles, panel=panel, row_word="row",
