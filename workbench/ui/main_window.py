@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
             self.panels[name] = panel
             self.tabs.addTab(panel, title)
             self.tabs.setTabToolTip(self.tabs.indexOf(panel), panel.module.TITLE)
+        self._connect_compare_sources()
         self.rule_panel = RulePanel(lambda: self.session)
         self.rule_panel.setObjectName("panel:rule")
         self.rule_panel.result_ready.connect(self._on_result_shown)
@@ -241,6 +242,23 @@ class MainWindow(QMainWindow):
         self.tabs.setUsesScrollButtons(True)
         self.stack.addWidget(self.tabs)
         self._add_view_actions(PANELS)
+
+    def _connect_compare_sources(self) -> None:
+        """The Ranking per-query and Text per-item tables are offered to Compare as its metric
+        while those panels have a result of two or more systems on the open file."""
+        from .panels.compare import SOURCE_PANELS
+
+        compare = self.panels.get("compare")
+        if compare is None:
+            return
+        for name in SOURCE_PANELS:
+            source = self.panels.get(name)
+            if source is None:
+                continue
+            source.result_ready.connect(
+                lambda result, n=name, p=source: compare.set_source_result(n, result, p.last_input_sha256))
+            source.cleared.connect(lambda n=name: compare.set_source_result(n, None))
+            source.options_changed.connect(lambda n=name: compare.source_options_changed(n))
 
     def _build_docks(self) -> None:
         self.roles_table = RolesTable()
