@@ -682,7 +682,9 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
         }), table.frame.iloc[col.rows[idx, 0]].reset_index(drop=True).add_prefix("input:")], axis=1))
     tables.append(Table("discordant", "Items that changed against the baseline",
                         pd.concat(changed, ignore_index=True) if changed else
-                        pd.DataFrame(columns=["item", "line", "result", "baseline", "candidate", "difference"])))
+                        pd.DataFrame(columns=["item", "line", "result", "baseline", "candidate", "difference"]),
+                        formats={} if col.binary else {"baseline": "float", "candidate": "float",
+                                                       "difference": "float"}))
     sig = base_signature(NAME)
     sig.update({"family": family, "form": col.form, "pairs": "by-item-id", "systems": str(k)})
     if col.binary:

@@ -1,4 +1,5 @@
 import numpy as np
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from ...analyses import compare
@@ -154,7 +155,10 @@ class ComparePanel(AnalysisPanel):
                     continue
                 src = cs.SOURCES[name]
                 units = cs._units(result, src)[src.unit].nunique()
-                combo.addItem(f"{src.label} ({len(cs.systems(result))} systems, {units:,} {src.unit_word})", name)
+                combo.addItem(f"{src.label}, {units:,} {src.unit_word}", name)
+                combo.setItemData(combo.count() - 1, f"The {src.label} of the {src.analysis.capitalize()} panel's "
+                                  f"result: {len(cs.systems(result))} systems, {units:,} {src.unit_word}.",
+                                  Qt.ItemDataRole.ToolTipRole)
             idx = combo.findData(current)
             combo.setCurrentIndex(idx if idx >= 0 else 0)
         finally:
@@ -326,7 +330,7 @@ class ComparePanel(AnalysisPanel):
         source = getattr(self, "shown_source", None)
         if source is not None and "line" not in changed.columns:  # a query spans many rows of the file
             self.show_discordant.setEnabled(False)
-            self.show_discordant.setText(f"{len(changed)} queries changed: see the 'Queries that changed' tab")
+            self.show_discordant.setText(f"{len(changed)} queries changed (listed in a tab)")
             self.show_discordant.setToolTip("A query is many rows of the file (one per document), so they "
                                             "are listed in the result's tab instead of the data table.")
             return
