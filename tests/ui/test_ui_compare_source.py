@@ -238,3 +238,60 @@ def test_a_new_file_clears_the_panel_table_source(qtbot, window, tmp_path, examp
     wait_result(qtbot, ranking, timeout=60000)
     assert "ranking" in compare.source_names()
     assert compare.source_key() == "file"  # offered, not chosen behind the analyst's back
+
+
+def _patch_dialogs(monkeypatch, save=None, open_=None):
+    from PySide6.QtWidgets import QFileDialog
+
+    if save is not None:
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(save), "")))
+    if open_ is not None:
+        monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(open_), "")))
+
+
+def test_the_source_is_saved_with_the_session_and_chosen_again(qtbot, window, tmp_path, examples, monkeypatch):
+    import json
+
+    path = tmp_path / "runs.csv"
+    _ranking_csv(path)
+    _run_ranking(qtbot, window, path)
+    compare, result = _pick_source(qtbot, window, "ranking", "rr", "dense", "bm25")
+    session = tmp_path / "runs.wbsession.json"
+    _patch_dialogs(monkeypatch, save=session)
+    window.save_action.trigger()
+    saved = json.loads(session.read_text(encoding="utf-8"))
+    assert saved["compare_source"] == {"source": "ranking", "metric": "rr", "baseline": "dense",
+                                       "candidate": "bm25"}
+    open_file(qtbot, window, examples / "paired_14_to_5.csv")
+    wait_result(qtbot, compare, timeout=60000)
+    assert compare.source_key() == "file"
+    _patch_dialogs(monkeypatch, open_=session)
+    with qtbot.waitSignal(compare.result_ready, timeout=60000,
+                          check_params_cb=lambda r: "from:ranking" in r.signature) as blocker:
+        window.open_session_action.trigger()
+    again = blocker.args[0]
+    assert compare.source_key() == "ranking"
+    assert "|metric:rr|" in again.signature
+    mean = [r for r in again.records if r["metric"] == "mean_diff"]
+    assert mean[0]["from"] == "dense" and mean[0]["to"] == "bm25"
+    assert mean[0]["value"] == pytest.approx(_record(result, "mean_diff")["value"], abs=1e-15)
+
+
+def test_a_long_run_on_a_panel_table_can_be_cancelled(qtbot, window, tmp_path):
+    path = tmp_path / "runs.csv"
+    _ranking_csv(path, queries=400)
+    _run_ranking(qtbot, window, path)
+    compare = window.panels["compare"]
+    window.show_panel("compare")
+    compare.control("resamples").setValue(1_000_000)
+    _choose(qtbot, compare.control("source"), "ranking")
+    with qtbot.waitSignal(compare.runner.started, timeout=30000):
+        compare.run_now()
+    assert compare.busy.isVisible()
+    from PySide6.QtCore import Qt
+
+    qtbot.mouseClick(compare.busy.cancel, Qt.MouseButton.LeftButton)
+    assert not compare.runner.busy
+    assert compare.message.text().startswith("Cancelled")
+    compare.runner.wait(60000)
+    assert compare.last_result is None

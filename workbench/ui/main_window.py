@@ -478,6 +478,8 @@ class MainWindow(QMainWindow):
                     panel.set_options(session.options_for(name, panel.module.Options))
             if "cost" in self.panels:  # display only; older sessions have none: the file's units
                 self.panels["cost"].set_currency(session.currency)
+        if "compare" in self.panels:  # chosen again once that panel's result on this file is in
+            self.panels["compare"].set_source_setting(session.compare_source if session is not None else None)
         _colour_systems(table, roles)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
@@ -617,6 +619,8 @@ class MainWindow(QMainWindow):
         session.current_panel = self.current_panel_name()
         cost = self.panels.get("cost")
         session.currency = cost.currency() if cost is not None else None
+        compare = self.panels.get("compare")
+        session.compare_source = compare.source_setting() if compare is not None else None
         return session
 
     def current_panel_name(self) -> str | None:

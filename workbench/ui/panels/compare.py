@@ -72,6 +72,8 @@ class ComparePanel(AnalysisPanel):
         #: (panel name, source result, metric) of the result on screen; None: the file's columns
         self.shown_source = None
         self._source_note = ""
+        #: a saved choice (session) to make once its source's result on this file is in
+        self._wanted_source: dict | None = None
 
     # -- the metric from another panel's per-query / per-item table ---------------------------
     def source_key(self) -> str:
@@ -105,6 +107,8 @@ class ComparePanel(AnalysisPanel):
         self._refresh_sources(fill=False)
         label = cs.SOURCES[name].label
         if not chosen:
+            if result is not None and self._wanted_source and self._wanted_source.get("source") == name:
+                self._apply_wanted(name)  # a session's choice, on this file's result
             return
         if result is None:  # the chosen source is gone: nothing of it stays on screen
             if running:
@@ -129,6 +133,41 @@ class ComparePanel(AnalysisPanel):
             self._source_note = (f"The {label} changed (its panel re-ran with other options or data): this "
                                  f"comparison was re-run on the new table.")
         self.run_now()
+
+    def source_setting(self) -> dict | None:
+        """The chosen source, metric and systems (saved in a session); None: the file's columns."""
+        key = self.source_key()
+        if key == FILE:
+            return self._wanted_source  # a saved choice still waiting for its source is kept
+        return {"source": key, "metric": self.control("metric").currentData() or "",
+                "baseline": self.control("source_baseline").currentData() or "",
+                "candidate": self.control("source_candidate").currentData() or ""}
+
+    def set_source_setting(self, setting: dict | None) -> None:
+        """A session's choice: made as soon as that panel has its result on the new file."""
+        self._wanted_source = dict(setting) if setting and setting.get("source") in SOURCE_PANELS else None
+
+    def _apply_wanted(self, name: str) -> bool:
+        wanted, self._wanted_source = self._wanted_source, None
+        combo = self.control("source")
+        self._loading = True
+        try:
+            combo.setCurrentIndex(combo.findData(name))
+        finally:
+            self._loading = False
+        self._fill_source_choices()
+        self._loading = True
+        try:
+            for key, field in (("metric", "metric"), ("baseline", "source_baseline"),
+                               ("candidate", "source_candidate")):
+                idx = self.control(field).findData(wanted.get(key))
+                if idx >= 0:
+                    self.control(field).setCurrentIndex(idx)
+        finally:
+            self._loading = False
+        self._update_visibility()
+        self.run_now()
+        return True
 
     def source_options_changed(self, name: str) -> None:
         """The ``name`` panel's options changed: until its new result is in, say that the
@@ -319,6 +358,7 @@ class ComparePanel(AnalysisPanel):
         if not self._loading and self.sender() is self.control("source"):
             self._fill_source_choices()
             self._source_note = ""
+            self._wanted_source = None  # the analyst's choice wins over a session's pending one
         super()._changed(*args)
 
     def form_of(self, options):
