@@ -91,6 +91,10 @@ def test_ranking_per_query_table_as_compare_metric(qtbot, window, tmp_path):
     _run_ranking(qtbot, window, path)
     compare = window.panels["compare"]
     assert "ranking" in compare.source_names()
+    # the file's columns cannot be compared as they are (no item column): the sentence offers the table
+    qtbot.waitUntil(lambda: not compare.runner.busy and not compare._debounce.isActive(), timeout=30000)
+    assert compare.last_result is None
+    assert "Or take the metric from the Ranking per-query table under 'Metric from'." in compare.message.text()
     # the metric and system choices are hidden until the source is chosen; the file's are shown
     assert not compare.control("metric").isVisibleTo(compare)
     compare, result = _pick_source(qtbot, window, "ranking", "ndcg@10", "bm25", "dense")

@@ -109,6 +109,8 @@ class ComparePanel(AnalysisPanel):
         if not chosen:
             if result is not None and self._wanted_source and self._wanted_source.get("source") == name:
                 self._apply_wanted(name)  # a session's choice, on this file's result
+            elif result is not None:
+                self._offer_sources_in_message()
             return
         if result is None:  # the chosen source is gone: nothing of it stays on screen
             if running:
@@ -275,14 +277,34 @@ class ComparePanel(AnalysisPanel):
     def missing_columns(self):
         return [] if self.source_key() != FILE else super().missing_columns()
 
-    def reason_not_applicable(self, missing):
+    def _source_hint(self) -> str:
         from ...analyses import compare_source as cs
 
+        if not getattr(self, "_sources", None):
+            return ""
+        labels = " or ".join(cs.SOURCES[n].label for n in SOURCE_PANELS if n in self._sources)
+        return f" Or take the metric from the {labels} under 'Metric from'."
+
+    def reason_not_applicable(self, missing):
         reason = super().reason_not_applicable(missing)
-        if reason and self._sources:
-            labels = " or ".join(cs.SOURCES[n].label for n in SOURCE_PANELS if n in self._sources)
-            reason += f" Or take the metric from the {labels} under 'Metric from'."
-        return reason
+        return reason + self._source_hint() if reason else reason
+
+    def _on_failed(self, error, details):
+        super()._on_failed(error, details)
+        if self.source_key() == FILE and self.last_error and self._source_hint():
+            self._show_error(self.last_error + self._source_hint())
+
+    def _offer_sources_in_message(self) -> None:
+        """A new source while the file's columns cannot be compared: the sentence says so."""
+        if self.source_key() != FILE or self.last_result is not None:
+            return
+        hint = self._source_hint()
+        if self.last_error and hint and hint not in self.last_error:
+            self._show_error(self.last_error + hint)
+        elif self.not_applicable and self.missing_columns():
+            self._set_applicable(self.reason_not_applicable(self.missing_columns()))
+            self._show_message(self.not_applicable + " Choose the column on the left, or set its role in the "
+                               "Columns list.")
 
     def run_now(self):
         from ...analyses import compare_source as cs
