@@ -72,14 +72,17 @@ def _pick_source(qtbot, window, source, metric, base, cand):
     compare = window.panels["compare"]
     window.show_panel("compare")
     compare.runner.wait(30000)
-    with qtbot.waitSignal(compare.result_ready, timeout=60000) as blocker:
+
+    def chosen(result):  # the run of the last choice (the debounce folds the four into one)
+        return f"|metric:{metric}|" in result.signature and any(
+            r.get("from") == base and r.get("to") == cand for r in result.records)
+
+    with qtbot.waitSignal(compare.result_ready, timeout=60000, check_params_cb=chosen):
         _choose(qtbot, compare.control("source"), source)
         _choose(qtbot, compare.control("metric"), metric)
         _choose(qtbot, compare.control("source_baseline"), base)
         _choose(qtbot, compare.control("source_candidate"), cand)
-    result = blocker.args[0]
-    while compare.runner.busy or compare._debounce.isActive():  # the last choice's run
-        result = wait_result(qtbot, compare, timeout=60000)
+    assert not compare.runner.busy
     return compare, compare.last_result
 
 
