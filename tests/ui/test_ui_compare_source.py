@@ -146,6 +146,13 @@ def test_ranking_per_query_table_as_compare_metric(qtbot, window, tmp_path):
     assert "gain:exponential" in rerun.signature
     assert "re-run on the new table" in compare.message.text()
 
+    # the source's re-run fails: its previous table stays on both panels, and the message says so
+    with qtbot.waitSignal(ranking.runner.failed, timeout=60000):
+        ranking.control("ks").setText("0")
+        ranking.control("ks").editingFinished.emit()
+    assert "k" in ranking.message.text() and compare.last_result is rerun
+    assert "could not re-run" in compare.message.text() and "previous table" in compare.message.text()
+
     # the source re-run without the chosen metric: the comparison is taken off, with a sentence
     with qtbot.waitSignal(ranking.result_ready, timeout=60000):
         ranking.control("ks").setText("1,3")

@@ -259,6 +259,7 @@ class MainWindow(QMainWindow):
                 lambda result, n=name, p=source: compare.set_source_result(n, result, p.last_input_sha256))
             source.cleared.connect(lambda n=name: compare.set_source_result(n, None))
             source.options_changed.connect(lambda n=name: compare.source_options_changed(n))
+            source.runner.failed.connect(lambda _e, _d, n=name: compare.source_failed(n))
 
     def _build_docks(self) -> None:
         self.roles_table = RolesTable()

@@ -180,6 +180,15 @@ class ComparePanel(AnalysisPanel):
             self._show_message(f"The {cs.SOURCES[name].label}'s options changed: the numbers below are from its "
                                f"previous table until it has re-run; this comparison is then re-run on the new one.")
 
+    def source_failed(self, name: str) -> None:
+        """The ``name`` panel's re-run failed: it still shows its previous result, and so does this
+        comparison; the message says which table the numbers are from."""
+        from ...analyses import compare_source as cs
+
+        if self.source_key() == name and self.shown_source is not None and self.shown_source[0] == name:
+            self._show_message(f"The {cs.SOURCES[name].label}'s panel could not re-run (see its message): the "
+                               f"numbers below are from its previous table, which that panel still shows.")
+
     def _refresh_sources(self, fill: bool = True) -> None:
         """The 'Metric from' list: the file's columns, then every panel table on offer."""
         from ...analyses import compare_source as cs
