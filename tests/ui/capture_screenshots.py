@@ -30,7 +30,11 @@ SHOTS = [  # (name, example file or session, panel)
     ("rule", "paired_14_to_5.wbsession.json", "rule"),
     ("data", "multilingual.csv", "data"),
     ("ranking-two-systems", "two_systems.csv", "ranking"),  # written by two_system_runs()
+    ("compare-from-ranking", "two_systems.csv", "compare"),  # Metric from: the Ranking per-query table
 ]
+
+#: a "Metric from" source to choose in Compare before the shot (Compare's combo box)
+COMPARE_SOURCE = {"compare-from-ranking": "ranking"}
 
 
 CHART_SHOTS = {  # the charts also shown (at 1280x800 only, to keep the folder small)
@@ -113,13 +117,18 @@ def main(out: str, size: str, only: str | None = None) -> int:
         if only and name not in only.split(","):
             continue
         if file == generated.name:
-            window.open_path(str(generated))
+            if window.table is None or window.table.path != str(generated):
+                window.open_path(str(generated))
             settle(window)
         elif file is not None:
             window.open_example(by_file[file])
             settle(window)
         window.view_actions[panel].trigger()  # through the View menu's action
         settle(window)
+        if name in COMPARE_SOURCE:
+            combo = window.panels["compare"].control("source")
+            combo.setCurrentIndex(combo.findData(COMPARE_SOURCE[name]))
+            settle(window)
         grab(out_dir / f"{name}-{size}.png")
         if size == "1280x800" and panel in window.panels:
             for chart_name in CHART_SHOTS.get(name, ()):

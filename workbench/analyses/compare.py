@@ -459,13 +459,16 @@ def _collect_long(table: LoadedTable, options: Options, res: Resolver) -> Collec
                      bool(np.all((scores >= 0) & (scores <= 1))))
 
 
-def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS, *,
+        unit: str = "items") -> AnalysisResult:
+    """``unit``: what a paired row is called in the readings ("queries" when the scores are a
+    ranking's per-query metric, see :mod:`workbench.analyses.compare_source`)."""
     check_options(options)
     res = Resolver(table)
     col = collect(table, options, res)
     if col.binary and len(col.names) == 2:
         return _binary_pair(table, options, progress, res, _binary_paired(col))
-    return _general(table, options, progress, res, col)
+    return _general(table, options, progress, res, col, unit)
 
 
 def _cluster_codes(col: Collected):
@@ -508,7 +511,8 @@ def _tukey_hsd(scores: np.ndarray):
         return np.asarray(tukey_hsd(*[scores[:, j] for j in range(k)]).pvalue, dtype=float)
 
 
-def _general(table: LoadedTable, options: Options, progress, res: Resolver, col: Collected) -> AnalysisResult:
+def _general(table: LoadedTable, options: Options, progress, res: Resolver, col: Collected,
+             unit_word: str = "items") -> AnalysisResult:
     notes = res.notes
     names, S = col.names, col.scores
     k, n = len(names), S.shape[0]
@@ -568,8 +572,8 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
             else:
                 ps = results[(i, j)]["ps"]
                 notes += [f"'{b}' vs '{a}': {s}" if k > 2 else s for s in
-                          pt.degenerate_notes(y - x, mde=ps.mde, bounded=col.bounded)]
-                notes += pt.readings(ps, base=a, cand=b, bounded=col.bounded)
+                          pt.degenerate_notes(y - x, unit=unit_word, mde=ps.mde, bounded=col.bounded)]
+                notes += pt.readings(ps, base=a, cand=b, unit=unit_word, bounded=col.bounded)
     if codes is not None:
         notes.append(f"The bootstrap resamples the {plural(n_clusters, 'cluster')} of column '{options.cluster}' "
                      f"whole; the other tests treat the {plural(n, 'item')} as independent and are optimistic if "
@@ -678,7 +682,9 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
         }), table.frame.iloc[col.rows[idx, 0]].reset_index(drop=True).add_prefix("input:")], axis=1))
     tables.append(Table("discordant", "Items that changed against the baseline",
                         pd.concat(changed, ignore_index=True) if changed else
-                        pd.DataFrame(columns=["item", "line", "result", "baseline", "candidate", "difference"])))
+                        pd.DataFrame(columns=["item", "line", "result", "baseline", "candidate", "difference"]),
+                        formats={} if col.binary else {"baseline": "float", "candidate": "float",
+                                                       "difference": "float"}))
     sig = base_signature(NAME)
     sig.update({"family": family, "form": col.form, "pairs": "by-item-id", "systems": str(k)})
     if col.binary:

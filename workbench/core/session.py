@@ -41,6 +41,10 @@ class Session:
     #: the Cost panel's display currency (a symbol such as "$"; display only, the numbers do
     #: not change).  None: costs in the file's units (also what older files, which have none, mean)
     currency: str | None = None
+    #: the Compare panel's metric taken from another panel's table: {"source": "ranking" or
+    #: "text", "metric": "ndcg@10", "baseline": ..., "candidate": ...}; None (also what older
+    #: files, which have none, mean): Compare on the file's columns
+    compare_source: dict[str, str] | None = None
     schema: int = SCHEMA
 
     def set_options(self, analysis: str, options: Any) -> None:
@@ -138,6 +142,10 @@ def _check_types(data: dict[str, Any], path) -> None:
     if "roles" in data and not (isinstance(data["roles"], dict)
                                 and all(isinstance(v, str) for v in data["roles"].values())):
         raise bad("roles", "an object from column names to role names")
+    if data.get("compare_source") is not None and not (
+            isinstance(data["compare_source"], dict)
+            and all(isinstance(v, str) for v in data["compare_source"].values())):
+        raise bad("compare_source", "an object of text values (source, metric, baseline, candidate) or null")
     if "panels" in data and not (isinstance(data["panels"], dict)
                                  and all(isinstance(v, dict) for v in data["panels"].values())):
         raise bad("panels", "an object from analysis names to objects of options")

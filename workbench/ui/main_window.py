@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
             self.panels[name] = panel
             self.tabs.addTab(panel, title)
             self.tabs.setTabToolTip(self.tabs.indexOf(panel), panel.module.TITLE)
+        self._connect_compare_sources()
         self.rule_panel = RulePanel(lambda: self.session)
         self.rule_panel.setObjectName("panel:rule")
         self.rule_panel.result_ready.connect(self._on_result_shown)
@@ -241,6 +242,24 @@ class MainWindow(QMainWindow):
         self.tabs.setUsesScrollButtons(True)
         self.stack.addWidget(self.tabs)
         self._add_view_actions(PANELS)
+
+    def _connect_compare_sources(self) -> None:
+        """The Ranking per-query and Text per-item tables are offered to Compare as its metric
+        while those panels have a result of two or more systems on the open file."""
+        from .panels.compare import SOURCE_PANELS
+
+        compare = self.panels.get("compare")
+        if compare is None:
+            return
+        for name in SOURCE_PANELS:
+            source = self.panels.get(name)
+            if source is None:
+                continue
+            source.result_ready.connect(
+                lambda result, n=name, p=source: compare.set_source_result(n, result, p.last_input_sha256))
+            source.cleared.connect(lambda n=name: compare.set_source_result(n, None))
+            source.options_changed.connect(lambda n=name: compare.source_options_changed(n))
+            source.runner.failed.connect(lambda _e, _d, n=name: compare.source_failed(n))
 
     def _build_docks(self) -> None:
         self.roles_table = RolesTable()
@@ -460,6 +479,8 @@ class MainWindow(QMainWindow):
                     panel.set_options(session.options_for(name, panel.module.Options))
             if "cost" in self.panels:  # display only; older sessions have none: the file's units
                 self.panels["cost"].set_currency(session.currency)
+        if "compare" in self.panels:  # chosen again once that panel's result on this file is in
+            self.panels["compare"].set_source_setting(session.compare_source if session is not None else None)
         _colour_systems(table, roles)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
@@ -599,6 +620,8 @@ class MainWindow(QMainWindow):
         session.current_panel = self.current_panel_name()
         cost = self.panels.get("cost")
         session.currency = cost.currency() if cost is not None else None
+        compare = self.panels.get("compare")
+        session.compare_source = compare.source_setting() if compare is not None else None
         return session
 
     def current_panel_name(self) -> str | None:

@@ -93,6 +93,8 @@ class AnalysisPanel(PanelMessages, QWidget):
     #: "" when the panel can run on the loaded data, else the sentence saying why not
     applicability_changed = Signal(str)
     options_changed = Signal()
+    #: every number was taken off the panel (another file, or it cannot run on the data)
+    cleared = Signal()
     select_rows = Signal(object)   # source rows of the loaded table to show
     error = Signal(str, str)       # summary, details of an unexpected exception
 
@@ -492,6 +494,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             self.tabs.setTabVisible(self.tabs.indexOf(view), False)
         self.tabs.setCurrentIndex(0)
         self.on_cleared()
+        self.cleared.emit()
 
     def on_cleared(self) -> None:
         """Hook: panel-specific widgets that show a result (Compare's discordant button)."""
