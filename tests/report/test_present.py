@@ -253,3 +253,58 @@ def test_every_answer_uses_only_policy_formatted_numbers(example_results):
         for s in a.sentences:
             assert not re.search(r"\d\.\d{5,}", s.replace("0.000021", "")), (ident, s)
             assert "e-0" not in s and "= <" not in s and " 1 queries" not in s, (ident, s)
+
+
+# --- continuous Compare -------------------------------------------------------------------------
+
+def _compare_scores(shift: float, n: int = 300, seed: int = 3):
+    import numpy as np
+    import pandas as pd
+
+    from workbench.analyses import compare
+    from workbench.io import LoadedTable
+
+    rng = np.random.default_rng(seed)
+    base = rng.random(n)
+    cand = base + rng.normal(shift, 0.1, n)
+    frame = pd.DataFrame({"id": [f"i{i}" for i in range(n)], "base": base, "cand": cand})
+    result = compare.run(LoadedTable(frame=frame, path="scores.csv"),
+                         compare.Options(baseline="base", candidate="cand", item="id"))
+    return result, cand - base
+
+
+@pytest.mark.parametrize("shift,badge,verdict", [(0.05, "better", "better"), (-0.05, "worse", "worse"),
+                                                 (0.0, "no clear difference", "no clear difference")])
+def test_answer_compare_on_scores_leads_with_the_difference(shift, badge, verdict):
+    from scipy import stats
+
+    result, d = _compare_scores(shift)
+    ans = answer(result)
+    assert ans.badge == badge
+    t = stats.ttest_rel(d, [0.0] * d.size)
+    low, high = t.confidence_interval(0.95)
+    first = ans.sentences[0]
+    assert first.startswith(f"Candidate 'cand' {format_value(d.mean(), 'score_diff')} (paired t 95% CI "
+                            f"{format_interval(low, high, 'score_diff')}) over baseline 'base'")
+    assert first.endswith(f"on 300 items: {verdict}.")
+    second = ans.sentences[1]
+    assert second.startswith("Randomization test p ")
+    assert f"{int((d > 0).sum())} improved, {int((d < 0).sum())} got worse, 0 tied" in second
+
+
+def test_answer_compare_names_the_metric_and_the_queries_from_the_signature():
+    result, _ = _compare_scores(0.05)
+    import dataclasses
+
+    sig = result.signature.replace("analysis:compare|", "analysis:compare|metric:ndcg@10|units:queries-in-both|")
+    ans = answer(dataclasses.replace(result, signature=sig + "|source:[workbench:0.1.0|units:items]"))
+    assert "in mean nDCG@10 on 300 queries: better." in ans.sentences[0]
+
+
+def test_changed_items_of_scores_show_scores_and_of_outcomes_counts():
+    assert P.column_kind("compare", "discordant", "baseline", "float") == "score"
+    assert P.column_kind("compare", "discordant", "candidate", "float") == "score"
+    assert P.column_kind("compare", "discordant", "baseline", None) == "count"
+    result, _ = _compare_scores(0.05)
+    table = result.table("discordant")
+    assert P.column_kind("compare", "discordant", "baseline", table.formats.get("baseline")) == "score"

@@ -48,7 +48,7 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
     """The kind of a column of a result table (``ci_low`` takes its companion's kind)."""
     col = str(column)
     if analysis == "compare" and table == "discordant" and col in ("baseline", "candidate"):
-        return "count"  # the items' 0/1 outcomes
+        return "score" if hint == "float" else "count"  # the items' scores, or 0/1 outcomes
     if table == "systems_compared" and col in ("diff", "ci_low", "ci_high", "bca_low", "bca_high",
                                                "t_ci_low", "t_ci_high", "baseline", "candidate"):
         # rows of different metrics (rates, 0-1 scores, BLEU on 0-100) share these columns: one
@@ -471,7 +471,59 @@ def _answer_aggregate(result, currency):
     return Answer(sentences, badge, tone)
 
 
+def _signature_fields(result) -> dict[str, str]:
+    """The result's top-level signature fields (a nested ``source:[...]`` is left out)."""
+    sig = str(getattr(result, "signature", "") or "").split("|source:[", 1)[0]
+    return dict(part.split(":", 1) for part in sig.split("|") if ":" in part)
+
+
+def _answer_compare_scores(result, currency):
+    """Continuous scores: the mean difference with its interval, the recommended test (the
+    randomization test; the t-test when it is missing) and how many units moved each way."""
+    diff = _first(result, "mean_diff")
+    if diff is None:
+        return None
+    fields = _signature_fields(result)
+    unit = "query" if fields.get("units", "").startswith("quer") else "item"
+    metric = fields.get("metric")
+    what = f"mean {display_name(metric)}" if metric else "the mean score"
+    cand, base = diff.get("to", "candidate"), diff.get("from", "baseline")
+    lo, hi = diff.get("ci_low"), diff.get("ci_high")
+    boot = _first(result, "bootstrap_bca_ci") or _first(result, "bootstrap_pct_ci")
+    test = _first(result, "randomization_p") or _first(result, "t_test_p")
+    p = test.get("value") if test is not None else None
+    excludes_zero = lo is not None and hi is not None and (lo > 0 or hi < 0)
+    if excludes_zero and p is not None and p < ALPHA:
+        verdict, tone = ("better" if diff["value"] > 0 else "worse"), ("good" if diff["value"] > 0 else "bad")
+    elif not excludes_zero and (p is None or p >= ALPHA):
+        verdict, tone = "no clear difference", "neutral"
+    else:
+        verdict, tone = "borderline", "borderline"
+    ci = (f" (paired t 95% CI {format_interval(lo, hi, kind_of(diff['metric']), currency=currency)})"
+          if lo is not None and hi is not None else "")
+    s1 = (f"Candidate {_q(cand)} {_fv(diff, currency=currency)}{ci} over baseline {_q(base)} in "
+          f"{what} on {_plural(diff.get('n'), unit)}: {verdict}.")
+    parts = []
+    if test is not None and p is not None:
+        name = "Randomization test" if test["metric"] == "randomization_p" else "Paired t-test"
+        parts.append(f"{name} {format_p(p)}")
+    if boot is not None and boot.get("ci_low") is not None:
+        how = "BCa" if boot["metric"] == "bootstrap_bca_ci" else "percentile"
+        parts.append(f"bootstrap ({how}) 95% CI "
+                     f"{format_interval(boot['ci_low'], boot['ci_high'], kind_of(boot['metric']))}")
+    moved = [(_first(result, m), word) for m, word in (("improved", "improved"), ("worse", "got worse"),
+                                                         ("tied", "tied"))]
+    if all(r is not None for r, _ in moved):
+        parts.append(", ".join(f"{format_value(r['value'], 'count')} {word}" for r, word in moved))
+    s2 = "; ".join(parts)
+    badge = {"good": "better", "bad": "worse", "neutral": "no clear difference",
+             "borderline": "borderline"}[tone]
+    return Answer((s1, s2[:1].upper() + s2[1:] + ".") if s2 else (s1,), badge, tone)
+
+
 def _answer_compare(result, currency):
+    if _first(result, "mean_diff") is not None:
+        return _answer_compare_scores(result, currency)
     diff = _first(result, "normal_ci") or _first(result, "diff")
     if diff is None:
         return None
