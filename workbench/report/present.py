@@ -131,8 +131,8 @@ _NAMES: dict[str, str] = {
 # the paired tests of any score (compare on scores; "Systems compared" of ranking and text:
 # ``KIND:METRIC`` ids such as ``diff:ndcg@10``, whose kind follows the metric's)
 _NAMES.update({
-    "mean_score": "Mean score", "improved": "Items improved", "worse": "Items worse",
-    "tied": "Items tied", "mean_diff": "Mean difference", "t_test_p": "Paired t-test: p",
+    "mean_score": "Mean score", "improved": "Improved", "worse": "Got worse",
+    "tied": "Tied", "mean_diff": "Mean difference", "t_test_p": "Paired t-test: p",
     "wilcoxon_p": "Wilcoxon signed-rank: p", "randomization_p": "Randomization test: p",
     "bootstrap_pct_ci": "Mean difference, bootstrap 95% CI (percentile)",
     "bootstrap_bca_ci": "Mean difference, bootstrap 95% CI (BCa)",
