@@ -88,6 +88,28 @@ def test_wilcoxon_matches_scipy(zero_method, n, seed, ties, zeros):
     assert ours.method == ("normal" if n > 50 else ours.method)
 
 
+@pytest.mark.parametrize("zero_method", pm.ZERO_METHODS)
+@pytest.mark.parametrize("d", [
+    [0.1, 0.1, -0.2, 0.3, 0.0, 0.5, 0.1, -0.1, 0.2, 0.2, 0.4, -0.3, 0.1],   # n = 13, ties and a zero
+    [0.2, -0.2, 0.2, 0.0, 0.0, 0.7],                                         # several zeros
+    [1.0, 1.0, 1.0, 1.0],                                                     # all tied, one sign
+    [0.0, 0.3],                                                               # one non-zero
+])
+def test_wilcoxon_sign_enumeration_equals_scipys_permutation_test(zero_method, d):
+    """Ties or zeros at n <= 13: scipy runs permutation_test over every sign pattern (about a
+    second a call); the workbench enumerates the same patterns itself."""
+    import warnings
+
+    d = np.array(d)
+    ours = pm.wilcoxon(d, zero_method=zero_method)
+    assert ours.method == "permutation"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = stats.wilcoxon(d, zero_method=zero_method, correction=False, method="auto")
+    assert ours.statistic == pytest.approx(float(ref.statistic), rel=1e-12, abs=1e-12)
+    assert ours.p == pytest.approx(float(ref.pvalue), rel=1e-12)
+
+
 def test_wilcoxon_normal_approximation_by_hand():
     base, cand = data(400, 9)
     d = cand - base
