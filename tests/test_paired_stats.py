@@ -362,3 +362,43 @@ def test_vectorised_corpus_scores_equal_sacrebleu_from_stats(name):
         ours = cp.scores_from_sums(metric, rows.astype(dtype))
         ref = [metric._compute_score_from_stats(r).score for r in rows.astype(dtype)]
         np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9)
+
+
+# ------------------------------------------------------------------- bootstrap of quantiles
+
+@pytest.mark.parametrize("method", ["linear", "inverted_cdf", "hazen", "nearest"])
+@pytest.mark.parametrize("q", [50, 95])
+def test_bootstrap_quantiles_has_the_law_of_resampling(method, q):
+    """n = 4: all 4^4 index tuples are equally likely, which gives the exact law of a resample's
+    percentile; the order-statistic draws must reproduce it (within Monte Carlo error)."""
+    import itertools
+
+    x = np.array([0.3, 1.0, 1.0, 7.5])  # a tie too
+    exact: dict[float, float] = {}
+    for idx in itertools.product(range(4), repeat=4):
+        v = float(np.percentile(x[list(idx)], q, method=method))
+        exact[round(v, 12)] = exact.get(round(v, 12), 0.0) + 1 / 256
+    draws = pm.bootstrap_quantiles(x, [q], method=method, resamples=200_000, seed=7)[:, 0]
+    values, counts = np.unique(np.round(draws, 12), return_counts=True)
+    got = dict(zip(values.tolist(), (counts / draws.size).tolist()))
+    assert set(got) <= set(exact)
+    for v, p in exact.items():
+        se = np.sqrt(p * (1 - p) / draws.size)
+        assert got.get(v, 0.0) == pytest.approx(p, abs=5 * se + 1e-12), (v, p)
+
+
+def test_bootstrap_quantiles_joint_law_of_two_percentiles():
+    """p50 and p95 of the same resample are drawn jointly: their correlation equals the
+    naive bootstrap's."""
+    rng = np.random.default_rng(12)
+    x = rng.lognormal(0, 1, 300)
+    ours = pm.bootstrap_quantiles(x, [50, 95], resamples=20_000, seed=3)
+    naive = np.percentile(x[rng.integers(0, x.size, (20_000, x.size))], [50, 95], axis=1).T
+    for i in range(2):
+        assert ours[:, i].mean() == pytest.approx(naive[:, i].mean(), abs=4 * naive[:, i].std() / np.sqrt(20_000) * 1.5)
+        assert ours[:, i].std() == pytest.approx(naive[:, i].std(), rel=0.05)
+    assert np.corrcoef(ours.T)[0, 1] == pytest.approx(np.corrcoef(naive.T)[0, 1], abs=0.03)
+    assert np.all(ours[:, 0] <= ours[:, 1])
+    one = pm.bootstrap_quantiles([2.5], [50, 99], resamples=10, seed=1)
+    assert np.all(one == 2.5)
+    assert np.isnan(pm.bootstrap_quantiles([], [50], resamples=3, seed=1)).all()

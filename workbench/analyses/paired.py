@@ -416,8 +416,11 @@ def cost_differences(cost, latency, codes, labels, order, percentile_method: str
 
     Requests are not paired across systems, so each system's requests are resampled on their own
     (``SC_RESAMPLES`` resamples, fewer -- at least 200 -- when a system has more than 100,000
-    requests, so the work stays near 2e8 draws; system i uses seed ``SC_SEED + i`` in sorted order
-    of the names)."""
+    requests, so the work of the mean stays near 2e8 draws; system i uses seed ``SC_SEED + i`` in
+    sorted order of the names).  The mean cost per request: the item bootstrap of
+    :func:`~workbench.metrics.paired.bootstrap_means` over the sorted costs; the latency
+    percentiles: :func:`~workbench.metrics.paired.bootstrap_quantiles`, which draws the
+    resample's order statistics directly (the same law as sorting n drawn values)."""
     from ..core.result import Table
     from ..metrics.cost import PERCENTILE_METHODS
 
@@ -430,13 +433,13 @@ def cost_differences(cost, latency, codes, labels, order, percentile_method: str
     for s, label in enumerate(labels):
         m = codes == s
         seed = SC_SEED + names.index(label)
-        c = pm.bootstrap_mean_and_quantiles(cost[m], resamples=resamples, seed=seed)[:, 0]
+        c = pm.bootstrap_means(np.sort(cost[m]), resamples=resamples, seed=seed)
         obs = [float(np.mean(cost[m]))]
         cols = [c]
         if qs:
-            lb = pm.bootstrap_mean_and_quantiles(latency[m], quantiles=qs, resamples=resamples, seed=seed + 10_000,
-                                                 method=PERCENTILE_METHODS[percentile_method])
-            cols += [lb[:, 1 + i] for i in range(len(qs))]
+            lb = pm.bootstrap_quantiles(latency[m], qs, resamples=resamples, seed=seed + 10_000,
+                                        method=PERCENTILE_METHODS[percentile_method])
+            cols += [lb[:, i] for i in range(len(qs))]
             obs += list(np.percentile(latency[m], qs, method=PERCENTILE_METHODS[percentile_method]))
         boots[s], observed[s] = cols, obs
     stats_ = ["cost_per_request"] + [f"latency_p{q}" for q in qs]

@@ -528,17 +528,50 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
 # ---------------------------------------------------------------------------- unpaired statistics
 
 
-def bootstrap_mean_and_quantiles(values, *, quantiles=(), method: str = "linear", resamples: int = 2000,
-                                 seed: int = 12345, progress=NULL_PROGRESS) -> np.ndarray:
-    """Bootstrap of one sample's mean and quantiles (percent, numpy ``method``): a
-    (resamples x (1 + len(quantiles))) array.  The sample is sorted first (so the result does
-    not depend on row order); each resample draws n values with replacement."""
+def bootstrap_quantiles(values, quantiles, *, method: str = "linear", resamples: int = 2000,
+                        seed: int = 12345) -> np.ndarray:
+    """Bootstrap of one sample's quantiles (percent, numpy ``method``): a (resamples x
+    len(quantiles)) array with the law of ``np.percentile(x[idx], q, method=method)`` for
+    ``idx`` n indices drawn uniformly with replacement, at a cost independent of n.
+
+    With x sorted, a resample's k-th smallest value is ``x[J_k]``, J_k the k-th smallest of
+    the n drawn indices; J_k = floor(n U_(k)) for U_(k) the k-th order statistic of n uniforms
+    on [0, 1), and the order statistics a quantile needs are drawn jointly and exactly from
+    their spacings: U_(k) ~ Beta(k, n - k + 1), then U_(k') = U_(k) + (1 - U_(k)) Beta(k' - k,
+    n - k' + 1) for k' > k.  numpy's quantile of a sample of n values sits at a virtual
+    position between two adjacent order statistics that depends only on n, q and the method
+    (read off ``np.percentile(arange(n), q, method)``); the resample's quantile is the same
+    interpolation between the two drawn order statistics."""
     _check_rounds(resamples, "resamples")
     x = np.sort(np.asarray(values, dtype=float))
     n = x.size
-    out = np.full((resamples, 1 + len(quantiles)), np.nan)
-    if n == 0:
+    qs = list(quantiles)
+    out = np.full((resamples, len(qs)), np.nan)
+    if n == 0 or not qs:
         return out
+    pos = np.atleast_1d(np.percentile(np.arange(n, dtype=float), qs, method=method))
+    low = np.floor(pos).astype(np.int64)
+    frac = pos - low
+    # 1-based ranks of the order statistics needed, increasing
+    ranks = np.unique(np.concatenate([low + 1, np.minimum(low + 2, n)]))
+    rng = np.random.default_rng(seed)
+    u = np.empty((resamples, ranks.size))
+    prev, prev_u = 0, np.zeros(resamples)
+    for j, k in enumerate(ranks):
+        gap = rng.beta(k - prev, n - k + 1, size=resamples)
+        prev_u = prev_u + (1.0 - prev_u) * gap
+        u[:, j] = prev_u
+        prev = k
+    value = x[np.minimum((u * n).astype(np.int64), n - 1)]   # (resamples, ranks)
+    col = {int(k): j for j, k in enumerate(ranks)}
+    for i in range(len(qs)):
+        a = value[:, col[int(low[i]) + 1]]
+        if frac[i] == 0:
+            out[:, i] = a
+        else:
+            b = value[:, col[int(min(low[i] + 2, n))]]
+            out[:, i] = a + frac[i] * (b - a)
+    return out
     rng = np.random.default_rng(seed)
     batch = max(1, min(resamples, 2_000_000 // n))
     for start in range(0, resamples, batch):
