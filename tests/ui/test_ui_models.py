@@ -192,3 +192,17 @@ def test_cells_of_any_kind_sort_as_text_and_a_failed_worker_shows_the_rows(qtbot
 def test_view_row_of_ignores_rows_that_are_not_there():
     model = FrameModel(_frame(5))
     assert model.view_row_of([1, 250_000, -3]).tolist() == [1]
+
+
+def test_distinct_texts_are_the_files_own_in_order_and_per_table():
+    import pandas as pd
+
+    from workbench.io import LoadedTable
+    from workbench.ui.models import distinct_texts
+
+    a = LoadedTable(frame=pd.DataFrame({"system": ["b", "a", "b", "c"]}), path="a.csv")
+    assert distinct_texts(a, "system", 10) == ["b", "a", "c"]
+    assert distinct_texts(a, "system", 2) == ["b", "a"]
+    b = LoadedTable(frame=pd.DataFrame({"system": ["x", "x", "y"]}), path="a.csv")
+    assert distinct_texts(b, "system", 10) == ["x", "y"]  # another table, not the first's names
+    assert distinct_texts(a, "system", 10) == ["b", "a", "c"]

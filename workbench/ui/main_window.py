@@ -892,7 +892,18 @@ def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progres
     table = load_table(path, sheet=sheet, progress=progress, hash_now=True)
     table.sha256  # the panels and the session read it on the GUI thread: ready before that
     roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
+    _find_systems(table, roles)
     return _checked(table, roles, progress)
+
+
+def _find_systems(table, roles: dict[str, str]) -> None:
+    """On the worker: the system columns' distinct names, which the GUI thread asks for when
+    the table arrives (colours, the Compare panel's choices)."""
+    from .models import distinct_texts
+
+    for col, role in roles.items():
+        if role in ("system", "version") and col in table.frame.columns:
+            distinct_texts(table, col, 0)
 
 
 #: Up to this many rows the columns are checked before the table is shown (a tenth of a
