@@ -218,6 +218,36 @@ def load_table(
     return dataclasses.replace(table, digest=digest, size_bytes=len(data), notes=notes)
 
 
+#: Text files larger than this get a preview of their first rows while they load (the GUI).
+HEAD_BYTES = 1 << 20
+
+
+def load_head(path: str | os.PathLike[str], max_bytes: int = HEAD_BYTES) -> LoadedTable | None:
+    """The first rows of a large delimited text file, for a preview while the whole file loads:
+    the first ``max_bytes`` cut at the last line break, read as the loader reads a file.
+    ``None`` when the file is small, not delimited text (a workbook, Parquet, JSON, a TREC
+    run...), or when its head cannot be read on its own (a quoted line break across the cut,
+    a damaged start): the full load then says what it says."""
+    absolute = os.path.abspath(os.path.expanduser(os.fspath(path)))
+    extension = os.path.splitext(absolute)[1].lower()
+    if extension not in (".csv", ".tsv", ".txt", ".tab"):
+        return None
+    try:
+        if os.path.getsize(absolute) <= max_bytes:
+            return None
+        with open(absolute, "rb") as handle:
+            data = handle.read(max_bytes)
+    except OSError:
+        return None
+    end = data.rfind(b"\n")
+    if end <= 0:
+        return None
+    try:
+        return _load_text(data[:end + 1], absolute, f"'{absolute}'", _Steps(None, ""))
+    except Exception:  # noqa: BLE001 -- a preview only; the full load reports the file's problems
+        return None
+
+
 class Digest:
     """The SHA-256 of bytes already read, computed once: when first asked for (a report or a
     session needs it; an analysis does not, so loading does not pay for it), or at once on a

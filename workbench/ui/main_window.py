@@ -159,6 +159,7 @@ class RolesTable(QTableWidget):
 
 class MainWindow(QMainWindow):
     table_loaded = Signal(object)
+    preview_shown = Signal(object)   # the first rows of a large file, while it loads
     load_failed = Signal(str)
     report_written = Signal(str)
 
@@ -186,6 +187,11 @@ class MainWindow(QMainWindow):
         self.loader.busy_changed.connect(lambda b: None if b else self.busy.stop())
         self.problem_runner = TaskRunner(self)
         self.problem_runner.finished.connect(self._show_problems)
+        # the first rows of a large text file, shown while the whole file loads
+        self.previewer = TaskRunner(self)
+        self.previewer.finished.connect(self._on_preview)
+        self._preview_path: str | None = None
+        self._preview_shown = False
         self.workspace_ready = False
         self._build()
         self._restore_settings()
@@ -433,6 +439,9 @@ class MainWindow(QMainWindow):
         self.busy.start(f"Loading {os.path.basename(path)}…")
         saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
         self.loader.start(lambda progress: _load_job(path, sheet, saved_roles, progress))
+        self._end_preview()
+        self._preview_path = path
+        self.previewer.start(lambda progress: _preview_job(path))
 
     def open_paths(self, paths, *, confirm: bool = True) -> None:
         """Load several files in the background and stack them into one table (a column
@@ -455,8 +464,34 @@ class MainWindow(QMainWindow):
                                          list(sheets), 0, False)
         return sheet if ok else None
 
+    def _on_preview(self, preview) -> None:
+        """The first rows of the file being loaded, in the data view (the panels are cleared:
+        their numbers were the previous file's).  Nothing else sees the preview."""
+        if preview is None or self._preview_path is None or not self.loader.busy:
+            return
+        path, table = preview
+        if path != self._preview_path:
+            return
+        self.ensure_workspace()
+        for panel in self.panels.values():
+            panel.clear_results()
+        self.data.set_table(table)
+        self._preview_shown = True
+        self.stack.setCurrentWidget(self.tabs)
+        self.tabs.setCurrentWidget(self.data)
+        self.busy.advance(0.3, f"Loading {os.path.basename(path)}… (its first {len(table.frame):,} "
+                               f"rows are shown meanwhile)")
+        self.preview_shown.emit(table)
+
+    def _end_preview(self) -> bool:
+        """Forget the preview; True when one was on screen."""
+        self.previewer.cancel()
+        shown, self._preview_shown, self._preview_path = self._preview_shown, False, None
+        return shown
+
     def _on_loaded(self, loaded) -> None:
         self.ensure_workspace()
+        self._end_preview()
         table, roles, problems = loaded
         self.table = table
         session = self._pending_session
@@ -509,6 +544,17 @@ class MainWindow(QMainWindow):
     def _on_load_failed(self, error: object, details: str) -> None:
         self._pending_session = None
         self._pending_panel = None
+        if self._end_preview() and self.workspace_ready:
+            # the preview replaced the data view: back to the file still open, if any
+            if self.table is not None:
+                self.data.set_table(self.table)
+                for panel in self.panels.values():
+                    if panel.NEEDS_DATA:
+                        panel.set_data(self.table, self.roles)
+            else:
+                import pandas as pd
+
+                self.data.model.set_frame(pd.DataFrame())
         if isinstance(error, WorkbenchError):
             self.load_failed.emit(str(error))
             self.warn("Cannot open the file", str(error))
@@ -863,6 +909,7 @@ class MainWindow(QMainWindow):
         """Cancel every run, wait for the workers, remember the window."""
         self.loader.cancel()
         self.problem_runner.cancel()
+        self.previewer.cancel()
         if self.workspace_ready:
             self.rule_panel.runner.cancel()
             for panel in self.panels.values():
@@ -870,6 +917,7 @@ class MainWindow(QMainWindow):
             self.data.model.cancel()
             self.data.model.wait(30000)
         self.loader.wait(30000)
+        self.previewer.wait(30000)
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
@@ -882,6 +930,14 @@ def __getattr__(name: str):
 
         return getattr(dataview, name)
     raise AttributeError(name)
+
+
+def _preview_job(path: str):
+    """On a worker: the first rows of a large delimited text file (``None`` for others)."""
+    from ..io import loader
+
+    table = loader.load_head(path, loader.HEAD_BYTES)
+    return None if table is None else (path, table)
 
 
 def _load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
