@@ -238,8 +238,23 @@ def test_one_colour_per_system_across_charts(qtbot, window):
 def test_text_and_planning_have_charts(qtbot, window):
     panel = open_example(qtbot, window, "text_extraction.csv")
     result = wait_result(qtbot, panel)
-    drawn = _shown(panel, "TextScoreChart").plotted()
-    np.testing.assert_allclose(drawn["all items"]["value"], result.table("items").frame["token_f1"])
+    chart = _shown(panel, "TextScoreChart")
+    drawn = chart.plotted()
+    items = result.table("items").frame
+    np.testing.assert_allclose(drawn["all items"]["value"], items["token_f1"])
+    # the mouse over an item's dot names that item (texts are made for the point shown only)
+    from PySide6.QtCore import QPointF
+    from PySide6.QtWidgets import QToolTip
+
+    chart.resize(600, 400)
+    chart.plotItem.vb.setRange(xRange=(-0.6, 0.4), yRange=(-0.02, 1.02), padding=0)
+    x, y, rows, _texts = chart._hover[0]
+    j = int(np.argmax(y))
+    scene = chart.plotItem.vb.mapViewToScene(QPointF(float(x[j]), float(y[j])))
+    chart._on_mouse_moved(scene)
+    item = items.iloc[int(rows[j])]
+    shown = QToolTip.text() or chart.tooltip_at(float(x[j]), float(y[j]))
+    assert str(item["item"]) in shown and "token F1" in shown
     plan = window.panels["plan"]
     window.show_panel("plan")
     result = wait_result(qtbot, plan)

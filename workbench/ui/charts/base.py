@@ -16,7 +16,7 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QByteArray, QBuffer, QIODevice, QPointF, QRectF, QSize, Qt  # noqa: E402
+from PySide6.QtCore import QByteArray, QBuffer, QIODevice, QRectF, QSize, Qt  # noqa: E402
 from PySide6.QtGui import (QAction, QColor, QFont, QGuiApplication, QImage, QPainter,  # noqa: E402
                            QPalette)
 from PySide6.QtSvg import QSvgGenerator  # noqa: E402
@@ -134,7 +134,7 @@ class Chart(pg.PlotWidget):
         self.plotItem.layout.setRowStretchFactor(4, 0)
         self.plotItem.legend = self.legend  # items added with name= join it
         self._plotted: dict[str, dict] = {}
-        self._hover: list[tuple[float, float, str]] = []
+        self._hover: list[tuple] = []  # (xs, ys, row numbers, texts or a function of the row)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._add_export_actions()
         self.apply_theme()
@@ -183,10 +183,24 @@ class Chart(pg.PlotWidget):
         return self._plotted
 
     def hover(self, xs, ys, texts) -> None:
-        """Points that show a tooltip when the mouse comes near them."""
-        for x, y, t in zip(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), texts):
-            if math.isfinite(x) and math.isfinite(y):
-                self._hover.append((float(x), float(y), str(t)))
+        """Points that show a tooltip when the mouse comes near them: ``texts`` is a sequence
+        (one text per point) or a function of the point's position, called only for the point
+        shown (a chart of 100,000 items does not format 100,000 texts)."""
+        xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        ok = np.flatnonzero(np.isfinite(xs) & np.isfinite(ys))
+        if ok.size:
+            self._hover.append((xs[ok], ys[ok], ok, texts))
+
+    def _nearest(self, x: float, y: float, sx: float, sy: float) -> tuple[str | None, float]:
+        """The hover text of the point nearest to (x, y), distances scaled by (sx, sy)."""
+        best, best_d = None, math.inf
+        for xs, ys, rows, texts in self._hover:
+            d = np.hypot((xs - x) / sx, (ys - y) / sy)
+            j = int(np.argmin(d))
+            if d[j] < best_d:
+                i = int(rows[j])
+                best, best_d = str(texts(i) if callable(texts) else texts[i]), float(d[j])
+        return best, best_d
 
     def set_labels(self, *, bottom: str = "", left: str = "", units_bottom: str = "",
                    units_left: str = "") -> None:
@@ -229,13 +243,10 @@ class Chart(pg.PlotWidget):
         if not self._hover or not self.plotItem.sceneBoundingRect().contains(pos):
             return
         vb = self.plotItem.vb
-        best, best_d = None, 18.0  # pixels
-        for x, y, t in self._hover:
-            p = vb.mapViewToScene(QPointF(x, y))
-            d = math.hypot(p.x() - pos.x(), p.y() - pos.y())
-            if d < best_d:
-                best, best_d = t, d
-        if best is not None:
+        at = vb.mapSceneToView(pos)
+        size = vb.viewPixelSize()  # data units per pixel, x and y
+        best, d = self._nearest(at.x(), at.y(), size[0] or 1.0, size[1] or 1.0)
+        if best is not None and d < 18.0:  # pixels
             QToolTip.showText(self.mapToGlobal(self.mapFromScene(pos)), best, self)
         else:
             QToolTip.hideText()
@@ -244,7 +255,7 @@ class Chart(pg.PlotWidget):
         """The hover text of the point nearest to data coordinates (x, y) (for tests)."""
         if not self._hover:
             return None
-        return min(self._hover, key=lambda h: (h[0] - x) ** 2 + (h[1] - y) ** 2)[2]
+        return self._nearest(x, y, 1.0, 1.0)[0]
 
     # -- export --------------------------------------------------------------------------------
     def _add_export_actions(self) -> None:

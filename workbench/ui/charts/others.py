@@ -345,7 +345,8 @@ class TextScoreChart(Chart):
                 for v, w in ((q1, 1.5), (med, 3.5), (q3, 1.5)):
                     self.plotItem.addItem(pg.PlotDataItem([i - 0.3, i + 0.3], [v, v], pen=pg.mkPen(colour(3), width=w)))
             ids = sub["item"].astype(str).tolist() if "item" in sub else [str(r) for r in sub.get("line", range(len(sub)))]
-            self.hover(x, values, [f"{system} · {q}: token F1 {fmt(v, 'score')}" for q, v in zip(ids, values)])
+            self.hover(x, values, lambda j, system=system, ids=ids, values=values:
+                       f"{system} · {ids[j]}: token F1 {fmt(values[j], 'score')}")
             self.record(str(system), value=values)
         self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
         self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
