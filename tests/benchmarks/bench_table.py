@@ -15,6 +15,7 @@ folder before any timing):
   engine).  Check: same columns, the numbers equal, the text cells equal.
 * ``xlsx``: a 100k-row x 10-column XLSX: ``load_table`` / ``pandas.read_excel(engine=
   "calamine")``.  Same check.
+* ``parquet``: the same 1M rows as a Parquet file: ``load_table`` / ``pandas.read_parquet``.
 * ``ranking-csv``: ranking end to end from a 1M-row CSV run file (query, doc, score,
   relevance; P/R/hit/nDCG@1,3,5,10, MRR, MAP): ``load_table`` + ``analyses.ranking.run`` /
   ``pandas.read_csv`` + pytrec_eval (building its dicts, evaluating, averaging).  Check: the
@@ -62,9 +63,9 @@ for p in (str(ROOT), str(HERE)):
 
 import bench_engine as be  # noqa: E402
 
-FULL = dict(csv=1_000_000, xlsx=100_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000)
-QUICK = dict(csv=5_000, xlsx=1_000, ranking_csv=5_000, text=300, ranking_memory=20_000)
-ROWS = ("csv", "xlsx", "ranking-csv", "text", "report", "ranking-memory")
+FULL = dict(csv=1_000_000, xlsx=100_000, parquet=1_000_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000)
+QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000)
+ROWS = ("csv", "xlsx", "parquet", "ranking-csv", "text", "report", "ranking-memory")
 
 
 def load() -> str:
@@ -207,6 +208,17 @@ def row_xlsx(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> Non
     table.add(f"load a {rows:,}-row x 10-column XLSX", res["wb"][0],
               'pandas.read_excel(engine="calamine")', res["ref"][0],
               same_table(res["wb"][2], res["ref"][2]))
+
+
+def row_parquet(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    from workbench.io import load_table
+
+    path = tmp / "table.parquet"
+    make_frame(rows, seed).to_parquet(path, index=False)
+    res = median_interleaved({"wb": lambda: load_table(path),
+                              "ref": lambda: pd.read_parquet(path)}, repeats)
+    table.add(f"load a {rows:,}-row x 10-column Parquet file", res["wb"][0], "pandas.read_parquet",
+              res["ref"][0], same_table(res["wb"][2], res["ref"][2]))
 
 
 def _pytrec_from_csv(path: Path) -> dict:
@@ -436,6 +448,8 @@ def main(argv: list[str] | None = None) -> int:
                 row_csv(table, sizes["csv"], args.repeats, tmp, args.seed)
             elif row == "xlsx":
                 row_xlsx(table, sizes["xlsx"], args.repeats, tmp, args.seed)
+            elif row == "parquet":
+                row_parquet(table, sizes["parquet"], args.repeats, tmp, args.seed)
             elif row == "ranking-csv":
                 row_ranking_csv(table, sizes["ranking_csv"], args.repeats, tmp, args.seed)
             elif row == "text":
