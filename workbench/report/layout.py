@@ -249,7 +249,10 @@ def _display_len(value: Any, kind: str | None) -> int:
     if isinstance(value, (bool, np.bool_)):
         return 5
     if isinstance(value, (int, float, np.integer, np.floating)):
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # an integer beyond a double's range: written as its digits
+            return len(str(value))
         if not math.isfinite(v):
             return 0
         from .present import format_value
