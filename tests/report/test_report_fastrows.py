@@ -240,3 +240,43 @@ def test_wrapped_rows_keep_their_height_in_their_tag_only(tmp_path, monkeypatch)
     assert seen["done"] is True and seen["row_info"] < 100
     xml = _parts(out)["xl/worksheets/sheet3.xml"].decode()
     assert xml.count('customHeight="1"') >= n
+
+
+def test_a_full_disk_midway_through_the_rows_keeps_the_earlier_report(tmp_path, monkeypatch):
+    import errno
+    import os
+    import tempfile
+
+    import xlsxwriter.worksheet as ws_mod
+
+    from workbench.core.errors import WorkbenchError
+
+    path = tmp_path / "report.xlsx"
+    path.write_bytes(b"the earlier report")
+    made = []
+    original_mkstemp = tempfile.mkstemp
+
+    def spy(*args, **kwargs):
+        fd, name = original_mkstemp(*args, **kwargs)
+        made.append(name)
+        return fd, name
+
+    monkeypatch.setattr(ws_mod.tempfile, "mkstemp", spy)
+    monkeypatch.setattr(xlsx_mod, "LARGE_TABLE_ROWS", 0)
+    monkeypatch.setattr(fast_mod, "CHUNK_ROWS", 50)
+    chunks = []
+    resolve = fast_mod._Xf.resolve
+
+    def full(self, xml):
+        chunks.append(1)
+        if len(chunks) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return resolve(self, xml)
+
+    monkeypatch.setattr(fast_mod._Xf, "resolve", full)
+    with pytest.raises(WorkbenchError, match="the disk is full"):
+        write_report(path, [_result(_frame(400))])
+    assert len(chunks) == 3
+    assert path.read_bytes() == b"the earlier report"
+    assert os.listdir(tmp_path) == ["report.xlsx"]
+    assert made and not any(os.path.exists(m) for m in made)
