@@ -280,3 +280,63 @@ def test_a_full_disk_midway_through_the_rows_keeps_the_earlier_report(tmp_path, 
     assert path.read_bytes() == b"the earlier report"
     assert os.listdir(tmp_path) == ["report.xlsx"]
     assert made and not any(os.path.exists(m) for m in made)
+
+
+def _paginate_row_by_row(plan, scale, charts):
+    """The page breaks as planned before row heights were kept in arrays (one lookup a row)."""
+    import math
+
+    from workbench.report.layout import ROW_PX, Heading, chart_rows
+    from workbench.report.styles import LINE_HEIGHT
+
+    def px(row):
+        return plan.heights.get(row, LINE_HEIGHT) * 96 / 72
+
+    page = writer_mod.PAGE_H_PX * 100.0 / scale
+    fills, breaks = [0.0], []
+    heading = plan.end_row - 1 if charts else plan.end_row
+    keep = {it.row: 3 for it in plan.items if isinstance(it, Heading)}
+    keep.update({b.row: 3 for b in plan.blocks()})
+    for row in range(heading):
+        h = sum(px(r) for r in range(row, min(heading, row + keep.get(row, 1))))
+        if fills[-1] + h > page and fills[-1] > 0:
+            breaks.append(row)
+            fills.append(0.0)
+        fills[-1] += px(row)
+    if charts:
+        per_row = chart_rows(2) * ROW_PX
+        first = px(heading) + ROW_PX + per_row
+        if fills[-1] + first > page and fills[-1] > 0:
+            breaks.append(heading)
+            fills.append(0.0)
+        fills[-1] += px(heading) + ROW_PX
+        for k in range(math.ceil(charts / 2)):
+            if fills[-1] + per_row > page and fills[-1] > 0:
+                breaks.append(plan.end_row + 1 + k * chart_rows(2))
+                fills.append(0.0)
+            fills[-1] += per_row
+    return [f / page for f in fills], breaks
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_page_breaks_from_height_arrays_are_those_of_the_row_by_row_plan(seed):
+    from workbench.report.layout import Block, Gap, Heading, Line, SheetPlan, assign_rows
+
+    rng = np.random.default_rng(seed)
+    items = [Heading("t")]
+    for _ in range(int(rng.integers(1, 6))):
+        items += [Line("a", "b") for _ in range(int(rng.integers(0, 4)))]
+        items += [Heading("s", "section"), Block("k", "t", pd.DataFrame({"x": np.arange(int(rng.integers(0, 900)))})),
+                  Gap()]
+    plan = SheetPlan("p", items=items)
+    assign_rows(plan)
+    for _ in range(int(rng.integers(0, 60))):  # single rows, as the cell-by-cell path sets them
+        plan.heights[int(rng.integers(0, plan.end_row + 5))] = float(rng.choice([12.75, 27.5, 40.25, 300.0]))
+    for b in plan.blocks():  # a table's rows, as the XML path sets them
+        if b.nrows and rng.random() < 0.7:
+            run = plan.heights.run(b.first_row, b.nrows)
+            set_ = rng.random(b.nrows) < 0.6
+            run[set_] = rng.choice([27.5, 40.25, 53.0, 105.5], int(set_.sum()))
+    for scale in (100, 83, 61, 37, 10):
+        for charts in (0, 1, 3):
+            assert writer_mod.paginate(plan, scale, charts) == _paginate_row_by_row(plan, scale, charts)

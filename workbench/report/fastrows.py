@@ -348,6 +348,7 @@ def write_rows_xml(ws, plan: SheetPlan, b: Block, deciders: list, wrap_widths: l
     # XlsxWriter places charts and images by the rows' heights: with none on the sheet, a row's
     # height need only be in its <row> tag (XlsxWriter would otherwise keep two records a row)
     keep_sizes = bool(plan.charts)
+    planned = plan.heights.run(b.first_row, b.nrows) if wrapped else None  # for the page breaks
     for lo in range(b.start, b.stop, CHUNK_ROWS):
         hi = min(b.stop, lo + CHUNK_ROWS)
         chunk = b.frame.iloc[lo:hi]
@@ -362,7 +363,7 @@ def write_rows_xml(ws, plan: SheetPlan, b: Block, deciders: list, wrap_widths: l
                 if points is None:
                     points = heights_of[int(lines[j])] = int(lines[j]) * LINE_HEIGHT + 2
                 heights[j] = points
-                plan.heights[row + j] = points
+                planned[row + j - b.first_row] = points
                 if keep_sizes:
                     ws.set_row(row + j, points)
         rows = [str(r + 1) for r in range(row, row + n)]

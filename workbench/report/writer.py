@@ -464,12 +464,19 @@ def paginate(plan: SheetPlan, scale: int, charts: int) -> tuple[list[float], lis
     # a heading (of a section or a table) stays with the two rows under it
     keep = {it.row: 3 for it in plan.items if isinstance(it, Heading)}
     keep.update({b.row: 3 for b in plan.blocks()})
-    for row in range(heading):
-        h = sum(_row_px(plan, r) for r in range(row, min(heading, row + keep.get(row, 1))))
-        if fills[-1] + h > page and fills[-1] > 0:
+    px = (plan.heights.dense(max(0, heading), LINE_HEIGHT) * 96 / 72).tolist()  # _row_px of each row
+    fill = 0.0
+    for row, h in enumerate(px):
+        k = keep.get(row, 1)
+        if k > 1:
+            h = sum(px[row:min(heading, row + k)])
+        if fill + h > page and fill > 0:
             breaks.append(row)
+            fills[-1] = fill
             fills.append(0.0)
-        fills[-1] += _row_px(plan, row)
+            fill = 0.0
+        fill += px[row]
+    fills[-1] = fill
     if charts:
         per_row = chart_rows(2) * ROW_PX
         first = _row_px(plan, heading) + ROW_PX + per_row  # heading, gap row, first row of charts
