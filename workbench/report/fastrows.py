@@ -1,8 +1,8 @@
 """A long table's rows written as sheet XML, a column at a time (constant memory mode).
 
-Writing a cell through XlsxWriter costs about 8 microseconds of Python (argument checks, a
-cell tuple, then its XML element when the row is flushed): 100,000 items of 13 columns took
-longer than the rest of the report together.  In constant memory mode XlsxWriter streams
+Writing a cell through XlsxWriter costs 6-8 microseconds of Python (argument checks, a cell
+tuple, then its XML element when the row is flushed): 100,000 items of 13 columns took longer
+than the rest of the report together.  In constant memory mode XlsxWriter streams
 each finished row's ``<row>`` element to a temporary file and copies that file into the
 worksheet's ``<sheetData>`` when the workbook is closed.  For a table whose cells depend on
 their values alone (no formulas, no status colours, no per-row number kinds) the rows are
@@ -16,14 +16,19 @@ the same calls:
   goes through the decider the cell-by-cell path uses;
 * each ``<row>`` start tag is XlsxWriter's own, produced once per distinct row height by its
   ``_write_row`` and reused with the row number changed;
-* row heights are set with ``set_row`` as before (they also place charts), and the sheet's
-  dimensions are updated through XlsxWriter; XlsxWriter is then told the rows are written.
+* a wrapped row's height is in its tag, and in one array of the plan (for the page breaks);
+  XlsxWriter is told of it (``set_row``) only on a sheet with charts, which it places by the
+  rows' heights (it would keep two records a row);
+* formats are numbered in the order the rows first use them, as XlsxWriter numbers them;
+* the sheet's dimensions are updated through XlsxWriter, which is then told the rows are
+  written.
 
 Text is escaped as XlsxWriter escapes an inline string (control characters as ``_xHHHH_``,
-``xml:space="preserve"`` for leading or trailing whitespace, ``& < >``), except that text of
-the form ``<r>...</r>`` stays text (XlsxWriter would pass it through as rich-text XML).
+``xml:space="preserve"`` for leading or trailing whitespace, ``& < >``); text of the form
+``<r>...</r>``, which XlsxWriter would copy into the file as rich-text XML, is an escaped inline
+string here (the cell-by-cell path writes it as two runs of the same text).
 ``tests/report/test_report_fastrows.py`` writes tricky tables both ways and compares the
-sheets' XML byte for byte.  Anything unexpected (not constant memory mode, a row already
+sheets' XML byte for byte (their values, where the two differ in form).  Anything unexpected (not constant memory mode, a row already
 pending, an XlsxWriter without these internals) returns False before a byte is written, and
 the caller writes the table cell by cell.
 """
