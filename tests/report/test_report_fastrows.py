@@ -340,3 +340,17 @@ def test_page_breaks_from_height_arrays_are_those_of_the_row_by_row_plan(seed):
     for scale in (100, 83, 61, 37, 10):
         for charts in (0, 1, 3):
             assert writer_mod.paginate(plan, scale, charts) == _paginate_row_by_row(plan, scale, charts)
+
+
+def test_rich_text_look_alike_without_a_format(tmp_path):
+    import xlsxwriter
+
+    for memory in (False, True):
+        path = tmp_path / f"plain-{memory}.xlsx"
+        wb = xlsxwriter.Workbook(str(path), {"constant_memory": memory})
+        cells = writer_mod.CellWriter(wb.add_worksheet(), Styles(wb))
+        cells.text(0, 0, "<r>x & y</r>")
+        cells.value(1, 0, "<r></r>", None)
+        wb.close()
+        ws = openpyxl.load_workbook(path).active
+        assert (ws["A1"].value, ws["A2"].value) == ("<r>x & y</r>", "<r></r>")

@@ -130,8 +130,8 @@ class CellWriter:
             if v.startswith("<r>") and v.endswith("</r>"):
                 # XlsxWriter would write such text as raw rich-text XML (a broken file, or
                 # hidden text): two runs of the same text, in the cell's font, keep it text
-                code = ws.write_rich_string(row, col, fmt or self.styles.get(), v[:3],
-                                            fmt or self.styles.get(), v[3:], fmt)
+                run = fmt if fmt is not None else self.styles.get()
+                code = ws.write_rich_string(row, col, run, v[:3], run, v[3:], run)
             else:
                 code = ws.write_string(row, col, v, fmt)
         elif t == "b":
