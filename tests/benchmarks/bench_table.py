@@ -28,7 +28,11 @@ folder before any timing):
   and token F1, equal to 1e-9; sentence BLEU and chrF of 1,000 sampled items equal sacrebleu's.
 * ``report``: the Excel report of that 100k-item text analysis: ``report.write_report`` /
   xlsxwriter ``constant_memory`` writing the same tables (header and cells, no formatting).
-  Check: the items' ROUGE-L in the workbench's workbook (read back) equal the analysis'.
+  Check: the items' ROUGE-L and predictions in the workbench's workbook (read back with
+  calamine) equal the analysis'.  Memory: the peak resident memory's rise above the size
+  before the call (VmHWM reset through ``/proc/self/clear_refs``), each in a fresh child
+  process that loads the pickled result: the workbench at n items and at 2n (the items table
+  doubled), and the reference at n.
 * ``ranking-memory``: ranking, 10M rows of an in-memory DataFrame: ``analyses.ranking.run`` /
   pytrec_eval, in one child process (the data made once, the tools interleaved), the peak
   resident memory of each run read from ``/proc/self/status`` (VmHWM, reset before each run
@@ -342,7 +346,9 @@ def reference_report(result, path: Path) -> None:
 def check_report(path: Path, result) -> str:
     from python_calamine import CalamineWorkbook
 
-    want = result.table("items").frame["rougeL"].to_numpy(float)
+    items = result.table("items").frame
+    want = items["rougeL"].to_numpy(float)
+    texts = items["prediction"].tolist() if "prediction" in items else None
     book = CalamineWorkbook.from_path(str(path))
     for name in book.sheet_names:
         rows = book.get_sheet_by_name(name).to_python()
@@ -351,8 +357,66 @@ def check_report(path: Path, result) -> str:
                 c = row.index("rougeL")
                 got = [x[c] for x in rows[r + 1:r + 1 + len(want)] if c < len(x)]
                 if len(got) == len(want) and np.allclose(np.array(got, float), want, rtol=0, atol=1e-12):
+                    if texts is not None:
+                        p = row.index("prediction")
+                        if [x[p] for x in rows[r + 1:r + 1 + len(want)]] != texts:
+                            return "DIFFERENT: the items' predictions read back differ"
+                        return "items' ROUGE-L and predictions read back equal"
                     return "items' ROUGE-L read back equal"
     return "DIFFERENT: the items' ROUGE-L not found in the workbook"
+
+
+def _doubled(result):
+    """The result with its items table twice as long (for the memory check)."""
+    from dataclasses import replace
+
+    items = result.table("items")
+    frame = pd.concat([items.frame, items.frame], ignore_index=True)
+    return replace(result, tables=tuple(replace(t, frame=frame) if t.name == "items" else t
+                                        for t in result.tables))
+
+
+def child_report_memory(pickled: str, which: str) -> None:
+    """In a fresh process: the peak resident memory's rise while one report is written."""
+    import pickle
+
+    from workbench.report import write_report
+
+    with open(pickled, "rb") as fh:
+        result = pickle.load(fh)
+    if which == "wb2":
+        result = _doubled(result)
+    out = Path(pickled).with_suffix(f".{which}.xlsx")
+    gc.collect()
+    _peak_rss_reset()
+    before = _rss_mb()
+    if which == "ref":
+        reference_report(result, out)
+    else:
+        write_report(out, [result])
+    print(json.dumps({"growth": _peak_rss_mb() - before}))
+
+
+def _report_memory(result, tmp: Path) -> dict[str, float]:
+    """Peak RSS growth of writing the report (workbench at n and 2n items, reference at n),
+    each in a child process of its own (a process that wrote reports before keeps freed
+    memory, which would hide the growth)."""
+    import pickle
+
+    pickled = tmp / "text_result.pkl"
+    with open(pickled, "wb") as fh:
+        pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    out = {}
+    for which in ("wb", "wb2", "ref"):
+        proc = subprocess.run([sys.executable, __file__, "--child-report-memory", str(pickled), which],
+                              capture_output=True, text=True, env=env, check=False)
+        if proc.returncode != 0:
+            print(proc.stderr)
+            raise SystemExit("the report-memory child failed")
+        out[which] = json.loads(proc.stdout.strip().splitlines()[-1])["growth"]
+    pickled.unlink()
+    return out
 
 
 def row_report(table: Table, result, repeats: int, tmp: Path) -> None:
@@ -362,8 +426,13 @@ def row_report(table: Table, result, repeats: int, tmp: Path) -> None:
     wb_path, ref_path = tmp / "wb_report.xlsx", tmp / "ref_report.xlsx"
     res = median_interleaved({"wb": lambda: write_report(wb_path, [result]),
                               "ref": lambda: reference_report(result, ref_path)}, repeats)
+    check = check_report(wb_path, result)
+    # memory: the workbench's peak growth at n and 2n items (flat: the second is not double)
+    mem = _report_memory(result, tmp)
     table.add(f"Excel report of a {n:,}-item text analysis", res["wb"][0],
-              "xlsxwriter constant_memory (same tables)", res["ref"][0], check_report(wb_path, result))
+              "xlsxwriter constant_memory (same tables)", res["ref"][0], check,
+              note=f"peak RSS growth {mem['wb']:.0f} MB at {n:,} items, {mem['wb2']:.0f} MB at {2 * n:,}; "
+                   f"reference {mem['ref']:.0f} MB")
 
 
 def _peak_rss_reset() -> None:
@@ -374,6 +443,13 @@ def _peak_rss_reset() -> None:
 def _peak_rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -425,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=ROWS, action="append", help="only these rows (repeatable)")
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
     parser.add_argument("--child-ranking-memory", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--child-report-memory", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     # the generated predictions end in " ." on purpose; sacrebleu's advice about it is noise here
     import logging
@@ -432,6 +509,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     if args.child_ranking_memory:
         child_ranking_memory(args.child_ranking_memory, args.repeats, args.seed)
+        return 0
+    if args.child_report_memory:
+        child_report_memory(*args.child_report_memory)
         return 0
     sizes = QUICK if args.quick else FULL
     rows = args.only or list(ROWS)

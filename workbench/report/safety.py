@@ -54,10 +54,19 @@ def looks_like_formula(text: str) -> bool:
 
 
 def cell_text(text: str) -> str:
-    """Text that fits in one Excel cell (cut at 32,767 characters, saying so)."""
-    if len(text) > MAX_CELL_TEXT:
-        return text[: MAX_CELL_TEXT - len(_TRUNCATED)] + _TRUNCATED
-    return text
+    """Text that fits in one Excel cell (cut at 32,767 characters, saying so).
+
+    Excel counts UTF-16 code units (a character beyond U+FFFF, such as an emoji, is two), so
+    the cut is made in those units and never splits such a character."""
+    if len(text) <= MAX_CELL_TEXT // 2:
+        return text
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) <= 2 * MAX_CELL_TEXT:
+        return text
+    keep = units[: 2 * (MAX_CELL_TEXT - len(_TRUNCATED))]
+    if 0xD8 <= keep[-1] <= 0xDB:  # the first half of a surrogate pair: cut before it
+        keep = keep[:-2]
+    return keep.decode("utf-16-le", "surrogatepass") + _TRUNCATED
 
 
 def sanitize_sheet_name(name: str, fallback: str = "Sheet") -> str:

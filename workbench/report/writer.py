@@ -19,6 +19,8 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from .layout import (CHART_GAP, CHART_W, ROW_PX, Block, Gap, Heading, Line, NoFormula,
                      Refs, SheetPlan, band_chars, chart_rows, text_lines, width_px)
+from ..core.numbers import _SCALE, DECIMALS
+from .fastrows import write_rows_xml
 from .safety import cell_text, looks_like_formula, quote_sheet
 from .styles import LEGACY_KINDS, LINE_HEIGHT, Styles
 
@@ -30,6 +32,57 @@ CODE_FONT = "Courier New"
 #: Rows converted to Python values at a time.
 CHUNK_ROWS = 10_000
 _INT_LIMIT = 2 ** 53
+#: Long tables in constant memory mode are written as sheet XML a column at a time
+#: (:mod:`.fastrows`); False writes every cell through XlsxWriter (the tests compare the two).
+FAST_ROWS = True
+#: The smallest magnitude (in the kind's displayed unit) that shows a nonzero digit at the
+#: kind's decimals: from there up, a decimal kind has one format.
+_VISIBLE = {k: 10.0 ** -d for k, d in DECIMALS.items()}
+
+
+def plain_value(value: Any) -> tuple[str, Any] | None:
+    """What a cell holding ``value`` is: ``("n", number)``, ``("s", text)``, ``("b", bool)``,
+    ``("d", naive UTC datetime)``, or ``None`` (left blank: None, NaN, NA, NaT).
+
+    inf and -inf are the text ``inf``/``-inf``; integers beyond a double's 53 bits keep all their
+    digits as text; numpy scalars, ``Decimal`` and float subclasses are their Python numbers;
+    anything else is its ``str``."""
+    t = type(value)
+    if t is float:
+        if value != value:
+            return None
+        if value in (math.inf, -math.inf):
+            return ("s", "inf" if value > 0 else "-inf")
+        return ("n", value)
+    if t is int:
+        if -_INT_LIMIT < value < _INT_LIMIT:
+            return ("n", value)
+        return ("s", str(value))  # more digits than a double holds: keep them all, as text
+    if t is str:
+        return ("s", value)
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return ("b", bool(value))
+    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:  # numpy scalars
+        return plain_value(value.item())
+    if isinstance(value, Decimal):
+        return plain_value(float(value))
+    if isinstance(value, (dt.datetime, dt.date)):
+        if isinstance(value, pd.Timestamp):
+            value = value.to_pydatetime()
+        if isinstance(value, dt.datetime) and value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return ("d", value)
+    if isinstance(value, float):  # float subclasses
+        return plain_value(float(value))
+    return ("s", str(value))
+
+
+#: A cell as decided before it is written: (type, payload, format) with type ``n`` (number),
+#: ``s`` (text, already cut to a cell's size), ``b`` (boolean), ``d`` (datetime) or ``f``
+#: (payload: the formula without "=" and its stored value).
+Cell = tuple[str, Any, Any]
 
 
 class CellWriter:
@@ -39,54 +92,55 @@ class CellWriter:
         self.ws = ws
         self.styles = styles
 
-    def text(self, row: int, col: int, text: str, fmt=None, guard_fmt=None) -> None:
+    def text_cell(self, text: str, fmt=None, guard_fmt=None) -> Cell:
         text = cell_text(text)
         if looks_like_formula(text):
             fmt = guard_fmt if guard_fmt is not None else self.styles.cell("text", guard=True)
-        _check(self.ws.write_string(row, col, text, fmt), row, col)
+        return ("s", text, fmt)
+
+    def text(self, row: int, col: int, text: str, fmt=None, guard_fmt=None) -> None:
+        self.emit(row, col, self.text_cell(text, fmt, guard_fmt))
+
+    def cell(self, value: Any, fmt, text_fmt=None, guard_fmt=None) -> Cell | None:
+        """``fmt`` for numbers, ``text_fmt``/``guard_fmt`` for text; ``None``: left blank."""
+        p = plain_value(value)
+        if p is None:
+            return None
+        t, v = p
+        if t == "n":
+            return ("n", v, fmt)
+        if t == "s":
+            return self.text_cell(v, text_fmt, guard_fmt)
+        if t == "b":
+            return ("b", v, self.styles.boolean())
+        return ("d", v, self.styles.datetime())
 
     def value(self, row: int, col: int, value: Any, fmt, text_fmt=None, guard_fmt=None) -> None:
         """``fmt`` for numbers, ``text_fmt``/``guard_fmt`` for text; blanks stay blank."""
+        cell = self.cell(value, fmt, text_fmt, guard_fmt)
+        if cell is not None:
+            self.emit(row, col, cell)
+
+    def emit(self, row: int, col: int, cell: Cell) -> None:
         ws = self.ws
-        t = type(value)
-        if t is float:
-            if value == value:
-                if value in (math.inf, -math.inf):
-                    self.text(row, col, "inf" if value > 0 else "-inf", text_fmt, guard_fmt)
-                else:
-                    _check(ws.write_number(row, col, value, fmt), row, col)
-            return
-        if t is int:
-            if -_INT_LIMIT < value < _INT_LIMIT:
-                _check(ws.write_number(row, col, value, fmt), row, col)
-            else:  # more digits than a double holds: keep them all, as text
-                self.text(row, col, str(value), text_fmt, guard_fmt)
-            return
-        if t is str:
-            self.text(row, col, value, text_fmt, guard_fmt)
-            return
-        if value is None or value is pd.NA or value is pd.NaT:
-            return
-        if isinstance(value, (bool, np.bool_)):
-            _check(ws.write_boolean(row, col, bool(value), self.styles.boolean()), row, col)
-            return
-        if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:  # numpy scalars
-            self.value(row, col, value.item(), fmt, text_fmt, guard_fmt)
-            return
-        if isinstance(value, Decimal):
-            self.value(row, col, float(value), fmt, text_fmt, guard_fmt)
-            return
-        if isinstance(value, (dt.datetime, dt.date)):
-            if isinstance(value, pd.Timestamp):
-                value = value.to_pydatetime()
-            if isinstance(value, dt.datetime) and value.tzinfo is not None:
-                value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-            _check(ws.write_datetime(row, col, value, self.styles.datetime()), row, col)
-            return
-        if isinstance(value, float):  # float subclasses
-            self.value(row, col, float(value), fmt, text_fmt, guard_fmt)
-            return
-        self.text(row, col, str(value), text_fmt, guard_fmt)
+        t, v, fmt = cell
+        if t == "n":
+            code = ws.write_number(row, col, v, fmt)
+        elif t == "s":
+            if v.startswith("<r>") and v.endswith("</r>"):
+                # XlsxWriter would write such text as raw rich-text XML (a broken file, or
+                # hidden text): two runs of the same text, in the cell's font, keep it text
+                run = fmt if fmt is not None else self.styles.get()
+                code = ws.write_rich_string(row, col, run, v[:3], run, v[3:], run)
+            else:
+                code = ws.write_string(row, col, v, fmt)
+        elif t == "b":
+            code = ws.write_boolean(row, col, v, fmt)
+        elif t == "d":
+            code = ws.write_datetime(row, col, v, fmt)
+        else:
+            code = ws.write_formula(row, col, "=" + v[0], fmt, v[1])
+        _check(code, row, col)
 
 
 def _check(code: int | None, row: int, col: int) -> None:
@@ -100,7 +154,10 @@ def _finite_number(value: Any) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return False
     if isinstance(value, (int, float, np.integer, np.floating)):
-        return math.isfinite(float(value))
+        try:
+            return math.isfinite(float(value))
+        except OverflowError:  # an integer beyond a double's range: written as text
+            return False
     return False
 
 
@@ -189,26 +246,10 @@ def _block(ws, cells: CellWriter, plan: SheetPlan, b: Block, styles: Styles, ref
         cells.text(b.header_row, c, b.header_text(name), styles.header_cell(align=align),
                    styles.header_cell(align=align, guard=True))
 
-    writers = [_column_writer(cells, b, name, c, styles, refs) for c, name in enumerate(columns)]
+    deciders = [ColumnCells(cells, b, name, styles, refs) for name in columns]
     wrap_widths = [plan.widths[c] if name in b.wrap else 0.0 for c, name in enumerate(columns)]
-    wraps = any(wrap_widths)
-    row = b.first_row
-    # a chunk of rows at a time becomes Python values: memory stays bounded on long tables
-    for lo in range(b.start, b.stop, CHUNK_ROWS):
-        hi = min(b.stop, lo + CHUNK_ROWS)
-        chunk = b.frame.iloc[lo:hi]
-        columns_values = [chunk[name].tolist() for name in columns]
-        for j, i in enumerate(range(lo, hi)):
-            values = [vals[j] for vals in columns_values]
-            if wraps:
-                # rows with wrapped text get their height (Excel and LibreOffice do not fit it)
-                lines = max(text_lines(v, w) if w and isinstance(v, str) else 1
-                            for v, w in zip(values, wrap_widths))
-                if lines > 1:
-                    _set_height(ws, plan, row, lines * LINE_HEIGHT + 2)
-            for write, v in zip(writers, values):
-                write(row, i, v)
-            row += 1
+    if not (FAST_ROWS and write_rows_xml(ws, plan, b, deciders, wrap_widths)):
+        _rows(ws, cells, plan, b, deciders, wrap_widths)
     if b.legend_below:
         _legend(ws, cells, plan, b, styles)
 
@@ -244,63 +285,122 @@ def numeric_column(b: Block, name: str) -> bool:
         return False
     if pd.api.types.is_numeric_dtype(col.dtype):
         return True
-    sample = [v for v in col.head(200).tolist() if v is not None and v == v]
+    sample = [v for v in col.head(200).tolist() if plain_value(v) is not None]  # not blank
     return bool(sample) and all(_finite_number(v) for v in sample)
 
 
-def _column_writer(cells: CellWriter, b: Block, name: str, c: int, styles: Styles, refs: Refs):
-    """A function ``(sheet row, frame row, value)`` that writes one cell of column ``name``.
+def _rows(ws, cells: CellWriter, plan: SheetPlan, b: Block, deciders: list["ColumnCells"],
+          wrap_widths: list[float]) -> None:
+    """The table's rows, cell by cell through XlsxWriter."""
+    wraps = any(wrap_widths)
+    emit = cells.emit
+    row = b.first_row
+    # a chunk of rows at a time becomes Python values: memory stays bounded on long tables
+    for lo in range(b.start, b.stop, CHUNK_ROWS):
+        hi = min(b.stop, lo + CHUNK_ROWS)
+        chunk = b.frame.iloc[lo:hi]
+        columns_values = [chunk[name].tolist() for name in b.columns]
+        for j, i in enumerate(range(lo, hi)):
+            values = [vals[j] for vals in columns_values]
+            if wraps:
+                # rows with wrapped text get their height (Excel and LibreOffice do not fit it)
+                lines = max(text_lines(v, w) if w and isinstance(v, str) else 1
+                            for v, w in zip(values, wrap_widths))
+                if lines > 1:
+                    _set_height(ws, plan, row, lines * LINE_HEIGHT + 2)
+            for c, (decide, v) in enumerate(zip(deciders, values)):
+                cell = decide(i, v)
+                if cell is not None:
+                    emit(row, c, cell)
+            row += 1
+
+
+class ColumnCells:
+    """Decides the cells of one column of a table: ``decider(frame row, value)`` gives the
+    :data:`Cell` to write (or ``None``: blank).
 
     A number gets the format :mod:`.present` gives its kind and value (so the cell shows what
-    the sentences say); a ``points`` cell holds the value in points (x 100)."""
-    column_kind = _kind(b.formats.get(name))
-    if name in b.wrap:
-        text_fmt, guard_fmt = styles.wrapped("text"), styles.wrapped("text", guard=True)
-    elif column_kind not in (None, "plain", "text"):  # a word among numbers ("dominated"): aligned as they are
-        text_fmt = styles.cell(None, align="right")
-        guard_fmt = styles.cell("text", guard=True, align="right")
-    else:
-        text_fmt = styles.cell("text" if column_kind == "text" else None)
-        guard_fmt = styles.cell("text", guard=True)
-    formula = b.formulas.get(name)
-    ws = cells.ws
-    value = cells.value
-    cell_kind = b.cell_kind
+    the sentences say); a ``points`` cell holds the value in points (x 100).  What does not
+    change along the column (its kind, its text formats, its formula) is decided once."""
 
-    if b.status_column == name:
-        def write_status(row: int, i: int, v: Any) -> None:
-            if v is None or (isinstance(v, float) and math.isnan(v)):
-                return
-            fmt = styles.status(str(v))
-            cells.text(row, c, str(v), fmt, fmt)
-        return write_status
+    def __init__(self, cells: CellWriter, b: Block, name: str, styles: Styles, refs: Refs) -> None:
+        self.cells = cells
+        self.styles = styles
+        self.refs = refs
+        self.name = name
+        self.kind = column_kind = _kind(b.formats.get(name))
+        if name in b.wrap:
+            self.text_fmt, self.guard_fmt = styles.wrapped("text"), styles.wrapped("text", guard=True)
+        elif column_kind not in (None, "plain", "text"):  # a word among numbers ("dominated"): aligned as they are
+            self.text_fmt = styles.cell(None, align="right")
+            self.guard_fmt = styles.cell("text", guard=True, align="right")
+        else:
+            self.text_fmt = styles.cell("text" if column_kind == "text" else None)
+            self.guard_fmt = styles.cell("text", guard=True)
+        self.formula = b.formulas.get(name)
+        self.cell_kind = b.cell_kind
+        self.status = b.status_column == name
+        #: formats of numbers by class (see number_fmt)
+        self._formats: dict[Any, Any] = {}
 
-    def kind_at(i: int) -> str | None:
-        if cell_kind is not None:
-            k = _kind(cell_kind(name, i))
+    @property
+    def uniform(self) -> bool:
+        """Every cell's decision depends on its value alone (no formula, status or per-row kind)."""
+        return self.formula is None and self.cell_kind is None and not self.status
+
+    def kind_at(self, i: int) -> str | None:
+        if self.cell_kind is not None:
+            k = _kind(self.cell_kind(self.name, i))
             if k:
                 return k
-        return column_kind
+        return self.kind
 
-    def write(row: int, i: int, v: Any) -> None:
+    def number_fmt(self, k: str | None, v: Any):
+        """``styles.cell(k, value=v)`` for a finite number ``v`` (``text`` as no kind), decided
+        once per class of values that share a format: every value of a plain column; every
+        integer (and every fraction) of a count; every value of a decimal kind that does not
+        round to zero (those that do keep two significant digits, each its own format)."""
+        x = float(v)
+        if k in DECIMALS:
+            shown = x * _SCALE.get(k, 1.0)
+            key = k if shown == 0 or abs(shown) >= _VISIBLE[k] else None
+        elif k == "count":
+            key = ("count", x != int(x))
+        elif k in (None, "plain", "text"):
+            key = "plain"
+        else:  # p-values, costs: decimals follow the value
+            key = None
+        if key is None:
+            return self.styles.cell(k if k != "text" else None, value=x)
+        fmt = self._formats.get(key)
+        if fmt is None:
+            fmt = self._formats[key] = self.styles.cell(k if k != "text" else None, value=x)
+        return fmt
+
+    def __call__(self, i: int, v: Any) -> Cell | None:
+        if self.status:
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                return None
+            fmt = self.styles.status(str(v))
+            return self.cells.text_cell(str(v), fmt, fmt)
         if isinstance(v, np.ndarray) and v.ndim == 0:
             v = v.item()
-        k = kind_at(i)
+        k = self.kind_at(i)
         if not _finite_number(v):
-            value(row, c, v, styles.cell(k if k == "text" else None), text_fmt, guard_fmt)
-            return
-        fmt = styles.cell(k if k != "text" else None, value=float(v))
+            p = plain_value(v)
+            if p is not None and p[0] == "n":  # a Decimal: a number of no kind
+                return ("n", p[1], self.styles.cell(k if k == "text" else None))
+            return None if p is None else self.cells.cell(v, None, self.text_fmt, self.guard_fmt)
+        fmt = self.number_fmt(k, v)
         stored = float(v) * 100.0 if k in ("points", "margin") else v  # differences of rates: in points
-        if formula is not None:
+        if self.formula is not None:
             try:
-                text = formula(refs, i)
+                text = self.formula(self.refs, i)
             except (NoFormula, KeyError, IndexError, ValueError):
                 text = None
             if text:
-                _check(ws.write_formula(row, c, "=" + text, fmt, float(stored)), row, c)
-                return
-        value(row, c, stored, fmt, text_fmt, guard_fmt)
-    return write
+                return ("f", (text, float(stored)), fmt)
+        return self.cells.cell(stored, fmt, self.text_fmt, self.guard_fmt)
 
 
 def _filter_and_freeze(ws, plan: SheetPlan) -> None:
@@ -364,12 +464,19 @@ def paginate(plan: SheetPlan, scale: int, charts: int) -> tuple[list[float], lis
     # a heading (of a section or a table) stays with the two rows under it
     keep = {it.row: 3 for it in plan.items if isinstance(it, Heading)}
     keep.update({b.row: 3 for b in plan.blocks()})
-    for row in range(heading):
-        h = sum(_row_px(plan, r) for r in range(row, min(heading, row + keep.get(row, 1))))
-        if fills[-1] + h > page and fills[-1] > 0:
+    px = (plan.heights.dense(max(0, heading), LINE_HEIGHT) * 96 / 72).tolist()  # _row_px of each row
+    fill = 0.0
+    for row, h in enumerate(px):
+        k = keep.get(row, 1)
+        if k > 1:
+            h = sum(px[row:min(heading, row + k)])
+        if fill + h > page and fill > 0:
             breaks.append(row)
+            fills[-1] = fill
             fills.append(0.0)
-        fills[-1] += _row_px(plan, row)
+            fill = 0.0
+        fill += px[row]
+    fills[-1] = fill
     if charts:
         per_row = chart_rows(2) * ROW_PX
         first = _row_px(plan, heading) + ROW_PX + per_row  # heading, gap row, first row of charts
