@@ -285,6 +285,21 @@ def test_progress_advances_and_cancel_stops_between_blocks(monkeypatch, pairs):
     assert max(f for f, _ in rec.seen) < 0.7
 
 
+def test_blocks_on_threads_give_the_same_statistics_as_one_thread(monkeypatch, pairs):
+    """The n-gram blocks run on two threads; the statistics cannot depend on it."""
+    preds, refs = pairs
+    monkeypatch.setattr(eng, "BLOCK", 512)  # many blocks
+    monkeypatch.setattr(eng, "THREADS", 1)
+    one = tm.chrf_statistics(preds, refs), tm.bleu_statistics(preds, refs)
+    monkeypatch.setattr(eng, "THREADS", 2)
+    two = tm.chrf_statistics(preds, refs), tm.bleu_statistics(preds, refs)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(np.asarray(one[1]), np.asarray(two[1]))
+    # and still sacrebleu's
+    want = CHRF()._extract_corpus_statistics(preds, [refs])
+    np.testing.assert_array_equal(two[0], np.array(want, dtype=np.int64))
+
+
 def test_empty_input():
     got = tm.score_pairs([], [])
     assert got.bleu.size == 0 and got.chrf.size == 0 and got.rouge["rougeL"].size == 0

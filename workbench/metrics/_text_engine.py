@@ -34,6 +34,8 @@ at the first analysis of a session; the numpy path reaches the target without it
 
 from __future__ import annotations
 
+import os
+
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -278,19 +280,47 @@ def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | No
     width = _row_width(pair_len + order - 1)
     todo = np.flatnonzero((pair_len > 0) & ~fallback)
     total = float(pair_len.sum())
-    done = 0.0
+    blocks = []
     for w in np.unique(width[todo]):
         idx = todo[width[todo] == w]
         rows = max(1, BLOCK // int(w))
-        for k in range(0, idx.size, rows):
-            block = idx[k:k + rows]
-            out[block] = _block_matches(pairs, sym, b, order, block, int(w))
-            done += float(pair_len[block].sum())
-            if tick is not None:
-                tick(done / total)
+        blocks += [(idx[k:k + rows], int(w)) for k in range(0, idx.size, rows)]
+
+    def work(item):
+        block, w = item
+        return block, _block_matches(pairs, sym, b, order, block, w)
+
+    done = 0.0
+    for block, res in _in_threads(work, blocks):
+        out[block] = res
+        done += float(pair_len[block].sum())
+        if tick is not None:
+            tick(done / total)
     for p in np.flatnonzero(fallback):
         _matches_counter(pairs, order, int(p), out)
     return out
+
+
+#: Blocks of n-gram keys are sorted and counted on this many threads (numpy releases the GIL
+#: while sorting and counting; the results do not depend on it).
+THREADS = 2
+
+
+def _in_threads(fn, items):
+    """``fn`` over ``items`` on :data:`THREADS` threads, results yielded in order; when the
+    consumer stops (a cancelled analysis raises from its progress tick), blocks not yet
+    started are dropped."""
+    threads = min(THREADS, os.cpu_count() or 1, len(items))
+    if threads <= 1:
+        yield from map(fn, items)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=threads)
+    try:
+        yield from pool.map(fn, items)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _row_width(length: np.ndarray) -> np.ndarray:
