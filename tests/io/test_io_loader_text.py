@@ -475,3 +475,45 @@ def test_the_checksum_is_computed_once_when_asked_for(tmp_path, monkeypatch):
     assert eager == table and hash(eager) == hash(table)
     other = load_table(write(tmp_path, "other.csv", content + b"z,1\n"))
     assert other != table
+
+
+def test_a_file_changed_while_it_is_parsed_gives_the_bytes_first_read(tmp_path, monkeypatch):
+    """The C parser reads the file itself when the bytes are the file's own; if the file
+    changes meanwhile (size or time), the table is the one of the bytes read first."""
+    import time as _time
+
+    from workbench.io import fastcsv
+
+    path = write(tmp_path, "moving.csv", b"id,score\na,1\nb,2\n")
+    real = fastcsv._read_csv_path
+    calls = []
+
+    def racing(p, kwargs, **more):
+        calls.append(p)
+        _time.sleep(0.01)
+        with open(p, "wb") as handle:  # another program rewrites the file as it is parsed
+            handle.write(b"id,score\nq,7\nr,8\n")  # same size and shape, other cells
+        return real(p, kwargs, **more)
+
+    monkeypatch.setattr(fastcsv, "_read_csv_path", racing)
+    table = load_table(path)
+    assert calls == [path]
+    assert table.cell_text("id").tolist() == ["a", "b"]
+    assert table.frame["score"].tolist() == [1, 2]
+    import hashlib
+
+    assert table.sha256 == hashlib.sha256(b"id,score\na,1\nb,2\n").hexdigest()
+
+
+def test_the_parser_reads_the_file_itself_only_for_its_own_utf8_bytes(tmp_path, monkeypatch):
+    from workbench.io import fastcsv
+
+    seen = []
+    real = fastcsv._read_csv_path
+    monkeypatch.setattr(fastcsv, "_read_csv_path", lambda p, kw, **m: seen.append(p) or real(p, kw, **m))
+    plain = write(tmp_path, "plain.csv", "id,name\n1,caf\u00e9\n".encode("utf-8"))
+    bom = write(tmp_path, "bom.csv", b"\xef\xbb\xbf" + "id,name\n1,caf\u00e9\n".encode("utf-8"))
+    latin = write(tmp_path, "latin.csv", "id,name\n1,caf\u00e9\n".encode("cp1252"))
+    for p in (plain, bom, latin):
+        assert load_table(p).cell_text("name").tolist() == ["caf\u00e9"]
+    assert seen == [plain]  # the others are parsed from their UTF-8 text

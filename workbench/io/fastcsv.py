@@ -22,6 +22,7 @@ so that an id or text column always reads as the file wrote it (``7.50`` stays `
 from __future__ import annotations
 
 import io
+import os
 import re
 import threading
 import warnings
@@ -94,8 +95,29 @@ def _read_csv(data: bytes, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
         return pd.read_csv(io.BytesIO(data), **kwargs, **more)
 
 
-def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int) -> FastTable:
+def _state(path: str) -> tuple[int, int] | None:
+    """A file's (size, modification time in ns), ``None`` when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _read_csv_path(path: str, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pd.read_csv(path, **kwargs, **more)
+
+
+def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
+          file: tuple[str, tuple[int, int]] | None = None) -> FastTable:
     """Parse UTF-8 ``data`` whose header (already checked) has the names ``header``.
+
+    ``file`` = (path, (size, mtime_ns) when ``data`` was read): ``data`` is that file's bytes
+    as they are, so the C parser may read the file itself (its own buffered reads are faster
+    than a Python file object's); when the file's size or time changed since, the parse
+    falls back to ``data``.
 
     Raises :class:`Fallback` whenever the result could differ from the exact reader's.
     """
@@ -112,8 +134,15 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int) 
         raise Fallback(str(err)) from None
     forced = [name for name in header
               if _LEADING_ZERO.search("\n" + "\n".join(map(str, sample[name].tolist())))]
+    dtype = {name: object for name in forced} or None
     try:
-        frame = _read_csv(data, kwargs, dtype={name: object for name in forced} or None)
+        frame = None
+        if file is not None and _state(file[0]) == file[1]:
+            frame = _read_csv_path(file[0], kwargs, dtype=dtype)
+            if _state(file[0]) != file[1]:
+                frame = None  # changed while being read: the bytes already read decide
+        if frame is None:
+            frame = _read_csv(data, kwargs, dtype=dtype)
     except Exception as err:
         raise Fallback(str(err)) from None
     if len(frame) == 0:
@@ -213,9 +242,23 @@ def _line_end(data: bytes) -> int:
     return len(data) if end < 0 else end
 
 
+#: Bytes compared at a time by :func:`_count_byte` (they stay in the CPU's cache).
+COUNT_CHUNK = 1 << 22
+
+
+def _count_byte(data: bytes, value: int, begin: int = 0) -> int:
+    """How many bytes of ``data[begin:]`` equal ``value``: numpy's vectorised compare and
+    count over cache-sized pieces (several times faster than ``bytes.count`` here)."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    total = 0
+    for at in range(begin, raw.size, COUNT_CHUNK):
+        total += int(np.count_nonzero(raw[at:at + COUNT_CHUNK] == value))
+    return total
+
+
 def _one_line_per_row(data: bytes, rows: int) -> bool:
     """True when the header is line 1 and each of the ``rows`` rows is the next line."""
-    breaks = data.count(b"\n")  # a blank line would make one more line than records
+    breaks = _count_byte(data, _NL)  # a blank line would make one more line than records
     return breaks == rows + (1 if data.endswith(b"\n") else 0)
 
 
@@ -228,8 +271,8 @@ def _check_width(data: bytes, raw: np.ndarray, sep: bytes, width: int, rows: int
     """
     if width == 1:
         return
-    if quote_at is None:  # bytes.count: one C pass, no array of the file's size
-        delimiters = data.count(sep, begin)
+    if quote_at is None:  # counted in cache-sized pieces, no array of the file's size
+        delimiters = _count_byte(data, sep[0], begin)
     else:
         is_sep = raw[begin:] == sep[0]
         delimiters = int(np.count_nonzero(is_sep))

@@ -195,7 +195,7 @@ def load_table(
         from workbench.io import formats
 
         return formats.load_folder(absolute, shown, progress)
-    data = _read_bytes(absolute, shown)
+    data, state = _read_bytes(absolute, shown)
     digest = Digest(data, background=hash_now)
     extension = os.path.splitext(absolute)[1].lower()
 
@@ -210,7 +210,7 @@ def load_table(
     elif extension in PARQUET_EXTENSIONS:
         table = _load_parquet(data, absolute, shown)
     else:
-        table = _load_text(data, absolute, shown, step)
+        table = _load_text(data, absolute, shown, step, state)
     notes = table.notes
     if sheet is not None and table.format != XLSX:
         notes += (f"The sheet '{sheet}' was ignored because file {shown} is not a workbook.",)
@@ -294,8 +294,9 @@ class _Steps:
         self._progress.advance(fraction, f"{verb} {self._name}")
 
 
-def _read_bytes(path: str, shown: str) -> bytes:
-    """Read the whole file, turning every OS problem into a :class:`DataError`."""
+def _read_bytes(path: str, shown: str) -> tuple[bytes, tuple[int, int]]:
+    """Read the whole file, turning every OS problem into a :class:`DataError`; with the
+    file's (size, modification time in ns) as they were before the read."""
     if os.path.isdir(path):
         raise DataError(
             f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "
@@ -303,7 +304,8 @@ def _read_bytes(path: str, shown: str) -> bytes:
         )
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            st = os.fstat(handle.fileno())
+            return handle.read(), (st.st_size, st.st_mtime_ns)
     except FileNotFoundError:
         raise DataError(f"File {shown} does not exist; check the path.") from None
     except PermissionError:
@@ -353,7 +355,8 @@ def _row_lines(lines: Sequence[int] | None) -> np.ndarray | None:
     return array
 
 
-def _load_text(data: bytes, path: str, shown: str, step: _Steps) -> LoadedTable:
+def _load_text(data: bytes, path: str, shown: str, step: _Steps,
+               state: tuple[int, int] | None = None) -> LoadedTable:
     """Decode, split and type a delimited text file.
 
     The fast path (:mod:`workbench.io.fastcsv`, pandas' C parser) reads the file when it can
@@ -374,7 +377,10 @@ def _load_text(data: bytes, path: str, shown: str, step: _Steps) -> LoadedTable:
                               lambda i: f"field {i + 1} of line {header_line}")
         step(0.3, "Parsing")
         try:
-            fast = fastcsv.parse(decoded.utf8, delimiter, names, header_line)
+            utf8 = decoded.utf8
+            # the file's own bytes (UTF-8, no byte-order mark): the C parser may read the file
+            file = (path, state) if state is not None and utf8 is data and state[0] == len(data) else None
+            fast = fastcsv.parse(utf8, delimiter, names, header_line, file)
         except fastcsv.Fallback:
             pass
         else:
