@@ -259,3 +259,11 @@ def test_missing_and_undecodable_files(tmp_path):
     path.write_bytes('[rule]\nname = "caf\xe9"\n'.encode("latin-1"))
     with pytest.raises(RuleError, match="not UTF-8"):
         load_rule(path)
+
+
+@pytest.mark.parametrize("value,shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf")])
+def test_a_threshold_that_is_not_finite_gets_a_sentence(value, shown):
+    """TOML allows nan and inf; a threshold must be a finite number (found by the CLI fuzz test:
+    the message itself used to crash on nan)."""
+    msg = bad(HEAD + f'[[condition]]\nmetric = "success"\nmax_drop = {value}\n')
+    assert "must be a finite number" in msg and f"got {shown}" in msg

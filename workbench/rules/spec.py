@@ -685,6 +685,8 @@ def _show(value: Any) -> str:
         return "a table"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")  # as TOML writes them
     if isinstance(value, float) and value == int(value) and abs(value) < 1e15:
         return repr(value)
     return str(value)
