@@ -74,3 +74,31 @@ def test_a_failed_load_puts_back_the_file_that_was_open(qtbot, window, tmp_path,
     assert window.data.model.rowCount() == 2  # the open file's rows again
     assert window.table.name == "first.csv"
     assert window.warnings and "could not be read" in window.warnings[-1][1]
+
+
+def test_a_late_preview_of_an_earlier_file_is_not_shown_for_stacked_files(qtbot, window, tmp_path, held_load,
+                                                                              monkeypatch):
+    """Open a large file, then several files before its preview arrives: the preview is dropped."""
+    import workbench.ui.main_window as mw
+
+    gate, _ = held_load
+    release = threading.Event()
+    real_preview = mw._preview_job
+    monkeypatch.setattr(mw, "_preview_job", lambda path: (release.wait(30), real_preview(path))[1])
+    real_many = mw._load_many_job
+    monkeypatch.setattr(mw, "_load_many_job", lambda paths, progress: (gate.wait(30), real_many(paths, progress))[1])
+    shown = []
+    window.preview_shown.connect(shown.append)
+    big = _big_csv(tmp_path / "big.csv")
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for p in (a, b):
+        pd.DataFrame({"system": ["A", "B"], "correct": [1, 0]}).to_csv(p, index=False)
+    window.open_path(str(big))
+    window.open_paths([str(a), str(b)], confirm=False)
+    release.set()
+    qtbot.wait(500)
+    assert window.loader.busy  # the stacked files are still loading
+    assert shown == []
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        gate.set()
+    assert window.data.model.rowCount() == 4

@@ -457,6 +457,7 @@ class MainWindow(QMainWindow):
             return
         self.busy.start(f"Loading {len(paths)} files…")
         self.loader.start(lambda progress: _load_many_job(paths, progress))
+        self._end_preview()  # a preview of a file asked for before is not these files'
 
     def choose_sheet(self, path: str, sheets) -> str | None:
         sheet, ok = QInputDialog.getItem(self, "Choose a sheet",
