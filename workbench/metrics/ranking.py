@@ -151,8 +151,9 @@ def _order(q: np.ndarray, score: np.ndarray, tie):
     already lists each query's rows together, as run files do), then every query's scores
     sorted at once in a padded table with one row per query (a stable sort, so ties keep the
     input order).  A very uneven file (one ranking far longer than the others) takes two
-    global sorts on an exact integer key (query x n + score rank) instead.  Only when scores
-    tie and ``tie`` is given is the order rebuilt with a stable lexicographic sort on it.
+    global sorts on an exact integer key (query x n + score rank) instead.  When scores tie,
+    only the queries with ties are re-sorted (score descending, then ``tie``, or the input
+    order after the global sorts, which are not stable).
     """
     n = q.size
     if n == 0:
