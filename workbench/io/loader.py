@@ -404,7 +404,8 @@ def _load_text(data: bytes, path: str, shown: str, step: _Steps,
         source = _KeptText(raw)
         lines = records.lines
     step(0.8, "Converting")
-    frame = pd.DataFrame({name: column.values for name, column in typed.items()})
+    # the arrays are this table's own (the parse that made them is discarded): no copy
+    frame = pd.DataFrame({name: column.values for name, column in typed.items()}, copy=False)
 
     notes = list(decoded.notes)
     comma_columns = [name for name, column in typed.items() if column.decimal_comma]
