@@ -180,7 +180,7 @@ def _ratio_form(table, options, res) -> AnalysisResult:
         res.optional(unit_col, "unit", "--unit")
     num = to_float(table, num_col)
     den = to_float(table, den_col, min_value=0)
-    units = to_text(table, unit_col) if unit_col else [str(table.line_of(i)) for i in range(len(num))]
+    units = to_text(table, unit_col) if unit_col else [str(x) for x in table.lines_of(range(len(num)))]
     frame = pd.DataFrame({"unit": units, "numerator": num, "denominator": den})
     if unit_col:
         _note_repeated_units(table, frame, unit_col, res.notes)

@@ -197,7 +197,7 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
     original = table.frame.iloc[pair.rows[disc]].reset_index(drop=True)
     discordant = pd.concat([pd.DataFrame({
         "item": [pair.item[i] for i in disc],
-        "line": [table.line_of(int(pair.rows[i])) for i in disc],
+        "line": table.lines_of(pair.rows[disc]),
         "result": np.where(pair.cand[disc] > pair.base[disc], "win", "loss"),
         "baseline": pair.base[disc], "candidate": pair.cand[disc],
     }), original.add_prefix("input:")], axis=1)
@@ -373,7 +373,7 @@ def _collect_wide(table: LoadedTable, options: Options, res: Resolver) -> Collec
         check_unique(table, [item_col], "item id")
         items = to_text(table, item_col)
     else:
-        items = [f"line {table.line_of(i)}" for i in range(n)]
+        items = [f"line {x}" for x in table.lines_of(range(n))]
     cluster = to_text(table, options.cluster) if options.cluster else None
     parsed = [_values(table, c, options.scores) for c in [base_col, *cands]]
     scores = np.column_stack([v for v, _ in parsed]) if n else np.zeros((0, len(parsed)))
@@ -676,7 +676,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                  else np.where(sign * dj[idx] > 0, "improved", "worse"))
         changed.append(pd.concat([pd.DataFrame({
             "item": [col.items[i] for i in idx],
-            "line": [table.line_of(int(col.rows[i, 0])) for i in idx],
+            "line": table.lines_of(col.rows[idx, 0]),
             **({"from": names[0], "to": names[j]} if k > 2 else {}),
             "result": label, "baseline": S[idx, 0], "candidate": S[idx, j], "difference": dj[idx],
         }), table.frame.iloc[col.rows[idx, 0]].reset_index(drop=True).add_prefix("input:")], axis=1))

@@ -44,7 +44,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     preds = to_text(table, pred_col)
     refs = to_text(table, ref_col)
     n_rows = len(preds)
-    ids = to_text(table, id_col) if id_col else [str(table.line_of(i)) for i in range(n_rows)]
+    ids = to_text(table, id_col) if id_col else [str(x) for x in table.lines_of(range(n_rows))]
     if sys_col:
         sys_codes, sys_labels = codes_of(table, sys_col)
     else:
@@ -95,7 +95,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     items = pd.DataFrame({
         "item": ids,
         **({"system": [sys_labels[c] for c in sys_codes]} if sys_col else {}),
-        "line": [table.line_of(i) for i in range(n_rows)],
+        "line": table.lines_of(range(n_rows)),
         "prediction": preds,
         "reference": refs,
         "normalized_prediction": norm_preds,
