@@ -184,13 +184,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     jq = jkeys // D
 
     if options.ties == "trec_eval":
-        d_text = np.asarray(d_labels, dtype=object)
-
         def tie(rows: np.ndarray) -> np.ndarray:
             """Document id descending among these rows' documents (only rows of queries whose
             scores tie are asked for, so few labels are sorted)."""
             docs, inverse = np.unique(rd[rows], return_inverse=True)
-            by_id = np.argsort(d_text[docs], kind="stable")
+            by_id = np.argsort(np.asarray(d_labels[docs], dtype=object), kind="stable")
             rank_of = np.empty(docs.size, dtype=np.int64)
             rank_of[by_id] = np.arange(docs.size)
             return -rank_of[inverse]

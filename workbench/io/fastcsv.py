@@ -90,9 +90,13 @@ class TextSource:
 
 
 def _read_csv(data: bytes, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
+    return _quiet_read_csv(io.BytesIO(data), kwargs, **more)
+
+
+def _quiet_read_csv(source: Any, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return pd.read_csv(io.BytesIO(data), **kwargs, **more)
+        return pd.read_csv(source, **kwargs, **more)
 
 
 def _state(path: str) -> tuple[int, int] | None:
@@ -105,9 +109,7 @@ def _state(path: str) -> tuple[int, int] | None:
 
 
 def _read_csv_path(path: str, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return pd.read_csv(path, **kwargs, **more)
+    return _quiet_read_csv(path, kwargs, **more)
 
 
 def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
@@ -208,8 +210,8 @@ def _record_lines(
     size = raw.size
     quote_at: np.ndarray | None = None
     has_quotes = data.find(b'"') >= 0
-    if not has_quotes and header_line == 1 and _one_line_per_row(data, rows):
-        _check_width(data, raw, sep, width, rows, _line_end(data) + 1, None)
+    if not has_quotes and header_line == 1 and _one_line_per_row(raw, rows):
+        _check_width(raw, sep, width, rows, _line_end(data) + 1, None)
         return None
     newline_at = np.flatnonzero(raw == _NL)
     if has_quotes:
@@ -232,7 +234,7 @@ def _record_lines(
     if data_rows.size != rows:
         raise Fallback(f"{rows} rows parsed, {data_rows.size} records found")
     if rows:
-        _check_width(data, raw, sep, width, rows, int(starts[data_rows[0]]), quote_at)
+        _check_width(raw, sep, width, rows, int(starts[data_rows[0]]), quote_at)
     return line_of_start[data_rows].astype(np.int64)
 
 
@@ -246,23 +248,22 @@ def _line_end(data: bytes) -> int:
 COUNT_CHUNK = 1 << 22
 
 
-def _count_byte(data: bytes, value: int, begin: int = 0) -> int:
-    """How many bytes of ``data[begin:]`` equal ``value``: numpy's vectorised compare and
+def _count_byte(raw: np.ndarray, value: int, begin: int = 0) -> int:
+    """How many bytes of ``raw[begin:]`` equal ``value``: numpy's vectorised compare and
     count over cache-sized pieces (several times faster than ``bytes.count`` here)."""
-    raw = np.frombuffer(data, dtype=np.uint8)
     total = 0
     for at in range(begin, raw.size, COUNT_CHUNK):
         total += int(np.count_nonzero(raw[at:at + COUNT_CHUNK] == value))
     return total
 
 
-def _one_line_per_row(data: bytes, rows: int) -> bool:
+def _one_line_per_row(raw: np.ndarray, rows: int) -> bool:
     """True when the header is line 1 and each of the ``rows`` rows is the next line."""
-    breaks = _count_byte(data, _NL)  # a blank line would make one more line than records
-    return breaks == rows + (1 if data.endswith(b"\n") else 0)
+    breaks = _count_byte(raw, _NL)  # a blank line would make one more line than records
+    return breaks == rows + (1 if raw.size and raw[-1] == _NL else 0)
 
 
-def _check_width(data: bytes, raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int,
+def _check_width(raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int,
                  quote_at: np.ndarray | None) -> None:
     """Prove that the rows from byte ``begin`` on hold ``width - 1`` delimiters each.
 
@@ -272,7 +273,7 @@ def _check_width(data: bytes, raw: np.ndarray, sep: bytes, width: int, rows: int
     if width == 1:
         return
     if quote_at is None:  # counted in cache-sized pieces, no array of the file's size
-        delimiters = _count_byte(data, sep[0], begin)
+        delimiters = _count_byte(raw, sep[0], begin)
     else:
         is_sep = raw[begin:] == sep[0]
         delimiters = int(np.count_nonzero(is_sep))
