@@ -17,6 +17,9 @@ where it agrees with that rule and corrected (from the cells' text) where it doe
 The cell text of a column that became numeric is not kept in memory: :class:`TextSource`
 re-reads it on demand (one more pass of the C tokenizer, only over the columns asked for),
 so that an id or text column always reads as the file wrote it (``7.50`` stays ``7.50``).
+
+A large file without quotes (:func:`parse_file`) is not held in memory at all: it is scanned
+in pieces for the same proof, beside the C parser's own read of the file.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.core.errors import DataError
 from workbench.io.cells import TEXT_DTYPE, TypedColumn, text_array, type_text_column
 
 #: Rows of the head sample used to decide which columns must be read as text.
@@ -55,10 +59,18 @@ class FastTable:
 
 
 class TextSource:
-    """Re-reads the exact cell text of columns that were typed as numbers (cached, thread-safe)."""
+    """Re-reads the exact cell text of columns that were typed as numbers (cached, thread-safe).
 
-    def __init__(self, data: bytes, kwargs: dict[str, Any], names: Sequence[str]) -> None:
+    It reads ``data`` (the file's bytes as loaded) or, for a file loaded without holding its
+    bytes (:func:`parse_file`), the file itself: ``file`` = (path, (size, mtime_ns) when it
+    was loaded, name for messages).  A file whose size or time changed since is not read:
+    :class:`~workbench.core.errors.DataError` says to open it again.
+    """
+
+    def __init__(self, data: bytes | None, kwargs: dict[str, Any], names: Sequence[str],
+                 file: tuple[str, tuple[int, int], str] | None = None) -> None:
         self._data = data
+        self._file = file
         self._kwargs = kwargs
         self._names = list(names)
         self._cache: dict[str, Any] = {}
@@ -84,9 +96,26 @@ class TextSource:
 
     def _read(self, columns: list[str]) -> dict[str, Any]:
         positions = [self._names.index(name) for name in columns]
-        frame = _read_csv(self._data, self._kwargs, usecols=positions, dtype=object)
+        if self._data is not None:
+            frame = _read_csv(self._data, self._kwargs, usecols=positions, dtype=object)
+        else:
+            assert self._file is not None
+            path, state, shown = self._file
+            unchanged(path, state, shown)
+            frame = _read_csv_path(path, self._kwargs, usecols=positions, dtype=object)
+            unchanged(path, state, shown)
         return {self._names[p]: text_array(frame.iloc[:, i].tolist())
                 for i, p in enumerate(sorted(positions))}
+
+
+def unchanged(path: str, state: tuple[int, int], shown: str) -> None:
+    """Raise :class:`DataError` when the file at ``path`` is no longer the one loaded (its
+    size or modification time differ from ``state``)."""
+    if _state(path) != state:
+        raise DataError(
+            f"File {shown} changed on disk (or was removed) after it was loaded, so its cells "
+            "can no longer be read as they were; open the file again."
+        )
 
 
 def _read_csv(data: bytes, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
@@ -112,6 +141,22 @@ def _read_csv_path(path: str, kwargs: dict[str, Any], **more: Any) -> pd.DataFra
     return _quiet_read_csv(path, kwargs, **more)
 
 
+def _kwargs(delimiter: str, header: Sequence[str]) -> dict[str, Any]:
+    """The C parser's options: every cell as written (no NA words), blank lines skipped."""
+    return dict(
+        sep=delimiter, header=0, names=list(header),
+        na_filter=False, keep_default_na=False, skip_blank_lines=True, engine="c",
+        encoding="utf-8", quotechar='"', doublequote=True, index_col=False,
+    )
+
+
+def _forced_text(sample: pd.DataFrame, header: Sequence[str]) -> dict[str, Any] | None:
+    """Columns whose head has a number with a leading zero ("007"): read as text."""
+    forced = [name for name in header
+              if _LEADING_ZERO.search("\n" + "\n".join(map(str, sample[name].tolist())))]
+    return {name: object for name in forced} or None
+
+
 def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
           file: tuple[str, tuple[int, int]] | None = None) -> FastTable:
     """Parse UTF-8 ``data`` whose header (already checked) has the names ``header``.
@@ -125,18 +170,12 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
     """
     width = len(header)
     sep = delimiter.encode("ascii")
-    kwargs: dict[str, Any] = dict(
-        sep=delimiter, header=0, names=list(header),
-        na_filter=False, keep_default_na=False, skip_blank_lines=True, engine="c",
-        encoding="utf-8", quotechar='"', doublequote=True, index_col=False,
-    )
+    kwargs = _kwargs(delimiter, header)
     try:
         sample = _read_csv(data, kwargs, nrows=SAMPLE_ROWS, dtype=object)
     except Exception as err:  # the C parser raises several types; the exact reader explains
         raise Fallback(str(err)) from None
-    forced = [name for name in header
-              if _LEADING_ZERO.search("\n" + "\n".join(map(str, sample[name].tolist())))]
-    dtype = {name: object for name in forced} or None
+    dtype = _forced_text(sample, header)
     try:
         frame = None
         if file is not None and _state(file[0]) == file[1]:
@@ -150,8 +189,119 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
     if len(frame) == 0:
         raise Fallback("no data rows")  # the exact reader says so
     lines = _record_lines(data, sep, width, header_line, len(frame))
-
+    if lines is not None and header_line == 1 and lines[-1] == len(lines) + 1:
+        lines = None  # row i is on line i + 2
     source = TextSource(data, kwargs, header)
+    return FastTable(_typed(frame, header, source, delimiter), lines, source)
+
+
+#: Bytes read at a time when a file is scanned without being held (:func:`parse_file`).
+STREAM_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """Byte counts of a whole file, read in pieces."""
+
+    size: int
+    newlines: int
+    delimiters: int
+    quotes_or_nuls: bool  # (the counts stop there)
+    last: int  # the last byte (-1 for an empty file)
+
+
+def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
+    """Count line breaks, delimiters, quotes and NUL bytes of the file, a piece at a time (the
+    file is never held whole); :class:`Fallback` when it is not the file of ``state``."""
+    raw = bytearray(STREAM_CHUNK)  # bytearray.find is memchr: far faster than a compare
+    buffer = np.frombuffer(raw, dtype=np.uint8)
+    view = memoryview(raw)
+    newlines = delimiters = 0
+    odd = False
+    size, last = 0, -1
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            st = os.fstat(handle.fileno())
+            if (st.st_size, st.st_mtime_ns) != state:
+                raise Fallback("the file changed since its head was read")
+            while True:
+                got = handle.readinto(view)
+                if not got:
+                    break
+                piece = buffer[:got]
+                newlines += int(np.count_nonzero(piece == _NL))
+                delimiters += int(np.count_nonzero(piece == sep))
+                size += got
+                last = int(piece[-1])
+                if raw.find(b'"', 0, got) >= 0 or raw.find(b"\x00", 0, got) >= 0:
+                    odd = True
+                    break  # the file takes the usual way
+    except OSError as err:
+        raise Fallback(str(err)) from None
+    return _Scan(size, newlines, delimiters, odd, last)
+
+
+def _scanned(path: str, state: tuple[int, int], sep: int) -> "_Scan | Fallback":
+    try:
+        return _scan(path, state, sep)
+    except Exception as err:  # noqa: BLE001 -- any failure of the scan: the usual way
+        return err if isinstance(err, Fallback) else Fallback(repr(err))
+
+
+def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
+               header: Sequence[str], shown: str) -> FastTable:
+    """Parse the UTF-8 text file at ``path`` without holding its bytes in memory.
+
+    ``head`` is the start of the file (read when its size and time were ``state``), whose
+    first line is the header (already checked) with the names ``header``.  The file is
+    scanned in pieces for the proof of :func:`parse` in its simplest form: no quote or NUL
+    byte anywhere, no blank line, one line per record; then the C parser reads it.  Cell text
+    of number columns is re-read from the file when asked for (:class:`TextSource`).
+
+    Raises :class:`Fallback` for every other file, for a head that does not hold the sample
+    of :func:`parse`, and when the file changes while it is read; the loader then reads the
+    file's bytes and takes the usual way.
+    """
+    width = len(header)
+    sep = delimiter.encode("ascii")
+    kwargs = _kwargs(delimiter, header)
+    complete = head[:head.rfind(b"\n") + 1]
+    if complete.count(b"\n") <= SAMPLE_ROWS and len(head) < state[0]:
+        raise Fallback("the head does not hold the sample")
+    if b'"' in head:
+        raise Fallback("quotes: the bytes are needed")
+    scanned: list[Any] = []
+    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
+    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
+    try:
+        sample = _read_csv(head if len(head) == state[0] else complete, kwargs,
+                           nrows=SAMPLE_ROWS, dtype=object)
+        frame = _read_csv_path(path, kwargs, dtype=_forced_text(sample, header))
+    except Exception as err:
+        raise Fallback(str(err)) from None
+    finally:
+        scanner.join()
+    scan = scanned[0]
+    if isinstance(scan, Fallback):
+        raise scan
+    if scan.quotes_or_nuls or scan.size != state[0]:
+        raise Fallback("quotes or NUL bytes: the bytes are needed")
+    if _state(path) != state:
+        raise Fallback("the file changed while it was read")
+    rows = len(frame)
+    if rows == 0:
+        raise Fallback("no data rows")  # the exact reader says so
+    if scan.newlines != rows + (scan.last == _NL):
+        raise Fallback("blank lines or line breaks the C parser reads otherwise")
+    if width > 1 and scan.delimiters - head[:_line_end(head)].count(sep) != (width - 1) * rows:
+        raise Fallback("a record with another number of fields")
+    source = TextSource(None, kwargs, header, file=(path, state, shown))
+    return FastTable(_typed(frame, header, source, delimiter), None, source)
+
+
+def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
+           delimiter: str) -> dict[str, TypedColumn]:
+    """Type the C parser's columns as :mod:`workbench.io.cells` would (see the module's text)."""
     columns: dict[str, TypedColumn] = {}
     redo: list[str] = []
     allow_comma = delimiter != ","
@@ -177,14 +327,10 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
                 redo.append(name)
         else:  # bool, uint64, inf/nan floats: the cell text decides
             redo.append(name)
-    if redo:
-        for name in redo:
-            values = list(source.text(name, redo))
-            columns[name] = type_text_column(values, allow_decimal_comma=allow_comma)
-    ordered = {name: columns[name] for name in header}
-    if lines is not None and header_line == 1 and lines[-1] == len(lines) + 1:
-        lines = None  # row i is on line i + 2
-    return FastTable(ordered, lines, source)
+    for name in redo:
+        values = list(source.text(name, redo))
+        columns[name] = type_text_column(values, allow_decimal_comma=allow_comma)
+    return {name: columns[name] for name in header}
 
 
 def _as_text(series: pd.Series) -> Any:

@@ -1,9 +1,13 @@
 """Load a table from CSV/TSV-like text, an Excel workbook or a Parquet file.
 
 :func:`load_table` is the single entry point: it reads the file's bytes once (the
-file is never modified or kept open), computes their SHA-256, picks the reader by
-extension and returns a :class:`LoadedTable` holding the data frame together with
-everything that was detected or guessed, so that reports can state it.
+file is never modified or kept open), picks the reader by extension and returns a
+:class:`LoadedTable` holding the data frame together with everything that was detected or
+guessed, so that reports can state it, and the file's SHA-256 (computed when asked for).
+A large delimited text file that allows it is read without holding its bytes: it is scanned
+in pieces and parsed from the file (:func:`workbench.io.fastcsv.parse_file`); what needs the
+file again later (the cell text of a number column, the checksum) is read from the file
+only if its size and modification time are still the ones loaded.
 
 Every problem the user can fix is raised as :class:`~workbench.core.errors.DataError`
 with a one-sentence message naming the file, and where relevant the column, the
@@ -195,27 +199,37 @@ def load_table(
         from workbench.io import formats
 
         return formats.load_folder(absolute, shown, progress)
-    data, state = _read_bytes(absolute, shown)
-    digest = Digest(data, background=hash_now)
     extension = os.path.splitext(absolute)[1].lower()
+    limit = None if extension in EXCEL_EXTENSIONS + PARQUET_EXTENSIONS else STREAM_BYTES
+    data, state = _read_bytes(absolute, shown, head_over=limit)
+    table: LoadedTable | None = None
+    if limit is not None and state[0] > limit:  # a large file: only its head was read
+        table = _load_streamed(data, absolute, shown, step, state)
+        if table is not None:
+            digest = Digest(None, background=hash_now, file=(absolute, state, shown))
+            size = state[0]
+        elif len(data) < state[0]:
+            data, state = _read_bytes(absolute, shown)
+    if table is None:
+        digest = Digest(data, background=hash_now)
+        size = len(data)
+        step(0.2, "Parsing")
+        from workbench.io import formats  # TREC, JSON(L), Inspect, lm-eval, promptfoo; None if not one
 
-    step(0.2, "Parsing")
-    from workbench.io import formats  # TREC, JSON(L), Inspect, lm-eval, promptfoo; None if not one
-
-    table = formats.detect_and_load(data, absolute, shown)
-    if table is not None:
-        pass
-    elif extension in EXCEL_EXTENSIONS:
-        table = _load_excel(data, absolute, shown, sheet, progress)
-    elif extension in PARQUET_EXTENSIONS:
-        table = _load_parquet(data, absolute, shown)
-    else:
-        table = _load_text(data, absolute, shown, step, state)
+        table = formats.detect_and_load(data, absolute, shown)
+        if table is not None:
+            pass
+        elif extension in EXCEL_EXTENSIONS:
+            table = _load_excel(data, absolute, shown, sheet, progress)
+        elif extension in PARQUET_EXTENSIONS:
+            table = _load_parquet(data, absolute, shown)
+        else:
+            table = _load_text(data, absolute, shown, step, state)
     notes = table.notes
     if sheet is not None and table.format != XLSX:
         notes += (f"The sheet '{sheet}' was ignored because file {shown} is not a workbook.",)
     step(1.0, "Loaded")
-    return dataclasses.replace(table, digest=digest, size_bytes=len(data), notes=notes)
+    return dataclasses.replace(table, digest=digest, size_bytes=size, notes=notes)
 
 
 #: Text files larger than this get a preview of their first rows while they load (the GUI).
@@ -249,23 +263,46 @@ def load_head(path: str | os.PathLike[str], max_bytes: int = HEAD_BYTES) -> Load
 
 
 class Digest:
-    """The SHA-256 of bytes already read, computed once: when first asked for (a report or a
+    """The SHA-256 of a file's bytes, computed once: when first asked for (a report or a
     session needs it; an analysis does not, so loading does not pay for it), or at once on a
-    thread (``background``).  Holds the bytes until then.  Two digests are equal when the
-    hashes are."""
+    thread (``background``).  Two digests are equal when the hashes are.
 
-    def __init__(self, data: bytes, *, background: bool = False) -> None:
-        self._data: bytes | None = data
+    It holds the bytes read until then, or, for a file loaded without holding its bytes,
+    ``file`` = (path, (size, mtime_ns) when loaded, name for messages): the file is read again
+    in pieces, and a file whose size or time changed since raises :class:`DataError` (its
+    hash would not be the hash of the data loaded).
+    """
+
+    def __init__(self, data: bytes | None, *, background: bool = False,
+                 file: tuple[str, tuple[int, int], str] | None = None) -> None:
+        self._data = data
+        self._file = file
         self._hex = ""
+        self._error: DataError | None = None
         self._lock = threading.Lock()
-        if background:  # hashlib releases the GIL
-            threading.Thread(target=self.hexdigest, daemon=True).start()
+        if background:  # hashlib releases the GIL, and so does reading the file
+            threading.Thread(target=self._quiet, daemon=True).start()
+
+    def _quiet(self) -> None:
+        try:
+            self.hexdigest()
+        except DataError:
+            pass  # raised again to whoever asks
 
     def hexdigest(self) -> str:
         with self._lock:
+            if self._error is not None:
+                raise self._error
             if self._data is not None:
                 self._hex = hashlib.sha256(self._data).hexdigest()
                 self._data = None
+            elif self._file is not None:
+                try:
+                    self._hex = _file_sha256(*self._file)
+                except DataError as err:
+                    self._error = err
+                    raise
+                self._file = None
             return self._hex
 
     def __eq__(self, other: object) -> bool:
@@ -278,6 +315,58 @@ class Digest:
 
     def __repr__(self) -> str:
         return f"Digest({self.hexdigest()[:12]}...)"
+
+
+def _file_sha256(path: str, state: tuple[int, int], shown: str) -> str:
+    """The SHA-256 of the file at ``path``, read in pieces, if it is still the file of ``state``."""
+    digest = hashlib.sha256()
+    try:
+        fastcsv.unchanged(path, state, shown)
+        with open(path, "rb", buffering=0) as handle:
+            buffer = bytearray(fastcsv.STREAM_CHUNK)
+            view = memoryview(buffer)
+            while got := handle.readinto(view):
+                digest.update(view[:got])
+    except OSError:
+        pass  # the check below names the problem
+    fastcsv.unchanged(path, state, shown)
+    return digest.hexdigest()
+
+
+#: Delimited text files larger than this are loaded without holding their bytes when they
+#: allow it (:func:`workbench.io.fastcsv.parse_file`).
+STREAM_BYTES = 8 << 20
+
+
+def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
+                   state: tuple[int, int]) -> LoadedTable | None:
+    """Load a large file of delimited text from its ``head`` and the file itself, without
+    holding its bytes; None when the file needs the usual way (it may be another format,
+    another encoding, have quotes, blank lines...; :func:`fastcsv.parse_file`)."""
+    from workbench.io import formats
+
+    if formats.may_claim(head, path) or b"\x00" in head:
+        return None
+    if any(head.startswith(signature) for signature, _ in delimited._BINARY_SIGNATURES) or \
+            any(head.startswith(bom) for bom, _ in delimited._BOMS):
+        return None
+    complete = head[:head.rfind(b"\n") + 1]
+    try:
+        text = complete.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    delimiter = delimited.sniff_delimiter(text)
+    header_record = delimited.first_record(text, delimiter)
+    if header_record is None or header_record[1] != 1:
+        return None
+    names = _check_header(header_record[0], f"File {shown}", lambda i: f"field {i + 1} of line 1")
+    step(0.3, "Parsing")
+    try:
+        fast = fastcsv.parse_file(path, state, head, delimiter, names, shown)
+    except fastcsv.Fallback:
+        return None
+    step(0.8, "Converting")
+    return _text_table(fast.columns, path, shown, delimiter, "utf-8", (), None, fast.source)
 
 
 class _Steps:
@@ -294,9 +383,10 @@ class _Steps:
         self._progress.advance(fraction, f"{verb} {self._name}")
 
 
-def _read_bytes(path: str, shown: str) -> tuple[bytes, tuple[int, int]]:
+def _read_bytes(path: str, shown: str, head_over: int | None = None) -> tuple[bytes, tuple[int, int]]:
     """Read the whole file, turning every OS problem into a :class:`DataError`; with the
-    file's (size, modification time in ns) as they were before the read."""
+    file's (size, modification time in ns) as they were before the read.  A file larger than
+    ``head_over`` bytes has only its first :data:`delimited.SNIFF_CHARS` bytes read."""
     if os.path.isdir(path):
         raise DataError(
             f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "
@@ -305,6 +395,8 @@ def _read_bytes(path: str, shown: str) -> tuple[bytes, tuple[int, int]]:
     try:
         with open(path, "rb") as handle:
             st = os.fstat(handle.fileno())
+            if head_over is not None and st.st_size > head_over:
+                return handle.read(delimited.SNIFF_CHARS), (st.st_size, st.st_mtime_ns)
             return handle.read(), (st.st_size, st.st_mtime_ns)
     except FileNotFoundError:
         raise DataError(f"File {shown} does not exist; check the path.") from None
@@ -404,10 +496,17 @@ def _load_text(data: bytes, path: str, shown: str, step: _Steps,
         source = _KeptText(raw)
         lines = records.lines
     step(0.8, "Converting")
+    return _text_table(typed, path, shown, delimiter, decoded.encoding, decoded.notes, lines, source)
+
+
+def _text_table(typed: dict[str, TypedColumn], path: str, shown: str, delimiter: str,
+                encoding: str, decoding_notes: Sequence[str], lines: np.ndarray | None,
+                source: Any) -> LoadedTable:
+    """The :class:`LoadedTable` of a delimited text file's typed columns, with its notes."""
     # the arrays are this table's own (the parse that made them is discarded): no copy
     frame = pd.DataFrame({name: column.values for name, column in typed.items()}, copy=False)
 
-    notes = list(decoded.notes)
+    notes = list(decoding_notes)
     comma_columns = [name for name, column in typed.items() if column.decimal_comma]
     if comma_columns:
         listed = ", ".join(f"'{name}'" for name in comma_columns)
@@ -429,7 +528,7 @@ def _load_text(data: bytes, path: str, shown: str, step: _Steps,
     return LoadedTable(
         frame=frame,
         path=path,
-        encoding=decoded.encoding,
+        encoding=encoding,
         delimiter=delimiter,
         decimal="," if comma_columns else ".",
         notes=tuple(notes),

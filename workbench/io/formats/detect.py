@@ -53,6 +53,23 @@ def detect_and_load(data: bytes, path: str, shown: str):
     return None
 
 
+def may_claim(head: bytes, path: str) -> bool:
+    """Whether a file that starts with ``head`` may be read (or refused) by
+    :func:`detect_and_load`; ``False`` only when that function, given the whole file, returns
+    None after looking at no byte beyond ``head`` (its first 200,000 bytes or more): the
+    loader may then read the file as delimited text without holding all of it."""
+    extension = os.path.splitext(path)[1].lower()
+    if extension in _OTHER_READERS:
+        return False
+    if head.startswith(b"PK\x03\x04") or extension == ".eval" or extension in JSON_EXTENSIONS:
+        return True
+    if head[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
+        return True
+    prefix = head[:200_000].decode("utf-8", "ignore") if _maybe_text(head) else ""
+    return (trec.sniff(prefix, path) is not None or trec.announced(path) is not None
+            or trec.headed(prefix) is not None)
+
+
 def _maybe_text(data: bytes) -> bool:
     return b"\x00" not in data[:4096]
 

@@ -1,0 +1,212 @@
+"""Large delimited files are loaded without holding their bytes (``fastcsv.parse_file``).
+
+The table must be the one the usual way gives (the file's bytes read whole, then the C parser
+or the exact reader): same columns, types, cell text, line numbers, notes and messages.  The
+usual way is forced here with a huge ``STREAM_BYTES`` and the streamed way with 0; the files
+are larger than the head the loader reads first (1 MB), so that what makes a file take the
+usual way (a quote, a blank line, a bad byte...) is found only by the scan of the whole file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.core.errors import DataError
+from workbench.io import delimited, fastcsv, load_table, loader, to_text
+
+ROWS = 30_000  # about 1.3 MB: beyond the 1 MB head
+LATE = 25_000  # a row well after the head
+
+
+def lines(rows: int = ROWS) -> list[str]:
+    rng = np.random.default_rng(7)
+    out = ["item_id,system,score,tokens,correct,note"]
+    for i in range(rows):
+        out.append(f"it-{i:06d},{('base', 'cand')[i % 2]},{rng.random():.6f},"
+                   f"{int(rng.integers(1, 4000))},{i % 2},word{i % 13} text")
+    return out
+
+
+def write(tmp_path, name: str, content: bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(content)
+    return str(path)
+
+
+def load(path: str, streamed: bool, monkeypatch, **kwargs):
+    monkeypatch.setattr(loader, "STREAM_BYTES", 0 if streamed else 1 << 40)
+    return load_table(path, **kwargs)
+
+
+def outcome(path: str, streamed: bool, monkeypatch):
+    """Everything a user sees of a load: the table's facts and texts, or the error."""
+    try:
+        table = load(path, streamed, monkeypatch)
+    except DataError as err:
+        return ("error", str(err))
+    frame = table.frame
+    return ("table", list(frame.columns), [str(t) for t in frame.dtypes],
+            {c: to_text(table, c) for c in frame.columns},
+            {c: frame[c].tolist() for c in frame.columns if frame[c].dtype.kind in "if"},
+            table.notes, table.encoding, table.delimiter, table.decimal,
+            table.lines_of(range(len(frame))), table.sha256, table.size_bytes)
+
+
+def assert_same(path: str, monkeypatch) -> tuple:
+    whole = outcome(path, False, monkeypatch)
+    streamed = outcome(path, True, monkeypatch)
+    assert streamed == whole
+    return whole
+
+
+def test_a_plain_large_file_is_streamed_and_equals_the_usual_way(tmp_path, monkeypatch):
+    body = "\n".join(lines()) + "\n"
+    path = write(tmp_path, "plain.csv", body.encode())
+    reads = []
+    real = fastcsv._scan
+    monkeypatch.setattr(fastcsv, "_scan", lambda *a: reads.append(a) or real(*a))
+    whole = assert_same(path, monkeypatch)
+    assert len(reads) == 1  # the streamed load scanned the file; the usual one did not
+    assert whole[0] == "table" and whole[2][2:5] == ["float64", "int64", "int64"]
+    assert whole[10] == hashlib.sha256(body.encode()).hexdigest()
+    assert whole[11] == len(body.encode())
+    reference = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert whole[3]["score"] == reference["score"].tolist()  # "0.500000" stays as written
+
+
+@pytest.mark.parametrize("case", [
+    "quoted field", "blank line", "ragged row", "short row", "bad utf8", "nul byte", "lone cr",
+    "leading zero", "non-ascii", "text in a number column", "crlf", "no final newline",
+    "line of spaces", "semicolons", "tabs",
+])
+def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_path, monkeypatch, case):
+    rows = lines()
+    end = "\n"
+    if case == "quoted field":
+        rows[LATE] = rows[LATE].rsplit(",", 1)[0] + ',"a, quoted ""word"""'
+    elif case == "blank line":
+        rows.insert(LATE, "")
+    elif case == "ragged row":
+        rows[LATE] += ",extra"
+    elif case == "short row":
+        rows[LATE] = rows[LATE].rsplit(",", 1)[0]
+    elif case == "nul byte":
+        rows[LATE] = rows[LATE].replace("word", "wo\x00rd")
+    elif case == "lone cr":
+        rows[LATE] = rows[LATE].replace("word", "wo\rrd")
+    elif case == "leading zero":
+        rows[LATE] = rows[LATE].replace(",1,", ",007,").replace(",0,", ",007,")
+    elif case == "non-ascii":
+        rows[LATE] = rows[LATE].replace("word", "caf\u00e9 \u6771\u4eac")
+    elif case == "text in a number column":
+        rows[LATE] = rows[LATE].replace(",0,", ",true,").replace(",1,", ",true,")
+    elif case == "crlf":
+        end = "\r\n"
+    elif case == "line of spaces":
+        rows.insert(LATE, "   ")
+    elif case == "semicolons":
+        rows = [row.replace(",", ";").replace(".", ",") for row in rows]
+    elif case == "tabs":
+        rows = [row.replace(",", "\t") for row in rows]
+    content = end.join(rows) + ("" if case == "no final newline" else end)
+    data = content.encode()
+    if case == "bad utf8":
+        late = delimited.SNIFF_CHARS  # cp1252 bytes after the head
+        data = data[:late] + data[late:].replace(b"word7 text", b"word7 \xe9t\xe9", 1)
+        assert data.index(b"\xe9") > late
+    path = write(tmp_path, "late.csv", data)
+    result = assert_same(path, monkeypatch)
+    if case in ("ragged row", "short row"):
+        assert result[0] == "error" and f"line {LATE + 1}" in result[1]
+    elif case == "nul byte":
+        assert result[0] == "error" and "binary" in result[1]
+    elif case == "lone cr":
+        assert result[0] == "error" and "line" in result[1], result
+    elif case == "bad utf8":
+        assert result[0] == "table" and result[6] == "cp1252"
+    elif case == "quoted field":
+        assert result[0] == "table" and result[3]["note"][LATE - 1] == 'a, quoted "word"'
+    elif case == "blank line":
+        assert result[9][LATE - 2:LATE + 1] == [LATE, LATE + 2, LATE + 3]  # lines kept
+    else:
+        assert result[0] == "table"
+
+
+def test_a_small_head_sample_takes_the_usual_way(tmp_path, monkeypatch):
+    """Rows so long that the head holds fewer than the sample's rows: read whole (the typing
+    sample must be the usual one)."""
+    rows = ["id,text"] + [f"r{i},{'x' * 700}" for i in range(2_000)]
+    path = write(tmp_path, "long.csv", ("\n".join(rows) + "\n").encode())
+    with pytest.raises(fastcsv.Fallback):
+        head = open(path, "rb").read(delimited.SNIFF_CHARS)
+        st = os.stat(path)
+        fastcsv.parse_file(path, (st.st_size, st.st_mtime_ns), head, ",", ["id", "text"], "'x'")
+    assert_same(path, monkeypatch)
+
+
+def test_a_changed_file_is_not_read_as_the_loaded_one(tmp_path, monkeypatch):
+    """Cell text of number columns and the checksum are read from the file when asked for; a
+    file changed since it was loaded gives a sentence, never another file's text."""
+    body = ("\n".join(lines()) + "\n").encode()
+    path = write(tmp_path, "moving.csv", body)
+    table = load(path, True, monkeypatch)
+    eager = load(path, True, monkeypatch, hash_now=True)
+    assert eager.sha256 == hashlib.sha256(body).hexdigest()
+    assert table.cell_text("item_id")[0] == "it-000000"  # text columns are in memory
+    with open(path, "r+b") as handle:  # another program rewrites a cell, same size
+        handle.seek(len(body) - 30)
+        handle.write(b"9")
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    with pytest.raises(DataError, match="changed on disk .* open the file again"):
+        table.cell_text("score")
+    with pytest.raises(DataError, match="moving.csv"):
+        table.sha256
+    assert eager.sha256 == hashlib.sha256(body).hexdigest()  # computed while it was the same
+    os.remove(path)
+    with pytest.raises(DataError, match="changed on disk"):
+        table.cell_text("tokens")
+
+
+def test_a_file_changed_while_it_is_parsed_is_read_again(tmp_path, monkeypatch):
+    """The streamed parse sees the file change (size or time): the file is then read whole,
+    and the table is the new file's, consistent in every column."""
+    import time
+
+    old = ("\n".join(lines()) + "\n").encode()
+    new = old.replace(b"it-", b"IT-")
+    path = write(tmp_path, "racing.csv", old)
+    real = fastcsv._read_csv_path
+    calls = []
+
+    def racing(p, kwargs, **more):
+        if not calls:
+            time.sleep(0.01)
+            with open(p, "wb") as handle:
+                handle.write(new)
+        calls.append(p)
+        return real(p, kwargs, **more)
+
+    monkeypatch.setattr(fastcsv, "_read_csv_path", racing)
+    table = load(path, True, monkeypatch)
+    assert table.cell_text("item_id")[0] == "IT-000000"
+    assert table.sha256 == hashlib.sha256(new).hexdigest()
+    assert len(calls) == 2
+
+
+def test_other_formats_are_never_streamed(tmp_path, monkeypatch):
+    """A large TREC run or JSON Lines file goes to its own reader."""
+    run = "".join(f"q{i // 100} Q0 d{i} {i % 100 + 1} {1 - (i % 100) / 100:.2f} sys\n"
+                  for i in range(40_000))
+    path = write(tmp_path, "big.run", run.encode())
+    whole = load(path, False, monkeypatch)
+    streamed = load(path, True, monkeypatch)
+    assert streamed.format == whole.format and len(streamed.frame) == len(whole.frame) == 40_000
+    jsonl = "".join(f'{{"id": {i}, "score": 0.5}}\n' for i in range(40_000))
+    path = write(tmp_path, "big.csv", jsonl.encode())  # JSON Lines with a .csv name
+    assert len(load(path, True, monkeypatch).frame) == 40_000
