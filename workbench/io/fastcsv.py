@@ -18,8 +18,9 @@ The cell text of a column that became numeric is not kept in memory: :class:`Tex
 re-reads it on demand (one more pass of the C tokenizer, only over the columns asked for),
 so that an id or text column always reads as the file wrote it (``7.50`` stays ``7.50``).
 
-A large file without quotes (:func:`parse_file`) is not held in memory at all: it is scanned
-in pieces for the same proof, beside the C parser's own read of the file.
+A large file (:func:`parse_file`) is not held in memory at all: it is scanned in pieces for
+the same proof (quoted regions found with bit operations on 64-bit words, :class:`_Scanner`),
+beside the C parser's own read of the file.
 """
 
 from __future__ import annotations
@@ -201,44 +202,137 @@ STREAM_CHUNK = 1 << 22
 
 @dataclass(frozen=True)
 class _Scan:
-    """Byte counts of a whole file, read in pieces."""
+    """What the scan of a whole file found."""
 
     size: int
     newlines: int
-    delimiters: int
-    quotes_or_nuls: bool  # (the counts stop there)
+    delimiters: int  # outside quotes
+    refused: str  # why the file needs the usual way ("" when it does not)
     last: int  # the last byte (-1 for an empty file)
 
 
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _bits(mask: np.ndarray) -> np.ndarray:
+    """A bool array as little-endian 64-bit words: bit j of word w is element 64 w + j."""
+    packed = np.packbits(mask, bitorder="little")
+    pad = -packed.size % 8
+    if pad:
+        packed = np.concatenate((packed, np.zeros(pad, np.uint8)))
+    return packed.view("<u8")
+
+
+def _prefix_xor(words: np.ndarray) -> np.ndarray:
+    """Bit j of each word becomes the XOR of its bits 0..j (inside or outside quotes)."""
+    out = words ^ (words << np.uint64(1))
+    for shift in (2, 4, 8, 16, 32):
+        out ^= out << np.uint64(shift)
+    return out
+
+
+class _Scanner:
+    """Counts of a file fed a piece at a time: line breaks, and delimiters outside double
+    quotes, with the quotes checked as :func:`_check_quotes` does.
+
+    Pieces without quotes are only counted (two vectorised compares).  Pieces with quotes
+    are turned into 64-bit words of flags and the quoted regions found with a prefix XOR
+    of the quote flags, carried from word to word and piece to piece, so no position array
+    of the file's size is built.  What makes the proof of :func:`parse_file` impossible
+    (a NUL byte, a line break inside quotes, a quote inside a field or text after a
+    closing quote, an unclosed quote) is recorded in ``refused`` and ends the counting.
+    """
+
+    def __init__(self, sep: int) -> None:
+        self.sep = sep
+        self.ok = np.array([sep, _NL, _CR, _QUOTE], dtype=np.uint8)
+        self.size = self.newlines = self.delimiters = 0
+        self.inside = False  # the next byte is inside quotes
+        self.after_ok = True  # the byte before the next one may precede an opening quote
+        self.check_first = False  # the next byte must be able to follow a closing quote
+        self.refused = ""
+        self.last = -1
+
+    def feed(self, raw: bytearray | bytes, piece: np.ndarray) -> None:
+        """Count ``piece`` (the numpy view of the first bytes of ``raw``)."""
+        got = piece.size
+        if not got or self.refused:
+            return
+        if raw.find(b"\x00", 0, got) >= 0:
+            self.refused = "a NUL byte"
+            return
+        if self.check_first and piece[0] not in self.ok:
+            self.refused = "text after a closing quote"
+            return
+        if raw.find(b'"', 0, got) < 0 and not self.inside:
+            self.newlines += int(np.count_nonzero(piece == _NL))
+            self.delimiters += int(np.count_nonzero(piece == self.sep))
+            self.check_first = False
+        else:
+            self._quoted(raw, piece)
+        self.size += got
+        self.last = int(piece[-1])
+        self.after_ok = self.last in self.ok
+
+    def _quoted(self, raw: bytearray | bytes, piece: np.ndarray) -> None:
+        got = piece.size
+        quotes = _bits(piece == _QUOTE)
+        newlines = _bits(piece == _NL)
+        seps = _bits(piece == self.sep)
+        ok = quotes | newlines | seps
+        if raw.find(b"\r", 0, got) >= 0:
+            ok |= _bits(piece == _CR)
+        parity = (np.bitwise_count(quotes) & 1).astype(np.uint8)
+        before = np.cumsum(parity, dtype=np.uint8) - parity  # quotes in earlier words (mod 2)
+        before = (before & 1).astype(bool) ^ self.inside
+        inside = _prefix_xor(quotes)
+        inside[before] ^= _ALL
+        opening, closing = quotes & inside, quotes & ~inside
+        previous = ok << np.uint64(1)
+        previous[1:] |= ok[:-1] >> np.uint64(63)
+        previous[0] |= np.uint64(self.after_ok)
+        following = ok >> np.uint64(1)
+        following[:-1] |= ok[1:] << np.uint64(63)
+        if got % 64:  # the bytes after the piece are checked with the next piece
+            following[-1] |= _ALL << np.uint64(got % 64 - 1)
+        else:
+            following[-1] |= np.uint64(1) << np.uint64(63)
+        if (opening & ~previous).any():
+            self.refused = "a quote inside a field"
+        elif (closing & ~following).any():
+            self.refused = "text after a closing quote"
+        elif (newlines & inside).any():
+            self.refused = "a line break inside quotes"
+        self.newlines += int(np.bitwise_count(newlines).sum())
+        self.delimiters += int(np.bitwise_count(seps & ~inside).sum())
+        self.inside = bool(self.inside ^ (int(np.bitwise_count(quotes).sum()) & 1))
+        self.check_first = bool(piece[-1] == _QUOTE and not self.inside)
+
+    def result(self) -> _Scan:
+        refused = self.refused or ("an unclosed quote" if self.inside else "")
+        return _Scan(self.size, self.newlines, self.delimiters, refused, self.last)
+
+
 def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
-    """Count line breaks, delimiters, quotes and NUL bytes of the file, a piece at a time (the
-    file is never held whole); :class:`Fallback` when it is not the file of ``state``."""
+    """Scan the file a piece at a time (it is never held whole); :class:`Fallback` when it is
+    not the file of ``state``."""
     raw = bytearray(STREAM_CHUNK)  # bytearray.find is memchr: far faster than a compare
     buffer = np.frombuffer(raw, dtype=np.uint8)
     view = memoryview(raw)
-    newlines = delimiters = 0
-    odd = False
-    size, last = 0, -1
+    scanner = _Scanner(sep)
     try:
         with open(path, "rb", buffering=0) as handle:
             st = os.fstat(handle.fileno())
             if (st.st_size, st.st_mtime_ns) != state:
                 raise Fallback("the file changed since its head was read")
-            while True:
+            while not scanner.refused:
                 got = handle.readinto(view)
                 if not got:
                     break
-                piece = buffer[:got]
-                newlines += int(np.count_nonzero(piece == _NL))
-                delimiters += int(np.count_nonzero(piece == sep))
-                size += got
-                last = int(piece[-1])
-                if raw.find(b'"', 0, got) >= 0 or raw.find(b"\x00", 0, got) >= 0:
-                    odd = True
-                    break  # the file takes the usual way
+                scanner.feed(raw, buffer[:got])
     except OSError as err:
         raise Fallback(str(err)) from None
-    return _Scan(size, newlines, delimiters, odd, last)
+    return scanner.result()
 
 
 def _scanned(path: str, state: tuple[int, int], sep: int) -> "_Scan | Fallback":
@@ -254,9 +348,11 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
 
     ``head`` is the start of the file (read when its size and time were ``state``), whose
     first line is the header (already checked) with the names ``header``.  The file is
-    scanned in pieces for the proof of :func:`parse` in its simplest form: no quote or NUL
-    byte anywhere, no blank line, one line per record; then the C parser reads it.  Cell text
-    of number columns is re-read from the file when asked for (:class:`TextSource`).
+    scanned in pieces (:class:`_Scanner`) for the proof of :func:`parse` in its simplest
+    form: one line per record (no blank line, no line break inside quotes), no NUL byte,
+    quotes only around whole fields, and the delimiters outside quotes the header's count
+    per record; the C parser reads the file meanwhile.  Cell text of number columns is
+    re-read from the file when asked for (:class:`TextSource`).
 
     Raises :class:`Fallback` for every other file, for a head that does not hold the sample
     of :func:`parse`, and when the file changes while it is read; the loader then reads the
@@ -268,8 +364,10 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     complete = head[:head.rfind(b"\n") + 1]
     if complete.count(b"\n") <= SAMPLE_ROWS and len(head) < state[0]:
         raise Fallback("the head does not hold the sample")
-    if b'"' in head:
-        raise Fallback("quotes: the bytes are needed")
+    first = _Scanner(sep[0])  # what the head shows is known before the file is parsed
+    first.feed(complete, np.frombuffer(complete, dtype=np.uint8))
+    if first.refused:
+        raise Fallback(first.refused)
     scanned: list[Any] = []
     scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
     scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
@@ -284,8 +382,8 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     scan = scanned[0]
     if isinstance(scan, Fallback):
         raise scan
-    if scan.quotes_or_nuls or scan.size != state[0]:
-        raise Fallback("quotes or NUL bytes: the bytes are needed")
+    if scan.refused or scan.size != state[0]:
+        raise Fallback(scan.refused or "the file changed while it was read")
     if _state(path) != state:
         raise Fallback("the file changed while it was read")
     rows = len(frame)
@@ -293,7 +391,7 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
         raise Fallback("no data rows")  # the exact reader says so
     if scan.newlines != rows + (scan.last == _NL):
         raise Fallback("blank lines or line breaks the C parser reads otherwise")
-    if width > 1 and scan.delimiters - head[:_line_end(head)].count(sep) != (width - 1) * rows:
+    if scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
         raise Fallback("a record with another number of fields")
     source = TextSource(None, kwargs, header, file=(path, state, shown))
     return FastTable(_typed(frame, header, source, delimiter), None, source)
