@@ -297,3 +297,11 @@ def test_quoted_files_are_streamed_across_pieces(tmp_path, monkeypatch):
         whole = assert_same(path, monkeypatch)
         assert scans[-1].refused == ""
         assert whole[3]["note"][7] == 'say "8", then, more'
+
+
+def test_the_popcount_without_numpy_2_counts_bits(monkeypatch):
+    words = np.array([0, 1, 0xFFFFFFFFFFFFFFFF, 0x8000000000000001, 12345678901234567], dtype="<u8")
+    expected = [bin(int(w)).count("1") for w in words]
+    assert fastcsv._popcount(words).tolist() == expected
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert fastcsv._popcount(words).tolist() == expected

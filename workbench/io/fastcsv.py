@@ -223,6 +223,16 @@ def _bits(mask: np.ndarray) -> np.ndarray:
     return packed.view("<u8")
 
 
+_BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def _popcount(words: np.ndarray) -> np.ndarray:
+    """Set bits per 64-bit word (numpy >= 2 has a ufunc for it)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    return _BYTE_BITS[words.view(np.uint8)].reshape(-1, 8).sum(axis=1, dtype=np.uint8)
+
+
 def _prefix_xor(words: np.ndarray) -> np.ndarray:
     """Bit j of each word becomes the XOR of its bits 0..j (inside or outside quotes)."""
     out = words ^ (words << np.uint64(1))
@@ -282,7 +292,7 @@ class _Scanner:
         ok = quotes | newlines | seps
         if raw.find(b"\r", 0, got) >= 0:
             ok |= _bits(piece == _CR)
-        parity = (np.bitwise_count(quotes) & 1).astype(np.uint8)
+        parity = (_popcount(quotes) & 1).astype(np.uint8)
         before = np.cumsum(parity, dtype=np.uint8) - parity  # quotes in earlier words (mod 2)
         before = (before & 1).astype(bool) ^ self.inside
         inside = _prefix_xor(quotes)
@@ -303,9 +313,9 @@ class _Scanner:
             self.refused = "text after a closing quote"
         elif (newlines & inside).any():
             self.refused = "a line break inside quotes"
-        self.newlines += int(np.bitwise_count(newlines).sum())
-        self.delimiters += int(np.bitwise_count(seps & ~inside).sum())
-        self.inside = bool(self.inside ^ (int(np.bitwise_count(quotes).sum()) & 1))
+        self.newlines += int(_popcount(newlines).sum())
+        self.delimiters += int(_popcount(seps & ~inside).sum())
+        self.inside = bool(self.inside ^ (int(_popcount(quotes).sum()) & 1))
         self.check_first = bool(piece[-1] == _QUOTE and not self.inside)
 
     def result(self) -> _Scan:
