@@ -52,7 +52,8 @@ def outcome(path: str, streamed: bool, monkeypatch):
     frame = table.frame
     return ("table", list(frame.columns), [str(t) for t in frame.dtypes],
             {c: to_text(table, c) for c in frame.columns},
-            {c: frame[c].tolist() for c in frame.columns if frame[c].dtype.kind in "if"},
+            {c: [None if v != v else v for v in frame[c].tolist()]  # NaN as None: comparable
+             for c in frame.columns if frame[c].dtype.kind in "if"},
             table.notes, table.encoding, table.delimiter, table.decimal,
             table.lines_of(range(len(frame))), table.sha256, table.size_bytes)
 
@@ -305,3 +306,63 @@ def test_the_popcount_without_numpy_2_counts_bits(monkeypatch):
     assert fastcsv._popcount(words).tolist() == expected
     monkeypatch.delattr(np, "bitwise_count", raising=False)
     assert fastcsv._popcount(words).tolist() == expected
+
+
+# --- the C parser's typing equals the cells rule (the exact reader's) ----------------------
+
+
+def exact_outcome(path: str, monkeypatch):
+    """The exact reader's table (the csv module and the cells rule): both fast ways refused."""
+    def refuse(*args, **kwargs):
+        raise fastcsv.Fallback("forced")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(fastcsv, "parse", refuse)
+        patched.setattr(fastcsv, "parse_file", refuse)
+        return outcome(path, False, monkeypatch)
+
+
+@pytest.mark.parametrize("case", [
+    "blank floats", "blank ints", "blank in the sample", "blank only late", "NA late",
+    "nan late", "inf late", "spaces late", "all blank late", "comma decimals",
+    "comma decimals with blanks", "point late in comma file", "comma late in int column",
+])
+def test_the_fast_ways_type_columns_as_the_exact_reader(tmp_path, monkeypatch, case):
+    rows = lines(4_000)
+    sep = ","
+    where = [3_000] if "late" in case else [5, 700, 3_000]
+
+    def set_cell(i: int, column: int, value: str) -> None:
+        cells = rows[i].split(sep)
+        cells[column] = value
+        rows[i] = sep.join(cells)
+
+    if "comma" in case:
+        sep = ";"
+        rows = [row.replace(",", ";").replace(".", ",") for row in rows]
+    for i in where:
+        if case in ("blank floats", "blank in the sample", "blank only late",
+                    "comma decimals with blanks"):
+            set_cell(i, 2, "")
+        elif case == "blank ints":
+            set_cell(i, 3, "")
+        elif case == "NA late":
+            set_cell(i, 2, "NA")
+        elif case == "nan late":
+            set_cell(i, 2, "nan")
+        elif case == "inf late":
+            set_cell(i, 2, "inf")
+        elif case == "spaces late":
+            set_cell(i, 2, "  ")
+        elif case == "point late in comma file":
+            set_cell(i, 2, "0.5")
+        elif case == "comma late in int column":
+            set_cell(i, 3, "7,5")
+    if case == "all blank late":
+        for i in range(3_000, len(rows)):
+            set_cell(i, 2, "")
+    path = write(tmp_path, "typed.csv", ("\n".join(rows) + "\n").encode())
+    exact = exact_outcome(path, monkeypatch)
+    assert exact[0] == "table"
+    assert outcome(path, False, monkeypatch) == exact  # the bytes and the C parser
+    assert outcome(path, True, monkeypatch) == exact  # streamed

@@ -151,11 +151,44 @@ def _kwargs(delimiter: str, header: Sequence[str]) -> dict[str, Any]:
     )
 
 
-def _forced_text(sample: pd.DataFrame, header: Sequence[str]) -> dict[str, Any] | None:
-    """Columns whose head has a number with a leading zero ("007"): read as text."""
-    forced = [name for name in header
-              if _LEADING_ZERO.search("\n" + "\n".join(map(str, sample[name].tolist())))]
-    return {name: object for name in forced} or None
+@dataclass(frozen=True)
+class _Plan:
+    """How the C parser reads the whole file, decided from the typing of its first rows."""
+
+    options: dict[str, Any]  # read_csv options on top of :func:`_kwargs`
+    numbers: frozenset[str]  # number columns: their empty cells are read as NaN
+    commas: frozenset[str]  # number columns written with a decimal comma
+
+
+def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
+    """Read the file as its first rows (``sample``, all text) are typed by the cells rule.
+
+    A column with a number written with a leading zero ("007") is read as text.  In number
+    columns an empty cell is NaN (as the cells rule has it: other columns keep ``""``, and
+    no other word is missing); when the sample's numbers are written with a decimal comma,
+    the whole file is read with ``decimal=","``.  Cells beyond the sample that do not fit
+    make the C parser return text, which :func:`_typed` types from the cells.
+    """
+    forced, numbers, commas = [], [], []
+    allow_comma = delimiter != ","
+    for name in header:
+        cells = [str(value) for value in sample[name].tolist()]
+        if _LEADING_ZERO.search("\n" + "\n".join(cells)):
+            forced.append(name)
+            continue
+        typed = type_text_column(cells, allow_decimal_comma=allow_comma)
+        if cells and isinstance(typed.values, np.ndarray) and typed.values.dtype.kind in "if":
+            numbers.append(name)
+            if typed.decimal_comma:
+                commas.append(name)
+    options: dict[str, Any] = {}
+    if forced:
+        options["dtype"] = {name: object for name in forced}
+    if numbers:
+        options.update(na_filter=True, na_values={name: [""] for name in numbers})
+    if commas:
+        options["decimal"] = ","
+    return _Plan(options, frozenset(numbers), frozenset(commas))
 
 
 def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
@@ -176,15 +209,16 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
         sample = _read_csv(data, kwargs, nrows=SAMPLE_ROWS, dtype=object)
     except Exception as err:  # the C parser raises several types; the exact reader explains
         raise Fallback(str(err)) from None
-    dtype = _forced_text(sample, header)
+    plan = _plan(sample, header, delimiter)
+    options = {**kwargs, **plan.options}
     try:
         frame = None
         if file is not None and _state(file[0]) == file[1]:
-            frame = _read_csv_path(file[0], kwargs, dtype=dtype)
+            frame = _read_csv_path(file[0], options)
             if _state(file[0]) != file[1]:
                 frame = None  # changed while being read: the bytes already read decide
         if frame is None:
-            frame = _read_csv(data, kwargs, dtype=dtype)
+            frame = _read_csv(data, options)
     except Exception as err:
         raise Fallback(str(err)) from None
     if len(frame) == 0:
@@ -193,7 +227,7 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
     if lines is not None and header_line == 1 and lines[-1] == len(lines) + 1:
         lines = None  # row i is on line i + 2
     source = TextSource(data, kwargs, header)
-    return FastTable(_typed(frame, header, source, delimiter), lines, source)
+    return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
 
 
 #: Bytes read at a time when a file is scanned without being held (:func:`parse_file`).
@@ -384,7 +418,8 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     try:
         sample = _read_csv(head if len(head) == state[0] else complete, kwargs,
                            nrows=SAMPLE_ROWS, dtype=object)
-        frame = _read_csv_path(path, kwargs, dtype=_forced_text(sample, header))
+        plan = _plan(sample, header, delimiter)
+        frame = _read_csv_path(path, {**kwargs, **plan.options})
     except Exception as err:
         raise Fallback(str(err)) from None
     finally:
@@ -404,12 +439,17 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     if scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
         raise Fallback("a record with another number of fields")
     source = TextSource(None, kwargs, header, file=(path, state, shown))
-    return FastTable(_typed(frame, header, source, delimiter), None, source)
+    return FastTable(_typed(frame, header, source, delimiter, plan), None, source)
 
 
 def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
-           delimiter: str) -> dict[str, TypedColumn]:
-    """Type the C parser's columns as :mod:`workbench.io.cells` would (see the module's text)."""
+           delimiter: str, plan: _Plan) -> dict[str, TypedColumn]:
+    """Type the C parser's columns as :mod:`workbench.io.cells` would (see the module's text).
+
+    A float column is taken as it is when it has no infinity (``inf`` is text by the cells
+    rule) and NaN only where the plan reads empty cells as NaN; with a decimal comma, a
+    column is noted as written with one when the sample says so or when it holds a
+    fraction (a point would have made the C parser return text)."""
     columns: dict[str, TypedColumn] = {}
     redo: list[str] = []
     allow_comma = delimiter != ","
@@ -418,8 +458,10 @@ def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
         kind = series.dtype.kind
         if kind in "iu" and series.dtype == np.int64:
             columns[name] = TypedColumn(series.to_numpy())
-        elif kind == "f" and np.isfinite(series.to_numpy()).all():
-            columns[name] = TypedColumn(series.to_numpy())
+        elif kind == "f" and _plain_floats(series.to_numpy(), name in plan.numbers):
+            values = series.to_numpy()
+            comma = bool(plan.commas) and (name in plan.commas or _has_fraction(values))
+            columns[name] = TypedColumn(values, decimal_comma=comma)
         elif kind in "OUT" or pd.api.types.is_string_dtype(series.dtype):
             head = series.iloc[:SAMPLE_ROWS].tolist()
             if all(isinstance(v, str) for v in head):
@@ -439,6 +481,18 @@ def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
         values = list(source.text(name, redo))
         columns[name] = type_text_column(values, allow_decimal_comma=allow_comma)
     return {name: columns[name] for name in header}
+
+
+def _plain_floats(values: np.ndarray, blanks_allowed: bool) -> bool:
+    """No infinity, and NaN only where empty cells may be (they are read as NaN)."""
+    if blanks_allowed:
+        return not np.isinf(values).any()
+    return bool(np.isfinite(values).all())
+
+
+def _has_fraction(values: np.ndarray) -> bool:
+    finite = values[np.isfinite(values)]
+    return bool((finite != np.floor(finite)).any())
 
 
 def _as_text(series: pd.Series) -> Any:
