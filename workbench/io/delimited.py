@@ -206,6 +206,11 @@ def _head(text: str, lines: int) -> tuple[str, bool]:
     return text[: end + 1], end + 1 >= len(text)
 
 
+def first_lines(text: str, lines: int = SNIFF_LINES) -> str:
+    """The first ``lines`` lines of ``text`` (at most :data:`SNIFF_CHARS` characters)."""
+    return _head(text, lines)[0]
+
+
 def sniff_delimiter(text: str) -> str:
     """Pick the delimiter among ``, ; tab |`` from the first :data:`SNIFF_LINES` lines.
 

@@ -158,6 +158,7 @@ class _Plan:
     options: dict[str, Any]  # read_csv options on top of :func:`_kwargs`
     numbers: frozenset[str]  # number columns: their empty cells are read as NaN
     commas: frozenset[str]  # number columns written with a decimal comma
+    text: frozenset[str] = frozenset()  # text by the cells rule already in the sample
 
 
 def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
@@ -169,10 +170,10 @@ def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
     the whole file is read with ``decimal=","``.  Cells beyond the sample that do not fit
     make the C parser return text, which :func:`_typed` types from the cells.
     """
-    forced, numbers, commas = [], [], []
+    forced, numbers, commas, text = [], [], [], []
     allow_comma = delimiter != ","
     for name in header:
-        cells = [str(value) for value in sample[name].tolist()]
+        cells = sample[name].tolist()  # text: read with dtype=object and no NA words
         if _LEADING_ZERO.search("\n" + "\n".join(cells)):
             forced.append(name)
             continue
@@ -181,6 +182,8 @@ def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
             numbers.append(name)
             if typed.decimal_comma:
                 commas.append(name)
+        elif cells:
+            text.append(name)
     options: dict[str, Any] = {}
     if forced:
         options["dtype"] = {name: object for name in forced}
@@ -188,7 +191,7 @@ def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
         options.update(na_filter=True, na_values={name: [""] for name in numbers})
     if commas:
         options["decimal"] = ","
-    return _Plan(options, frozenset(numbers), frozenset(commas))
+    return _Plan(options, frozenset(numbers), frozenset(commas), frozenset(text))
 
 
 def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
@@ -463,6 +466,9 @@ def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
             comma = bool(plan.commas) and (name in plan.commas or _has_fraction(values))
             columns[name] = TypedColumn(values, decimal_comma=comma)
         elif kind in "OUT" or pd.api.types.is_string_dtype(series.dtype):
+            if name in plan.text:  # the sample (these rows) is text; no NA in this column
+                columns[name] = TypedColumn(_as_text(series))
+                continue
             head = series.iloc[:SAMPLE_ROWS].tolist()
             if all(isinstance(v, str) for v in head):
                 typed = type_text_column(head, allow_decimal_comma=allow_comma)

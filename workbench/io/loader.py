@@ -356,7 +356,7 @@ def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
     except UnicodeDecodeError:
         return None
     delimiter = delimited.sniff_delimiter(text)
-    header_record = delimited.first_record(text, delimiter)
+    header_record = delimited.first_record(delimited.first_lines(text), delimiter)
     if header_record is None or header_record[1] != 1:
         return None
     names = _check_header(header_record[0], f"File {shown}", lambda i: f"field {i + 1} of line 1")
