@@ -13,6 +13,9 @@ folder before any timing):
 
 * ``csv``: a 1M-row x 10-column CSV: ``workbench.io.load_table`` / ``pandas.read_csv`` (C
   engine).  Check: same columns, the numbers equal, the text cells equal.
+* ``csv-messy``: the same CSV as analysts' files often are: free text with commas, quotes,
+  accents and CJK (quoted fields), about 1% empty cells in a float and an integer column,
+  CRLF line breaks.  Same reference and check.
 * ``xlsx``: a 100k-row x 10-column XLSX: ``load_table`` / ``pandas.read_excel(engine=
   "calamine")``.  Same check.
 * ``parquet``: the same 1M rows as a Parquet file: ``load_table`` / ``pandas.read_parquet``.
@@ -69,7 +72,7 @@ import bench_engine as be  # noqa: E402
 
 FULL = dict(csv=1_000_000, xlsx=100_000, parquet=1_000_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000)
 QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000)
-ROWS = ("csv", "xlsx", "parquet", "ranking-csv", "text", "report", "ranking-memory")
+ROWS = ("csv", "csv-messy", "xlsx", "parquet", "ranking-csv", "text", "report", "ranking-memory")
 
 
 def load() -> str:
@@ -200,6 +203,30 @@ def row_csv(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None
                               "ref": lambda: pd.read_csv(path, engine="c")}, repeats)
     table.add(f"load a {rows:,}-row x 10-column CSV", res["wb"][0], "pandas.read_csv (C engine)",
               res["ref"][0], same_table(res["wb"][2], res["ref"][2]))
+
+
+def messy_frame(rows: int, seed: int) -> pd.DataFrame:
+    """The CSV row's frame as analysts' files often are: free text with commas, quotes and
+    accents (so quoted fields), and about 1% empty cells in a float and an integer column."""
+    frame = make_frame(rows, seed)
+    rng = np.random.default_rng(seed + 1)
+    extra = np.array(["", ", see \"policy\"", " (café, naïve)", ", then: 東京"], dtype=object)
+    frame["note"] = frame["note"] + extra[rng.integers(0, len(extra), rows)]
+    frame["score"] = frame["score"].where(rng.random(rows) >= 0.01)
+    frame["tokens"] = frame["tokens"].astype("Int64").where(rng.random(rows) >= 0.01)
+    return frame
+
+
+def row_csv_messy(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    from workbench.io import load_table
+
+    path = tmp / "messy.csv"
+    messy_frame(rows, seed).to_csv(path, index=False, lineterminator="\r\n")
+    res = median_interleaved({"wb": lambda: load_table(path),
+                              "ref": lambda: pd.read_csv(path, engine="c")}, repeats)
+    table.add(f"load a {rows:,}-row x 10-column CSV: quoted text, accents, empty cells, CRLF",
+              res["wb"][0], "pandas.read_csv (C engine)", res["ref"][0],
+              same_table(res["wb"][2], res["ref"][2]))
 
 
 def row_xlsx(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
@@ -526,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
             be.section(f"{row} (load average {load()})")
             if row == "csv":
                 row_csv(table, sizes["csv"], args.repeats, tmp, args.seed)
+            elif row == "csv-messy":
+                row_csv_messy(table, sizes["csv"], args.repeats, tmp, args.seed)
             elif row == "xlsx":
                 row_xlsx(table, sizes["xlsx"], args.repeats, tmp, args.seed)
             elif row == "parquet":

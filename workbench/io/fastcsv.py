@@ -333,7 +333,7 @@ class _Scanner:
         before = np.cumsum(parity, dtype=np.uint8) - parity  # quotes in earlier words (mod 2)
         before = (before & 1).astype(bool) ^ self.inside
         inside = _prefix_xor(quotes)
-        inside[before] ^= _ALL
+        inside ^= np.negative(before.astype(np.uint64))  # all ones where a quote is open
         opening, closing = quotes & inside, quotes & ~inside
         previous = ok << np.uint64(1)
         previous[1:] |= ok[:-1] >> np.uint64(63)
