@@ -83,7 +83,7 @@ def test_a_plain_large_file_is_streamed_and_equals_the_usual_way(tmp_path, monke
 @pytest.mark.parametrize("case", [
     "quoted field", "blank line", "ragged row", "short row", "bad utf8", "nul byte", "lone cr",
     "leading zero", "non-ascii", "text in a number column", "crlf", "no final newline",
-    "line of spaces", "semicolons", "tabs",
+    "line of spaces", "semicolons", "tabs", "utf-8 byte-order mark", "quoted header after a mark",
 ])
 def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_path, monkeypatch, case):
     rows = lines()
@@ -114,8 +114,12 @@ def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_pat
         rows = [row.replace(",", ";").replace(".", ",") for row in rows]
     elif case == "tabs":
         rows = [row.replace(",", "\t") for row in rows]
+    if case == "quoted header after a mark":
+        rows[0] = '"item_id",system,"score, raw",tokens,correct,note'
     content = end.join(rows) + ("" if case == "no final newline" else end)
     data = content.encode()
+    if "mark" in case:
+        data = b"\xef\xbb\xbf" + data
     if case == "bad utf8":
         late = delimited.SNIFF_CHARS  # cp1252 bytes after the head
         data = data[:late] + data[late:].replace(b"word7 text", b"word7 \xe9t\xe9", 1)
@@ -130,6 +134,8 @@ def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_pat
         assert result[0] == "error" and "line" in result[1], result
     elif case == "bad utf8":
         assert result[0] == "table" and result[6] == "cp1252"
+    elif "mark" in case:
+        assert result[0] == "table" and result[6] == "utf-8-sig" and result[1][0] == "item_id"
     elif case == "quoted field":
         assert result[0] == "table" and result[3]["note"][LATE - 1] == 'a, quoted "word"'
     elif case == "blank line":

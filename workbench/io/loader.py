@@ -16,6 +16,7 @@ line (or sheet row), what was found and what was expected.
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import hashlib
 import os
@@ -347,12 +348,13 @@ def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
 
     if formats.may_claim(head, path) or b"\x00" in head:
         return None
+    bom = head.startswith(codecs.BOM_UTF8)  # Excel's "CSV UTF-8"; the C parser skips it
     if any(head.startswith(signature) for signature, _ in delimited._BINARY_SIGNATURES) or \
-            any(head.startswith(bom) for bom, _ in delimited._BOMS):
+            (not bom and any(head.startswith(mark) for mark, _ in delimited._BOMS)):
         return None
     complete = head[:head.rfind(b"\n") + 1]
     try:
-        text = complete.decode("utf-8")
+        text = complete[len(codecs.BOM_UTF8) if bom else 0:].decode("utf-8")
     except UnicodeDecodeError:
         return None
     delimiter = delimited.sniff_delimiter(text)
@@ -366,7 +368,8 @@ def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
     except fastcsv.Fallback:
         return None
     step(0.8, "Converting")
-    return _text_table(fast.columns, path, shown, delimiter, "utf-8", (), None, fast.source)
+    return _text_table(fast.columns, path, shown, delimiter, "utf-8-sig" if bom else "utf-8", (),
+                       None, fast.source)
 
 
 class _Steps:
