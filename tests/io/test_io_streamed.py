@@ -372,3 +372,38 @@ def test_the_fast_ways_type_columns_as_the_exact_reader(tmp_path, monkeypatch, c
     assert exact[0] == "table"
     assert outcome(path, False, monkeypatch) == exact  # the bytes and the C parser
     assert outcome(path, True, monkeypatch) == exact  # streamed
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.text(st.sampled_from('ab ,"\n\u00e9'), max_size=6), min_size=2, max_size=2),
+                min_size=1, max_size=30),
+       st.lists(st.integers(0, 30), max_size=3), st.integers(1, 50))
+def test_the_in_memory_scan_agrees_with_the_record_lines(rows, blanks, chunk):
+    """Bytes in memory: the scan says "one record per line" exactly when the record-line
+    proof finds each record on the line after the previous one."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([["h1", "h2"], *rows])
+    lines_ = out.getvalue().split("\n")
+    for at in sorted(blanks, reverse=True):
+        if 1 <= at < len(lines_) - 1:
+            lines_.insert(at, "")
+    data = "\n".join(lines_).encode()
+    old = fastcsv.STREAM_CHUNK
+    fastcsv.STREAM_CHUNK = chunk
+    try:
+        fast = fastcsv._one_record_per_line(data, ord(","), 2, len(rows))
+    finally:
+        fastcsv.STREAM_CHUNK = old
+    try:
+        lines_found = fastcsv._record_lines(data, b",", 2, 1, len(rows))
+    except fastcsv.Fallback:
+        lines_found = "fallback"
+    consecutive = lines_found is None or (
+        not isinstance(lines_found, str) and lines_found.tolist() == list(range(2, len(rows) + 2)))
+    assert consecutive or not fast  # never a row on a line it is not on
+    plain = not any("\n" in cell for row in rows for cell in row) and \
+        "\n\n" not in "\n".join(lines_)
+    assert fast == plain  # and the common case is found: no line break inside quotes, no blank

@@ -226,9 +226,12 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
         raise Fallback(str(err)) from None
     if len(frame) == 0:
         raise Fallback("no data rows")  # the exact reader says so
-    lines = _record_lines(data, sep, width, header_line, len(frame))
-    if lines is not None and header_line == 1 and lines[-1] == len(lines) + 1:
+    if header_line == 1 and _one_record_per_line(data, sep[0], width, len(frame)):
         lines = None  # row i is on line i + 2
+    else:  # blank lines, line breaks inside quotes...: each row's line
+        lines = _record_lines(data, sep, width, header_line, len(frame))
+        if lines is not None and header_line == 1 and lines[-1] == len(lines) + 1:
+            lines = None
     source = TextSource(data, kwargs, header)
     return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
 
@@ -300,34 +303,34 @@ class _Scanner:
         self.refused = ""
         self.last = -1
 
-    def feed(self, raw: bytearray | bytes, piece: np.ndarray) -> None:
-        """Count ``piece`` (the numpy view of the first bytes of ``raw``)."""
+    def feed(self, raw: bytearray | bytes, piece: np.ndarray, start: int = 0) -> None:
+        """Count ``piece``: the numpy view of the bytes of ``raw`` from ``start`` on."""
         got = piece.size
         if not got or self.refused:
             return
-        if raw.find(b"\x00", 0, got) >= 0:
+        if raw.find(b"\x00", start, start + got) >= 0:
             self.refused = "a NUL byte"
             return
         if self.check_first and piece[0] not in self.ok:
             self.refused = "text after a closing quote"
             return
-        if raw.find(b'"', 0, got) < 0 and not self.inside:
+        if raw.find(b'"', start, start + got) < 0 and not self.inside:
             self.newlines += int(np.count_nonzero(piece == _NL))
             self.delimiters += int(np.count_nonzero(piece == self.sep))
             self.check_first = False
         else:
-            self._quoted(raw, piece)
+            self._quoted(raw, piece, start)
         self.size += got
         self.last = int(piece[-1])
         self.after_ok = self.last in self.ok
 
-    def _quoted(self, raw: bytearray | bytes, piece: np.ndarray) -> None:
+    def _quoted(self, raw: bytearray | bytes, piece: np.ndarray, start: int) -> None:
         got = piece.size
         quotes = _bits(piece == _QUOTE)
         newlines = _bits(piece == _NL)
         seps = _bits(piece == self.sep)
         ok = quotes | newlines | seps
-        if raw.find(b"\r", 0, got) >= 0:
+        if raw.find(b"\r", start, start + got) >= 0:
             ok |= _bits(piece == _CR)
         parity = (_popcount(quotes) & 1).astype(np.uint8)
         before = np.cumsum(parity, dtype=np.uint8) - parity  # quotes in earlier words (mod 2)
@@ -506,6 +509,19 @@ def _as_text(series: pd.Series) -> Any:
     if TEXT_DTYPE is not object and series.dtype == TEXT_DTYPE:
         return series.array
     return text_array(series.tolist())
+
+
+def _one_record_per_line(data: bytes, sep: int, width: int, rows: int) -> bool:
+    """The proof of :func:`parse_file` over bytes in memory (:class:`_Scanner`, a piece at a
+    time): the header on line 1 and each of the ``rows`` records on the next line, each with
+    the header's ``width`` fields.  False when that cannot be shown this way."""
+    scanner = _Scanner(sep)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    for at in range(0, raw.size, STREAM_CHUNK):
+        scanner.feed(data, raw[at:at + STREAM_CHUNK], at)
+    scan = scanner.result()
+    return (not scan.refused and scan.newlines == rows + (scan.last == _NL)
+            and scan.delimiters == (width - 1) * (rows + 1))
 
 
 def _record_lines(
