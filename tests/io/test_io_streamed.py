@@ -144,16 +144,23 @@ def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_pat
         assert result[0] == "table"
 
 
-def test_a_small_head_sample_takes_the_usual_way(tmp_path, monkeypatch):
-    """Rows so long that the head holds fewer than the sample's rows: read whole (the typing
-    sample must be the usual one)."""
-    rows = ["id,text"] + [f"r{i},{'x' * 700}" for i in range(2_000)]
+def test_long_rows_are_streamed_with_a_longer_head(tmp_path, monkeypatch):
+    """Rows so long that the first megabyte holds fewer than the typing sample's rows: the
+    head is read on until it does (a head without them is refused), and the table is the
+    usual one; a leading zero at row 1,500 is seen by the sample as in the usual way."""
+    rows = ["id,text,code"] + [f"r{i},{'x' * 700},{i}" for i in range(3_000)]
+    rows[1_500] = rows[1_500].rsplit(",", 1)[0] + ",0042"
     path = write(tmp_path, "long.csv", ("\n".join(rows) + "\n").encode())
-    with pytest.raises(fastcsv.Fallback):
-        head = open(path, "rb").read(delimited.SNIFF_CHARS)
-        st = os.stat(path)
-        fastcsv.parse_file(path, (st.st_size, st.st_mtime_ns), head, ",", ["id", "text"], "'x'")
-    assert_same(path, monkeypatch)
+    head = open(path, "rb").read(delimited.SNIFF_CHARS)
+    st = os.stat(path)
+    state = (st.st_size, st.st_mtime_ns)
+    with pytest.raises(fastcsv.Fallback, match="sample"):
+        fastcsv.parse_file(path, state, head, ",", ["id", "text", "code"], "'x'")
+    longer = loader._longer_head(path, head, state)
+    assert longer.count(b"\n") > fastcsv.SAMPLE_ROWS and open(path, "rb").read().startswith(longer)
+    fastcsv.parse_file(path, state, longer, ",", ["id", "text", "code"], "'x'")
+    whole = assert_same(path, monkeypatch)
+    assert whole[2][2] == "str" and any("leading zeros" in note for note in whole[5])
 
 
 def test_a_changed_file_is_not_read_as_the_loaded_one(tmp_path, monkeypatch):

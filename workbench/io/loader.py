@@ -364,12 +364,38 @@ def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
     names = _check_header(header_record[0], f"File {shown}", lambda i: f"field {i + 1} of line 1")
     step(0.3, "Parsing")
     try:
-        fast = fastcsv.parse_file(path, state, head, delimiter, names, shown)
+        fast = fastcsv.parse_file(path, state, _longer_head(path, head, state), delimiter, names,
+                                  shown)
     except fastcsv.Fallback:
         return None
     step(0.8, "Converting")
     return _text_table(fast.columns, path, shown, delimiter, "utf-8-sig" if bom else "utf-8", (),
                        None, fast.source)
+
+
+def _longer_head(path: str, head: bytes, state: tuple[int, int], limit: int = 32 << 20) -> bytes:
+    """``head`` read on (up to ``limit`` bytes) until it holds the rows of the typing sample
+    (long rows: model outputs); as it is when the file is no longer the one of ``state``."""
+    lines = head.count(b"\n")
+    if lines > fastcsv.SAMPLE_ROWS or len(head) >= state[0]:
+        return head
+    parts, size = [head], len(head)
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if (st.st_size, st.st_mtime_ns) != state:
+                return head
+            handle.seek(size)
+            while lines <= fastcsv.SAMPLE_ROWS and size < limit:
+                more = handle.read(1 << 20)
+                if not more:
+                    break
+                parts.append(more)
+                lines += more.count(b"\n")
+                size += len(more)
+    except OSError:
+        return head
+    return b"".join(parts)
 
 
 class _Steps:
