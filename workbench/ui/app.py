@@ -117,9 +117,19 @@ class FileOpenHandler(QObject):
 
 
 def install_exception_hook(window) -> None:
-    """Unexpected exceptions on the GUI thread open a dialog; the app keeps running."""
+    """Unexpected exceptions on the GUI thread open a dialog; the app keeps running.  A
+    :class:`~workbench.core.errors.WorkbenchError` (a data file changed on disk since it was
+    loaded, say) is shown as its sentence, without a traceback."""
 
     def hook(exc_type, exc, tb):
+        from workbench.core.errors import WorkbenchError
+
+        if issubclass(exc_type, WorkbenchError):  # a sentence for the user, not a bug
+            try:
+                window.warn("Cannot do that", str(exc))
+                return
+            except Exception:  # noqa: BLE001 - fall through to the dialog
+                pass
         details = "".join(traceback.format_exception(exc_type, exc, tb))
         print(details, file=sys.stderr)
         try:
