@@ -181,6 +181,7 @@ def test_a_changed_file_is_not_read_as_the_loaded_one(tmp_path, monkeypatch):
         table.cell_text("score")
     with pytest.raises(DataError, match="moving.csv"):
         table.sha256
+    assert table == table and table != eager and "changed" in repr(table.digest)  # no raise
     assert eager.sha256 == hashlib.sha256(body).hexdigest()  # computed while it was the same
     os.remove(path)
     with pytest.raises(DataError, match="changed on disk"):

@@ -306,16 +306,28 @@ class Digest:
                 self._file = None
             return self._hex
 
+    def _known(self) -> str | None:
+        """The hash, or None when the file changed before it could be computed."""
+        try:
+            return self.hexdigest()
+        except DataError:
+            return None
+
     def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        mine = self._known()
         if isinstance(other, Digest):
-            return self.hexdigest() == other.hexdigest()
-        return isinstance(other, str) and self.hexdigest() == other
+            return mine is not None and mine == other._known()
+        return isinstance(other, str) and mine == other
 
     def __hash__(self) -> int:
-        return hash(self.hexdigest())
+        mine = self._known()
+        return hash(mine) if mine is not None else id(self)
 
     def __repr__(self) -> str:
-        return f"Digest({self.hexdigest()[:12]}...)"
+        mine = self._known()
+        return f"Digest({mine[:12]}...)" if mine is not None else "Digest(file changed since loading)"
 
 
 def _file_sha256(path: str, state: tuple[int, int], shown: str) -> str:
