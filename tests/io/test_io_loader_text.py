@@ -18,16 +18,8 @@ from workbench.core.errors import DataError
 from workbench.io import LoadedTable, load_table
 
 
-@pytest.fixture(autouse=True, scope="module", params=["whole", "streamed"])
-def reading(request):
-    """Every test runs twice: with files read whole, and with every text file first tried the
-    way a large one is, without holding its bytes (``loader.STREAM_BYTES`` = 0)."""
-    from workbench.io import loader
-
-    kept = loader.STREAM_BYTES
-    loader.STREAM_BYTES = 0 if request.param == "streamed" else kept
-    yield request.param
-    loader.STREAM_BYTES = kept
+# every test twice: files read whole, and the large way (tests/io/conftest.py)
+pytestmark = pytest.mark.usefixtures("reading")
 
 
 def write(tmp_path, name: str, content: str | bytes, encoding: str = "utf-8") -> str:

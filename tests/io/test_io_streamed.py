@@ -354,24 +354,14 @@ def test_the_fast_ways_type_columns_as_the_exact_reader(tmp_path, monkeypatch, c
     if "comma" in case:
         sep = ";"
         rows = [row.replace(",", ";").replace(".", ",") for row in rows]
-    for i in where:
-        if case in ("blank floats", "blank in the sample", "blank only late",
-                    "comma decimals with blanks"):
-            set_cell(i, 2, "")
-        elif case == "blank ints":
-            set_cell(i, 3, "")
-        elif case == "NA late":
-            set_cell(i, 2, "NA")
-        elif case == "nan late":
-            set_cell(i, 2, "nan")
-        elif case == "inf late":
-            set_cell(i, 2, "inf")
-        elif case == "spaces late":
-            set_cell(i, 2, "  ")
-        elif case == "point late in comma file":
-            set_cell(i, 2, "0.5")
-        elif case == "comma late in int column":
-            set_cell(i, 3, "7,5")
+    column, value = {  # which cell of the rows in ``where`` becomes what
+        "blank floats": (2, ""), "blank in the sample": (2, ""), "blank only late": (2, ""),
+        "comma decimals with blanks": (2, ""), "blank ints": (3, ""), "NA late": (2, "NA"),
+        "nan late": (2, "nan"), "inf late": (2, "inf"), "spaces late": (2, "  "),
+        "point late in comma file": (2, "0.5"), "comma late in int column": (3, "7,5"),
+    }.get(case, (None, None))
+    for i in where if column is not None else ():
+        set_cell(i, column, value)
     if case == "all blank late":
         for i in range(3_000, len(rows)):
             set_cell(i, 2, "")

@@ -25,16 +25,8 @@ from workbench.core.errors import DataError
 from workbench.io import load_table, text_codes, to_text
 
 
-@pytest.fixture(autouse=True, scope="module", params=["whole", "streamed"])
-def reading(request):
-    """Every test runs twice: with files read whole, and with every text file first tried the
-    way a large one is, without holding its bytes (``loader.STREAM_BYTES`` = 0)."""
-    from workbench.io import loader
-
-    kept = loader.STREAM_BYTES
-    loader.STREAM_BYTES = 0 if request.param == "streamed" else kept
-    yield request.param
-    loader.STREAM_BYTES = kept
+# every test twice: files read whole, and the large way (tests/io/conftest.py)
+pytestmark = pytest.mark.usefixtures("reading")
 
 NUMBERISH = ["7.50", "7.5", "1e3", "1000", "+5", "5", "3.0", "3", "007", "7", " 3 ", "-0",
              "0", "1.1", "1.10", "2.50", "NaN", "inf", "1,5", "TRUE", "true", "None", "NA", ""]
