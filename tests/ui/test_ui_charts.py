@@ -292,3 +292,40 @@ def test_bootstrap_chart_draws_the_lattice_bars_or_the_bins_of_the_table(qtbot):
     assert hist["lattice"] is False
     np.testing.assert_allclose(hist["bin_low"], [0.0, 0.012])
     np.testing.assert_array_equal(hist["resamples"], [5, 7])
+
+def test_a_text_chart_of_many_items_draws_a_labelled_sample(qtbot):
+    """Above 5,000 items per system the strip shows a random 5,000 dots (the legend says so);
+    the quartiles and the recorded values are every item's, and a dot's tooltip names its
+    own item."""
+    import pandas as pd
+
+    from workbench.analyses import text as text_analysis
+    from workbench.io import load_table
+    from workbench.ui.charts.others import TextScoreChart
+
+    rng = np.random.default_rng(3)
+    n = 12_000
+    words = np.array("a b c d e f g".split(), dtype=object)
+    refs = [" ".join(words[rng.integers(0, 7, 4)]) for _ in range(n)]
+    preds = [r if rng.random() < 0.5 else " ".join(words[rng.integers(0, 7, 4)]) for r in refs]
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "many.csv"
+    pd.DataFrame({"id": [f"q{i}" for i in range(n)], "prediction": preds, "reference": refs}).to_csv(path, index=False)
+    result = text_analysis.run(load_table(path), text_analysis.Options(prediction="prediction", reference="reference",
+                                                                       id="id"))
+    items = result.table("items").frame
+    chart = TextScoreChart()
+    qtbot.addWidget(chart)
+    chart.update_from(result)
+    dots = [i for i in chart.plotItem.items if type(i).__name__ == "ScatterPlotItem"]
+    assert len(dots) == 1 and len(dots[0].data) == 5_000
+    assert any("5,000 of 12,000 at random" in name for name in chart.legend_names())
+    np.testing.assert_allclose(chart.plotted()["all items"]["value"], items["token_f1"])
+    x, y, rows, texts = chart._hover[0]
+    j = int(np.argmax(y))
+    text = texts(int(rows[j]))
+    shown_item = text.split(" · ")[1].split(":")[0]
+    row = items[items["item"].astype(str) == shown_item].iloc[0]
+    assert row["token_f1"] == y[j] and "token F1" in text

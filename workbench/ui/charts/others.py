@@ -323,6 +323,7 @@ class TextScoreChart(Chart):
     x_axis = LabelAxis
     y_axis = PlainAxis
     metric = "token_f1"
+    max_dots = 5_000  # per system
 
     def applies(self, result) -> bool:
         items = _table(result, "items")
@@ -338,15 +339,24 @@ class TextScoreChart(Chart):
             values = sub[self.metric].to_numpy(dtype=float)
             x = i + rng.uniform(-0.18, 0.18, values.size)
             c = system_colour(system) if "system" in items else colour(0)
-            self.plotItem.addItem(pg.ScatterPlotItem(x=x, y=values, size=7, brush=pg.mkBrush(c), pen=pg.mkPen(None),
-                                                     name=f"{system}: one dot per item"))
+            # a strip of more dots than this is a solid band on screen, and 100,000 of them take
+            # the GUI thread a third of a second: a random sample is drawn (the legend says so),
+            # the quartile lines and the hover texts use the items drawn / all the items
+            shown = np.arange(values.size)
+            name = f"{system}: one dot per item"
+            if values.size > self.max_dots:
+                shown = np.sort(rng.choice(values.size, self.max_dots, replace=False))
+                name = f"{system}: one dot per item ({self.max_dots:,} of {values.size:,} at random)"
+            self.plotItem.addItem(pg.ScatterPlotItem(x=x[shown], y=values[shown], size=7, brush=pg.mkBrush(c),
+                                                     pen=pg.mkPen(None), name=name))
             if values.size:
                 q1, med, q3 = np.nanpercentile(values, [25, 50, 75])
                 for v, w in ((q1, 1.5), (med, 3.5), (q3, 1.5)):
                     self.plotItem.addItem(pg.PlotDataItem([i - 0.3, i + 0.3], [v, v], pen=pg.mkPen(colour(3), width=w)))
-            ids = sub["item"].astype(str).tolist() if "item" in sub else [str(r) for r in sub.get("line", range(len(sub)))]
-            self.hover(x, values, lambda j, system=system, ids=ids, values=values:
-                       f"{system} · {ids[j]}: token F1 {fmt(values[j], 'score')}")
+            ids = sub["item"] if "item" in sub else sub["line"] if "line" in sub else None
+            self.hover(x[shown], values[shown], lambda j, system=system, ids=ids, values=values, shown=shown:
+                       f"{system} · {shown[j] if ids is None else ids.iloc[shown[j]]}: "
+                       f"token F1 {fmt(values[shown[j]], 'score')}")
             self.record(str(system), value=values)
         self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
         self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
