@@ -18,7 +18,7 @@ from workbench.core.errors import DataError
 from workbench.io import LoadedTable, load_table
 
 
-# every test twice: files read whole, and the large way (tests/io/conftest.py)
+# every test twice: files read whole, and the large way (``reading`` in tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("reading")
 
 

@@ -25,7 +25,7 @@ from workbench.core.errors import DataError
 from workbench.io import load_table, text_codes, to_text
 
 
-# every test twice: files read whole, and the large way (tests/io/conftest.py)
+# every test twice: files read whole, and the large way (``reading`` in tests/conftest.py)
 pytestmark = pytest.mark.usefixtures("reading")
 
 NUMBERISH = ["7.50", "7.5", "1e3", "1000", "+5", "5", "3.0", "3", "007", "7", " 3 ", "-0",
