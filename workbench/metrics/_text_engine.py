@@ -195,9 +195,10 @@ def chars_joined(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     table = np.zeros(max(int(cps.max()), int(_SPACE_CPS[-1])) + 1, dtype=bool)
     table[_SPACE_CPS] = True
     space = table[cps]
-    before = np.concatenate(([0], np.cumsum(space, dtype=np.int64)))  # spaces before each position
+    # whitespace per text: the text of each whitespace position (a cumulative sum of the
+    # boolean array would cost ten times more: numpy's bool-to-int64 cumsum has no fast loop)
     ends = np.cumsum(lens)
-    spaces = before[ends] - before[ends - lens]
+    spaces = np.bincount(np.searchsorted(ends, np.flatnonzero(space), side="right"), minlength=n)
     return cps[~space], lens - spaces
 
 
@@ -360,34 +361,50 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
         key |= np.arange(block.size, dtype=np.uint64)[:, None] << np.uint64(gram_bits)
     key.sort(axis=1)
     flat = key.ravel()
-    side = (flat & np.uint64(1)).astype(np.int32)
     row = None if row_in_key else np.arange(flat.size, dtype=np.int64) // w
     mask_b = np.uint64((1 << b) - 1)
     res = np.zeros((block.size, order), dtype=np.int64)
+    row_ids = np.arange(block.size + 1, dtype=np.int64)
+    refs_before = None
+    # per group (equal first-n symbols): its size and reference count from where it starts and
+    # ends in a running count of reference entries (``np.add.reduceat`` over many short
+    # groups is ~20x slower); its row's sum from a running sum at the rows' boundaries
     for n in range(1, order + 1):
+        if refs_before is None:
+            refs_before = np.empty(flat.size + 1, dtype=np.uint64)
+            refs_before[0] = 0
+            np.cumsum(flat & np.uint64(1), out=refs_before[1:])
         g = flat >> np.uint64((order - n) * b + 1)
-        change = np.empty(g.size, dtype=bool)
-        change[0] = True
-        np.not_equal(g[1:], g[:-1], out=change[1:])
+        change = np.empty(g.size + 1, dtype=bool)  # group starts, and the end
+        change[0] = change[-1] = True
+        np.not_equal(g[1:], g[:-1], out=change[1:-1])
         if row is not None:
-            change[1:] |= row[1:] != row[:-1]
-        starts = np.flatnonzero(change)
-        size = np.diff(np.append(starts, g.size))
-        refc = np.add.reduceat(side, starts)
+            change[1:-1] |= row[1:] != row[:-1]
+        bounds = np.flatnonzero(change)
+        starts = bounds[:-1]
+        size = np.diff(bounds)
+        refc = np.diff(refs_before[bounds]).view(np.int64)
         m = np.minimum(size - refc, refc)
         first = g[starts]
         m[(first & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
         row_of_start = row[starts] if row is not None else (first >> np.uint64(n * b)).astype(np.int64)
-        res[:, n - 1] = np.bincount(row_of_start, weights=m, minlength=block.size).astype(np.int64)
+        m_before = np.empty(m.size + 1, dtype=np.int64)
+        m_before[0] = 0
+        np.cumsum(m, out=m_before[1:])
+        res[:, n - 1] = np.diff(m_before[np.searchsorted(row_of_start, row_ids)])
         if n == order:
             break
-        # only groups found on both sides can hold longer matches: keep their entries
+        # only groups found on both sides can hold longer matches: keep their entries when
+        # that surely drops enough of them to pay for the copy (each dropped group drops at
+        # least one entry)
         keep_group = m > 0
-        if not keep_group.any():
+        kept_groups = int(np.count_nonzero(keep_group))
+        if kept_groups == 0:
             break
-        if keep_group.mean() < 0.8:
+        if keep_group.size - kept_groups > 0.25 * flat.size:
             keep = np.repeat(keep_group, size)
-            flat, side = flat[keep], side[keep]
+            flat = flat[keep]
+            refs_before = None
             if row is not None:
                 row = row[keep]
     return res
