@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import re
 import string
+import time
 
 import numpy as np
 import pytest
@@ -233,7 +234,9 @@ def test_wide_vocabulary_pair_takes_the_counter_fallback_for_bleu():
                                   np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
 
 
-def test_lcs_against_dynamic_programming():
+@pytest.mark.parametrize("pack_limit", [eng.LCS_PACK_LIMIT, 0], ids=["packed-sort", "argsort"])
+def test_lcs_against_dynamic_programming(monkeypatch, pack_limit):
+    monkeypatch.setattr(eng, "LCS_PACK_LIMIT", pack_limit)  # 0: keys too wide to pack
     rng = np.random.default_rng(11)
     hyps, refs = [], []
     for _ in range(300):
@@ -269,6 +272,12 @@ class Recorder(Progress):
             self.cancel()
 
 
+def _counting_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name.startswith("text-counting")]
+
+
 def test_progress_advances_and_cancel_stops_between_blocks(monkeypatch, pairs):
     preds, refs = pairs
     rec = Recorder()
@@ -276,13 +285,49 @@ def test_progress_advances_and_cancel_stops_between_blocks(monkeypatch, pairs):
     fractions = [f for f, _ in rec.seen]
     assert fractions == sorted(fractions) and fractions[-1] >= 0.95
     assert {"BLEU", "chrF", "ROUGE"} <= {m for _, m in rec.seen}
-    # small blocks: the cancel is seen inside the chrF stage, before ROUGE starts
+    assert not _counting_threads()
+    # small, slowed-down blocks: a cancel while chrF is counted (on the counting thread) stops
+    # its blocks before the last, and no later stage is reported
     monkeypatch.setattr(eng, "BLOCK", 256)
-    rec = Recorder(cancel_at=0.4)
-    with pytest.raises(Cancelled):
-        tm.score_pairs(preds * 4, refs * 4, progress=rec)
-    assert "ROUGE" not in {m for _, m in rec.seen}
-    assert max(f for f, _ in rec.seen) < 0.7
+    monkeypatch.setattr(eng, "THREADS", 1)
+    calls = []
+    real = eng._block_matches
+
+    def counted(*args):
+        calls.append(args[4].size)
+        return real(*args)
+
+    monkeypatch.setattr(eng, "_block_matches", counted)
+    tm.chrf_statistics(preds * 4, refs * 4)
+    chrf_blocks = len(calls)
+    assert chrf_blocks > 50
+
+    def slow(*args):
+        time.sleep(0.01)
+        return counted(*args)
+
+    monkeypatch.setattr(eng, "_block_matches", slow)
+    for cancel_at, before in ((0.4, 0.7), (0.1, 0.2)):  # while waiting; while tokenising
+        calls[:] = []
+        rec = Recorder(cancel_at=cancel_at)
+        with pytest.raises(Cancelled):
+            tm.score_pairs(preds * 4, refs * 4, progress=rec)
+        assert max(f for f, _ in rec.seen) < before, rec.seen[-8:]
+        assert 0 < len(calls) < chrf_blocks
+        assert not _counting_threads()
+
+
+def test_counting_thread_error_reaches_the_caller_and_the_thread_ends(monkeypatch, pairs):
+    """An exception in a counting job is raised by score_pairs (not lost on the thread)."""
+    preds, refs = pairs
+
+    def broken(*args):
+        raise RuntimeError("counting failed")
+
+    monkeypatch.setattr(eng, "lcs_lengths", broken)
+    with pytest.raises(RuntimeError, match="counting failed"):
+        tm.score_pairs(preds, refs)
+    assert not _counting_threads()
 
 
 def test_blocks_on_threads_give_the_same_statistics_as_one_thread(monkeypatch, pairs):

@@ -43,6 +43,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..core.errors import Cancelled
+
 #: marker characters tried, in order: ASCII controls that are not whitespace for ``str.split``
 #: (fast ASCII paths of ``str`` when the texts are ASCII), then private-use code points
 _MARKERS = tuple(chr(c) for c in (*range(0x01, 0x09), *range(0x0E, 0x1C), 0x7F)) + \
@@ -324,6 +326,47 @@ def _in_threads(fn, items):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+class Background:
+    """Counting jobs (numpy, which releases the GIL) on one thread beside the caller, who
+    meanwhile tokenises the next metric's texts in Python (which holds it).  Jobs run in the
+    order submitted; each gets a ``tick(fraction)`` that records its progress, calls
+    ``check()`` (a progress's ``check_cancelled``, which raises when the run was cancelled)
+    and raises :class:`~workbench.core.errors.Cancelled` once :meth:`close` was called, so a
+    job stops at its next block.  Use as a context manager: leaving it (also by
+    an exception) stops the jobs not yet finished and waits for the thread."""
+
+    def __init__(self, check: Callable[[], None] | None = None) -> None:
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="text-counting")
+        self._stop = threading.Event()
+        self._check = check or (lambda: None)
+        self.fraction: dict[str, float] = {}
+
+    def submit(self, name: str, fn: Callable, *args):
+        """``fn(*args, tick)`` on the thread; its future."""
+        self.fraction[name] = 0.0
+
+        def tick(f: float) -> None:
+            if self._stop.is_set():
+                raise Cancelled("the run was stopped")
+            self._check()
+            self.fraction[name] = f
+
+        return self._pool.submit(fn, *args, tick)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> "Background":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def _row_width(length: np.ndarray) -> np.ndarray:
     """Row width for sequences of ``length``: multiples of 32 up to 256 (numpy sorts rows
     that short with its vectorised sorting networks, ~2 ns per key here), multiples of 128
@@ -446,6 +489,10 @@ def lcs_lengths(pairs: Pairs, tick: Callable[[float], None] | None = None) -> np
     return out
 
 
+#: (pair, symbol) keys below this are sorted with their bit number packed below them
+LCS_PACK_LIMIT = 1 << 56
+
+
 def _lcs_numpy(pairs, idx, short_is_ref, out) -> None:
     start = pairs.pair_start[idx]
     lh, lr = pairs.len_h[idx], pairs.len_r[idx]
@@ -461,24 +508,32 @@ def _lcs_numpy(pairs, idx, short_is_ref, out) -> None:
     bit_off = np.arange(bit_owner.size) - np.repeat(np.cumsum(bit_len) - bit_len, bit_len)
     bit_sym = pairs.sym[np.repeat(bit_start, bit_len) + bit_off]
     bit_key = bit_owner * vocab + bit_sym
-    order = np.argsort(bit_key, kind="stable")
-    bit_key_sorted = bit_key[order]
-    # positions of the scan side
+    # the match mask of each distinct (pair, symbol) of the bit side: the sum of its
+    # positions' bits (distinct powers of two: sum = or) from a running sum over the sorted keys
+    if k * int(vocab) < LCS_PACK_LIMIT:  # (pair, symbol) and the bit number in one int64
+        packed = np.sort((bit_key << 6) | bit_off, kind="stable")  # runs per pair: fast
+        key_sorted = packed >> 6
+        bit_value = np.left_shift(np.uint64(1), (packed & 63).astype(np.uint64))
+    else:
+        order = np.argsort(bit_key, kind="stable")
+        key_sorted = bit_key[order]
+        bit_value = np.left_shift(np.uint64(1), bit_off[order].astype(np.uint64))
+    bounds = np.empty(key_sorted.size + 1, dtype=bool)
+    bounds[0] = bounds[-1] = True
+    np.not_equal(key_sorted[1:], key_sorted[:-1], out=bounds[1:-1])
+    bounds = np.flatnonzero(bounds)
+    bits_before = np.zeros(key_sorted.size + 1, dtype=np.uint64)
+    np.cumsum(bit_value, out=bits_before[1:])  # wraps modulo 2**64; differences stay exact
+    key_masks = np.diff(bits_before[bounds])
+    keys = key_sorted[bounds[:-1]]
+    # positions of the scan side, and their match masks
     scan_owner = np.repeat(np.arange(k), scan_len)
     scan_first = np.cumsum(scan_len) - scan_len
     scan_off = np.arange(scan_owner.size) - np.repeat(scan_first, scan_len)
     scan_sym = pairs.sym[np.repeat(scan_start, scan_len) + scan_off]
     scan_key = scan_owner * vocab + scan_sym
-    lo = np.searchsorted(bit_key_sorted, scan_key, side="left")
-    hi = np.searchsorted(bit_key_sorted, scan_key, side="right")
-    cnt = hi - lo
-    total = int(cnt.sum())
-    masks = np.zeros(scan_owner.size, dtype=np.uint64)
-    if total:
-        rows = np.repeat(np.arange(scan_owner.size), cnt)
-        within = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        bit_pos = bit_off[order[np.repeat(lo, cnt) + within]]
-        np.bitwise_or.at(masks, rows, np.left_shift(np.uint64(1), bit_pos.astype(np.uint64)))
+    at = np.minimum(np.searchsorted(keys, scan_key), keys.size - 1)
+    masks = np.where(keys[at] == scan_key, key_masks[at], np.uint64(0))
     # all pairs advance together, longest scan first (active pairs are a prefix)
     by_len = np.argsort(-scan_len, kind="stable")
     s_len = scan_len[by_len]
