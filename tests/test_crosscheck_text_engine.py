@@ -232,6 +232,12 @@ def test_wide_vocabulary_pair_takes_the_counter_fallback_for_bleu():
     preds, refs = [hyp, "a b c d", "a b"], [ref, "a b c d e", ""]
     np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
                                   np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
+    # the wide pair right after others whose few words take 1 bit a symbol (its symbols,
+    # wider, next to their last n-grams)
+    for preds, refs in ((["a", hyp, "b b"], ["a a", ref, "b"]),
+                        (["x y z a b c", "a b c d", hyp, "u v w"], ["a b c d e", "b c d", ref, "u v w t"])):
+        np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
+                                      np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
 
 
 @pytest.mark.parametrize("pack_limit", [eng.LCS_PACK_LIMIT, 0], ids=["packed-sort", "argsort"])
