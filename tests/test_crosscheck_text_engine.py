@@ -153,6 +153,28 @@ def test_bleu_statistics_without_13a_preprocessing_patterns(pairs):
                                   np.array(BLEU()._extract_corpus_statistics(p2, [r2])))
 
 
+def test_statistics_without_a_spare_symbol_value_equal_sacrebleu(monkeypatch, pairs):
+    """When no symbol value is free to follow the hypotheses, the n-grams past a text's end
+    are masked instead; the statistics are the same."""
+    preds, refs = pairs
+    monkeypatch.setattr(eng, "SPARE_FILLER", False)
+    np.testing.assert_array_equal(tm.chrf_statistics(preds, refs),
+                                  np.array(CHRF()._extract_corpus_statistics(preds, [refs])))
+    np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
+                                  np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
+    # one or three symbols: b bits leave no free value, and b + 1 is taken
+    for p, r in ((["a a a", "a"], ["a", ""]), (["a b c a b", "c c"], ["b c a", "a b c a"])):
+        monkeypatch.setattr(eng, "SPARE_FILLER", False)
+        off = tm.bleu_statistics(p, r), tm.chrf_statistics(p, r)
+        monkeypatch.setattr(eng, "SPARE_FILLER", True)
+        on = tm.bleu_statistics(p, r), tm.chrf_statistics(p, r)
+        want = (np.array(BLEU()._extract_corpus_statistics(p, [r])),
+                np.array(CHRF()._extract_corpus_statistics(p, [r])))
+        for a, b_, c in zip(off, on, want):
+            np.testing.assert_array_equal(a, c)
+            np.testing.assert_array_equal(b_, c)
+
+
 def test_chrf_statistics_equal_sacrebleu(pairs):
     preds, refs = pairs
     ours = tm.chrf_statistics(preds, refs)

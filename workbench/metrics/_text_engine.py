@@ -17,11 +17,13 @@ Design (measured on 100k pairs; the per-pair reference libraries are 50-150 µs 
   13a's whole-line pre-processing (``<skipped>``, ``-\\n``, entities) splits again when a text
   holds one of its patterns.
 * **N-gram matches by sorting short rows.**  Each pair is a row: its hypothesis, ``N - 1``
-  zeros, its reference.  Every start position's key ``(row, s[i], ..., s[i+N-1], side)`` is
+  fillers, its reference.  Every start position's key ``(row, s[i], ..., s[i+N-1], side)`` is
   packed in one ``uint64`` (symbols numbered from 1, densely per pair when the corpus has too
-  many; 0 = past the end), rows of similar length are sorted together (numpy's vectorised sort
-  of rows of up to 256 keys, ~2 ns per key here), and the groups of equal first-n symbols are
-  the distinct n-grams: ``sum(min(hyp count, ref count))`` for every order n from one sort.
+  many; 0 = past the end of the reference, a free value past the end of the hypothesis, so
+  that n-grams running past the ends never match), rows of similar length are sorted
+  together (numpy's vectorised sort of rows of up to 256 keys, ~2 ns per key here), and the
+  groups of equal first-n symbols are the distinct n-grams: ``sum(min(hyp count, ref
+  count))`` for every order n from one sort, each group's counts from running sums.
   Pairs whose symbols do not fit (more than 2**15 distinct words, or 2**10 distinct
   characters, in one pair) are counted with ``collections.Counter`` one by one.
 * **LCS bit-parallel** (Allison-Dix / Hyyrö): with the shorter side as a bit vector, one
@@ -260,11 +262,11 @@ def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | No
     ``min(count in hypothesis, count in reference)``, for n = 1..order (sacrebleu's
     "correct", rouge-score's "intersection", SQuAD's "num_same").
 
-    Each pair is a row of a block (pairs of similar length together, the row width the next
-    power of two), each position's key ``(s[i], ..., s[i+order-1], side)`` packed into a
-    ``uint64`` (0 = past the end of its sequence), the rows sorted (numpy's vectorised sort
-    of short rows is ~5 ns per key here); the groups of equal first-n symbols in a row are
-    its distinct n-grams."""
+    Each pair is a row of a block (pairs of similar length together, see :func:`_row_width`),
+    each position's key ``(s[i], ..., s[i+order-1], side)`` packed into a ``uint64`` (past
+    the end: 0 after the reference, a free value after the hypothesis when there is one),
+    the rows sorted (numpy's vectorised sort of short rows is ~2 ns per key here); the
+    groups of equal first-n symbols in a row are its distinct n-grams."""
     n = pairs.n
     out = np.zeros((n, order), dtype=np.int64)
     if pairs.sym.size == 0:
@@ -274,12 +276,22 @@ def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | No
     global_bits = _bits(pairs.vocab)  # symbols 1..vocab, 0 = past the end
     if order * global_bits + 1 <= 64:
         sym, b = pairs.sym + 1, global_bits
+        top = pairs.vocab  # the largest symbol
     else:
         local, distinct = pairs.local_symbols()
         sym = local + 1
         need = np.array([_bits(int(d)) for d in range(int(distinct.max()) + 1)])[distinct]
         fallback = order * need + 1 > 64
         b = int(need[~fallback].max()) if (~fallback).any() else 1
+        top = int(distinct[~fallback].max()) if (~fallback).any() else 0
+    # a free symbol value after each hypothesis: its n-grams past its end then differ from
+    # the reference's (which end in 0), so those groups never match and need no masking
+    filler = 0
+    if SPARE_FILLER:
+        if top >= (1 << b) - 1 and order * (b + 1) + 1 <= 64:
+            b += 1
+        if top < (1 << b) - 1:
+            filler = (1 << b) - 1
     width = _row_width(pair_len + order - 1)
     todo = np.flatnonzero((pair_len > 0) & ~fallback)
     total = float(pair_len.sum())
@@ -291,7 +303,7 @@ def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | No
 
     def work(item):
         block, w = item
-        return block, _block_matches(pairs, sym, b, order, block, w)
+        return block, _block_matches(pairs, sym, b, order, block, w, filler)
 
     done = 0.0
     for block, res in _in_threads(work, blocks):
@@ -377,8 +389,14 @@ def _row_width(length: np.ndarray) -> np.ndarray:
                     np.where(length <= 2048, -(-length // 128) * 128, pow2))
 
 
-def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
-    """Rows: the hypothesis, ``order - 1`` zeros, the reference, zeros up to ``w``."""
+#: use a free symbol value after each hypothesis when there is one (tests turn it off to
+#: check the masking that takes its place otherwise)
+SPARE_FILLER = True
+
+
+def _block_matches(pairs, sym, b, order, block, w, filler=0) -> np.ndarray:
+    """Rows: the hypothesis, ``order - 1`` times ``filler``, the reference, zeros up to ``w``.
+    With ``filler`` 0 the groups whose n-th symbol is past the end are masked out."""
     gap = order - 1
     lh = pairs.len_h[block][:, None]
     lr = pairs.len_r[block][:, None]
@@ -387,7 +405,8 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
     src = pairs.pair_start[block][:, None] + col - gap * in_ref
     real = (col < lh) | (in_ref & (col >= lh + gap) & (col < lh + gap + lr))
     s = np.zeros((block.size, w + gap), dtype=np.uint64)
-    s[:, :w] = np.where(real, sym[np.clip(src, 0, sym.size - 1)], 0)
+    s[:, :w] = np.where(real, sym[np.clip(src, 0, sym.size - 1)],
+                        np.where(col < lh + gap, np.uint64(filler), np.uint64(0)) if filler else 0)
     del src, real
     ub = np.uint64(b)
     key = s[:, :w].copy()
@@ -408,7 +427,8 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
     mask_b = np.uint64((1 << b) - 1)
     res = np.zeros((block.size, order), dtype=np.int64)
     row_ids = np.arange(block.size + 1, dtype=np.int64)
-    refs_before = None
+    row_keys = row_ids.astype(np.uint64) << np.uint64(gram_bits) if row_in_key else None
+    refs_before = row_bounds = None
     # per group (equal first-n symbols): its size and reference count from where it starts and
     # ends in a running count of reference entries (``np.add.reduceat`` over many short
     # groups is ~20x slower); its row's sum from a running sum at the rows' boundaries
@@ -417,6 +437,8 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
             refs_before = np.empty(flat.size + 1, dtype=np.uint64)
             refs_before[0] = 0
             np.cumsum(flat & np.uint64(1), out=refs_before[1:])
+            if row is None:  # the keys ascend through the rows: where each row starts
+                row_bounds = np.searchsorted(flat, row_keys)
         g = flat >> np.uint64((order - n) * b + 1)
         change = np.empty(g.size + 1, dtype=bool)  # group starts, and the end
         change[0] = change[-1] = True
@@ -428,13 +450,16 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
         size = np.diff(bounds)
         refc = np.diff(refs_before[bounds]).view(np.int64)
         m = np.minimum(size - refc, refc)
-        first = g[starts]
-        m[(first & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
-        row_of_start = row[starts] if row is not None else (first >> np.uint64(n * b)).astype(np.int64)
+        if not filler:
+            m[(g[starts] & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
+        if row is None:
+            groups_before = np.searchsorted(starts, row_bounds)
+        else:
+            groups_before = np.searchsorted(row[starts], row_ids)
         m_before = np.empty(m.size + 1, dtype=np.int64)
         m_before[0] = 0
         np.cumsum(m, out=m_before[1:])
-        res[:, n - 1] = np.diff(m_before[np.searchsorted(row_of_start, row_ids)])
+        res[:, n - 1] = np.diff(m_before[groups_before])
         if n == order:
             break
         # only groups found on both sides can hold longer matches: keep their entries when
