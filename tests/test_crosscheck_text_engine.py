@@ -378,6 +378,19 @@ def test_empty_input():
     assert got.bleu.size == 0 and got.chrf.size == 0 and got.rouge["rougeL"].size == 0
 
 
+@pytest.mark.parametrize("preds, refs", [
+    (["", " \t", "\u3000"], ["\n", "", "  "]),  # no character at all
+    (["", "ab c", "", ""], ["x", "", "", "c a b"]),  # empty texts first, between and last
+    (["a b", "", "", ""], ["", "", "", ""]),
+])
+def test_chrf_statistics_with_empty_and_whitespace_texts_equal_sacrebleu(preds, refs):
+    np.testing.assert_array_equal(tm.chrf_statistics(preds, refs),
+                                  np.array(CHRF()._extract_corpus_statistics(preds, [refs])))
+    cps, lengths = eng.chars_joined(eng.interleave(preds, refs))
+    assert lengths.tolist() == [len("".join(t.split())) for t in eng.interleave(preds, refs)]
+    assert "".join(map(chr, cps.tolist())) == "".join("".join(t.split()) for t in eng.interleave(preds, refs))
+
+
 # --------------------------------------------------------------------------- property tests
 
 from hypothesis import given, settings  # noqa: E402

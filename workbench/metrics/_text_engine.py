@@ -192,17 +192,19 @@ def chars_joined(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """sacrebleu chrF's characters (``"".join(text.split())``) of every text, as code points
     (``uint32``) and lengths: one encoding of the joined text, whitespace dropped by a table."""
     n = len(texts)
-    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     cps = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     if cps.size == 0:
         return np.zeros(0, dtype=np.uint32), np.zeros(n, dtype=np.int64)
     table = np.zeros(max(int(cps.max()), int(_SPACE_CPS[-1])) + 1, dtype=bool)
     table[_SPACE_CPS] = True
     space = table[cps]
-    # whitespace per text: the text of each whitespace position (a cumulative sum of the
-    # boolean array would cost ten times more: numpy's bool-to-int64 cumsum has no fast loop)
-    ends = np.cumsum(lens)
-    spaces = np.bincount(np.searchsorted(ends, np.flatnonzero(space), side="right"), minlength=n)
+    # whitespace per text: a sum per text (a running sum of the boolean array would cost ten
+    # times more: numpy's bool-to-int64 cumsum has no fast loop); one False appended so that
+    # every start is an index, and empty texts (whose "sum" is the next element) set to 0
+    spaces = np.add.reduceat(np.append(space, False).view(np.uint8), np.cumsum(lens) - lens,
+                             dtype=np.int64)
+    spaces[lens == 0] = 0
     return cps[~space], lens - spaces
 
 

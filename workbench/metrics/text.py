@@ -254,9 +254,7 @@ def chrf_statistics(predictions, references, tick=None) -> np.ndarray:
         return stats
     cps, lengths = eng.chars_joined(eng.interleave(list(predictions), list(references)))
     # dense character ids over the corpus (small alphabets pack into 64-bit keys directly)
-    present = np.zeros(int(cps.max()) + 1 if cps.size else 1, dtype=np.int64)
-    present[cps] = 1
-    dense = np.cumsum(present) - 1
+    dense = np.cumsum(np.bincount(cps) > 0, dtype=np.int64) - 1
     pairs = eng.Pairs(dense[cps], lengths, n)
     match = eng.clipped_matches(pairs, CHRF_ORDER, tick)
     for k in range(CHRF_ORDER):
