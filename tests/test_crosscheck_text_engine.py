@@ -373,6 +373,22 @@ def test_blocks_on_threads_give_the_same_statistics_as_one_thread(monkeypatch, p
     np.testing.assert_array_equal(two[0], np.array(want, dtype=np.int64))
 
 
+def test_texts_holding_the_first_marker_characters():
+    """The texts are joined with a control character found in none of them; texts holding
+    the first candidates (and 13a patterns) still split, tokenise and score as the references."""
+    preds = ["a\x01b \x02 c", "x\x03y &amp; z", "\x04", "plain words here"]
+    refs = ["a\x01b c \x04", "x y &amp; z", "", "plain \x02 words"]
+    words = eng.Words(eng.interleave(preds, refs))
+    assert words.marker not in "".join(preds + refs)
+    np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
+                                  np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
+    got = tm.score_pairs(preds, refs, normalize="none")
+    for i, (p, r) in enumerate(zip(preds, refs)):
+        assert abs(got.bleu[i] - sacrebleu.sentence_bleu(p, [r]).score) <= TOL
+        assert abs(got.chrf[i] - sacrebleu.sentence_chrf(p, [r]).score) <= TOL
+        assert got.token_f1[i] == tm.token_f1_one(p, r, "none")
+
+
 def test_empty_input():
     got = tm.score_pairs([], [])
     assert got.bleu.size == 0 and got.chrf.size == 0 and got.rouge["rougeL"].size == 0

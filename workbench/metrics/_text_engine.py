@@ -68,6 +68,19 @@ def _marker(texts: Sequence[str]) -> str:
     raise RuntimeError("no free marker character")  # pragma: no cover
 
 
+def _joined(texts: Sequence[str], marker: str | None) -> tuple[str, str]:
+    """(marker, the texts joined as ``m + " " + f" {m} ".join(texts)``); without a given
+    marker the first free one, checked by counting it in the joined text (one join)."""
+    if not texts:
+        return marker or _MARKERS[0], ""
+    for m in ((marker,) if marker else _MARKERS[:4]):
+        joined = m + " " + f" {m} ".join(texts)
+        if marker or joined.count(m) == len(texts):
+            return m, joined
+    m = _marker(texts)  # the first four markers all in the texts
+    return m, m + " " + f" {m} ".join(texts)
+
+
 class Words:
     """The whitespace tokens (``str.split()``) of many texts, from one split of the joined
     text and one hashing of the tokens: ``codes`` per position (0 = the marker that starts
@@ -80,10 +93,15 @@ class Words:
 
     def __init__(self, texts: Sequence[str], joined: str | None = None, marker: str | None = None):
         self.n_texts = len(texts)
+        if joined is None:
+            marker, joined = _joined(texts, marker)
+            #: the joined texts, when built here: 13a's pre-processing looks for its patterns
+            #: in it once (and lets it go)
+            self.joined: str | None = joined
+        else:
+            self.joined = None
         self.marker = marker or _marker(texts)
         m = self.marker
-        if joined is None:
-            joined = m + " " + f" {m} ".join(texts) if texts else ""
         codes, uniques = pd.factorize(np.asarray(joined.split(), dtype=object), sort=False)
         self.codes = codes.astype(np.int64, copy=False)
         self.vocab = list(uniques)
@@ -148,7 +166,9 @@ def tokenize_13a(words: Words, texts: Sequence[str]) -> tuple[np.ndarray, np.nda
     the whole line; when no text holds one of its patterns it leaves the whitespace tokens as
     they are, and the regexp rules run once per distinct word.  Otherwise the pre-processed
     joined text is split again."""
-    joined_raw = "".join(texts)
+    # (in the marker-joined text when there is one: no pattern spans a marker or a space)
+    joined_raw = words.joined if words.joined is not None else "".join(texts)
+    words.joined = None
     if any(p in joined_raw for p in _13A_PRE):
         m = words.marker
         line = f" {m} " + f" {m} ".join(t.rstrip() for t in texts) + " "
