@@ -425,7 +425,7 @@ def score_pairs(predictions, references, *, normalize: str = "case_ws", stemmer:
     the start, then each metric's as soon as its tokens are ready (:class:`eng.Background`);
     the values do not depend on it.  ``progress`` (a ``core.progress.Progress``) is advanced
     by this thread only, and asked whether the run was cancelled between stages and, by the
-    counting thread, between blocks of about a million positions."""
+    counting thread, between blocks of n-gram keys (:data:`eng.BLOCK` positions)."""
     _normalize_word(normalize)  # validates the mode first
     preds, refs = list(predictions), list(references)
     n = len(preds)
