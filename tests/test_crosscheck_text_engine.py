@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import re
 import string
+import time
 
 import numpy as np
 import pytest
@@ -152,6 +153,28 @@ def test_bleu_statistics_without_13a_preprocessing_patterns(pairs):
                                   np.array(BLEU()._extract_corpus_statistics(p2, [r2])))
 
 
+def test_statistics_without_a_spare_symbol_value_equal_sacrebleu(monkeypatch, pairs):
+    """When no symbol value is free to follow the hypotheses, the n-grams past a text's end
+    are masked instead; the statistics are the same."""
+    preds, refs = pairs
+    monkeypatch.setattr(eng, "SPARE_FILLER", False)
+    np.testing.assert_array_equal(tm.chrf_statistics(preds, refs),
+                                  np.array(CHRF()._extract_corpus_statistics(preds, [refs])))
+    np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
+                                  np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
+    # one or three symbols: b bits leave no free value, and b + 1 is taken
+    for p, r in ((["a a a", "a"], ["a", ""]), (["a b c a b", "c c"], ["b c a", "a b c a"])):
+        monkeypatch.setattr(eng, "SPARE_FILLER", False)
+        off = tm.bleu_statistics(p, r), tm.chrf_statistics(p, r)
+        monkeypatch.setattr(eng, "SPARE_FILLER", True)
+        on = tm.bleu_statistics(p, r), tm.chrf_statistics(p, r)
+        want = (np.array(BLEU()._extract_corpus_statistics(p, [r])),
+                np.array(CHRF()._extract_corpus_statistics(p, [r])))
+        for a, b_, c in zip(off, on, want):
+            np.testing.assert_array_equal(a, c)
+            np.testing.assert_array_equal(b_, c)
+
+
 def test_chrf_statistics_equal_sacrebleu(pairs):
     preds, refs = pairs
     ours = tm.chrf_statistics(preds, refs)
@@ -231,9 +254,17 @@ def test_wide_vocabulary_pair_takes_the_counter_fallback_for_bleu():
     preds, refs = [hyp, "a b c d", "a b"], [ref, "a b c d e", ""]
     np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
                                   np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
+    # the wide pair right after others whose few words take 1 bit a symbol (its symbols,
+    # wider, next to their last n-grams)
+    for preds, refs in ((["a", hyp, "b b"], ["a a", ref, "b"]),
+                        (["x y z a b c", "a b c d", hyp, "u v w"], ["a b c d e", "b c d", ref, "u v w t"])):
+        np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
+                                      np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
 
 
-def test_lcs_against_dynamic_programming():
+@pytest.mark.parametrize("pack_limit", [eng.LCS_PACK_LIMIT, 0], ids=["packed-sort", "argsort"])
+def test_lcs_against_dynamic_programming(monkeypatch, pack_limit):
+    monkeypatch.setattr(eng, "LCS_PACK_LIMIT", pack_limit)  # 0: keys too wide to pack
     rng = np.random.default_rng(11)
     hyps, refs = [], []
     for _ in range(300):
@@ -269,6 +300,12 @@ class Recorder(Progress):
             self.cancel()
 
 
+def _counting_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name.startswith("text-counting")]
+
+
 def test_progress_advances_and_cancel_stops_between_blocks(monkeypatch, pairs):
     preds, refs = pairs
     rec = Recorder()
@@ -276,13 +313,49 @@ def test_progress_advances_and_cancel_stops_between_blocks(monkeypatch, pairs):
     fractions = [f for f, _ in rec.seen]
     assert fractions == sorted(fractions) and fractions[-1] >= 0.95
     assert {"BLEU", "chrF", "ROUGE"} <= {m for _, m in rec.seen}
-    # small blocks: the cancel is seen inside the chrF stage, before ROUGE starts
+    assert not _counting_threads()
+    # small, slowed-down blocks: a cancel while chrF is counted (on the counting thread) stops
+    # its blocks before the last, and no later stage is reported
     monkeypatch.setattr(eng, "BLOCK", 256)
-    rec = Recorder(cancel_at=0.4)
-    with pytest.raises(Cancelled):
-        tm.score_pairs(preds * 4, refs * 4, progress=rec)
-    assert "ROUGE" not in {m for _, m in rec.seen}
-    assert max(f for f, _ in rec.seen) < 0.7
+    monkeypatch.setattr(eng, "THREADS", 1)
+    calls = []
+    real = eng._block_matches
+
+    def counted(*args):
+        calls.append(args[4].size)
+        return real(*args)
+
+    monkeypatch.setattr(eng, "_block_matches", counted)
+    tm.chrf_statistics(preds * 4, refs * 4)
+    chrf_blocks = len(calls)
+    assert chrf_blocks > 50
+
+    def slow(*args):
+        time.sleep(0.01)
+        return counted(*args)
+
+    monkeypatch.setattr(eng, "_block_matches", slow)
+    for cancel_at, before in ((0.4, 0.7), (0.1, 0.2)):  # while waiting; while tokenising
+        calls[:] = []
+        rec = Recorder(cancel_at=cancel_at)
+        with pytest.raises(Cancelled):
+            tm.score_pairs(preds * 4, refs * 4, progress=rec)
+        assert max(f for f, _ in rec.seen) < before, rec.seen[-8:]
+        assert 0 < len(calls) < chrf_blocks
+        assert not _counting_threads()
+
+
+def test_counting_thread_error_reaches_the_caller_and_the_thread_ends(monkeypatch, pairs):
+    """An exception in a counting job is raised by score_pairs (not lost on the thread)."""
+    preds, refs = pairs
+
+    def broken(*args):
+        raise RuntimeError("counting failed")
+
+    monkeypatch.setattr(eng, "lcs_lengths", broken)
+    with pytest.raises(RuntimeError, match="counting failed"):
+        tm.score_pairs(preds, refs)
+    assert not _counting_threads()
 
 
 def test_blocks_on_threads_give_the_same_statistics_as_one_thread(monkeypatch, pairs):
@@ -300,9 +373,38 @@ def test_blocks_on_threads_give_the_same_statistics_as_one_thread(monkeypatch, p
     np.testing.assert_array_equal(two[0], np.array(want, dtype=np.int64))
 
 
+def test_texts_holding_the_first_marker_characters():
+    """The texts are joined with a control character found in none of them; texts holding
+    the first candidates (and 13a patterns) still split, tokenise and score as the references."""
+    preds = ["a\x01b \x02 c", "x\x03y &amp; z", "\x04", "plain words here"]
+    refs = ["a\x01b c \x04", "x y &amp; z", "", "plain \x02 words"]
+    words = eng.Words(eng.interleave(preds, refs))
+    assert words.marker not in "".join(preds + refs)
+    np.testing.assert_array_equal(tm.bleu_statistics(preds, refs),
+                                  np.array(BLEU()._extract_corpus_statistics(preds, [refs])))
+    got = tm.score_pairs(preds, refs, normalize="none")
+    for i, (p, r) in enumerate(zip(preds, refs)):
+        assert abs(got.bleu[i] - sacrebleu.sentence_bleu(p, [r]).score) <= TOL
+        assert abs(got.chrf[i] - sacrebleu.sentence_chrf(p, [r]).score) <= TOL
+        assert got.token_f1[i] == tm.token_f1_one(p, r, "none")
+
+
 def test_empty_input():
     got = tm.score_pairs([], [])
     assert got.bleu.size == 0 and got.chrf.size == 0 and got.rouge["rougeL"].size == 0
+
+
+@pytest.mark.parametrize("preds, refs", [
+    (["", " \t", "\u3000"], ["\n", "", "  "]),  # no character at all
+    (["", "ab c", "", ""], ["x", "", "", "c a b"]),  # empty texts first, between and last
+    (["a b", "", "", ""], ["", "", "", ""]),
+])
+def test_chrf_statistics_with_empty_and_whitespace_texts_equal_sacrebleu(preds, refs):
+    np.testing.assert_array_equal(tm.chrf_statistics(preds, refs),
+                                  np.array(CHRF()._extract_corpus_statistics(preds, [refs])))
+    cps, lengths = eng.chars_joined(eng.interleave(preds, refs))
+    assert lengths.tolist() == [len("".join(t.split())) for t in eng.interleave(preds, refs)]
+    assert "".join(map(chr, cps.tolist())) == "".join("".join(t.split()) for t in eng.interleave(preds, refs))
 
 
 # --------------------------------------------------------------------------- property tests

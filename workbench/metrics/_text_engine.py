@@ -17,11 +17,13 @@ Design (measured on 100k pairs; the per-pair reference libraries are 50-150 µs 
   13a's whole-line pre-processing (``<skipped>``, ``-\\n``, entities) splits again when a text
   holds one of its patterns.
 * **N-gram matches by sorting short rows.**  Each pair is a row: its hypothesis, ``N - 1``
-  zeros, its reference.  Every start position's key ``(row, s[i], ..., s[i+N-1], side)`` is
+  fillers, its reference.  Every start position's key ``(row, s[i], ..., s[i+N-1], side)`` is
   packed in one ``uint64`` (symbols numbered from 1, densely per pair when the corpus has too
-  many; 0 = past the end), rows of similar length are sorted together (numpy's vectorised sort
-  of rows of up to 256 keys, ~2 ns per key here), and the groups of equal first-n symbols are
-  the distinct n-grams: ``sum(min(hyp count, ref count))`` for every order n from one sort.
+  many; 0 = past the end of the reference, a free value past the end of the hypothesis, so
+  that n-grams running past the ends never match), rows of similar length are sorted
+  together (numpy's vectorised sort of rows of up to 256 keys, ~2 ns per key here), and the
+  groups of equal first-n symbols are the distinct n-grams: ``sum(min(hyp count, ref
+  count))`` for every order n from one sort, each group's counts from running sums.
   Pairs whose symbols do not fit (more than 2**15 distinct words, or 2**10 distinct
   characters, in one pair) are counted with ``collections.Counter`` one by one.
 * **LCS bit-parallel** (Allison-Dix / Hyyrö): with the shorter side as a bit vector, one
@@ -42,6 +44,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
+
+from ..core.errors import Cancelled
 
 #: marker characters tried, in order: ASCII controls that are not whitespace for ``str.split``
 #: (fast ASCII paths of ``str`` when the texts are ASCII), then private-use code points
@@ -64,6 +68,19 @@ def _marker(texts: Sequence[str]) -> str:
     raise RuntimeError("no free marker character")  # pragma: no cover
 
 
+def _joined(texts: Sequence[str], marker: str | None) -> tuple[str, str]:
+    """(marker, the texts joined as ``m + " " + f" {m} ".join(texts)``); without a given
+    marker the first free one, checked by counting it in the joined text (one join)."""
+    if not texts:
+        return marker or _MARKERS[0], ""
+    for m in ((marker,) if marker else _MARKERS[:4]):
+        joined = m + " " + f" {m} ".join(texts)
+        if marker or joined.count(m) == len(texts):
+            return m, joined
+    m = _marker(texts)  # the first four markers all in the texts
+    return m, m + " " + f" {m} ".join(texts)
+
+
 class Words:
     """The whitespace tokens (``str.split()``) of many texts, from one split of the joined
     text and one hashing of the tokens: ``codes`` per position (0 = the marker that starts
@@ -76,10 +93,15 @@ class Words:
 
     def __init__(self, texts: Sequence[str], joined: str | None = None, marker: str | None = None):
         self.n_texts = len(texts)
+        if joined is None:
+            marker, joined = _joined(texts, marker)
+            #: the joined texts, when built here: 13a's pre-processing looks for its patterns
+            #: in it once (and lets it go)
+            self.joined: str | None = joined
+        else:
+            self.joined = None
         self.marker = marker or _marker(texts)
         m = self.marker
-        if joined is None:
-            joined = m + " " + f" {m} ".join(texts) if texts else ""
         codes, uniques = pd.factorize(np.asarray(joined.split(), dtype=object), sort=False)
         self.codes = codes.astype(np.int64, copy=False)
         self.vocab = list(uniques)
@@ -144,7 +166,9 @@ def tokenize_13a(words: Words, texts: Sequence[str]) -> tuple[np.ndarray, np.nda
     the whole line; when no text holds one of its patterns it leaves the whitespace tokens as
     they are, and the regexp rules run once per distinct word.  Otherwise the pre-processed
     joined text is split again."""
-    joined_raw = "".join(texts)
+    # (in the marker-joined text when there is one: no pattern spans a marker or a space)
+    joined_raw = words.joined if words.joined is not None else "".join(texts)
+    words.joined = None
     if any(p in joined_raw for p in _13A_PRE):
         m = words.marker
         line = f" {m} " + f" {m} ".join(t.rstrip() for t in texts) + " "
@@ -188,16 +212,19 @@ def chars_joined(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """sacrebleu chrF's characters (``"".join(text.split())``) of every text, as code points
     (``uint32``) and lengths: one encoding of the joined text, whitespace dropped by a table."""
     n = len(texts)
-    lens = np.fromiter((len(t) for t in texts), dtype=np.int64, count=n)
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     cps = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
     if cps.size == 0:
         return np.zeros(0, dtype=np.uint32), np.zeros(n, dtype=np.int64)
     table = np.zeros(max(int(cps.max()), int(_SPACE_CPS[-1])) + 1, dtype=bool)
     table[_SPACE_CPS] = True
     space = table[cps]
-    before = np.concatenate(([0], np.cumsum(space, dtype=np.int64)))  # spaces before each position
-    ends = np.cumsum(lens)
-    spaces = before[ends] - before[ends - lens]
+    # whitespace per text: a sum per text (a running sum of the boolean array would cost ten
+    # times more: numpy's bool-to-int64 cumsum has no fast loop); one False appended so that
+    # every start is an index, and empty texts (whose "sum" is the next element) set to 0
+    spaces = np.add.reduceat(np.append(space, False).view(np.uint8), np.cumsum(lens) - lens,
+                             dtype=np.int64)
+    spaces[lens == 0] = 0
     return cps[~space], lens - spaces
 
 
@@ -257,11 +284,11 @@ def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | No
     ``min(count in hypothesis, count in reference)``, for n = 1..order (sacrebleu's
     "correct", rouge-score's "intersection", SQuAD's "num_same").
 
-    Each pair is a row of a block (pairs of similar length together, the row width the next
-    power of two), each position's key ``(s[i], ..., s[i+order-1], side)`` packed into a
-    ``uint64`` (0 = past the end of its sequence), the rows sorted (numpy's vectorised sort
-    of short rows is ~5 ns per key here); the groups of equal first-n symbols in a row are
-    its distinct n-grams."""
+    Each pair is a row of a block (pairs of similar length together, see :func:`_row_width`),
+    each position's key ``(s[i], ..., s[i+order-1], side)`` packed into a ``uint64`` (past
+    the end: 0 after the reference, a free value after the hypothesis when there is one),
+    the rows sorted (numpy's vectorised sort of short rows is ~2 ns per key here); the
+    groups of equal first-n symbols in a row are its distinct n-grams."""
     n = pairs.n
     out = np.zeros((n, order), dtype=np.int64)
     if pairs.sym.size == 0:
@@ -271,12 +298,22 @@ def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | No
     global_bits = _bits(pairs.vocab)  # symbols 1..vocab, 0 = past the end
     if order * global_bits + 1 <= 64:
         sym, b = pairs.sym + 1, global_bits
+        top = pairs.vocab  # the largest symbol
     else:
         local, distinct = pairs.local_symbols()
         sym = local + 1
         need = np.array([_bits(int(d)) for d in range(int(distinct.max()) + 1)])[distinct]
         fallback = order * need + 1 > 64
         b = int(need[~fallback].max()) if (~fallback).any() else 1
+        top = int(distinct[~fallback].max()) if (~fallback).any() else 0
+    # a free symbol value after each hypothesis: its n-grams past its end then differ from
+    # the reference's (which end in 0), so those groups never match and need no masking
+    filler = 0
+    if SPARE_FILLER:
+        if top >= (1 << b) - 1 and order * (b + 1) + 1 <= 64:
+            b += 1
+        if top < (1 << b) - 1:
+            filler = (1 << b) - 1
     width = _row_width(pair_len + order - 1)
     todo = np.flatnonzero((pair_len > 0) & ~fallback)
     total = float(pair_len.sum())
@@ -288,7 +325,7 @@ def clipped_matches(pairs: Pairs, order: int, tick: Callable[[float], None] | No
 
     def work(item):
         block, w = item
-        return block, _block_matches(pairs, sym, b, order, block, w)
+        return block, _block_matches(pairs, sym, b, order, block, w, filler)
 
     done = 0.0
     for block, res in _in_threads(work, blocks):
@@ -323,6 +360,47 @@ def _in_threads(fn, items):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+class Background:
+    """Counting jobs (numpy, which releases the GIL) on one thread beside the caller, who
+    meanwhile tokenises the next metric's texts in Python (which holds it).  Jobs run in the
+    order submitted; each gets a ``tick(fraction)`` that records its progress, calls
+    ``check()`` (a progress's ``check_cancelled``, which raises when the run was cancelled)
+    and raises :class:`~workbench.core.errors.Cancelled` once :meth:`close` was called, so a
+    job stops at its next block.  Use as a context manager: leaving it (also by
+    an exception) stops the jobs not yet finished and waits for the thread."""
+
+    def __init__(self, check: Callable[[], None] | None = None) -> None:
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="text-counting")
+        self._stop = threading.Event()
+        self._check = check or (lambda: None)
+        self.fraction: dict[str, float] = {}
+
+    def submit(self, name: str, fn: Callable, *args):
+        """``fn(*args, tick)`` on the thread; its future."""
+        self.fraction[name] = 0.0
+
+        def tick(f: float) -> None:
+            if self._stop.is_set():
+                raise Cancelled("the run was stopped")
+            self._check()
+            self.fraction[name] = f
+
+        return self._pool.submit(fn, *args, tick)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> "Background":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def _row_width(length: np.ndarray) -> np.ndarray:
     """Row width for sequences of ``length``: multiples of 32 up to 256 (numpy sorts rows
     that short with its vectorised sorting networks, ~2 ns per key here), multiples of 128
@@ -333,8 +411,14 @@ def _row_width(length: np.ndarray) -> np.ndarray:
                     np.where(length <= 2048, -(-length // 128) * 128, pow2))
 
 
-def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
-    """Rows: the hypothesis, ``order - 1`` zeros, the reference, zeros up to ``w``."""
+#: use a free symbol value after each hypothesis when there is one (tests turn it off to
+#: check the masking that takes its place otherwise)
+SPARE_FILLER = True
+
+
+def _block_matches(pairs, sym, b, order, block, w, filler=0) -> np.ndarray:
+    """Rows: the hypothesis, ``order - 1`` times ``filler``, the reference, zeros up to ``w``.
+    With ``filler`` 0 the groups whose n-th symbol is past the end are masked out."""
     gap = order - 1
     lh = pairs.len_h[block][:, None]
     lr = pairs.len_r[block][:, None]
@@ -343,7 +427,8 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
     src = pairs.pair_start[block][:, None] + col - gap * in_ref
     real = (col < lh) | (in_ref & (col >= lh + gap) & (col < lh + gap + lr))
     s = np.zeros((block.size, w + gap), dtype=np.uint64)
-    s[:, :w] = np.where(real, sym[np.clip(src, 0, sym.size - 1)], 0)
+    s[:, :w] = np.where(real, sym[np.clip(src, 0, sym.size - 1)],
+                        np.where(col < lh + gap, np.uint64(filler), np.uint64(0)) if filler else 0)
     del src, real
     ub = np.uint64(b)
     key = s[:, :w].copy()
@@ -360,34 +445,56 @@ def _block_matches(pairs, sym, b, order, block, w) -> np.ndarray:
         key |= np.arange(block.size, dtype=np.uint64)[:, None] << np.uint64(gram_bits)
     key.sort(axis=1)
     flat = key.ravel()
-    side = (flat & np.uint64(1)).astype(np.int32)
     row = None if row_in_key else np.arange(flat.size, dtype=np.int64) // w
     mask_b = np.uint64((1 << b) - 1)
     res = np.zeros((block.size, order), dtype=np.int64)
+    row_ids = np.arange(block.size + 1, dtype=np.int64)
+    row_keys = row_ids.astype(np.uint64) << np.uint64(gram_bits) if row_in_key else None
+    refs_before = row_bounds = None
+    # per group (equal first-n symbols): its size and reference count from where it starts and
+    # ends in a running count of reference entries (``np.add.reduceat`` over many short
+    # groups is ~20x slower); its row's sum from a running sum at the rows' boundaries
     for n in range(1, order + 1):
+        if refs_before is None:
+            refs_before = np.empty(flat.size + 1, dtype=np.uint64)
+            refs_before[0] = 0
+            np.cumsum(flat & np.uint64(1), out=refs_before[1:])
+            if row is None:  # the keys ascend through the rows: where each row starts
+                row_bounds = np.searchsorted(flat, row_keys)
         g = flat >> np.uint64((order - n) * b + 1)
-        change = np.empty(g.size, dtype=bool)
-        change[0] = True
-        np.not_equal(g[1:], g[:-1], out=change[1:])
+        change = np.empty(g.size + 1, dtype=bool)  # group starts, and the end
+        change[0] = change[-1] = True
+        np.not_equal(g[1:], g[:-1], out=change[1:-1])
         if row is not None:
-            change[1:] |= row[1:] != row[:-1]
-        starts = np.flatnonzero(change)
-        size = np.diff(np.append(starts, g.size))
-        refc = np.add.reduceat(side, starts)
+            change[1:-1] |= row[1:] != row[:-1]
+        bounds = np.flatnonzero(change)
+        starts = bounds[:-1]
+        size = np.diff(bounds)
+        refc = np.diff(refs_before[bounds]).view(np.int64)
         m = np.minimum(size - refc, refc)
-        first = g[starts]
-        m[(first & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
-        row_of_start = row[starts] if row is not None else (first >> np.uint64(n * b)).astype(np.int64)
-        res[:, n - 1] = np.bincount(row_of_start, weights=m, minlength=block.size).astype(np.int64)
+        if not filler:
+            m[(g[starts] & mask_b) == 0] = 0  # the n-th symbol is past the end: no n-gram
+        if row is None:
+            groups_before = np.searchsorted(starts, row_bounds)
+        else:
+            groups_before = np.searchsorted(row[starts], row_ids)
+        m_before = np.empty(m.size + 1, dtype=np.int64)
+        m_before[0] = 0
+        np.cumsum(m, out=m_before[1:])
+        res[:, n - 1] = np.diff(m_before[groups_before])
         if n == order:
             break
-        # only groups found on both sides can hold longer matches: keep their entries
+        # only groups found on both sides can hold longer matches: keep their entries when
+        # that surely drops enough of them to pay for the copy (each dropped group drops at
+        # least one entry)
         keep_group = m > 0
-        if not keep_group.any():
+        kept_groups = int(np.count_nonzero(keep_group))
+        if kept_groups == 0:
             break
-        if keep_group.mean() < 0.8:
+        if keep_group.size - kept_groups > 0.25 * flat.size:
             keep = np.repeat(keep_group, size)
-            flat, side = flat[keep], side[keep]
+            flat = flat[keep]
+            refs_before = None
             if row is not None:
                 row = row[keep]
     return res
@@ -429,6 +536,10 @@ def lcs_lengths(pairs: Pairs, tick: Callable[[float], None] | None = None) -> np
     return out
 
 
+#: (pair, symbol) keys below this are sorted with their bit number packed below them
+LCS_PACK_LIMIT = 1 << 56
+
+
 def _lcs_numpy(pairs, idx, short_is_ref, out) -> None:
     start = pairs.pair_start[idx]
     lh, lr = pairs.len_h[idx], pairs.len_r[idx]
@@ -444,24 +555,32 @@ def _lcs_numpy(pairs, idx, short_is_ref, out) -> None:
     bit_off = np.arange(bit_owner.size) - np.repeat(np.cumsum(bit_len) - bit_len, bit_len)
     bit_sym = pairs.sym[np.repeat(bit_start, bit_len) + bit_off]
     bit_key = bit_owner * vocab + bit_sym
-    order = np.argsort(bit_key, kind="stable")
-    bit_key_sorted = bit_key[order]
-    # positions of the scan side
+    # the match mask of each distinct (pair, symbol) of the bit side: the sum of its
+    # positions' bits (distinct powers of two: sum = or) from a running sum over the sorted keys
+    if k * int(vocab) < LCS_PACK_LIMIT:  # (pair, symbol) and the bit number in one int64
+        packed = np.sort((bit_key << 6) | bit_off, kind="stable")  # runs per pair: fast
+        key_sorted = packed >> 6
+        bit_value = np.left_shift(np.uint64(1), (packed & 63).astype(np.uint64))
+    else:
+        order = np.argsort(bit_key, kind="stable")
+        key_sorted = bit_key[order]
+        bit_value = np.left_shift(np.uint64(1), bit_off[order].astype(np.uint64))
+    bounds = np.empty(key_sorted.size + 1, dtype=bool)
+    bounds[0] = bounds[-1] = True
+    np.not_equal(key_sorted[1:], key_sorted[:-1], out=bounds[1:-1])
+    bounds = np.flatnonzero(bounds)
+    bits_before = np.zeros(key_sorted.size + 1, dtype=np.uint64)
+    np.cumsum(bit_value, out=bits_before[1:])  # wraps modulo 2**64; differences stay exact
+    key_masks = np.diff(bits_before[bounds])
+    keys = key_sorted[bounds[:-1]]
+    # positions of the scan side, and their match masks
     scan_owner = np.repeat(np.arange(k), scan_len)
     scan_first = np.cumsum(scan_len) - scan_len
     scan_off = np.arange(scan_owner.size) - np.repeat(scan_first, scan_len)
     scan_sym = pairs.sym[np.repeat(scan_start, scan_len) + scan_off]
     scan_key = scan_owner * vocab + scan_sym
-    lo = np.searchsorted(bit_key_sorted, scan_key, side="left")
-    hi = np.searchsorted(bit_key_sorted, scan_key, side="right")
-    cnt = hi - lo
-    total = int(cnt.sum())
-    masks = np.zeros(scan_owner.size, dtype=np.uint64)
-    if total:
-        rows = np.repeat(np.arange(scan_owner.size), cnt)
-        within = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        bit_pos = bit_off[order[np.repeat(lo, cnt) + within]]
-        np.bitwise_or.at(masks, rows, np.left_shift(np.uint64(1), bit_pos.astype(np.uint64)))
+    at = np.minimum(np.searchsorted(keys, scan_key), keys.size - 1)
+    masks = np.where(keys[at] == scan_key, key_masks[at], np.uint64(0))
     # all pairs advance together, longest scan first (active pairs are a prefix)
     by_len = np.argsort(-scan_len, kind="stable")
     s_len = scan_len[by_len]

@@ -106,11 +106,25 @@ def normalized_scores(words: "eng.Words", mode: str, tick=None):
     the interleaved (prediction, reference) texts.  The normalised string is
     ``" ".join`` of the tokens, as :func:`normalize` gives it (for ``none`` the text itself
     is not rebuilt: ``None`` is returned instead)."""
+    strings, tokens = normalized_tokens(words, mode)
+    return strings, token_f1_from_tokens(tokens, tick)
+
+
+def normalized_tokens(words: "eng.Words", mode: str):
+    """(normalised strings or ``None`` for ``none``, (ids, lengths) of the normalised tokens)
+    of the interleaved texts: the Python part of :func:`normalized_scores`."""
     ids, lengths, vocab = words.transform(_normalize_word(mode))
-    n = len(lengths) // 2
     strings = None if mode == "none" else eng.Words.strings(ids, lengths, vocab)
+    return strings, (ids, lengths)
+
+
+def token_f1_from_tokens(tokens, tick=None) -> np.ndarray:
+    """SQuAD v2 token F1 per pair from the normalised tokens of the interleaved texts (the
+    numpy part of :func:`normalized_scores`)."""
+    ids, lengths = tokens
+    n = len(lengths) // 2
     if n == 0:
-        return strings, np.zeros(0)
+        return np.zeros(0)
     pairs = eng.Pairs(ids, lengths, n)
     common = eng.clipped_matches(pairs, 1, tick)[:, 0].astype(float)
     lp, lr = pairs.len_h.astype(float), pairs.len_r.astype(float)
@@ -120,7 +134,7 @@ def normalized_scores(words: "eng.Words", mode: str, tick=None):
         f1 = 2 * precision * recall / (precision + recall)
     f1 = np.where(common == 0, 0.0, f1)
     either_empty = (pairs.len_h == 0) | (pairs.len_r == 0)
-    return strings, np.where(either_empty, ((pairs.len_h == 0) & (pairs.len_r == 0)).astype(float), f1)
+    return np.where(either_empty, ((pairs.len_h == 0) & (pairs.len_r == 0)).astype(float), f1)
 
 
 # --------------------------------------------------------------------------- BLEU
@@ -135,11 +149,26 @@ def bleu_statistics(predictions, references, tick=None, words=None) -> np.ndarra
     n = len(predictions)
     if n != len(references):
         raise ValueError("predictions and references differ in length")
+    if n == 0:
+        return np.zeros((0, 2 + 2 * BLEU_ORDER), dtype=np.int64)
+    return bleu_statistics_from_tokens(bleu_tokens(predictions, references, words), tick)
+
+
+def bleu_tokens(predictions, references, words=None):
+    """(ids, lengths) of the 13a tokens of the interleaved texts (the Python part of
+    :func:`bleu_statistics`)."""
+    texts = eng.interleave(list(predictions), list(references))
+    ids, lengths, _ = eng.tokenize_13a(words or eng.Words(texts), texts)
+    return ids, lengths
+
+
+def bleu_statistics_from_tokens(tokens, tick=None) -> np.ndarray:
+    """:func:`bleu_statistics` from :func:`bleu_tokens` (its numpy part)."""
+    ids, lengths = tokens
+    n = len(lengths) // 2
     stats = np.zeros((n, 2 + 2 * BLEU_ORDER), dtype=np.int64)
     if n == 0:
         return stats
-    texts = eng.interleave(list(predictions), list(references))
-    ids, lengths, _ = eng.tokenize_13a(words or eng.Words(texts), texts)
     pairs = eng.Pairs(ids, lengths, n)
     stats[:, 0] = pairs.len_h
     stats[:, 1] = pairs.len_r
@@ -225,9 +254,7 @@ def chrf_statistics(predictions, references, tick=None) -> np.ndarray:
         return stats
     cps, lengths = eng.chars_joined(eng.interleave(list(predictions), list(references)))
     # dense character ids over the corpus (small alphabets pack into 64-bit keys directly)
-    present = np.zeros(int(cps.max()) + 1 if cps.size else 1, dtype=np.int64)
-    present[cps] = 1
-    dense = np.cumsum(present) - 1
+    dense = np.cumsum(np.bincount(cps) > 0, dtype=np.int64) - 1
     pairs = eng.Pairs(dense[cps], lengths, n)
     match = eng.clipped_matches(pairs, CHRF_ORDER, tick)
     for k in range(CHRF_ORDER):
@@ -314,13 +341,28 @@ def rouge_f(predictions, references, *, stemmer: bool, tick=None, words=None) ->
         raise ValueError("predictions and references differ in length")
     if n == 0:
         return {t: np.zeros(0) for t in ROUGE_TYPES}
+    words = words or eng.Words(eng.interleave(list(predictions), list(references)))
+    return rouge_from_tokens(rouge_tokens(words, stemmer), tick)
+
+
+def rouge_tokens(words: "eng.Words", stemmer: bool):
+    """(ids, lengths) of rouge-score's tokens of the interleaved texts (the Python part of
+    :func:`rouge_f`)."""
     porter = None
     if stemmer:
         from nltk.stem import porter as nltk_porter  # what rouge-score's tokenizer uses
 
         porter = nltk_porter.PorterStemmer()
-    words = words or eng.Words(eng.interleave(list(predictions), list(references)))
     ids, lengths, _ = eng.tokenize_rouge(words, porter)
+    return ids, lengths
+
+
+def rouge_from_tokens(tokens, tick=None) -> dict[str, np.ndarray]:
+    """:func:`rouge_f` from :func:`rouge_tokens` (its numpy part)."""
+    ids, lengths = tokens
+    n = len(lengths) // 2
+    if n == 0:
+        return {t: np.zeros(0) for t in ROUGE_TYPES}
     pairs = eng.Pairs(ids, lengths, n)
     sub = (lambda a, b: (lambda f: tick(a + (b - a) * f))) if tick else (lambda a, b: None)
     inter = eng.clipped_matches(pairs, 2, sub(0.0, 0.6)).astype(float)
@@ -353,7 +395,7 @@ def rouge_blind_items(predictions, references) -> np.ndarray:
 
 def _blind_pairs(words: "eng.Words", n: int) -> np.ndarray:
     flags = np.array([False] + [_blind_word(w) for w in words.vocab[1:]], dtype=bool)
-    text_of = np.cumsum(words.codes == 0) - 1
+    text_of = np.cumsum((words.codes == 0).astype(np.int64)) - 1  # (a bool cumsum is slow)
     per_text = np.bincount(text_of[flags[words.codes]], minlength=2 * n) > 0
     return per_text[0::2] | per_text[1::2]
 
@@ -379,8 +421,11 @@ def score_pairs(predictions, references, *, normalize: str = "case_ws", stemmer:
                 progress=None) -> TextScores:
     """All text metrics of the pairs at once (see the module docstring): the whitespace
     words of the texts are split and hashed once and every tokeniser runs once per distinct
-    word.  ``progress`` (a ``core.progress.Progress``) is advanced, and asked whether the run
-    was cancelled, between stages and between blocks of about a million positions."""
+    word.  The counting (numpy) runs on a thread beside the tokenising (Python): chrF's from
+    the start, then each metric's as soon as its tokens are ready (:class:`eng.Background`);
+    the values do not depend on it.  ``progress`` (a ``core.progress.Progress``) is advanced
+    by this thread only, and asked whether the run was cancelled between stages and, by the
+    counting thread, between blocks of n-gram keys (:data:`eng.BLOCK` positions)."""
     _normalize_word(normalize)  # validates the mode first
     preds, refs = list(predictions), list(references)
     n = len(preds)
@@ -396,25 +441,45 @@ def score_pairs(predictions, references, *, normalize: str = "case_ws", stemmer:
         return tick
 
     texts = eng.interleave(preds, refs)
-    stage(0.02, 0.05, "splitting the texts")
-    words = eng.Words(texts)
-    tick = stage(0.05, 0.15, "exact match and token F1")
-    norm, f1 = normalized_scores(words, normalize, tick)
-    if norm is None:
-        norm_p, norm_r = preds, refs
-    else:
-        norm_p, norm_r = norm[0::2], norm[1::2]
-    em = np.fromiter((a == b for a, b in zip(norm_p, norm_r)), dtype=bool, count=n).astype(float)
-    bleu_stats = bleu_statistics(preds, refs, stage(0.15, 0.35, "BLEU"), words=words)
-    chrf_stats = chrf_statistics(preds, refs, stage(0.35, 0.7, "chrF"))
-    rouge = rouge_f(preds, refs, stemmer=stemmer, tick=stage(0.7, 0.95, "ROUGE"), words=words)
+    with eng.Background(progress.check_cancelled if progress is not None else None) as bg:
+        chrf_job = bg.submit("chrF", chrf_statistics, preds, refs)
+        stage(0.02, 0.05, "splitting the texts")
+        words = eng.Words(texts)
+        stage(0.05, 0.12, "exact match and token F1")
+        norm, f1_tokens = normalized_tokens(words, normalize)
+        f1_job = bg.submit("F1", token_f1_from_tokens, f1_tokens)
+        stage(0.12, 0.2, "BLEU")
+        bleu_job = bg.submit("BLEU", bleu_statistics_from_tokens, bleu_tokens(preds, refs, words))
+        stage(0.2, 0.3, "ROUGE")
+        rouge_job = bg.submit("ROUGE", rouge_from_tokens, rouge_tokens(words, stemmer))
+        if norm is None:
+            norm_p, norm_r = preds, refs
+        else:
+            norm_p, norm_r = norm[0::2], norm[1::2]
+        em = np.fromiter((a == b for a, b in zip(norm_p, norm_r)), dtype=bool, count=n).astype(float)
+        blind = _blind_pairs(words, n)
+        # wait for the counting, in the order it runs
+        waits = (("chrF", "chrF", chrf_job, 0.3, 0.65),
+                 ("exact match and token F1", "F1", f1_job, 0.65, 0.7),
+                 ("BLEU", "BLEU", bleu_job, 0.7, 0.8), ("ROUGE", "ROUGE", rouge_job, 0.8, 0.95))
+        results = {}
+        for message, name, job, a, b in waits:
+            tick = stage(a, b, message)
+            while True:
+                try:
+                    results[name] = job.result(timeout=0.1)
+                    break
+                except TimeoutError:
+                    tick(bg.fraction[name])
+            tick(1.0)
+    bleu_stats, chrf_stats = results["BLEU"], results["chrF"]
     stage(0.95, 1.0, "sentence scores")
     return TextScores(
-        exact_match=em, token_f1=f1,
+        exact_match=em, token_f1=results["F1"],
         bleu=sentence_bleu_from_statistics(bleu_stats),
         chrf=sentence_chrf_from_statistics(chrf_stats),
-        rouge=rouge, bleu_stats=bleu_stats, chrf_stats=chrf_stats,
-        rouge_blind=_blind_pairs(words, n),
+        rouge=results["ROUGE"], bleu_stats=bleu_stats, chrf_stats=chrf_stats,
+        rouge_blind=blind,
         norm_predictions=list(norm_p), norm_references=list(norm_r))
 
 
