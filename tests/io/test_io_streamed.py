@@ -188,6 +188,20 @@ def test_a_changed_file_is_not_read_as_the_loaded_one(tmp_path, monkeypatch):
         table.cell_text("tokens")
 
 
+def test_an_unreadable_file_gives_no_checksum(tmp_path, monkeypatch):
+    """The checksum of a streamed file is read from the file: when it cannot be read (its
+    size and time unchanged), a sentence, never the hash of what little was read."""
+    path = write(tmp_path, "locked.csv", ("\n".join(lines()) + "\n").encode())
+    table = load(path, True, monkeypatch)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(loader, "open", refuse, raising=False)
+    with pytest.raises(DataError, match="locked.csv.*cannot be read again.*Permission denied"):
+        table.sha256
+
+
 def test_a_file_changed_while_it_is_parsed_is_read_again(tmp_path, monkeypatch):
     """The streamed parse sees the file change (size or time): the file is then read whole,
     and the table is the new file's, consistent in every column."""

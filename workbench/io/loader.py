@@ -218,13 +218,11 @@ def load_table(
         from workbench.io import formats  # TREC, JSON(L), Inspect, lm-eval, promptfoo; None if not one
 
         table = formats.detect_and_load(data, absolute, shown)
-        if table is not None:
-            pass
-        elif extension in EXCEL_EXTENSIONS:
+        if table is None and extension in EXCEL_EXTENSIONS:
             table = _load_excel(data, absolute, shown, sheet, progress)
-        elif extension in PARQUET_EXTENSIONS:
+        elif table is None and extension in PARQUET_EXTENSIONS:
             table = _load_parquet(data, absolute, shown)
-        else:
+        elif table is None:
             table = _load_text(data, absolute, shown, step, state)
     notes = table.notes
     if sheet is not None and table.format != XLSX:
@@ -333,15 +331,18 @@ class Digest:
 def _file_sha256(path: str, state: tuple[int, int], shown: str) -> str:
     """The SHA-256 of the file at ``path``, read in pieces, if it is still the file of ``state``."""
     digest = hashlib.sha256()
+    fastcsv.unchanged(path, state, shown)
     try:
-        fastcsv.unchanged(path, state, shown)
         with open(path, "rb", buffering=0) as handle:
             buffer = bytearray(fastcsv.STREAM_CHUNK)
             view = memoryview(buffer)
             while got := handle.readinto(view):
                 digest.update(view[:got])
-    except OSError:
-        pass  # the check below names the problem
+    except OSError as err:
+        fastcsv.unchanged(path, state, shown)  # a removed or replaced file says so
+        reason = err.strerror or type(err).__name__
+        raise DataError(f"File {shown} cannot be read again for its SHA-256 ({reason}); check "
+                        "its permissions, then open it again.") from None
     fastcsv.unchanged(path, state, shown)
     return digest.hexdigest()
 
