@@ -322,6 +322,7 @@ def test_a_text_chart_of_many_items_draws_a_labelled_sample(qtbot):
     dots = [i for i in chart.plotItem.items if type(i).__name__ == "ScatterPlotItem"]
     assert len(dots) == 1 and len(dots[0].data) == 5_000
     assert any("5,000 of 12,000 at random" in name for name in chart.legend_names())
+    assert chart.legend.columnCount == 2  # the longer text: two entries a row (fits 1280 px)
     np.testing.assert_allclose(chart.plotted()["all items"]["value"], items["token_f1"])
     x, y, rows, texts = chart._hover[0]
     j = int(np.argmax(y))

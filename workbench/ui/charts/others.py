@@ -334,6 +334,9 @@ class TextScoreChart(Chart):
         systems = list(dict.fromkeys(items["system"])) if "system" in items else ["all items"]
         self.plotItem.getAxis("bottom").set_labels(systems)
         rng = np.random.default_rng(0)
+        # a sampled strip's longer legend text: two entries a row, so 1280 px holds them
+        self.legend.setColumnCount(2 if (items.groupby("system").size().max() if "system" in items
+                                         else len(items)) > self.max_dots else 3)
         for i, system in enumerate(systems):
             sub = items if "system" not in items else items[items["system"] == system]
             values = sub[self.metric].to_numpy(dtype=float)
