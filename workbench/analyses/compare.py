@@ -272,7 +272,11 @@ def bootstrap_histogram(samples, lattice_n: int | None = None) -> tuple[pd.DataF
                            "bin_low": "bar from (half a step below)" if w == 1 else "bar from",
                            "bin_high": "bar to (half a step above)" if w == 1 else "bar to"}
     if fin.size:
-        counts, edges = np.histogram(fin, bins=HIST_BINS)
+        lo, hi = float(fin.min()), float(fin.max())
+        # a spread of float noise only (every resample the same difference) is one bar: numpy
+        # refuses HIST_BINS bins narrower than the float spacing there
+        tiny = hi - lo <= 1e-9 * max(abs(lo), abs(hi), 1e-300)
+        counts, edges = np.histogram(fin, bins=1 if tiny else HIST_BINS)
     else:
         counts, edges = np.zeros(0, dtype=np.int64), np.zeros(1)
     return (pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "resamples": counts}),
@@ -572,7 +576,8 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
             else:
                 ps = results[(i, j)]["ps"]
                 notes += [f"'{b}' vs '{a}': {s}" if k > 2 else s for s in
-                          pt.degenerate_notes(y - x, unit=unit_word, mde=ps.mde, bounded=col.bounded)]
+                          pt.degenerate_notes(pm.paired_differences(x, y), unit=unit_word, mde=ps.mde,
+                                              bounded=col.bounded)]
                 notes += pt.readings(ps, base=a, cand=b, unit=unit_word, bounded=col.bounded)
     if codes is not None:
         notes.append(f"The bootstrap resamples the {plural(n_clusters, 'cluster')} of column '{options.cluster}' "
@@ -602,7 +607,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
         ]
         # integer per-item differences: resampled means are multiples of 1/n (cluster ratios too
         # when the clusters are equal-sized; bootstrap_histogram checks the samples)
-        d01 = S[:, 1] - S[:, 0]
+        d01 = pm.paired_differences(S[:, 0], S[:, 1])
         on_lattice = n > 0 and bool(np.all(d01 == np.rint(d01)))
         histogram, hist_columns = bootstrap_histogram(ps.samples, n if on_lattice else None)
         tables.append(Table("bootstrap", "Bootstrap distribution of the mean difference", histogram,
@@ -668,7 +673,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
     # items that changed (against the baseline)
     changed = []
     for j in range(1, k):
-        dj = S[:, j] - S[:, 0]
+        dj = pm.paired_differences(S[:, 0], S[:, j])  # a difference of float noise is no change
         idx = np.flatnonzero(dj != 0)
         if not idx.size:
             continue
@@ -692,6 +697,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
     else:
         sig.update({"t": "paired,two-sided", "wilcoxon": f"zero:{options.zero_method},scipy-auto,no-cc",
                     "rand": f"sign-flip,exact<=2^{pm.EXACT_MAX},else-mc:{options.rounds},p:(1+hits)/(1+R)",
+                    "ties": pm.TIES_SIGNATURE,
                     "bs-ci": "percentile-95,bca-95"})
     sig.update({"bs": f"{options.resamples}", "seed": f"{options.seed}", "bs-unit": unit})
     if k > 2:

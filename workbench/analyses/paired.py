@@ -159,7 +159,7 @@ def readings(ps: pm.PairedSummary, *, base: str, cand: str, unit: str = "items",
                     f"by Cohen's rule of thumb")
     more.append(f"of {n:,} {unit if n != 1 else _one(unit)}, {ps.directions.improved:,} improved, "
                 f"{ps.directions.worse:,} got worse and {ps.directions.tied:,} tied")
-    if math.isfinite(ps.mde):
+    if math.isfinite(ps.mde) and ps.mde > 0:  # an MDE of 0 (SD 0) has its own note
         if bounded and ps.mde > 1:
             more.append(f"minimum detectable difference: not detectable at this size (2.8 x SD / sqrt(n) = "
                         f"{_num(ps.mde, signed=False)}, more than the whole 0-1 range)")
@@ -211,8 +211,10 @@ def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounde
                        f"say nothing about the uncertainty; extend the set.")
     if mde is not None and math.isfinite(mde):
         if mde == 0 and n > 1:
-            out.append("The minimum detectable difference is 0 only because no item differs; it says "
-                       "nothing about what this set could detect.")
+            why = ("no item differs" if not np.any(d) else
+                   f"every {_one(unit)} differs by the same amount (SD 0)")
+            out.append(f"The minimum detectable difference is 0 only because {why}; it says "
+                       f"nothing about what this set could detect.")
         elif bounded and mde > 1:
             size = (format_value(mde, "margin") + ", more than 100 points" if np.isin(d, (-1.0, 0.0, 1.0)).all()
                     else _num(mde, signed=False) + ", more than the whole 0-1 range")
@@ -232,7 +234,7 @@ def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics:
     ``per_unit``: one row per (system, unit) with the metric columns.  Pairs are taken in the
     order the systems first appear (first = baseline of the pair).  Returns (table frame,
     records, notes).  ``extra(base, cand, common_units)`` may return more rows/records
-    (corpus tests).  p-values are corrected per metric across the pairs (``correction``).
+    and notes (corpus tests).  p-values are corrected per metric across the pairs (``correction``).
     """
     names = sorted(dict.fromkeys(per_unit[system].tolist()), key=str)  # canonical: row order is irrelevant
     by_sys = {s: g.drop_duplicates(unit).set_index(unit) for s, g in per_unit.groupby(system, sort=False)}
@@ -269,13 +271,15 @@ def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics:
                         record(f"t_test_p:{metric}", ps.t.p, **kw),
                         record(f"wilcoxon_p:{metric}", ps.wilcoxon.p, **kw),
                         record(f"randomization_p:{metric}", ps.randomization.p, **kw)]
-            if x.size <= 1 or np.ptp(y - x) == 0:
+            d = pm.paired_differences(x, y)  # float noise settled, as the tests see it
+            if x.size <= 1 or np.ptp(d) == 0:
                 notes += [f"Systems compared '{b}' vs '{a}', {metric}: {s[0].lower()}{s[1:]}"
-                          for s in degenerate_notes(y - x, unit=unit_word)]
+                          for s in degenerate_notes(d, unit=unit_word)]
         if extra is not None:
-            more_rows, more_records = extra(a, b, common)
+            more_rows, more_records, more_notes = extra(a, b, common)
             rows += more_rows
             records += more_records
+            notes += more_notes
     frame = pd.DataFrame(rows)
     if len(frame):
         primary = np.where(frame["paired_bs_p"].notna(), frame["paired_bs_p"], frame["randomization_p"])
@@ -342,7 +346,8 @@ def systems_compared_result(per_unit: pd.DataFrame, *, system: str, unit: str, m
     table = Table("systems_compared", "Systems compared (paired, per metric)", frame,
                   columns=SYSTEMS_COMPARED_COLUMNS, formats={**SYSTEMS_COMPARED_FORMATS, unit_word: "int"})
     sig = (f"[{unit_word}:common,order:natural-ids,pairs:sorted-names,bs:{SC_RESAMPLES},seed:{SC_SEED},"
-           f"rand:{SC_ROUNDS},tests:rand+t+wilcoxon,adjust:{SC_CORRECTION}{extra_sig}]")
+           f"rand:{SC_ROUNDS},tests:rand+t+wilcoxon,ties:{pm.TIES_SIGNATURE},adjust:{SC_CORRECTION}"
+           f"{extra_sig}]")
     return table, records, notes, sig
 
 
@@ -365,7 +370,8 @@ def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu"
     def extra(a, b, common):
         rows, recs = [], []
         if len(common) == 0:
-            return rows, recs
+            return rows, recs, []
+        notes = []
         for metric in metrics:
             m, sa, ia = stats_of(a, metric)
             _, sb, ib = stats_of(b, metric)
@@ -379,7 +385,13 @@ def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu"
             recs += [record(f"diff:{metric}", res.diff, ci_low=res.diff_low, ci_high=res.diff_high, **kw),
                      record(f"paired_bs_p:{metric}", res.bs_p, **kw),
                      record(f"paired_ar_p:{metric}", res.ar_p, **kw)]
-        return rows, recs
+            if res.zero_diff:
+                notes.append(f"Systems compared '{b}' vs '{a}', corpus {metric.upper() if metric == 'bleu' else 'chrF'}: "
+                             f"the two corpus scores are equal, so the paired bootstrap and approximate "
+                             f"randomization p-values are 1 (sacrebleu reports 1/(R+1), "
+                             f"{1 / (CORPUS_RESAMPLES + 1):.4f} and {1 / (CORPUS_TRIALS + 1):.4f}, because "
+                             f"it counts only resamples strictly more extreme than the observed 0).")
+        return rows, recs, notes
 
     return extra
 
@@ -403,7 +415,7 @@ def text_systems_compared(items: pd.DataFrame, *, has_ids: bool):
     table, records, notes, sig = systems_compared_result(
         frame, system="system", unit="item", metrics=metrics, unit_word="items",
         scope="matched by item id", extra=corpus_extra(frame, system="system", unit="item"),
-        extra_sig=f",corpus:sacrebleu-paired-bs:{CORPUS_RESAMPLES}+ar:{CORPUS_TRIALS}")
+        extra_sig=f",corpus:sacrebleu-paired-bs:{CORPUS_RESAMPLES}+ar:{CORPUS_TRIALS},corpus-zero-diff:p=1")
     if not has_ids:
         notes = ["Systems compared needs an item id column (--id) to pair the systems' items; without "
                  "one no paired test is made."]

@@ -17,7 +17,10 @@ re-tokenised.  The definitions are sacrebleu 2.x's (``sacrebleu/significance.py`
   ``rng.integers(2, size=(trials, N), dtype=bool)`` decides per sentence whether the two
   systems' outputs swap; p = (1 + #{|score_a - score_b| > |observed diff|}) / (1 + trials).
 
-With the same data and seed the draws are sacrebleu's, so the p-values are the same.
+With the same data and seed the draws are sacrebleu's, so the p-values are the same, except
+where the two corpus scores are exactly equal: then every resample is at least as extreme as
+the observed difference of 0 and p = 1 (:func:`compare_corpus`), where sacrebleu's strict ">"
+gives 1 / (R + 1) (0.001 for two identical systems); ``CorpusPaired.zero_diff`` says so.
 """
 
 from __future__ import annotations
@@ -158,6 +161,8 @@ class CorpusPaired:
     ar_p: float
     ar_trials: int
     seed: int
+    #: the corpus scores are equal: both p-values are 1 (sacrebleu's would be 1 / (R + 1))
+    zero_diff: bool = False
 
 
 def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
@@ -251,6 +256,10 @@ def compare_corpus(metric_name: str, base_hyps, cand_hyps, refs, *, resamples: i
     sy = corpus_score(metric, cstats)
     p_bs, mean, half, low, high, _ = paired_bootstrap(metric, bstats, cstats, resamples=resamples,
                                                       seed=seed, progress=progress)
-    p_ar = approximate_randomization(metric, bstats, cstats, trials=trials, seed=seed, progress=progress)
+    zero = bl == sy
+    if zero:  # no difference: nothing can be more extreme than it, p = 1 (not sacrebleu's 1/(R+1))
+        p_bs, p_ar = 1.0, 1.0
+    else:
+        p_ar = approximate_randomization(metric, bstats, cstats, trials=trials, seed=seed, progress=progress)
     return CorpusPaired(metric_name, n, bl, sy, sy - bl, p_bs, resamples, mean, half, low, high,
-                        p_ar, trials, seed)
+                        p_ar, trials, seed, zero)

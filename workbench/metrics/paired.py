@@ -13,11 +13,23 @@ the cluster bootstrap, of a cluster code per item); scipy is imported lazily.
   :func:`bca_interval` and :func:`percentile_interval` turn it into intervals.
 * :func:`effect_size`, :func:`direction_counts`, :func:`mde_continuous`.
 * :func:`holm`, :func:`bonferroni` -- family-wise corrections of a list of p-values.
+
+Ties and zeros are decided on rounded differences.  Scores on a decimal grid (P@10, token F1,
+judge scores in 0.1 steps) give float differences that should be equal and are not
+(0.3 - 0.2 = 0.09999999999999998, 0.4 - 0.3 = 0.10000000000000003), and zeros that are not
+quite zero (0.1 + 0.2 - 0.3).  Every test here that ranks, signs or compares differences first
+rounds them to ``TIE_DIGITS`` decimal digits of the scores' scale (:func:`tie_quantum`: the
+step 10^(ceil(log10 max|score|) - TIE_DIGITS)) and works on the whole number of steps, as R's
+``wilcox.test(digits.rank=)`` does for ranks; the results then equal the tie-aware references
+on an integer-scaled copy of the data.  The step is stated in the signatures
+(:data:`TIES_SIGNATURE`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import math
 
 import numpy as np
 
@@ -28,11 +40,68 @@ from .intervals import MDE_MULTIPLIER
 
 #: Exact enumeration of the sign-flip test up to this many non-zero differences (2^20 patterns).
 EXACT_MAX = 20
-#: Relative tolerance of "as extreme as observed" (scipy's permutation_test uses 100 eps).
-_REL_TOL = 100 * np.finfo(float).eps
 #: Zero handling of the Wilcoxon signed-rank test (scipy's names).
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 CORRECTIONS = ("holm", "bonferroni", "none")
+#: Decimal digits of the scores' scale kept in a difference before ties and zeros are decided.
+TIE_DIGITS = 10
+#: The convention as the signatures state it: d rounded to 1e-10 x scale, where scale =
+#: 10^ceil(log10 max|score|) (1 for scores in [0, 1]).
+TIES_SIGNATURE = f"d-rounded-1e-{TIE_DIGITS}xscale"
+
+
+# ---------------------------------------------------------------------------- ties
+
+
+def tie_quantum(*arrays, digits: int = TIE_DIGITS) -> float:
+    """The step to which differences are rounded: 10^(ceil(log10 m) - digits), m the largest
+    finite |value| of ``arrays`` (the scores, or the differences when only they are known);
+    0.0 when every value is 0 (nothing to round).
+
+    >>> tie_quantum([0.3, 0.2], [0.4, 1.0])
+    1e-10
+    """
+    m = 0.0
+    for a in arrays:
+        a = np.abs(np.asarray(a, dtype=float))
+        a = a[np.isfinite(a)]
+        if a.size:
+            m = max(m, float(a.max()))
+    if m == 0.0:
+        return 0.0
+    return 10.0 ** (math.ceil(math.log10(m)) - digits)
+
+
+def difference_units(d, quantum: float | None = None) -> tuple[np.ndarray, float]:
+    """The differences as whole numbers of ``quantum`` (float array of integers) and the
+    quantum; ``quantum=None`` takes :func:`tie_quantum` of ``d`` itself.  Equal differences up
+    to float noise become equal integers, noise around zero becomes 0.
+
+    >>> k, q = difference_units([0.3 - 0.2, 0.4 - 0.3, 0.1 + 0.2 - 0.3])
+    >>> k.tolist(), q
+    ([1000000000.0, 1000000000.0, 0.0], 1e-10)
+    """
+    d = np.asarray(d, dtype=float)
+    q = tie_quantum(d) if quantum is None else float(quantum)
+    if q <= 0.0:
+        return np.zeros(d.shape), 0.0
+    return np.rint(d / q), q
+
+
+def paired_differences(base, cand, *, digits: int = TIE_DIGITS) -> np.ndarray:
+    """``cand - base`` for the estimates, settled where float noise would mislead: a
+    difference that rounds to 0 (at ``digits`` digits of the scores' scale, see
+    :func:`difference_units`) is 0.0, and differences that all round to one value are that
+    value exactly (so their SD is 0 and every bootstrap resample is the same).  The others keep
+    full precision; the tests decide ties on the rounded values."""
+    b = np.asarray(base, dtype=float)
+    c = np.asarray(cand, dtype=float)
+    d = c - b
+    k, _ = difference_units(d, tie_quantum(b, c, digits=digits))
+    d = np.where(k == 0, 0.0, d)
+    if d.size > 1 and np.ptp(k) == 0:
+        d = np.full(d.shape, float(d[0]))
+    return d
 
 
 # ---------------------------------------------------------------------------- descriptives
@@ -49,12 +118,13 @@ class Directions:
         return self.improved + self.worse + self.tied
 
 
-def direction_counts(d) -> Directions:
-    """Items where the candidate scored higher (d > 0), lower (d < 0), the same (d == 0)."""
-    d = np.asarray(d, dtype=float)
-    up = int(np.count_nonzero(d > 0))
-    down = int(np.count_nonzero(d < 0))
-    return Directions(up, down, int(d.size) - up - down)
+def direction_counts(d, *, quantum: float | None = None) -> Directions:
+    """Items where the candidate scored higher (d > 0), lower (d < 0), the same (d == 0), on
+    the differences rounded as :func:`difference_units` (float noise is a tie)."""
+    k, _ = difference_units(d, quantum)
+    up = int(np.count_nonzero(k > 0))
+    down = int(np.count_nonzero(k < 0))
+    return Directions(up, down, int(k.size) - up - down)
 
 
 def effect_size(d) -> float:
@@ -91,13 +161,14 @@ class TResult:
     ci_high: float
 
 
-def paired_t(d, *, level: float = 0.95) -> TResult:
+def paired_t(d, *, level: float = 0.95, quantum: float | None = None) -> TResult:
     """Paired t-test of mean(d) = 0 and the t interval of the mean difference.
 
     t = mean / (SD / sqrt(n)), SD with n - 1, df = n - 1; two-sided p from Student's t.
     Agrees with ``scipy.stats.ttest_rel(cand, base)`` (statistic, p, confidence_interval).
     n < 2 gives NaN for everything but the mean; SD = 0 gives t = +-inf and p = 0 when the
-    mean is not 0 (as scipy), NaN when it is.
+    mean is not 0 (as scipy), NaN when it is.  With ``quantum`` (see :func:`difference_units`),
+    differences equal up to float noise have SD exactly 0.
     """
     from scipy.stats import t as t_dist
 
@@ -110,6 +181,8 @@ def paired_t(d, *, level: float = 0.95) -> TResult:
     if n < 2:
         return TResult(mean, nan, nan, nan, 0, nan, nan, nan)
     sd = float(d.std(ddof=1))
+    if quantum is not None and np.ptp(difference_units(d, quantum)[0]) == 0:
+        sd = 0.0  # every difference the same up to float noise
     se = sd / np.sqrt(n)
     df = n - 1
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -131,7 +204,7 @@ class WilcoxonResult:
     n_used: int           # differences ranked (zeros dropped under 'wilcox')
 
 
-def wilcoxon(d, *, zero_method: str = "wilcox") -> WilcoxonResult:
+def wilcoxon(d, *, zero_method: str = "wilcox", quantum: float | None = None) -> WilcoxonResult:
     """Wilcoxon signed-rank test of the paired differences (``scipy.stats.wilcoxon``).
 
     ``zero_method``: ``wilcox`` (scipy's default) drops zero differences before ranking;
@@ -139,14 +212,17 @@ def wilcoxon(d, *, zero_method: str = "wilcox") -> WilcoxonResult:
     two signs.  scipy's ``method='auto'`` decides the p-value: the exact null distribution for
     n <= 50 without ties or zeros, an exact enumeration of the signs for n <= 13 otherwise, the
     normal approximation with tie correction (no continuity correction) beyond that.
-    All differences zero (or none) gives p = 1 with method ``none``.
+    All differences zero (or none) gives p = 1 with method ``none``.  Ties and zeros are
+    decided on the differences rounded as :func:`difference_units` (``quantum``; by default
+    from the differences' own scale): the ranks and the statistic are those of the whole
+    numbers of steps, which is what scipy gives on an integer-scaled copy of the data.
     """
     from scipy import stats
 
     if zero_method not in ZERO_METHODS:
         raise OptionError(f"`zero_method` must be one of {', '.join(ZERO_METHODS)}; "
                           f"got zero_method={zero_method!r}.")
-    d = np.asarray(d, dtype=float)
+    d, _ = difference_units(d, quantum)
     nonzero = int(np.count_nonzero(d))
     if nonzero == 0:
         return WilcoxonResult(float("nan"), 1.0, "none", 0)
@@ -212,24 +288,28 @@ class RandomizationResult:
 
 def _byte_tables(absd: np.ndarray) -> np.ndarray:
     """For each group of 8 differences, the sum of |d| over the set bits of every byte value:
-    a (groups x 256) table, so a sign pattern's flipped sum is a few lookups per 8 items."""
+    a (groups x 256) table, so a sign pattern's flipped sum is a few lookups per 8 items.
+    Integer |d| (whole numbers of steps) give an int64 table: sums are exact."""
     m = absd.size
     groups = -(-m // 8)
-    padded = np.zeros(groups * 8)
+    padded = np.zeros(groups * 8, dtype=absd.dtype)
     padded[:m] = absd
-    bits = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(float)  # 256 x 8
-    return padded.reshape(groups, 8) @ bits.T                                         # groups x 256
+    bits = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(absd.dtype)  # 256 x 8
+    return padded.reshape(groups, 8) @ bits.T                                              # groups x 256
 
 
 def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int = EXACT_MAX,
-                   progress=NULL_PROGRESS) -> RandomizationResult:
+                   quantum: float | None = None, progress=NULL_PROGRESS) -> RandomizationResult:
     """Two-sided paired randomization test of the mean difference.
 
     Under H0 each item's difference is as likely to have either sign, so the null distribution
     is that of T* = sum s_i |d_i| over sign patterns s.  p = share of patterns with
-    |T*| >= |T| (T = sum d; "as extreme" allows a relative tolerance of 100 machine epsilons,
-    as ``scipy.stats.permutation_test``).  Zero differences do not change T*, so only the m
-    non-zero ones are flipped.
+    |T*| >= |T| (T = sum d).  The differences are first rounded as :func:`difference_units`
+    (``quantum``; by default from their own scale) and the sums are taken over the whole
+    numbers of steps in integers, so "as extreme" is decided exactly: a mean difference of
+    exactly 0 on a decimal grid gives p = 1.  (scipy's ``permutation_test`` compares float
+    sums with a relative tolerance instead, and gives p < 1 there.)  Zero differences do not
+    change T*, so only the m non-zero ones are flipped.
 
     * m <= ``exact_max``: all 2^m patterns are enumerated; p is exact (equal to
       ``scipy.stats.permutation_test(..., permutation_type='samples')`` with
@@ -240,15 +320,14 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
     Cost: the flipped sums are table lookups per byte of a random pattern (8 items per lookup).
     """
     _check_rounds(rounds, "rounds")
-    d = np.asarray(d, dtype=float)
-    nz = d[d != 0]
+    k, _ = difference_units(d, quantum)
+    nz = k[k != 0].astype(np.int64)
     m = int(nz.size)
     if m == 0:
         return RandomizationResult(1.0, "none", 0, 0, 0.0)
     absd = np.abs(nz)
-    observed = abs(float(nz.sum()))
-    threshold = observed - _REL_TOL * observed
-    total = float(absd.sum())
+    threshold = abs(int(nz.sum()))
+    total = int(absd.sum())
     table = _byte_tables(absd)
     groups = table.shape[0]
     cols = np.arange(groups)
@@ -261,7 +340,7 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
             patterns = np.arange(start, min(count, start + batch), dtype="<u4")
             by_byte = patterns.view(np.uint8).reshape(-1, 4)[:, :groups]
             flipped = table[cols, by_byte].sum(axis=1)
-            hits += int(np.count_nonzero(np.abs(2.0 * flipped - total) >= threshold))
+            hits += int(np.count_nonzero(np.abs(2 * flipped - total) >= threshold))
         return RandomizationResult(hits / count, "exact", count, m, 0.0)
     rng = np.random.default_rng(seed)
     hits = 0
@@ -271,7 +350,7 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
         rows = min(batch, rounds - start)
         by_byte = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
         flipped = table[cols, by_byte].sum(axis=1)
-        hits += int(np.count_nonzero(np.abs(2.0 * flipped - total) >= threshold))
+        hits += int(np.count_nonzero(np.abs(2 * flipped - total) >= threshold))
         progress.advance((start + rows) / rounds, "randomization test")
     p = (1 + hits) / (1 + rounds)
     return RandomizationResult(p, "monte-carlo", int(rounds), m, float(np.sqrt(p * (1 - p) / rounds)))
@@ -486,7 +565,8 @@ class PairedSummary:
 def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds: int = 10_000,
               zero_method: str = "wilcox", clusters=None, level: float = 0.95,
               progress=NULL_PROGRESS) -> PairedSummary:
-    """All the paired statistics of ``cand - base`` (two equal-length score arrays).
+    """All the paired statistics of ``cand - base`` (two equal-length score arrays), on the
+    differences rounded to ``TIE_DIGITS`` digits of the scores' scale (:func:`paired_differences`).
 
     The differences are put in a canonical order first (by value, or by cluster code then value),
     so that every seeded result depends on the data, never on the order of the rows.
@@ -496,7 +576,8 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
     c = np.asarray(cand, dtype=float)
     if b.shape != c.shape:
         raise ValueError("baseline and candidate must have the same length")
-    d = c - b
+    q = tie_quantum(b, c)
+    d = paired_differences(b, c)
     codes = None
     if clusters is not None:
         codes = np.asarray(clusters, dtype=np.int64)
@@ -505,23 +586,25 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
     else:
         d = np.sort(d)
     n = int(d.size)
-    t = paired_t(d, level=level)
+    t = paired_t(d, level=level, quantum=q)
     progress.check_cancelled()
-    wil = wilcoxon(d, zero_method=zero_method) if n else WilcoxonResult(float("nan"), float("nan"), "none", 0)
+    wil = (wilcoxon(d, zero_method=zero_method, quantum=q) if n else
+           WilcoxonResult(float("nan"), float("nan"), "none", 0))
     progress.advance(0.1, "randomization test")
-    rand = sign_flip_test(d, rounds=rounds, seed=seed, progress=Scaled(progress, 0.1, 0.3))
+    rand = sign_flip_test(d, rounds=rounds, seed=seed, quantum=q, progress=Scaled(progress, 0.1, 0.3))
     progress.advance(0.3, "bootstrap")
     samples = bootstrap_means(d, resamples=resamples, seed=seed, clusters=codes,
                               progress=Scaled(progress, 0.3, 0.95))
     low, high = percentile_interval(samples, level)
     bca = bca_interval(samples, float(d.mean()) if n else float("nan"),
                        jackknife_means(d, codes), level) if n > 1 else (float("nan"), float("nan"))
-    sd = float(d.std(ddof=1)) if n > 1 else float("nan")
+    sd = t.sd  # 0 when the differences are equal up to float noise
+    effect = t.mean / sd if n > 1 and sd > 0 else float("nan")
     return PairedSummary(
         n=n, base_mean=float(b.mean()) if n else float("nan"),
         cand_mean=float(c.mean()) if n else float("nan"), diff=t.mean, sd=sd, t=t, wilcoxon=wil,
         randomization=rand, boot_low=low, boot_high=high, bca_low=bca[0], bca_high=bca[1],
-        effect=effect_size(d), directions=direction_counts(d), mde=mde_continuous(sd, n),
+        effect=effect, directions=direction_counts(d, quantum=q), mde=mde_continuous(sd, n),
         samples=samples, clusters=None if codes is None else int(codes.max()) + 1 if n else 0)
 
 

@@ -679,12 +679,18 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
     if len(common) == 0:
         raise DataError(f"File '{table.name}': '{base}' and '{cand}' share no scored query, so nothing "
                         f"can be paired for [[condition]] {cond.index} ({cond.metric}).")
-    diffs = (cq.loc[common, column].to_numpy(dtype=float) - bq.loc[common, column].to_numpy(dtype=float))
+    from ..metrics import paired as pm
+
+    base_scores = bq.loc[common, column].to_numpy(dtype=float)
+    cand_scores = cq.loc[common, column].to_numpy(dtype=float)
+    # ties and zeros decided on differences rounded to the scores' scale (pm.TIES_SIGNATURE)
+    quantum = pm.tie_quantum(base_scores, cand_scores)
+    diffs = pm.paired_differences(base_scores, cand_scores)
     n = diffs.size
     obs = float(diffs.mean())
-    wins = int((diffs > _EPS).sum())
-    losses = int((diffs < -_EPS).sum())
-    sd = float(diffs.std(ddof=1)) if n > 1 else 0.0
+    directions = pm.direction_counts(diffs, quantum=quantum)
+    wins, losses = directions.improved, directions.worse
+    sd = pm.paired_t(diffs, quantum=quantum).sd if n > 1 else 0.0
     level = _level(alpha)
     if cond.interval == "normal":
         se = sd / math.sqrt(n)
@@ -700,16 +706,14 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
         p = sg.sign_test(wins, losses)[0]
     elif cond.test == "t":
         if sd == 0:
-            p = 1.0 if abs(obs) < _EPS else 0.0
+            p = 1.0 if obs == 0 else 0.0
         else:
             from scipy.stats import ttest_1samp
 
             p = float(ttest_1samp(diffs, 0.0).pvalue)
     elif cond.test in ("randomization", "wilcoxon"):  # workbench/metrics/paired.py
-        from ..metrics import paired as pm
-
-        p = (pm.sign_flip_test(diffs, rounds=10_000, seed=cond.seed).p if cond.test == "randomization"
-             else pm.wilcoxon(diffs).p)
+        p = (pm.sign_flip_test(diffs, rounds=10_000, seed=cond.seed, quantum=quantum).p
+             if cond.test == "randomization" else pm.wilcoxon(diffs, quantum=quantum).p)
     side = {"lower": "lower bound", "point": "observed value"}[cond.bound]
     basis = f"{side} of the {how}"
     if cond.test != "none":
