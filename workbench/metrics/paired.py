@@ -306,10 +306,13 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
     is that of T* = sum s_i |d_i| over sign patterns s.  p = share of patterns with
     |T*| >= |T| (T = sum d).  The differences are first rounded as :func:`difference_units`
     (``quantum``; by default from their own scale) and the sums are taken over the whole
-    numbers of steps in integers, so "as extreme" is decided exactly: a mean difference of
-    exactly 0 on a decimal grid gives p = 1.  (scipy's ``permutation_test`` compares float
-    sums with a relative tolerance instead, and gives p < 1 there.)  Zero differences do not
-    change T*, so only the m non-zero ones are flipped.
+    numbers of steps in integers.  Each rounded difference is within half a step of the exact
+    one, so a flipped sum is within m steps of its exact value relative to T: "as extreme" is
+    |T*| >= |T| - m steps (m x 1e-10 of the scores' scale).  On a decimal grid the steps are
+    exact and distinct sums are 1e9 steps apart; on a grid of thirds (not decimal) the slack
+    is what makes a mean difference of exactly 0 give p = 1.  (scipy's ``permutation_test``
+    compares float sums with a relative tolerance of 100 machine epsilons instead, and gives
+    p < 1 there.)  Zero differences do not change T*, so only the m non-zero ones are flipped.
 
     * m <= ``exact_max``: all 2^m patterns are enumerated; p is exact (equal to
       ``scipy.stats.permutation_test(..., permutation_type='samples')`` with
@@ -326,7 +329,7 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
     if m == 0:
         return RandomizationResult(1.0, "none", 0, 0, 0.0)
     absd = np.abs(nz)
-    threshold = abs(int(nz.sum()))
+    threshold = abs(int(nz.sum())) - m  # m steps: the rounding of the m differences (docstring)
     total = int(absd.sum())
     table = _byte_tables(absd)
     groups = table.shape[0]
@@ -465,7 +468,7 @@ def jackknife_means(d, clusters=None) -> np.ndarray:
 def bca_interval(samples, theta_hat: float, jackknife, level: float = 0.95) -> tuple[float, float]:
     """Bias-corrected and accelerated interval (Efron and Tibshirani 1993, 14.3), computed as
     ``scipy.stats.bootstrap(method='BCa')`` does: z0 = Phi^-1(mid-rank share of resamples below
-    theta_hat), acceleration a from the jackknife values, the adjusted levels
+    theta_hat, a resample within 1e-10 of the scale of theta_hat counting as equal to it), acceleration a from the jackknife values, the adjusted levels
     Phi(z0 + (z0 + z) / (1 - a (z0 + z))) read from the samples by linear interpolation.
     NaN when the distribution is degenerate (every resample equal).
     """
@@ -475,7 +478,10 @@ def bca_interval(samples, theta_hat: float, jackknife, level: float = 0.95) -> t
     jk = np.asarray(jackknife, dtype=float)
     if s.size == 0 or not np.isfinite(theta_hat) or not np.all(np.isfinite(s)):
         return float("nan"), float("nan")
-    share = (np.count_nonzero(s < theta_hat) + np.count_nonzero(s <= theta_hat)) / (2 * s.size)
+    # resamples equal to theta_hat in exact arithmetic (common for scores on a grid) differ from
+    # it by the float noise of summing in another order: they count as equal (half below)
+    tol = 1e-10 * max(float(np.abs(s).max()), abs(theta_hat))
+    share = (np.count_nonzero(s < theta_hat - tol) + np.count_nonzero(s <= theta_hat + tol)) / (2 * s.size)
     z0 = float(ndtri(share))
     u = (jk.size - 1) * (jk.mean() - jk) if jk.size else np.zeros(0)
     den = float(np.sum(u ** 2) / jk.size ** 2) if jk.size else 0.0
@@ -654,14 +660,4 @@ def bootstrap_quantiles(values, quantiles, *, method: str = "linear", resamples:
         else:
             b = value[:, col[int(min(low[i] + 2, n))]]
             out[:, i] = a + frac[i] * (b - a)
-    return out
-    rng = np.random.default_rng(seed)
-    batch = max(1, min(resamples, 2_000_000 // n))
-    for start in range(0, resamples, batch):
-        progress.check_cancelled()
-        rows = min(batch, resamples - start)
-        sample = x[rng.integers(0, n, size=(rows, n), dtype=np.uint32)]
-        out[start:start + rows, 0] = sample.mean(axis=1)
-        if len(quantiles):
-            out[start:start + rows, 1:] = np.percentile(sample, list(quantiles), axis=1, method=method).T
     return out
