@@ -533,3 +533,16 @@ def test_rules_package_does_not_load_qt():
             "sys.exit(1 if bad else 0)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_value_exactly_on_the_limit_up_to_float_noise_is_on_it():
+    """p95 latency up by exactly 10% computes as 0.10000000000000009: the rule's 'at most +10%'
+    holds (issue 22: no decision by float noise)."""
+    frame = pd.DataFrame({"system": ["v1"] * 50 + ["v2"] * 50, "latency_s": [1.0] * 50 + [1.1] * 50})
+    assert 1.1 / 1.0 - 1 > 0.1  # the noise this test is about
+    text = rule_text('[[condition]]\nmetric = "latency_p95"\nmax_increase = 0.1\nresamples = 2000\n',
+                     baseline="v1", candidate="v2")
+    result = gate(text, frame)
+    r = row(result)
+    assert r["status"] == PASS, r["reason"]
+    assert "at-limit:within-1e-09-rel" in result.signature

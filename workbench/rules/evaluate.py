@@ -210,6 +210,7 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
         "min_gain": "pass=L>g&sig-better,fail=U<g/sig-worse",
         "max": "pass=U<=c,fail=L>c",
         "verdict": "any-fail>any-inconclusive>pass",
+        "at-limit": f"within-{LIMIT_REL_TOL:g}-rel",
         "evalset": "common-ids",
         "more-items": "n=d(2.8/mde)^2",
         "rule-changed": "yes" if rule_changed_after_results else "no",
@@ -254,6 +255,19 @@ def overall(statuses: Sequence[str]) -> str:
     return PASS
 
 
+#: A value within this share of the magnitudes at hand (limit, value, interval) of the limit is
+#: taken to be on it: a cost ratio of exactly +10% computes as 1.1000000000000003, a mean
+#: difference of exactly 0 as 1e-17.
+LIMIT_REL_TOL = 1e-9
+
+
+def _at_limit(lim: float, *values):
+    """``values`` with those within float noise of ``lim`` replaced by ``lim`` (None stays)."""
+    finite = [abs(v) for v in (lim, *values) if v is not None and math.isfinite(v)]
+    tol = LIMIT_REL_TOL * max(finite, default=0.0)
+    return tuple(lim if v is not None and math.isfinite(v) and abs(v - lim) <= tol else v for v in values)
+
+
 def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> tuple[str, str]:
     """PASS / FAIL / INCONCLUSIVE for one condition, and the reason in words."""
     obs, lo, hi, lim, unit = out.observed, out.ci_low, out.ci_high, cond.limit, cond.unit
@@ -261,6 +275,7 @@ def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> t
     fi = lambda a, b: format_interval(a, b, unit, metric=cond.metric)  # noqa: E731
     if obs is None or not math.isfinite(obs):
         return INCONCLUSIVE, "the value cannot be computed from the data (see notes)"
+    obs, lo, hi = _at_limit(lim, obs, lo, hi)
     lower_limit = cond.threshold_key in ("max_drop", "min_gain")
     strict = cond.threshold_key == "min_gain"
     if cond.bound == "point":
