@@ -115,3 +115,13 @@ def test_identical_text_systems_have_corpus_p_one_with_a_note():
         assert sc.loc[metric, "paired_bs_p"] == 1.0 and sc.loc[metric, "paired_ar_p"] == 1.0
     assert sum("sacrebleu reports 1/(R+1)" in n for n in res.notes) == 2
     assert "corpus-zero-diff:p=1" in res.signature
+
+
+def test_simpson_needs_better_in_every_segment_beyond_float_noise():
+    from workbench.metrics.aggregate import simpson_pairs
+
+    seed = simpson_pairs(np.array([[0.9, 0.1875], [0.8, 0.1]]), np.array([0.3, 0.6]), ["new", "old"])
+    assert seed == [("new", "old")]
+    # 0.1 + 0.2 against 0.3 is a tie, not "better in this segment"
+    tie = simpson_pairs(np.array([[0.1 + 0.2, 0.5], [0.3, 0.4]]), np.array([0.3, 0.6]), ["new", "old"])
+    assert tie == []

@@ -58,8 +58,12 @@ def simpson_pairs(segment_rates: np.ndarray, overall: np.ndarray, labels):
 
     ``segment_rates[v, s]`` is version v's rate in segment s (NaN where v has no item in s);
     ``overall[v]`` its overall rate.  Version a "reverses" b when a > b in every segment both
-    have and a < b overall.  Returns a list of (a, b) label pairs.
+    have and a < b overall; rates within 1e-9 (relative) of each other are equal (sums of scores
+    in [0, 1] carry float noise: 0.1 + 0.2 is not 0.3).  Returns a list of (a, b) label pairs.
     """
+    def above(x, y):
+        return x - y > 1e-9 * np.maximum(np.abs(x), np.abs(y))
+
     out = []
     V = len(labels)
     for a in range(V):
@@ -69,6 +73,6 @@ def simpson_pairs(segment_rates: np.ndarray, overall: np.ndarray, labels):
             both = np.isfinite(segment_rates[a]) & np.isfinite(segment_rates[b])
             if not both.any():
                 continue
-            if np.all(segment_rates[a][both] > segment_rates[b][both]) and overall[a] < overall[b]:
+            if np.all(above(segment_rates[a][both], segment_rates[b][both])) and above(overall[b], overall[a]):
                 out.append((labels[a], labels[b]))
     return out
