@@ -18,7 +18,7 @@ from dataclasses import fields
 from .. import __version__
 from ..core.errors import WorkbenchError
 
-ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan")
+ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan", "judge")
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
@@ -172,6 +172,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pass-at-k", type=float, help="an observed pass@k, as a fraction (with --k)")
     p.add_argument("--k", type=int, help="the k of --pass-at-k")
     p.add_argument("--target-difference", type=float, help="paired difference to detect (with --discordance)")
+    p = sub.add_parser("judge", help="agreement of a judge with people: kappa, AC1, alpha, corrected pass rate")
+    common(p)
+    p.add_argument("--item", help="item id column (duplicates refused)")
+    p.add_argument("--judge", help="the judge's label column (guessed: judge, judge_label, grader...)")
+    p.add_argument("--human", action="append", help="a human label column (blank = not labelled); repeat "
+                   "for several people; agreement and the correction use the first")
+    p.add_argument("--positive", help="the label that means pass (exact text; guessed from pass, yes, true, 1...)")
+    p.add_argument("--level", default="auto", choices=["auto", "nominal", "ordinal", "interval"],
+                   help="labels' level for weighted kappa and Krippendorff's alpha (default auto: ordinal "
+                        "for number grades with more than two values, else nominal)")
+    p.add_argument("--swap-judge", help="the judge's verdicts (A or B) with the two answers in the other order "
+                   "(position bias)")
+    p.add_argument("--length-a", help="length of answer A (length bias, with --length-b)")
+    p.add_argument("--length-b", help="length of answer B (length bias, with --length-a)")
     for module in _command_modules():
         module.add_parser(sub)
     return top

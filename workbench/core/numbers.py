@@ -119,6 +119,16 @@ _EXACT_KINDS.update({
     "effect_size": "statistic", "mde_score": "score", "p_adjusted": "p", "tukey_hsd_p": "p",
     "beats_baseline": "count",
 })
+# judge: agreement with people, corrected pass rate, biases
+_EXACT_KINDS.update({
+    "agreement": "rate", "kappa": "score", "kappa_se": "score", "kappa_linear": "score",
+    "kappa_quadratic": "score", "ac1": "score", "pabak": "score", "alpha": "score",
+    "disagreements": "count", "sensitivity": "rate", "specificity": "rate",
+    "judge_pass_rate": "rate", "corrected_pass_rate": "rate", "judge_pass_human_fail": "count",
+    "judge_fail_human_pass": "count", "position_flip_share": "rate",
+    "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
+    "length_p": "p",
+})
 #: ``KIND:METRIC`` ids of the paired tests (``diff:ndcg@10``, ``t_test_p:rr``...)
 PAIRED_KINDS = ("diff", "t_test_p", "wilcoxon_p", "randomization_p", "p_adjusted", "paired_bs_p",
                 "paired_ar_p")

@@ -146,6 +146,21 @@ _NAMES.update({
 })
 
 
+# judge
+_NAMES.update({
+    "agreement": "Raw agreement", "kappa": "Cohen's kappa", "kappa_se": "Cohen's kappa: SE",
+    "kappa_linear": "Weighted kappa (linear)", "kappa_quadratic": "Weighted kappa (quadratic)",
+    "ac1": "Gwet's AC1", "pabak": "PABAK", "alpha": "Krippendorff's alpha",
+    "disagreements": "Disagreements", "sensitivity": "Sensitivity (judge passes what people pass)",
+    "specificity": "Specificity (judge fails what people fail)", "judge_pass_rate": "Judge's pass rate",
+    "corrected_pass_rate": "Pass rate corrected for the judge's errors",
+    "judge_pass_human_fail": "Judge pass, people fail", "judge_fail_human_pass": "Judge fail, people pass",
+    "position_flip_share": "Verdicts that flip when the answers swap",
+    "first_position_win_share": "Wins of the answer shown first", "position_p": "Position bias: p",
+    "longer_win_share": "Wins of the longer answer", "length_p": "Length bias: p",
+})
+
+
 def _pattern_key(metric_id: str) -> tuple[str, str] | None:
     """``ndcg@10`` -> (``ndcg@K``, ``10``); None when the id has no cut-off."""
     m = re.fullmatch(r"(.+?)([@^])(\d+|k)", metric_id)
@@ -730,9 +745,68 @@ def _answer_gate(result, currency, registered=None):
     return Answer((s1, s2), verdict, "borderline" if caveat else tone)
 
 
+def _answer_judge(result, currency):
+    """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
+    disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
+    27%)." -- or, without human labels, the bias readings."""
+    agree = _first(result, "agreement")
+    if agree is None:
+        flip = _first(result, "position_flip_share")
+        longer = _first(result, "longer_win_share")
+        parts = []
+        if flip is not None:
+            first = _first(result, "first_position_win_share")
+            p = _first(result, "position_p")
+            parts.append(f"Swapping the answers changed the judge's winner on {_fv(flip)} of "
+                         f"{_plural(flip.get('n'), 'pair')}" + (
+                             f"; the answer shown first won {_fv(first)} of its verdicts "
+                             f"({format_p(p.get('value'))}, exact binomial)" if first and p else ""))
+        if longer is not None:
+            p = _first(result, "length_p")
+            parts.append(f"the longer answer won {_fv(longer)} of {_plural(longer.get('n'), 'verdict')}"
+                         + (f" ({format_p(p.get('value'))})" if p else ""))
+        if not parts:
+            return None
+        text = "; ".join(parts)
+        return Answer((text[0].upper() + text[1:] + ".",), "judge bias", "neutral")
+    kappa = _first(result, "kappa")
+    ac1 = _first(result, "ac1")
+    dis = _first(result, "disagreements")
+    s1 = f"Judge agrees with people on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
+    if kappa is not None and kappa.get("value") is not None:
+        s1 += f"; kappa {format_value(kappa['value'], 'score')}"
+        if kappa.get("ci_low") is not None:
+            s1 += f" ({format_interval(kappa['ci_low'], kappa['ci_high'], 'score')})"
+    else:
+        s1 += "; kappa undefined (every item got the same label)"
+    if ac1 is not None and ac1.get("value") is not None:
+        s1 += f"; AC1 {format_value(ac1['value'], 'score')}"
+    if dis is not None:
+        s1 += f"; {_plural(dis.get('value'), 'disagreement')}"
+        jp = _first(result, "judge_pass_human_fail")
+        if jp is not None and dis.get("value"):
+            s1 += f", {jp.get('value')} of them judge-pass/human-fail"
+    sentences = [s1 + "."]
+    rate = _first(result, "judge_pass_rate")
+    corr = _first(result, "corrected_pass_rate")
+    if rate is not None:
+        s2 = f"Judge says {_fv(rate)} pass"
+        if corr is not None and corr.get("value") is not None:
+            s2 += f"; corrected for its errors {_fv(corr)}"
+            if corr.get("ci_low") is not None:
+                s2 += f" ({format_interval(corr['ci_low'], corr['ci_high'], 'rate')})"
+        elif corr is not None:
+            s2 += "; it cannot be corrected (the judge is no better than chance on the labelled items)"
+        sentences.append(s2 + ".")
+    k = kappa.get("value") if kappa else None
+    tone = "neutral" if k is None else "good" if k >= 0.6 else "bad" if k < 0.4 else "borderline"
+    badge = f"kappa {format_value(k, 'score')}" if k is not None else "kappa undefined"
+    return Answer(tuple(sentences), badge, tone)
+
+
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,
             "aggregate": _answer_aggregate, "compare": _answer_compare, "cost": _answer_cost,
-            "plan": _answer_plan, "gate": _answer_gate}
+            "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge}
 
 
 def answer(result, *, currency: str | None = None) -> Answer:
