@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import aggregate, compare, cost, judge, passk, plan, ranking, text
+from . import aggregate, compare, cost, judge, passk, plan, ranking, rubric, text
 
 REGISTRY: dict[str, ModuleType] = {
-    m.NAME: m for m in (text, ranking, passk, aggregate, compare, cost, plan, judge)
+    m.NAME: m for m in (text, ranking, passk, aggregate, compare, cost, plan, judge, rubric)
 }
 
 __all__ = ["REGISTRY"]

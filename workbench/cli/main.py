@@ -18,7 +18,7 @@ from dataclasses import fields
 from .. import __version__
 from ..core.errors import WorkbenchError
 
-ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan", "judge")
+ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan", "judge", "rubric")
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
@@ -186,6 +186,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "(position bias)")
     p.add_argument("--length-a", help="length of answer A (length bias, with --length-b)")
     p.add_argument("--length-b", help="length of answer B (length bias, with --length-a)")
+    p = sub.add_parser("rubric", help="weighted yes/no criteria: score, pass rate per criterion, what moved it")
+    common(p)
+    p.add_argument("--item", help="item id column (duplicates refused)")
+    p.add_argument("--criteria", help="wide form: the criterion columns, comma-separated, in the rubric's order")
+    p.add_argument("--weights", help="weights in the order of the criteria, comma-separated (default: equal)")
+    p.add_argument("--rubric", help="rubric file (CSV: criterion, weight, optional description) instead of --weights")
+    p.add_argument("--system", help="system column: scores per system, paired against the baseline")
+    p.add_argument("--baseline-system", help="baseline system name (default: the first in the file)")
+    p.add_argument("--criterion", help="long form: the criterion-name column (with --verdict)")
+    p.add_argument("--verdict", help="long form: the verdict column (with --criterion)")
+    p.add_argument("--missing", default="skip", choices=["skip", "fail"],
+                   help="a blank verdict: skip = leave that criterion out for that item and renormalise the "
+                        "weights (default); fail = count it as a fail")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
     for module in _command_modules():
         module.add_parser(sub)
     return top

@@ -129,6 +129,11 @@ _EXACT_KINDS.update({
     "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
     "length_p": "p",
 })
+# rubric: the score, and ``PREFIX:CRITERION`` ids whose kind is the prefix's (a criterion's name
+# may be anything, even another metric's id)
+_EXACT_KINDS["rubric_score"] = "rate"   # a weighted share of criteria met: percent, its changes in points
+NAMED_KINDS = {"criterion_rate": "rate", "criterion_diff": "points", "contribution": "points",
+               "criterion_p_holm": "p"}
 #: ``KIND:METRIC`` ids of the paired tests (``diff:ndcg@10``, ``t_test_p:rr``...)
 PAIRED_KINDS = ("diff", "t_test_p", "wilcoxon_p", "randomization_p", "p_adjusted", "paired_bs_p",
                 "paired_ar_p")
@@ -153,6 +158,9 @@ def kind_of(metric_id: str) -> str:
     mid = str(metric_id)
     if mid in _EXACT_KINDS:
         return _EXACT_KINDS[mid]
+    prefix, sep, _ = mid.partition(":")
+    if sep and prefix in NAMED_KINDS:
+        return NAMED_KINDS[prefix]
     paired = split_paired(mid)
     if paired is not None:
         if paired[0] != "diff":

@@ -146,6 +146,13 @@ _NAMES.update({
 })
 
 
+# rubric (``PREFIX:CRITERION`` ids name the criterion as written)
+_NAMES.update({
+    "rubric_score": "Rubric score", "criterion_rate:*": "Pass rate of {m}",
+    "criterion_diff:*": "Change in {m}", "contribution:*": "Contribution of {m} to the score change",
+    "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
+})
+
 # judge
 _NAMES.update({
     "agreement": "Raw agreement", "kappa": "Cohen's kappa", "kappa_se": "Cohen's kappa: SE",
@@ -178,6 +185,9 @@ def display_name(metric_id: str) -> str:
     mid = str(metric_id)
     if mid in _NAMES:
         return _NAMES[mid]
+    prefix, sep, rest = mid.partition(":")
+    if sep and f"{prefix}:*" in _NAMES and _split_paired(mid) is None:
+        return _NAMES[f"{prefix}:*"].format(m=f"'{rest}'")
     paired = _split_paired(mid)
     if paired is not None:
         return _NAMES[f"{paired[0]}:*"].format(m=display_name(paired[1]))
@@ -745,6 +755,41 @@ def _answer_gate(result, currency, registered=None):
     return Answer((s1, s2), verdict, "borderline" if caveat else tone)
 
 
+def _answer_rubric(result, currency):
+    """One system: its score and its weakest criterion; several: each candidate's change against
+    the baseline and the criteria that moved it most ("+3.1 pts, mostly 'cites a source' (+2.4 pts)")."""
+    diffs = [r for r in result.records if r["metric"] == "diff:rubric_score"]
+    if not diffs:
+        rec = _first(result, "rubric_score")
+        if rec is None or rec.get("value") is None:
+            return None
+        s1 = f"Rubric score {_fv(rec)}{_ci(rec)} over {_plural(rec.get('n'), 'item')}"
+        rates = [r for r in result.records if r["metric"].startswith("criterion_rate:") and r.get("value") is not None]
+        if rates:
+            low = min(rates, key=lambda r: r["value"])
+            s1 += f"; weakest criterion '{low['metric'].partition(':')[2]}' at {_fv(low)}"
+        return Answer((s1 + ".",), f"score {_fv(rec)}", "neutral")
+    parts, tones = [], []
+    for d in diffs:
+        contrib = [r for r in result.records if r["metric"].startswith("contribution:")
+                   and r.get("to") == d.get("to") and r.get("value") is not None]
+        ci = _ci(d)
+        if ci:
+            ci = ci[:-1] + ", paired bootstrap)"
+        text = f"{_q(d.get('to'))} vs {_q(d.get('from'))}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
+        if contrib and d.get("value"):
+            same = [r for r in contrib if (r["value"] > 0) == (d["value"] > 0) and r["value"] != 0]
+            top = max(same, key=lambda r: abs(r["value"]), default=None)
+            if top is not None:
+                text += f", mostly {_q(top['metric'].partition(':')[2])} ({_fv(top)})"
+        parts.append(text)
+        lo, hi = d.get("ci_low"), d.get("ci_high")
+        tones.append("good" if lo is not None and lo > 0 else "bad" if hi is not None and hi < 0 else "borderline")
+    tone = tones[0] if len(set(tones)) == 1 else "neutral"
+    first = diffs[0]
+    return Answer(("; ".join(parts) + ".",), f"{_fv(first)}" if len(diffs) == 1 else "rubric", tone)
+
+
 def _answer_judge(result, currency):
     """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
     disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
@@ -806,7 +851,8 @@ def _answer_judge(result, currency):
 
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,
             "aggregate": _answer_aggregate, "compare": _answer_compare, "cost": _answer_cost,
-            "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge}
+            "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge,
+            "rubric": _answer_rubric}
 
 
 def answer(result, *, currency: str | None = None) -> Answer:
