@@ -193,3 +193,16 @@ def test_cli_judge_json(tmp_path, cli):
     assert recs["kappa"]["value"] == pytest.approx(ref.kappa) and recs["kappa"]["n"] == 5
     assert recs["kappa"]["ci_low"] == pytest.approx(ref.kappa_low)
     assert "kappa-ci:" in out["signature"]
+
+
+def test_bundled_example_reproduces_the_published_kappa():
+    from pathlib import Path
+
+    from workbench.io import load_table
+
+    path = Path(__file__).resolve().parents[1] / "resources" / "examples" / "judge_labels.csv"
+    res = judge.run(load_table(path), judge.Options())
+    rec = res.find("kappa")[0]
+    assert (round(rec["value"], 3), round(rec["ci_low"], 3), round(rec["ci_high"], 3)) == (0.676, 0.532, 0.82)
+    assert rec["n"] == 105 and res.value("judge_pass_rate") == pytest.approx(140 / 400)
+    assert res.value("corrected_pass_rate") == pytest.approx((0.35 + 31 / 35 - 1) / (31 / 35 + 58 / 70 - 1))
