@@ -74,6 +74,9 @@ class LoadedTable:
     panel: str | None = None
     #: What a data row is called in messages when it is not a line or a sheet row ("record").
     row_word: str | None = None
+    #: A name per data row for messages, where the file's own id says more than a row number
+    #: (an Inspect log's "sample q3 (epoch 2)"); None: rows are named by their line.
+    row_names: Any = field(default=None, repr=False, compare=False)
 
     @property
     def sha256(self) -> str:
@@ -121,9 +124,10 @@ class LoadedTable:
         positions = np.asarray(rows, dtype=np.int64)
         lines = np.asarray(self.lines_of(positions), dtype=np.int64)
         source = _TakenText(self.cell_source, positions) if self.cell_source is not None else None
+        names = None if self.row_names is None else [self.row_names[int(i)] for i in positions]
         return dataclasses.replace(
             self, frame=self.frame.iloc[positions].reset_index(drop=True), row_lines=lines,
-            cell_source=source,
+            cell_source=source, row_names=names,
         )
 
     def describe(self) -> str:
@@ -164,6 +168,10 @@ class LoadedTable:
         indices = list(indices)
         if not indices:
             return f"no {self.line_word}"
+        if self.row_names is not None:
+            text = ", ".join(str(self.row_names[int(i)]) for i in indices[:limit])
+            more = len(indices) - limit
+            return text + (f" and {more} more" if more > 0 else "")
         word = self.line_word if len(indices) == 1 else f"{self.line_word}s"
         text = f"{word} " + ", ".join(str(n) for n in self.lines_of(indices[:limit]))
         more = len(indices) - limit

@@ -58,12 +58,27 @@ def combine(tables: Sequence[Any]):
              + ", ".join(names) + "."]
     frames = []
     clash = system is not None and _clash(tables, system)
+    row_names: list[str] = []
     for t in tables:
         frame = t.frame.copy()
-        frame.insert(0, "file", text_array([t.name] * len(frame)))
+        stacked = " + " in t.path or os.path.isdir(t.path)
+        if "file" in frame.columns and stacked:
+            # a stack already (a folder of files): each row keeps its file, under the folder's name
+            files = frame.pop("file")
+            frame.insert(0, "file", text_array([f"{t.name}/{f}" for f in files]))
+        elif "file" in frame.columns:
+            raise DataError(f"File '{t.path}' has a column named 'file', which the stacked table "
+                            "uses for each row's file; rename that column to stack it with others.")
+        else:
+            frame.insert(0, "file", text_array([t.name] * len(frame)))
         if clash:
             frame[system] = text_array([t.name] * len(frame))
         frames.append(frame)
+        if t.row_names is not None:
+            row_names += [f"{name} of {t.name}" for name in t.row_names]
+        else:
+            row_names += [f"{t.line_word} {line} of {t.name}"
+                          for line in t.lines_of(range(len(t.frame)))]
     if clash:
         notes.append(f"Two files share a system name in column '{system}', so each file's name is "
                      "its system instead.")
@@ -78,16 +93,45 @@ def combine(tables: Sequence[Any]):
         notes += [f"{t.name}: {n}" for n in t.notes if n not in said]
         said.update(t.notes)
     roles = dict(first.roles)
+    for t in tables[1:]:  # a column with a role in some files only (the 'error' of one log)
+        roles.update({c: r for c, r in t.roles.items() if c not in roles})
     panel = _PANEL_FOR_SEVERAL.get(first.format, first.panel)
     if first.format == "inspect":
         roles, extra = _inspect_pairs(frame, roles)
+        notes += extra
+    if first.format == "lm_eval_samples":
+        frame, roles, extra = _lmeval_outcome(frame, roles, tables)
         notes += extra
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
     return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
                        format=first.format, row_lines=np.arange(1, len(frame) + 1),
                        roles=roles, panel=panel, row_word="row",
-                       encoding=first.encoding)
+                       encoding=first.encoding, row_names=row_names)
+
+
+def _lmeval_outcome(frame: pd.DataFrame, roles: dict[str, str], tables: Sequence[Any]):
+    """lm-eval files of tasks scored by different metrics (acc, exact_match), or some by none,
+    get no pooled 'outcome' column: a mean over it would average different metrics."""
+    if "outcome" not in frame.columns:
+        return frame, roles, []
+    metric = frame["outcome_metric"].fillna("") if "outcome_metric" in frame.columns \
+        else pd.Series([""] * len(frame))
+    tasks: dict[str, list[str]] = {}
+    for m, task in zip(metric, frame["task_name"]):
+        listed = tasks.setdefault(m or "no 0/1 metric", [])
+        if task not in listed:
+            listed.append(task)
+    if len(tasks) <= 1:
+        return frame, roles, []
+    frame = frame.drop(columns=[c for c in ("outcome", "outcome_metric") if c in frame.columns])
+    roles = {c: r for c, r in roles.items() if c != "outcome"}
+    listed = "; ".join(f"{m}: {', '.join(ts)}" for m, ts in tasks.items())
+    return frame, roles, [
+        f"The tasks are scored by different metrics ({listed}), so no pooled 'outcome' column is "
+        "made: a mean over it would average different metrics. Compare or aggregate one metric "
+        "at a time, on the samples files of the tasks it scores (a metric's column is empty on "
+        "the other tasks' rows)."]
 
 
 def _clash(tables: Sequence[Any], system: str) -> bool:
