@@ -68,8 +68,8 @@ class Errored:
         what = (f"{self.count} of {n} rows ended with an error (column '{self.column}'): {shown}. "
                 "Errors are not measurements: ")
         if self.mode == "exclude":
-            return [what + "they are left out of every number here, as Inspect leaves errored "
-                    "samples out of its metrics (to count them as failures instead, set "
+            return [what + "they are left out of every number here (as Inspect leaves errored "
+                    "samples out of its metrics; to count them as failures instead, set "
                     "--errored failure)."]
         return [what + f"they are {failure_means}, as asked (--errored failure)."]
 

@@ -773,7 +773,7 @@ def _with_errored(ans: Answer, result) -> Answer:
         match = _ERRORED_NOTE.search(str(note))
         if match and "Errors are not measurements" in str(note):
             count, total = match.group(1), match.group(2)
-            how = ("left out, as Inspect does" if "errored:excluded" in sig
+            how = ("left out" if "errored:excluded" in sig
                    else "counted as failures")
             return dataclasses.replace(ans, sentences=ans.sentences + (
                 f"{count} of {total} rows ended with an error and are {how}.",))

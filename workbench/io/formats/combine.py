@@ -34,9 +34,38 @@ def load_many(paths: Sequence[str], *, sheet: str | None = None, progress: Any =
     return combine(tables)
 
 
+def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
+    """Inspect logs of the same run (an .eval log and its .json conversion share the eval id):
+    each run read once, from its first file (an .eval before a .json), and a note names both."""
+    kept: dict[str, Any] = {}
+    out, notes = [], []
+    order = sorted(range(len(tables)), key=lambda i: (not tables[i].path.endswith(".eval"), i))
+    dropped = set()
+    for i in order:
+        t = tables[i]
+        if t.format != "inspect" or "eval_id" not in t.frame.columns or not len(t.frame):
+            continue
+        run = str(t.frame["eval_id"].iloc[0])
+        if run in kept:
+            first = kept[run]
+            notes.append(f"{t.name} is the same run as {first.name} (eval id {run}, "
+                         f"{len(t.frame)} samples x epochs): the run is read once, from "
+                         f"{first.name}.")
+            dropped.add(i)
+        else:
+            kept[run] = t
+    out = [t for i, t in enumerate(tables) if i not in dropped]
+    return out, notes
+
+
 def combine(tables: Sequence[Any]):
     from workbench.io.loader import LoadedTable
 
+    tables, same = _same_runs(tables)
+    if len(tables) == 1:
+        import dataclasses
+
+        return dataclasses.replace(tables[0], notes=tuple(same) + tables[0].notes)
     first = tables[0]
     names = [t.name for t in tables]
     columns = list(first.frame.columns)
@@ -53,7 +82,7 @@ def combine(tables: Sequence[Any]):
     system = next((c for c, r in first.roles.items() if r == "system"), None)
     if system is None and "system" in columns:
         system = "system"
-    notes = [f"{len(tables)} files stacked into one table of "
+    notes = same + [f"{len(tables)} files stacked into one table of "
              f"{sum(len(t.frame) for t in tables):,} rows (column 'file' names each row's file): "
              + ", ".join(names) + "."]
     frames = []
@@ -204,9 +233,22 @@ def folder_files(folder: str) -> list[str]:
 
     for pattern in FOLDER_PATTERNS:
         found = sorted(glob.glob(os.path.join(glob.escape(folder), "**", pattern), recursive=True))
+        if found and pattern == "*.eval":  # Inspect's .json logs beside them (the same runs, or others)
+            found += [p for p in sorted(glob.glob(os.path.join(glob.escape(folder), "**", "*.json"),
+                                                  recursive=True)) if _is_inspect_json(p)]
         if found:
             return found
     return []
+
+
+def _is_inspect_json(path: str) -> bool:
+    """An Inspect .json log, from its first bytes (its "version" and "eval" keys)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "ignore")
+    except OSError:
+        return False
+    return head.lstrip().startswith("{") and '"eval"' in head and '"version"' in head
 
 
 def load_folder(folder: str, shown: str, progress: Any = None):

@@ -132,6 +132,8 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     errors = [_error(s.get("error")) for s in samples]
     if any(errors):
         columns["error"] = text_column(errors)
+    if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
+        columns["eval_id"] = text_column([str(spec["eval_id"])] * n)
     frame = pd.DataFrame(columns)
     for key in ("input_tokens", "output_tokens", "total_tokens"):
         if frame[key].notna().all() and (frame[key] == frame[key].round()).all():
