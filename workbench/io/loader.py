@@ -30,7 +30,7 @@ from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
 from workbench.io import delimited, excel, fastcsv, parquet
-from workbench.io.cells import (TypedColumn, format_cell, is_blank, text_array,
+from workbench.io.cells import (TypedColumn, format_cell, format_excel_cell, is_blank, text_array,
                                 type_cell_column, type_text_column)
 
 #: Extensions read as Excel workbooks.
@@ -116,7 +116,8 @@ class LoadedTable:
             if text is not None:
                 return text
         codes, uniques = pd.factorize(series, use_na_sentinel=False)
-        shown = np.array([format_cell(value) for value in uniques], dtype=object)
+        render = format_excel_cell if self.format == XLSX else format_cell  # as Excel shows it
+        shown = np.array([render(value) for value in uniques], dtype=object)
         return text_array(shown[codes].tolist() if len(shown) else [])
 
     def take(self, rows: Sequence[int]) -> "LoadedTable":
@@ -623,7 +624,7 @@ def _load_excel(
     )
     frame = pd.DataFrame(
         {
-            name: type_cell_column(values).values
+            name: type_cell_column(values, format_excel_cell).values
             for name, values in zip(names, content.columns)
         }
     )
