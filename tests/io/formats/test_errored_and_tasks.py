@@ -338,3 +338,47 @@ def test_lmeval_perplexity_columns_are_named_as_what_they_hold(tmp_path):
     assert "outcome" not in stacked.frame.columns
     (note,) = [n for n in stacked.notes if "scored by different metrics" in n]
     assert "no 0/1 metric: wikitext_like" in note
+
+
+# ------------------------------------------------- the same class in the other readers (hunt)
+
+
+def test_inspect_logs_of_two_tasks_are_never_paired_or_pooled_by_sample_id(tmp_path):
+    """Two tasks of one model whose sample ids repeat: before, the logs 'clashed' (each file
+    became a system) and Compare paired task A's sample 1 with task B's sample 1."""
+    log = json.load(open(fixture("inspect_errors", "errors_alpha.json")))
+    log["eval"]["task"] = "arith_other"
+    log["eval"]["eval_id"] = "another-run"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(log))
+    table = load_many([ALPHA, other])
+    assert set(table.frame["model"]) == {"mockllm/alpha"}  # one system, two tasks
+    assert table.frame["item"].is_unique
+    assert table.frame["item"].iloc[0].startswith("arith_errors/")
+    assert table.roles["task_name"] == "group" and table.roles["task_sample"] == "cluster"
+    assert any("2 tasks" in n and "'task_sample'" in n for n in table.notes)
+    with pytest.raises(DataError, match="1 system"):
+        _run(compare, table, compare.Options(resamples=1000))
+    result = _run(passk, table, passk.Options(task="task_sample", ks=(1,)))
+    assert result.find("pass@1")[0]["n"] == 8  # 4 samples x 2 tasks, never merged
+    by_task = {r["group"]: r["n"] for r in _run(text, table, text.Options()).find("exact_match")}
+    assert by_task == {"arith_errors": 7, "arith_other": 7}
+
+
+def test_promptfoo_providers_with_the_same_id_stay_two_systems():
+    """promptfoo writes both providers of one id (no labels, different options) under that id;
+    before, their rows were one system (Cost pooled them, Compare refused repeated items)."""
+    path = fixture("promptfoo_same_id", "results.json")
+    rows = json.load(open(path))["results"]["results"]
+    assert len({json.dumps(r["provider"]) for r in rows}) == 1  # what promptfoo wrote
+    table = load_table(path)
+    name = "file://flaky_provider.js"
+    assert set(table.frame["provider"]) == {f"{name} #1", f"{name} #2"}
+    # promptIdx 0, 1 are the first provider's two prompts; 2, 3 the second's
+    first = table.frame[table.frame["provider"] == f"{name} #1"]
+    assert sorted(r["promptIdx"] for r in rows if r["promptIdx"] in (0, 1)) == [0, 0, 1, 1]
+    assert len(first) == 4 and first["item"].is_unique
+    assert any("share a name" in n for n in table.notes)
+    result = _run(cost, table, cost.Options())
+    assert {r["system"]: r["n"] for r in result.find("success_rate")} == {f"{name} #1": 4,
+                                                                         f"{name} #2": 4}

@@ -176,7 +176,7 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
         return False
     roles = tables[0].roles
     keys = [c for c, r in roles.items() if r in ("item", "task", "query", "doc")]
-    keys += [c for c in ("epoch",) if c in tables[0].frame.columns]
+    keys += [c for c in ("epoch", "task_name") if c in tables[0].frame.columns]
     if not keys:
         return True
     stacked = pd.concat([t.frame[[system, *keys]].assign(_file=i) for i, t in enumerate(tables)],
@@ -188,6 +188,25 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
 def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
     """Inspect logs compared: items are samples (with their epoch when there are several)."""
     roles = {c: r for c, r in roles.items() if r != "task"}
+    tasks = list(dict.fromkeys(frame["task_name"])) if "task_name" in frame.columns else []
+    if len(tasks) > 1:  # sample ids repeat across tasks: items and clusters carry the task
+        at = list(frame.columns).index("sample_id") + 1
+        frame.insert(at, "task_sample", text_array([f"{t}/{s}" for t, s in
+                                                    zip(frame["task_name"], frame["sample_id"])]))
+        epochs = "item" in frame.columns
+        if epochs:
+            frame["item"] = text_array([f"{ts} (epoch {e})" for ts, e in
+                                        zip(frame["task_sample"], frame["epoch"])])
+        else:
+            frame.insert(at + 1, "item", frame["task_sample"].copy())
+        roles.update({"item": "item", "task_name": "group",
+                      **({"task_sample": "cluster"} if epochs else {})})
+        return roles, [f"The logs hold {len(tasks)} tasks ({', '.join(tasks[:6])}"
+                       f"{' ...' if len(tasks) > 6 else ''}), whose sample ids may repeat: items "
+                       "are task/sample" + (" and epoch" if epochs else "") + " (column 'item')"
+                       + ("; the bootstrap resamples whole samples (cluster 'task_sample')"
+                          if epochs else "") + "; pass@k's task column is 'task_sample', not "
+                       "'sample_id'; the text metrics are per task (column 'task_name')."]
     if "item" in frame.columns:  # several epochs: the reader's sample-and-epoch ids
         frame["item"] = text_array([f"{s} (epoch {e})" if e == e else s for s, e in
                                     zip(frame["sample_id"], frame["epoch"])])

@@ -60,9 +60,10 @@ def load(value: dict, path: str, shown: str):
 
     tests = [render_json_value(r.get("testIdx", "")) for r in rows]
     prompts = [prompt(r) for r in rows]
+    providers, same_name = _distinct_providers([provider(r) for r in rows], tests, prompts, rows)
     several_prompts = len(set(prompts)) > 1  # promptIdx counts prompt x provider, not prompts
     columns: dict[str, Any] = {
-        "provider": text_column([provider(r) for r in rows]),
+        "provider": text_column(providers),
         "prompt": text_column(prompts),
         "test": text_column(tests),
         "item": text_column([f"{t} / {p}" if several_prompts else t for t, p in zip(tests, prompts)]),
@@ -103,6 +104,10 @@ def load(value: dict, path: str, shown: str):
     if several_prompts:
         notes.append("The config has several prompts: items pair a test with a prompt "
                      "(column 'item').")
+    if same_name:
+        notes.append(f"Several providers share a name ({', '.join(repr(x) for x in same_name)}): "
+                     "each is told apart by its order in the config (promptfoo's promptIdx), "
+                     "as '<name> #1', '<name> #2'...; give them labels to name them.")
     missing = int(np.isnan(np.asarray(columns["cost"], dtype=float)).sum())
     if missing:
         notes.append(f"{missing} rows have no cost.")
@@ -182,6 +187,34 @@ def _values(column: Any, errors: list[str], unit: str) -> str:
                      if e and x == x})
     return ", ".join(f"{x:g}{unit}" for x in values[:4]) + (" ..." if len(values) > 4 else "") \
         if values else "none"
+
+
+def _distinct_providers(names: list[str], tests: list[str], prompts: list[str], rows: list[dict]):
+    """Provider names, made distinct where two providers share one (the same id without a
+    label, run twice with different options): several results for one test and prompt under
+    one name.  They are told apart by promptfoo's ``promptIdx`` (one per prompt x provider),
+    ranked within each (name, prompt) so that the n-th such provider is '#n' for every prompt."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for key in zip(names, tests, prompts):
+        counts[key] = counts.get(key, 0) + 1
+    shared = list(dict.fromkeys(name for (name, _, _), c in counts.items() if c > 1))
+    if not shared:
+        return names, []
+    slots: dict[tuple[str, str], list] = {}
+    for name, p, r in zip(names, prompts, rows):
+        if name in shared:
+            slot = slots.setdefault((name, p), [])
+            idx = r.get("promptIdx")
+            if idx not in slot:
+                slot.append(idx)
+    out = []
+    for name, p, r in zip(names, prompts, rows):
+        if name in shared:
+            order = sorted(slots[(name, p)], key=lambda v: (v is None, v if isinstance(v, int) else 0))
+            out.append(f"{name} #{order.index(r.get('promptIdx')) + 1}")
+        else:
+            out.append(name)
+    return out, shared
 
 
 def _number(value: Any) -> float | None:
