@@ -141,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--numerator", help="numerator column (ratio form)")
     p.add_argument("--denominator", help="denominator column (ratio form)")
     p.add_argument("--unit", help="unit column (conversation, user...)")
+    errored(p, "outcome 0 (a failure)")
 
     p = sub.add_parser("compare", help="paired significance of two systems")
     common(p)

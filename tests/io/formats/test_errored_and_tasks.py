@@ -382,3 +382,25 @@ def test_promptfoo_providers_with_the_same_id_stay_two_systems():
     result = _run(cost, table, cost.Options())
     assert {r["system"]: r["n"] for r in result.find("success_rate")} == {f"{name} #1": 4,
                                                                          f"{name} #2": 4}
+
+
+def test_aggregate_leaves_provider_errors_out_or_counts_them():
+    from workbench.analyses import aggregate
+
+    table = load_table(PROMPTFOO)
+    options = aggregate.Options(outcome="success", group="provider")
+    rates = {r["group"]: (r["value"], r["n"]) for r in _run(aggregate, table, options).find("rate")}
+    assert rates == {"echo": (pytest.approx(3 / 5), 5), "flaky": (pytest.approx(2 / 3), 3)}
+    from dataclasses import replace
+
+    counted = _run(aggregate, table, replace(options, errored="failure"))
+    rates = {r["group"]: (r["value"], r["n"]) for r in counted.find("rate")}
+    assert rates == {"echo": (pytest.approx(3 / 5), 5), "flaky": (pytest.approx(2 / 5), 5)}
+    assert counted.signature.endswith("|errored:failures")
+
+
+def test_a_refusal_for_want_of_an_outcome_says_the_metrics_differ():
+    folder = load_table(fixture("lmeval"))
+    with pytest.raises(DataError, match=r"scored by different metrics \(exact_match: arith_gen; "
+                                        r"acc: arith_mc\)"):
+        _run(compare, folder, compare.Options())

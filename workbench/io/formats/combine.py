@@ -131,6 +131,8 @@ def combine(tables: Sequence[Any]):
     if first.format == "lm_eval_samples":
         frame, roles, extra = _lmeval_outcome(frame, roles, tables)
         notes += extra
+        if extra and "output_type" in frame.columns and (frame["output_type"] == "generate_until").any():
+            panel = "text"  # no pooled outcome to compare: the text metrics, per task, are the answer
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
     return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
