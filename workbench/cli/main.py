@@ -70,6 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
                           "example and the report); exit 0 = fine")
     sub = top.add_subparsers(dest="analysis", required=True, parser_class=_Parser)
 
+    def errored(p: argparse.ArgumentParser, failure: str) -> None:
+        p.add_argument("--error", help="column marking rows that ended with an error (default: the "
+                       "'error' column of an Inspect log or promptfoo results)")
+        p.add_argument("--errored", default="exclude", choices=["exclude", "failure"],
+                       help="rows that ended with an error: exclude = left out of every number, "
+                            f"as Inspect does; failure = {failure} (default exclude)")
+
     def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
         if with_input:
             p.add_argument("input", nargs="+", help="per-item file(s): CSV/TSV/any delimited text, .xlsx, "
@@ -89,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--normalize", default="case_ws", choices=["none", "case_ws", "squad"],
                    help="exact-match/F1 normalisation (default case_ws: lower-case, collapse whitespace)")
     p.add_argument("--stemmer", action="store_true", help="ROUGE with the Porter stemmer (default off)")
+    p.add_argument("--group", help="group column (a task): metrics per group, never pooled across "
+                   "groups (default: an lm-eval file's task)")
+    errored(p, "scored with an empty prediction")
 
     p = sub.add_parser("ranking", help="P@k, R@k, hit@k, nDCG@k, MRR, MAP")
     common(p)
@@ -121,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--success", help="per-attempt 0/1 column (instead of --n/--correct)")
     p.add_argument("--system", help="system column (optional)")
     p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
+    errored(p, "counted as failed attempts")
 
     p = sub.add_parser("aggregate", help="micro vs macro, pooled vs mean of ratios, Simpson")
     common(p)
@@ -130,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--numerator", help="numerator column (ratio form)")
     p.add_argument("--denominator", help="denominator column (ratio form)")
     p.add_argument("--unit", help="unit column (conversation, user...)")
+    errored(p, "outcome 0 (a failure)")
 
     p = sub.add_parser("compare", help="paired significance of two systems")
     common(p)
@@ -154,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="which direction of the score is better (default higher)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    errored(p, "scored 0 (a failure)")
 
     p = sub.add_parser("cost", help="cost per success, marginal cost, latency percentiles")
     common(p)
@@ -163,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency", help="latency column (optional)")
     p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
                    help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
+    errored(p, "counted as failed requests; their latency and cost are never used")
 
     p = sub.add_parser("plan", help="interval half-width, MDE, per-try rate (no input file)")
     common(p, with_input=False)

@@ -31,6 +31,7 @@ judgements use the conventional alpha of 0.05 (the analyses' own notes use it to
 from __future__ import annotations
 
 import re
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -328,19 +329,23 @@ def _q(name: Any) -> str:
 
 def _answer_text(result, currency):
     systems = _systems(result, "exact_match")
+    groups = list(dict.fromkeys(r.get("group") for r in result.find("exact_match")))
     parts = []
     n = None
-    for system in systems:
-        em = _first(result, "exact_match", system=system)
+    for system, group in ((s, g) for s in systems for g in groups):
+        keys = {"system": system, **({"group": group} if group is not None else {})}
+        em = _first(result, "exact_match", **keys)
         if em is None:
             continue
         n = em.get("n")
         extra = []
         for metric in ("token_f1", "bleu", "chrf", "rougeL"):
-            rec = _first(result, metric, system=system)
+            rec = _first(result, metric, **keys)
             if rec is not None:
                 extra.append(f"{display_name(metric).replace(' (0-100)', '')} {_fv(rec)}")
-        who = f"{_q(system)}: exact match" if system is not None else "Exact match"
+        on = f" on {group}" if group is not None else ""
+        who = (f"{_q(system)}{on}: exact match" if system is not None
+               else (f"{group}: exact match" if group is not None else "Exact match"))
         parts.append(f"{who} {_fv(em)} of {_plural(em.get('n'), 'item')}"
                      + (f" ({', '.join(extra)})" if extra else ""))
     if not parts:
@@ -871,7 +876,27 @@ def answer(result, *, currency: str | None = None) -> Answer:
         text = "; ".join(f"{display_name(r['metric'])} {format_record(r, currency=currency)}"
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
-        return Answer((text + ".",), result.analysis, "neutral")
+        ans = Answer((text + ".",), result.analysis, "neutral")
+    return _with_errored(ans, result)
+
+
+_ERRORED_NOTE = re.compile(r"(\d+) of (\d+) rows ended with an error")
+
+
+def _with_errored(ans: Answer, result) -> Answer:
+    """The card says when rows that ended with an error were left out or counted as failures
+    (the note :mod:`workbench.analyses._rows` writes; the signature's ``errored``)."""
+    sig = str(getattr(result, "signature", "") or "")
+    if "errored:" not in sig:
+        return ans
+    for note in getattr(result, "notes", ()) or ():
+        match = _ERRORED_NOTE.search(str(note))
+        if match and "Errors are not measurements" in str(note):
+            count, total = match.group(1), match.group(2)
+            how = ("left out" if "errored:excluded" in sig
+                   else "counted as failures")
+            return dataclasses.replace(ans, sentences=ans.sentences + (
+                f"{count} of {total} rows ended with an error and are {how}.",))
     return ans
 
 
