@@ -128,6 +128,8 @@ _EXACT_KINDS.update({
     "judge_fail_human_pass": "count", "position_flip_share": "rate",
     "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
     "length_p": "p",
+    # release-rule judge conditions
+    "judge_kappa": "score", "judge_ac1": "score", "judge_agreement": "rate",
 })
 # rubric: the score, and ``PREFIX:CRITERION`` ids whose kind is the prefix's (a criterion's name
 # may be anything, even another metric's id)

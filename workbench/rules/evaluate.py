@@ -20,8 +20,8 @@ from ..core.errors import DataError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, require_columns, to_binary, to_float, to_text
-from .spec import (COST, LATENCY, PAIRED, RANKING, TEST_NAMES, Condition, Rule, RuleError,
-                   format_amount, format_interval, format_value)
+from .spec import (COST, JUDGE, JUDGE_METRICS, LATENCY, PAIRED, RANKING, TEST_NAMES, Condition, Rule,
+                   RuleError, format_amount, format_interval, format_value)
 
 NAME = "gate"
 TITLE = "Release gate"
@@ -78,6 +78,8 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
                 out = _eval_paired(cond, table, alpha, progress)
             elif cond.kind == RANKING:
                 out = _eval_ranking(cond, table, alpha, progress)
+            elif cond.kind == JUDGE:
+                out = _eval_judge(cond, table, alpha, progress)
             else:
                 out = _eval_cost_latency(cond, table, alpha, progress)
         except DataError as err:  # say which condition needed the data
@@ -153,6 +155,14 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
                   if n != CHANGED_NOTE]
 
     verdict = overall(statuses)
+    unmet = [c.index for c, st in zip(rule.conditions, statuses) if c.kind == JUDGE and st != PASS]
+    if unmet and verdict == FAIL:
+        verdict = INCONCLUSIVE
+    if unmet:
+        which = ", ".join(map(str, unmet))
+        notes.insert(0, f"The judge requirement (condition {which}) is not met, so the judge's numbers are "
+                        f"not trusted: the verdict is INCONCLUSIVE whatever the other conditions say "
+                        f"until the judge agrees well enough with people.")
     records[0] = record("verdict", verdict)
     records.insert(1, record("rule_changed_after_results", bool(rule_changed_after_results)))
 
@@ -209,7 +219,7 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
         "max_drop": "pass=L>=-m,fail=U<-m/sig-worse&x<-m",
         "min_gain": "pass=L>g&sig-better,fail=U<g/sig-worse",
         "max": "pass=U<=c,fail=L>c",
-        "verdict": "any-fail>any-inconclusive>pass",
+        "verdict": "any-fail>any-inconclusive>pass,unmet-judge->inconclusive",
         "at-limit": "rel-tol-10^-9",
         "evalset": "common-ids",
         "more-items": "n=d(2.8/mde)^2",
@@ -276,6 +286,8 @@ def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> t
     if obs is None or not math.isfinite(obs):
         return INCONCLUSIVE, "the value cannot be computed from the data (see notes)"
     obs, lo, hi = _at_limit(lim, obs, lo, hi)
+    if cond.kind == JUDGE:
+        return _judge_requirement(cond, out, obs, lo, lim, f)
     lower_limit = cond.threshold_key in ("max_drop", "min_gain")
     strict = cond.threshold_key == "min_gain"
     if cond.bound == "point":
@@ -315,6 +327,24 @@ def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> t
             return INCONCLUSIVE, (f"the lower bound {f(lo)} is above {f(lim)} but the {test} is not "
                                   f"significant ({shown}): borderline")
     return INCONCLUSIVE, f"the interval {fi(lo, hi)} contains {f(lim)}: the data cannot tell yet"
+
+
+def _judge_requirement(cond: Condition, out: Outcome, obs, lo, lim, f) -> tuple[str, str]:
+    """A judge condition: PASS when the coefficient (or its lower bound) reaches ``min`` on
+    enough labelled items; otherwise INCONCLUSIVE (an untrusted judge decides nothing)."""
+    need = int(cond.options.get("min_items", 1))
+    n = out.n or 0
+    if n < need:
+        return INCONCLUSIVE, (f"only {n:,} items carry both the judge's and a person's label; the rule asks for "
+                              f"at least {need:,} before it trusts the judge")
+    value = lo if cond.bound == "lower" else obs
+    side = "lower bound" if cond.bound == "lower" else "observed value"
+    if value is None or not math.isfinite(value):
+        return INCONCLUSIVE, f"the judge's {side} cannot be computed (see notes), so the judge is not trusted"
+    if value >= lim:
+        return PASS, f"the {side} {f(value)} is at or above {f(lim)} on {n:,} labelled items"
+    return INCONCLUSIVE, (f"the {side} {f(value)} is below {f(lim)}: the judge does not agree well enough "
+                          f"with people to be trusted")
 
 
 def holm(pvalues) -> np.ndarray:
@@ -425,6 +455,8 @@ def _needs(cond: Condition) -> str:
         return f"query, doc, score or rank, relevance and system columns with {systems}"
     if cond.kind == COST:
         return f"system, outcome and cost columns with {systems}"
+    if cond.kind == JUDGE:
+        return "a judge label column and a human label column"
     return f"a latency column and a system column with {systems}"
 
 
@@ -449,6 +481,10 @@ def _fits(cond: Condition, table: LoadedTable) -> bool:
                 cols.get("relevance")
             sys_col = cols.get("system")
             needed_systems = [cond.baseline, cond.candidate]
+        elif cond.kind == JUDGE:
+            cols.get("judge")
+            cols.get("human")
+            return True
         elif cond.kind == COST:
             cols.get("cost")
             if cond.metric == "cost_per_success":
@@ -740,6 +776,37 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
                            f"{numbers.plural(n, 'query')}"),
                    basis=basis, notes=notes, evalset=info, sd=sd, discordant=wins + losses,
                    unit_word="queries")
+
+
+def _eval_judge(cond: Condition, table: LoadedTable, alpha: float, progress) -> Outcome:
+    """The Judge analysis on the condition's judge and human columns; the coefficient it names."""
+    from ..analyses import judge as judge_analysis
+
+    cols = _Cols(table, cond.data)
+    judge_col = cols.get("judge")
+    human_col = cols.get("human")
+    opts = judge_analysis.Options(judge=judge_col, human=(human_col,), item=cond.data.get("item"),
+                                  positive=cond.options.get("positive"), level=cond.options.get("level", "auto"))
+    result = judge_analysis.run(table, opts, progress)
+    recs = result.find(JUDGE_METRICS[cond.metric])
+    rec = recs[0] if recs else {"value": None, "n": 0}
+    level = _level(alpha)
+    lo, hi = rec.get("ci_low"), rec.get("ci_high")
+    if JUDGE_METRICS[cond.metric] == "kappa" and rec.get("value") is not None and alpha != 0.05:
+        from ..metrics.agreement import cohens_kappa
+
+        tab = result.table("confusion").frame.drop(columns="judge").to_numpy()
+        k = cohens_kappa(tab, level=1 - alpha)
+        lo, hi = k.low, k.high
+    how = {"kappa": f"Cohen's kappa with its {level} asymptotic normal interval",
+           "ac1": "Gwet's AC1 with its 95% t interval",
+           "agreement": "the share of labelled items on which the judge and the person agree, Wilson 95% interval"}
+    dis = result.find("disagreements")
+    counts = (f"{rec.get('n') or 0:,} labelled items; {dis[0]['value']:,} disagreements" if dis else "")
+    notes = cols.notes + [n for n in result.notes if "guessed" not in n]
+    return Outcome(observed=rec.get("value"), ci_low=lo, ci_high=hi, n=rec.get("n"), input_index=0,
+                   counts=counts, basis=how[JUDGE_METRICS[cond.metric]] + f" (judge '{judge_col}', people "
+                   f"'{human_col}')", notes=notes, unit_word="labelled items")
 
 
 def _bootstrap_mean(diffs: np.ndarray, resamples: int, seed: int, progress) -> np.ndarray:
