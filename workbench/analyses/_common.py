@@ -12,6 +12,11 @@ from ..core.errors import DataError, OptionError
 from ..io import LoadedTable, guess_column, require_columns, text_codes
 from ..io.roles import ROLE_NAMES
 
+#: item id columns guessed by name (the Judge and Rubric analyses)
+ITEM_NAMES = ("item", "item_id", "id", "sample_id", "question_id", "question", "answer_id", "response_id",
+              "example_id", "doc_id")
+
+
 @dataclass
 class Resolver:
     """Picks each column from its flag or guesses it from common names, noting guesses."""

@@ -27,7 +27,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, require_columns, to_float, to_text
 from ..metrics import agreement as ag
 from ..metrics.intervals import wilson_interval
-from ._common import base_signature, check_unique
+from ._common import ITEM_NAMES, base_signature, check_unique
 
 NAME = "judge"
 TITLE = "Judge"
@@ -134,8 +134,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         humans = [guess] if guess and guess != judge_col else []
     if judge_col in humans:
         raise OptionError("The judge column cannot also be a human label column.")
-    item_col = _column(table, options.item, ("item", "item_id", "id", "sample_id", "question_id"),
-                       "item id", "--item", notes, required=False)
+    item_col = _column(table, options.item, ITEM_NAMES, "item id", "--item", notes, required=False)
     n_rows = len(table.frame)
     if item_col:
         check_unique(table, [item_col], "item id")

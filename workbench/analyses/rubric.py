@@ -32,7 +32,7 @@ from ..io.columns import BINARY_EXPECTED, FALSE_WORDS, TRUE_WORDS
 from ..metrics import paired as pm
 from ..metrics import significance as sg
 from ..metrics.intervals import wilson_interval
-from ._common import base_signature, check_unique
+from ._common import ITEM_NAMES, base_signature, check_unique
 
 NAME = "rubric"
 TITLE = "Rubric"
@@ -176,7 +176,7 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
     sys_col = options.system
     if sys_col:
         require_columns(table, [sys_col])
-    item_col = options.item or guess_column(table, "item", ("item", "item_id", "id", "sample_id", "question_id"))
+    item_col = options.item or guess_column(table, "item", ITEM_NAMES)
     if options.criterion is not None:  # long form
         require_columns(table, [options.criterion, options.verdict])
         if item_col is None:
@@ -297,7 +297,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         Table("systems" if named else "score", "Weighted rubric score", pd.DataFrame(sys_rows), columns={
             "mean_score": "mean over items of sum(w_i c_i) / sum(w_i)",
             "ci_low": "t 95% interval of the mean, low", "ci_high": "t 95% interval of the mean, high"},
-            formats={"mean_score": "float", "ci_low": "float", "ci_high": "float", "items": "int"}),
+            formats={"mean_score": "rate", "ci_low": "rate", "ci_high": "rate", "items": "int"}),
         Table("criteria", "Pass rate per criterion (rubric order)", pd.DataFrame(crit_rows), columns={
             "rate": "passes / items with a verdict" if options.missing == "skip" else "passes / items (blank = fail)",
             "ci_low": "Wilson 95% interval, low", "ci_high": "Wilson 95% interval, high",
@@ -380,9 +380,9 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                         columns={"diff": "candidate - baseline, mean over the common items",
                                  "ci_low": "paired bootstrap 95% percentile interval, low",
                                  "ci_high": "paired bootstrap 95% percentile interval, high"},
-                        formats={"baseline": "float", "candidate": "float", "diff": "score_diff",
-                                 "ci_low": "score_diff", "ci_high": "score_diff", "t_ci_low": "score_diff",
-                                 "t_ci_high": "score_diff", "t_test_p": "p", "randomization_p": "p", "items": "int"}))
+                        formats={"baseline": "rate", "candidate": "rate", "diff": "points",
+                                 "ci_low": "points", "ci_high": "points", "t_ci_low": "points",
+                                 "t_ci_high": "points", "t_test_p": "p", "randomization_p": "p", "items": "int"}))
     tables.append(Table("criteria_compared", "Per criterion: paired change and contribution to the score",
                         pd.DataFrame(crit_rows), columns={
                             "diff": "change of the pass rate over the items with both verdicts",
