@@ -40,6 +40,7 @@ RUNS = [
      dict(system="system", success="success", cost="cost", latency="latency_s")),
     ("text", "text", "text_extraction.csv", {}),
     ("judge", "judge", "judge_labels.csv", {}),
+    ("runs", "runs", "runs_nightly.csv", dict(order="date", rounds=2000, resamples=2000)),
     ("rubric", "rubric", "rubric_answers.csv",
      dict(item="question", system="version", criteria="correct,cites_source,complete,concise",
           rubric=str(EX / "rubric_weights.csv"), resamples=2000)),

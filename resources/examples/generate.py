@@ -90,7 +90,23 @@ def main() -> None:
         ["t5", "the order ships in 2 days", "Order ships in 2 days."],
     ])
     write_judge_and_rubric()
+    write_runs()
     write_sessions()
+
+
+def write_runs() -> None:
+    """Six nightly runs of one assistant on 150 questions: the item set grows by 10 questions on
+    the fourth night, the last two runs gain about 8 points."""
+    rng = random.Random(20261203)
+    ease = [rng.random() for _ in range(160)]
+    rows = []
+    for night, (date, lift) in enumerate((("2026-11-25", 0.0), ("2026-11-26", 0.01), ("2026-11-27", -0.01),
+                                          ("2026-11-28", 0.0), ("2026-11-29", 0.08), ("2026-11-30", 0.09))):
+        n = 150 if night < 3 else 160
+        for i in range(n):
+            ok = int(rng.random() < min(1.0, max(0.0, 0.35 + 0.5 * ease[i] + lift)))
+            rows.append([f"nightly-{date}", date, f"q{i + 1:03d}", ok])
+    write("runs_nightly.csv", ["run", "date", "question", "correct"], rows)
 
 
 def write_judge_and_rubric() -> None:

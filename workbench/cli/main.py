@@ -18,7 +18,7 @@ from dataclasses import fields
 from .. import __version__
 from ..core.errors import WorkbenchError
 
-ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan", "judge", "rubric")
+ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan", "judge", "rubric", "runs")
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
@@ -215,6 +215,22 @@ def build_parser() -> argparse.ArgumentParser:
                         "weights (default); fail = count it as a fail")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    p = sub.add_parser("runs", help="many runs side by side: items gained and lost, tie groups")
+    common(p)
+    p.add_argument("--item", help="item id column (one value per run and item)")
+    p.add_argument("--outcome", help="0/1 outcome column")
+    p.add_argument("--score", help="score column (any numbers), instead of --outcome")
+    p.add_argument("--system", help="run column (default: the system column, or each stacked file)")
+    p.add_argument("--baseline-system", help="the baseline run (default: the first)")
+    p.add_argument("--order", help="column that orders the runs (a time or version; default: file order)")
+    p.add_argument("--groups", default="tukey", choices=["tukey", "holm"],
+                   help="tie groups from the randomised Tukey HSD (default) or Holm-adjusted paired tests")
+    p.add_argument("--better", default="higher", choices=["higher", "lower"],
+                   help="which direction of the score is better (default higher)")
+    p.add_argument("--rounds", type=int, default=10_000,
+                   help="randomised Tukey HSD and randomization-test rounds (default 10000)")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=12345, help="seed of the bootstrap and permutations (default 12345)")
     for module in _command_modules():
         module.add_parser(sub)
     return top
@@ -283,7 +299,7 @@ def render_text(result) -> str:
     notes and the signature."""
     from ..report.present import answer, display_name, format_interval, format_value, record_kind
 
-    keys = ["system", "group", "version", "from", "to"]
+    keys = ["system", "group", "version", "from", "to", "groups"]
     present = [k for k in keys if any(r.get(k) is not None for r in result.records)]
     with_ci = any(r.get("ci_low") is not None for r in result.records)
     heads = ["metric", "name", *present, "value"] + (["95% CI"] if with_ci else []) + ["n"]

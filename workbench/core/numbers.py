@@ -128,6 +128,9 @@ _EXACT_KINDS.update({
     "judge_fail_human_pass": "count", "position_flip_share": "rate",
     "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
     "length_p": "p",
+    # runs side by side
+    "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
+    "only_from": "count", "only_to": "count",
     # release-rule judge conditions
     "judge_kappa": "score", "judge_ac1": "score", "judge_agreement": "rate",
 })

@@ -154,6 +154,13 @@ _NAMES.update({
     "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
 })
 
+# runs side by side
+_NAMES.update({
+    "run_rate": "Success rate of the run", "run_mean": "Mean score of the run",
+    "gained": "Items gained", "lost": "Items lost", "only_from": "Items only in the earlier run",
+    "only_to": "Items only in the later run", "groups": "Tie group",
+})
+
 # judge
 _NAMES.update({
     "agreement": "Raw agreement", "kappa": "Cohen's kappa", "kappa_se": "Cohen's kappa: SE",
@@ -795,6 +802,44 @@ def _answer_rubric(result, currency):
     return Answer(("; ".join(parts) + ".",), f"{_fv(first)}" if len(diffs) == 1 else "rubric", tone)
 
 
+def _answer_runs(result, currency):
+    """"'run5' vs baseline 'run1': +8.5 pts (95% CI +0.5 to +16.5 pts, paired bootstrap) on 200
+    items, 31 gained, 14 lost, 5 only in one of them; 4 of 5 runs tie for first (group a)."""
+    runs = [r for r in result.records if r["metric"] in ("run_rate", "run_mean")]
+    if not runs:
+        return None
+    base, last = runs[0].get("system"), runs[-1].get("system")
+    sig = {k: v for k, _, v in (p.partition(":") for p in result.signature.split("|"))}
+    base = sig.get("baseline", base)
+    diff_id = "diff" if runs[0]["metric"] == "run_rate" else "mean_diff"
+    if last == base:
+        last = runs[-2].get("system")
+    d = _first(result, diff_id, from_=base, to=last)
+    parts = []
+    if d is not None:
+        ci = _ci(d)
+        if ci:
+            ci = ci[:-1] + ", paired bootstrap)"
+        text = f"{_q(last)} vs baseline {_q(base)}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
+        g, lo = _first(result, "gained", from_=base, to=last), _first(result, "lost", from_=base, to=last)
+        if g is not None and lo is not None:
+            text += f", {g['value']:,} gained, {lo['value']:,} lost"
+        a, b = _first(result, "only_from", from_=base, to=last), _first(result, "only_to", from_=base, to=last)
+        if a is not None and b is not None and (a["value"] or b["value"]):
+            text += f", {a['value'] + b['value']:,} in only one of them"
+        parts.append(text)
+    firsts = [r.get("system") for r in runs if "a" in str(r.get("groups") or "")]
+    if firsts:
+        parts.append(f"{len(firsts)} of {_plural(len(runs), 'run')} tie for first (group a)"
+                     if len(firsts) > 1 else f"{_q(firsts[0])} alone is first (group a)")
+    if not parts:
+        return None
+    tone = "neutral"
+    if d is not None and d.get("ci_low") is not None:
+        tone = "good" if d["ci_low"] > 0 else "bad" if d["ci_high"] < 0 else "borderline"
+    return Answer(("; ".join(parts) + ".",), f"{len(runs)} runs", tone)
+
+
 def _answer_judge(result, currency):
     """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
     disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
@@ -857,7 +902,7 @@ def _answer_judge(result, currency):
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,
             "aggregate": _answer_aggregate, "compare": _answer_compare, "cost": _answer_cost,
             "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge,
-            "rubric": _answer_rubric}
+            "rubric": _answer_rubric, "runs": _answer_runs}
 
 
 def answer(result, *, currency: str | None = None) -> Answer:
