@@ -41,6 +41,7 @@ RUNS = [
     ("text", "text", "text_extraction.csv", {}),
     ("judge", "judge", "judge_labels.csv", {}),
     ("runs", "runs", "runs_nightly.csv", dict(order="date", rounds=2000, resamples=2000)),
+    ("repeats", "repeats", "repeats_epochs.csv", dict(system="model", repeat="epoch")),
     ("rubric", "rubric", "rubric_answers.csv",
      dict(item="question", system="version", criteria="correct,cites_source,complete,concise",
           rubric=str(EX / "rubric_weights.csv"), resamples=2000)),

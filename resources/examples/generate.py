@@ -91,7 +91,20 @@ def main() -> None:
     ])
     write_judge_and_rubric()
     write_runs()
+    write_repeats()
     write_sessions()
+
+
+def write_repeats() -> None:
+    """Two models, 5 epochs of 120 questions each: many questions flip from epoch to epoch."""
+    rng = random.Random(20261204)
+    rate = [rng.betavariate(0.7, 0.6) for _ in range(120)]
+    rows = []
+    for model, lift in (("model-a", 0.0), ("model-b", 0.05)):
+        for i in range(120):
+            for epoch in range(1, 6):
+                rows.append([model, f"q{i + 1:03d}", epoch, int(rng.random() < min(1.0, rate[i] + lift))])
+    write("repeats_epochs.csv", ["model", "sample_id", "epoch", "correct"], rows)
 
 
 def write_runs() -> None:

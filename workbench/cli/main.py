@@ -18,7 +18,7 @@ from dataclasses import fields
 from .. import __version__
 from ..core.errors import WorkbenchError
 
-ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan", "judge", "rubric", "runs")
+ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "plan", "judge", "rubric", "runs", "repeats")
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
@@ -231,6 +231,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="randomised Tukey HSD and randomization-test rounds (default 10000)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the bootstrap and permutations (default 12345)")
+    p = sub.add_parser("repeats", help="repeated tries of the same items: flips and the model's own noise")
+    common(p)
+    p.add_argument("--item", help="item id column")
+    p.add_argument("--outcome", help="0/1 outcome or score in [0, 1] column")
+    p.add_argument("--repeat", help="repeat / epoch / seed column (default: an item's rows are its tries)")
+    p.add_argument("--system", help="system column: a split per system, and paired against the baseline")
+    p.add_argument("--baseline-system", help="baseline system name (default: the first)")
+    p.add_argument("--target", type=float, default=0.02,
+                   help="95%% half-width to plan items and repeats for, a fraction (default 0.02 = 2 points)")
     for module in _command_modules():
         module.add_parser(sub)
     return top

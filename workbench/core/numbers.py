@@ -128,6 +128,10 @@ _EXACT_KINDS.update({
     "judge_fail_human_pass": "count", "position_flip_share": "rate",
     "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
     "length_p": "p",
+    # repeats
+    "repeats_mean": "score", "repeats_diff": "score_diff", "repeats_rate": "rate", "repeats_rate_diff": "points", "var_data": "statistic",
+    "var_within": "statistic", "within_share": "rate", "se_repeats": "score", "se_one_repeat": "score",
+    "clustered_se": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
     # runs side by side
     "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
     "only_from": "count", "only_to": "count",

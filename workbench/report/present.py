@@ -154,6 +154,18 @@ _NAMES.update({
     "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
 })
 
+# repeats
+_NAMES.update({
+    "repeats_mean": "Mean over items of each item's tries", "repeats_diff": "Mean per-item difference",
+    "repeats_rate": "Success rate over items of each item's tries",
+    "repeats_rate_diff": "Mean per-item difference of success rates",
+    "var_data": "Variance from the items (data)", "var_within": "Variance within items (model's randomness)",
+    "within_share": "Model's own randomness, share of one try's variance",
+    "se_repeats": "Standard error with these repeats", "se_one_repeat": "Standard error with one repeat",
+    "clustered_se": "Clustered standard error (items)", "items_needed": "Items needed for the target",
+    "repeats_needed": "Repeats needed for the target", "flipping_items": "Items that flip",
+})
+
 # runs side by side
 _NAMES.update({
     "run_rate": "Success rate of the run", "run_mean": "Mean score of the run",
@@ -840,6 +852,48 @@ def _answer_runs(result, currency):
     return Answer(("; ".join(parts) + ".",), f"{len(runs)} runs", tone)
 
 
+def _answer_repeats(result, currency):
+    """"'m1': 62.0% (95% CI 58.9% to 65.1%) over 200 items x 5 repeats; 41 items flip; the model's own
+    randomness is 38% of one try's variance; for +-2 pts: 480 items, or 9 repeats of these items."""
+    means = [r for r in result.records if r["metric"] in ("repeats_mean", "repeats_rate")]
+    if not means:
+        return None
+    sig = {k: v for k, _, v in (p.partition(":") for p in result.signature.split("|"))}
+    kind = "rate" if sig.get("value") == "binary" else "score"
+    target = sig.get("target", "").lstrip("+-")
+    parts = []
+    for m in means[:3]:
+        sysk = {"system": m["system"]} if m.get("system") is not None else {}
+        who = f"{_q(m['system'])}: " if sysk else ""
+        text = f"{who}{format_value(m['value'], kind)}"
+        if m.get("ci_low") is not None:
+            text += f" (95% CI {format_interval(m['ci_low'], m['ci_high'], kind)})"
+        text += f" over {_plural(m.get('n'), 'item')}"
+        flips = _first(result, "flipping_items", **sysk)
+        if flips is not None:
+            text += f"; {_plural(flips['value'], 'item')} flip{'s' if flips['value'] == 1 else ''} across tries"
+        share = _first(result, "within_share", **sysk)
+        if share is not None and share.get("value") is not None:
+            text += f"; the model's own randomness is {format_value(share['value'], 'rate')} of one try's variance"
+        parts.append(text)
+    sentences = ["; ".join(parts[:1]) + "."] if len(parts) == 1 else [" ".join(p + "." for p in parts)]
+    first = means[0]
+    sysk = {"system": first["system"]} if first.get("system") is not None else {}
+    items = _first(result, "items_needed", **sysk)
+    reps = _first(result, "repeats_needed", **sysk)
+    if items is not None and items.get("value") is not None and target:
+        try:
+            t = format_value(float(target), "margin")
+        except ValueError:
+            t = target
+        s2 = f"For a 95% interval of +-{t}: {items['value']:,} items at these repeats"
+        if reps is not None:
+            s2 += (f", or {reps['value']:,} repeats of these items" if reps.get("value") is not None
+                   else "; more repeats of these items alone cannot get there")
+        sentences.append(s2 + ".")
+    return Answer(tuple(sentences[:2]), "repeats", "neutral")
+
+
 def _answer_judge(result, currency):
     """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
     disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
@@ -902,7 +956,8 @@ def _answer_judge(result, currency):
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,
             "aggregate": _answer_aggregate, "compare": _answer_compare, "cost": _answer_cost,
             "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge,
-            "rubric": _answer_rubric, "runs": _answer_runs}
+            "rubric": _answer_rubric, "runs": _answer_runs,
+            "repeats": _answer_repeats}
 
 
 def answer(result, *, currency: str | None = None) -> Answer:
