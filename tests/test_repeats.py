@@ -121,3 +121,14 @@ def test_bad_values_are_a_sentence():
     frame = pd.DataFrame({"item": ["a", "a"], "epoch": [1, 2], "correct": [1, 3]})
     with pytest.raises(DataError, match=r"0/1 or a score in \[0, 1\]; line 3 holds 3"):
         repeats.run(table_of(frame), repeats.Options(item="item", outcome="correct", repeat="epoch"))
+
+
+def test_an_inspect_log_with_epochs_needs_no_flags(cli, fixture_path):
+    import os
+
+    paths = [os.path.join(fixture_path("inspect"), f) for f in ("arith_alpha.eval", "arith_beta.eval")]
+    out = cli("repeats", *paths)
+    rates = {r["system"]: r for r in out["results"] if r["metric"] == "repeats_rate"}
+    assert set(rates) == {"mockllm/alpha", "mockllm/beta"} and all(r["n"] == 4 for r in rates.values())
+    assert any("each sample's epochs are its tries" in n for n in out["notes"])
+    assert "repeat:column:epoch" in out["signature"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,10 @@ REPEAT_NAMES = ("repeat", "epoch", "seed", "try", "attempt", "run", "trial", "sa
 
 @dataclass(frozen=True)
 class Options:
+    #: a log's roles read for repeats: the item is the task's sample (its epochs are its tries),
+    #: not the sample-and-epoch rows
+    FIELD_ROLES: ClassVar[dict[str, str]] = {"item": "task", "outcome": "success", "repeat": "epoch"}
+
     item: str | None = None
     outcome: str | None = None
     #: the repeat (epoch, seed) column; without one, an item's rows are its tries
@@ -70,7 +75,14 @@ def _col(table, given, names, role, flag, notes, required=True):
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     check_options(options)
     notes: list[str] = []
-    item_col = _col(table, options.item, ITEM_NAMES, "item", "--item", notes)
+    columns = set(map(str, table.frame.columns))
+    sample = next((c for c in ("task_sample", "sample_id") if c in columns), None)
+    if options.item is None and sample and "epoch" in columns:  # a log: a sample's epochs are its tries
+        item_col = sample
+        notes.append(f"Column '{sample}' was taken as the item column: each sample's epochs are its tries "
+                     f"(set --item to choose another).")
+    else:
+        item_col = _col(table, options.item, ITEM_NAMES, "item", "--item", notes)
     out_col = _col(table, options.outcome, ("outcome", "success", "correct", "score", "passed"), "outcome",
                    "--outcome", notes)
     rep_col = _col(table, options.repeat, REPEAT_NAMES, "repeat", "--repeat", notes, required=False)
@@ -118,8 +130,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         kw = {"system": name} if sys_col else {}
         half = rp.Z95 * sp.se
         records += [
-            record("repeats_rate" if binary else "repeats_mean", sp.mean, n=sp.n_items, ci_low=sp.mean - half if sp.se == sp.se else None,
-                   ci_high=sp.mean + half if sp.se == sp.se else None, **kw),
+            record("repeats_rate" if binary else "repeats_mean", sp.mean, n=sp.n_items,
+                   ci_low=max(0.0, sp.mean - half) if sp.se == sp.se else None,
+                   ci_high=min(1.0, sp.mean + half) if sp.se == sp.se else None, **kw),
             record("var_data", sp.var_data, n=sp.n_items, **kw),
             record("var_within", sp.var_within, n=sp.n_items, **kw),
             record("within_share", sp.var_within / (sp.var_data + sp.var_within)
@@ -157,6 +170,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         if sp.single_try_items:
             notes.append(f"{who}{plural(sp.single_try_items, 'item')} with a single try show no within-item spread "
                          f"and {'is' if sp.single_try_items == 1 else 'are'} left out of it.")
+        if sp.se == sp.se and (sp.mean - half < 0 or sp.mean + half > 1):
+            notes.append(f"{who}the normal interval runs past 0-1 ({plural(sp.n_items, 'item')} are few) and is "
+                         f"shown clipped to that range.")
         if sp.clipped:
             notes.append(f"{who}the data part, corrected for K, came out below 0 and is shown as 0 (the items "
                          f"differ less than the tries do).")
@@ -180,7 +196,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sig = base_signature(NAME)
     sig.update({"value": "binary" if binary else "score[0,1]", "repeat": f"column:{rep_col}" if rep_col else "rows-per-item",
                 "split": "miller2024,unbiased-K(eval-arena),var-over-items:ddof0,within:ddof0+s2/(K-1)",
-                "se": "sqrt((var_data+var_within/K)/N),K:harmonic", "ci": "normal-95(mean+-1.96se)",
+                "se": "sqrt((var_data+var_within/K)/N),K:harmonic", "ci": "normal-95(mean+-1.96se),clipped[0,1]",
                 "clustered-se": "items,C/(C-1)", "target": f"+-{options.target:g}"})
     if sys_col:
         sig["baseline"] = base

@@ -234,8 +234,9 @@ def with_roles(options: Any, table: Any) -> tuple[Any, list[str]]:
     for column, role in table.roles.items():
         by_role.setdefault(role, column)
     changes, notes = {}, []
+    own = getattr(type(options), "FIELD_ROLES", {})  # an analysis's own reading of a role
     for f in dataclasses.fields(options):
-        role = _FIELD_ROLE.get(f.name, f.name)
+        role = own.get(f.name) or _FIELD_ROLE.get(f.name, f.name)
         if getattr(options, f.name) is None and role in by_role \
                 and isinstance(f.default, type(None)):
             changes[f.name] = by_role[role]
