@@ -123,10 +123,11 @@ def test_bad_values_are_a_sentence():
         repeats.run(table_of(frame), repeats.Options(item="item", outcome="correct", repeat="epoch"))
 
 
-def test_an_inspect_log_with_epochs_needs_no_flags(cli, fixture_path):
-    import os
+def test_an_inspect_log_with_epochs_needs_no_flags(cli):
+    from pathlib import Path
 
-    paths = [os.path.join(fixture_path("inspect"), f) for f in ("arith_alpha.eval", "arith_beta.eval")]
+    folder = Path(__file__).resolve().parent / "fixtures" / "formats" / "inspect"
+    paths = [str(folder / f) for f in ("arith_alpha.eval", "arith_beta.eval")]
     out = cli("repeats", *paths)
     rates = {r["system"]: r for r in out["results"] if r["metric"] == "repeats_rate"}
     assert set(rates) == {"mockllm/alpha", "mockllm/beta"} and all(r["n"] == 4 for r in rates.values())
