@@ -113,7 +113,8 @@ def test_lmeval_models_compare_paired_by_task_and_doc_as_the_csv(fixture_path, t
     files = _lmeval_files(fixture_path, "dummy-seed1") + _lmeval_files(fixture_path, "dummy-seed2")
     table = load_many(files)
     folder = load_table(fixture_path("lmeval"))  # the output folder: one sub-folder per model
-    assert len(folder.frame) == len(table.frame) == 24 and folder.panel == "compare"
+    assert len(folder.frame) == len(table.frame) == 24
+    assert folder.panel == "text"  # no pooled outcome to compare: the generation task, per task
     for loaded in (table, folder):
         assert "outcome" not in loaded.frame.columns and "outcome" not in loaded.roles
         (note,) = [n for n in loaded.notes if "scored by different metrics" in n]
