@@ -180,6 +180,11 @@ def test_a_json_log_beside_its_eval_is_read_once(tmp_path):
     assert "errors_alpha.json" in note and "errors_alpha.eval" in note
     both = load_many([tmp_path / "errors_alpha.eval", tmp_path / "errors_alpha.json"])
     assert len(both.frame) == 8
+    only_json = tmp_path / "json"
+    only_json.mkdir()
+    shutil.copy(fixture("inspect_errors", "errors_alpha.json"), only_json / "a.json")
+    (only_json / "other.json").write_text('{"not": "a log"}')
+    assert len(load_table(only_json).frame) == 8  # a folder of .json logs alone
 
 
 # -------------------------------------------------------------- promptfoo: provider errors

@@ -259,7 +259,8 @@ def folder_files(folder: str) -> list[str]:
                                                   recursive=True)) if _is_inspect_json(p)]
         if found:
             return found
-    return []
+    return [p for p in sorted(glob.glob(os.path.join(glob.escape(folder), "**", "*.json"),
+                                        recursive=True)) if _is_inspect_json(p)]
 
 
 def _is_inspect_json(path: str) -> bool:
@@ -273,13 +274,14 @@ def _is_inspect_json(path: str) -> bool:
 
 
 def load_folder(folder: str, shown: str, progress: Any = None):
-    """A folder of lm-eval outputs (one sub-folder per model), Inspect ``.eval`` logs or TREC
-    runs, stacked into one table; a folder with none of them gets the usual sentence."""
+    """A folder of lm-eval outputs (one sub-folder per model), Inspect logs (``.eval``, and
+    ``.json`` ones) or TREC runs, stacked into one table; a folder with none of them gets the
+    usual sentence."""
     files = folder_files(folder)
     if not files:
         raise DataError(f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "
                         "Parquet file, or a folder of lm-evaluation-harness outputs "
-                        "(samples_*.jsonl), Inspect .eval logs or TREC .run files.")
+                        "(samples_*.jsonl), Inspect logs (.eval, .json) or TREC .run files.")
     table = load_many(files, progress=progress)
     import dataclasses
 
