@@ -87,6 +87,7 @@ def combine(tables: Sequence[Any]):
              + ", ".join(names) + "."]
     frames = []
     clash = system is not None and _clash(tables, system)
+    by_run = clash and first.format == "lm_eval_samples" and _runs_tell_apart(tables, system)
     row_names: list[str] = []
     for t in tables:
         frame = t.frame.copy()
@@ -100,7 +101,9 @@ def combine(tables: Sequence[Any]):
                             "uses for each row's file; rename that column to stack it with others.")
         else:
             frame.insert(0, "file", text_array([t.name] * len(frame)))
-        if clash:
+        if by_run:  # two runs of one model (seeds) in one folder: the run's date tells them apart
+            frame[system] = text_array([f"{m} ({r})" for m, r in zip(frame[system], frame["run"])])
+        elif clash:
             frame[system] = text_array([t.name] * len(frame))
         frames.append(frame)
         if t.row_names is not None:
@@ -108,7 +111,11 @@ def combine(tables: Sequence[Any]):
         else:
             row_names += [f"{t.line_word} {line} of {t.name}"
                           for line in t.lines_of(range(len(t.frame)))]
-    if clash:
+    if by_run:
+        notes.append(f"Two lm-eval runs share a model name in column '{system}', so each run is a "
+                     "system named by the model and the run's date (column 'run', from the "
+                     "samples files' names).")
+    elif clash:
         notes.append(f"Two files share a system name in column '{system}', so each file's name is "
                      "its system instead.")
     frame = pd.concat(frames, ignore_index=True)
@@ -185,6 +192,14 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
                         ignore_index=True)
     first = stacked.drop_duplicates(subset=[system, *keys, "_file"])
     return bool(first.duplicated(subset=[system, *keys]).any())
+
+
+def _runs_tell_apart(tables: Sequence[Any], system: str) -> bool:
+    """lm-eval tables whose (model, run date) pairs hold no item twice: the runs are the systems."""
+    if not all("run" in t.frame.columns and "item" in t.frame.columns for t in tables):
+        return False
+    keys = pd.concat([t.frame[[system, "run", "item"]] for t in tables], ignore_index=True)
+    return bool((keys["run"] != "").all()) and not keys.duplicated().any()
 
 
 def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
