@@ -438,3 +438,9 @@ def test_two_lmeval_runs_of_one_model_in_one_folder(tmp_path):
     assert any("random_seed=1" in n and "samples_arith_gen_2026-12-01T15-27-30" in n for n in seeds)
     assert any("random_seed=2" in n and "samples_arith_gen_2026-12-01T15-28-15" in n for n in seeds)
     assert any("each run is a system named by the model and the run's date" in n for n in table.notes)
+
+
+def test_errored_rows_as_failures_are_refused_when_lower_is_better():
+    with pytest.raises(OptionError, match="best score when lower is better"):
+        _run(compare, load_many([ALPHA, BETA]),
+             compare.Options(errored="failure", better="lower", scores="continuous"))
