@@ -444,3 +444,19 @@ def test_errored_rows_as_failures_are_refused_when_lower_is_better():
     with pytest.raises(OptionError, match="best score when lower is better"):
         _run(compare, load_many([ALPHA, BETA]),
              compare.Options(errored="failure", better="lower", scores="continuous"))
+
+
+def test_an_error_column_of_a_csv_named_on_the_command_line(tmp_path, capsys):
+    """Any table: --error names the column; 0/false cells are not errors; rows named by line."""
+    path = tmp_path / "runs.csv"
+    path.write_text("task,success,failed\nt1,1,0\nt1,0,1\nt1,1,false\nt2,0,\nt2,1,0\nt2,0,timeout\n")
+    assert cli_main(["passk", str(path), "--task", "task", "--success", "success", "--k", "1",
+                     "--error", "failed", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # by hand: t1 keeps 1, 1 -> 1.0; t2 keeps 0, 1 -> 0.5; mean 0.75
+    assert out["results"][0]["value"] == pytest.approx(0.75)
+    assert out["signature"].endswith("errored:excluded")
+    (note,) = [n for n in out["notes"] if "ended with an error" in n]
+    assert "2 of 6 rows ended with an error (column 'failed'): line 3, line 7." in note
+    assert cli_main(["passk", str(path), "--task", "task", "--success", "success", "--k", "1"]) == 0
+    assert "errored" not in capsys.readouterr().out  # no error column named: no convention
