@@ -49,7 +49,7 @@ def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
         if run in kept:
             first = kept[run]
             notes.append(f"{t.name} is the same run as {first.name} (eval id {run}, "
-                         f"{len(t.frame)} samples x epochs): the run is read once, from "
+                         f"{len(t.frame)} rows of sample and epoch): the run is read once, from "
                          f"{first.name}.")
             dropped.add(i)
         else:
