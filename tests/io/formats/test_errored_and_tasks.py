@@ -460,3 +460,14 @@ def test_an_error_column_of_a_csv_named_on_the_command_line(tmp_path, capsys):
     assert "2 of 6 rows ended with an error (column 'failed'): line 3, line 7." in note
     assert cli_main(["passk", str(path), "--task", "task", "--success", "success", "--k", "1"]) == 0
     assert "errored" not in capsys.readouterr().out  # no error column named: no convention
+
+
+def test_promptfoo_cached_responses_are_said(tmp_path):
+    value = json.load(open(PROMPTFOO))
+    for r in value["results"]["results"][:3]:
+        r["response"]["cached"] = True
+    path = tmp_path / "cached.json"
+    path.write_text(json.dumps(value))
+    table = load_table(path)
+    assert table.frame["cached"].tolist()[:4] == [1, 1, 1, 0]
+    assert any(n.startswith("3 of 10 responses came from promptfoo's cache") for n in table.notes)
