@@ -122,7 +122,10 @@ def output_type(results: dict | None, task: str, record: dict) -> str:
         return config["output_type"]
     arguments = record.get("arguments")
     args = list(arguments.values()) if isinstance(arguments, dict) else arguments
-    if not isinstance(args, list) or not args:
+    if not isinstance(args, list) or not args:  # no requests logged: the responses' shape
+        resps = record.get("filtered_resps")
+        if isinstance(resps, list) and resps and all(isinstance(r, str) for r in resps):
+            return "generate_until"
         return "unknown"
     args = [list(a.values()) if isinstance(a, dict) else (a if isinstance(a, list) else [a])
             for a in args]
