@@ -471,3 +471,23 @@ def test_promptfoo_cached_responses_are_said(tmp_path):
     table = load_table(path)
     assert table.frame["cached"].tolist()[:4] == [1, 1, 1, 0]
     assert any(n.startswith("3 of 10 responses came from promptfoo's cache") for n in table.notes)
+
+
+@pytest.mark.parametrize("record,want", [
+    ({"arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": {"until": ["\n"]}}}}, "generate_until"),
+    ({"arguments": [["Q", {"until": ["\n"]}]]}, "generate_until"),  # lm-eval's list form
+    ({"arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " a"},
+                    "gen_args_1": {"arg_0": "Q", "arg_1": " b"}}}, "multiple_choice"),
+    ({"arguments": [["Q", " a"], ["Q", " b"]]}, "multiple_choice"),
+    ({"arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " a"}}}, "loglikelihood"),
+    ({"arguments": {"gen_args_0": {"arg_0": "a whole text"}}}, "loglikelihood_rolling"),
+    ({"arguments": [["a whole text"]]}, "loglikelihood_rolling"),
+    ({"filtered_resps": ["an answer"]}, "generate_until"),
+    ({"filtered_resps": [[-1.0, True]]}, "unknown"),
+])
+def test_lmeval_output_type_from_the_requests(record, want):
+    from workbench.io.formats import lmeval
+
+    assert lmeval.output_type(None, "t", record) == want
+    assert lmeval.output_type({"configs": {"t": {"output_type": "loglikelihood"}}}, "t",
+                              record) == "loglikelihood"  # the task's configuration first
