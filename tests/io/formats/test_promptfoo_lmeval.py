@@ -163,6 +163,11 @@ def test_two_lmeval_model_folders_stack(fixture_path, capsys):
     em = {(r["system"], r["group"]): r for r in records if r["metric"] == "exact_match"}
     assert set(em) == {("dummy-seed1", "arith_gen"), ("dummy-seed2", "arith_gen")}
     assert {r["n"] for r in em.values()} == {6}
+    # Compare on the two folders: a sentence (the tasks' metrics differ), never a traceback
+    assert cli_main(["compare", seed1, seed2]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("workbench: ") and "scored by different metrics" in err
+    assert "Traceback" not in err
 
 
 def test_a_folder_without_results_is_still_refused(tmp_path):
