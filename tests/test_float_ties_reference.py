@@ -17,6 +17,9 @@ score: value = k / scale), where float noise cannot exist:
 * Sign test on the improved / worse counts: ``scipy.stats.binomtest``.
 * Paired t-test: ``scipy.stats.ttest_rel`` on the integer copies (t and p are scale-invariant).
 
+Hypothesis runs derandomized (the same examples every run) without shrinking; set
+TIES_SHRINK=1 to shrink a failing example (minutes on a loaded machine).
+
 Nothing expected here is read from the implementation.  Conventions taken from the public
 contract (docstrings) rather than a reference library: every difference zero gives Wilcoxon
 p = 1 (method ``none``) and randomization p = 1 (method ``none``).
@@ -377,15 +380,38 @@ NOISE_PAIRS = [(0.3, 0.1 + 0.2), (0.8, 0.1 + 0.7), (0.9, 0.3 + 0.6), (0.1, 1 - 0
                (0.6, 0.2 * 3), (0.7, 0.1 * 7), (0.1 + 0.2, 0.3), (0.2, 1 - 0.8), (0.9, 0.7 + 0.2)]
 
 
+def _noise_example(move: int):
+    """Explicit example: the noise pairs of NOISE_PAIRS (all tie on the grid), or the same
+    pairs with the candidate moved up by ``move`` tenths."""
+    base = np.array([b for b, _ in NOISE_PAIRS])
+    cand = np.array([c for _, c in NOISE_PAIRS]) + move * 0.1
+    kb = np.rint(base * 10).astype(np.int64)
+    return ("tenths, noise pairs", base, cand, kb, kb + move)
+
+
 def test_noise_zeros_count_as_ties_in_direction_counts():
+    """direction_counts on a difference array: noise zeros beside real moves are ties."""
     diffs = np.array([c - b for b, c in NOISE_PAIRS])
     assert np.all(diffs != 0) and np.all(np.abs(diffs) < 1e-15)  # premise: noise, not zero
-    got = pm.direction_counts(diffs)
-    assert (got.improved, got.worse, got.tied) == (0, 0, len(NOISE_PAIRS))
-    # mixed with real moves
     mixed = np.concatenate([diffs, [0.3 - 0.2, 0.2 - 0.4, 0.0]])
     got = pm.direction_counts(mixed)
     assert (got.improved, got.worse, got.tied) == (1, 1, len(NOISE_PAIRS) + 1)
+    got = summary(np.array([b for b, _ in NOISE_PAIRS]), np.array([c for _, c in NOISE_PAIRS])).directions
+    assert (got.improved, got.worse, got.tied) == (0, 0, len(NOISE_PAIRS))
+
+
+def test_difference_array_of_pure_noise_is_all_ties():
+    """direction_counts / wilcoxon / sign_flip_test called on a difference array alone, every
+    difference being 1e-17 noise of decimal scores (0.1 + 0.2 vs 0.3): all ties, as on the grid.
+    (Without the scores, a precision taken relative to the differences' own size cannot see
+    this; an absolute floor or the scores' scale can.)"""
+    diffs = np.array([c - b for b, c in NOISE_PAIRS])
+    got = pm.direction_counts(diffs)
+    assert (got.improved, got.worse, got.tied) == (0, 0, len(NOISE_PAIRS))
+    w = pm.wilcoxon(diffs)
+    assert w.p == 1.0 and w.n_used == 0 and w.method == "none"
+    r = pm.sign_flip_test(diffs)
+    assert r.p == 1.0 and r.nonzero == 0 and r.method == "none"
 
 
 def test_noise_zeros_are_zeros_in_every_paired_test():
@@ -524,11 +550,21 @@ def _check_wilcoxon(res, di, zero_method="wilcox"):
 
 @settings(**SETTINGS)
 @given(grid_pairs())
+@example(_noise_example(0))
+@example(_noise_example(1))
 def test_property_wilcoxon_equals_tie_aware_reference(data):
     name, base, cand, kb, kc = data
-    di = kc - kb
-    _check_wilcoxon(summary(base, cand).wilcoxon, di)
-    _check_wilcoxon(pm.wilcoxon(cand - base), di)
+    _check_wilcoxon(summary(base, cand).wilcoxon, kc - kb)
+
+
+@settings(**SETTINGS)
+@given(grid_pairs())
+@example(_noise_example(0))
+@example(_noise_example(1))
+def test_property_wilcoxon_on_the_difference_array(data):
+    """The same through ``wilcoxon(d)`` on the differences alone (no scores to give the scale)."""
+    name, base, cand, kb, kc = data
+    _check_wilcoxon(pm.wilcoxon(cand - base), kc - kb)
 
 
 @st.composite
@@ -587,7 +623,7 @@ def test_property_randomization_monte_carlo_is_near_the_exact_p(data):
 @given(grid_pairs(), st.sampled_from(["pratt", "zsplit"]))
 def test_property_wilcoxon_other_zero_methods(data, zero_method):
     name, base, cand, kb, kc = data
-    _check_wilcoxon(pm.wilcoxon(cand - base, zero_method=zero_method), kc - kb, zero_method)
+    _check_wilcoxon(summary(base, cand, zero_method=zero_method).wilcoxon, kc - kb, zero_method)
 
 
 @settings(**SETTINGS)
@@ -628,23 +664,27 @@ def test_property_mean_zero_gives_randomization_p_one(name, n, data):
 
 @settings(**SETTINGS)
 @given(grid_pairs())
+@example(_noise_example(0))
+@example(_noise_example(1))
 def test_property_directions_and_sign_test(data):
     name, base, cand, kb, kc = data
     di = kc - kb
     up, down, tied = directions_reference(di)
-    for got in (summary(base, cand).directions, pm.direction_counts(cand - base)):
-        assert (got.improved, got.worse, got.tied) == (up, down, tied), (name, di.tolist())
+    got = summary(base, cand).directions
+    assert (got.improved, got.worse, got.tied) == (up, down, tied), (name, di.tolist())
     want = stats.binomtest(up, up + down).pvalue if up + down else 1.0
-    assert sg.sign_test(up, down)[0] == pytest.approx(want, rel=1e-12)
+    assert sg.sign_test(got.improved, got.worse)[0] == pytest.approx(want, rel=1e-12)
 
 
-def _noise_example(move: int):
-    """Explicit example: the noise pairs of NOISE_PAIRS (all tie on the grid), or the same
-    pairs with the candidate moved up by ``move`` tenths."""
-    base = np.array([b for b, _ in NOISE_PAIRS])
-    cand = np.array([c for _, c in NOISE_PAIRS]) + move * 0.1
-    kb = np.rint(base * 10).astype(np.int64)
-    return ("tenths, noise pairs", base, cand, kb, kb + move)
+@settings(**SETTINGS)
+@given(grid_pairs())
+@example(_noise_example(0))
+@example(_noise_example(1))
+def test_property_direction_counts_on_the_difference_array(data):
+    name, base, cand, kb, kc = data
+    di = kc - kb
+    got = pm.direction_counts(cand - base)
+    assert (got.improved, got.worse, got.tied) == directions_reference(di), (name, di.tolist())
 
 
 @settings(**SETTINGS)
