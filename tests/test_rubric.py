@@ -122,3 +122,10 @@ def test_cli_rubric_json(tmp_path, cli):
     recs = [r for r in out["results"] if r["metric"] == "diff:rubric_score"]
     assert len(recs) == 1 and recs[0]["n"] == 20 and recs[0]["ci_low"] is not None
     assert "missing:skip-renormalise" in out["signature"] and "w:3,2,1" in out["signature"]
+
+
+def test_criteria_guessed_from_the_verdict_columns():
+    frame, _, _ = paired_frame(20, 3)
+    res = run(frame, item="item", system="system")
+    assert any("criteria are the columns that hold only yes/no verdicts" in n for n in res.notes)
+    assert res.table("criteria").frame["criterion"].unique().tolist() == ["correct", "cites", "tone"]

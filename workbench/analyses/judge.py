@@ -125,7 +125,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     check_options(options)
     notes: list[str] = []
     judge_col = _column(table, options.judge, JUDGE_NAMES, "judge", "--judge", notes)
-    humans = list(options.human or ())
+    humans = [options.human] if isinstance(options.human, str) else list(options.human or ())
     for col in humans:
         require_columns(table, [col])
     bias_only = options.swap_judge is not None or options.length_a is not None

@@ -170,6 +170,20 @@ def _verdicts(table: LoadedTable, column: str, texts=None, rows=None) -> np.ndar
     return out
 
 
+def _verdict_columns(table: LoadedTable, skip: set) -> list[str]:
+    """Columns whose non-blank cells are all verdict words (1/0, yes/no, pass/fail...), at least
+    one of them non-blank."""
+    words = TRUE_WORDS | FALSE_WORDS
+    out = []
+    for column in map(str, table.frame.columns):
+        if column in skip:
+            continue
+        cells = {c.strip().lower() for c in to_text(table, column)} - {""}
+        if cells and cells <= words:
+            out.append(column)
+    return out
+
+
 def _collect(table: LoadedTable, options: Options, notes: list[str]):
     """(items, systems, criteria, V) with V[s, i, c] in {1, 0, NaN}: every system's verdicts
     on the union of items (NaN where a system has no row for an item)."""
@@ -190,11 +204,16 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
                               "v": _verdicts(table, options.verdict)})
         criteria = list(dict.fromkeys(frame["criterion"]))
     else:
-        if not options.criteria:
-            raise DataError(f"File '{table.name}': name the criterion columns with --criteria C1,C2,... (wide "
-                            f"form: one verdict column per criterion), or give --criterion and --verdict (long "
-                            f"form); its columns are: {', '.join(map(str, table.frame.columns))}.")
-        criteria = _split(options.criteria)
+        if options.criteria:
+            criteria = _split(options.criteria)
+        else:
+            criteria = _verdict_columns(table, {item_col, sys_col})
+            if not criteria:
+                raise DataError(f"File '{table.name}': no column holds only yes/no verdicts; name the criterion "
+                                f"columns with --criteria C1,C2,... (wide form), or give --criterion and --verdict "
+                                f"(long form); its columns are: {', '.join(map(str, table.frame.columns))}.")
+            notes.append(f"The criteria are the columns that hold only yes/no verdicts, in file order: "
+                         f"{', '.join(repr(c) for c in criteria)} (set --criteria to choose).")
         if len(set(criteria)) != len(criteria):
             raise OptionError("Each criterion may be named once in --criteria.")
         require_columns(table, criteria)
