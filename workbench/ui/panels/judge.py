@@ -1,0 +1,43 @@
+import dataclasses
+
+from ...analyses import judge
+from .base import AnalysisPanel, Field
+
+
+class JudgePanel(AnalysisPanel):
+    """A judge's labels against people's: kappa, AC1, alpha, the corrected pass rate, biases."""
+
+    module = judge
+    FIELDS = (
+        Field("judge", "Judge's label", "column", "The label the judge (an LLM, a grader) gave each item.",
+              roles=("judge",), optional=False),
+        Field("human", "People's label", "column",
+              "A person's label; blank where nobody labelled the item. Agreement and the corrected pass "
+              "rate use this column.", roles=("human",)),
+        Field("human2", "Second person", "column",
+              "Optional: another person's labels (Krippendorff's alpha over the people, and over the "
+              "judge with the people).", roles=("human2",)),
+        Field("item", "Item id", "column", "Optional: names the items that disagree.", roles=("item",)),
+        Field("positive", "Pass label", "text",
+              "The label that means pass (exact text). Empty: guessed from pass/yes/true/1/correct."),
+        Field("level", "Labels are", "choice",
+              "auto: grades (numbers, more than two) are ordinal, other labels nominal.\n"
+              "ordinal: weighted kappa (linear, quadratic) and ordinal alpha.\n"
+              "interval: alpha with squared differences.",
+              choices=(("auto", "auto"), ("nominal", "nominal"), ("ordinal", "ordinal"),
+                       ("interval", "interval"))),
+        Field("swap_judge", "Verdict, answers swapped", "column",
+              "Optional: the judge's verdicts (A or B) with the two answers shown in the other order "
+              "(position bias).", roles=("swap_judge",)),
+        Field("length_a", "Length of answer A", "column", "Optional, with the length of B: length bias.",
+              roles=("length_a",)),
+        Field("length_b", "Length of answer B", "column", "Optional, with the length of A.",
+              roles=("length_b",)),
+    )
+
+    def options(self):
+        """The form's options; the two people's columns become the analysis's list."""
+        opts = super().options()
+        second = self._value_of(self._controls["human2"])
+        humans = tuple(c for c in (opts.human, second) if c)
+        return dataclasses.replace(opts, human=humans or None)
