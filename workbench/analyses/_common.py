@@ -107,3 +107,26 @@ def check_unique(table: LoadedTable, keys: list[str], what: str) -> None:
         raise DataError(
             f"File '{table.name}' has {len(idx)} rows that repeat a {what} "
             f"({value} appears on {table.describe_rows(same)}); each {what} must appear once.")
+
+
+def pick_column(table: LoadedTable, given: str | None, role: str, flag: str, notes: list[str], *,
+                names=(), required: bool = True) -> str | None:
+    """The column for ``role``: the one given (checked), else the one the file's reader gave that
+    role (an Inspect log's model, a promptfoo provider), else a guess from ``names`` and the
+    role's usual names -- said in a note; a required role found nowhere is a sentence naming the
+    flag and the file's columns."""
+    if given:
+        require_columns(table, [given])
+        return given
+    by_reader = next((c for c, r in (table.roles or {}).items() if r == role and c in table.frame.columns), None)
+    guess = by_reader or guess_column(table, role, [*names, *ROLE_NAMES.get(role, [])])
+    if guess is not None:
+        how = "from the file's format" if by_reader else "guessed from its name"
+        notes.append(f"Column '{guess}' was taken as the {role} column ({how}; set {flag} to choose another).")
+        return guess
+    if required:
+        cols = ", ".join(map(str, table.frame.columns))
+        raise DataError(f"File '{table.name}' needs a{'n' if role[0] in 'aeiou' else ''} {role} column and none "
+                        f"of its columns looks like one; name it with {flag} (its columns are: {cols}).")
+    return None
+

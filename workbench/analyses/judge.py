@@ -24,10 +24,10 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, guess_column, require_columns, to_float, to_text
+from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import agreement as ag
 from ..metrics.intervals import wilson_interval
-from ._common import ITEM_NAMES, base_signature, check_unique
+from ._common import ITEM_NAMES, base_signature, check_unique, pick_column
 
 NAME = "judge"
 TITLE = "Judge"
@@ -69,22 +69,6 @@ def check_options(options: Options) -> None:
         raise OptionError("Length bias needs both --length-a and --length-b.")
 
 
-def _column(table, given, names, role, flag, notes, required=True):
-    if given:
-        require_columns(table, [given])
-        return given
-    guess = guess_column(table, role, names)
-    if guess is not None:
-        notes.append(f"Column '{guess}' was taken as the {role} column (guessed from its name; set "
-                      f"{flag} to choose another).")
-        return guess
-    if required:
-        cols = ", ".join(map(str, table.frame.columns))
-        raise DataError(f"File '{table.name}' needs a {role} column and none of its columns looks like "
-                        f"one; name it with {flag} (its columns are: {cols}).")
-    return None
-
-
 def _as_number(label: str):
     try:
         value = float(label)
@@ -124,17 +108,17 @@ def _guess_positive(labels: list[str]) -> str | None:
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     check_options(options)
     notes: list[str] = []
-    judge_col = _column(table, options.judge, JUDGE_NAMES, "judge", "--judge", notes)
+    judge_col = pick_column(table, options.judge, "judge", "--judge", notes, names=JUDGE_NAMES)
     humans = [options.human] if isinstance(options.human, str) else list(options.human or ())
     for col in humans:
         require_columns(table, [col])
     bias_only = options.swap_judge is not None or options.length_a is not None
     if not humans:
-        guess = _column(table, None, HUMAN_NAMES, "human label", "--human", notes, required=not bias_only)
+        guess = pick_column(table, None, "human label", "--human", notes, names=HUMAN_NAMES, required=not bias_only)
         humans = [guess] if guess and guess != judge_col else []
     if judge_col in humans:
         raise OptionError("The judge column cannot also be a human label column.")
-    item_col = _column(table, options.item, ITEM_NAMES, "item id", "--item", notes, required=False)
+    item_col = pick_column(table, options.item, "item", "--item", notes, names=ITEM_NAMES, required=False)
     n_rows = len(table.frame)
     if item_col:
         check_unique(table, [item_col], "item id")

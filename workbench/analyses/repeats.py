@@ -25,9 +25,9 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, guess_column, require_columns, to_float, to_text
+from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import repeats as rp
-from ._common import ITEM_NAMES, base_signature
+from ._common import ITEM_NAMES, base_signature, pick_column
 
 NAME = "repeats"
 TITLE = "Repeats"
@@ -56,22 +56,6 @@ def check_options(options: Options) -> None:
                           f"target={options.target!r}.")
 
 
-def _col(table, given, names, role, flag, notes, required=True):
-    if given:
-        require_columns(table, [given])
-        return given
-    by_role = next((c for c, r in (table.roles or {}).items() if r == role), None)
-    guess = by_role or guess_column(table, role, names)
-    if guess is not None:
-        notes.append(f"Column '{guess}' was taken as the {role} column (set {flag} to choose another).")
-        return guess
-    if required:
-        cols = ", ".join(map(str, table.frame.columns))
-        raise DataError(f"File '{table.name}' needs a{'n' if role[0] in 'aeiou' else ''} {role} column and "
-                        f"none of its columns looks like one; name it with {flag} (its columns are: {cols}).")
-    return None
-
-
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     check_options(options)
     notes: list[str] = []
@@ -82,10 +66,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         notes.append(f"Column '{sample}' was taken as the item column: each sample's epochs are its tries "
                      f"(set --item to choose another).")
     else:
-        item_col = _col(table, options.item, ITEM_NAMES, "item", "--item", notes)
-    out_col = _col(table, options.outcome, ("outcome", "success", "correct", "score", "passed"), "outcome",
-                   "--outcome", notes)
-    rep_col = _col(table, options.repeat, REPEAT_NAMES, "repeat", "--repeat", notes, required=False)
+        item_col = pick_column(table, options.item, "item", "--item", notes, names=ITEM_NAMES)
+    out_col = pick_column(table, options.outcome, "outcome", "--outcome", notes,
+                          names=("outcome", "success", "correct", "score", "passed"))
+    rep_col = pick_column(table, options.repeat, "repeat", "--repeat", notes, names=REPEAT_NAMES, required=False)
     sys_col = options.system
     if sys_col:
         require_columns(table, [sys_col])

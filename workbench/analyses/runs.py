@@ -27,12 +27,12 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS, Scaled
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, guess_column, require_columns, to_float, to_text
+from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import paired as pm
 from ..metrics import significance as sg
 from ..metrics.intervals import wilson_interval
 from ..metrics.multiple import compact_letters, randomized_tukey_hsd
-from ._common import ITEM_NAMES, base_signature, check_unique
+from ._common import ITEM_NAMES, base_signature, check_unique, pick_column
 
 NAME = "runs"
 TITLE = "Runs"
@@ -74,39 +74,23 @@ def check_options(options: Options) -> None:
         raise OptionError("Give either --outcome (0/1) or --score, not both.")
 
 
-def _guess(table, given, names, role, flag, notes, required=True):
-    if given:
-        require_columns(table, [given])
-        return given
-    role_col = next((c for c, r in table.roles.items() if r == role), None) if table.roles else None
-    guess = role_col or guess_column(table, role, names)
-    if guess is not None:
-        notes.append(f"Column '{guess}' was taken as the {role} column (set {flag} to choose another).")
-        return guess
-    if required:
-        cols = ", ".join(map(str, table.frame.columns))
-        raise DataError(f"File '{table.name}' needs a{'n' if role[0] in 'aeiou' else ''} {role} column and none of "
-                        f"its columns looks like one; name it with {flag} (its columns are: {cols}).")
-    return None
-
-
 def _grid(table: LoadedTable, options: Options, notes: list[str]):
     """Runs in order, items, the (items x runs) value grid (NaN = missing), binary or not."""
     sys_col = options.system
     if sys_col is None:
-        sys_col = _guess(table, None, ("system", "run", "model", "run_id"), "system", "--system", notes,
-                         required=False)
+        sys_col = pick_column(table, None, "system", "--system", notes, names=("system", "run", "model", "run_id"),
+                              required=False)
         if sys_col is None and "file" in map(str, table.frame.columns):
             sys_col = "file"
             notes.append("Each stacked file is a run (column 'file').")
     if sys_col is None:
         raise DataError(f"File '{table.name}' has no run column; name it with --system, or give one file per run.")
     require_columns(table, [sys_col])
-    item_col = _guess(table, options.item, ITEM_NAMES, "item", "--item", notes)
+    item_col = pick_column(table, options.item, "item", "--item", notes, names=ITEM_NAMES)
     value_col = options.outcome or options.score
     if value_col is None:
-        value_col = _guess(table, None, ("outcome", "success", "correct", "passed", "score", "value"),
-                           "outcome", "--outcome or --score", notes)
+        value_col = pick_column(table, None, "outcome", "--outcome or --score", notes,
+                                names=("outcome", "success", "correct", "passed", "score", "value"))
     require_columns(table, [value_col])
     check_unique(table, [sys_col, item_col], "(run, item) pair")
     values = to_float(table, value_col, allow_missing=True)
