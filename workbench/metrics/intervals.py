@@ -55,6 +55,64 @@ def wilson_interval(successes, n, *, z: float = Z95):
     return low, high
 
 
+#: Proportion intervals by name (the signature's words).
+PROPORTION_METHODS = ("wilson", "clopper-pearson", "jeffreys", "beta11", "wald")
+#: Below this many items a rate's interval is an exact or Bayesian one, not a large-sample one
+#: (Bowyer et al. 2025, "Don't use the CLT in LLM evals with fewer than a few hundred datapoints").
+SMALL_N = 30
+
+
+def proportion_interval(successes: int, n: int, method: str = "wilson", *, level: float = 0.95):
+    """A two-sided interval ``(low, high)`` for ``successes`` of ``n``.
+
+    * ``wilson``: the Wilson score interval (:func:`wilson_interval`);
+    * ``clopper-pearson``: the exact interval from the binomial, Beta(k, n - k + 1) and
+      Beta(k + 1, n - k) quantiles, 0 and 1 at the ends (``scipy.stats.binomtest(k, n)
+      .proportion_ci(method='exact')``);
+    * ``jeffreys``: the equal-tailed Beta(k + 1/2, n - k + 1/2) interval, with 0 (1) as the
+      end when k = 0 (k = n) (``statsmodels ... proportion_confint(method='jeffreys')``);
+    * ``beta11``: the equal-tailed posterior interval under a uniform prior, Beta(k + 1, n - k + 1);
+    * ``wald``: p +- z sqrt(p (1 - p) / n), not clipped (zero width at 0 and n: only to show why
+      it is not used).
+
+    >>> [round(x, 3) for x in proportion_interval(20, 20, "beta11")]
+    [0.839, 0.999]
+    """
+    from scipy.special import betaincinv, ndtri
+
+    k, n = int(successes), int(n)
+    if n <= 0:
+        return float("nan"), float("nan")
+    a = (1.0 - level) / 2.0
+    if method == "wilson":
+        z = float(ndtri(1 - a))
+        lo, hi = wilson_interval(k, n, z=z)
+        return float(lo), float(hi)
+    if method == "clopper-pearson":
+        lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, a))
+        hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - a))
+        return lo, hi
+    if method == "jeffreys":
+        lo = 0.0 if k == 0 else float(betaincinv(k + 0.5, n - k + 0.5, a))
+        hi = 1.0 if k == n else float(betaincinv(k + 0.5, n - k + 0.5, 1 - a))
+        return lo, hi
+    if method == "beta11":
+        return float(betaincinv(k + 1, n - k + 1, a)), float(betaincinv(k + 1, n - k + 1, 1 - a))
+    if method == "wald":
+        z = float(ndtri(1 - a))
+        p = k / n
+        half = z * math.sqrt(p * (1 - p) / n)
+        return p - half, p + half
+    raise ValueError(f"unknown proportion interval {method!r}; one of {', '.join(PROPORTION_METHODS)}")
+
+
+def rate_interval_method(successes: int, n: int) -> str:
+    """The interval a rate is shown with: Wilson, except below :data:`SMALL_N` items or at 0% or
+    100%, where the exact Clopper-Pearson interval is (a normal interval would have zero width
+    there, or pass the 0-1 range)."""
+    return "clopper-pearson" if n < SMALL_N or successes in (0, n) else "wilson"
+
+
 def paired_mde(discordance, n, *, multiplier: float = MDE_MULTIPLIER):
     """Minimum detectable paired difference ``2.8 * sqrt(d / n)`` (alpha 0.05, power 0.8).
 
