@@ -59,10 +59,24 @@ def _title(path: Path) -> str:
     return path.stem.replace("-", " ").capitalize()
 
 
+def for_qt(markdown: str) -> str:
+    """The page as Qt's Markdown reader should see it.  In a table row a pipe inside a code span
+    is written ``\\|`` (GitHub splits cells on a bare one); Qt keeps such a pipe in its cell
+    but would show the backslash, so table rows lose it."""
+    return "\n".join(line.replace("\\|", "|") if line.lstrip().startswith("|") else line
+                     for line in markdown.split("\n"))
+
+
 class GuideBrowser(QTextBrowser):
     """A text browser that shows wide screenshots scaled to fit the page."""
 
     def loadResource(self, kind, url):  # noqa: N802 - Qt's name
+        if kind in (QTextDocument.ResourceType.MarkdownResource,
+                    QTextDocument.ResourceType.MarkdownResource.value) and url.isLocalFile():
+            try:
+                return for_qt(Path(url.toLocalFile()).read_text(encoding="utf-8"))
+            except OSError:
+                pass
         data = super().loadResource(kind, url)
         if kind == QTextDocument.ResourceType.ImageResource.value or \
                 kind == QTextDocument.ResourceType.ImageResource:
