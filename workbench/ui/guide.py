@@ -33,7 +33,7 @@ ORDER = (
 #: The page the guide opens on.
 FIRST_PAGE = "getting-started.md"
 #: Images wider than this (pixels) are shown scaled down to it.
-MAX_IMAGE_WIDTH = 860
+MAX_IMAGE_WIDTH = 760
 
 
 def docs_dir() -> Path:
