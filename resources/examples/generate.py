@@ -89,7 +89,79 @@ def main() -> None:
         ["t4", "14 days", "14 days"],
         ["t5", "the order ships in 2 days", "Order ships in 2 days."],
     ])
+    write_judge_and_rubric()
+    write_runs()
+    write_repeats()
     write_sessions()
+
+
+def write_repeats() -> None:
+    """Two models, 5 epochs of 120 questions each: many questions flip from epoch to epoch."""
+    rng = random.Random(20261204)
+    rate = [rng.betavariate(0.7, 0.6) for _ in range(120)]
+    rows = []
+    for model, lift in (("model-a", 0.0), ("model-b", 0.05)):
+        for i in range(120):
+            for epoch in range(1, 6):
+                rows.append([model, f"q{i + 1:03d}", epoch, int(rng.random() < min(1.0, rate[i] + lift))])
+    write("repeats_epochs.csv", ["model", "sample_id", "epoch", "correct"], rows)
+
+
+def write_runs() -> None:
+    """Six nightly runs of one assistant on 150 questions: the item set grows by 10 questions on
+    the fourth night, the last two runs gain about 8 points."""
+    rng = random.Random(20261203)
+    ease = [rng.random() for _ in range(160)]
+    rows = []
+    for night, (date, lift) in enumerate((("2026-11-25", 0.0), ("2026-11-26", 0.01), ("2026-11-27", -0.01),
+                                          ("2026-11-28", 0.0), ("2026-11-29", 0.08), ("2026-11-30", 0.09))):
+        n = 150 if night < 3 else 160
+        for i in range(n):
+            ok = int(rng.random() < min(1.0, max(0.0, 0.35 + 0.5 * ease[i] + lift)))
+            rows.append([f"nightly-{date}", date, f"q{i + 1:03d}", ok])
+    write("runs_nightly.csv", ["run", "date", "question", "correct"], rows)
+
+
+def write_judge_and_rubric() -> None:
+    """A judge's verdicts on 400 answers, 105 of them also labelled by a person with the
+    published kappa table (judge x person: FAIL/FAIL 31, FAIL/PASS 12, PASS/FAIL 4, PASS/PASS
+    58: kappa 0.676, 95% CI 0.532 to 0.820), the judge passing 140 of the 400; and a rubric of
+    four weighted criteria scored for two versions of an assistant on 120 questions."""
+    rng = random.Random(20261202)
+    cells = [("FAIL", "FAIL")] * 31 + [("FAIL", "PASS")] * 12 + [("PASS", "FAIL")] * 4 + [("PASS", "PASS")] * 58
+    rest = ["PASS"] * (140 - 62) + ["FAIL"] * (400 - 105 - (140 - 62))
+    rows = [(j, h) for j, h in cells] + [(j, "") for j in rest]
+    rng.shuffle(rows)
+    write("judge_labels.csv", ["answer_id", "judge", "human"],
+          [[f"a{i + 1:03d}", j, h] for i, (j, h) in enumerate(rows)])
+
+    criteria = [("correct", 3, "The answer is factually right"),
+                ("cites_source", 2, "It cites the policy page it relies on"),
+                ("complete", 2, "It answers every part of the question"),
+                ("concise", 1, "Under 120 words")]
+    base_rates = {"correct": 0.78, "cites_source": 0.35, "complete": 0.70, "concise": 0.60}
+    lift = {"correct": 0.02, "cites_source": 0.30, "complete": 0.03, "concise": -0.05}
+    rows = []
+    for i in range(120):
+        ease = rng.random()
+        base = {c: rng.random() < base_rates[c] + 0.2 * (ease - 0.5) for c, _, _ in criteria}
+        for version in ("v1", "v2"):
+            out = []
+            for c, _, _ in criteria:
+                v = base[c]
+                if version == "v2":
+                    flip = rng.random()
+                    if lift[c] > 0 and not v and flip < lift[c] / (1 - base_rates[c]):
+                        v = True
+                    elif lift[c] < 0 and v and flip < -lift[c] / base_rates[c]:
+                        v = False
+                cell = "yes" if v else "no"
+                if rng.random() < 0.01:
+                    cell = ""  # a verdict the grader did not give
+                out.append(cell)
+            rows.append([version, f"q{i + 1:03d}", *out])
+    write("rubric_answers.csv", ["version", "question", *[c for c, _, _ in criteria]], rows)
+    write("rubric_weights.csv", ["criterion", "weight", "description"], [list(c) for c in criteria])
 
 
 #: When the example rule counts as registered (before any result: results_first_shown_at unset).

@@ -95,6 +95,30 @@ def test_mixed_column_is_text(tmp_path):
     assert load_table(path).frame["a"].tolist() == ["1", "x", "2.5", ""]
 
 
+def test_cells_read_as_excel_shows_them(tmp_path):
+    """Issue 22: booleans as Excel shows them (TRUE/FALSE) and numbers to Excel's 15
+    significant digits (1/3 is 0.333333333333333 in Excel's formula bar, not 16 digits)."""
+    path = make_workbook(tmp_path / "shown.xlsx", {"S": [
+        ["flag", "mixed", "third", "big", "tiny", "id"],
+        [True, "a", 1 / 3, 1e20, 1.5e-10, 2 / 3],
+        [False, True, 0.1 + 0.2, 123456789012345678, 0.25, 7],
+        [True, 1 / 3, -2 / 3, 42, 1e-3, 1.1],
+    ]})
+    from workbench.io import to_text
+
+    table = load_table(path)
+    assert to_text(table, "flag") == ["TRUE", "FALSE", "TRUE"]
+    assert to_text(table, "mixed") == ["a", "TRUE", "0.333333333333333"]
+    assert to_text(table, "third") == ["0.333333333333333", "0.3", "-0.666666666666667"]
+    assert to_text(table, "big") == ["1E+20", "1.23456789012346E+17", "42"]
+    assert to_text(table, "tiny") == ["1.5E-10", "0.25", "0.001"]
+    assert to_text(table, "id") == ["0.666666666666667", "7", "1.1"]
+    third = table.frame["third"].tolist()
+    assert (third[0], third[2]) == (1 / 3, -2 / 3)  # the numbers themselves stay exact
+    header = make_workbook(tmp_path / "header.xlsx", {"S": [[True, 0.5], [1, 2]]})
+    assert list(load_table(header).frame.columns) == ["TRUE", "0.5"]
+
+
 def test_dates_become_datetimes(tmp_path):
     path = make_workbook(
         tmp_path / "dates.xlsx",

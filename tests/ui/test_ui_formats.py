@@ -82,10 +82,16 @@ def test_a_dropped_trec_run_lands_on_ranking_with_its_columns(qtbot, window):
     assert options.rank is None  # trec_eval orders by score, never by the rank field
 
 
-def test_a_dropped_lmeval_folder_lands_on_compare(qtbot, window):
+def test_a_dropped_lmeval_folder_lands_on_text_per_task(qtbot, window):
+    """Two models, a generation task (exact_match) and a multiple-choice task (acc): no pooled
+    outcome to compare (issue 22), so the folder lands on Text, which scores the generation
+    task alone, per model, and compares the models on it."""
     with qtbot.waitSignal(window.table_loaded, timeout=30000):
         _drop(window, _fixture("lmeval"))
-    panel = window.panels["compare"]
+    panel = window.panels["text"]
     assert window.tabs.currentWidget() is panel
     result = wait_result(qtbot, panel)
-    assert result.find("diff")[0]["n"] == 12
+    em = result.find("exact_match")
+    assert {(r["system"], r["group"], r["n"]) for r in em} == {
+        ("dummy-seed1", "arith_gen", 6), ("dummy-seed2", "arith_gen", 6)}
+    assert "rows:generated-text-only" in result.signature

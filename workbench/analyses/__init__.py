@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import aggregate, compare, cost, passk, plan, ranking, text
+from . import aggregate, compare, cost, judge, passk, plan, ranking, repeats, rubric, runs, text
 
 REGISTRY: dict[str, ModuleType] = {
-    m.NAME: m for m in (text, ranking, passk, aggregate, compare, cost, plan)
+    m.NAME: m for m in (text, ranking, passk, aggregate, compare, cost, plan, judge, rubric, runs, repeats)
 }
 
 __all__ = ["REGISTRY"]

@@ -12,6 +12,11 @@ from ..core.errors import DataError, OptionError
 from ..io import LoadedTable, guess_column, require_columns, text_codes
 from ..io.roles import ROLE_NAMES
 
+#: item id columns guessed by name (the Judge and Rubric analyses)
+ITEM_NAMES = ("item", "item_id", "id", "sample_id", "question_id", "question", "answer_id", "response_id",
+              "example_id", "doc_id")
+
+
 @dataclass
 class Resolver:
     """Picks each column from its flag or guesses it from common names, noting guesses."""
@@ -27,9 +32,15 @@ class Resolver:
         col = self.optional(given, role, flag)
         if col is None:
             cols = ", ".join(map(str, self.table.frame.columns))
+            why = ""
+            if role in ("outcome", "success", "score"):  # lm-eval tasks of different metrics
+                why = next((f"; no 'outcome' column was made because the tasks are scored by "
+                            f"different metrics ({n.split('metrics (', 1)[1].split(')', 1)[0]})"
+                            for n in self.table.notes if "no pooled 'outcome' column" in n
+                            and "metrics (" in n), "")
             raise DataError(
                 f"File '{self.name}' needs a {role} column and none of its columns looks like one; "
-                f"name it with {flag} (its columns are: {cols}).")
+                f"name it with {flag} (its columns are: {cols}){why}.")
         return col
 
     def optional(self, given: str | None, role: str, flag: str) -> str | None:

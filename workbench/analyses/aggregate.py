@@ -19,11 +19,11 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, to_binary, to_float, to_text
+from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
 from ..metrics.intervals import wilson_interval
-from . import _checks
-from ._common import Resolver, base_signature
+from . import _checks, _rows
+from ._common import ROLE_NAMES, Resolver, base_signature
 
 
 def _rate(value) -> str:
@@ -42,6 +42,10 @@ class Options:
     numerator: str | None = None
     denominator: str | None = None
     unit: str | None = None
+    #: column marking rows that ended with an error (default: the file format's 'error' column)
+    error: str | None = None
+    #: errored rows: exclude (left out) or failure (outcome 0)
+    errored: str = "exclude"
 
 
 def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[np.ndarray, bool]:
@@ -65,11 +69,28 @@ def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[n
 
 def check_options(options: Options) -> None:
     """Every option's type, before any work (an :class:`OptionError` sentence)."""
-    _checks.columns(options, ("outcome", "group", "version", "numerator", "denominator", "unit"))
+    _checks.columns(options, ("outcome", "group", "version", "numerator", "denominator", "unit",
+                              "error"))
+    _rows.check(options.errored)
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    """Rows that ended with an error are left out, or counted with outcome 0 (see
+    :mod:`workbench.analyses._rows`); the notes and the signature say which."""
+    from dataclasses import replace
+
     check_options(options)
+    err = _rows.find(table, options.error, options.errored)
+    outcome = options.outcome or _rows.role_column(table, "success") or \
+        guess_column(table, "outcome", ROLE_NAMES["outcome"])
+    result = _run(_rows.apply(table, err, [outcome, options.numerator]), options, progress)
+    if not err.active:
+        return result
+    return replace(result, notes=tuple(err.note()) + result.notes,
+                   signature=result.signature + "|" + signature(err.signature()))
+
+
+def _run(table: LoadedTable, options: Options, progress) -> AnalysisResult:
     res = Resolver(table)
     if options.numerator or options.denominator:
         if not (options.numerator and options.denominator):

@@ -61,6 +61,10 @@ class Options:
     zero_method: str = "wilcox"
     #: direction of the score: higher (better) or lower (better), for "which beat the baseline"
     better: str = "higher"
+    #: column marking rows that ended with an error (default: the file format's 'error' column)
+    error: str | None = None
+    #: errored rows: exclude (left out, their items unpaired) or failure (scored 0)
+    errored: str = "exclude"
 
 
 SCORES = ("auto", "binary", "continuous")
@@ -316,6 +320,9 @@ def check_options(options: Options) -> None:
     whole("resamples", options.resamples, 1_000, 1_000_000)
     whole("seed", options.seed, 0, 2**32 - 1)
     whole("rounds", options.rounds, 1_000, 1_000_000)
+    from ._rows import check as _check_errored
+
+    _check_errored(options.errored)
     if options.scores not in SCORES:
         raise OptionError(f"`scores` must be one of {', '.join(SCORES)}; got scores={options.scores!r}.")
     if options.correction not in pm.CORRECTIONS:
@@ -466,7 +473,26 @@ def _collect_long(table: LoadedTable, options: Options, res: Resolver) -> Collec
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS, *,
         unit: str = "items") -> AnalysisResult:
     """``unit``: what a paired row is called in the readings ("queries" when the scores are a
-    ranking's per-query metric, see :mod:`workbench.analyses.compare_source`)."""
+    ranking's per-query metric, see :mod:`workbench.analyses.compare_source`).  Rows that ended
+    with an error are left out (their items then pair with nothing) or scored 0, as
+    :mod:`workbench.analyses._rows` says, and the notes and signature say which."""
+    from dataclasses import replace
+
+    from . import _rows
+
+    check_options(options)
+    err = _rows.find(table, options.error, options.errored)
+    values = [options.score, options.outcome, options.baseline, *(options.candidate or "").split(",")]
+    if err.mode == "failure" and not any(values):
+        values = [_rows.role_column(table, "success"), guess_column(table, "outcome", ROLE_NAMES["outcome"])]
+    result = _run(_rows.apply(table, err, [v.strip() for v in values if v]), options, progress, unit=unit)
+    if not err.active:
+        return result
+    return replace(result, notes=tuple(err.note(failure_means="scored 0 (a failure)")) + result.notes,
+                   signature=result.signature + "|" + signature(err.signature()))
+
+
+def _run(table: LoadedTable, options: Options, progress, *, unit: str) -> AnalysisResult:
     check_options(options)
     res = Resolver(table)
     col = collect(table, options, res)

@@ -14,7 +14,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_binary, to_float, to_text
 from ..metrics import cost as cm
 from ..metrics.intervals import wilson_interval
-from . import _checks
+from . import _checks, _rows
 from ._common import Resolver, base_signature
 
 
@@ -40,6 +40,11 @@ class Options:
     latency: str | None = None
     #: linear (numpy default, type 7) or nearest_rank (ceil(p N)-th smallest)
     percentile_method: str = "linear"
+    #: column marking requests that ended with an error (default: promptfoo's 'error' column)
+    error: str | None = None
+    #: errored requests: exclude (left out) or failure (failed requests); their latency and
+    #: cost are never used, either way
+    errored: str = "exclude"
 
 
 ECDF_POINTS = 1000
@@ -58,7 +63,8 @@ def latency_ecdf(latency: np.ndarray, codes: np.ndarray, labels: list[str]) -> p
 
 def check_options(options: Options) -> None:
     """Every option's type and range, before any work (an :class:`OptionError` sentence)."""
-    _checks.columns(options, ("system", "success", "cost", "latency"))
+    _checks.columns(options, ("system", "success", "cost", "latency", "error"))
+    _rows.check(options.errored)
     _checks.choice("percentile_method", options.percentile_method, tuple(cm.PERCENTILE_METHODS))
 
 
@@ -69,15 +75,29 @@ def _same_cost(a: float, b: float) -> bool:
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     check_options(options)
+    err = _rows.find(table, options.error, options.errored)
+    if err.mode == "exclude":
+        table = _rows.apply(table, err, [])
+        measured = np.ones(len(table.frame), dtype=bool)
+    else:  # failed requests: in the success rate; their latency and cost are never used
+        measured = ~err.mask
     res = Resolver(table)
     sys_col = res.optional(options.system, "system", "--system")
     succ_col = res.required(options.success, "success", "--success")
     cost_col = res.required(options.cost, "cost", "--cost")
     lat_col = res.optional(options.latency, "latency", "--latency")
-    notes = res.notes
-    y = to_binary(table, succ_col)
-    cost = to_float(table, cost_col, min_value=0)
-    lat = to_float(table, lat_col, min_value=0) if lat_col else None
+    notes = res.notes + err.note(failure_means="counted as failed requests (success 0); their "
+                                               "latency and cost are not used")
+    kept = np.flatnonzero(measured)
+    part = table if kept.size == len(measured) else table.take(kept)
+    y = np.zeros(len(measured), dtype=np.int64)
+    y[kept] = to_binary(part, succ_col)
+    cost = np.full(len(measured), np.nan)
+    cost[kept] = to_float(part, cost_col, min_value=0)
+    lat = None
+    if lat_col:
+        lat = np.full(len(measured), np.nan)
+        lat[kept] = to_float(part, lat_col, min_value=0)
     systems = pd.Series(to_text(table, sys_col)) if sys_col else pd.Series(["(all)"] * len(y))
     codes, labels = pd.factorize(systems)
     labels = [str(x) for x in labels]
@@ -86,34 +106,41 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         progress.check_cancelled()
         m = codes == s
         n = int(m.sum())
+        mm = m & measured  # the requests measured (all of them unless errored ones count as failures)
+        nm = int(mm.sum())
         succ = int(y[m].sum())
-        total = float(cost[m].sum())
+        total = float(cost[mm].sum())
+        per_request = total / nm if nm else float("nan")
         rate = succ / n
         low, high = wilson_interval(succ, n)
         row = {"system": label, "requests": n, "successes": succ, "success_rate": rate,
                "ci_low": float(low), "ci_high": float(high), "total_cost": total,
-               "cost_per_request": total / n, "cost_per_success": cm.cost_per_success(total, succ)}
+               "cost_per_request": per_request, "cost_per_success": cm.cost_per_success(total, succ)}
+        if not measured.all():
+            row["measured"] = nm
         sys_name = label if sys_col else None
         records.append(record("success_rate", rate, system=sys_name, n=n, ci_low=low, ci_high=high))
-        records.append(record("cost_per_request", total / n, system=sys_name, n=n))
+        records.append(record("cost_per_request", per_request, system=sys_name, n=nm))
         records.append(record("cost_per_success", row["cost_per_success"], system=sys_name, n=succ))
         if succ == 0:
             notes.append(f"System '{label}' has no success in {plural(n, 'request')}: its cost per success is "
                          f"undefined (shown empty), not zero.")
         if lat is not None:
-            pcts = cm.percentiles(lat[m], QUANTILES, method=options.percentile_method)
+            pcts = (cm.percentiles(lat[mm], QUANTILES, method=options.percentile_method) if nm
+                    else [float("nan")] * len(QUANTILES))
             for q, v in zip(QUANTILES, pcts):
                 row[f"latency_p{q}"] = float(v)
-                records.append(record(f"latency_p{q}", v, system=sys_name, n=n))
-            if n < 100:
-                top = max(1, int(np.ceil(n * 0.01)))
-                notes.append(f"System '{label}' has {plural(n, 'request')}; its p99 latency rests on the "
+                records.append(record(f"latency_p{q}", v, system=sys_name, n=nm))
+            if nm < 100:
+                top = max(1, int(np.ceil(nm * 0.01)))
+                notes.append(f"System '{label}' has {plural(nm, 'request')}"
+                             f"{' measured' if nm < n else ''}; its p99 latency rests on the "
                              f"top {plural(top, 'value')} and is not a stable estimate.")
         rows.append(row)
     if lat is None:
         notes.append("No latency column was given or found: latency percentiles are left out.")
     else:
-        ecdf = latency_ecdf(lat, codes, labels)
+        ecdf = latency_ecdf(lat[measured], codes[measured], labels)
     per_system = pd.DataFrame(rows)
 
     # cheaper -> dearer, every pair; at the same cost per request, the more successful first
@@ -161,13 +188,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "pct": options.percentile_method if lat is not None else "none",
         "marginal": "dcost/drate,cheaper->dearer,all-pairs",
         "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
+        **({"errored": "excluded" if err.mode == "exclude" else "failures,no-latency-no-cost"}
+           if err.active else {}),
     })
     fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "total_cost": "money",
-           "cost_per_request": "money", "cost_per_success": "money", "requests": "int",
+           "cost_per_request": "money", "cost_per_success": "money", "requests": "int", "measured": "int",
            "successes": "int", **{f"latency_p{q}": "float" for q in QUANTILES}}
     tables = [
         Table("systems", "Quality, cost and latency per system", per_system, columns={
-            "cost_per_request": "total cost / requests",
+            "cost_per_request": "total cost / requests (measured requests: errored ones have no cost)",
+            "measured": "requests that did not end with an error (latency and cost are theirs)",
             "cost_per_success": "total cost / successes",
             "ci_low": "Wilson 95% interval of the success rate, low",
             **{f"latency_p{q}": f"p{q} latency ({options.percentile_method} percentile)"
@@ -184,10 +214,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                 "marginal_cost_per_success": "extra cost per request / extra success rate",
                             }, formats={"extra_cost_per_request": "money", "extra_success_rate": "rate",
                                         "marginal_cost_per_success": "money"}))
-    if len(rows) > 1:  # bootstrap intervals of the differences: workbench/analyses/paired.py
+    if len(rows) > 1 and all(r.get("measured", 1) for r in rows):
+        # bootstrap intervals of the differences (of measured requests): workbench/analyses/paired.py
         from .paired import cost_differences
-        diff_table, diff_records, sig["diffs"] = cost_differences(cost, lat, codes, labels, order,
-                                                                  options.percentile_method)
+        diff_table, diff_records, sig["diffs"] = cost_differences(
+            cost[measured], None if lat is None else lat[measured], codes[measured], labels, order,
+            options.percentile_method)
         tables.append(diff_table)
         records += diff_records
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)

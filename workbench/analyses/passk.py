@@ -13,7 +13,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics import passk as pk
 from ..metrics.intervals import implied_per_try_rate
-from . import _checks
+from . import _checks, _rows
 from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks
 
 NAME = "passk"
@@ -31,9 +31,13 @@ class Options:
     success: str | None = None
     system: str | None = None
     ks: tuple[int, ...] = (1, 3, 5, 10)
+    #: column marking rows that ended with an error (default: the file format's 'error' column)
+    error: str | None = None
+    #: errored rows: exclude (left out, as Inspect does) or failure (counted as failed attempts)
+    errored: str = "exclude"
 
 
-def _counts(table: LoadedTable, options: Options, res: Resolver):
+def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Errored"):
     """Per (system, task): n and c, and the input form used."""
     task_col = res.required(options.task, "task", "--task")
     sys_col = options.system
@@ -51,6 +55,10 @@ def _counts(table: LoadedTable, options: Options, res: Resolver):
                              f"attempts n and passes c (guessed from their names; set --n and "
                              f"--correct, or --success for per-attempt rows).")
     if use_counts:
+        if err.mode == "failure" and err.count:
+            raise DataError(f"File '{table.name}' gives attempts and passes per task (counts), so "
+                            f"its {err.count} errored rows cannot be counted as failed attempts; "
+                            "leave them out (--errored exclude) or give one row per attempt.")
         n_col = res.required(options.n, "n", "--n")
         c_col = res.required(options.correct, "correct", "--correct")
         check_unique(table, keys, "task")
@@ -78,6 +86,8 @@ def _counts(table: LoadedTable, options: Options, res: Resolver):
             frame.insert(0, "system", to_text(table, sys_col))
         return frame, "counts"
     s_col = res.required(options.success, "success", "--success")
+    if err.mode == "failure":  # errored attempts as failures (excluded ones are gone already)
+        table = _rows.apply(table, err, [s_col])
     success = to_binary(table, s_col)
     frame = pd.DataFrame({"task": to_text(table, task_col), "s": success.astype(np.int64)})
     if sys_col:
@@ -89,7 +99,8 @@ def _counts(table: LoadedTable, options: Options, res: Resolver):
 
 def check_options(options: Options) -> tuple[int, ...]:
     """Every option's type and range, before any work; returns the values of k."""
-    _checks.columns(options, ("task", "n", "correct", "success", "system"))
+    _checks.columns(options, ("task", "n", "correct", "success", "system", "error"))
+    _rows.check(options.errored)
     ks = parse_ks(options.ks)
     if ks[-1] > MAX_ATTEMPTS:
         raise OptionError(f"Every `k` must be a whole number from 1 to {MAX_ATTEMPTS:,} (the most "
@@ -107,8 +118,11 @@ def _estimate(fn, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     ks = check_options(options)
+    err = _rows.find(table, options.error, options.errored)
+    if err.mode == "exclude":
+        table = _rows.apply(table, err, [])
     res = Resolver(table)
-    counts, form = _counts(table, options, res)
+    counts, form = _counts(table, options, res, err)
     progress.advance(0.3, "estimating")
     has_sys = "system" in counts
     systems = list(dict.fromkeys(counts["system"])) if has_sys else [None]
@@ -118,7 +132,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     for k in ks:
         per_task[f"pass@{k}"] = _estimate(pk.pass_at_k, n_all, c_all, k)
         per_task[f"pass^{k}"] = _estimate(pk.pass_hat_k, n_all, c_all, k)
-    records, summary_rows, notes = [], [], list(res.notes)
+    records, summary_rows, notes = [], [], list(res.notes) + err.note(
+        failure_means="counted as failed attempts (success 0)")
     for label in systems:
         progress.check_cancelled()
         m = (counts["system"] == label).to_numpy() if has_sys else np.ones(len(counts), bool)
@@ -166,6 +181,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "naive": "per-task-plug-in(c/n)",
         "per_try_p": "1-(1-pass@k)^(1/k)",
         "agg": "mean-over-tasks",
+        **err.signature(),
     })
     fmt = {c: "float" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k", "per_try_p")}
     fmt.update({"tasks": "int", "left_out": "int", "k": "int"})

@@ -9,9 +9,14 @@ import pandas as pd
 
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
+from ..core.errors import DataError
 from ..io import LoadedTable, to_text
 from ..metrics import text as tm
+from . import _rows
 from ._common import Resolver, base_signature, check_unique, codes_of
+
+#: lm-eval output types whose rows hold generated text (workbench/io/formats/lmeval.py).
+GENERATION = ("generate_until",)
 
 NAME = "text"
 TITLE = "Text metrics"
@@ -27,10 +32,74 @@ class Options:
     normalize: str = "case_ws"
     #: Porter stemmer in ROUGE (rouge-score's ``use_stemmer``)
     stemmer: bool = False
+    #: group column (a task): metrics per group, never pooled across groups (default: the
+    #: group a format reader names, an lm-eval file's task)
+    group: str | None = None
+    #: column marking rows that ended with an error (default: the file format's 'error' column)
+    error: str | None = None
+    #: errored rows: exclude (left out) or failure (scored with an empty prediction)
+    errored: str = "exclude"
+
+
+def check_options(options: Options) -> None:
+    """Every option's type and range, before any work (an :class:`OptionError` sentence)."""
+    from . import _checks
+
+    _checks.columns(options, ("prediction", "reference", "id", "system", "group", "error"))
+    _rows.check(options.errored)
+    tm.normalize("", options.normalize)
+
+
+def _scope(table: LoadedTable, options: Options):
+    """The rows that enter the text metrics: rows of tasks that generate text (an lm-eval file's
+    loglikelihood and multiple-choice rows hold log-likelihoods, not text), without errored rows
+    unless they are to count as failures.  Returns the table, the errored mask on it, notes and
+    signature entries."""
+    notes: list[str] = []
+    sig: dict[str, str] = {}
+    n = len(table.frame)
+    keep = np.ones(n, dtype=bool)
+    kind_col = _rows.role_column(table, "output_type")
+    if kind_col is not None:
+        kinds = np.asarray(to_text(table, kind_col), dtype=object)
+        text_rows = np.isin(kinds, GENERATION)
+        if not text_rows.any():
+            raise DataError(f"File '{table.name}' has no rows of a task that generates text (column "
+                            f"'{kind_col}' holds {', '.join(sorted(set(kinds)))}); the text metrics "
+                            "need generated text (an lm-eval generate_until task).")
+        if not text_rows.all():
+            group = _rows.role_column(table, "group")
+            names = np.asarray(to_text(table, group), dtype=object) if group else kinds
+            left = {}
+            for name, kind in zip(names[~text_rows], kinds[~text_rows]):
+                key = (name, kind)
+                left[key] = left.get(key, 0) + 1
+            notes.append(f"{int((~text_rows).sum())} of {n} rows are of tasks without generated text "
+                         f"({'; '.join(f'{t}: {k}, {c} rows' for (t, k), c in left.items())}); their "
+                         f"column '{kind_col}' says so, and they never enter a text metric.")
+        keep &= text_rows
+        sig["rows"] = "generated-text-only"
+    err = _rows.find(table, options.error, options.errored)
+    if err.active:
+        sub = _rows.Errored(err.column, err.mode, err.mask & keep,
+                            _rows.describe(table, np.flatnonzero(err.mask & keep)))
+        notes += sub.note(failure_means="scored with an empty prediction")
+        sig.update(sub.signature())
+        if err.mode == "exclude":
+            keep &= ~err.mask
+    rows = np.flatnonzero(keep)
+    if rows.size == 0:
+        raise DataError(f"File '{table.name}' has no row left to score once its errored rows are "
+                        "left out; set --errored failure to count them as failures.")
+    if rows.size < n:
+        table = table.take(rows)
+    errored = err.mask[rows] if err.active and err.mode == "failure" else np.zeros(rows.size, bool)
+    return table, errored, notes, sig
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    tm.normalize("", options.normalize)  # validates the option before any work
+    check_options(options)  # validates the options before any work
+    table, errored, scope_notes, scope_sig = _scope(table, options)
     res = Resolver(table)
     pred_col = res.required(options.prediction, "prediction", "--prediction")
     ref_col = res.required(options.reference, "reference", "--reference")
@@ -38,10 +107,15 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sys_col = options.system
     if sys_col:
         res.optional(sys_col, "system", "--system")
+    group_col = options.group or (_rows.role_column(table, "group") if table.roles else None)
+    if options.group:
+        res.optional(group_col, "group", "--group")
     if id_col:
         check_unique(table, [id_col] + ([sys_col] if sys_col else []), "item id")
 
     preds = to_text(table, pred_col)
+    if errored.any():  # errored rows counted as failures: scored as an empty prediction
+        preds = [("" if e else p) for p, e in zip(preds, errored)]
     refs = to_text(table, ref_col)
     n_rows = len(preds)
     ids = to_text(table, id_col) if id_col else [str(x) for x in table.lines_of(range(n_rows))]
@@ -49,6 +123,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         sys_codes, sys_labels = codes_of(table, sys_col)
     else:
         sys_codes, sys_labels = np.zeros(n_rows, dtype=np.int64), [None]
+    if group_col:
+        grp_codes, grp_labels = codes_of(table, group_col)
+    else:
+        grp_codes, grp_labels = np.zeros(n_rows, dtype=np.int64), [None]
 
     scores = tm.score_pairs(preds, refs, normalize=options.normalize, stemmer=options.stemmer,
                             progress=progress)
@@ -59,11 +137,15 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
     records, summary_rows = [], []
     bleu_sig = chrf_sig = ""
-    for code, label in enumerate(sys_labels):
+    cells = [(c, label, g, glabel) for c, label in enumerate(sys_labels)
+             for g, glabel in enumerate(grp_labels)]
+    for code, label, g, glabel in cells:
         progress.check_cancelled()
-        mask = sys_codes == code
+        mask = (sys_codes == code) & (grp_codes == g)
         idx = np.flatnonzero(mask)
         n = int(idx.size)
+        if n == 0:
+            continue
         bleu, bleu_sig = tm.corpus_bleu_from_statistics(scores.bleu_stats[idx]), tm.bleu_signature()
         chrf, chrf_sig = tm.corpus_chrf_from_statistics(scores.chrf_stats[idx]), tm.chrf_signature()
         values = {
@@ -74,11 +156,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             **{t: float(rouge[t][mask].mean()) for t in tm.ROUGE_TYPES},
         }
         for metric, value in values.items():
-            records.append(record(metric, value, system=label, n=n))
-        summary_rows.append({"system": label if label is not None else "(all)", "items": n,
+            records.append(record(metric, value, system=label, group=glabel, n=n))
+        summary_rows.append({"system": label if label is not None else "(all)",
+                             **({"group": glabel} if group_col else {}), "items": n,
                              "exact_matches": int(em[mask].sum()), **values})
 
-    notes = list(res.notes)
+    notes = scope_notes + list(res.notes)
+    if group_col and len(grp_labels) > 1:
+        notes.append(f"Column '{group_col}' has {len(grp_labels)} groups ("
+                     f"{', '.join(grp_labels[:8])}{' ...' if len(grp_labels) > 8 else ''}): each "
+                     "is scored on its own, and no metric is pooled across them.")
     if blind.any():
         notes.append(
             f"{int(blind.sum())} of {n_rows} items contain letters outside a-z (for example "
@@ -95,6 +182,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     items = pd.DataFrame({
         "item": ids,
         **({"system": [sys_labels[c] for c in sys_codes]} if sys_col else {}),
+        **({"group": [grp_labels[c] for c in grp_codes]} if group_col else {}),
         "line": table.lines_of(range(n_rows)),
         "prediction": preds,
         "reference": refs,
@@ -115,6 +203,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "rouge": f"rouge-score-{tm.rouge_version()},tok:ascii,stem:{'yes' if options.stemmer else 'no'},"
                  f"F,mean-over-items",
         "item-bleu": "sentence,eff:yes",
+        **({"groups": "separate"} if group_col else {}),
+        **scope_sig,
     })
     rate_fmt = {"exact_match": "rate", "token_f1": "float", "rouge1": "float", "rouge2": "float",
                 "rougeL": "float", "bleu": "float", "chrf": "float", "items": "int"}
@@ -130,8 +220,24 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         Table("items", "Per-item scores", items, formats=rate_fmt),
     )
     if sys_col and len(sys_labels) > 1:  # paired tests per metric: workbench/analyses/paired.py
+        from dataclasses import replace as _replace
+
         from .paired import text_systems_compared
-        sc_table, sc_records, sc_notes, sig["systems-compared"] = text_systems_compared(
-            tables[1].frame, has_ids=id_col is not None)
-        tables, records, notes = tables + (sc_table,), records + sc_records, notes + sc_notes
+        parts = []
+        for glabel in grp_labels:  # per group: never pooled across groups
+            frame = tables[1].frame
+            if glabel is not None:
+                frame = frame[frame["group"] == glabel].drop(columns=["group"])
+            sc_table, sc_records, sc_notes, sig["systems-compared"] = text_systems_compared(
+                frame, has_ids=id_col is not None)
+            if glabel is not None:
+                sc_records = [{**r, "group": glabel} for r in sc_records]
+                sc_notes = [f"{group_col} '{glabel}': {n}" for n in sc_notes]
+                sc_table = _replace(sc_table, frame=sc_table.frame.assign(group=glabel))
+            parts.append(sc_table)
+            records, notes = records + sc_records, notes + sc_notes
+        if len(parts) > 1:
+            parts[0] = _replace(parts[0], frame=pd.concat([p.frame for p in parts],
+                                                          ignore_index=True))
+        tables = tables + (parts[0],)
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)

@@ -119,6 +119,30 @@ _EXACT_KINDS.update({
     "effect_size": "statistic", "mde_score": "score", "p_adjusted": "p", "tukey_hsd_p": "p",
     "beats_baseline": "count",
 })
+# judge: agreement with people, corrected pass rate, biases
+_EXACT_KINDS.update({
+    "agreement": "rate", "kappa": "score", "kappa_se": "score", "kappa_linear": "score",
+    "kappa_quadratic": "score", "ac1": "score", "pabak": "score", "alpha": "score",
+    "disagreements": "count", "sensitivity": "rate", "specificity": "rate",
+    "judge_pass_rate": "rate", "corrected_pass_rate": "rate", "judge_pass_human_fail": "count",
+    "judge_fail_human_pass": "count", "position_flip_share": "rate",
+    "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
+    "length_p": "p",
+    # repeats
+    "repeats_mean": "score", "repeats_diff": "score_diff", "repeats_rate": "rate", "repeats_rate_diff": "points", "var_data": "statistic",
+    "var_within": "statistic", "within_share": "rate", "se_repeats": "score", "se_one_repeat": "score",
+    "clustered_se": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
+    # runs side by side
+    "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
+    "only_from": "count", "only_to": "count",
+    # release-rule judge conditions
+    "judge_kappa": "score", "judge_ac1": "score", "judge_agreement": "rate",
+})
+# rubric: the score, and ``PREFIX:CRITERION`` ids whose kind is the prefix's (a criterion's name
+# may be anything, even another metric's id)
+_EXACT_KINDS["rubric_score"] = "rate"   # a weighted share of criteria met: percent, its changes in points
+NAMED_KINDS = {"criterion_rate": "rate", "criterion_diff": "points", "contribution": "points",
+               "criterion_p_holm": "p"}
 #: ``KIND:METRIC`` ids of the paired tests (``diff:ndcg@10``, ``t_test_p:rr``...)
 PAIRED_KINDS = ("diff", "t_test_p", "wilcoxon_p", "randomization_p", "p_adjusted", "paired_bs_p",
                 "paired_ar_p")
@@ -143,6 +167,9 @@ def kind_of(metric_id: str) -> str:
     mid = str(metric_id)
     if mid in _EXACT_KINDS:
         return _EXACT_KINDS[mid]
+    prefix, sep, _ = mid.partition(":")
+    if sep and prefix in NAMED_KINDS:
+        return NAMED_KINDS[prefix]
     paired = split_paired(mid)
     if paired is not None:
         if paired[0] != "diff":

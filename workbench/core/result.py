@@ -15,7 +15,7 @@ import pandas as pd
 #: Keys a result record may carry.  ``k`` is kept for renderers (charts, tables) only: in the
 #: JSON output the cut-off is part of the metric's name (``ndcg@10``).
 RECORD_KEYS = ("metric", "value", "system", "group", "version", "k", "n",
-               "ci_low", "ci_high", "from", "to")
+               "ci_low", "ci_high", "from", "to", "groups")
 #: Keys of a record in the ``--json`` output, in order.
 JSON_KEYS = tuple(k for k in RECORD_KEYS if k != "k")
 
@@ -76,6 +76,9 @@ class AnalysisResult:
     tables: tuple[Table, ...] = ()
     notes: tuple[str, ...] = ()
     input: str | None = None
+    #: tables also given in full in the ``--json`` output (under ``"tables"``), e.g. the runs'
+    #: item grid; the others are in the Excel report only
+    json_tables: tuple[str, ...] = ()
 
     def table(self, name: str) -> Table:
         for tab in self.tables:
@@ -105,7 +108,14 @@ class AnalysisResult:
             "results": [
                 {k: r[k] for k in JSON_KEYS if k in r} for r in self.records
             ],
+            **({"tables": {name: _json_rows(self.table(name).frame) for name in self.json_tables}}
+               if self.json_tables else {}),
         }
+
+
+def _json_rows(frame: pd.DataFrame) -> list[dict]:
+    """A table's rows as JSON objects (NaN -> null, numpy scalars -> Python)."""
+    return [{str(k): _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
 def signature(parts: dict[str, Any]) -> str:

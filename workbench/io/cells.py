@@ -106,6 +106,32 @@ def format_cell(value: Any) -> str:
     return str(value)
 
 
+#: Significant digits Excel shows of a number (its formula bar and the General format).
+EXCEL_DIGITS = 15
+
+
+def format_excel_cell(value: Any) -> str:
+    """Render a workbook cell as Excel shows it: ``TRUE``/``FALSE`` for booleans, numbers to
+    15 significant digits (``1/3`` as ``0.333333333333333``, ``1E+20``), integers as
+    integers; anything else as :func:`format_cell`."""
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) \
+            and not is_missing(value):
+        number = float(value)
+        if number.is_integer() and abs(number) < 10.0 ** EXCEL_DIGITS:
+            return str(int(number))
+        text = f"{number:.{EXCEL_DIGITS}g}"
+        if "e" in text:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}E{exponent[0]}{int(exponent[1:]):02d}"
+        return text
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)) \
+            and abs(int(value)) >= 10 ** EXCEL_DIGITS:
+        return format_excel_cell(float(value))
+    return format_cell(value)
+
+
 def parse_number(text: str, *, decimal_comma: bool = False) -> float | None:
     """Parse a plain decimal number (surrounding spaces allowed); None if it is not one.
 
@@ -179,14 +205,14 @@ def type_text_column(values: Sequence[str], *, allow_decimal_comma: bool) -> Typ
         return TypedColumn(text_array(values))
 
 
-def type_cell_column(values: Sequence[Any]) -> TypedColumn:
+def type_cell_column(values: Sequence[Any], formatter: Any = None) -> TypedColumn:
     """Type a column of spreadsheet cell values (``None``, str, int, float, bool, dates).
 
     Cells keep their types: a column whose non-empty cells are all numbers becomes
     int64 (all integers, no blanks) or float64 (blanks become NaN); all booleans
     without blanks become bool; all dates/datetimes become datetime64 (blanks NaT).
-    Every other column becomes text, with each cell rendered by :func:`format_cell`
-    and empty cells as ``""``.  Integral floats (as calamine returns every number) count as
+    Every other column becomes text, with each cell rendered by ``formatter`` (default
+    :func:`format_cell`; a workbook's :func:`format_excel_cell`) and empty cells as ``""``.  Integral floats (as calamine returns every number) count as
     integers, as Excel stores ``1`` and ``1.0`` alike.
     """
     fast = _type_cells_vectorised(values)
@@ -223,7 +249,8 @@ def type_cell_column(values: Sequence[Any]) -> TypedColumn:
     if kinds == {"date"}:
         stamps = pd.to_datetime([None if is_blank(v) else v for v in values])
         return TypedColumn(stamps.to_numpy())
-    return TypedColumn(text_array([format_cell(v) for v in values]))
+    render = formatter or format_cell
+    return TypedColumn(text_array([render(v) for v in values]))
 
 
 def _type_cells_vectorised(values: Sequence[Any]) -> TypedColumn | None:

@@ -20,7 +20,7 @@ import pandas as pd
 from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
-from workbench.io.cells import format_cell, is_blank
+from workbench.io.cells import format_excel_cell as format_cell, is_blank
 
 # How often (in rows) a long sheet checks whether the user cancelled.
 _CANCEL_CHECK_ROWS = 20_000

@@ -30,7 +30,7 @@ from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
 from workbench.io import delimited, excel, fastcsv, parquet
-from workbench.io.cells import (TypedColumn, format_cell, is_blank, text_array,
+from workbench.io.cells import (TypedColumn, format_cell, format_excel_cell, is_blank, text_array,
                                 type_cell_column, type_text_column)
 
 #: Extensions read as Excel workbooks.
@@ -74,6 +74,9 @@ class LoadedTable:
     panel: str | None = None
     #: What a data row is called in messages when it is not a line or a sheet row ("record").
     row_word: str | None = None
+    #: A name per data row for messages, where the file's own id says more than a row number
+    #: (an Inspect log's "sample q3 (epoch 2)"); None: rows are named by their line.
+    row_names: Any = field(default=None, repr=False, compare=False)
 
     @property
     def sha256(self) -> str:
@@ -113,7 +116,8 @@ class LoadedTable:
             if text is not None:
                 return text
         codes, uniques = pd.factorize(series, use_na_sentinel=False)
-        shown = np.array([format_cell(value) for value in uniques], dtype=object)
+        render = format_excel_cell if self.format == XLSX else format_cell  # as Excel shows it
+        shown = np.array([render(value) for value in uniques], dtype=object)
         return text_array(shown[codes].tolist() if len(shown) else [])
 
     def take(self, rows: Sequence[int]) -> "LoadedTable":
@@ -121,9 +125,10 @@ class LoadedTable:
         positions = np.asarray(rows, dtype=np.int64)
         lines = np.asarray(self.lines_of(positions), dtype=np.int64)
         source = _TakenText(self.cell_source, positions) if self.cell_source is not None else None
+        names = None if self.row_names is None else [self.row_names[int(i)] for i in positions]
         return dataclasses.replace(
             self, frame=self.frame.iloc[positions].reset_index(drop=True), row_lines=lines,
-            cell_source=source,
+            cell_source=source, row_names=names,
         )
 
     def describe(self) -> str:
@@ -164,6 +169,10 @@ class LoadedTable:
         indices = list(indices)
         if not indices:
             return f"no {self.line_word}"
+        if self.row_names is not None:
+            text = ", ".join(str(self.row_names[int(i)]) for i in indices[:limit])
+            more = len(indices) - limit
+            return text + (f" and {more} more" if more > 0 else "")
         word = self.line_word if len(indices) == 1 else f"{self.line_word}s"
         text = f"{word} " + ", ".join(str(n) for n in self.lines_of(indices[:limit]))
         more = len(indices) - limit
@@ -615,7 +624,7 @@ def _load_excel(
     )
     frame = pd.DataFrame(
         {
-            name: type_cell_column(values).values
+            name: type_cell_column(values, format_excel_cell).values
             for name, values in zip(names, content.columns)
         }
     )

@@ -31,6 +31,7 @@ judgements use the conventional alpha of 0.05 (the analyses' own notes use it to
 from __future__ import annotations
 
 import re
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -146,6 +147,47 @@ _NAMES.update({
 })
 
 
+# rubric (``PREFIX:CRITERION`` ids name the criterion as written)
+_NAMES.update({
+    "rubric_score": "Rubric score", "criterion_rate:*": "Pass rate of {m}",
+    "criterion_diff:*": "Change in {m}", "contribution:*": "Contribution of {m} to the score change",
+    "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
+})
+
+# repeats
+_NAMES.update({
+    "repeats_mean": "Mean over items of each item's tries", "repeats_diff": "Mean per-item difference",
+    "repeats_rate": "Success rate over items of each item's tries",
+    "repeats_rate_diff": "Mean per-item difference of success rates",
+    "var_data": "Variance from the items (data)", "var_within": "Variance within items (model's randomness)",
+    "within_share": "Model's own randomness, share of one try's variance",
+    "se_repeats": "Standard error with these repeats", "se_one_repeat": "Standard error with one repeat",
+    "clustered_se": "Clustered standard error (items)", "items_needed": "Items needed for the target",
+    "repeats_needed": "Repeats needed for the target", "flipping_items": "Items that flip",
+})
+
+# runs side by side
+_NAMES.update({
+    "run_rate": "Success rate of the run", "run_mean": "Mean score of the run",
+    "gained": "Items gained", "lost": "Items lost", "only_from": "Items only in the earlier run",
+    "only_to": "Items only in the later run", "groups": "Tie group",
+})
+
+# judge
+_NAMES.update({
+    "agreement": "Raw agreement", "kappa": "Cohen's kappa", "kappa_se": "Cohen's kappa: SE",
+    "kappa_linear": "Weighted kappa (linear)", "kappa_quadratic": "Weighted kappa (quadratic)",
+    "ac1": "Gwet's AC1", "pabak": "PABAK", "alpha": "Krippendorff's alpha",
+    "disagreements": "Disagreements", "sensitivity": "Sensitivity (judge passes what people pass)",
+    "specificity": "Specificity (judge fails what people fail)", "judge_pass_rate": "Judge's pass rate",
+    "corrected_pass_rate": "Pass rate corrected for the judge's errors",
+    "judge_pass_human_fail": "Judge pass, people fail", "judge_fail_human_pass": "Judge fail, people pass",
+    "position_flip_share": "Verdicts that flip when the answers swap",
+    "first_position_win_share": "Wins of the answer shown first", "position_p": "Position bias: p",
+    "longer_win_share": "Wins of the longer answer", "length_p": "Length bias: p",
+})
+
+
 def _pattern_key(metric_id: str) -> tuple[str, str] | None:
     """``ndcg@10`` -> (``ndcg@K``, ``10``); None when the id has no cut-off."""
     m = re.fullmatch(r"(.+?)([@^])(\d+|k)", metric_id)
@@ -163,6 +205,9 @@ def display_name(metric_id: str) -> str:
     mid = str(metric_id)
     if mid in _NAMES:
         return _NAMES[mid]
+    prefix, sep, rest = mid.partition(":")
+    if sep and f"{prefix}:*" in _NAMES and _split_paired(mid) is None:
+        return _NAMES[f"{prefix}:*"].format(m=f"'{rest}'")
     paired = _split_paired(mid)
     if paired is not None:
         return _NAMES[f"{paired[0]}:*"].format(m=display_name(paired[1]))
@@ -303,19 +348,23 @@ def _q(name: Any) -> str:
 
 def _answer_text(result, currency):
     systems = _systems(result, "exact_match")
+    groups = list(dict.fromkeys(r.get("group") for r in result.find("exact_match")))
     parts = []
     n = None
-    for system in systems:
-        em = _first(result, "exact_match", system=system)
+    for system, group in ((s, g) for s in systems for g in groups):
+        keys = {"system": system, **({"group": group} if group is not None else {})}
+        em = _first(result, "exact_match", **keys)
         if em is None:
             continue
         n = em.get("n")
         extra = []
         for metric in ("token_f1", "bleu", "chrf", "rougeL"):
-            rec = _first(result, metric, system=system)
+            rec = _first(result, metric, **keys)
             if rec is not None:
                 extra.append(f"{display_name(metric).replace(' (0-100)', '')} {_fv(rec)}")
-        who = f"{_q(system)}: exact match" if system is not None else "Exact match"
+        on = f" on {group}" if group is not None else ""
+        who = (f"{_q(system)}{on}: exact match" if system is not None
+               else (f"{group}: exact match" if group is not None else "Exact match"))
         parts.append(f"{who} {_fv(em)} of {_plural(em.get('n'), 'item')}"
                      + (f" ({', '.join(extra)})" if extra else ""))
     if not parts:
@@ -730,9 +779,185 @@ def _answer_gate(result, currency, registered=None):
     return Answer((s1, s2), verdict, "borderline" if caveat else tone)
 
 
+def _answer_rubric(result, currency):
+    """One system: its score and its weakest criterion; several: each candidate's change against
+    the baseline and the criteria that moved it most ("+3.1 pts, mostly 'cites a source' (+2.4 pts)")."""
+    diffs = [r for r in result.records if r["metric"] == "diff:rubric_score"]
+    if not diffs:
+        rec = _first(result, "rubric_score")
+        if rec is None or rec.get("value") is None:
+            return None
+        s1 = f"Rubric score {_fv(rec)}{_ci(rec)} over {_plural(rec.get('n'), 'item')}"
+        rates = [r for r in result.records if r["metric"].startswith("criterion_rate:") and r.get("value") is not None]
+        if rates:
+            low = min(rates, key=lambda r: r["value"])
+            s1 += f"; weakest criterion '{low['metric'].partition(':')[2]}' at {_fv(low)}"
+        return Answer((s1 + ".",), f"score {_fv(rec)}", "neutral")
+    parts, tones = [], []
+    for d in diffs:
+        contrib = [r for r in result.records if r["metric"].startswith("contribution:")
+                   and r.get("to") == d.get("to") and r.get("value") is not None]
+        ci = _ci(d)
+        if ci:
+            ci = ci[:-1] + ", paired bootstrap)"
+        text = f"{_q(d.get('to'))} vs {_q(d.get('from'))}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
+        if contrib and d.get("value"):
+            same = [r for r in contrib if (r["value"] > 0) == (d["value"] > 0) and r["value"] != 0]
+            top = max(same, key=lambda r: abs(r["value"]), default=None)
+            if top is not None:
+                text += f", mostly {_q(top['metric'].partition(':')[2])} ({_fv(top)})"
+        parts.append(text)
+        lo, hi = d.get("ci_low"), d.get("ci_high")
+        tones.append("good" if lo is not None and lo > 0 else "bad" if hi is not None and hi < 0 else "borderline")
+    tone = tones[0] if len(set(tones)) == 1 else "neutral"
+    first = diffs[0]
+    return Answer(("; ".join(parts) + ".",), f"{_fv(first)}" if len(diffs) == 1 else "rubric", tone)
+
+
+def _answer_runs(result, currency):
+    """"'run5' vs baseline 'run1': +8.5 pts (95% CI +0.5 to +16.5 pts, paired bootstrap) on 200
+    items, 31 gained, 14 lost, 5 only in one of them; 4 of 5 runs tie for first (group a)."""
+    runs = [r for r in result.records if r["metric"] in ("run_rate", "run_mean")]
+    if not runs:
+        return None
+    base, last = runs[0].get("system"), runs[-1].get("system")
+    sig = {k: v for k, _, v in (p.partition(":") for p in result.signature.split("|"))}
+    base = sig.get("baseline", base)
+    diff_id = "diff" if runs[0]["metric"] == "run_rate" else "mean_diff"
+    if last == base:
+        last = runs[-2].get("system")
+    d = _first(result, diff_id, from_=base, to=last)
+    parts = []
+    if d is not None:
+        ci = _ci(d)
+        if ci:
+            ci = ci[:-1] + ", paired bootstrap)"
+        text = f"{_q(last)} vs baseline {_q(base)}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
+        g, lo = _first(result, "gained", from_=base, to=last), _first(result, "lost", from_=base, to=last)
+        if g is not None and lo is not None:
+            text += f", {g['value']:,} gained, {lo['value']:,} lost"
+        a, b = _first(result, "only_from", from_=base, to=last), _first(result, "only_to", from_=base, to=last)
+        if a is not None and b is not None and (a["value"] or b["value"]):
+            text += f", {a['value'] + b['value']:,} in only one of them"
+        parts.append(text)
+    firsts = [r.get("system") for r in runs if "a" in str(r.get("groups") or "")]
+    if firsts:
+        parts.append(f"{len(firsts)} of {_plural(len(runs), 'run')} tie for first (group a)"
+                     if len(firsts) > 1 else f"{_q(firsts[0])} alone is first (group a)")
+    if not parts:
+        return None
+    tone = "neutral"
+    if d is not None and d.get("ci_low") is not None:
+        tone = "good" if d["ci_low"] > 0 else "bad" if d["ci_high"] < 0 else "borderline"
+    return Answer(("; ".join(parts) + ".",), f"{len(runs)} runs", tone)
+
+
+def _answer_repeats(result, currency):
+    """"'m1': 62.0% (95% CI 58.9% to 65.1%) over 200 items x 5 repeats; 41 items flip; the model's own
+    randomness is 38% of one try's variance; for +-2 pts: 480 items, or 9 repeats of these items."""
+    means = [r for r in result.records if r["metric"] in ("repeats_mean", "repeats_rate")]
+    if not means:
+        return None
+    sig = {k: v for k, _, v in (p.partition(":") for p in result.signature.split("|"))}
+    kind = "rate" if sig.get("value") == "binary" else "score"
+    target = sig.get("target", "").lstrip("+-")
+    parts = []
+    for m in means[:3]:
+        sysk = {"system": m["system"]} if m.get("system") is not None else {}
+        who = f"{_q(m['system'])}: " if sysk else ""
+        text = f"{who}{format_value(m['value'], kind)}"
+        if m.get("ci_low") is not None:
+            text += f" (95% CI {format_interval(m['ci_low'], m['ci_high'], kind)})"
+        text += f" over {_plural(m.get('n'), 'item')}"
+        flips = _first(result, "flipping_items", **sysk)
+        if flips is not None:
+            text += f"; {_plural(flips['value'], 'item')} flip{'s' if flips['value'] == 1 else ''} across tries"
+        share = _first(result, "within_share", **sysk)
+        if share is not None and share.get("value") is not None:
+            text += f"; the model's own randomness is {format_value(share['value'], 'rate')} of one try's variance"
+        parts.append(text)
+    sentences = ["; ".join(parts[:1]) + "."] if len(parts) == 1 else [" ".join(p + "." for p in parts)]
+    first = means[0]
+    sysk = {"system": first["system"]} if first.get("system") is not None else {}
+    items = _first(result, "items_needed", **sysk)
+    reps = _first(result, "repeats_needed", **sysk)
+    if items is not None and items.get("value") is not None and target:
+        try:
+            t = format_value(float(target), "margin")
+        except ValueError:
+            t = target
+        s2 = f"For a 95% interval of +-{t}: {items['value']:,} items at these repeats"
+        if reps is not None:
+            s2 += (f", or {reps['value']:,} repeats of these items" if reps.get("value") is not None
+                   else "; more repeats of these items alone cannot get there")
+        sentences.append(s2 + ".")
+    return Answer(tuple(sentences[:2]), "repeats", "neutral")
+
+
+def _answer_judge(result, currency):
+    """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
+    disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
+    27%)." -- or, without human labels, the bias readings."""
+    agree = _first(result, "agreement")
+    if agree is None:
+        flip = _first(result, "position_flip_share")
+        longer = _first(result, "longer_win_share")
+        parts = []
+        if flip is not None:
+            first = _first(result, "first_position_win_share")
+            p = _first(result, "position_p")
+            parts.append(f"Swapping the answers changed the judge's winner on {_fv(flip)} of "
+                         f"{_plural(flip.get('n'), 'pair')}" + (
+                             f"; the answer shown first won {_fv(first)} of its verdicts "
+                             f"({format_p(p.get('value'))}, exact binomial)" if first and p else ""))
+        if longer is not None:
+            p = _first(result, "length_p")
+            parts.append(f"the longer answer won {_fv(longer)} of {_plural(longer.get('n'), 'verdict')}"
+                         + (f" ({format_p(p.get('value'))})" if p else ""))
+        if not parts:
+            return None
+        text = "; ".join(parts)
+        return Answer((text[0].upper() + text[1:] + ".",), "judge bias", "neutral")
+    kappa = _first(result, "kappa")
+    ac1 = _first(result, "ac1")
+    dis = _first(result, "disagreements")
+    s1 = f"Judge agrees with people on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
+    if kappa is not None and kappa.get("value") is not None:
+        s1 += f"; kappa {format_value(kappa['value'], 'score')}"
+        if kappa.get("ci_low") is not None:
+            s1 += f" ({format_interval(kappa['ci_low'], kappa['ci_high'], 'score')})"
+    else:
+        s1 += "; kappa undefined (every item got the same label)"
+    if ac1 is not None and ac1.get("value") is not None:
+        s1 += f"; AC1 {format_value(ac1['value'], 'score')}"
+    if dis is not None:
+        s1 += f"; {_plural(dis.get('value'), 'disagreement')}"
+        jp = _first(result, "judge_pass_human_fail")
+        if jp is not None and dis.get("value"):
+            s1 += f", {jp.get('value')} of them judge-pass/human-fail"
+    sentences = [s1 + "."]
+    rate = _first(result, "judge_pass_rate")
+    corr = _first(result, "corrected_pass_rate")
+    if rate is not None:
+        s2 = f"Judge says {_fv(rate)} pass"
+        if corr is not None and corr.get("value") is not None:
+            s2 += f"; corrected for its errors {_fv(corr)}"
+            if corr.get("ci_low") is not None:
+                s2 += f" ({format_interval(corr['ci_low'], corr['ci_high'], 'rate')})"
+        elif corr is not None:
+            s2 += "; it cannot be corrected (the judge is no better than chance on the labelled items)"
+        sentences.append(s2 + ".")
+    k = kappa.get("value") if kappa else None
+    tone = "neutral" if k is None else "good" if k >= 0.6 else "bad" if k < 0.4 else "borderline"
+    badge = f"kappa {format_value(k, 'score')}" if k is not None else "kappa undefined"
+    return Answer(tuple(sentences), badge, tone)
+
+
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,
             "aggregate": _answer_aggregate, "compare": _answer_compare, "cost": _answer_cost,
-            "plan": _answer_plan, "gate": _answer_gate}
+            "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge,
+            "rubric": _answer_rubric, "runs": _answer_runs,
+            "repeats": _answer_repeats}
 
 
 def answer(result, *, currency: str | None = None) -> Answer:
@@ -751,7 +976,27 @@ def answer(result, *, currency: str | None = None) -> Answer:
         text = "; ".join(f"{display_name(r['metric'])} {format_record(r, currency=currency)}"
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
-        return Answer((text + ".",), result.analysis, "neutral")
+        ans = Answer((text + ".",), result.analysis, "neutral")
+    return _with_errored(ans, result)
+
+
+_ERRORED_NOTE = re.compile(r"(\d+) of (\d+) rows ended with an error")
+
+
+def _with_errored(ans: Answer, result) -> Answer:
+    """The card says when rows that ended with an error were left out or counted as failures
+    (the note :mod:`workbench.analyses._rows` writes; the signature's ``errored``)."""
+    sig = str(getattr(result, "signature", "") or "")
+    if "errored:" not in sig:
+        return ans
+    for note in getattr(result, "notes", ()) or ():
+        match = _ERRORED_NOTE.search(str(note))
+        if match and "Errors are not measurements" in str(note):
+            count, total = match.group(1), match.group(2)
+            how = ("left out" if "errored:excluded" in sig
+                   else "counted as failures")
+            return dataclasses.replace(ans, sentences=ans.sentences + (
+                f"{count} of {total} rows ended with an error and are {how}.",))
     return ans
 
 

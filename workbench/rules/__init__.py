@@ -80,8 +80,9 @@ What else the card says
 from __future__ import annotations
 
 from .card import card_rows, exit_code, render_text, rule_changed, to_json_dict, verdict_of
-from .evaluate import (CARD_COLUMNS, CHANGED_NOTE, EXIT_CODES, FAIL, INCONCLUSIVE, PASS, evaluate,
-                       holm, judge, overall)
+from .evaluate import CARD_COLUMNS, CHANGED_NOTE, EXIT_CODES, evaluate
+from .outcome import FAIL, INCONCLUSIVE, PASS
+from .verdict import holm, judge, overall
 from .spec import Condition, Rule, RuleError, load_rule, parse_rule
 
 #: A starting point for a new rule (the GUI's "new rule" text).

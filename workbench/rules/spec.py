@@ -64,7 +64,19 @@ Metrics and thresholds
                                                                         own value with ``max``
 ``latency_pQ`` (e.g. ``latency_p95``)       ``max``, ``max_increase``   the candidate's Q-th percentile,
                                                                         or its relative change
+``judge_kappa``, ``judge_ac1``,             ``min`` (with ``min_items``) the judge's agreement with people
+``judge_agreement``                                                     (Cohen's kappa, Gwet's AC1 or the
+                                                                        raw share) on the labelled items
 ==========================================  ==========================  ==================================
+
+* A judge condition is a requirement on the grader before its numbers are trusted ("kappa >=
+  0.6 on at least 100 labelled items"): ``min`` is the least value (judged on the observed
+  value, or on the lower bound of its interval with ``bound = "lower"``), ``min_items`` the
+  least number of items that carry both the judge's and a person's label (default 1).  It
+  reads the judge and human label columns (``[data] judge = "..."``, ``human = "..."``, else
+  guessed) and takes ``positive`` and ``level`` as the Judge analysis.  When it is not met the
+  condition is INCONCLUSIVE, never FAIL, and so is the rule's verdict, whatever the other
+  conditions say: numbers from an untrusted judge decide nothing.
 
 * ``max_drop`` and ``min_gain`` are in the metric's own unit: a fraction for rates
   (``0.01`` is one percentage point), nDCG units for ``ndcg@K``; both must be >= 0 and < 1.
@@ -112,31 +124,37 @@ from ..core.session import sha256_text
 FORMAT = 1
 
 #: condition kinds
-PAIRED, RANKING, COST, LATENCY = "paired", "ranking", "cost", "latency"
+PAIRED, RANKING, COST, LATENCY, JUDGE = "paired", "ranking", "cost", "latency", "judge"
 
 RANKING_AT = ("ndcg", "p", "r", "hit")
 RANKING_PLAIN = ("mrr", "map")
 COST_METRICS = ("cost_per_success", "cost_per_request")
+#: judge conditions: the metric -> the Judge analysis's record
+JUDGE_METRICS = {"judge_kappa": "kappa", "judge_ac1": "ac1", "judge_agreement": "agreement"}
 KNOWN_METRICS_TEXT = ("success, ndcg@K, p@K, r@K, hit@K, mrr, map, cost_per_success, "
-                      "cost_per_request, latency_pQ (e.g. latency_p95)")
+                      "cost_per_request, latency_pQ (e.g. latency_p95), judge_kappa, judge_ac1, "
+                      "judge_agreement")
 
 THRESHOLDS = {
     PAIRED: ("max_drop", "min_gain"),
     RANKING: ("max_drop", "min_gain"),
     COST: ("max_increase", "max"),
     LATENCY: ("max", "max_increase"),
+    JUDGE: ("min",),
 }
 TESTS = {
     PAIRED: ("sign", "mcnemar", "mcnemar_cc", "none"),
     RANKING: ("sign", "t", "randomization", "wilcoxon", "none"),
     COST: ("none",),
     LATENCY: ("none",),
+    JUDGE: ("none",),
 }
 INTERVALS = {
     PAIRED: ("bootstrap", "normal"),
     RANKING: ("bootstrap", "normal"),
     COST: ("bootstrap",),
     LATENCY: ("bootstrap",),
+    JUDGE: ("normal",),
 }
 TEST_NAMES = {"sign": "exact sign test", "mcnemar": "McNemar chi-square",
               "mcnemar_cc": "McNemar chi-square (continuity corrected)",
@@ -146,7 +164,7 @@ TEST_NAMES = {"sign": "exact sign test", "mcnemar": "McNemar chi-square",
 RULE_KEYS = ("name", "baseline", "candidate", "alpha", "multiplicity", "registered",
              "description", "format")
 DATA_KEYS = ("item", "system", "outcome", "cost", "latency", "cluster", "query", "doc",
-             "score", "rank", "relevance", "qrels")
+             "score", "rank", "relevance", "qrels", "judge", "human")
 COMMON_KEYS = ("metric", "input", "baseline", "candidate", "data", "bound", "note",
                "interval", "test", "resamples", "seed")
 KIND_KEYS = {
@@ -154,8 +172,9 @@ KIND_KEYS = {
     RANKING: ("gain", "ties", "no_relevant", "unjudged", "relevance_threshold"),
     COST: (),
     LATENCY: ("percentile_method",),
+    JUDGE: ("min_items", "positive", "level"),
 }
-ALL_THRESHOLD_KEYS = ("max_drop", "min_gain", "max_increase", "max")
+ALL_THRESHOLD_KEYS = ("max_drop", "min_gain", "max_increase", "max", "min")
 ALL_CONDITION_KEYS = (COMMON_KEYS + ALL_THRESHOLD_KEYS
                       + tuple(k for keys in KIND_KEYS.values() for k in keys))
 
@@ -175,7 +194,7 @@ class Condition:
     index: int                      # 1-based position in the file
     metric: str
     kind: str
-    threshold_key: str              # max_drop | min_gain | max | max_increase
+    threshold_key: str              # max_drop | min_gain | max | max_increase | min
     threshold: float
     bound: str                      # lower | upper | point
     interval: str                   # bootstrap | normal
@@ -194,7 +213,7 @@ class Condition:
     @property
     def relative(self) -> bool:
         """True when the condition compares the candidate with the baseline."""
-        return self.threshold_key != "max"
+        return self.threshold_key not in ("max", "min")
 
     @property
     def paired(self) -> bool:
@@ -227,6 +246,9 @@ class Condition:
             what = "must improve" if t == 0 else f"must improve by more than {amount}"
         elif self.threshold_key == "max_increase":
             what = "must not rise at all" if t == 0 else f"must not rise by more than {amount}"
+        elif self.threshold_key == "min":
+            items = int(self.options.get("min_items", 1))
+            what = f"must be at least {t:g}" + (f" on at least {items:,} labelled items" if items > 1 else "")
         else:
             what = f"must stay at or below {t:g}"
         return f"{self.metric} {what}"
@@ -234,10 +256,12 @@ class Condition:
     def requirement(self) -> str:
         """What must hold for PASS, e.g. ``lower bound >= -1.0 pts``."""
         side = {"lower": "lower bound", "upper": "upper bound", "point": "observed"}[self.bound]
-        op = {"max_drop": ">=", "min_gain": ">", "max_increase": "<=", "max": "<="}[self.threshold_key]
+        op = {"max_drop": ">=", "min_gain": ">", "max_increase": "<=", "max": "<=", "min": ">="}[self.threshold_key]
         extra = ""
         if self.threshold_key == "min_gain" and self.test != "none" and self.bound != "point":
             extra = f" and {TEST_NAMES[self.test]} significant"
+        if self.kind == JUDGE and int(self.options.get("min_items", 1)) > 1:
+            extra = f" on >= {int(self.options['min_items']):,} labelled items"
         return f"{side} {op} {format_value(self.limit, self.unit, metric=self.metric)}{extra}"
 
 
@@ -493,24 +517,27 @@ class _Parser:
             raise self.fail(place, f"key '{tkey}' must not be negative (it is an amount; the "
                             f"direction is in its name); got {_show(c[tkey])}",
                             section=sec, index=index, key=tkey)
+        if kind == JUDGE and threshold > 1:
+            raise self.fail(place, f"key 'min' is an agreement coefficient, at most 1 (e.g. min = 0.6); got "
+                            f"{_show(c[tkey])}", section=sec, index=index, key=tkey)
         if kind in (PAIRED, RANKING) and threshold >= 1:
             raise self.fail(place, f"key '{tkey}' is a difference of fractions and must be below 1 "
                             f"(0.01 is one point); got {_show(c[tkey])}",
                             section=sec, index=index, key=tkey)
 
-        conservative = "lower" if kind in (PAIRED, RANKING) else "upper"
+        conservative = "lower" if kind in (PAIRED, RANKING, JUDGE) else "upper"
         bound = self._choice(c, "bound", ("lower", "upper", "point"), place, sec, index,
-                             default=conservative)
+                             default="point" if kind == JUDGE else conservative)
         if bound not in (conservative, "point"):
             raise self.fail(place, f"key 'bound' = {_show(bound)} does not fit {tkey}: it is judged on "
                             f"the {conservative} bound of the interval (or 'point', the observed value "
                             f"alone)", section=sec, index=index, key="bound")
-        if kind in (COST, LATENCY):
+        if kind in (COST, LATENCY, JUDGE):
             if c.get("test", "none") != "none":
                 raise self.fail(place, f"key 'test' does not apply to a {metric} condition (it is judged "
                                 f"on its bootstrap interval; tests are for success and ranking "
                                 f"conditions); got {_show(c['test'])}", section=sec, index=index, key="test")
-            if c.get("interval", "bootstrap") != "bootstrap":
+            if kind != JUDGE and c.get("interval", "bootstrap") != "bootstrap":
                 raise self.fail(place, f"key 'interval' must be \"bootstrap\" for a {metric} condition "
                                 f"(the only interval for it); got {_show(c['interval'])}",
                                 section=sec, index=index, key="interval")
@@ -556,6 +583,17 @@ class _Parser:
                                                default="skip")
             options["relevance_threshold"] = self._number(c, "relevance_threshold", place, sec, index,
                                                           default=1.0)
+        if kind == JUDGE:
+            items = self._integer(c, "min_items", place, sec, index, default=1)
+            if items < 1:
+                raise self.fail(place, f"key 'min_items' must be a whole number >= 1; got {_show(items)}",
+                                section=sec, index=index, key="min_items")
+            options["min_items"] = items
+            positive = self._text(c, "positive", place, sec, index, required=False)
+            if positive is not None:
+                options["positive"] = positive
+            options["level"] = self._choice(c, "level", ("auto", "nominal", "ordinal", "interval"), place, sec,
+                                            index, default="auto")
         if kind == LATENCY:
             from ..metrics.cost import PERCENTILE_METHODS
 
@@ -581,6 +619,8 @@ class _Parser:
             return RANKING, k, None
         if metric in COST_METRICS:
             return COST, None, None
+        if metric in JUDGE_METRICS:
+            return JUDGE, None, None
         m = _LATENCY.match(metric)
         if m:
             q = float(m.group(1))
@@ -590,7 +630,7 @@ class _Parser:
                                 key="metric")
             return LATENCY, None, q
         known = ["success", "ndcg@10", "p@10", "r@10", "hit@10", "mrr", "map", "cost_per_success",
-                 "cost_per_request", "latency_p95"]
+                 "cost_per_request", "latency_p95", *JUDGE_METRICS]
         raise self.fail(place, f"key 'metric' names an unknown metric {_show(metric)}"
                         f"{self._suggest(metric, known)}; known: {KNOWN_METRICS_TEXT}",
                         section="condition", index=index, key="metric")

@@ -153,7 +153,7 @@ def test_a_sample_that_failed_and_dict_scores(fixture_path, tmp_path):
     assert np.isnan(frame.loc[first, "includes"])
     assert set(frame["match.accuracy"].dropna()) <= {0.0, 1.0} and set(frame["match.f1"].dropna()) == {0.25}
     assert any("status is 'error'" in n for n in table.notes)
-    assert any("1 samples ended with an error" in n for n in table.notes)
+    assert any("1 of 12 samples ended with an error (column 'error'): sample " in n for n in table.notes)
 
 
 def test_text_scores_each_sample_and_epoch(fixture_path):

@@ -108,33 +108,60 @@ def test_lmeval_results_json_alone(fixture_path):
 
 
 def test_lmeval_models_compare_paired_by_task_and_doc_as_the_csv(fixture_path, tmp_path):
+    """Each task compared on its own metric (acc for arith_mc, exact_match for arith_gen) equals
+    the same data as CSV; the files of both tasks stacked get no pooled 'outcome' (issue 22)."""
     files = _lmeval_files(fixture_path, "dummy-seed1") + _lmeval_files(fixture_path, "dummy-seed2")
     table = load_many(files)
     folder = load_table(fixture_path("lmeval"))  # the output folder: one sub-folder per model
     assert len(folder.frame) == len(table.frame) == 24 and folder.panel == "compare"
-    csv_path = tmp_path / "same.csv"
-    with open(csv_path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "item", "outcome"])
-        for path in files:
-            model = os.path.basename(os.path.dirname(path))
-            task = "arith_mc" if "arith_mc" in path else "arith_gen"
-            for line in open(path):
-                r = json.loads(line)
-                writer.writerow([model, f"{task}/{r['doc_id']}", r["acc" if task == "arith_mc" else "exact_match"]])
-    options = compare.Options(system="model", item="item", outcome="outcome", resamples=1000)
     for loaded in (table, folder):
-        ours = compare.run(loaded, options)
+        assert "outcome" not in loaded.frame.columns and "outcome" not in loaded.roles
+        (note,) = [n for n in loaded.notes if "scored by different metrics" in n]
+        assert "exact_match: arith_gen" in note and "acc: arith_mc" in note
+    (reported,) = [json.load(open(p))["results"] for p in
+                   glob.glob(os.path.join(fixture_path("lmeval"), "dummy-seed1", "results_*.json"))]
+    for task, metric in (("arith_mc", "acc"), ("arith_gen", "exact_match")):
+        paths = [p for p in files if f"samples_{task}_" in p]
+        ours_table = load_many(paths)
+        assert "outcome" in ours_table.frame.columns  # one metric: the outcome is that metric
+        csv_path = tmp_path / f"{task}.csv"
+        with open(csv_path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["model", "item", "outcome"])
+            for path in paths:
+                model = os.path.basename(os.path.dirname(path))
+                for line in open(path):
+                    r = json.loads(line)
+                    writer.writerow([model, f"{task}/{r['doc_id']}", r[metric]])
+        options = compare.Options(system="model", item="item", outcome="outcome", resamples=1000)
+        ours = compare.run(ours_table, options)
         theirs = compare.run(load_table(csv_path), options)
         assert [r["value"] for r in ours.records] == pytest.approx([r["value"] for r in theirs.records])
-        assert ours.find("diff")[0]["n"] == 12
-    # one model: accuracy per task as groups, as lm-eval's own results file says
-    one = load_many(_lmeval_files(fixture_path, "dummy-seed1"))
-    result = aggregate.run(one, aggregate.Options(outcome="outcome", group="task_name"))
-    (results_path,) = glob.glob(os.path.join(fixture_path("lmeval"), "dummy-seed1", "results_*.json"))
-    reported = json.load(open(results_path))["results"]
-    micro = result.find("micro")[0]["value"]
-    assert micro == pytest.approx((reported["arith_mc"]["acc,none"] + reported["arith_gen"]["exact_match,none"]) / 2)
+        assert ours.find("diff")[0]["n"] == 6
+        # one model, one task: the rate is lm-eval's own number in its results file
+        one = load_table([p for p in paths if "dummy-seed1" in p][0])
+        rate = aggregate.run(one, aggregate.Options(outcome="outcome", group="task_name"))
+        assert rate.find("micro")[0]["value"] == pytest.approx(reported[task][f"{metric},none"])
+    # naming a metric on the stacked tasks: the other task's rows are empty, refused by name
+    with pytest.raises(DataError, match="acc"):
+        compare.run(table, compare.Options(system="model", item="item", outcome="acc"))
+
+
+def test_two_lmeval_model_folders_stack(fixture_path, capsys):
+    """Issue 22 item 5: two output folders given side by side (each a stack of its files)."""
+    seed1, seed2 = fixture_path("lmeval", "dummy-seed1"), fixture_path("lmeval", "dummy-seed2")
+    table = load_many([seed1, seed2])
+    assert len(table.frame) == 24
+    assert set(table.frame["file"]) == {f"dummy-seed{s}/{os.path.basename(p)}" for s in (1, 2)
+                                        for p in _lmeval_files(fixture_path, f"dummy-seed{s}")}
+    assert set(table.frame["model"]) == {"dummy-seed1", "dummy-seed2"}
+    code = cli_main(["text", seed1, seed2, "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    records = json.loads(out.out)["results"]
+    em = {(r["system"], r["group"]): r for r in records if r["metric"] == "exact_match"}
+    assert set(em) == {("dummy-seed1", "arith_gen"), ("dummy-seed2", "arith_gen")}
+    assert {r["n"] for r in em.values()} == {6}
 
 
 def test_a_folder_without_results_is_still_refused(tmp_path):

@@ -34,9 +34,38 @@ def load_many(paths: Sequence[str], *, sheet: str | None = None, progress: Any =
     return combine(tables)
 
 
+def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
+    """Inspect logs of the same run (an .eval log and its .json conversion share the eval id):
+    each run read once, from its first file (an .eval before a .json), and a note names both."""
+    kept: dict[str, Any] = {}
+    out, notes = [], []
+    order = sorted(range(len(tables)), key=lambda i: (not tables[i].path.endswith(".eval"), i))
+    dropped = set()
+    for i in order:
+        t = tables[i]
+        if t.format != "inspect" or "eval_id" not in t.frame.columns or not len(t.frame):
+            continue
+        run = str(t.frame["eval_id"].iloc[0])
+        if run in kept:
+            first = kept[run]
+            notes.append(f"{t.name} is the same run as {first.name} (eval id {run}, "
+                         f"{len(t.frame)} samples x epochs): the run is read once, from "
+                         f"{first.name}.")
+            dropped.add(i)
+        else:
+            kept[run] = t
+    out = [t for i, t in enumerate(tables) if i not in dropped]
+    return out, notes
+
+
 def combine(tables: Sequence[Any]):
     from workbench.io.loader import LoadedTable
 
+    tables, same = _same_runs(tables)
+    if len(tables) == 1:
+        import dataclasses
+
+        return dataclasses.replace(tables[0], notes=tuple(same) + tables[0].notes)
     first = tables[0]
     names = [t.name for t in tables]
     columns = list(first.frame.columns)
@@ -53,17 +82,32 @@ def combine(tables: Sequence[Any]):
     system = next((c for c, r in first.roles.items() if r == "system"), None)
     if system is None and "system" in columns:
         system = "system"
-    notes = [f"{len(tables)} files stacked into one table of "
+    notes = same + [f"{len(tables)} files stacked into one table of "
              f"{sum(len(t.frame) for t in tables):,} rows (column 'file' names each row's file): "
              + ", ".join(names) + "."]
     frames = []
     clash = system is not None and _clash(tables, system)
+    row_names: list[str] = []
     for t in tables:
         frame = t.frame.copy()
-        frame.insert(0, "file", text_array([t.name] * len(frame)))
+        stacked = " + " in t.path or os.path.isdir(t.path)
+        if "file" in frame.columns and stacked:
+            # a stack already (a folder of files): each row keeps its file, under the folder's name
+            files = frame.pop("file")
+            frame.insert(0, "file", text_array([f"{t.name}/{f}" for f in files]))
+        elif "file" in frame.columns:
+            raise DataError(f"File '{t.path}' has a column named 'file', which the stacked table "
+                            "uses for each row's file; rename that column to stack it with others.")
+        else:
+            frame.insert(0, "file", text_array([t.name] * len(frame)))
         if clash:
             frame[system] = text_array([t.name] * len(frame))
         frames.append(frame)
+        if t.row_names is not None:
+            row_names += [f"{name} of {t.name}" for name in t.row_names]
+        else:
+            row_names += [f"{t.line_word} {line} of {t.name}"
+                          for line in t.lines_of(range(len(t.frame)))]
     if clash:
         notes.append(f"Two files share a system name in column '{system}', so each file's name is "
                      "its system instead.")
@@ -78,16 +122,47 @@ def combine(tables: Sequence[Any]):
         notes += [f"{t.name}: {n}" for n in t.notes if n not in said]
         said.update(t.notes)
     roles = dict(first.roles)
+    for t in tables[1:]:  # a column with a role in some files only (the 'error' of one log)
+        roles.update({c: r for c, r in t.roles.items() if c not in roles})
     panel = _PANEL_FOR_SEVERAL.get(first.format, first.panel)
     if first.format == "inspect":
         roles, extra = _inspect_pairs(frame, roles)
         notes += extra
+    if first.format == "lm_eval_samples":
+        frame, roles, extra = _lmeval_outcome(frame, roles, tables)
+        notes += extra
+        if extra and "output_type" in frame.columns and (frame["output_type"] == "generate_until").any():
+            panel = "text"  # no pooled outcome to compare: the text metrics, per task, are the answer
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
     return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
                        format=first.format, row_lines=np.arange(1, len(frame) + 1),
                        roles=roles, panel=panel, row_word="row",
-                       encoding=first.encoding)
+                       encoding=first.encoding, row_names=row_names)
+
+
+def _lmeval_outcome(frame: pd.DataFrame, roles: dict[str, str], tables: Sequence[Any]):
+    """lm-eval files of tasks scored by different metrics (acc, exact_match), or some by none,
+    get no pooled 'outcome' column: a mean over it would average different metrics."""
+    if "outcome" not in frame.columns:
+        return frame, roles, []
+    metric = frame["outcome_metric"].fillna("") if "outcome_metric" in frame.columns \
+        else pd.Series([""] * len(frame))
+    tasks: dict[str, list[str]] = {}
+    for m, task in zip(metric, frame["task_name"]):
+        listed = tasks.setdefault(m or "no 0/1 metric", [])
+        if task not in listed:
+            listed.append(task)
+    if len(tasks) <= 1:
+        return frame, roles, []
+    frame = frame.drop(columns=[c for c in ("outcome", "outcome_metric") if c in frame.columns])
+    roles = {c: r for c, r in roles.items() if c != "outcome"}
+    listed = "; ".join(f"{m}: {', '.join(ts)}" for m, ts in tasks.items())
+    return frame, roles, [
+        f"The tasks are scored by different metrics ({listed}), so no pooled 'outcome' column is "
+        "made: a mean over it would average different metrics. Compare or aggregate one metric "
+        "at a time, on the samples files of the tasks it scores (a metric's column is empty on "
+        "the other tasks' rows)."]
 
 
 def _clash(tables: Sequence[Any], system: str) -> bool:
@@ -103,7 +178,7 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
         return False
     roles = tables[0].roles
     keys = [c for c, r in roles.items() if r in ("item", "task", "query", "doc")]
-    keys += [c for c in ("epoch",) if c in tables[0].frame.columns]
+    keys += [c for c in ("epoch", "task_name") if c in tables[0].frame.columns]
     if not keys:
         return True
     stacked = pd.concat([t.frame[[system, *keys]].assign(_file=i) for i, t in enumerate(tables)],
@@ -115,6 +190,25 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
 def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
     """Inspect logs compared: items are samples (with their epoch when there are several)."""
     roles = {c: r for c, r in roles.items() if r != "task"}
+    tasks = list(dict.fromkeys(frame["task_name"])) if "task_name" in frame.columns else []
+    if len(tasks) > 1:  # sample ids repeat across tasks: items and clusters carry the task
+        at = list(frame.columns).index("sample_id") + 1
+        frame.insert(at, "task_sample", text_array([f"{t}/{s}" for t, s in
+                                                    zip(frame["task_name"], frame["sample_id"])]))
+        epochs = "item" in frame.columns
+        if epochs:
+            frame["item"] = text_array([f"{ts} (epoch {e})" for ts, e in
+                                        zip(frame["task_sample"], frame["epoch"])])
+        else:
+            frame.insert(at + 1, "item", frame["task_sample"].copy())
+        roles.update({"item": "item", "task_name": "group",
+                      **({"task_sample": "cluster"} if epochs else {})})
+        return roles, [f"The logs hold {len(tasks)} tasks ({', '.join(tasks[:6])}"
+                       f"{' ...' if len(tasks) > 6 else ''}), whose sample ids may repeat: items "
+                       "are task/sample" + (" and epoch" if epochs else "") + " (column 'item')"
+                       + ("; the bootstrap resamples whole samples (cluster 'task_sample')"
+                          if epochs else "") + "; pass@k's task column is 'task_sample', not "
+                       "'sample_id'; the text metrics are per task (column 'task_name')."]
     if "item" in frame.columns:  # several epochs: the reader's sample-and-epoch ids
         frame["item"] = text_array([f"{s} (epoch {e})" if e == e else s for s, e in
                                     zip(frame["sample_id"], frame["epoch"])])
@@ -140,8 +234,9 @@ def with_roles(options: Any, table: Any) -> tuple[Any, list[str]]:
     for column, role in table.roles.items():
         by_role.setdefault(role, column)
     changes, notes = {}, []
+    own = getattr(type(options), "FIELD_ROLES", {})  # an analysis's own reading of a role
     for f in dataclasses.fields(options):
-        role = _FIELD_ROLE.get(f.name, f.name)
+        role = own.get(f.name) or _FIELD_ROLE.get(f.name, f.name)
         if getattr(options, f.name) is None and role in by_role \
                 and isinstance(f.default, type(None)):
             changes[f.name] = by_role[role]
@@ -160,9 +255,22 @@ def folder_files(folder: str) -> list[str]:
 
     for pattern in FOLDER_PATTERNS:
         found = sorted(glob.glob(os.path.join(glob.escape(folder), "**", pattern), recursive=True))
+        if found and pattern == "*.eval":  # Inspect's .json logs beside them (the same runs, or others)
+            found += [p for p in sorted(glob.glob(os.path.join(glob.escape(folder), "**", "*.json"),
+                                                  recursive=True)) if _is_inspect_json(p)]
         if found:
             return found
     return []
+
+
+def _is_inspect_json(path: str) -> bool:
+    """An Inspect .json log, from its first bytes (its "version" and "eval" keys)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "ignore")
+    except OSError:
+        return False
+    return head.lstrip().startswith("{") and '"eval"' in head and '"version"' in head
 
 
 def load_folder(folder: str, shown: str, progress: Any = None):

@@ -44,6 +44,9 @@ def detect_and_load(data: bytes, path: str, shown: str):
         raise almost(shown, 1, f"starts with {short(first)}" if first else "is empty",
                      "JSON (an object or array) or JSON Lines (one object per line)")
     prefix = data[:200_000].decode("utf-8", "ignore") if _maybe_text(data) else ""  # for sniffing
+    header = _promptfoo_csv_header(prefix)
+    if header is not None:
+        return promptfoo.load_csv(data, path, shown, promptfoo.csv_names(header), header)
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind, data)
@@ -66,8 +69,22 @@ def may_claim(head: bytes, path: str) -> bool:
     if head[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
         return True
     prefix = head[:200_000].decode("utf-8", "ignore") if _maybe_text(head) else ""
-    return (trec.sniff(prefix, path) is not None or trec.announced(path) is not None
+    return (_promptfoo_csv_header(prefix) is not None or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
             or trec.headed(prefix) is not None)
+
+
+def _promptfoo_csv_header(prefix: str) -> list[str] | None:
+    """The header fields of promptfoo's CSV export (repeated Status, Score... per provider)."""
+    import csv
+
+    first = prefix.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if "," not in first or "Status" not in first or "[" not in first:
+        return None
+    try:
+        header = next(csv.reader([first]))
+    except (csv.Error, StopIteration):
+        return None
+    return header if promptfoo.csv_names(header) is not None else None
 
 
 def _maybe_text(data: bytes) -> bool:

@@ -132,6 +132,8 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     errors = [_error(s.get("error")) for s in samples]
     if any(errors):
         columns["error"] = text_column(errors)
+    if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
+        columns["eval_id"] = text_column([str(spec["eval_id"])] * n)
     frame = pd.DataFrame(columns)
     for key in ("input_tokens", "output_tokens", "total_tokens"):
         if frame[key].notna().all() and (frame[key] == frame[key].round()).all():
@@ -152,14 +154,21 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     if status and status != "success":
         notes.append(f"The log's status is '{status}': it may not hold every sample.")
     if any(errors):
-        notes.append(f"{sum(map(bool, errors))} samples ended with an error (column 'error').")
+        failed = [f"sample {sid} (epoch {e})" for sid, e, err in
+                  zip(frame["sample_id"], frame["epoch"], errors) if err]
+        notes.append(f"{len(failed)} of {n} samples ended with an error (column 'error'): "
+                     + ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
+                     + "; as Inspect does, the analyses leave them out of their numbers unless "
+                     "told to count them as failures (--errored failure).")
     roles = {"sample_id": "task", "model": "system", "output": "prediction", "target": "reference",
-             "total_time": "latency", **({"item": "item"} if epochs > 1 else {})}
+             "total_time": "latency", **({"item": "item"} if epochs > 1 else {}),
+             **({"error": "error"} if any(errors) else {})}
     if success:
         roles[success] = "success"
+    names = [f"sample {sid} (epoch {e})" for sid, e in zip(frame["sample_id"], frame["epoch"])]
     return table(frame, path, fmt=FORMAT, notes=notes,
                  row_lines=np.arange(1, n + 1, dtype=np.int64), roles=roles, panel="passk",
-                 row_word="row")
+                 row_word="row", row_names=names)
 
 
 def _binary(column: Any) -> bool:

@@ -96,6 +96,31 @@ def _model_of(results: dict | None, path: str) -> str:
     return os.path.basename(os.path.dirname(os.path.abspath(path))) or "model"
 
 
+#: lm-eval's output types whose rows hold generated text (the others hold log-likelihoods).
+GENERATION = ("generate_until",)
+#: Per-document metrics of loglikelihood_rolling tasks: (log-likelihood, count) pairs, the count's name.
+_ROLLING_PAIRS = {"word_perplexity": "words", "byte_perplexity": "bytes", "bits_per_byte": "bytes"}
+
+
+def output_type(results: dict | None, task: str, record: dict) -> str:
+    """The task's output type: from the results file's task configuration, else from the shape of
+    a sample's requests (generation arguments, several choices, a text alone, or a pair)."""
+    config = ((results or {}).get("configs") or {}).get(task) or {}
+    if isinstance(config.get("output_type"), str):
+        return config["output_type"]
+    arguments = record.get("arguments")
+    args = list(arguments.values()) if isinstance(arguments, dict) else arguments
+    if not isinstance(args, list) or not args:
+        return "unknown"
+    args = [list(a.values()) if isinstance(a, dict) else (a if isinstance(a, list) else [a])
+            for a in args]
+    if any(len(a) > 1 and isinstance(a[1], dict) for a in args):
+        return "generate_until"
+    if len(args) > 1:
+        return "multiple_choice"
+    return "loglikelihood_rolling" if len(args[0]) == 1 else "loglikelihood"
+
+
 def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
     """One row per document; a task with several filters (gsm8k's strict-match and
     flexible-extract) gives one column per metric and filter (``exact_match,strict-match``, as
@@ -128,11 +153,13 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
     keys = list(docs)
     n = len(keys)
     heads = [next(iter(docs[k].values())) for k in keys]
+    types = {t: output_type(results, t, head) for (t, _), head in zip(keys, heads)}
     columns: dict[str, Any] = {
         "model": text_column([model] * n),
         "task_name": text_column([t for t, _ in keys]),  # not "task": pass@k's role
         "doc_id": text_column([d for _, d in keys]),
         "item": text_column([f"{t}/{d}" for t, d in keys]),
+        "output_type": text_column([types[t] for t, _ in keys]),
         "target": text_column([_plain(r.get("target")) for r in heads]),
         "prompt": text_column([_prompt(r.get("arguments")) for r in heads]),
     }
@@ -140,6 +167,7 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
         columns["filter"] = text_column([filters[0]] * n)
     kinds: dict[str, str] = {}
     metric_columns: list[str] = []
+    renamed: dict[str, str] = {}
     for name in filters:
         suffix = f",{name}" if several else ""
         rows = [docs[k].get(name, {}) for k in keys]
@@ -148,17 +176,19 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
         for metric in metric_names:
             values = [r.get(metric) for r in rows]
             values = [v[0] if isinstance(v, list) and len(v) == 1 else v for v in values]
-            column, kind = typed_column(values)
-            col = f"{metric}{suffix}"
-            col = col if col not in columns else f"metric.{col}"
-            columns[col] = column
-            kinds[col] = kind
-            metric_columns.append(col)
+            for col, vals in _metric_columns(metric, values, renamed):
+                column, kind = typed_column(vals)
+                col = f"{col}{suffix}"
+                col = col if col not in columns else f"metric.{col}"
+                columns[col] = column
+                kinds[col] = kind
+                metric_columns.append(col)
     frame = pd.DataFrame(columns)
     success = next((m for m in metric_columns if kinds.get(m) in ("bool", "int", "float")
                     and np.isin(np.asarray(frame[m], dtype=float), (0.0, 1.0)).all()), None)
     if success is not None:  # one outcome column for every task (acc, exact_match...)
         frame["outcome"] = np.asarray(frame[success], dtype=np.float64)
+        frame["outcome_metric"] = text_column([success] * n)
     notes = [f"Read as lm-evaluation-harness samples (task '{task}', model '{model}'"
              + (f" from {os.path.basename(results_path)}" if results_path else
                 " from the folder name") + f"): {n} documents, one row each"
@@ -166,15 +196,54 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
              + "; metrics " + ", ".join(f"'{m}'" for m in metric_names) + "; doc ids kept as text"
              + (f"; column 'outcome' is '{success}', the first 0/1 metric" if success else "")
              + "."]
+    kinds_of = dict.fromkeys(types.values())
+    if any(k not in GENERATION for k in kinds_of):
+        notes.append(f"Output type {', '.join(kinds_of)} (column 'output_type'): only "
+                     f"{' and '.join(GENERATION)} rows hold generated text in 'response'; the "
+                     "others hold the model's log-likelihoods there, and the text metrics leave "
+                     "them out.")
+    notes += [renamed[m] for m in renamed]
     if results:
         notes += config_notes(results, os.path.basename(results_path))
     roles = {"item": "item", "model": "system", "task_name": "group", "target": "reference",
-             ("response" if not several else f"response,{filters[0]}"): "prediction"}
+             ("response" if not several else f"response,{filters[0]}"): "prediction",
+             "output_type": "output_type"}
     if success:
         roles["outcome"] = "success"
     row_lines = np.array([first_line[k] for k in keys], dtype=np.int64)
     return table(frame, path, fmt=SAMPLES, notes=notes, row_lines=row_lines, roles=roles,
                  panel="aggregate", row_word="line")
+
+
+def _metric_columns(metric: str, values: list[Any], renamed: dict[str, str]):
+    """A metric's column(s) as lm-eval logs them per document.  Its per-document 'perplexity'
+    (loglikelihood tasks) is the target's log-likelihood, not a perplexity: the column is named
+    ``perplexity.loglikelihood``.  The rolling metrics (word_perplexity, byte_perplexity,
+    bits_per_byte) are (log-likelihood, count) pairs: two columns each."""
+    if metric == "perplexity":
+        renamed[metric] = ("Column 'perplexity.loglikelihood' holds lm-eval's per-document "
+                           "'perplexity' entry, which is the log-likelihood of the target (a "
+                           "negative number), not a perplexity; lm-eval's perplexity is "
+                           "exp(-mean) of it over the documents.")
+        return [("perplexity.loglikelihood", values)]
+    count = _ROLLING_PAIRS.get(metric)
+    if count and values and all(isinstance(v, list) and len(v) == 2 or v is None for v in values):
+        renamed[metric] = (f"lm-eval logs '{metric}' per document as a (log-likelihood, {count}) "
+                           f"pair: columns '{metric}.loglikelihood' and '{metric}.{count}' (its "
+                           f"corpus value is computed from their sums, not from a mean of rows).")
+        return [(f"{metric}.loglikelihood", [None if v is None else _num(v[0]) for v in values]),
+                (f"{metric}.{count}", [None if v is None else _num(v[1]) for v in values])]
+    return [(metric, values)]
+
+
+def _num(value: Any) -> Any:
+    """A number lm-eval may have written as text ("-0.83"): as a float where it reads as one."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
 
 
 def load_results(value: dict, path: str, shown: str):

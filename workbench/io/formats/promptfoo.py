@@ -10,6 +10,7 @@ prompt when the config has several prompts: the pairing key for Compare), ``desc
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -59,9 +60,10 @@ def load(value: dict, path: str, shown: str):
 
     tests = [render_json_value(r.get("testIdx", "")) for r in rows]
     prompts = [prompt(r) for r in rows]
+    providers, same_name = _distinct_providers([provider(r) for r in rows], tests, prompts, rows)
     several_prompts = len(set(prompts)) > 1  # promptIdx counts prompt x provider, not prompts
     columns: dict[str, Any] = {
-        "provider": text_column([provider(r) for r in rows]),
+        "provider": text_column(providers),
         "prompt": text_column(prompts),
         "test": text_column(tests),
         "item": text_column([f"{t} / {p}" if several_prompts else t for t, p in zip(tests, prompts)]),
@@ -89,6 +91,9 @@ def load(value: dict, path: str, shown: str):
         columns[f"named.{name}"], _ = typed_column(
             [_number((r.get("namedScores") or {}).get(name)) for r in rows])
     columns["reason"] = text_column([_reason(r) for r in rows])
+    errors = [_provider_error(r) for r in rows]
+    if any(errors):
+        columns["error"] = text_column(errors)
     frame = pd.DataFrame(columns)
     providers = list(dict.fromkeys(frame["provider"]))
     notes = [f"Read as promptfoo results ({len(providers)} provider"
@@ -99,13 +104,117 @@ def load(value: dict, path: str, shown: str):
     if several_prompts:
         notes.append("The config has several prompts: items pair a test with a prompt "
                      "(column 'item').")
+    if same_name:
+        notes.append(f"Several providers share a name ({', '.join(repr(x) for x in same_name)}): "
+                     "each is told apart by its order in the config (promptfoo's promptIdx), "
+                     "as '<name> #1', '<name> #2'...; give them labels to name them.")
     missing = int(np.isnan(np.asarray(columns["cost"], dtype=float)).sum())
     if missing:
         notes.append(f"{missing} rows have no cost.")
+    names = [f"test {t}{f' / {p}' if several_prompts else ''} of '{v}'"
+             for t, p, v in zip(frame["test"], frame["prompt"], frame["provider"])]
+    if any(errors):
+        failed = [name for name, e in zip(names, errors) if e]
+        notes.append(f"{len(failed)} of {n} requests ended with a provider error (column 'error'; "
+                     f"promptfoo's failureReason 2): {', '.join(failed[:5])}"
+                     f"{' ...' if len(failed) > 5 else ''}. promptfoo records a latency ("
+                     + _values(columns["latency_ms"], errors, " ms") + ") and a cost ("
+                     + _values(columns["cost"], errors, "") + ") for them that measure no answer: "
+                     "the analyses leave them out unless told to count them as failures "
+                     "(--errored failure), and never use their latency or cost.")
     roles = {"provider": "system", "item": "item", "success": "success", "cost": "cost",
-             "latency_ms": "latency", "output": "prediction"}
+             "latency_ms": "latency", "output": "prediction",
+             **({"error": "error"} if any(errors) else {})}
     return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1),
-                 roles=roles, panel="cost", row_word="row")
+                 roles=roles, panel="cost", row_word="row", row_names=names)
+
+
+#: The columns promptfoo's CSV export repeats after each "[provider] prompt" column.
+CSV_GROUP = ("Status", "Score", "Named Scores", "Grader Reason", "Comment")
+_CSV_OUTPUT = re.compile(r"\[(.+?)\] ")
+
+
+def csv_names(header: list[str]) -> list[str] | None:
+    """Unique names for the header of promptfoo's CSV export (``promptfoo eval -o results.csv``):
+    its "[provider] prompt" columns are each followed by Status, Score, Named Scores, Grader
+    Reason and Comment, so those repeat; each gets its provider's tag ("[flaky] Status").  None
+    when the header is not that export's or has no repeated name."""
+    names = [h.strip() for h in header]
+    if len(set(names)) == len(names):
+        return None
+    out, tag, seen = [], None, set()
+    for name in names:
+        match = _CSV_OUTPUT.match(name)
+        if match:
+            tag = match.group(1)
+            out.append(name)
+        elif name in CSV_GROUP and tag is not None:
+            out.append(f"[{tag}] {name}")
+        else:
+            out.append(name)
+    if tag is None or len(set(out)) != len(out):
+        return None
+    return out
+
+
+def load_csv(data: bytes, path: str, shown: str, names: list[str], header: list[str]):
+    """promptfoo's CSV export, read as any delimited file with its header's names made unique."""
+    import csv
+    import dataclasses
+    import io
+
+    from workbench.io import loader
+
+    from workbench.io.formats._common import decode
+
+    text = decode(data, shown)
+    first_end = text.index("\n") + 1 if "\n" in text else len(text)
+    line = io.StringIO()
+    csv.writer(line, lineterminator="\r\n" if text[:first_end].endswith("\r\n") else "\n") \
+        .writerow(names)
+    table = loader._load_text((line.getvalue() + text[first_end:]).encode("utf-8"), path, shown,
+                              loader._Steps(None, ""))
+    renamed = [f"'{new}'" for old, new in zip(header, names) if old.strip() != new]
+    note = (f"Read as promptfoo's CSV export: its header repeats {', '.join(CSV_GROUP)} for each "
+            f"provider, so each repeated name takes its provider's tag ({', '.join(renamed[:6])}"
+            f"{' ...' if len(renamed) > 6 else ''}); the rest of the file is read as it is.")
+    return dataclasses.replace(table, notes=(note, *table.notes))
+
+
+def _values(column: Any, errors: list[str], unit: str) -> str:
+    """The distinct values of a number column on the errored rows, as text ("1 ms", "none")."""
+    values = sorted({float(x) for x, e in zip(np.asarray(column, dtype=float), errors)
+                     if e and x == x})
+    return ", ".join(f"{x:g}{unit}" for x in values[:4]) + (" ..." if len(values) > 4 else "") \
+        if values else "none"
+
+
+def _distinct_providers(names: list[str], tests: list[str], prompts: list[str], rows: list[dict]):
+    """Provider names, made distinct where two providers share one (the same id without a
+    label, run twice with different options): several results for one test and prompt under
+    one name.  They are told apart by promptfoo's ``promptIdx`` (one per prompt x provider),
+    ranked within each (name, prompt) so that the n-th such provider is '#n' for every prompt."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for key in zip(names, tests, prompts):
+        counts[key] = counts.get(key, 0) + 1
+    shared = list(dict.fromkeys(name for (name, _, _), c in counts.items() if c > 1))
+    if not shared:
+        return names, []
+    slots: dict[tuple[str, str], list] = {}
+    for name, p, r in zip(names, prompts, rows):
+        if name in shared:
+            slot = slots.setdefault((name, p), [])
+            idx = r.get("promptIdx")
+            if idx not in slot:
+                slot.append(idx)
+    out = []
+    for name, p, r in zip(names, prompts, rows):
+        if name in shared:
+            order = sorted(slots[(name, p)], key=lambda v: (v is None, v if isinstance(v, int) else 0))
+            out.append(f"{name} #{order.index(r.get('promptIdx')) + 1}")
+        else:
+            out.append(name)
+    return out, shared
 
 
 def _number(value: Any) -> float | None:
@@ -120,6 +229,22 @@ def _output(r: dict) -> str:
     response = r.get("response") or {}
     out = response.get("output")
     return render_json_value(out) if out is not None else ""
+
+
+#: promptfoo's ResultFailureReason: 0 none, 1 an assertion failed, 2 an error (provider, grader).
+_FAILURE_ERROR = 2
+
+
+def _provider_error(r: dict) -> str:
+    """The error of a request that produced no answer to grade (a provider error): promptfoo's
+    ``failureReason`` 2, or a ``response.error``; promptfoo also puts a failed assertion's
+    reason in ``error``, which is a measurement (failureReason 1) and is not one of these."""
+    response = r.get("response") if isinstance(r.get("response"), dict) else {}
+    reason = r.get("failureReason")
+    if reason == _FAILURE_ERROR or (reason is None and response.get("error")):
+        text = r.get("error") or response.get("error") or "error"
+        return render_json_value(text)
+    return ""
 
 
 def _reason(r: dict) -> str:

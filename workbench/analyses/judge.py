@@ -1,0 +1,380 @@
+"""Can we trust the grader?  A judge's labels against people's labels, and its biases.
+
+Input: one row per item with the judge's label and one or more human labels (blank where
+nobody labelled); labels are binary (pass/fail), categories or ordinal grades.  Labels are the
+cells' exact text, like ids: "PASS" and "Pass " are two labels (a note names such near-twins).
+
+Output: raw agreement, Cohen's kappa with its asymptotic SE and interval (and linear and
+quadratic weighted kappa for ordinal labels), Gwet's AC1 and PABAK beside it, Krippendorff's
+alpha over the judge and the people and over the people alone, the confusion matrix and the
+disagreeing items; for pass/fail labels the judge's sensitivity and specificity, its pass rate
+and that rate corrected for its errors (:func:`workbench.metrics.agreement.corrected_rate`);
+with a column of verdicts on the swapped pair, position bias; with the two answers' lengths,
+length bias.  Agreement is measured against the first human column ("the people").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError, OptionError
+from ..core.numbers import format_value, plural
+from ..core.progress import NULL_PROGRESS
+from ..core.result import AnalysisResult, Table, record, signature
+from ..io import LoadedTable, guess_column, require_columns, to_float, to_text
+from ..metrics import agreement as ag
+from ..metrics.intervals import wilson_interval
+from ._common import ITEM_NAMES, base_signature, check_unique
+
+NAME = "judge"
+TITLE = "Judge"
+LEVELS = ("auto",) + ag.LEVELS
+
+JUDGE_NAMES = ("judge", "judge_label", "judge_verdict", "grader", "llm_judge", "model_grade",
+               "auto_label", "predicted_label")
+HUMAN_NAMES = ("human", "human_label", "human_verdict", "gold_label", "annotator", "label", "gold")
+POSITIVE_WORDS = ("pass", "passed", "yes", "y", "true", "t", "1", "correct", "good", "accept",
+                  "accepted", "ok", "c")
+NEGATIVE_WORDS = ("fail", "failed", "no", "n", "false", "f", "0", "incorrect", "bad", "reject",
+                  "rejected", "i")
+#: raw agreement at least this high with kappa below ``PARADOX_KAPPA``: the kappa paradox note
+PARADOX_AGREEMENT, PARADOX_KAPPA = 0.8, 0.4
+
+
+@dataclass(frozen=True)
+class Options:
+    item: str | None = None
+    judge: str | None = None
+    #: human label columns; the first is the one agreement and correction use
+    human: tuple[str, ...] | None = None
+    #: the label that means "pass" (exact text); guessed from pass/yes/true/1/correct...
+    positive: str | None = None
+    #: auto | nominal | ordinal | interval (auto: ordinal when every label is a number and
+    #: there are more than two, else nominal)
+    level: str = "auto"
+    #: the judge's verdicts (A or B) with the two answers shown in the other order
+    swap_judge: str | None = None
+    #: the lengths of answers A and B (length bias)
+    length_a: str | None = None
+    length_b: str | None = None
+
+
+def check_options(options: Options) -> None:
+    if options.level not in LEVELS:
+        raise OptionError(f"`level` must be one of {', '.join(LEVELS)}; got level={options.level!r}.")
+    if (options.length_a is None) != (options.length_b is None):
+        raise OptionError("Length bias needs both --length-a and --length-b.")
+
+
+def _column(table, given, names, role, flag, notes, required=True):
+    if given:
+        require_columns(table, [given])
+        return given
+    guess = guess_column(table, role, names)
+    if guess is not None:
+        notes.append(f"Column '{guess}' was taken as the {role} column (guessed from its name; set "
+                      f"{flag} to choose another).")
+        return guess
+    if required:
+        cols = ", ".join(map(str, table.frame.columns))
+        raise DataError(f"File '{table.name}' needs a {role} column and none of its columns looks like "
+                        f"one; name it with {flag} (its columns are: {cols}).")
+    return None
+
+
+def _as_number(label: str):
+    try:
+        value = float(label)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) else None
+
+
+def _categories(labels: list[str], positive: str | None) -> tuple[list[str], bool]:
+    """The categories in order, and whether they are numbers (numeric order)."""
+    nums = [_as_number(x) for x in labels]
+    if labels and all(v is not None for v in nums):
+        return [x for _, x in sorted(zip(nums, labels))], True
+    if positive is not None and len(labels) == 2 and positive in labels:
+        return [x for x in labels if x != positive] + [positive], False
+    return sorted(labels), False
+
+
+def _near_twins(labels: list[str]) -> list[list[str]]:
+    """Labels that differ only in case or surrounding spaces ("PASS", "Pass ")."""
+    groups: dict[str, list[str]] = {}
+    for x in labels:
+        groups.setdefault(x.strip().casefold(), []).append(x)
+    return [sorted(g) for g in groups.values() if len(g) > 1]
+
+
+def _guess_positive(labels: list[str]) -> str | None:
+    if len(labels) != 2:
+        return None
+    pos = [x for x in labels if x.strip().casefold() in POSITIVE_WORDS]
+    neg = [x for x in labels if x.strip().casefold() in NEGATIVE_WORDS]
+    if len(pos) == 1 and len(neg) == 1 and pos[0] != neg[0]:
+        return pos[0]
+    return None
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    check_options(options)
+    notes: list[str] = []
+    judge_col = _column(table, options.judge, JUDGE_NAMES, "judge", "--judge", notes)
+    humans = list(options.human or ())
+    for col in humans:
+        require_columns(table, [col])
+    bias_only = options.swap_judge is not None or options.length_a is not None
+    if not humans:
+        guess = _column(table, None, HUMAN_NAMES, "human label", "--human", notes, required=not bias_only)
+        humans = [guess] if guess and guess != judge_col else []
+    if judge_col in humans:
+        raise OptionError("The judge column cannot also be a human label column.")
+    item_col = _column(table, options.item, ITEM_NAMES, "item id", "--item", notes, required=False)
+    n_rows = len(table.frame)
+    if item_col:
+        check_unique(table, [item_col], "item id")
+        items = to_text(table, item_col)
+    else:
+        items = [f"line {x}" for x in table.lines_of(range(n_rows))]
+    lines = table.lines_of(np.arange(n_rows))
+    judge = to_text(table, judge_col)
+    records: list[dict] = []
+    tables: list[Table] = []
+    sig = base_signature(NAME)
+    sig.update({"judge": "column", "labels": "exact-text"})
+    progress.advance(0.1, "agreement")
+    if humans:
+        _agreement(table, options, judge_col, humans, judge, items, lines, records, tables, notes, sig)
+    if options.swap_judge is not None:
+        _position_bias(table, judge_col, options.swap_judge, judge, records, tables, notes, sig)
+    if options.length_a is not None:
+        _length_bias(table, judge_col, options, judge, records, notes, sig)
+    progress.advance(1.0, "done")
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+
+
+def _agreement(table, options, judge_col, humans, judge, items, lines, records, tables, notes, sig):
+    human_text = [to_text(table, c) for c in humans]
+    first = human_text[0]
+    all_labels = sorted({x for x in judge if x != ""} | {x for col in human_text for x in col if x != ""})
+    if options.positive is not None and options.positive not in all_labels:
+        raise DataError(f"File '{table.name}': no judge or human label is '{options.positive}' (--positive); "
+                        f"the labels are: {', '.join(repr(x) for x in all_labels[:12])}.")
+    for twins in _near_twins(all_labels):
+        where = [str(lines[i]) for i, x in enumerate(judge) if x in twins[1:]][:3]
+        for col in human_text:
+            where += [str(lines[i]) for i, x in enumerate(col) if x in twins[1:]][:3 - len(where)]
+        notes.append(f"Labels {', '.join(repr(x) for x in twins)} differ only in case or spaces; they are "
+                     f"kept apart as labels of their own (labels are exact text; e.g. line "
+                     f"{', '.join(where[:3])}). Correct the file if they mean the same.")
+    positive = options.positive or _guess_positive(all_labels)
+    cats, numeric = _categories(all_labels, positive)
+    level = options.level
+    if level == "auto":
+        level = "ordinal" if numeric and len(cats) > 2 else "nominal"
+    if level != "nominal" and not numeric:
+        raise DataError(f"File '{table.name}': the {level} level needs labels that are numbers (grades such as "
+                        f"1-5), so that their order is known; the labels are: "
+                        f"{', '.join(repr(x) for x in cats[:12])}.")
+    code = {c: i for i, c in enumerate(cats)}
+    j_codes = np.array([code.get(x, -1) for x in judge])
+    h_codes = np.array([code.get(x, -1) for x in first])
+    both = (j_codes >= 0) & (h_codes >= 0)
+    n = int(both.sum())
+    n_judge = int((j_codes >= 0).sum())
+    blank_judge = len(judge) - n_judge
+    unlabelled = int(((j_codes >= 0) & (h_codes < 0)).sum())
+    if n == 0:
+        raise DataError(f"File '{table.name}': no item has both a judge label (column '{judge_col}') and a "
+                        f"human label (column '{humans[0]}'), so agreement cannot be measured.")
+    k = len(cats)
+    tab = ag.confusion_table(j_codes[both], h_codes[both], k)
+    po = float(np.trace(tab)) / n
+    lo, hi = wilson_interval(int(np.trace(tab)), n)
+    records.append(record("agreement", po, n=n, ci_low=lo, ci_high=hi))
+    kappa = ag.cohens_kappa(tab)
+    records.append(record("kappa", kappa.value, n=n, ci_low=kappa.low, ci_high=kappa.high))
+    records.append(record("kappa_se", kappa.se, n=n))
+    if kappa.why:
+        notes.append(f"Cohen's kappa is undefined: {kappa.why}.")
+    elif kappa.low < -1 or kappa.high > 1:
+        notes.append(f"Kappa's normal interval ({kappa.low:.2f} to {kappa.high:.2f}) runs past the -1 to 1 "
+                     f"range: with {plural(n, 'labelled item')} the asymptotic interval is a rough guide only "
+                     f"(shown as computed, as statsmodels gives it).")
+    if level in ("ordinal", "interval"):
+        for w in ("linear", "quadratic"):
+            wk = ag.cohens_kappa(tab, weights=w)
+            records.append(record(f"kappa_{w}", wk.value, n=n, ci_low=wk.low, ci_high=wk.high))
+    ac1 = ag.gwet_ac1(tab)
+    records.append(record("ac1", ac1.value, n=n, ci_low=ac1.low, ci_high=ac1.high))
+    records.append(record("pabak", ag.pabak(tab), n=n))
+    if (kappa.value == kappa.value and po >= PARADOX_AGREEMENT and kappa.value < PARADOX_KAPPA):
+        shares = tab.sum(1) / n
+        top = cats[int(np.argmax(shares))]
+        notes.append(f"High agreement ({format_value(po, 'rate')}) with a low kappa ({kappa.value:.2f}): "
+                     f"the labels are skewed ('{top}' is {format_value(float(shares.max()), 'rate')} of the "
+                     f"judge's labels), so chance agreement is high and kappa is small (the kappa paradox); "
+                     f"AC1 ({ac1.value:.2f}) and PABAK ({ag.pabak(tab):.2f}) are less sensitive to prevalence.")
+    # Krippendorff's alpha: the judge with the people, and the people alone
+    missing = unlabelled > 0 or blank_judge > 0 or any(x == "" for col in human_text for x in col)
+    if len(humans) > 1 or missing:
+        values = np.array([float(c) for c in cats]) if numeric else np.arange(k, dtype=float)
+        alpha_level = level
+
+        def coded(col):
+            return np.array([values[code[x]] if x in code else np.nan for x in col])
+
+        data = np.vstack([coded(judge)] + [coded(col) for col in human_text])
+        a_all = ag.krippendorff_alpha(data, level=alpha_level)
+        units = int((np.isfinite(data).sum(0) >= 2).sum())
+        records.append(record("alpha", a_all, group="judge and people", n=units))
+        if len(humans) > 1:
+            people = data[1:]
+            a_people = ag.krippendorff_alpha(people, level=alpha_level)
+            records.append(record("alpha", a_people, group="people alone",
+                                  n=int((np.isfinite(people).sum(0) >= 2).sum())))
+        sig["alpha"] = f"krippendorff-{alpha_level}"
+    # confusion matrix and disagreements
+    matrix = pd.DataFrame(tab, columns=[f"human: {c}" for c in cats])
+    matrix.insert(0, "judge", cats)
+    tables.append(Table("confusion", f"Judge (rows) x people (columns), {plural(n, 'item')}", matrix,
+                        formats={c: "int" for c in matrix.columns if c != "judge"}))
+    idx = np.flatnonzero(both & (j_codes != h_codes))
+    dis = pd.DataFrame({"item": [items[i] for i in idx], "line": [int(lines[i]) for i in idx],
+                        "judge": [judge[i] for i in idx], "human": [first[i] for i in idx]})
+    tables.append(Table("disagreements", "Items where the judge and the people disagree", dis,
+                        formats={"line": "int", "judge": "text", "human": "text"}))
+    records.append(record("disagreements", int(idx.size), n=n))
+    if blank_judge:
+        notes.append(f"{plural(blank_judge, 'item')} {'has' if blank_judge == 1 else 'have'} no judge label "
+                     f"and {'is' if blank_judge == 1 else 'are'} left out.")
+    if unlabelled:
+        notes.append(f"{plural(unlabelled, 'item')} judged but not labelled by people (column "
+                     f"'{humans[0]}'): agreement is measured on the {plural(n, 'labelled item')}.")
+    sig.update({"reference": f"first-human:{humans[0]}", "humans": str(len(humans)), "level": level,
+                "agreement-ci": "wilson-95", "kappa-ci": "asymptotic-se(fleiss-cohen-everitt),normal-95",
+                "ac1-ci": "gwet-se,t(n-1)-95", "pabak": "(K*po-1)/(K-1)",
+                "weights": "linear,quadratic-on-category-order" if level != "nominal" else "none"})
+    if len(cats) == 2:
+        _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records, notes, sig)
+
+
+def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records, notes, sig):
+    if positive is None:
+        notes.append(f"Pass/fail readings need to know which label means pass (labels "
+                     f"{', '.join(repr(c) for c in cats)}); set --positive to get sensitivity, "
+                     f"specificity and the corrected pass rate.")
+        return
+    pos = cats.index(positive)
+    neg = 1 - pos
+    m1 = int(tab[:, pos].sum())   # people said pass
+    m0 = int(tab[:, neg].sum())   # people said fail
+    tp, tn = int(tab[pos, pos]), int(tab[neg, neg])
+    q1 = tp / m1 if m1 else float("nan")
+    q0 = tn / m0 if m0 else float("nan")
+    if m1:
+        lo, hi = wilson_interval(tp, m1)
+        records.append(record("sensitivity", q1, n=m1, ci_low=lo, ci_high=hi))
+    if m0:
+        lo, hi = wilson_interval(tn, m0)
+        records.append(record("specificity", q0, n=m0, ci_low=lo, ci_high=hi))
+    passes = int((j_codes == pos).sum())
+    p = passes / n_judge
+    lo, hi = wilson_interval(passes, n_judge)
+    records.append(record("judge_pass_rate", p, n=n_judge, ci_low=lo, ci_high=hi))
+    records.append(record("judge_pass_human_fail", int(tab[pos, neg]), n=int(both.sum())))
+    records.append(record("judge_fail_human_pass", int(tab[neg, pos]), n=int(both.sum())))
+    corr = ag.corrected_rate(p, q0, q1, n_judge, m0, m1)
+    if corr.why:
+        notes.append(f"The judge's pass rate cannot be corrected: {corr.why}.")
+        records.append(record("corrected_pass_rate", None, n=n_judge))
+    else:
+        records.append(record("corrected_pass_rate", corr.theta, n=n_judge, ci_low=corr.low, ci_high=corr.high))
+        share = ag.label_split(p, q0, q1, m0, m1)
+        notes.append(f"Corrected pass rate: (p + q0 - 1) / (q0 + q1 - 1) with the judge's pass rate p = "
+                     f"{format_value(p, 'rate')} on {plural(n_judge, 'item')}, specificity q0 = "
+                     f"{format_value(q0, 'rate')} on {plural(m0, 'item')} people failed and sensitivity q1 = "
+                     f"{format_value(q1, 'rate')} on {plural(m1, 'item')} people passed; its interval "
+                     f"carries the uncertainty of all three (Lee et al. 2025). More human labels narrow it "
+                     f"most when about {format_value(share, 'rate')} of them are on items people pass and "
+                     f"{format_value(1 - share, 'rate')} on items they fail.")
+        if corr.raw != corr.theta:
+            notes.append(f"The corrected rate computes to {corr.raw:.3f}, outside 0-1, and is shown clipped to "
+                         f"{format_value(corr.theta, 'rate')}: the judge's error rates measured on the "
+                         f"labelled items do not fit its pass rate on all items.")
+    sig.update({"positive": positive, "sens-spec-ci": "wilson-95",
+                "corrected": "rogan-gladen,ci:lee2025-smoothed-plugin-95,clipped[0,1]"})
+
+
+def _winners(table, column: str) -> np.ndarray:
+    """A/B verdicts as 0 (A), 1 (B), -1 (tie or blank); other values refused."""
+    text = to_text(table, column)
+    out = np.full(len(text), -1)
+    bad = []
+    for i, x in enumerate(text):
+        w = x.strip().casefold()
+        if w in ("a", "model_a", "answer_a", "first"):
+            out[i] = 0
+        elif w in ("b", "model_b", "answer_b", "second"):
+            out[i] = 1
+        elif w in ("", "tie", "draw", "equal", "both", "neither"):
+            continue
+        else:
+            bad.append(i)
+    if bad:
+        lines = table.lines_of(np.asarray(bad[:3]))
+        raise DataError(f"File '{table.name}', column '{column}': a verdict must name the winner, A or B "
+                        f"(or tie); found {', '.join(repr(text[i]) for i in bad[:3])} on line "
+                        f"{', '.join(map(str, lines))} ({plural(len(bad), 'row')} in all).")
+    return out
+
+
+def _binom_p(k: int, n: int) -> float:
+    from scipy.stats import binomtest
+
+    return float(binomtest(k, n, 0.5).pvalue) if n else float("nan")
+
+
+def _position_bias(table, judge_col, swap_col, judge, records, tables, notes, sig):
+    require_columns(table, [swap_col])
+    a = _winners(table, judge_col)
+    b = _winners(table, swap_col)  # answers swapped: B was shown first
+    both = (a >= 0) & (b >= 0)
+    pairs = int(both.sum())
+    flips = int((both & (a != b)).sum())  # the same position won both times
+    if pairs:
+        records.append(record("position_flip_share", flips / pairs, n=pairs))
+    first_wins = int((a == 0).sum() + (b == 1).sum())
+    decided = int((a >= 0).sum() + (b >= 0).sum())
+    if decided:
+        lo, hi = wilson_interval(first_wins, decided)
+        records.append(record("first_position_win_share", first_wins / decided, n=decided, ci_low=lo, ci_high=hi))
+        records.append(record("position_p", _binom_p(first_wins, decided), n=decided))
+    notes.append(f"Position bias: of {plural(pairs, 'pair')} judged in both orders, {flips} "
+                 f"({format_value(flips / pairs if pairs else float('nan'), 'rate')}) changed their winner when "
+                 f"the answers were swapped; the answer shown first won {first_wins} of {plural(decided, 'decided verdict')} "
+                 f"(exact binomial test against 50%).")
+    sig["position"] = "flip-share,first-win-share:binomial-exact"
+
+
+def _length_bias(table, judge_col, options, judge, records, notes, sig):
+    w = _winners(table, judge_col)
+    la = to_float(table, options.length_a, allow_missing=True)
+    lb = to_float(table, options.length_b, allow_missing=True)
+    ok = (w >= 0) & np.isfinite(la) & np.isfinite(lb) & (la != lb)
+    longer = np.where(la > lb, 0, 1)
+    n = int(ok.sum())
+    wins = int((ok & (w == longer)).sum())
+    if n:
+        lo, hi = wilson_interval(wins, n)
+        records.append(record("longer_win_share", wins / n, n=n, ci_low=lo, ci_high=hi))
+        records.append(record("length_p", _binom_p(wins, n), n=n))
+    notes.append(f"Length bias: on {plural(n, 'decided verdict')} between answers of different length, the "
+                 f"longer answer won {wins} ({format_value(wins / n if n else float('nan'), 'rate')}; exact "
+                 f"binomial test against 50%).")
+    sig["length"] = "longer-win-share:binomial-exact"

@@ -1,0 +1,400 @@
+"""Rubrics: a weighted average of yes/no criteria, and which criterion moved the score.
+
+Input, wide: one row per item (and per system with a system column), one column per
+criterion holding a verdict (1/0, true/false, yes/no, pass/fail, correct/incorrect, y/n, t/f;
+any case); long: item, criterion and verdict columns (and system).  A blank verdict is
+missing: by default that criterion is skipped for that item and the other weights are
+renormalised (``missing="skip"``), or it counts as a fail (``missing="fail"``).
+
+Per item the score is sum(w_i c_i) / sum(w_i) over its criteria; per system the mean score
+with a t interval; per criterion the pass rate with a Wilson interval, in the rubric's order.
+Against a baseline system (paired by item): the difference of the mean score with the paired
+tests of Compare, per criterion the paired difference with the exact sign test and McNemar,
+Holm-adjusted over the criteria, and each criterion's contribution w_i x (change of its pass
+rate) / sum(w), which adds up to the score difference when no verdict is missing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError, OptionError
+from ..core.numbers import format_value, plural
+from ..core.progress import NULL_PROGRESS, Scaled
+from ..core.result import AnalysisResult, Table, record, signature
+from ..io import LoadedTable, guess_column, require_columns, to_text
+from ..io.columns import BINARY_EXPECTED, FALSE_WORDS, TRUE_WORDS
+from ..metrics import paired as pm
+from ..metrics import significance as sg
+from ..metrics.intervals import wilson_interval
+from ._common import ITEM_NAMES, base_signature, check_unique
+
+NAME = "rubric"
+TITLE = "Rubric"
+MISSING = ("skip", "fail")
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Options:
+    item: str | None = None
+    #: wide form: the criterion columns, comma-separated, in the rubric's order
+    criteria: str | None = None
+    #: weights in the order of the criteria, comma-separated (default: equal)
+    weights: str | None = None
+    #: a rubric file (CSV: criterion, weight, optional description) instead of --weights
+    rubric: str | None = None
+    system: str | None = None
+    baseline_system: str | None = None
+    #: long form: the criterion-name and verdict columns
+    criterion: str | None = None
+    verdict: str | None = None
+    #: a blank verdict: skip (renormalise the item's weights) or fail
+    missing: str = "skip"
+    resamples: int = 10_000
+    seed: int = 12345
+
+
+def check_options(options: Options) -> None:
+    from ._checks import whole
+
+    whole("resamples", options.resamples, 1_000, 1_000_000)
+    whole("seed", options.seed, 0, 2**32 - 1)
+    if options.missing not in MISSING:
+        raise OptionError(f"`missing` must be one of {', '.join(MISSING)}; got missing={options.missing!r}.")
+    if options.weights is not None and options.rubric is not None:
+        raise OptionError("Give the weights either with --weights or in a --rubric file, not both.")
+    if (options.criterion is None) != (options.verdict is None):
+        raise OptionError("The long form needs both --criterion (the criterion column) and --verdict.")
+
+
+@dataclass(frozen=True)
+class Rubric:
+    criteria: tuple[str, ...]
+    weights: np.ndarray
+    descriptions: tuple[str, ...]
+    source: str            # equal | flag | file name
+
+
+def _split(text: str) -> list[str]:
+    return [x.strip() for x in str(text).split(",") if x.strip()]
+
+
+def _weights_from(text: str, criteria: list[str], what: str) -> np.ndarray:
+    parts = _split(text)
+    if len(parts) != len(criteria):
+        raise OptionError(f"{what} gives {plural(len(parts), 'weight')} for {plural(len(criteria), 'criterion', 'criteria')} "
+                          f"({', '.join(criteria)}); give one weight per criterion, in the same order.")
+    out = []
+    for name, p in zip(criteria, parts):
+        try:
+            w = float(p)
+        except ValueError:
+            raise OptionError(f"{what}: the weight of '{name}' must be a number; got '{p}'.") from None
+        if not math.isfinite(w) or w < 0:
+            raise OptionError(f"{what}: the weight of '{name}' must be a number >= 0; got '{p}'.")
+        out.append(w)
+    w = np.asarray(out)
+    if w.sum() <= 0:
+        raise OptionError(f"{what}: at least one weight must be above 0.")
+    return w
+
+
+def read_rubric_file(path: str) -> pd.DataFrame:
+    """A rubric file: CSV/TSV with columns criterion, weight and optionally description."""
+    from ..io import load_table
+
+    table = load_table(path)
+    cols = {str(c).strip().lower(): c for c in table.frame.columns}
+    if "criterion" not in cols or "weight" not in cols:
+        raise DataError(f"Rubric file '{Path(path).name}' needs the columns criterion and weight (and "
+                        f"optionally description); its columns are: {', '.join(map(str, table.frame.columns))}.")
+    names = to_text(table, cols["criterion"])
+    weights = to_text(table, cols["weight"])
+    desc = to_text(table, cols["description"]) if "description" in cols else [""] * len(names)
+    return pd.DataFrame({"criterion": names, "weight": weights, "description": desc})
+
+
+def _rubric(options: Options, criteria: list[str], notes: list[str]) -> Rubric:
+    if options.rubric is not None:
+        spec = read_rubric_file(options.rubric)
+        name = Path(options.rubric).name
+        listed = spec["criterion"].tolist()
+        unknown = [c for c in listed if c not in criteria]
+        if unknown:
+            raise DataError(f"Rubric file '{name}' names {plural(len(unknown), 'criterion', 'criteria')} the results "
+                            f"do not have: {', '.join(repr(c) for c in unknown)}; the results' criteria are: "
+                            f"{', '.join(repr(c) for c in criteria)}.")
+        absent = [c for c in criteria if c not in listed]
+        if absent:
+            notes.append(f"{plural(len(absent), 'criterion', 'criteria')} of the results "
+                         f"{'is' if len(absent) == 1 else 'are'} not in rubric file '{name}' and "
+                         f"{'is' if len(absent) == 1 else 'are'} left out: {', '.join(repr(c) for c in absent)}.")
+        weights = _weights_from(",".join(spec["weight"]), listed, f"Rubric file '{name}'")
+        return Rubric(tuple(listed), weights, tuple(spec["description"]), name)
+    if options.weights is not None:
+        return Rubric(tuple(criteria), _weights_from(options.weights, criteria, "--weights"),
+                      ("",) * len(criteria), "flag")
+    return Rubric(tuple(criteria), np.ones(len(criteria)), ("",) * len(criteria), "equal")
+
+
+def _verdicts(table: LoadedTable, column: str, texts=None, rows=None) -> np.ndarray:
+    """1.0 / 0.0 per cell, NaN for a blank one; anything else refused with its lines."""
+    text = to_text(table, column) if texts is None else texts
+    out = np.full(len(text), np.nan)
+    bad: dict[str, list[int]] = {}
+    for i, cell in enumerate(text):
+        word = cell.strip().lower()
+        if word == "":
+            continue
+        if word in TRUE_WORDS:
+            out[i] = 1.0
+        elif word in FALSE_WORDS:
+            out[i] = 0.0
+        else:
+            bad.setdefault(cell, []).append(i if rows is None else int(rows[i]))
+    if bad:
+        shown = []
+        for value, where in list(bad.items())[:5]:
+            lines = ", ".join(map(str, table.lines_of(np.asarray(where[:3]))))
+            shown.append(f"'{value}' (line {lines})")
+        count = sum(len(v) for v in bad.values())
+        raise DataError(f"File '{table.name}', column '{column}': a verdict must be {BINARY_EXPECTED} "
+                        f"(any case) or blank; {plural(count, 'cell')} {'is' if count == 1 else 'are'} not: "
+                        f"{', '.join(shown)}.")
+    return out
+
+
+def _collect(table: LoadedTable, options: Options, notes: list[str]):
+    """(items, systems, criteria, V) with V[s, i, c] in {1, 0, NaN}: every system's verdicts
+    on the union of items (NaN where a system has no row for an item)."""
+    sys_col = options.system
+    if sys_col:
+        require_columns(table, [sys_col])
+    item_col = options.item or guess_column(table, "item", ITEM_NAMES)
+    if options.criterion is not None:  # long form
+        require_columns(table, [options.criterion, options.verdict])
+        if item_col is None:
+            raise DataError(f"File '{table.name}' needs an item id column for the long form; name it with --item.")
+        require_columns(table, [item_col])
+        keys = [sys_col, item_col, options.criterion] if sys_col else [item_col, options.criterion]
+        check_unique(table, keys, "(system, item, criterion)" if sys_col else "(item, criterion)")
+        frame = pd.DataFrame({"item": to_text(table, item_col),
+                              "system": to_text(table, sys_col) if sys_col else "",
+                              "criterion": to_text(table, options.criterion),
+                              "v": _verdicts(table, options.verdict)})
+        criteria = list(dict.fromkeys(frame["criterion"]))
+    else:
+        if not options.criteria:
+            raise DataError(f"File '{table.name}': name the criterion columns with --criteria C1,C2,... (wide "
+                            f"form: one verdict column per criterion), or give --criterion and --verdict (long "
+                            f"form); its columns are: {', '.join(map(str, table.frame.columns))}.")
+        criteria = _split(options.criteria)
+        if len(set(criteria)) != len(criteria):
+            raise OptionError("Each criterion may be named once in --criteria.")
+        require_columns(table, criteria)
+        if item_col:
+            require_columns(table, [item_col])
+            check_unique(table, [sys_col, item_col] if sys_col else [item_col],
+                         "(system, item) pair" if sys_col else "item id")
+            items = to_text(table, item_col)
+        else:
+            if sys_col:
+                raise DataError(f"File '{table.name}': with a system column the items must be named; give the "
+                                f"item id column with --item.")
+            items = [f"line {x}" for x in table.lines_of(range(len(table.frame)))]
+        parts = [pd.DataFrame({"item": items, "system": to_text(table, sys_col) if sys_col else "",
+                               "criterion": c, "v": _verdicts(table, c)}) for c in criteria]
+        frame = pd.concat(parts, ignore_index=True)
+    systems = list(dict.fromkeys(frame["system"]))
+    item_ids = list(dict.fromkeys(frame["item"]))
+    s_code = {s: i for i, s in enumerate(systems)}
+    i_code = {s: i for i, s in enumerate(item_ids)}
+    c_code = {s: i for i, s in enumerate(criteria)}
+    V = np.full((len(systems), len(item_ids), len(criteria)), np.nan)
+    present = np.zeros((len(systems), len(item_ids)), dtype=bool)
+    si = frame["system"].map(s_code).to_numpy()
+    ii = frame["item"].map(i_code).to_numpy()
+    V[si, ii, frame["criterion"].map(c_code).to_numpy()] = frame["v"].to_numpy()
+    present[si, ii] = True
+    return item_ids, systems, criteria, V, present
+
+
+def item_scores(V: np.ndarray, weights: np.ndarray, missing: str) -> np.ndarray:
+    """sum(w_i c_i) / sum(w_i) over the criteria with a verdict (``skip``) or over all of them
+    with a blank counted as 0 (``fail``); NaN for an item with no verdict at all."""
+    w = np.asarray(weights, dtype=float)
+    if missing == "fail":
+        v = np.where(np.isnan(V), 0.0, V)
+        return (v * w).sum(-1) / w.sum()
+    have = ~np.isnan(V)
+    num = (np.where(have, V, 0.0) * w).sum(-1)
+    den = (have * w).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    check_options(options)
+    notes: list[str] = []
+    items, systems, found, V_all, present = _collect(table, options, notes)
+    rub = _rubric(options, found, notes)
+    order = [found.index(c) for c in rub.criteria]
+    V = V_all[:, :, order]
+    w = rub.weights
+    crit = list(rub.criteria)
+    named = bool(options.system)
+    base_name = options.baseline_system if options.baseline_system is not None else systems[0]
+    if named and base_name not in systems:
+        raise DataError(f"File '{table.name}', column '{options.system}' has no system '{base_name}'; its systems "
+                        f"are: {', '.join(systems)}.")
+    records: list[dict] = []
+    scores = item_scores(V, w, options.missing)            # systems x items
+    sys_rows, crit_rows, clipped = [], [], []
+    for s, name in enumerate(systems):
+        kw = {"system": name} if named else {}
+        x = scores[s][present[s] & np.isfinite(scores[s])]
+        t = pm.paired_t(x) if x.size else None
+        # the t interval of a mean of scores in [0, 1], clipped to that range (stated)
+        low = max(0.0, t.ci_low) if t and x.size > 1 else None
+        high = min(1.0, t.ci_high) if t and x.size > 1 else None
+        if t and x.size > 1 and (t.ci_low < 0 or t.ci_high > 1):
+            clipped.append(name if named else "the score")
+        records.append(record("rubric_score", float(x.mean()) if x.size else None, n=int(x.size),
+                              ci_low=low, ci_high=high, **kw))
+        sys_rows.append({**({"system": name} if named else {}), "items": int(x.size),
+                         "mean_score": float(x.mean()) if x.size else np.nan,
+                         "ci_low": np.nan if low is None else low, "ci_high": np.nan if high is None else high})
+        for c, cname in enumerate(crit):
+            v = V[s, present[s], c]
+            have = v[~np.isnan(v)] if options.missing == "skip" else np.where(np.isnan(v), 0.0, v)
+            blanks = int(np.isnan(v).sum())
+            k, m = int(have.sum()), int(have.size)
+            lo, hi = wilson_interval(k, m) if m else (np.nan, np.nan)
+            records.append(record(f"criterion_rate:{cname}", k / m if m else None, n=m, ci_low=lo, ci_high=hi, **kw))
+            crit_rows.append({**({"system": name} if named else {}), "criterion": cname, "weight": float(w[c]),
+                              "description": rub.descriptions[c], "passes": k, "items": m, "rate": k / m if m else np.nan,
+                              "ci_low": lo, "ci_high": hi, "blank": blanks})
+    if clipped:
+        notes.append(f"The t interval of the mean score runs past 0-100% for {', '.join(map(str, clipped))} "
+                     f"(few items, scores near an end) and is shown clipped to that range.")
+    total_blank = int(np.isnan(V[present]).sum()) if present.any() else 0
+    if total_blank:
+        how = ("skipped: each such item is scored on its other criteria, their weights renormalised"
+               if options.missing == "skip" else "counted as fails")
+        notes.append(f"{plural(total_blank, 'verdict')} {'is' if total_blank == 1 else 'are'} blank ({how}); the "
+                     f"per-criterion table counts them in its 'blank' column.")
+    empty = int((present & ~np.isfinite(scores)).sum())
+    if empty:
+        notes.append(f"{plural(empty, 'item')} {'has' if empty == 1 else 'have'} no verdict at all and "
+                     f"{'is' if empty == 1 else 'are'} left out of the scores.")
+    tables = [
+        Table("systems" if named else "score", "Weighted rubric score", pd.DataFrame(sys_rows), columns={
+            "mean_score": "mean over items of sum(w_i c_i) / sum(w_i)",
+            "ci_low": "t 95% interval of the mean, low", "ci_high": "t 95% interval of the mean, high"},
+            formats={"mean_score": "rate", "ci_low": "rate", "ci_high": "rate", "items": "int"}),
+        Table("criteria", "Pass rate per criterion (rubric order)", pd.DataFrame(crit_rows), columns={
+            "rate": "passes / items with a verdict" if options.missing == "skip" else "passes / items (blank = fail)",
+            "ci_low": "Wilson 95% interval, low", "ci_high": "Wilson 95% interval, high",
+            "blank": "items without a verdict on this criterion"},
+            formats={"rate": "rate", "ci_low": "rate", "ci_high": "rate", "weight": "float", "passes": "int",
+                     "items": "int", "blank": "int", "description": "text"}),
+    ]
+    sig = base_signature(NAME)
+    sig.update({"form": "long" if options.criterion else "wide", "criteria": str(len(crit)),
+                "weights": rub.source if rub.source in ("equal", "flag") else f"file:{rub.source}",
+                "w": ",".join(f"{x:g}" for x in w), "score": "sum(w*c)/sum(w)",
+                "missing": "skip-renormalise" if options.missing == "skip" else "fail",
+                "score-ci": "t-95,clipped[0,1]", "rate-ci": "wilson-95"})
+    if named and len(systems) > 1:
+        progress.advance(0.2, "paired comparisons")
+        _compare(systems, base_name, items, V, present, scores, w, crit, options, records, tables, notes, sig,
+                 progress)
+    progress.advance(1.0, "done")
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+
+
+def _compare(systems, base_name, items, V, present, scores, w, crit, options, records, tables, notes, sig, progress):
+    b = systems.index(base_name)
+    rows, crit_rows = [], []
+    others = [s for s in range(len(systems)) if s != b]
+    for step, s in enumerate(others):
+        name = systems[s]
+        kw = dict(from_=base_name, to=name)
+        both = present[b] & present[s] & np.isfinite(scores[b]) & np.isfinite(scores[s])
+        n = int(both.sum())
+        only = int((present[b] ^ present[s]).sum())
+        if only:
+            notes.append(f"'{name}' vs '{base_name}': {plural(only, 'item')} scored by only one of them "
+                         f"{'is' if only == 1 else 'are'} left out of the paired comparison ({plural(n, 'common item')}).")
+        if n == 0:
+            continue
+        lo = 0.2 + 0.8 * step / len(others)
+        ps = pm.summarize(scores[b][both], scores[s][both], resamples=options.resamples, seed=options.seed,
+                          progress=Scaled(progress, lo, lo + 0.8 / len(others)))
+        records.append(record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw))
+        records.append(record("t_test_p:rubric_score", ps.t.p, n=n, **kw))
+        records.append(record("randomization_p:rubric_score", ps.randomization.p, n=n, **kw))
+        pvals, contrib = [], []
+        for c, cname in enumerate(crit):
+            vb, vs = V[b, both, c], V[s, both, c]
+            if options.missing == "fail":
+                vb, vs = np.where(np.isnan(vb), 0.0, vb), np.where(np.isnan(vs), 0.0, vs)
+            ok = ~np.isnan(vb) & ~np.isnan(vs)
+            counts = sg.paired_counts(vb[ok], vs[ok])
+            m = counts.n
+            exact, _ = sg.sign_test(counts.wins, counts.losses)
+            _, p_mc = sg.mcnemar(counts.wins, counts.losses, correction=False)
+            delta = counts.diff if m else float("nan")
+            share = float(w[c] / w.sum())
+            rate_delta = float(np.nanmean(V[s, both, c]) - np.nanmean(V[b, both, c])) if options.missing == "skip" \
+                else float(np.mean(np.nan_to_num(V[s, both, c])) - np.mean(np.nan_to_num(V[b, both, c])))
+            contribution = share * rate_delta
+            pvals.append(exact)
+            contrib.append(contribution)
+            crit_rows.append({"from": base_name, "to": name, "criterion": cname, "weight": float(w[c]),
+                              "items": m, "wins": counts.wins, "losses": counts.losses, "diff": delta,
+                              "sign_test_p": exact, "mcnemar_p": p_mc, "p_holm": np.nan,
+                              "contribution": contribution})
+            records.append(record(f"criterion_diff:{cname}", delta, n=m, **kw))
+            records.append(record(f"contribution:{cname}", contribution, n=n, **kw))
+        adj = pm.holm(pvals)
+        for row, p_adj in zip(crit_rows[-len(crit):], adj):
+            row["p_holm"] = float(p_adj)
+            records.append(record(f"criterion_p_holm:{row['criterion']}", float(p_adj), n=row["items"], **kw))
+        residual = ps.diff - float(np.sum(contrib))
+        if abs(residual) > 1e-9:
+            notes.append(f"'{name}' vs '{base_name}': the criteria's contributions add up to "
+                         f"{format_value(float(np.sum(contrib)), 'points')} of the score difference "
+                         f"{format_value(ps.diff, 'points')}; the rest comes from blank verdicts, whose items "
+                         f"are scored on their other criteria.")
+        rows.append({"from": base_name, "to": name, "items": n, "baseline": ps.base_mean, "candidate": ps.cand_mean,
+                     "diff": ps.diff, "ci_low": ps.boot_low, "ci_high": ps.boot_high, "t_ci_low": ps.t.ci_low,
+                     "t_ci_high": ps.t.ci_high, "t_test_p": ps.t.p, "randomization_p": ps.randomization.p})
+    tables.append(Table("compared", "Rubric score against the baseline (paired by item)", pd.DataFrame(rows),
+                        columns={"diff": "candidate - baseline, mean over the common items",
+                                 "ci_low": "paired bootstrap 95% percentile interval, low",
+                                 "ci_high": "paired bootstrap 95% percentile interval, high"},
+                        formats={"baseline": "rate", "candidate": "rate", "diff": "points",
+                                 "ci_low": "points", "ci_high": "points", "t_ci_low": "points",
+                                 "t_ci_high": "points", "t_test_p": "p", "randomization_p": "p", "items": "int"}))
+    tables.append(Table("criteria_compared", "Per criterion: paired change and contribution to the score",
+                        pd.DataFrame(crit_rows), columns={
+                            "diff": "change of the pass rate over the items with both verdicts",
+                            "wins": "items the candidate passes and the baseline fails",
+                            "losses": "items the baseline passes and the candidate fails",
+                            "sign_test_p": "exact sign test, two-sided",
+                            "mcnemar_p": "McNemar chi-square, uncorrected",
+                            "p_holm": "the exact sign test's p, Holm-adjusted over the criteria",
+                            "contribution": "weight / sum of weights x change of the criterion's pass rate"},
+                        formats={"diff": "points", "contribution": "points", "sign_test_p": "p", "mcnemar_p": "p",
+                                 "p_holm": "p", "weight": "float", "items": "int", "wins": "int", "losses": "int"}))
+    sig.update({"baseline": base_name, "pairs": "by-item-id", "diff-ci": f"paired-bootstrap-percentile-95,"
+                f"bs:{options.resamples},seed:{options.seed}", "diff-tests": "t,randomization",
+                "ties": pm.TIES_SIGNATURE, "criterion-tests": "exact-sign,mcnemar-uncorrected,holm",
+                "contribution": "w_i*delta_rate_i/sum(w)"})

@@ -1,0 +1,317 @@
+"""Many runs side by side: which items flipped, which systems cannot be told apart.
+
+Input: one long table with a run (system) column, an item column and an outcome (0/1) or a
+score; several files stacked into one table (each file a run, named by its system or file name:
+see :func:`workbench.io.formats.combine`) are the usual way in.  Runs are ordered by an order
+column when one is named (a time or version), else by their first appearance (the order of
+the files).
+
+Output: the item grid (items x runs, each cell the item's outcome or score; blank where a run
+lacks the item) with flags for items that changed between consecutive runs, are wrong in every
+run or are missing from a run; per run its headline (success rate with a Wilson interval, or
+mean score with a t interval) and n; between consecutive runs and against the baseline run,
+the paired difference on the items both have (Compare's tests: exact sign test and bootstrap
+for 0/1 outcomes, randomization test and bootstrap for scores), the items gained and lost and
+the items only one of them has; tie groups of the runs as a compact letter display, from the
+randomised Tukey HSD on the items every run has (or from Holm-adjusted paired tests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError, OptionError
+from ..core.numbers import plural
+from ..core.progress import NULL_PROGRESS, Scaled
+from ..core.result import AnalysisResult, Table, record, signature
+from ..io import LoadedTable, guess_column, require_columns, to_float, to_text
+from ..metrics import paired as pm
+from ..metrics import significance as sg
+from ..metrics.intervals import wilson_interval
+from ..metrics.multiple import compact_letters, randomized_tukey_hsd
+from ._common import ITEM_NAMES, base_signature, check_unique
+
+NAME = "runs"
+TITLE = "Runs"
+GROUPS = ("tukey", "holm")
+BETTER = ("higher", "lower")
+ALPHA = 0.05
+ORDER_NAMES = ("run_time", "timestamp", "time", "created", "created_at", "date", "version")
+
+
+@dataclass(frozen=True)
+class Options:
+    item: str | None = None
+    outcome: str | None = None
+    score: str | None = None
+    system: str | None = None
+    baseline_system: str | None = None
+    #: a column that orders the runs (time or version); default: first appearance
+    order: str | None = None
+    resamples: int = 10_000
+    seed: int = 12345
+    #: randomised Tukey HSD rounds (and randomization-test rounds)
+    rounds: int = 10_000
+    #: tie groups from the randomised Tukey HSD (tukey) or Holm-adjusted paired tests (holm)
+    groups: str = "tukey"
+    better: str = "higher"
+
+
+def check_options(options: Options) -> None:
+    from ._checks import whole
+
+    whole("resamples", options.resamples, 1_000, 1_000_000)
+    whole("seed", options.seed, 0, 2**32 - 1)
+    whole("rounds", options.rounds, 1_000, 1_000_000)
+    if options.groups not in GROUPS:
+        raise OptionError(f"`groups` must be one of {', '.join(GROUPS)}; got groups={options.groups!r}.")
+    if options.better not in BETTER:
+        raise OptionError(f"`better` must be one of {', '.join(BETTER)}; got better={options.better!r}.")
+    if options.outcome and options.score:
+        raise OptionError("Give either --outcome (0/1) or --score, not both.")
+
+
+def _guess(table, given, names, role, flag, notes, required=True):
+    if given:
+        require_columns(table, [given])
+        return given
+    role_col = next((c for c, r in table.roles.items() if r == role), None) if table.roles else None
+    guess = role_col or guess_column(table, role, names)
+    if guess is not None:
+        notes.append(f"Column '{guess}' was taken as the {role} column (set {flag} to choose another).")
+        return guess
+    if required:
+        cols = ", ".join(map(str, table.frame.columns))
+        raise DataError(f"File '{table.name}' needs a{'n' if role[0] in 'aeiou' else ''} {role} column and none of "
+                        f"its columns looks like one; name it with {flag} (its columns are: {cols}).")
+    return None
+
+
+def _grid(table: LoadedTable, options: Options, notes: list[str]):
+    """Runs in order, items, the (items x runs) value grid (NaN = missing), binary or not."""
+    sys_col = options.system
+    if sys_col is None:
+        sys_col = _guess(table, None, ("system", "run", "model", "run_id"), "system", "--system", notes,
+                         required=False)
+        if sys_col is None and "file" in map(str, table.frame.columns):
+            sys_col = "file"
+            notes.append("Each stacked file is a run (column 'file').")
+    if sys_col is None:
+        raise DataError(f"File '{table.name}' has no run column; name it with --system, or give one file per run.")
+    require_columns(table, [sys_col])
+    item_col = _guess(table, options.item, ITEM_NAMES, "item", "--item", notes)
+    value_col = options.outcome or options.score
+    if value_col is None:
+        value_col = _guess(table, None, ("outcome", "success", "correct", "passed", "score", "value"),
+                           "outcome", "--outcome or --score", notes)
+    require_columns(table, [value_col])
+    check_unique(table, [sys_col, item_col], "(run, item) pair")
+    values = to_float(table, value_col, allow_missing=True)
+    if options.outcome is None and options.score is None:
+        binary = bool(np.isin(values[np.isfinite(values)], (0.0, 1.0)).all())
+    else:
+        binary = options.outcome is not None
+        if binary and not np.isin(values[np.isfinite(values)], (0.0, 1.0)).all():
+            raise DataError(f"File '{table.name}', column '{value_col}' must hold 0/1 outcomes for --outcome; "
+                            f"use --score for other numbers.")
+    systems = to_text(table, sys_col)
+    names = list(dict.fromkeys(systems))
+    if options.order:
+        require_columns(table, [options.order])
+        keys = pd.Series(to_text(table, options.order)).groupby(pd.Series(systems)).first()
+        try:
+            order_keys = pd.to_numeric(keys)
+        except (TypeError, ValueError):
+            order_keys = keys
+        names = sorted(names, key=lambda s: order_keys[s])
+        notes.append(f"Runs ordered by column '{options.order}'.")
+    frame = pd.DataFrame({"run": systems, "item": to_text(table, item_col), "y": values,
+                          "line": table.lines_of(np.arange(len(values)))})
+    blank = frame["y"].isna()
+    if blank.any():
+        notes.append(f"{plural(int(blank.sum()), 'row')} without a value in column '{value_col}' count as "
+                     f"missing for their run.")
+    grid = frame.pivot(index="item", columns="run", values="y")
+    items = list(dict.fromkeys(frame["item"]))
+    grid = grid.reindex(index=items, columns=names)
+    return names, items, grid.to_numpy(dtype=float), binary, value_col
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    check_options(options)
+    notes: list[str] = []
+    names, items, G, binary, value_col = _grid(table, options, notes)
+    k = len(names)
+    if k < 2:
+        raise DataError(f"File '{table.name}' holds {plural(k, 'run')}; runs side by side need two or more "
+                        f"(stack one file per run, or name the run column with --system).")
+    base = options.baseline_system if options.baseline_system is not None else names[0]
+    if base not in names:
+        raise DataError(f"File '{table.name}' has no run '{base}'; its runs are: {', '.join(names)}.")
+    b = names.index(base)
+    sign = 1.0 if options.better == "higher" else -1.0
+    records: list[dict] = []
+    kind_word = "success rate" if binary else "mean score"
+    progress.advance(0.05, "tie groups")
+    letters, group_rows, common_n = _tie_groups(G, names, binary, options, sign, notes,
+                                                Scaled(progress, 0.05, 0.5))
+    run_rows = []
+    for j, name in enumerate(names):
+        col = G[:, j][np.isfinite(G[:, j])]
+        m = int(col.size)
+        if binary:
+            lo, hi = wilson_interval(int(col.sum()), m) if m else (np.nan, np.nan)
+        else:
+            t = pm.paired_t(col)
+            lo, hi = (t.ci_low, t.ci_high) if m > 1 else (np.nan, np.nan)
+        value = float(col.mean()) if m else np.nan
+        records.append(record("run_rate" if binary else "run_mean", value, system=name, n=m,
+                              ci_low=None if np.isnan(lo) else lo, ci_high=None if np.isnan(hi) else hi,
+                              groups=letters.get(name) or None))
+        run_rows.append({"run": name, "items": m, "value": value, "ci_low": lo, "ci_high": hi,
+                         "groups": letters.get(name, ""), "missing": int(len(items) - m)})
+    # pairs: consecutive runs, and every run against the baseline
+    pairs = [(j - 1, j) for j in range(1, k)]
+    pairs += [(b, j) for j in range(k) if j != b and (b, j) not in pairs]
+    pair_rows = []
+    for step, (i, j) in enumerate(pairs):
+        progress.check_cancelled()
+        lo_p = 0.5 + 0.45 * step / len(pairs)
+        pair_rows.append(_pair(G, names, items, i, j, binary, options, records, notes,
+                               "consecutive" if j == i + 1 else "vs baseline",
+                               Scaled(progress, lo_p, lo_p + 0.45 / len(pairs))))
+    # the item grid, with its flags
+    grid = pd.DataFrame(G, columns=names)
+    grid.insert(0, "item", items)
+    finite = np.isfinite(G)
+    changed = np.zeros(len(items), dtype=bool)
+    for j in range(1, k):
+        both = finite[:, j] & finite[:, j - 1]
+        changed |= both & (pm.paired_differences(np.nan_to_num(G[:, j - 1]), np.nan_to_num(G[:, j])) != 0)
+    grid["changed"] = changed
+    grid["missing_in"] = [", ".join(n for n, f in zip(names, row) if not f) for row in finite]
+    if binary:
+        grid["wrong_in_every_run"] = np.all(finite & (G == 0) | ~finite, axis=1) & finite.any(axis=1)
+        grid["right_in_baseline_wrong_in_last"] = finite[:, b] & finite[:, -1] & (G[:, b] == 1) & (G[:, -1] == 0)
+    tables = [
+        Table("runs", f"Each run: {kind_word} and tie group", pd.DataFrame(run_rows), columns={
+            "value": kind_word, "ci_low": "Wilson 95% interval, low" if binary else "t 95% interval, low",
+            "ci_high": "Wilson 95% interval, high" if binary else "t 95% interval, high",
+            "groups": "compact letter display: runs that share a letter are not significantly different",
+            "missing": "items of the file that this run has no value for"},
+            formats={"value": "rate" if binary else "float", "ci_low": "rate" if binary else "float",
+                     "ci_high": "rate" if binary else "float", "items": "int", "missing": "int",
+                     "groups": "text"}),
+        Table("pairs", "Consecutive runs and each run against the baseline (paired by item)",
+              pd.DataFrame(pair_rows), columns={
+                  "diff": "to - from over the items both runs have",
+                  "ci_low": "paired bootstrap 95% percentile interval, low",
+                  "ci_high": "paired bootstrap 95% percentile interval, high",
+                  "gained": "items better in 'to'", "lost": "items worse in 'to'",
+                  "only_from": "items only 'from' has", "only_to": "items only 'to' has"},
+              formats={"diff": "points" if binary else "score_diff", "ci_low": "points" if binary else "score_diff",
+                       "ci_high": "points" if binary else "score_diff", "p_value": "p", "items": "int",
+                       "gained": "int", "lost": "int", "only_from": "int", "only_to": "int"}),
+        Table("groups", "Tie groups (pairwise p-values)", pd.DataFrame(group_rows),
+              formats={"p_value": "p", "diff": "points" if binary else "score_diff", "items": "int"}),
+        Table("grid", "Items x runs", grid, formats={n: "int" if binary else "float" for n in names}),
+    ]
+    sig = base_signature(NAME)
+    sig.update({"value": "binary" if binary else "score", "column": value_col, "runs": str(k),
+                "order": f"column:{options.order}" if options.order else "first-appearance",
+                "baseline": base, "pairs": "by-item-id,common-items",
+                "run-ci": "wilson-95" if binary else "t-95",
+                "diff-ci": f"paired-bootstrap-percentile-95,bs:{options.resamples},seed:{options.seed}",
+                "diff-test": "exact-sign" if binary else "randomization",
+                "ties": pm.TIES_SIGNATURE,
+                "groups": (f"randomised-tukey-hsd,rounds:{options.rounds},seed:{options.seed},items-in-every-run"
+                           if options.groups == "tukey" else
+                           f"holm-over-paired-{'sign' if binary else 'randomization'}-tests"),
+                "letters": "insert-absorb,alpha:0.05", "better": options.better})
+    progress.advance(1.0, "done")
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
+                          json_tables=("grid",))
+
+
+def _pair(G, names, items, i, j, binary, options, records, notes, relation, progress) -> dict:
+    a, c = names[i], names[j]
+    fa, fc = np.isfinite(G[:, i]), np.isfinite(G[:, j])
+    both = fa & fc
+    only_a, only_c = int((fa & ~fc).sum()), int((fc & ~fa).sum())
+    x, y = G[both, i], G[both, j]
+    n = int(both.sum())
+    kw = dict(from_=a, to=c, n=n)
+    row = {"from": a, "to": c, "relation": relation, "items": n, "only_from": only_a, "only_to": only_c}
+    if n == 0:
+        notes.append(f"'{c}' vs '{a}': no item is in both runs, so they cannot be compared.")
+        return row
+    if binary:
+        counts = sg.paired_counts(x, y)
+        p = sg.sign_test(counts.wins, counts.losses)[0]
+        samples = sg.bootstrap_paired_counts(counts.wins, counts.losses, n, resamples=options.resamples,
+                                             seed=options.seed)
+        lo, hi = sg.percentile_interval(samples)
+        diff, gained, lost = counts.diff, counts.wins, counts.losses
+    else:
+        ps = pm.summarize(x, y, resamples=options.resamples, seed=options.seed, rounds=options.rounds,
+                          progress=progress)
+        p, lo, hi, diff = ps.randomization.p, ps.boot_low, ps.boot_high, ps.diff
+        gained, lost = ps.directions.improved, ps.directions.worse
+        if options.better == "lower":
+            gained, lost = lost, gained
+    records += [record("diff" if binary else "mean_diff", diff, ci_low=lo, ci_high=hi, **kw),
+                record("p_value", p, **kw),
+                record("gained", gained, **kw), record("lost", lost, **kw),
+                record("only_from", only_a, **kw), record("only_to", only_c, **kw)]
+    if only_a or only_c:
+        notes.append(f"'{c}' vs '{a}': {only_a} items only in '{a}' and {only_c} only in '{c}' are listed in "
+                     f"the grid (column 'missing_in') and left out of their paired comparison "
+                     f"({plural(n, 'common item')}).")
+    row.update({"diff": diff, "ci_low": lo, "ci_high": hi, "p_value": p, "gained": gained, "lost": lost})
+    return row
+
+
+def _tie_groups(G, names, binary, options, sign, notes, progress):
+    k = len(names)
+    every = np.all(np.isfinite(G), axis=1)
+    S = G[every]
+    n = int(every.sum())
+    if n < len(G):
+        notes.append(f"Tie groups use the {plural(n, 'item')} every run has ({len(G) - n} items missing from "
+                     f"at least one run are left out of them).")
+    if n == 0:
+        notes.append("No item is in every run: no tie groups.")
+        return {}, [], 0
+    means = S.mean(axis=0)
+    order = sorted(range(k), key=lambda j: -sign * means[j])
+    if options.groups == "tukey":
+        res = randomized_tukey_hsd(S, rounds=options.rounds, seed=options.seed, progress=progress)
+        P = res.p
+    else:
+        P = np.ones((k, k))
+        raw, idx = [], []
+        for i in range(k):
+            for j in range(i + 1, k):
+                if binary:
+                    c = sg.paired_counts(S[:, i], S[:, j])
+                    p = sg.sign_test(c.wins, c.losses)[0]
+                else:
+                    p = pm.sign_flip_test(pm.paired_differences(S[:, i], S[:, j]), rounds=options.rounds,
+                                          seed=options.seed, quantum=pm.tie_quantum(S[:, i], S[:, j])).p
+                raw.append(p)
+                idx.append((i, j))
+        for (i, j), p in zip(idx, pm.holm(raw)):
+            P[i, j] = P[j, i] = p
+    significant = P < ALPHA
+    letters = compact_letters(order, significant)
+    by_name = {names[j]: letters[j] for j in range(k)}
+    rows = [{"from": names[i], "to": names[j], "items": n, "diff": float(means[j] - means[i]),
+             "p_value": float(P[i, j])} for i in range(k) for j in range(i + 1, k)]
+    top = [names[j] for j in range(k) if "a" in by_name[names[j]]]
+    notes.append(f"Tie groups ({'randomised Tukey HSD' if options.groups == 'tukey' else 'Holm-adjusted paired tests'}, "
+                 f"alpha {ALPHA:g}, on {plural(n, 'item')}): runs sharing a letter are not significantly different; "
+                 f"{len(top)} of {k} runs tie for first (group a): {', '.join(repr(t) for t in top)}.")
+    return by_name, rows, n
