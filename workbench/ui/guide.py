@@ -27,8 +27,8 @@ from ..resources_path import resources_dir
 ORDER = (
     "index.md", "getting-started.md", "panel-text.md", "panel-ranking.md", "panel-passk.md",
     "panel-aggregation.md", "panel-compare.md", "panel-cost-latency.md", "panel-planning.md",
-    "panel-release-rule.md", "file-formats.md", "release-rules.md", "command-line.md",
-    "performance.md", "architecture.md",
+    "panel-release-rule.md", "judge.md", "rubric.md", "runs.md", "repeats.md", "file-formats.md",
+    "release-rules.md", "command-line.md", "performance.md", "architecture.md",
 )
 #: The page the guide opens on.
 FIRST_PAGE = "getting-started.md"
@@ -41,7 +41,8 @@ def docs_dir() -> Path:
 
 
 def pages(folder: Path | None = None) -> list[tuple[str, str]]:
-    """``(file name, title)`` of every page, in :data:`ORDER`; the title is the first heading."""
+    """``(file name, title)`` of every page, in :data:`ORDER`; the title is the first heading
+    (up to a colon)."""
     folder = folder or docs_dir()
     found = {p.name: p for p in folder.glob("*.md")}
     names = [n for n in ORDER if n in found] + sorted(set(found) - set(ORDER))
@@ -52,8 +53,8 @@ def _title(path: Path) -> str:
     try:
         with path.open(encoding="utf-8") as f:
             for line in f:
-                if line.startswith("# "):
-                    return line[2:].strip()
+                if line.startswith("# "):  # "Judge: can we trust the grader?" is listed as "Judge"
+                    return line[2:].strip().split(": ", 1)[0]
     except OSError:
         pass
     return path.stem.replace("-", " ").capitalize()
