@@ -84,3 +84,25 @@ def test_lower_bound_requirement():
 def test_rule_errors_are_one_sentence(bad, msg):
     with pytest.raises(RuleError, match=msg):
         parse_rule(rule_text("[[condition]]\n" + bad), source="rule.toml")
+
+
+def test_gate_leaves_provider_errors_out_of_cost_and_latency(tmp_path):
+    """A promptfoo provider error is not a measurement (issue 22, item 7): the gate, like the
+    Cost analysis, leaves its 1 ms and 0 cost out, and says so."""
+    from pathlib import Path
+
+    from workbench.io import load_table
+    from workbench.rules import evaluate
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "promptfoo_errors" / "results.json"
+    table = load_table(log)
+    text = ('[rule]\nbaseline = "echo"\ncandidate = "flaky"\n[[condition]]\nmetric = "latency_p50"\n'
+            'max = 100000\nresamples = 2000\n')
+    result = evaluate(parse_rule(text, source="rule.toml"), [table])
+    r = row(result)
+    frame = table.frame
+    ok = (frame["provider"] == "flaky") & (frame["error"].astype(str) == "")
+    assert r["n"] == int(ok.sum())
+    assert r["observed"] == pytest.approx(np.percentile(frame.loc[ok, "latency_ms"].astype(float), 50))
+    assert any("ended with an error" in n for n in result.notes)
+    assert "errored:excluded" in result.signature

@@ -95,3 +95,24 @@ def test_a_dropped_lmeval_folder_lands_on_text_per_task(qtbot, window):
     assert {(r["system"], r["group"], r["n"]) for r in em} == {
         ("dummy-seed1", "arith_gen", 6), ("dummy-seed2", "arith_gen", 6)}
     assert "rows:generated-text-only" in result.signature
+
+
+@pytest.mark.parametrize("parts,name,metric,want", [
+    (("inspect_errors", "errors_alpha.eval"), "passk", "pass@1", 0.625),  # Inspect's accuracy
+    (("promptfoo_errors", "results.json"), "cost", "latency_p50", 43.0),  # never the 1 ms errors
+])
+def test_a_dropped_log_with_errors_leaves_them_out_in_the_window(qtbot, window, parts, name, metric,
+                                                                  want):
+    """Issue 22: the panels (which have no control for it) use the default, errored rows left
+    out, from the reader's 'error' column; the card and the signature say so."""
+    from workbench.report.present import answer
+
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        _drop(window, _fixture(*parts))
+    panel = window.panels[name]
+    assert window.tabs.currentWidget() is panel
+    result = wait_result(qtbot, panel)
+    values = [r["value"] for r in result.find(metric)]
+    assert values[-1 if name == "cost" else 0] == pytest.approx(want)
+    assert "errored:excluded" in result.signature
+    assert any("ended with an error and are left out" in s for s in answer(result).sentences)

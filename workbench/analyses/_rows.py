@@ -9,7 +9,7 @@ Either way the rows are counted and named in a note, and the signature says whic
 
 Which column marks them: the analysis's ``error`` option, else the column a format reader gave
 the role ``error`` (Inspect's and promptfoo's ``error``); a row is errored when that cell holds
-any text.  A plain table without such a column has no errored rows and no signature entry.
+text other than a "no" flag (``0``, ``false``, ``no``: a 0/1 flag column works too).  A plain table without such a column has no errored rows and no signature entry.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from ..io import LoadedTable, require_columns, to_binary, to_float, to_text
 
 #: The values of the analyses' ``errored`` option.
 ERRORED = ("exclude", "failure")
+#: Cells of an error column that say "no error" (a 0/1 or true/false flag column).
+_NOT_AN_ERROR = frozenset({"0", "0.0", "false", "no", "none", "null", "n", "f"})
 _SIG = {"exclude": "excluded", "failure": "failures"}
 
 
@@ -88,8 +90,8 @@ def find(table: LoadedTable, column: str | None, mode: str) -> Errored:
     n = len(table.frame)
     if column is None:
         return Errored(None, mode, np.zeros(n, dtype=bool))
-    text = pd.Series(to_text(table, column), dtype=object).fillna("")
-    mask = (text.astype(str).str.strip() != "").to_numpy()
+    text = pd.Series(to_text(table, column), dtype=object).fillna("").astype(str).str.strip()
+    mask = ((text != "") & ~text.str.lower().isin(_NOT_AN_ERROR)).to_numpy()
     names = describe(table, np.flatnonzero(mask))
     return Errored(column, mode, mask, names)
 
@@ -110,7 +112,8 @@ def describe(table: LoadedTable, rows: np.ndarray) -> list[str]:
             parts.append(f"item {table.frame[item].iloc[int(i)]}")
         if system is not None:
             parts.append(f"of '{table.frame[system].iloc[int(i)]}'")
-        parts.append(f"({table.line_word} {table.line_of(int(i))})")
+        where = f"{table.line_word} {table.line_of(int(i))}"
+        parts.append(f"({where})" if parts else where)
         out.append(" ".join(parts))
     return out
 

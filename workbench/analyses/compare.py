@@ -482,6 +482,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
     check_options(options)
     err = _rows.find(table, options.error, options.errored)
+    if err.mode == "failure" and err.count and options.better == "lower":
+        raise OptionError("Counting errored rows as failures scores them 0, which is the best "
+                          "score when lower is better; leave them out (errored=exclude) instead.")
     values = [options.score, options.outcome, options.baseline, *(options.candidate or "").split(",")]
     if err.mode == "failure" and not any(values):
         values = [_rows.role_column(table, "success"), guess_column(table, "outcome", ROLE_NAMES["outcome"])]

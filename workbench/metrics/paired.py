@@ -72,17 +72,24 @@ def tie_quantum(*arrays, digits: int = TIE_DIGITS) -> float:
     return 10.0 ** (math.ceil(math.log10(m)) - digits)
 
 
+#: Without the scores (a difference array alone), the step is at least this: a difference
+#: array of pure float noise (1e-17) is all ties, not differences to rank.  Scores' own steps
+#: (10 digits of their scale) are coarser than this unless the scores are below 0.01.
+MIN_QUANTUM = 1e-12
+
+
 def difference_units(d, quantum: float | None = None) -> tuple[np.ndarray, float]:
     """The differences as whole numbers of ``quantum`` (float array of integers) and the
-    quantum; ``quantum=None`` takes :func:`tie_quantum` of ``d`` itself.  Equal differences up
-    to float noise become equal integers, noise around zero becomes 0.
+    quantum; ``quantum=None`` takes :func:`tie_quantum` of ``d`` itself, at least
+    :data:`MIN_QUANTUM`.  Equal differences up to float noise become equal integers, noise
+    around zero becomes 0.
 
     >>> k, q = difference_units([0.3 - 0.2, 0.4 - 0.3, 0.1 + 0.2 - 0.3])
     >>> k.tolist(), q
     ([1000000000.0, 1000000000.0, 0.0], 1e-10)
     """
     d = np.asarray(d, dtype=float)
-    q = tie_quantum(d) if quantum is None else float(quantum)
+    q = max(tie_quantum(d), MIN_QUANTUM) if quantum is None else float(quantum)
     if q <= 0.0:
         return np.zeros(d.shape), 0.0
     return np.rint(d / q), q

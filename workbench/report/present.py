@@ -980,6 +980,7 @@ def answer(result, *, currency: str | None = None) -> Answer:
     return _with_errored(ans, result)
 
 
+_ERRORED_ANALYSES = ("passk", "text", "compare", "cost", "aggregate")
 _ERRORED_NOTE = re.compile(r"(\d+) of (\d+) rows ended with an error")
 
 
@@ -987,8 +988,8 @@ def _with_errored(ans: Answer, result) -> Answer:
     """The card says when rows that ended with an error were left out or counted as failures
     (the note :mod:`workbench.analyses._rows` writes; the signature's ``errored``)."""
     sig = str(getattr(result, "signature", "") or "")
-    if "errored:" not in sig:
-        return ans
+    if "errored:" not in sig or getattr(result, "analysis", None) not in _ERRORED_ANALYSES:
+        return ans  # (a gate's card keeps its own sentences: its last one is the rule)
     for note in getattr(result, "notes", ()) or ():
         match = _ERRORED_NOTE.search(str(note))
         if match and "Errors are not measurements" in str(note):

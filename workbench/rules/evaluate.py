@@ -64,17 +64,28 @@ def _measure_all(rule: Rule, tables: list[LoadedTable], progress) -> list[Outcom
         progress.check_cancelled()
         progress.advance(pos / (len(rule.conditions) + 1), f"condition {cond.index}: {cond.metric}")
         idx, how = _pick_input(rule, cond, tables)
+        table, errored = _measurements(tables[idx], cond)
         try:
-            out = measure(cond, tables[idx], rule.alpha, progress)
+            out = measure(cond, table, rule.alpha, progress)
         except DataError as err:  # say which condition needed the data
             msg = str(err)
             raise DataError(f"[[condition]] {cond.index} ({cond.metric}) of rule file '{rule.file_name}' "
                             f"reads input {idx + 1}: {msg[:1].lower()}{msg[1:]}") from None
         out.input_index = idx + 1
-        if how:
-            out.notes.insert(0, how)
+        out.notes[:0] = ([how] if how else []) + errored
         outcomes.append(out)
     return outcomes
+
+
+def _measurements(table: LoadedTable, cond) -> tuple[LoadedTable, list[str]]:
+    """The input without its errored rows (an Inspect sample that ended with an error, a
+    promptfoo request whose provider failed: not measurements), and the note naming them."""
+    from ..analyses import _rows
+
+    err = _rows.find(table, cond.data.get("error"), "exclude")
+    if not err.count:
+        return table, []
+    return _rows.apply(table, err, []), err.note()
 
 
 def _adjust(rule: Rule, outcomes: list[Outcome]) -> tuple[list[int], dict[int, float]]:
@@ -235,6 +246,7 @@ def _signature(rule: Rule, changed: bool) -> dict:
         "verdict": "any-fail>any-inconclusive>pass,unmet-judge->inconclusive",
         "at-limit": "rel-tol-10^-9",
         "evalset": "common-ids",
+        "errored": "excluded",
         "more-items": "n=d(2.8/mde)^2",
         "rule-changed": "yes" if changed else "no",
     })

@@ -108,6 +108,12 @@ class _Cols:
         if given:
             require_columns(self.table, [given])
             return given
+        by_reader = next((c for c, r in (self.table.roles or {}).items()
+                          if r == role and c in self.table.frame.columns), None)
+        if by_reader is not None:  # the column a log's reader named (Inspect's model, promptfoo's provider)
+            self.notes.append(f"Column '{by_reader}' of '{self.table.name}' was taken as the {role} column "
+                              f"(from the file's format; set {role} in the rule's [data] table to choose).")
+            return by_reader
         guess = guess_column(self.table, role, ROLE_NAMES.get(role, [role]))
         if guess is None:
             if required:

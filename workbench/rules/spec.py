@@ -164,7 +164,7 @@ TEST_NAMES = {"sign": "exact sign test", "mcnemar": "McNemar chi-square",
 RULE_KEYS = ("name", "baseline", "candidate", "alpha", "multiplicity", "registered",
              "description", "format")
 DATA_KEYS = ("item", "system", "outcome", "cost", "latency", "cluster", "query", "doc",
-             "score", "rank", "relevance", "qrels", "judge", "human")
+             "score", "rank", "relevance", "qrels", "judge", "human", "error")
 COMMON_KEYS = ("metric", "input", "baseline", "candidate", "data", "bound", "note",
                "interval", "test", "resamples", "seed")
 KIND_KEYS = {

@@ -180,6 +180,11 @@ def test_a_json_log_beside_its_eval_is_read_once(tmp_path):
     assert "errors_alpha.json" in note and "errors_alpha.eval" in note
     both = load_many([tmp_path / "errors_alpha.eval", tmp_path / "errors_alpha.json"])
     assert len(both.frame) == 8
+    only_json = tmp_path / "json"
+    only_json.mkdir()
+    shutil.copy(fixture("inspect_errors", "errors_alpha.json"), only_json / "a.json")
+    (only_json / "other.json").write_text('{"not": "a log"}')
+    assert len(load_table(only_json).frame) == 8  # a folder of .json logs alone
 
 
 # -------------------------------------------------------------- promptfoo: provider errors
@@ -404,3 +409,85 @@ def test_a_refusal_for_want_of_an_outcome_says_the_metrics_differ():
     with pytest.raises(DataError, match=r"scored by different metrics \(exact_match: arith_gen; "
                                         r"acc: arith_mc\)"):
         _run(compare, folder, compare.Options())
+
+
+def test_two_lmeval_runs_of_one_model_in_one_folder(tmp_path):
+    """`lm_eval --seed 1` then `--seed 2` into one output path: one model folder with two runs
+    (two date stamps).  Each samples file takes its own run's results file (its seed), and the
+    two runs are two systems named by the run's date, every task of a run in one system."""
+    folder = tmp_path / "dummy"
+    folder.mkdir()
+    for seed in (1, 2):
+        for path in glob.glob(fixture("lmeval", f"dummy-seed{seed}", "*")):
+            if os.path.basename(path).startswith("results_"):
+                value = json.load(open(path))
+                value["model_name"] = "dummy"
+                (folder / os.path.basename(path)).write_text(json.dumps(value))
+            else:
+                shutil.copy(path, folder)
+    table = load_table(folder)
+    runs = {"2026-12-01T15-27-30.816062": "1", "2026-12-01T15-28-15.119863": "2"}
+    assert set(table.frame["model"]) == {f"dummy ({r})" for r in runs}
+    for stamp, seed in runs.items():  # each run's files under one system, with both tasks
+        rows = table.frame[table.frame["run"] == stamp]
+        assert set(rows["model"]) == {f"dummy ({stamp})"} and len(rows) == 12
+        gen = next(p for p in glob.glob(fixture("lmeval", f"dummy-seed{seed}", "samples_arith_gen_*")))
+        want = [json.loads(x)["exact_match"] for x in open(gen)]
+        assert rows[rows["task_name"] == "arith_gen"]["exact_match"].tolist() == want
+    seeds = [n for n in table.notes if "run configuration" in n]
+    assert any("random_seed=1" in n and "samples_arith_gen_2026-12-01T15-27-30" in n for n in seeds)
+    assert any("random_seed=2" in n and "samples_arith_gen_2026-12-01T15-28-15" in n for n in seeds)
+    assert any("each run is a system named by the model and the run's date" in n for n in table.notes)
+
+
+def test_errored_rows_as_failures_are_refused_when_lower_is_better():
+    with pytest.raises(OptionError, match="best score when lower is better"):
+        _run(compare, load_many([ALPHA, BETA]),
+             compare.Options(errored="failure", better="lower", scores="continuous"))
+
+
+def test_an_error_column_of_a_csv_named_on_the_command_line(tmp_path, capsys):
+    """Any table: --error names the column; 0/false cells are not errors; rows named by line."""
+    path = tmp_path / "runs.csv"
+    path.write_text("task,success,failed\nt1,1,0\nt1,0,1\nt1,1,false\nt2,0,\nt2,1,0\nt2,0,timeout\n")
+    assert cli_main(["passk", str(path), "--task", "task", "--success", "success", "--k", "1",
+                     "--error", "failed", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # by hand: t1 keeps 1, 1 -> 1.0; t2 keeps 0, 1 -> 0.5; mean 0.75
+    assert out["results"][0]["value"] == pytest.approx(0.75)
+    assert out["signature"].endswith("errored:excluded")
+    (note,) = [n for n in out["notes"] if "ended with an error" in n]
+    assert "2 of 6 rows ended with an error (column 'failed'): line 3, line 7." in note
+    assert cli_main(["passk", str(path), "--task", "task", "--success", "success", "--k", "1"]) == 0
+    assert "errored" not in capsys.readouterr().out  # no error column named: no convention
+
+
+def test_promptfoo_cached_responses_are_said(tmp_path):
+    value = json.load(open(PROMPTFOO))
+    for r in value["results"]["results"][:3]:
+        r["response"]["cached"] = True
+    path = tmp_path / "cached.json"
+    path.write_text(json.dumps(value))
+    table = load_table(path)
+    assert table.frame["cached"].tolist()[:4] == [1, 1, 1, 0]
+    assert any(n.startswith("3 of 10 responses came from promptfoo's cache") for n in table.notes)
+
+
+@pytest.mark.parametrize("record,want", [
+    ({"arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": {"until": ["\n"]}}}}, "generate_until"),
+    ({"arguments": [["Q", {"until": ["\n"]}]]}, "generate_until"),  # lm-eval's list form
+    ({"arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " a"},
+                    "gen_args_1": {"arg_0": "Q", "arg_1": " b"}}}, "multiple_choice"),
+    ({"arguments": [["Q", " a"], ["Q", " b"]]}, "multiple_choice"),
+    ({"arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " a"}}}, "loglikelihood"),
+    ({"arguments": {"gen_args_0": {"arg_0": "a whole text"}}}, "loglikelihood_rolling"),
+    ({"arguments": [["a whole text"]]}, "loglikelihood_rolling"),
+    ({"filtered_resps": ["an answer"]}, "generate_until"),
+    ({"filtered_resps": [[-1.0, True]]}, "unknown"),
+])
+def test_lmeval_output_type_from_the_requests(record, want):
+    from workbench.io.formats import lmeval
+
+    assert lmeval.output_type(None, "t", record) == want
+    assert lmeval.output_type({"configs": {"t": {"output_type": "loglikelihood"}}}, "t",
+                              record) == "loglikelihood"  # the task's configuration first

@@ -113,7 +113,8 @@ def test_lmeval_models_compare_paired_by_task_and_doc_as_the_csv(fixture_path, t
     files = _lmeval_files(fixture_path, "dummy-seed1") + _lmeval_files(fixture_path, "dummy-seed2")
     table = load_many(files)
     folder = load_table(fixture_path("lmeval"))  # the output folder: one sub-folder per model
-    assert len(folder.frame) == len(table.frame) == 24 and folder.panel == "compare"
+    assert len(folder.frame) == len(table.frame) == 24
+    assert folder.panel == "text"  # no pooled outcome to compare: the generation task, per task
     for loaded in (table, folder):
         assert "outcome" not in loaded.frame.columns and "outcome" not in loaded.roles
         (note,) = [n for n in loaded.notes if "scored by different metrics" in n]
@@ -162,6 +163,11 @@ def test_two_lmeval_model_folders_stack(fixture_path, capsys):
     em = {(r["system"], r["group"]): r for r in records if r["metric"] == "exact_match"}
     assert set(em) == {("dummy-seed1", "arith_gen"), ("dummy-seed2", "arith_gen")}
     assert {r["n"] for r in em.values()} == {6}
+    # Compare on the two folders: a sentence (the tasks' metrics differ), never a traceback
+    assert cli_main(["compare", seed1, seed2]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("workbench: ") and "scored by different metrics" in err
+    assert "Traceback" not in err
 
 
 def test_a_folder_without_results_is_still_refused(tmp_path):

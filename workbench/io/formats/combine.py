@@ -49,7 +49,7 @@ def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
         if run in kept:
             first = kept[run]
             notes.append(f"{t.name} is the same run as {first.name} (eval id {run}, "
-                         f"{len(t.frame)} samples x epochs): the run is read once, from "
+                         f"{len(t.frame)} rows of sample and epoch): the run is read once, from "
                          f"{first.name}.")
             dropped.add(i)
         else:
@@ -87,6 +87,7 @@ def combine(tables: Sequence[Any]):
              + ", ".join(names) + "."]
     frames = []
     clash = system is not None and _clash(tables, system)
+    by_run = clash and first.format == "lm_eval_samples" and _runs_tell_apart(tables, system)
     row_names: list[str] = []
     for t in tables:
         frame = t.frame.copy()
@@ -100,7 +101,9 @@ def combine(tables: Sequence[Any]):
                             "uses for each row's file; rename that column to stack it with others.")
         else:
             frame.insert(0, "file", text_array([t.name] * len(frame)))
-        if clash:
+        if by_run:  # two runs of one model (seeds) in one folder: the run's date tells them apart
+            frame[system] = text_array([f"{m} ({r})" for m, r in zip(frame[system], frame["run"])])
+        elif clash:
             frame[system] = text_array([t.name] * len(frame))
         frames.append(frame)
         if t.row_names is not None:
@@ -108,7 +111,11 @@ def combine(tables: Sequence[Any]):
         else:
             row_names += [f"{t.line_word} {line} of {t.name}"
                           for line in t.lines_of(range(len(t.frame)))]
-    if clash:
+    if by_run:
+        notes.append(f"Two lm-eval runs share a model name in column '{system}', so each run is a "
+                     "system named by the model and the run's date (column 'run', from the "
+                     "samples files' names).")
+    elif clash:
         notes.append(f"Two files share a system name in column '{system}', so each file's name is "
                      "its system instead.")
     frame = pd.concat(frames, ignore_index=True)
@@ -187,6 +194,14 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
     return bool(first.duplicated(subset=[system, *keys]).any())
 
 
+def _runs_tell_apart(tables: Sequence[Any], system: str) -> bool:
+    """lm-eval tables whose (model, run date) pairs hold no item twice: the runs are the systems."""
+    if not all("run" in t.frame.columns and "item" in t.frame.columns for t in tables):
+        return False
+    keys = pd.concat([t.frame[[system, "run", "item"]] for t in tables], ignore_index=True)
+    return bool((keys["run"] != "").all()) and not keys.duplicated().any()
+
+
 def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
     """Inspect logs compared: items are samples (with their epoch when there are several)."""
     roles = {c: r for c, r in roles.items() if r != "task"}
@@ -260,7 +275,8 @@ def folder_files(folder: str) -> list[str]:
                                                   recursive=True)) if _is_inspect_json(p)]
         if found:
             return found
-    return []
+    return [p for p in sorted(glob.glob(os.path.join(glob.escape(folder), "**", "*.json"),
+                                        recursive=True)) if _is_inspect_json(p)]
 
 
 def _is_inspect_json(path: str) -> bool:
@@ -274,13 +290,14 @@ def _is_inspect_json(path: str) -> bool:
 
 
 def load_folder(folder: str, shown: str, progress: Any = None):
-    """A folder of lm-eval outputs (one sub-folder per model), Inspect ``.eval`` logs or TREC
-    runs, stacked into one table; a folder with none of them gets the usual sentence."""
+    """A folder of lm-eval outputs (one sub-folder per model), Inspect logs (``.eval``, and
+    ``.json`` ones) or TREC runs, stacked into one table; a folder with none of them gets the
+    usual sentence."""
     files = folder_files(folder)
     if not files:
         raise DataError(f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "
                         "Parquet file, or a folder of lm-evaluation-harness outputs "
-                        "(samples_*.jsonl), Inspect .eval logs or TREC .run files.")
+                        "(samples_*.jsonl), Inspect logs (.eval, .json) or TREC .run files.")
     table = load_many(files, progress=progress)
     import dataclasses
 

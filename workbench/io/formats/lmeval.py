@@ -49,9 +49,21 @@ def _task_from_name(path: str) -> str | None:
     return None
 
 
+def run_stamp(path: str) -> str | None:
+    """The date stamp lm-eval puts in a samples file's name (its run), if any."""
+    match = _SAMPLES_NAME.match(os.path.basename(path))
+    return match.group(2) if match else None
+
+
 def _sibling_results(path: str) -> tuple[dict | None, str | None]:
-    """The newest ``results_*.json`` in the samples file's folder, if any."""
-    candidates = sorted(glob.glob(os.path.join(glob.escape(os.path.dirname(path)), "results_*.json")))
+    """The ``results_<date>.json`` of the samples file's run (the same date stamp: two runs of
+    one model write to one folder), else the newest ``results_*.json`` in its folder, if any."""
+    folder = glob.escape(os.path.dirname(path))
+    candidates = sorted(glob.glob(os.path.join(folder, "results_*.json")))
+    stamp = run_stamp(path)
+    same = os.path.join(os.path.dirname(path), f"results_{stamp}.json") if stamp else None
+    if same in candidates:
+        candidates = [c for c in candidates if c != same] + [same]
     for candidate in reversed(candidates):
         try:
             with open(candidate, encoding="utf-8") as handle:
@@ -110,7 +122,10 @@ def output_type(results: dict | None, task: str, record: dict) -> str:
         return config["output_type"]
     arguments = record.get("arguments")
     args = list(arguments.values()) if isinstance(arguments, dict) else arguments
-    if not isinstance(args, list) or not args:
+    if not isinstance(args, list) or not args:  # no requests logged: the responses' shape
+        resps = record.get("filtered_resps")
+        if isinstance(resps, list) and resps and all(isinstance(r, str) for r in resps):
+            return "generate_until"
         return "unknown"
     args = [list(a.values()) if isinstance(a, dict) else (a if isinstance(a, list) else [a])
             for a in args]
@@ -160,6 +175,7 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
         "doc_id": text_column([d for _, d in keys]),
         "item": text_column([f"{t}/{d}" for t, d in keys]),
         "output_type": text_column([types[t] for t, _ in keys]),
+        "run": text_column([run_stamp(path) or ""] * n),
         "target": text_column([_plain(r.get("target")) for r in heads]),
         "prompt": text_column([_prompt(r.get("arguments")) for r in heads]),
     }

@@ -91,6 +91,10 @@ def load(value: dict, path: str, shown: str):
         columns[f"named.{name}"], _ = typed_column(
             [_number((r.get("namedScores") or {}).get(name)) for r in rows])
     columns["reason"] = text_column([_reason(r) for r in rows])
+    cached = [bool((r.get("response") or {}).get("cached")) if isinstance(r.get("response"), dict)
+              else False for r in rows]
+    if any(cached):
+        columns["cached"] = np.array(cached, dtype=np.int64)
     errors = [_provider_error(r) for r in rows]
     if any(errors):
         columns["error"] = text_column(errors)
@@ -122,6 +126,10 @@ def load(value: dict, path: str, shown: str):
                      + _values(columns["cost"], errors, "") + ") for them that measure no answer: "
                      "the analyses leave them out unless told to count them as failures "
                      "(--errored failure), and never use their latency or cost.")
+    if any(cached):
+        notes.append(f"{sum(cached)} of {n} responses came from promptfoo's cache (column "
+                     "'cached'): their latency is the cache's, not the provider's; run promptfoo "
+                     "with --no-cache to measure latency.")
     roles = {"provider": "system", "item": "item", "success": "success", "cost": "cost",
              "latency_ms": "latency", "output": "prediction",
              **({"error": "error"} if any(errors) else {})}
