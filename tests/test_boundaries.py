@@ -50,3 +50,46 @@ def test_import_linter_contracts_hold():
     proc = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken" in proc.stdout
+
+
+def test_no_import_circles_anywhere_in_workbench():
+    """No module of workbench reaches itself again through its imports (function-level imports
+    included: an import hidden in a function to dodge a cycle is still a cycle)."""
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("workbench")
+    modules = sorted(m for m in graph.modules if m.startswith("workbench"))
+    edges = {m: sorted(d for d in graph.find_modules_directly_imported_by(m) if d.startswith("workbench"))
+             for m in modules}
+    # a package's __init__ importing its own submodules is not a circle: drop edges from a
+    # package to its descendants, then look for strongly connected components (Tarjan)
+    edges = {m: [d for d in ds if not d.startswith(m + ".")] for m, ds in edges.items()}
+    index, low, stack, on, circles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    import sys as _sys
+
+    _sys.setrecursionlimit(max(_sys.getrecursionlimit(), 10_000))
+    for m in modules:
+        if m not in index:
+            visit(m)
+    assert not circles, circles

@@ -31,7 +31,7 @@ def _runs(tmp_path):
 
 def _expect_stacked(qtbot, window, paths):
     from workbench.analyses import ranking
-    from workbench.io.formats import load_many
+    from workbench.io import load_many
 
     expected = load_many(paths)
     table = window.table

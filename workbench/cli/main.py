@@ -279,7 +279,8 @@ def run_cli(argv: list[str]) -> int:
     if args.analysis == "plan":
         result = module.run(None, options, progress)
     else:
-        from ..io.formats import load_many, with_roles
+        from ..io import load_many
+        from ..io.formats import with_roles
 
         table = load_many(args.input, sheet=args.sheet, progress=progress)
         options, role_notes = with_roles(options, table)  # the roles a format suggests (TREC, Inspect...)

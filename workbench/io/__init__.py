@@ -7,11 +7,13 @@ reported as a :class:`~workbench.core.errors.DataError` naming file, column and 
 
 from workbench.io.columns import (guess_column, require_columns, text_codes, to_binary, to_float,
                                   to_text)
-from workbench.io.loader import LoadedTable, load_table
+from workbench.io.loader import load_many, load_table
+from workbench.io.table import LoadedTable
 
 __all__ = [
     "LoadedTable",
     "load_table",
+    "load_many",
     "require_columns",
     "to_binary",
     "to_float",

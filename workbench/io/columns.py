@@ -19,7 +19,7 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.io.cells import format_cell, is_blank, is_missing, parse_number
-from workbench.io.loader import LoadedTable
+from workbench.io.table import LoadedTable
 
 #: Words (lower case, stripped) read as 1 and 0 by :func:`to_binary`.
 TRUE_WORDS = frozenset({"1", "1.0", "true", "yes", "pass", "correct", "y", "t"})

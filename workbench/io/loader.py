@@ -1,9 +1,17 @@
-"""Load a table from CSV/TSV-like text, an Excel workbook or a Parquet file.
+"""The opener: a path (a file, a folder, several files) to one :class:`LoadedTable`.
 
-:func:`load_table` is the single entry point: it reads the file's bytes once (the
-file is never modified or kept open), picks the reader by extension and returns a
-:class:`LoadedTable` holding the data frame together with everything that was detected or
-guessed, so that reports can state it, and the file's SHA-256 (computed when asked for).
+The layers of :mod:`workbench.io`, each importing only the ones below it (an import-linter
+contract in pyproject.toml keeps it so): this opener; the evaluation tools' readers
+(:mod:`workbench.io.formats`) and the role guesses (:mod:`.roles`); the delimited-text reader
+(:mod:`.textfile`) and the column helpers (:mod:`.columns`); the parsers (:mod:`.delimited`,
+:mod:`.excel`, :mod:`.fastcsv`, :mod:`.parquet`); the table type (:mod:`.table`); cell text
+(:mod:`.cells`).
+
+:func:`load_table` is the single entry point for one path: it reads the file's bytes once (the
+file is never modified or kept open), sniffs the evaluation tools' formats, else picks the
+reader by extension, and returns a :class:`LoadedTable` holding the data frame together with
+everything that was detected or guessed, so that reports can state it, and the file's SHA-256
+(computed when asked for); :func:`load_many` stacks several.
 A large delimited text file that allows it is read without holding its bytes: it is scanned
 in pieces and parsed from the file (:func:`workbench.io.fastcsv.parse_file`); what needs the
 file again later (the cell text of a number column, the checksum) is read from the file
@@ -21,163 +29,23 @@ import dataclasses
 import hashlib
 import os
 import threading
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Sequence
 
-import numpy as np
 import pandas as pd
 from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
-from workbench.io import delimited, excel, fastcsv, parquet
-from workbench.io.cells import (TypedColumn, format_cell, format_excel_cell, is_blank, text_array,
-                                type_cell_column, type_text_column)
+from workbench.io import delimited, excel, fastcsv, formats, parquet
+from workbench.io.cells import format_excel_cell, is_blank, type_cell_column
+from workbench.io.formats.combine import combine, load_folder
+from workbench.io.roles import ROLE_NAMES
+from workbench.io.table import PARQUET, TEXT, XLSX, LoadedTable  # noqa: F401  (TEXT, the readers' API)
+from workbench.io.textfile import _check_header, _load_text, _row_lines, _Steps, _text_table
 
 #: Extensions read as Excel workbooks.
 EXCEL_EXTENSIONS = (".xlsx", ".xlsm")
 #: Extensions read as Parquet files; every other extension is read as delimited text.
 PARQUET_EXTENSIONS = (".parquet", ".pq")
-
-#: Values of :attr:`LoadedTable.format`.
-TEXT, XLSX, PARQUET = "text", "xlsx", "parquet"
-
-
-@dataclass(frozen=True)
-class LoadedTable:
-    """A loaded table plus what is known about the file it came from.
-
-    ``frame`` has a default index ``0..n-1``.  Use :meth:`line_of` to turn a row
-    index into the line number (text files) or sheet row number (workbooks) that
-    the user sees in their editor.  Two tables compare equal when they describe
-    the same file contents and options (the frames themselves are not compared).
-    """
-
-    frame: pd.DataFrame = field(compare=False, repr=False)
-    path: str
-    #: The file's SHA-256 as hex text, or a :class:`Digest` that computes it on first use
-    #: (read it through :attr:`sha256`).
-    digest: Any = field(default="", repr=False)
-    size_bytes: int = 0
-    sheet: str | None = None
-    sheets: tuple[str, ...] = ()
-    encoding: str | None = None
-    delimiter: str | None = None
-    decimal: str | None = None
-    notes: tuple[str, ...] = ()
-    format: str = TEXT
-    #: Line (or sheet row) of each data row when it is not simply ``index + 2``.
-    row_lines: np.ndarray | None = field(default=None, repr=False, compare=False)
-    #: Where the exact text of cells typed as numbers comes from (``text(column)``).
-    cell_source: Any = field(default=None, repr=False, compare=False)
-    #: Column roles and the panel suggested by the format's reader (workbench/io/formats), if any.
-    roles: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
-    panel: str | None = None
-    #: What a data row is called in messages when it is not a line or a sheet row ("record").
-    row_word: str | None = None
-    #: A name per data row for messages, where the file's own id says more than a row number
-    #: (an Inspect log's "sample q3 (epoch 2)"); None: rows are named by their line.
-    row_names: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def sha256(self) -> str:
-        """The SHA-256 of the file's bytes (hex), computed the first time it is asked for."""
-        d = self.digest
-        return d if isinstance(d, str) else d.hexdigest()
-
-    @property
-    def name(self) -> str:
-        """The file's base name, e.g. ``"results.csv"``."""
-        return os.path.basename(self.path)
-
-    @property
-    def line_word(self) -> str:
-        """``"line"`` for text files, ``"row"`` for workbook sheets and Parquet files."""
-        if self.row_word:
-            return self.row_word
-        return "line" if self.format == TEXT else "row"
-
-    def cell_text(self, column: str) -> Any:
-        """Every cell of ``column`` as the exact text the file holds (a text array).
-
-        Text columns are returned as they are (missing values as ``""``).  For a column
-        typed as numbers, the text comes from the file (``7.50`` stays ``7.50``, ``1e3``
-        stays ``1e3``); workbook cells stored as numbers read as Excel shows them in the
-        General format (``1``, not ``1.0``); Parquet values as their shortest text.
-        """
-        series = self.frame[column]
-        if pd.api.types.is_string_dtype(series.dtype) and not pd.api.types.is_object_dtype(
-            series.dtype
-        ):
-            if series.hasnans:
-                return text_array(series.fillna("").tolist())
-            return series.array
-        if self.cell_source is not None:
-            text = self.cell_source.text(column)
-            if text is not None:
-                return text
-        codes, uniques = pd.factorize(series, use_na_sentinel=False)
-        render = format_excel_cell if self.format == XLSX else format_cell  # as Excel shows it
-        shown = np.array([render(value) for value in uniques], dtype=object)
-        return text_array(shown[codes].tolist() if len(shown) else [])
-
-    def take(self, rows: Sequence[int]) -> "LoadedTable":
-        """The table of the given rows (in that order), with their lines and cell text."""
-        positions = np.asarray(rows, dtype=np.int64)
-        lines = np.asarray(self.lines_of(positions), dtype=np.int64)
-        source = _TakenText(self.cell_source, positions) if self.cell_source is not None else None
-        names = None if self.row_names is None else [self.row_names[int(i)] for i in positions]
-        return dataclasses.replace(
-            self, frame=self.frame.iloc[positions].reset_index(drop=True), row_lines=lines,
-            cell_source=source, row_names=names,
-        )
-
-    def describe(self) -> str:
-        """Where the data came from, for messages: ``file '/data/x.csv'`` or
-        ``sheet 'Results' of file '/data/x.xlsx'``."""
-        if self.sheet is not None:
-            return f"sheet '{self.sheet}' of file '{self.path}'"
-        return f"file '{self.path}'"
-
-    def line_of(self, index: int) -> int:
-        """1-based line in the file (or sheet row) of data-frame row ``index``.
-
-        The header is line 1, so this is normally ``index + 2``; blank lines, fields
-        spanning several lines and empty sheet rows are accounted for.  Parquet files
-        have no header line: their row ``index`` is reported as ``index + 1``.
-        """
-        position = int(index)
-        if not 0 <= position < len(self.frame.index):
-            raise IndexError(
-                f"row index {position} is outside 0..{len(self.frame.index) - 1}"
-            )
-        if self.row_lines is not None:
-            return int(self.row_lines[position])
-        return position + (1 if self.format == PARQUET else 2)
-
-    def lines_of(self, indices: Iterable[int]) -> list[int]:
-        """:meth:`line_of` for several row indices at once (vectorised)."""
-        positions = np.asarray(list(indices), dtype=np.int64)
-        size = len(self.frame.index)
-        if positions.size and (positions.min() < 0 or positions.max() >= size):
-            raise IndexError(f"row indices must be within 0..{size - 1}")
-        if self.row_lines is not None:
-            return self.row_lines[positions].tolist()
-        return (positions + (1 if self.format == PARQUET else 2)).tolist()
-
-    def describe_rows(self, indices: Sequence[int], limit: int = 5) -> str:
-        """Render row indices as ``"lines 3, 7 and 2 more"`` (``"rows ..."`` for sheets)."""
-        indices = list(indices)
-        if not indices:
-            return f"no {self.line_word}"
-        if self.row_names is not None:
-            text = ", ".join(str(self.row_names[int(i)]) for i in indices[:limit])
-            more = len(indices) - limit
-            return text + (f" and {more} more" if more > 0 else "")
-        word = self.line_word if len(indices) == 1 else f"{self.line_word}s"
-        text = f"{word} " + ", ".join(str(n) for n in self.lines_of(indices[:limit]))
-        more = len(indices) - limit
-        return text + (f" and {more} more" if more > 0 else "")
-
 
 def load_table(
     path: str | os.PathLike[str], *, sheet: str | None = None, progress: Any = None,
@@ -206,9 +74,7 @@ def load_table(
     step = _Steps(progress, os.path.basename(absolute))
     step(0.0, "Reading")
     if os.path.isdir(absolute):  # lm-eval output folders, Inspect log folders, TREC runs
-        from workbench.io import formats
-
-        return formats.load_folder(absolute, shown, progress)
+        return load_folder(absolute, shown, progress, load=load_table)
     extension = os.path.splitext(absolute)[1].lower()
     limit = None if extension in EXCEL_EXTENSIONS + PARQUET_EXTENSIONS else STREAM_BYTES
     data, state = _read_bytes(absolute, shown, head_over=limit)
@@ -224,8 +90,7 @@ def load_table(
         digest = Digest(data, background=hash_now)
         size = len(data)
         step(0.2, "Parsing")
-        from workbench.io import formats  # TREC, JSON(L), Inspect, lm-eval, promptfoo; None if not one
-
+        # TREC, JSON(L), Inspect, lm-eval, promptfoo; None if not one
         table = formats.detect_and_load(data, absolute, shown)
         if table is None and extension in EXCEL_EXTENSIONS:
             table = _load_excel(data, absolute, shown, sheet, progress)
@@ -238,6 +103,16 @@ def load_table(
         notes += (f"The sheet '{sheet}' was ignored because file {shown} is not a workbook.",)
     step(1.0, "Loaded")
     return dataclasses.replace(table, digest=digest, size_bytes=size, notes=notes)
+
+
+def load_many(paths: Sequence[str], *, sheet: str | None = None, progress: Any = None) -> LoadedTable:
+    """Load each file with :func:`load_table` and stack them
+    (:func:`workbench.io.formats.combine.combine`: each file's rows with its system); one file
+    is that file's table."""
+    tables = [load_table(p, sheet=sheet, progress=progress) for p in paths]
+    if len(tables) == 1:
+        return tables[0]
+    return combine(tables)
 
 
 #: Text files larger than this get a preview of their first rows while they load (the GUI).
@@ -366,8 +241,6 @@ def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
     """Load a large file of delimited text from its ``head`` and the file itself, without
     holding its bytes; None when the file needs the usual way (it may be another format,
     another encoding, have quotes, blank lines...; :func:`fastcsv.parse_file`)."""
-    from workbench.io import formats
-
     if formats.may_claim(head, path) or b"\x00" in head:
         return None
     bom = head.startswith(codecs.BOM_UTF8)  # Excel's "CSV UTF-8"; the C parser skips it
@@ -420,20 +293,6 @@ def _longer_head(path: str, head: bytes, state: tuple[int, int], limit: int = 32
     return b"".join(parts)
 
 
-class _Steps:
-    """Reports a step to the optional progress object: check for cancel, then advance."""
-
-    def __init__(self, progress: Any, name: str) -> None:
-        self._progress = progress
-        self._name = name
-
-    def __call__(self, fraction: float, verb: str) -> None:
-        if self._progress is None:
-            return
-        self._progress.check_cancelled()
-        self._progress.advance(fraction, f"{verb} {self._name}")
-
-
 def _read_bytes(path: str, shown: str, head_over: int | None = None) -> tuple[bytes, tuple[int, int]]:
     """Read the whole file, turning every OS problem into a :class:`DataError`; with the
     file's (size, modification time in ns) as they were before the read.  A file larger than
@@ -459,156 +318,6 @@ def _read_bytes(path: str, shown: str, head_over: int | None = None) -> tuple[by
     except OSError as err:
         reason = err.strerror or type(err).__name__
         raise DataError(f"File {shown} cannot be read ({reason}); check the path.") from None
-
-
-def _check_header(
-    names: Sequence[str], where: str, position: Callable[[int], str]
-) -> list[str]:
-    """Strip header names and refuse empty or duplicate ones.
-
-    ``where`` starts the message ("File '/x.csv'") and ``position(i)`` names the
-    place of header field ``i`` ("field 3 of line 1", "cell C1").
-    """
-    stripped = [str(name).strip() for name in names]
-    empty = [i for i, name in enumerate(stripped) if not name]
-    if empty:
-        places = ", ".join(position(i) for i in empty[:5])
-        raise DataError(
-            f"{where} has a column without a name ({places}); give every column a "
-            "unique name in the header."
-        )
-    seen: dict[str, int] = {}
-    for i, name in enumerate(stripped):
-        if name in seen:
-            raise DataError(
-                f"{where} has the column name '{name}' twice ({position(seen[name])} and "
-                f"{position(i)}); column names must be unique."
-            )
-        seen[name] = i
-    return stripped
-
-
-def _row_lines(lines: Sequence[int] | None) -> np.ndarray | None:
-    """Keep explicit line numbers only when they differ from the usual ``index + 2``."""
-    if lines is None:
-        return None
-    array = np.asarray(lines, dtype=np.int64)
-    if np.array_equal(array, np.arange(2, 2 + len(array))):
-        return None
-    return array
-
-
-def _load_text(data: bytes, path: str, shown: str, step: _Steps,
-               state: tuple[int, int] | None = None) -> LoadedTable:
-    """Decode, split and type a delimited text file.
-
-    The fast path (:mod:`workbench.io.fastcsv`, pandas' C parser) reads the file when it can
-    prove that its table is the one the exact reader (:mod:`workbench.io.delimited`, the csv
-    module) would see; otherwise the exact reader reads it and names what is wrong.
-    """
-    decoded = delimited.decode(data, shown, lazy=True)
-    head = decoded.head
-    delimiter = delimited.sniff_delimiter(head)
-    header_record = delimited.first_record(head, delimiter)
-    typed: dict[str, TypedColumn] | None = None
-    source: Any = None
-    lines: np.ndarray | None = None
-    names: list[str] = []
-    if header_record is not None:
-        header, header_line = header_record
-        names = _check_header(header, f"File {shown}",
-                              lambda i: f"field {i + 1} of line {header_line}")
-        step(0.3, "Parsing")
-        try:
-            utf8 = decoded.utf8
-            # the file's own bytes (UTF-8, no byte-order mark): the C parser may read the file
-            file = (path, state) if state is not None and utf8 is data and state[0] == len(data) else None
-            fast = fastcsv.parse(utf8, delimiter, names, header_line, file)
-        except fastcsv.Fallback:
-            pass
-        else:
-            typed, source, lines = fast.columns, fast.source, fast.lines
-    if typed is None:
-        records = delimited.split_records(decoded.text, delimiter, shown)
-        step(0.6, "Converting")
-        header_line = records.header_line
-        names = _check_header(
-            records.header,
-            f"File {shown}",
-            lambda i: f"field {i + 1} of line {header_line}",
-        )
-        allow_comma = delimiter != ","
-        typed = {}
-        raw: dict[str, Any] = {}
-        for name, cells in zip(names, records.columns):
-            typed[name] = type_text_column(cells, allow_decimal_comma=allow_comma)
-            if isinstance(typed[name].values, np.ndarray):
-                raw[name] = text_array(cells)
-        source = _KeptText(raw)
-        lines = records.lines
-    step(0.8, "Converting")
-    return _text_table(typed, path, shown, delimiter, decoded.encoding, decoded.notes, lines, source)
-
-
-def _text_table(typed: dict[str, TypedColumn], path: str, shown: str, delimiter: str,
-                encoding: str, decoding_notes: Sequence[str], lines: np.ndarray | None,
-                source: Any) -> LoadedTable:
-    """The :class:`LoadedTable` of a delimited text file's typed columns, with its notes."""
-    # the arrays are this table's own (the parse that made them is discarded): no copy
-    frame = pd.DataFrame({name: column.values for name, column in typed.items()}, copy=False)
-
-    notes = list(decoding_notes)
-    comma_columns = [name for name, column in typed.items() if column.decimal_comma]
-    if comma_columns:
-        listed = ", ".join(f"'{name}'" for name in comma_columns)
-        notes.append(
-            f"File {shown} writes numbers with a decimal comma (like 0,5) in column(s) "
-            f"{listed}; they were read as numbers."
-        )
-    for name, column in typed.items():
-        if column.leading_zeros is not None:
-            notes.append(
-                f"Column '{name}' of file {shown} was kept as text because values such as "
-                f"'{column.leading_zeros}' have leading zeros."
-            )
-        if column.too_large:
-            notes.append(
-                f"Column '{name}' of file {shown} was kept as text because its integers "
-                "are too large to store exactly."
-            )
-    return LoadedTable(
-        frame=frame,
-        path=path,
-        encoding=encoding,
-        delimiter=delimiter,
-        decimal="," if comma_columns else ".",
-        notes=tuple(notes),
-        format=TEXT,
-        row_lines=_row_lines(lines),
-        cell_source=source,
-    )
-
-
-class _TakenText:
-    """The cell text of some rows of another table's cell source."""
-
-    def __init__(self, source: Any, rows: np.ndarray) -> None:
-        self._source = source
-        self._rows = rows
-
-    def text(self, column: str, wanted: Sequence[str] = ()) -> Any:
-        text = self._source.text(column, wanted)
-        return None if text is None else text.take(self._rows)
-
-
-class _KeptText:
-    """Cell text kept from reading (the exact reader, workbooks): a :class:`TextSource` stand-in."""
-
-    def __init__(self, columns: dict[str, Any]) -> None:
-        self._columns = columns
-
-    def text(self, column: str, wanted: Sequence[str] = ()) -> Any:
-        return self._columns.get(column)
 
 
 def _load_excel(
@@ -673,8 +382,6 @@ def _normal_name(name: str) -> str:
 
 def _text_role_names() -> set[str]:
     """The usual header names of the id and text roles (normalised)."""
-    from workbench.io.roles import ROLE_NAMES  # roles imports this module
-
     return {_normal_name(n) for role in _TEXT_ROLES for n in [role, *ROLE_NAMES.get(role, [])]}
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.io.columns import to_binary, to_float
-from workbench.io.loader import LoadedTable
+from workbench.io.table import LoadedTable
 
 #: Common header names for each column role, most specific first (matched ignoring case,
 #: spaces, underscores and hyphens).

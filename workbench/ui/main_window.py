@@ -985,7 +985,7 @@ def _checked(table, roles, progress):
 def _load_many_job(paths: list[str], progress):
     """On a worker: several files stacked as the command line stacks them, then the roles
     (the formats' own, else guessed) and the check, as for one file."""
-    from ..io.formats import load_many
+    from ..io import load_many
     from ..io.roles import guess_roles
 
     table = load_many(paths, progress=progress)

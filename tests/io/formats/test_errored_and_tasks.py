@@ -21,7 +21,8 @@ from workbench.analyses import compare, cost, passk, text
 from workbench.cli.main import main as cli_main
 from workbench.core.errors import DataError, OptionError
 from workbench.io import load_table
-from workbench.io.formats import load_many, with_roles
+from workbench.io import load_many
+from workbench.io.formats import with_roles
 from workbench.report.present import answer
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "formats")

@@ -15,7 +15,7 @@ from workbench.analyses import ranking
 from workbench.cli.main import main as cli_main
 from workbench.core.errors import DataError
 from workbench.io import load_table
-from workbench.io.formats import load_many
+from workbench.io import load_many
 from workbench.io.roles import guess_roles
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "formats")

@@ -9,7 +9,7 @@ text of the file.  :func:`load_many` stacks several files (several runs or model
 table, each with its system.
 """
 
-from workbench.io.formats.combine import combine, load_folder, load_many, with_roles
+from workbench.io.formats.combine import combine, load_folder, with_roles
 from workbench.io.formats.detect import detect_and_load, is_session_file, may_claim
 
 #: What the open dialog offers (Qt's filter syntax), the results files first.
@@ -23,4 +23,4 @@ FILE_FILTER = (
     "All files (*)"
 )
 
-__all__ = ["FILE_FILTER", "combine", "detect_and_load", "is_session_file", "may_claim", "load_folder", "load_many", "with_roles"]
+__all__ = ["FILE_FILTER", "combine", "detect_and_load", "is_session_file", "may_claim", "load_folder", "with_roles"]

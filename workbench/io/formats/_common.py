@@ -13,7 +13,8 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
-from workbench.io.loader import LoadedTable
+from workbench.io import delimited
+from workbench.io.table import LoadedTable
 
 _NOISE = re.compile(r"[\s_\-.]+")
 
@@ -124,6 +125,5 @@ def decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        from workbench.io import delimited
 
         return delimited.decode(data, shown).text

@@ -8,6 +8,7 @@ file of each row; the table's rows are numbered 1..n across the files.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from typing import Any, Sequence
@@ -17,21 +18,12 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
+from workbench.io.table import LoadedTable
 
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
 _UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json")
 _PANEL_FOR_SEVERAL = {"inspect": "compare", "lm_eval_samples": "compare", "promptfoo": "cost",
                       "trec_run": "ranking"}
-
-
-def load_many(paths: Sequence[str], *, sheet: str | None = None, progress: Any = None):
-    """Load each file with ``load_table`` and stack them (one file: that file's table)."""
-    from workbench.io.loader import load_table
-
-    tables = [load_table(p, sheet=sheet, progress=progress) for p in paths]
-    if len(tables) == 1:
-        return tables[0]
-    return combine(tables)
 
 
 def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
@@ -59,8 +51,7 @@ def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
 
 
 def combine(tables: Sequence[Any]):
-    from workbench.io.loader import LoadedTable
-
+    """Several loaded tables as one (see the module's docstring)."""
     tables, same = _same_runs(tables)
     if len(tables) == 1:
         import dataclasses
@@ -289,17 +280,17 @@ def _is_inspect_json(path: str) -> bool:
     return head.lstrip().startswith("{") and '"eval"' in head and '"version"' in head
 
 
-def load_folder(folder: str, shown: str, progress: Any = None):
+def load_folder(folder: str, shown: str, progress: Any = None, *, load: Any):
     """A folder of lm-eval outputs (one sub-folder per model), Inspect logs (``.eval``, and
     ``.json`` ones) or TREC runs, stacked into one table; a folder with none of them gets the
-    usual sentence."""
+    usual sentence.  ``load`` reads one file (the opener's ``load_table``)."""
     files = folder_files(folder)
     if not files:
         raise DataError(f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "
                         "Parquet file, or a folder of lm-evaluation-harness outputs "
                         "(samples_*.jsonl), Inspect logs (.eval, .json) or TREC .run files.")
-    table = load_many(files, progress=progress)
-    import dataclasses
+    loaded = [load(f, progress=progress) for f in files]
+    table = loaded[0] if len(loaded) == 1 else combine(loaded)
 
     note = (f"Folder {shown}: {len(files)} files ({', '.join(os.path.relpath(f, folder) for f in files[:6])}"
             f"{' ...' if len(files) > 6 else ''}).")

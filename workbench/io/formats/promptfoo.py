@@ -10,6 +10,9 @@ prompt when the config has several prompts: the pairing key for Compare), ``desc
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import io
 import re
 from typing import Any
 
@@ -17,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.formats._common import render_json_value, table, text_column, typed_column
+from workbench.io.formats._common import decode, render_json_value, table, text_column, typed_column
+from workbench.io.textfile import _load_text, _Steps
 
 FORMAT = "promptfoo"
 
@@ -167,21 +171,12 @@ def csv_names(header: list[str]) -> list[str] | None:
 
 def load_csv(data: bytes, path: str, shown: str, names: list[str], header: list[str]):
     """promptfoo's CSV export, read as any delimited file with its header's names made unique."""
-    import csv
-    import dataclasses
-    import io
-
-    from workbench.io import loader
-
-    from workbench.io.formats._common import decode
-
     text = decode(data, shown)
     first_end = text.index("\n") + 1 if "\n" in text else len(text)
     line = io.StringIO()
     csv.writer(line, lineterminator="\r\n" if text[:first_end].endswith("\r\n") else "\n") \
         .writerow(names)
-    table = loader._load_text((line.getvalue() + text[first_end:]).encode("utf-8"), path, shown,
-                              loader._Steps(None, ""))
+    table = _load_text((line.getvalue() + text[first_end:]).encode("utf-8"), path, shown, _Steps(None, ""))
     renamed = [f"'{new}'" for old, new in zip(header, names) if old.strip() != new]
     note = (f"Read as promptfoo's CSV export: its header repeats {', '.join(CSV_GROUP)} for each "
             f"provider, so each repeated name takes its provider's tag ({', '.join(renamed[:6])}"
