@@ -372,3 +372,19 @@ def test_dev_setup_does_not_wait_on_other_apt_errors(tmp_path):
     assert "Failed to fetch" in proc.stderr
     assert not [c for c in calls if c.startswith("sleep")] and not [c for c in calls if " install " in c]
     subprocess.run(["bash", "-n", str(PACKAGING / "dev-setup.sh")], check=True)
+
+
+def test_the_bundle_takes_the_user_guide():
+    """Help > User guide reads resources/docs in the bundle: the spec's resources loop (run here
+    on the checkout) puts every page, and the screenshots the pages show, under resources/."""
+    spec = (PACKAGING / "workbench.spec").read_text(encoding="utf-8")
+    block = spec[spec.index("# -- resources:"):spec.index("# -- metadata")]
+    ns = {"ROOT": ROOT}
+    exec(compile(block, "workbench.spec", "exec"), ns)  # noqa: S102 - the spec's own code
+    bundled = {(Path(src).name, dest.replace("\\", "/")) for src, dest in ns["datas"]}
+    pages = sorted((ROOT / "resources" / "docs").glob("*.md"))
+    assert pages
+    for page in pages:
+        assert (page.name, "resources/docs") in bundled, page.name
+        for image in re.findall(r"\]\(\.\./screenshots/([^)]+)\)", page.read_text(encoding="utf-8")):
+            assert (image, "resources/screenshots") in bundled, (page.name, image)

@@ -5,7 +5,7 @@ An installed workbench keeps its examples inside the installation (``/opt/eval-w
 _internal/resources`` for the .deb), which is read-only and awkward to type; this puts them where
 the README's commands expect them::
 
-    DIR/examples/   the seed's worked cases (CSV) and the example sessions (*.wbsession.json)
+    DIR/examples/   the example results files (CSV) and the example sessions (*.wbsession.json)
     DIR/rules/      the release rules (TOML) and the data they are written for
 
 The same layout as ``resources/`` in a checkout, so a command written for one works in the other
@@ -38,9 +38,10 @@ DEFAULT_DIR = "~/eval-workbench-examples"
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(NAME, help="copy the examples, release rules and example sessions to a "
                                   "folder and print the commands to try",
-                       description="Copy the bundled examples (the seed's worked cases), release "
-                                   "rules and example sessions to DIR, then print commands to try "
-                                   "on them. A file already in DIR is never replaced silently.")
+                       description="Copy the bundled examples (small results files whose numbers "
+                                   "can be checked by hand), release rules and example sessions to "
+                                   "DIR, then print commands to try on them. A file already in DIR "
+                                   "is never replaced silently.")
     p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR",
                    help=f"the folder to copy to (default {DEFAULT_DIR}; made if missing)")
     p.add_argument("--overwrite", action="store_true",
@@ -154,9 +155,9 @@ def commands(target: Path) -> list[str]:
 #: What each command of :func:`commands` shows (printed beside it).
 COMMENTS = [
     "",
-    "the seed's 14-to-5 paired split: sign test, McNemar, intervals",
+    "the 14-to-5 paired split: sign test, McNemar, intervals",
     "a release rule: exit 0 PASS, 1 FAIL, 3 INCONCLUSIVE",
-    "ranking metrics with the seed's worked query",
+    "ranking metrics on three queries",
     "the Excel report of a saved session",
     "the desktop workbench on that session (needs a display)",
 ]
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     sessions = sum(1 for p in written + same if p.name.endswith(".wbsession.json"))
     if written:
         print(f"Copied {len(written)} file{'s' if len(written) != 1 else ''} to {target} "
-              f"(examples/: the worked cases and {sessions} example sessions; rules/: release "
+              f"(examples/: the example results files and {sessions} example sessions; rules/: release "
               f"rules)" + (f"; {len(same)} identical file{'s were' if len(same) != 1 else ' was'} "
                            f"already there." if same else "."))
     else:

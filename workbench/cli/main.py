@@ -66,8 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "stderr), 130 interrupted; gate: 1 FAIL, 3 INCONCLUSIVE.")
     top.add_argument("--version", action="version", version=f"workbench {__version__}")
     top.add_argument("--self-test", action="store_true",
-                     help="check this installation end to end (offscreen, a few seconds; every "
-                          "example and the report); exit 0 = fine")
+                     help="check this installation end to end (offscreen: every example, the "
+                          "user guide and the report); exit 0 = fine")
     sub = top.add_subparsers(dest="analysis", required=True, parser_class=_Parser)
 
     def errored(p: argparse.ArgumentParser, failure: str) -> None:

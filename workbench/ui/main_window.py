@@ -18,6 +18,7 @@ from .. import __version__
 from ..core.errors import WorkbenchError
 from ..core.session import Session, load_session, options_to_json, save_session
 from .examples import EXAMPLE_SESSIONS, EXAMPLES
+from .guide import show_guide
 from .tasks import TaskRunner
 from .widgets import BusyBar, ExceptionDialog
 
@@ -346,6 +347,9 @@ class MainWindow(QMainWindow):
         self.view_menu = view
         self.view_actions: dict[str, QAction] = {}
         help_menu = bar.addMenu("&Help")
+        self.guide_action = self._action("&User guide", lambda _c=False: show_guide(self), "F1",
+                                         "How to read each panel, file formats, release rules (offline)")
+        help_menu.addAction(self.guide_action)
         help_menu.addAction(self._action("&About Eval Workbench", self.about))
 
     def _add_view_actions(self, PANELS) -> None:  # noqa: N803 - the panels' table

@@ -1,9 +1,10 @@
 """``workbench --self-test``: prove that this installation works, end to end, without a screen.
 
-It builds the main window offscreen, opens every example of the start page, waits for the
-panel's analysis (run on the thread pool, as for a user), checks a headline number of each
-against the seed's worked value, writes an Excel report of all the results to a temporary
-folder and reads it back.  One line per step; exit 0 only if every step worked.
+It builds the main window offscreen, opens the user guide (Help > User guide) and each of its
+pages, opens every example of the start page, waits for the panel's analysis (run on the thread
+pool, as for a user), checks a headline number of each against the seed's worked value, writes
+an Excel report of all the results to a temporary folder and reads it back.  One line per step;
+exit 0 only if every step worked.
 
 Used by the packaging tests on the frozen bundle and inside a clean Debian root, and usable from
 a checkout (``.venv/bin/workbench --self-test``).
@@ -243,6 +244,8 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
                  f"unknown version of {', '.join(unknown)} (package metadata missing from the build)"
                  if unknown else about.split("conventions. ", 1)[-1][:160])
 
+    _guide(outcome, window, app, opts["screenshots"])
+
     timeout = float(opts["timeout"])
     results, tables = [], []
     shots = opts["screenshots"]
@@ -309,6 +312,50 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
     app.processEvents()
 
 
+def _guide(outcome: Outcome, window, app, shots: str | None) -> None:
+    """Help > User guide (its menu action) opens offline on the getting-started page, and every
+    page of the guide is in the installation and shows its title."""
+    label = "user guide"
+    action = getattr(window, "guide_action", None)
+    if action is None:
+        outcome.step(False, label, "Help > User guide is missing from the menu")
+        return
+    try:
+        from .guide import FIRST_PAGE, docs_dir, pages
+
+        t0 = time.monotonic()
+        action.trigger()
+        app.processEvents()
+        guide = getattr(window, "_user_guide", None)
+        if guide is None or not guide.isVisible():
+            outcome.step(False, label, "Help > User guide did not open a window")
+            return
+        first = guide.browser.toPlainText()
+        listed = pages()
+        if guide.current_page() != FIRST_PAGE or "Getting started" not in first:
+            outcome.step(False, label, f"opened on {guide.current_page()!r}, not the getting-started page")
+            guide.close()
+            return
+        if shots:
+            guide.resize(1280, 800)
+            app.processEvents()
+            guide.grab().save(os.path.join(shots, "guide.png"))
+        empty = []
+        for name, title in listed:
+            guide.open_page(name)
+            app.processEvents()
+            if guide.current_page() != name or title not in guide.browser.toPlainText():
+                empty.append(name)
+        guide.open_page(FIRST_PAGE)
+        guide.close()
+        outcome.step(not empty and len(listed) > 1, label,
+                     f"{len(listed)} pages from {docs_dir()} in {(time.monotonic() - t0) * 1000:.0f} ms"
+                     if not empty else
+                     f"pages not shown: {', '.join(empty)}")
+    except Exception as err:  # noqa: BLE001 - a self-test reports, it does not crash
+        outcome.step(False, label, f"{type(err).__name__}: {err}")
+
+
 def _screenshot_start(window, app, about_html: str, folder: str) -> None:
     """The start page, and the About box as Qt draws it (application icon, versions)."""
     from PySide6.QtWidgets import QMessageBox
@@ -347,7 +394,7 @@ def _quiet_offscreen_warnings() -> None:
     previous = None
 
     def handler(mode, context, message):
-        if "does not support propagateSizeHints" in message:
+        if "does not support propagateSizeHints" in message or "does not support raise()" in message:
             return
         if previous is not None:
             previous(mode, context, message)

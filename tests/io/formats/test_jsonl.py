@@ -131,7 +131,7 @@ def test_almost_json_gets_a_sentence(tmp_path, name, content, words):
 
 
 def test_a_million_line_jsonl_loads_within_twice_pandas(tmp_path):
-    """Streaming speed: within 2x of pandas.read_json(lines=True) (measured: see README)."""
+    """Streaming speed: within 2x of pandas.read_json(lines=True) (measured: see resources/docs/performance.md)."""
     rng = np.random.default_rng(3)
     n = 1_000_000
     path = tmp_path / "big.jsonl"

@@ -209,11 +209,11 @@ def test_a_csv_is_not_taken_for_a_trec_file(tmp_path):
 
 def test_a_million_line_run_loads_within_twice_pandas(tmp_path):
     """Streaming speed: within 2x of pandas.read_csv(sep=r"\\s+") on the same file (measured
-    here: see README)."""
+    here: see resources/docs/performance.md)."""
     import time
 
     # the bundle (no pyarrow) reads ids with pandas' C parser as Python strings: ~4x pandas'
-    # all-numeric read, as the README says; the 2x promise is for installs with pyarrow
+    # all-numeric read, as resources/docs/performance.md says; the 2x promise is for installs with pyarrow
     pytest.importorskip("pyarrow", reason="without pyarrow TREC files take the slower pandas path",
                         exc_type=ImportError)
     rng = np.random.default_rng(1)
