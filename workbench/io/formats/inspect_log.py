@@ -10,8 +10,10 @@ One row per sample and epoch: ``model``, ``task``, ``sample_id`` (the id's exact
 ``value_to_float`` does; numbers and true/false as they are; a scorer giving a dict of values
 gives one column per key, ``scorer.key``), ``input``, ``target``, ``output`` (the completion),
 ``answer`` (the first scorer's extracted answer), ``input_tokens``, ``output_tokens``,
-``total_tokens`` (summed over the models a sample used), ``total_time`` and ``working_time``
-(seconds), and ``error`` when a sample failed.
+``total_tokens`` (summed over the models a sample used), ``cost`` (the ``total_cost`` Inspect
+recorded, when it did), ``steps`` (the assistant messages, the final answer included),
+``tool_calls`` (every call, parallel ones each) and ``tool_calls.<name>`` per tool,
+``total_time`` and ``working_time`` (seconds), and ``error`` when a sample failed.
 """
 
 from __future__ import annotations
@@ -127,6 +129,12 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
         columns[key] = np.array([sum(float((u or {}).get(key) or 0)
                                      for u in (s.get("model_usage") or {}).values())
                                  if s.get("model_usage") else np.nan for s in samples])
+    costs = [[(u or {}).get("total_cost") for u in (s.get("model_usage") or {}).values()] for s in samples]
+    if any(c is not None for row in costs for c in row):  # the cost Inspect recorded (newer versions)
+        columns["cost"] = np.array([sum(float(c) for c in row if c is not None) if any(c is not None for c in row)
+                                    else np.nan for row in costs])
+    agent = _agent_columns(samples)
+    columns.update(agent)
     for key in ("total_time", "working_time"):
         columns[key] = np.array([np.nan if s.get(key) is None else float(s[key]) for s in samples])
     errors = [_error(s.get("error")) for s in samples]
@@ -160,8 +168,17 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
                      + ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
                      + "; as Inspect does, the analyses leave them out of their numbers unless "
                      "told to count them as failures (--errored failure).")
+    if agent:
+        tools = [c[len("tool_calls."):] for c in agent if c.startswith("tool_calls.")]
+        notes.append("Steps are the assistant messages of each sample (the final answer included) and "
+                     "tool calls are counted one by one (parallel calls each count)"
+                     + (f"; calls per tool in columns tool_calls.<name> ({', '.join(tools)})" if tools else "")
+                     + ("; cost is the total_cost Inspect recorded in the sample's model usage"
+                        if "cost" in columns else "") + ".")
     roles = {"sample_id": "task", "model": "system", "output": "prediction", "target": "reference",
              "total_time": "latency", **({"item": "item"} if epochs > 1 else {}),
+             **({"steps": "steps", "tool_calls": "tool_calls"} if agent else {}),
+             **({"cost": "cost"} if "cost" in columns else {}),
              **({"error": "error"} if any(errors) else {})}
     if success:
         roles[success] = "success"
@@ -169,6 +186,25 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     return table(frame, path, fmt=FORMAT, notes=notes,
                  row_lines=np.arange(1, n + 1, dtype=np.int64), roles=roles, panel="passk",
                  row_word="row", row_names=names)
+
+
+def _agent_columns(samples: list[dict]) -> dict[str, Any]:
+    """Steps (assistant messages, the final answer included) and tool calls (each call of a
+    parallel turn counted), with one ``tool_calls.<name>`` count column per tool; nothing when no
+    sample holds its messages."""
+    if not any(isinstance(s.get("messages"), list) and s["messages"] for s in samples):
+        return {}
+    steps, calls, by_tool = [], [], []
+    for s in samples:
+        assistant = [m for m in (s.get("messages") or []) if isinstance(m, dict) and m.get("role") == "assistant"]
+        names = [str((c or {}).get("function", "")) for m in assistant for c in (m.get("tool_calls") or [])]
+        steps.append(len(assistant))
+        calls.append(len(names))
+        by_tool.append(names)
+    out: dict[str, Any] = {"steps": np.array(steps, dtype=np.int64), "tool_calls": np.array(calls, dtype=np.int64)}
+    for name in sorted({n for names in by_tool for n in names}):
+        out[f"tool_calls.{name}"] = np.array([names.count(name) for names in by_tool], dtype=np.int64)
+    return out
 
 
 def _binary(column: Any) -> bool:
