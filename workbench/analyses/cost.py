@@ -45,6 +45,10 @@ class Options:
     #: errored requests: exclude (left out) or failure (failed requests); their latency and
     #: cost are never used, either way
     errored: str = "exclude"
+    #: the effort of each request (optional): steps, tool calls, tokens
+    steps: str | None = None
+    tool_calls: str | None = None
+    tokens: str | None = None
 
 
 ECDF_POINTS = 1000
@@ -63,7 +67,7 @@ def latency_ecdf(latency: np.ndarray, codes: np.ndarray, labels: list[str]) -> p
 
 def check_options(options: Options) -> None:
     """Every option's type and range, before any work (an :class:`OptionError` sentence)."""
-    _checks.columns(options, ("system", "success", "cost", "latency", "error"))
+    _checks.columns(options, ("system", "success", "cost", "latency", "error", "steps", "tool_calls", "tokens"))
     _rows.check(options.errored)
     _checks.choice("percentile_method", options.percentile_method, tuple(cm.PERCENTILE_METHODS))
 
@@ -182,6 +186,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                              f"({_cost(rb['cost_per_request'])} vs {_cost(ra['cost_per_request'])}) and "
                              f"succeeds no more often ({rates}): it is dominated, so no price per "
                              f"extra success is given.")
+    effort_tables, effort_sig = _effort(table, options, res, measured, codes, labels, y, records, notes)
     sig = base_signature(NAME)
     sig.update({
         "cps": "total-cost/successes", "cpr": "mean", "ci": "wilson-95",
@@ -214,6 +219,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                 "marginal_cost_per_success": "extra cost per request / extra success rate",
                             }, formats={"extra_cost_per_request": "money", "extra_success_rate": "rate",
                                         "marginal_cost_per_success": "money"}))
+    tables += effort_tables
+    sig.update(effort_sig)
     if len(rows) > 1 and all(r.get("measured", 1) for r in rows):
         # bootstrap intervals of the differences (of measured requests): workbench/analyses/paired.py
         from .paired import cost_differences
@@ -223,3 +230,89 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         tables.append(diff_table)
         records += diff_records
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+
+
+#: The effort measures and the column names guessed for each (after the format's roles).
+EFFORT = {"steps": ("steps", "num_steps", "n_steps", "turns"),
+          "tool_calls": ("tool_calls", "num_tool_calls", "n_tool_calls", "tools_called"),
+          "tokens": ("total_tokens", "tokens", "tokens_total", "token_count")}
+
+
+def _effort(table, options, res, measured, codes, labels, y, records, notes):
+    """Steps, tool calls and tokens per request (the measured ones) and per success: for each
+    system the mean (t 95% interval), median and p95 per request, and total / successes (every
+    attempt's effort counts, the divisor is the successes, as for the cost); calls per tool when
+    the file has ``tool_calls.<name>`` columns.  Returns (tables, signature entries)."""
+    from ..metrics import paired as pm
+    from ._common import pick_column
+
+    cols = {}
+    for measure, names in EFFORT.items():
+        col = pick_column(table, getattr(options, measure), measure, f"--{measure.replace('_', '-')}", notes,
+                          names=names, required=False)
+        if col is not None:
+            cols[measure] = col
+    if not cols:
+        return [], {}
+    kept = np.flatnonzero(measured)
+    part = table if kept.size == len(measured) else table.take(kept)
+    rows = []
+    for measure, col in cols.items():
+        values = np.full(len(measured), np.nan)
+        values[kept] = to_float(part, col, allow_missing=True, min_value=0)
+        for s, label in enumerate(labels):
+            m = (codes == s) & measured & np.isfinite(values)
+            x = values[m]
+            succ = int(y[codes == s].sum())
+            kw = {"system": label} if len(labels) > 1 or label != "(all)" else {}
+            if x.size == 0:
+                continue
+            t = pm.paired_t(x)
+            p50, p95 = np.percentile(x, [50, 95], method=cm.PERCENTILE_METHODS[options.percentile_method])
+            per_success = float(x.sum() / succ) if succ else float("nan")
+            records += [record(f"{measure}_mean", float(x.mean()), n=int(x.size),
+                               ci_low=t.ci_low if x.size > 1 else None, ci_high=t.ci_high if x.size > 1 else None, **kw),
+                        record(f"{measure}_p50", float(p50), n=int(x.size), **kw),
+                        record(f"{measure}_p95", float(p95), n=int(x.size), **kw),
+                        record(f"{measure}_per_success", per_success if succ else None, n=succ, **kw)]
+            if not succ:
+                notes.append(f"System '{label}' has no success: its {measure.replace('_', ' ')} per success is "
+                             f"undefined (shown empty), not a division by zero.")
+            rows.append({"system": label, "measure": measure, "column": col, "requests": int(x.size),
+                         "mean": float(x.mean()), "ci_low": t.ci_low, "ci_high": t.ci_high, "median": float(p50),
+                         "p95": float(p95), "total": float(x.sum()), "successes": succ,
+                         "per_success": per_success})
+    tables = [Table("effort", "Steps, tool calls and tokens per request and per success", pd.DataFrame(rows), columns={
+        "mean": "mean per request (t 95% interval)", "per_success": "total over every request / successes",
+        "median": f"p50 per request ({options.percentile_method})", "p95": f"p95 per request ({options.percentile_method})"},
+        formats={"mean": "float", "ci_low": "float", "ci_high": "float", "median": "float", "p95": "float",
+                 "total": "float", "per_success": "float", "requests": "int", "successes": "int"})]
+    tool_cols = [c for c in map(str, table.frame.columns) if c.startswith("tool_calls.")]
+    if tool_cols:
+        trows = []
+        for s, label in enumerate(labels):
+            m = (codes == s) & measured
+            counts = {c[len("tool_calls."):]: to_float(table.take(np.flatnonzero(m)), c, allow_missing=True)
+                      for c in tool_cols}
+            total = sum(float(np.nansum(v)) for v in counts.values())
+            for name, v in counts.items():
+                v = v[np.isfinite(v)]
+                if not v.size:
+                    continue
+                p50, p95 = np.percentile(v, [50, 95])
+                trows.append({"system": label, "tool": name, "calls": float(v.sum()),
+                              "share": float(v.sum() / total) if total else float("nan"),
+                              "per_request_p50": float(p50), "per_request_p95": float(p95)})
+        tables.append(Table("tools", "Calls per tool", pd.DataFrame(trows),
+                            columns={"share": "this tool's calls / all tool calls of the system"},
+                            formats={"calls": "int", "share": "rate", "per_request_p50": "float",
+                                     "per_request_p95": "float"}))
+    if len(labels) > 1 and "steps" in cols:
+        by = {r["system"]: r for r in rows if r["measure"] == "steps"}
+        parts = [f"'{k}' {format_value(v['per_success'], 'statistic')} steps per success"
+                 for k, v in by.items() if math.isfinite(v["per_success"])]
+        if parts:
+            notes.append("Effort: " + ", ".join(parts) + " (every attempt's steps over the successes).")
+    return tables, {"effort": ",".join(cols), "effort-per-success": "total/successes",
+                    "effort-ci": "t-95"}
+

@@ -132,6 +132,9 @@ _EXACT_KINDS.update({
     "repeats_mean": "score", "repeats_diff": "score_diff", "repeats_rate": "rate", "repeats_rate_diff": "points", "var_data": "statistic",
     "var_within": "statistic", "within_share": "rate", "se_repeats": "score", "se_one_repeat": "score",
     "clustered_se": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
+    # effort per request and per success (cost and latency)
+    **{f"{m}_{s}": "statistic" for m in ("steps", "tool_calls", "tokens")
+       for s in ("mean", "p50", "p95", "per_success")},
     # runs side by side
     "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
     "only_from": "count", "only_to": "count",

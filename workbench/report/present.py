@@ -166,6 +166,12 @@ _NAMES.update({
     "repeats_needed": "Repeats needed for the target", "flipping_items": "Items that flip",
 })
 
+# effort (cost and latency)
+_NAMES.update({f"{m}_{s}": f"{w} {t}" for m, w in (("steps", "Steps"), ("tool_calls", "Tool calls"),
+                                                    ("tokens", "Tokens"))
+               for s, t in (("mean", "per request, mean"), ("p50", "per request, median"),
+                            ("p95", "per request, p95"), ("per_success", "per success"))})
+
 # runs side by side
 _NAMES.update({
     "run_rate": "Success rate of the run", "run_mean": "Mean score of the run",

@@ -1,0 +1,48 @@
+"""Steps, tool calls and tokens per request and per success (issue 26) on the Inspect agent logs
+written by the real inspect_ai, against the counts its own reader gave (agent_expected.csv)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import table_of
+from workbench.analyses import cost
+
+HERE = Path(__file__).resolve().parent / "fixtures" / "formats" / "inspect_agent"
+
+
+def test_cost_on_agent_logs_needs_no_flags(cli):
+    out = cli("cost", str(HERE / "agent_alpha.eval"), str(HERE / "agent_beta.eval"))
+    with open(HERE / "agent_expected.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    for model in ("mockllm/alpha", "mockllm/beta"):
+        mine = [r for r in rows if r["model"] == model]
+        steps = np.array([int(r["steps"]) for r in mine])
+        calls = np.array([int(r["tool_calls"]) for r in mine])
+        wins = sum(float(r["match"]) for r in mine)
+        cost_total = sum(float(r["cost"]) for r in mine)
+
+        def rec(metric):
+            (r,) = [x for x in out["results"] if x["metric"] == metric and x.get("system") == model]
+            return r
+
+        assert rec("steps_mean")["value"] == pytest.approx(steps.mean())
+        assert rec("steps_p50")["value"] == pytest.approx(np.percentile(steps, 50))
+        assert rec("steps_per_success")["value"] == pytest.approx(steps.sum() / wins)
+        assert rec("tool_calls_per_success")["value"] == pytest.approx(calls.sum() / wins)
+        assert rec("cost_per_success")["value"] == pytest.approx(cost_total / wins)
+    assert "effort:steps,tool_calls,tokens" in out["signature"]
+
+
+def test_failure_only_system_has_no_per_success_number():
+    frame = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "success": [1, 0, 1, 0, 0, 0],
+                          "cost": [0.01] * 6, "steps": [3, 5, 4, 9, 12, 10]})
+    res = cost.run(table_of(frame), cost.Options(system="system", success="success", cost="cost", steps="steps"))
+    assert res.value("steps_per_success", system="a") == pytest.approx(12 / 2)
+    assert res.value("steps_per_success", system="b") is None
+    assert any("'b' has no success" in n and "steps per success is undefined" in n for n in res.notes)
