@@ -106,3 +106,35 @@ def test_gate_leaves_provider_errors_out_of_cost_and_latency(tmp_path):
     assert r["observed"] == pytest.approx(np.percentile(frame.loc[ok, "latency_ms"].astype(float), 50))
     assert any("ended with an error" in n for n in result.notes)
     assert "errored:excluded" in result.signature
+
+
+def test_effort_conditions_on_agent_logs():
+    """'median tool calls per task <= 8', 'steps per success must not rise more than 10%'
+    (issue 26) on the Inspect agent logs, against the counts of inspect_ai's own reader."""
+    import csv
+    from pathlib import Path
+
+    from workbench.io import load_many
+    from workbench.rules import evaluate
+
+    here = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "inspect_agent"
+    table = load_many([str(here / "agent_alpha.eval"), str(here / "agent_beta.eval")])
+    text = ('[rule]\nbaseline = "mockllm/alpha"\ncandidate = "mockllm/beta"\n'
+            '[[condition]]\nmetric = "tool_calls_p50"\nmax = 8\nresamples = 2000\n'
+            '[[condition]]\nmetric = "steps_per_success"\nmax_increase = 0.10\nresamples = 2000\n')
+    result = evaluate(parse_rule(text, source="rule.toml"), [table])
+    with open(here / "agent_expected.csv") as handle:
+        rows = list(csv.DictReader(handle))
+
+    def of(model, key):
+        return np.array([float(r[key]) for r in rows if r["model"] == model])
+
+    assert row(result, 1)["observed"] == pytest.approx(np.percentile(of("mockllm/beta", "tool_calls"), 50))
+    assert row(result, 1)["status"] == "PASS"
+    per_success = {m: of(m, "steps").sum() / of(m, "match").sum() for m in ("mockllm/alpha", "mockllm/beta")}
+    assert row(result, 2)["observed"] == pytest.approx(per_success["mockllm/beta"] / per_success["mockllm/alpha"] - 1)
+
+
+def test_effort_metric_names_are_checked():
+    with pytest.raises(RuleError, match="percentile 120"):
+        parse_rule(rule_text('[[condition]]\nmetric = "steps_p120"\nmax = 3\n'), source="rule.toml")

@@ -14,7 +14,7 @@ from ..core.progress import NULL_PROGRESS
 from ..io import LoadedTable, require_columns, to_binary, to_float, to_text
 from .inputs import _blank, _Cols, _evalset, _subset, _systems_present
 from .outcome import Outcome
-from .spec import COST, JUDGE, JUDGE_METRICS, LATENCY, PAIRED, RANKING, TEST_NAMES, Condition
+from .spec import COST, JUDGE, JUDGE_METRICS, LATENCY, PAIRED, RANKING, TEST_NAMES, Condition, effort_measure
 from .verdict import _fmt_p
 
 
@@ -284,12 +284,13 @@ def _eval_cost_latency(cond: Condition, table: LoadedTable, alpha: float, progre
     notes: list[str] = []
     sys_col = cols.get("system", required=cond.relative)
     base, cand = cond.baseline, cond.candidate
+    measure = effort_measure(cond)  # steps / tool_calls / tokens stand where cost or latency do
     if cond.kind == COST:
-        cost = to_float(table, cols.get("cost"), min_value=0)
-        y = (to_binary(table, cols.get("outcome")).astype(float) if cond.metric == "cost_per_success"
-             else None)
+        cost = to_float(table, cols.get(measure or "cost"), min_value=0)
+        y = (to_binary(table, cols.get("outcome")).astype(float)
+             if cond.metric == "cost_per_success" or measure else None)
     else:
-        lat = to_float(table, cols.get("latency"), min_value=0)
+        lat = to_float(table, cols.get(measure or "latency"), min_value=0)
         method = PERCENTILE_METHODS[cond.options.get("percentile_method", "linear")]
     n_rows = len(table.frame)
     if cond.kind == LATENCY:
@@ -360,7 +361,8 @@ def _eval_cost_latency(cond: Condition, table: LoadedTable, alpha: float, progre
              f"{unit}, seed {cond.seed})")
     if cond.kind == LATENCY:
         basis += f"; percentile method {cond.options.get('percentile_method', 'linear')}"
-    label = cond.metric if cond.kind == COST else f"p{cond.percentile:g}"
+    label = cond.metric if cond.kind == COST else (f"{effort_measure(cond)} p{cond.percentile:g}"
+                                                   if effort_measure(cond) else f"p{cond.percentile:g}")
     if cond.relative:
         counts = f"'{cand}' {label} {_num(obs_c, cond)} vs '{base}' {_num(obs_b, cond)}"
     else:
@@ -398,7 +400,8 @@ def _bootstrap_stat(stat, c_rows: np.ndarray, b_rows: np.ndarray | None, paired:
 
 
 def _num(v, cond: Condition) -> str:
-    """A cost (in the file's units) or a latency under the number-format policy."""
+    """A cost (in the file's units), a latency or an effort under the number-format policy."""
     if v is None or not math.isfinite(v):
         return "undefined"
-    return numbers.format_value(v, "cost" if cond.kind == COST else "latency")
+    kind = "statistic" if effort_measure(cond) else "cost" if cond.kind == COST else "latency"
+    return numbers.format_value(v, kind)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..core.errors import DataError
 from ..io import LoadedTable, guess_column, require_columns, to_text
-from .spec import COST, JUDGE, PAIRED, RANKING, Condition, Rule, RuleError
+from .spec import COST, JUDGE, PAIRED, RANKING, Condition, Rule, RuleError, effort_measure
 
 
 def _pick_input(rule: Rule, cond: Condition, tables: list[LoadedTable]) -> tuple[int, str]:
@@ -44,10 +44,10 @@ def _needs(cond: Condition) -> str:
     if cond.kind == RANKING:
         return f"query, doc, score or rank, relevance and system columns with {systems}"
     if cond.kind == COST:
-        return f"system, outcome and cost columns with {systems}"
+        return f"system, outcome and {effort_measure(cond) or 'cost'} columns with {systems}"
     if cond.kind == JUDGE:
         return "a judge label column and a human label column"
-    return f"a latency column and a system column with {systems}"
+    return f"a{'' if effort_measure(cond) else ' latency'} {effort_measure(cond) or ''} column and a system column with {systems}".replace("  ", " ")
 
 
 def _fits(cond: Condition, table: LoadedTable) -> bool:
@@ -76,13 +76,13 @@ def _fits(cond: Condition, table: LoadedTable) -> bool:
             cols.get("human")
             return True
         elif cond.kind == COST:
-            cols.get("cost")
-            if cond.metric == "cost_per_success":
+            cols.get(effort_measure(cond) or "cost")
+            if cond.metric.endswith("_per_success"):
                 cols.get("outcome")
             sys_col = cols.get("system", required=cond.relative)
             needed_systems = [cond.baseline, cond.candidate] if cond.relative else [cond.candidate]
         else:
-            cols.get("latency")
+            cols.get(effort_measure(cond) or "latency")
             sys_col = cols.get("system", required=cond.relative)
             needed_systems = [cond.baseline, cond.candidate] if cond.relative else [cond.candidate]
         if sys_col is not None:
@@ -108,8 +108,9 @@ class _Cols:
         if given:
             require_columns(self.table, [given])
             return given
+        wanted = ("outcome", "success") if role == "outcome" else (role,)  # a log's reader says success
         by_reader = next((c for c, r in (self.table.roles or {}).items()
-                          if r == role and c in self.table.frame.columns), None)
+                          if r in wanted and c in self.table.frame.columns), None)
         if by_reader is not None:  # the column a log's reader named (Inspect's model, promptfoo's provider)
             self.notes.append(f"Column '{by_reader}' of '{self.table.name}' was taken as the {role} column "
                               f"(from the file's format; set {role} in the rule's [data] table to choose).")

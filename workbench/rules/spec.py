@@ -64,6 +64,11 @@ Metrics and thresholds
                                                                         own value with ``max``
 ``latency_pQ`` (e.g. ``latency_p95``)       ``max``, ``max_increase``   the candidate's Q-th percentile,
                                                                         or its relative change
+``steps_per_success``,                      ``max``, ``max_increase``   an agent's effort: total steps (tool
+``tool_calls_per_success``,                                             calls, tokens) over every request /
+``tokens_per_success``                                                  successes
+``steps_pQ``, ``tool_calls_pQ``,            ``max``, ``max_increase``   the Q-th percentile of the effort
+``tokens_pQ`` (e.g. ``tool_calls_p50``)                                 per request
 ``judge_kappa``, ``judge_ac1``,             ``min`` (with ``min_items``) the judge's agreement with people
 ``judge_agreement``                                                     (Cohen's kappa, Gwet's AC1 or the
                                                                         raw share) on the labelled items
@@ -132,8 +137,9 @@ COST_METRICS = ("cost_per_success", "cost_per_request")
 #: judge conditions: the metric -> the Judge analysis's record
 JUDGE_METRICS = {"judge_kappa": "kappa", "judge_ac1": "ac1", "judge_agreement": "agreement"}
 KNOWN_METRICS_TEXT = ("success, ndcg@K, p@K, r@K, hit@K, mrr, map, cost_per_success, "
-                      "cost_per_request, latency_pQ (e.g. latency_p95), judge_kappa, judge_ac1, "
-                      "judge_agreement")
+                      "cost_per_request, latency_pQ (e.g. latency_p95), steps_per_success, "
+                      "tool_calls_per_success, tokens_per_success, steps_pQ, tool_calls_pQ, tokens_pQ "
+                      "(e.g. tool_calls_p50), judge_kappa, judge_ac1, judge_agreement")
 
 THRESHOLDS = {
     PAIRED: ("max_drop", "min_gain"),
@@ -164,7 +170,8 @@ TEST_NAMES = {"sign": "exact sign test", "mcnemar": "McNemar chi-square",
 RULE_KEYS = ("name", "baseline", "candidate", "alpha", "multiplicity", "registered",
              "description", "format")
 DATA_KEYS = ("item", "system", "outcome", "cost", "latency", "cluster", "query", "doc",
-             "score", "rank", "relevance", "qrels", "judge", "human", "error")
+             "score", "rank", "relevance", "qrels", "judge", "human", "error", "steps", "tool_calls",
+             "tokens")
 COMMON_KEYS = ("metric", "input", "baseline", "candidate", "data", "bound", "note",
                "interval", "test", "resamples", "seed")
 KIND_KEYS = {
@@ -292,6 +299,13 @@ class Rule:
         return [f"{c.index}. {c.describe()} ({c.requirement()})" for c in self.conditions]
 
 
+def effort_measure(cond: Condition) -> str | None:
+    """``steps``, ``tool_calls`` or ``tokens`` for an effort condition (``steps_per_success``,
+    ``tool_calls_p50``...): the column that stands where cost or latency do; else None."""
+    m = _EFFORT.match(cond.metric)
+    return m.group(1) if m else None
+
+
 # --- formatting helpers shared with the card ----------------------------------------------------
 
 def format_amount(value: float, unit: str) -> str:
@@ -370,6 +384,9 @@ _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _SECTION = re.compile(r"^\s*\[\s*([A-Za-z0-9_\-]+)\s*\]\s*(#.*)?$")
 _ARRAY_SECTION = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_\-]+)\s*\]\]\s*(#.*)?$")
 _LATENCY = re.compile(r"^latency_p(\d+(?:\.\d+)?)$")
+#: an agent's effort: steps, tool calls or tokens per success (total over every request /
+#: successes), or their Q-th percentile per request
+_EFFORT = re.compile(r"^(steps|tool_calls|tokens)_(per_success|p(\d+(?:\.\d+)?))$")
 _RANKING = re.compile(r"^(ndcg|p|r|hit)@(\d+)$")
 
 
@@ -619,6 +636,16 @@ class _Parser:
             return RANKING, k, None
         if metric in COST_METRICS:
             return COST, None, None
+        m = _EFFORT.match(metric)  # steps_per_success (a cost of its own), steps_p50 (a percentile)
+        if m and m.group(2) == "per_success":
+            return COST, None, None
+        if m:
+            q = float(m.group(3))
+            if not 0 < q < 100:
+                raise self.fail(place, f"key 'metric' asks for percentile {q:g} in {_show(metric)}; "
+                                f"it must be between 0 and 100", section="condition", index=index,
+                                key="metric")
+            return LATENCY, None, q
         if metric in JUDGE_METRICS:
             return JUDGE, None, None
         m = _LATENCY.match(metric)
