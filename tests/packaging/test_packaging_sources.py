@@ -404,3 +404,34 @@ def test_dev_setup_does_not_wait_on_other_apt_errors(tmp_path):
     assert "Failed to fetch" in proc.stderr
     assert not [c for c in calls if c.startswith("sleep")] and not [c for c in calls if " install " in c]
     subprocess.run(["bash", "-n", str(PACKAGING / "dev-setup.sh")], check=True)
+
+
+def test_pyproject_license_is_an_spdx_expression():
+    """Issue 23, item 20: ``license = {text = "MIT"}`` made setuptools print its deprecation box
+    three times during set-up; an SPDX string needs setuptools 77 (PEP 639) and no license
+    classifier beside it."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert data["project"]["license"] == "MIT"
+    assert "setuptools>=77" in data["build-system"]["requires"]
+    assert not any(c.startswith("License ::") for c in data["project"].get("classifiers", []))
+
+
+def test_the_packaging_test_says_what_it_is_doing(capsys):
+    """Issue 23, item 20: CI printed nothing for 11 minutes while the packaging test ran; the
+    build's steps are streamed to the terminal as they come (past pytest's capture)."""
+    sys.path.insert(0, str(ROOT / "tests" / "packaging"))
+    try:
+        import test_packaging as tp
+    finally:
+        sys.path.pop(0)
+    said = []
+    code = "print('build: one', flush=True); print('noise'); print('build: two')"
+    proc = tp.streamed([sys.executable, "-c", code], said.append,
+                       show=lambda line: line.startswith("build:"), timeout=60)
+    assert proc.returncode == 0 and proc.stdout.splitlines() == ["build: one", "noise", "build: two"]
+    assert said == ["build: one", "build: two"]
+    source = (ROOT / "tests" / "packaging" / "test_packaging.py").read_text(encoding="utf-8")
+    assert "global_and_fixture_disabled" in source and "capture_output=True, text=True,\n" not in source
+    assert "say " in (ROOT / ".ci" / "run").read_text(encoding="utf-8")

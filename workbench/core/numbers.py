@@ -331,6 +331,20 @@ def plural(n: Any, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (many or _pl(word))}"
 
 
+def article(word: Any) -> str:
+    """``word`` with its indefinite article: ``an outcome``, ``an item id``, ``a score``,
+    ``a unit`` (by its sound: a vowel letter, except the "you" of ``unit``, ``user``...).
+
+    >>> article("outcome"), article("item id"), article("score"), article("unit")
+    ('an outcome', 'an item id', 'a score', 'a unit')
+    """
+    text = str(word)
+    low = text.lower()
+    vowel = low[:1] in ("a", "e", "i", "o") or (
+        low[:1] == "u" and not low.startswith(("uni", "use", "usu", "uti", "ura", "uri")))
+    return f"{'an' if vowel else 'a'} {text}"
+
+
 def _pl(word: str) -> str:
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"
