@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 import pytest
 from report_checks import EXAMPLES, run_example
 
@@ -188,7 +190,7 @@ def test_excel_format_of_a_kind_and_currency():
 def test_answer_compare(example_results):
     a = answer(example_results["compare"])
     assert a.sentences == (
-        "Candidate 'candidate' +4.5 pts (95% CI +0.3 to +8.7 pts) over baseline 'baseline' on 200 "
+        "Candidate 'candidate' +4.5 pts (normal 95% CI +0.3 to +8.7 pts) over baseline 'baseline' on 200 "
         "items: borderline.",
         "The tests disagree (exact sign test p = 0.0636, McNemar p = 0.0389, McNemar corrected "
         "p = 0.0665); 19 items flipped (14 to the candidate, 5 to the baseline).")
@@ -308,3 +310,80 @@ def test_changed_items_of_scores_show_scores_and_of_outcomes_counts():
     result, _ = _compare_scores(0.05)
     table = result.table("discordant")
     assert P.column_kind("compare", "discordant", "baseline", table.formats.get("baseline")) == "score"
+
+
+# --- issue 23 ---------------------------------------------------------------------------------------
+
+def test_every_card_names_its_interval_method_when_two_could_be_meant(examples):
+    """Item 6: Compare's card (normal interval) and the release rule's card (bootstrap interval)
+    show two different 95% CIs of the same +4.5 pts: each names its method."""
+    from workbench.analyses import compare
+    from workbench.io import load_table
+    from workbench.rules import parse_rule
+    from workbench.rules.evaluate import evaluate
+
+    table = load_table(examples / "paired_14_to_5.csv")
+    cmp = answer(compare.run(table, compare.Options(baseline="baseline", candidate="candidate",
+                                                    item="item_id", cluster="conversation")))
+    rule_path = examples.parent / "rules" / "seed_14_to_5.toml"
+    gate = answer(evaluate(parse_rule(rule_path.read_text(encoding="utf-8"), source=str(rule_path)),
+                           [table]))
+    assert "+4.5 pts (normal 95% CI +0.3 to +8.7 pts)" in cmp.text
+    assert "+4.5 pts (bootstrap 95% CI +0.5 to +9.0 pts)" in gate.text
+    for text in (cmp.text, gate.text):  # never an unnamed "(95% CI" beside the other method
+        assert "(95% CI" not in text
+    assert "≥" in gate.text and ">=" not in gate.text
+
+
+@pytest.mark.parametrize("basis, method", [
+    ("lower bound of the 95% bootstrap interval (10,000 resamples of items, seed 1)", "bootstrap"),
+    ("lower bound of the 95% bootstrap interval (2,000 resamples of the 100 clusters of 'c', seed 1)",
+     "cluster bootstrap"),
+    ("lower bound of the 95% normal interval (SE = ...)", "normal"), ("", "")])
+def test_interval_method_from_a_card_basis(basis, method):
+    from workbench.report.present import interval_method
+
+    assert interval_method(basis) == method
+
+
+def _two_runs(tmp_path, lift):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for system, up in (("bm25", 0.0), ("dense", lift)):
+        for q in range(40):
+            for d in range(8):
+                grade = 1 if d < 2 else 0
+                rows.append((system, f"q{q}", f"d{d}", float(rng.random() + up * grade), grade))
+    path = tmp_path / "runs.csv"
+    pd.DataFrame(rows, columns=["system", "query", "doc", "score", "relevance"]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("lift, verdict, badge", [
+    (0.8, "'dense' beats 'bm25' on nDCG@10 by +", "dense better"),
+    (0.0, "No clear difference between 'dense' and 'bm25' on nDCG@10", "no clear difference")])
+def test_ranking_with_two_systems_says_whether_one_beats_the_other(tmp_path, lift, verdict, badge):
+    """Item 7: the card said both means but never whether B beats A; now its second sentence
+    gives the difference with its (named) interval, the queries and the adjusted p."""
+    from workbench.analyses import ranking
+    from workbench.io import load_table
+
+    res = ranking.run(load_table(_two_runs(tmp_path, lift)), ranking.Options(system="system"))
+    a = answer(res)
+    assert verdict in a.sentences[1] and a.badge == badge
+    d = res.find("diff:ndcg@10")[0]
+    assert f"(bootstrap 95% CI {format_interval(d['ci_low'], d['ci_high'], 'score_diff')})" in a.sentences[1]
+    assert "over 40 queries" in a.sentences[1] and "adjusted)" in a.sentences[1]
+
+
+def test_the_report_summary_has_the_difference_row(tmp_path):
+    from workbench.analyses import ranking
+    from workbench.io import load_table
+    from workbench.report.headlines import headline_records, unit_of
+
+    res = ranking.run(load_table(_two_runs(tmp_path, 0.8)), ranking.Options(system="system"))
+    rows = {r["metric"]: r for r in headline_records(res)}
+    assert "diff:ndcg@10" in rows and rows["diff:ndcg@10"]["ci_low"] is not None
+    assert unit_of(res, rows["diff:ndcg@10"]) == "queries in both systems"

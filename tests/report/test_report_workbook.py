@@ -102,7 +102,7 @@ def test_summary_sentences_carry_denominators_and_intervals(reports):
         return lines_of(reports[ident][4]["Summary"], reports[ident][0].analysis)[0]
 
     compare = said("compare")
-    assert "+4.5 pts (95% CI +0.3 to +8.7 pts)" in compare and "on 200 items: borderline" in compare
+    assert "+4.5 pts (normal 95% CI +0.3 to +8.7 pts)" in compare and "on 200 items: borderline" in compare
     assert "exact sign test p = 0.0636" in compare and "19 items flipped" in compare
     assert "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups" in said("aggregate_groups")
     cost = said("cost")

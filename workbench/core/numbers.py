@@ -303,6 +303,20 @@ def format_interval(low: Any, high: Any, kind: str, *, currency: str | None = No
     return f"{lo} to {hi}"
 
 
+def interval_method(basis: Any) -> str:
+    """The method of an interval named in a sentence such as a gate card row's ``basis``
+    (``bootstrap``, ``cluster bootstrap``, ``normal``, ``Wilson``; empty when it names none).
+    Two intervals of one difference exist (Compare leads with the normal one, the release rule
+    with a bootstrap one), so every card names the method of the one it shows."""
+    text = str(basis or "")
+    m = re.search(r"\b(normal|bootstrap|Wilson|percentile)\b interval", text)
+    if not m:
+        return ""
+    if m.group(1) == "bootstrap" and "clusters of" in text:
+        return "cluster bootstrap"
+    return m.group(1)
+
+
 def format_p(p: Any) -> str:
     """``p = 0.0636`` or ``p < 0.001`` (never ``p = < 0.001``)."""
     text = format_value(p, "p")

@@ -28,7 +28,7 @@ from ..core.result import RECORD_KEYS, AnalysisResult, Table
 from .charts import charts_for
 from .derived import formulas_for
 from .headlines import headline_records, unit_of, who
-from .present import (answer, display_name, format_p, format_value, gate_kind, gate_status,
+from .present import (answer, display_name, format_p, format_value, gate_kind, gate_status, interval_label,
                       record_kind, table_kinds)
 from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
                      SheetPlan, assign_rows, size_columns)
@@ -697,7 +697,7 @@ def _condition_text(row: dict, i: int, kinds) -> str:
         parts.append(f"PASS needs {row['requirement']}.")
     obs = f"Observed {fv('observed')}"
     if row.get("ci_low") is not None and row.get("ci_low") == row.get("ci_low"):
-        obs += f" (95% CI {fv('ci_low')} to {fv('ci_high')})"
+        obs += f" ({interval_label(row.get('basis'))} {fv('ci_low')} to {fv('ci_high')})"
     if row.get("n") is not None and row.get("n") == row.get("n"):
         obs += f", n = {format_value(row['n'], 'count')}"
     parts.append(obs + ".")

@@ -232,9 +232,10 @@ class Condition:
         return f"{self.metric} {what}"
 
     def requirement(self) -> str:
-        """What must hold for PASS, e.g. ``lower bound >= -1.0 pts``."""
+        """What must hold for PASS, e.g. ``lower bound ≥ -1.0 pts`` (the mathematical signs, as
+        every sentence of the workbench writes them)."""
         side = {"lower": "lower bound", "upper": "upper bound", "point": "observed"}[self.bound]
-        op = {"max_drop": ">=", "min_gain": ">", "max_increase": "<=", "max": "<="}[self.threshold_key]
+        op = {"max_drop": "≥", "min_gain": ">", "max_increase": "≤", "max": "≤"}[self.threshold_key]
         extra = ""
         if self.threshold_key == "min_gain" and self.test != "none" and self.bound != "point":
             extra = f" and {TEST_NAMES[self.test]} significant"
