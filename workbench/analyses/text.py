@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_text
@@ -81,7 +82,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     notes = list(res.notes)
     if blind.any():
         notes.append(
-            f"{int(blind.sum())} of {n_rows} items contain letters outside a-z (for example "
+            f"{of_total(int(blind.sum()), n_rows, 'item')} {verb(blind.sum(), 'contains', 'contain')} "
+            f"letters outside a-z (for example "
             f"non-Latin script); rouge-score's tokenizer keeps only [a-z0-9] and silently drops "
             f"them, so ROUGE is meaningless for those items.")
     empty_pred = sum(1 for p in preds if not p.strip())

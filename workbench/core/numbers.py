@@ -359,6 +359,20 @@ def article(word: Any) -> str:
     return f"{'an' if vowel else 'a'} {text}"
 
 
+def of_total(part: Any, total: Any, word: str, many: str | None = None) -> str:
+    """``61 of 10,000 queries``, ``1 of 1 query``: a part of a counted whole, both with
+    thousands separators, the noun agreeing with the whole."""
+    return f"{count(part)} of {plural(total, word, many)}"
+
+
+def verb(n: Any, one: str, many: str) -> str:
+    """``has``/``have`` (or any pair) agreeing with the count ``n``."""
+    try:
+        return one if int(n) == 1 and float(n) == 1 else many
+    except (TypeError, ValueError):
+        return many
+
+
 def _pl(word: str) -> str:
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"
