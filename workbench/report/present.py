@@ -143,7 +143,30 @@ _NAMES.update({
     "wilcoxon_p:*": "Wilcoxon p, {m}", "randomization_p:*": "Randomization test p, {m}",
     "p_adjusted:*": "Adjusted p, {m}", "paired_bs_p:*": "Paired bootstrap p, {m}",
     "paired_ar_p:*": "Approximate randomization p, {m}",
+    # "Systems compared" columns: every interval names its method (item 14 of issue 23)
+    "bca_low": "BCa 95% CI low", "bca_high": "BCa 95% CI high",
+    "t_ci_low": "Paired t 95% CI low", "t_ci_high": "Paired t 95% CI high",
+    "paired_bs_p": "Paired bootstrap: p", "paired_ar_p": "Approximate randomization: p",
+    "sentence_bleu": "Sentence BLEU (0-100)", "sentence_chrf": "Sentence chrF (0-100)",
+    "retrieved": "Retrieved", "relevant": "Relevant", "counted": "Counted",
 })
+
+#: a table's own reading of a column that other tables use otherwise: (table, column) -> name
+_TABLE_NAMES: dict[tuple[str, str], str] = {
+    ("systems_compared", "ci_low"): "Bootstrap 95% CI low", ("systems_compared", "ci_high"): "Bootstrap 95% CI high",
+    ("systems_compared", "baseline"): "Baseline mean", ("systems_compared", "candidate"): "Candidate mean",
+    ("systems_compared", "diff"): "Difference (candidate - baseline)",
+    ("groups", "ci_low"): "Wilson 95% CI low", ("groups", "ci_high"): "Wilson 95% CI high",
+    ("systems", "ci_low"): "Wilson 95% CI low", ("systems", "ci_high"): "Wilson 95% CI high",
+}
+
+
+def column_name(table: str, column: Any) -> str:
+    """A reader's name for a column of a result table (``token_f1`` -> ``Token F1``;
+    ``bca_low`` -> ``BCa 95% CI low``; the percentile interval of "Systems compared" ->
+    ``Bootstrap 95% CI low``): the GUI's table headers and the report's use it."""
+    col = str(column)
+    return _TABLE_NAMES.get((str(table), col)) or display_name(col)
 
 
 def _pattern_key(metric_id: str) -> tuple[str, str] | None:

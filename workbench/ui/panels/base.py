@@ -699,7 +699,7 @@ def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
     from ...report import present
 
     kinds = {str(col): kind for col, kind in present.table_kinds(result, tab).items()}
-    headers = {str(col): present.display_name(str(col)) for col in tab.frame.columns}
+    headers = {str(col): present.column_name(tab.name, col) for col in tab.frame.columns}
     return kinds, headers
 
 
