@@ -143,13 +143,15 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
         p = float(implied_per_try_rate(options.pass_at_k, k))
         records.append(record("per_try_p", p, k=k))
         ks = _per_try_ks(k)
-        tables.append(Table("per_try", f"Independent attempts at per-try rate {_pct(round(p, 6))}",
+        tables.append(Table("per_try", f"Independent attempts at per-try rate {format_value(p, 'score')}",
                             pd.DataFrame({"k": ks, "pass@k": 1 - (1 - p) ** ks, "pass^k": p ** ks}),
-                            formats={"k": "int", "pass@k": "rate", "pass^k": "rate"}))
-        notes.append(f"pass@{k} = {_pct(options.pass_at_k)} means a per-try rate near {format_value(p, 'rate')} if "
-                     f"attempts were independent; three successes in a row would then happen "
-                     f"{format_value(p ** 3, 'rate')} of the time. Real tasks are heterogeneous, so this is a rough "
-                     f"guide, and pass@k is a ceiling on capability, not a promise of reliability.")
+                            formats={"k": "int", "pass@k": "score", "pass^k": "score"}))
+        # pass@k and the per-try rate on their 0-1 scale, as the table and the pass@k panel show them
+        notes.append(f"pass@{k} = {format_value(float(options.pass_at_k), 'score')} means a per-try success "
+                     f"rate near {format_value(p, 'score')} if attempts were independent; three successes in "
+                     f"a row would then have a probability of {format_value(p ** 3, 'score')} (pass^3). Real "
+                     f"tasks are heterogeneous, so this is a rough guide, and pass@k is a ceiling on "
+                     f"capability, not a promise of reliability.")
     sig = base_signature(NAME)
     sig.update({"z": f"{Z95:.6f}", "half-width": "wald", "ci": "wilson-95",
                 "mde": "2.8*sqrt(d/n)", "mde>1": "not-detectable",

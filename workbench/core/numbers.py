@@ -29,8 +29,9 @@ kind           what                                           text              
 ``cost``       money in the file's units; a currency symbol   ``0.0146``, ``$0.475``,  per value
                only when one was chosen.  Below 1: three      ``1,234.50``
                significant digits; from 1 up: two decimals
-``latency``    latency in the file's unit (s or ms): three    ``2.452``                ``#,##0.000``
-               decimals
+``latency``    latency in the file's unit (s or ms): at most  ``2.452``, ``245.2``     per value
+               four significant digits (3 decimals below 10,
+               none from 1,000 up)
 ``statistic``  a test statistic (chi-square, t): two decimals ``4.26``                 ``#,##0.00``
 ``plain``      anything else (booleans as yes/no, text)       ``yes``                  General
 =============  =============================================  =======================  ==============
@@ -206,9 +207,15 @@ _SCALE = {"rate": 100.0, "points": 100.0, "margin": 100.0, "relative": 100.0}
 _SIGNED = {"points", "score_diff", "relative"}
 
 
+def _latency_decimals(a: float) -> int:
+    """Latency in the file's unit, seconds or milliseconds: four significant digits at most
+    (``0.830``, ``2.452``, ``24.52``, ``245.2``, ``1,733`` ms), never ``1733.412`` ms."""
+    return 3 if a < 10 else 2 if a < 100 else 1 if a < 1000 else 0
+
+
 def _decimals_for(kind: str, shown: float) -> int:
     """Decimals that show ``shown`` (already scaled) without hiding a nonzero value."""
-    base = DECIMALS[kind]
+    base = DECIMALS[kind] if kind != "latency" else _latency_decimals(abs(shown))
     if shown == 0 or float(excel_round(abs(shown), base)) != 0:
         return base
     # two significant digits for a value that would round to zero
@@ -217,7 +224,9 @@ def _decimals_for(kind: str, shown: float) -> int:
 
 def _cost_decimals(value: float) -> int:
     a = abs(value)
-    if a == 0 or a >= 1:
+    if a == 0:
+        return 0  # "0", not "0.00" beside "0.000144": zero carries no precision
+    if a >= 1:
         return 2
     return min(2 - math.floor(math.log10(a)), 10)
 
