@@ -86,6 +86,13 @@ class TableView(QTableView):
         if self.frame_model().rowCount() <= self.WRAP_ROWS:
             self.resizeRowsToContents()
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if getattr(self, "_wrapping", False):  # a stretched column changed width with the view
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, self._rewrap)
+
     def fit_columns(self, max_width: int = 320) -> None:
         """Size columns to their contents (sampled), capped, without reading every row."""
         self._fit_cap, self._fit_char = max_width, self.fontMetrics().averageCharWidth()

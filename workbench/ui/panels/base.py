@@ -587,22 +587,26 @@ class AnalysisPanel(PanelMessages, QWidget):
         from PySide6.QtWidgets import QAbstractSpinBox, QComboBox
 
         fm = self.fontMetrics()
-        label_w = field_w = 0
+        label_w = label_short = field_w = 0
         for ctl in self._controls.values():
-            # a long label goes above its field (the form wraps long rows): it sets no width
-            label_w = max(label_w, min(fm.horizontalAdvance(ctl.row_label.text()), fm.averageCharWidth() * 22))
+            label_w = max(label_w, fm.horizontalAdvance(ctl.row_label.text()))
+            # where room is short a long label goes above its field (the form wraps long rows)
+            label_short = max(label_short, min(fm.horizontalAdvance(ctl.row_label.text()),
+                                               fm.averageCharWidth() * 22))
             w = ctl.widget
             if isinstance(w, QComboBox):
                 texts = [w.itemText(i) for i in range(w.count())] or [""]
-                need = max(fm.horizontalAdvance(t) for t in texts) + 44  # frame and arrow
+                need = max(fm.horizontalAdvance(t) for t in texts) + 52  # frame and arrow
             elif isinstance(w, QAbstractSpinBox):
                 need = w.sizeHint().width()
             else:
                 need = 0
             field_w = max(field_w, need)
-        want = label_w + field_w + 70  # form spacing, group box and scroll margins
         window = self.window().width() if self.window() is not None else 0
         cap = max(320, int(window * 0.34)) if window > 400 else 440
+        want = label_w + field_w + 70  # form spacing, group box and scroll margins
+        if want > cap:
+            want = label_short + field_w + 70
         width = max(300, min(want, cap))
         self.options_scroll.setMinimumWidth(width)
         sizes = self.splitter.sizes()
