@@ -109,7 +109,7 @@ def test_every_table_column_of_every_example_has_a_kind(example_results):
     (0.012681892239007442, "score_diff", "+0.013"), (-0.011064970699031895, "relative", "-1.1%"),
     (31.306560659328163, "bleu", "31.3"), (50.16723848781564, "bleu", "50.2"),
     (0.014634146341463414, "cost", "0.0146"), (0.4749999999999999, "cost", "0.475"),
-    (0.012, "cost", "0.0120"), (1234.5, "cost", "1,234.50"), (0.0, "cost", "0.00"),
+    (0.012, "cost", "0.0120"), (1234.5, "cost", "1,234.50"), (0.0, "cost", "0"),
     (2.4517499999999997, "latency", "2.452"), (1.3568, "latency", "1.357"),
     (4.2631578947368425, "statistic", "4.26"), (3.3684210526315788, "statistic", "3.37"),
     (True, "plain", "yes"), (False, "plain", "no"), ("v2", "plain", "v2"),
@@ -387,3 +387,27 @@ def test_the_report_summary_has_the_difference_row(tmp_path):
     rows = {r["metric"]: r for r in headline_records(res)}
     assert "diff:ndcg@10" in rows and rows["diff:ndcg@10"]["ci_low"] is not None
     assert unit_of(res, rows["diff:ndcg@10"]) == "queries in both systems"
+
+
+@pytest.mark.parametrize("value, text, excel", [
+    (0.83, "0.830", "#,##0.000"), (2.4517499999999997, "2.452", "#,##0.000"),
+    (24.519, "24.52", "#,##0.00"), (245.23, "245.2", "#,##0.0"), (1733.4, "1,733", "#,##0")])
+def test_latency_in_ms_is_not_shown_to_three_decimals(value, text, excel):
+    """Polish of issue 23: a latency in milliseconds read "1733.412"; at most four significant
+    digits now, the same in the workbook."""
+    assert format_value(value, "latency") == text
+    assert excel_format("latency", value=value) == excel
+
+
+def test_a_zero_cost_is_0_not_0_00_beside_small_costs():
+    assert format_value(0.0, "cost") == "0" and excel_format("cost", value=0.0) == "#,##0"
+    assert format_value(0.000144, "cost") == "0.000144"
+
+
+def test_counts_of_a_whole_and_verbs_agree():
+    from workbench.core.numbers import of_total, plural, verb
+
+    assert of_total(61, 10000, "query") == "61 of 10,000 queries"
+    assert of_total(1, 1, "task") == "1 of 1 task"
+    assert plural(1, "judged query", "judged queries") == "1 judged query"
+    assert verb(1, "has", "have") == "has" and verb(2, "has", "have") == "have"

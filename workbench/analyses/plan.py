@@ -147,7 +147,8 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
                             pd.DataFrame({"k": ks, "pass@k": 1 - (1 - p) ** ks, "pass^k": p ** ks}),
                             formats={"k": "int", "pass@k": "score", "pass^k": "score"}))
         # pass@k and the per-try rate on their 0-1 scale, as the table and the pass@k panel show them
-        notes.append(f"pass@{k} = {format_value(float(options.pass_at_k), 'score')} means a per-try success "
+        given = f"{round(float(options.pass_at_k), 10):g}"  # every digit given, on the 0-1 scale
+        notes.append(f"pass@{k} = {given} means a per-try success "
                      f"rate near {format_value(p, 'score')} if attempts were independent; three successes in "
                      f"a row would then have a probability of {format_value(p ** 3, 'score')} (pass^3). Real "
                      f"tasks are heterogeneous, so this is a rough guide, and pass@k is a ceiling on "
