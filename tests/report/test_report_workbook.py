@@ -373,7 +373,7 @@ def test_hit_at_k_line_is_drawn_over_r_at_k(reports):
     xml = next(x for x in chart_xml(path).values() if "Ranking metrics by cut-off k" in x)
     series = xml.split("<c:ser>")[1:]
     names = [s.split("<c:v>")[1].split("</c:v>")[0] if "<c:v>" in s else "" for s in series]
-    assert names[-1] == "hit@k" and "R@k" in names
+    assert names[-1] == "Hit@k" and "R@k" in names
     hit, r_at = series[-1], series[names.index("R@k")]
     assert '<a:prstDash val="dash"/>' in hit and '<a:prstDash val="dash"/>' not in r_at
     marker = lambda s: s.split("<c:symbol val=\"")[1].split('"')[0]  # noqa: E731

@@ -136,7 +136,7 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
             need = int(items_needed_for_mde(d, t))
             records.append(record("items_needed", need))
             notes.append(f"To detect a paired difference of {_pts(t)} at {_pct(d)} discordance "
-                         f"you need {plural(need, 'item')} (the least n with 2.8 x sqrt(d/n) <= "
+                         f"you need {plural(need, 'item')} (the least n with 2.8 x sqrt(d/n) ≤ "
                          f"{_pts(t)}).")
     if options.pass_at_k is not None:
         k = int(options.k)

@@ -88,11 +88,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             f"them, so ROUGE is meaningless for those items.")
     empty_pred = sum(1 for p in preds if not p.strip())
     if empty_pred:
-        notes.append(f"{empty_pred} of {n_rows} predictions are empty; they score 0 unless the "
+        notes.append(f"{of_total(empty_pred, n_rows, 'prediction')} {verb(empty_pred, 'is', 'are')} empty; "
+                     f"{verb(empty_pred, 'it scores', 'they score')} 0 unless the "
                      f"reference is empty too (token F1 then scores 1, as in SQuAD v2).")
     empty_ref = sum(1 for r in refs if not r.strip())
     if empty_ref:
-        notes.append(f"{empty_ref} of {n_rows} references are empty.")
+        notes.append(f"{of_total(empty_ref, n_rows, 'reference')} {verb(empty_ref, 'is', 'are')} empty.")
 
     items = pd.DataFrame({
         "item": ids,
