@@ -299,3 +299,25 @@ def test_example_blurbs_promise_the_headline_the_panel_leads_with(qtbot, window)
         qtbot.waitUntil(lambda: bool(_answer_card(panel).sentences), timeout=30000)
         first = number.search(example.description).group(0)
         assert first in _card(panel), (example.file, first, _card(panel))
+
+
+def test_the_rule_card_shows_observed_value_and_interval_at_1280(qtbot, window):
+    """The release rule's decision table at 1280x800: the condition's words wrap, so its
+    observed value and its interval (with the interval's method) are on screen."""
+    from PySide6.QtCore import Qt
+
+    from workbench.ui.examples import EXAMPLE_SESSIONS
+
+    _sized(qtbot, window, (1280, 800))
+    session = next(e for e in EXAMPLE_SESSIONS if e.panel == "rule")
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_example(session)
+    rule = window.rule_panel
+    qtbot.waitUntil(lambda: rule.card.model().rowCount() > 0, timeout=30000)
+    qtbot.wait(100)
+    view = rule.card
+    headers = [str(view.model().headerData(c, Qt.Orientation.Horizontal)) for c in range(view.model().columnCount())]
+    col = headers.index("95% interval")
+    assert view.columnViewportPosition(col) + view.columnWidth(col) <= view.viewport().width()
+    assert str(view.model().data(view.model().index(0, col))).endswith("(bootstrap)")
+    assert _fits(view, 0, headers.index("Condition"))
