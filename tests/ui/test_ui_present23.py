@@ -321,3 +321,20 @@ def test_the_rule_card_shows_observed_value_and_interval_at_1280(qtbot, window):
     assert view.columnViewportPosition(col) + view.columnWidth(col) <= view.viewport().width()
     assert str(view.model().data(view.model().index(0, col))).endswith("(bootstrap)")
     assert _fits(view, 0, headers.index("Condition"))
+
+
+def test_planning_percent_boxes_restore_a_saved_sessions_fractions(qtbot, window):
+    """A session stores Planning's options as the analysis takes them (fractions); reopened, the
+    boxes show them in percent and points again."""
+    from workbench.analyses import plan
+
+    window.view_actions["plan"].trigger()
+    panel = window.panels["plan"]
+    wait_result(qtbot, panel)
+    panel.set_options(plan.Options(rate=0.9, n=300, discordance=0.2, target_difference=0.05,
+                                   pass_at_k=0.8, k=5))
+    assert panel.control("rate_pct").value() == pytest.approx(90.0)
+    assert panel.control("discordance_pct").value() == pytest.approx(20.0)
+    assert panel.control("target_difference_pts").value() == pytest.approx(5.0)
+    opts = panel.options()
+    assert (opts.rate, opts.discordance, opts.target_difference) == pytest.approx((0.9, 0.2, 0.05))
