@@ -411,3 +411,17 @@ def test_counts_of_a_whole_and_verbs_agree():
     assert of_total(1, 1, "task") == "1 of 1 task"
     assert plural(1, "judged query", "judged queries") == "1 judged query"
     assert verb(1, "has", "have") == "has" and verb(2, "has", "have") == "have"
+
+
+def test_column_names_read_as_words_but_data_named_columns_keep_their_names():
+    """Item 14: result tables read 'Token F1', 'BCa 95% CI low'; a column named after the data
+    (a version 'old', a system 'bm25' in a pivot) is never renamed ('Old')."""
+    from workbench.report.present import column_name
+
+    assert column_name("summary", "token_f1") == "Token F1" and column_name("summary", "rouge1") == "ROUGE-1 F"
+    assert column_name("systems_compared", "bca_low") == "BCa 95% CI low"
+    assert column_name("systems_compared", "t_ci_low") == "Paired t 95% CI low"
+    assert column_name("systems_compared", "ci_low") == "Bootstrap 95% CI low"
+    assert column_name("groups", "ci_low") == "Wilson 95% CI low"
+    assert column_name("versions", "old") == "old" and column_name("summary", "bm25") == "bm25"
+    assert column_name("summary", "ndcg@10") == "nDCG@10"

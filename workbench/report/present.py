@@ -149,6 +149,16 @@ _NAMES.update({
     "paired_bs_p": "Paired bootstrap: p", "paired_ar_p": "Approximate randomization: p",
     "sentence_bleu": "Sentence BLEU (0-100)", "sentence_chrf": "Sentence chrF (0-100)",
     "retrieved": "Retrieved", "relevant": "Relevant", "counted": "Counted",
+    # the plain columns of the result tables (a table's header reads these)
+    "baseline": "Baseline", "candidate": "Candidate", "basis": "Basis", "c": "c", "k": "k",
+    "denominator": "Denominator", "numerator": "Numerator", "detectable": "Detectable",
+    "difference": "Difference", "from": "From", "to": "To", "from_value": "From value",
+    "to_value": "To value", "group": "Group", "interval": "Interval", "item": "Item",
+    "line": "Line", "measure": "Measure", "metric": "Metric", "query": "Query",
+    "normalized_prediction": "Normalised prediction", "normalized_reference": "Normalised reference",
+    "prediction": "Prediction", "reference": "Reference", "ratio": "Ratio", "result": "Result",
+    "system": "System", "task": "Task", "test": "Test", "unit": "Unit", "units": "Units",
+    "value": "Value", "version": "Version",
 })
 
 #: a table's own reading of a column that other tables use otherwise: (table, column) -> name
@@ -166,7 +176,12 @@ def column_name(table: str, column: Any) -> str:
     ``bca_low`` -> ``BCa 95% CI low``; the percentile interval of "Systems compared" ->
     ``Bootstrap 95% CI low``): the GUI's table headers and the report's use it."""
     col = str(column)
-    return _TABLE_NAMES.get((str(table), col)) or display_name(col)
+    if (str(table), col) in _TABLE_NAMES:
+        return _TABLE_NAMES[(str(table), col)]
+    pattern = _pattern_key(col)
+    known = col in _NAMES or _split_paired(col) is not None or (pattern is not None and pattern[0] in _NAMES)
+    # a column named after the data (a version 'old', a system 'bm25') keeps its name
+    return display_name(col) if known else col
 
 
 def _pattern_key(metric_id: str) -> tuple[str, str] | None:
