@@ -338,3 +338,20 @@ def test_planning_percent_boxes_restore_a_saved_sessions_fractions(qtbot, window
     assert panel.control("target_difference_pts").value() == pytest.approx(5.0)
     opts = panel.options()
     assert (opts.rate, opts.discordance, opts.target_difference) == pytest.approx((0.9, 0.2, 0.05))
+
+
+@pytest.mark.parametrize("file_name", ["paired_14_to_5.csv", "simpson.csv", "cost_latency.csv",
+                                       "passk_counts.csv", "text_extraction.csv", "claims.csv"])
+def test_every_option_combo_is_whole_at_1920(qtbot, window, file_name):
+    """Item 12: the options column had a fixed width, so combos were cut at every size."""
+    from PySide6.QtWidgets import QComboBox
+
+    _sized(qtbot, window, (1920, 1080))
+    panel = open_example(qtbot, window, file_name)
+    wait_result(qtbot, panel)
+    qtbot.wait(100)
+    for name, ctl in panel._controls.items():
+        combo = ctl.widget
+        if isinstance(combo, QComboBox) and combo.isVisible():
+            text = combo.currentText()
+            assert combo.fontMetrics().horizontalAdvance(text) <= combo.width() - 34, (name, text)
