@@ -8,12 +8,17 @@ Writes beside the SVG:
   workbench.icns                           (macOS: PNG entries 16..1024)
 
 The ICO and ICNS containers are written here in a few lines (both hold PNG data), so no image
-library is needed.  ``--check`` exits 1 when an output is missing or older than the SVG.
+library is needed.  Beside them, ``icons.sha256`` records the SHA-256 of the SVG they were
+rendered from and of each output.  ``--check`` compares *content*, never file times (a clone
+does not keep them, and another Qt renders other bytes): it exits 0 when the SVG and every
+output hash to what the stamp says, so a clean clone stays clean and the packages ship the
+committed icons; 1 when an output is missing or changed, or the SVG changed since the render.
 Runs without a screen (the offscreen Qt platform).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import struct
 import sys
@@ -22,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ICONS = ROOT / "resources" / "icons"
 SVG = ICONS / "workbench.svg"
+STAMP = ICONS / "icons.sha256"
 PNG_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 #: ICNS element types holding PNG data, with their pixel size
@@ -35,9 +41,36 @@ def outputs() -> list[Path]:
                                                                   ICONS / "workbench.icns"]
 
 
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stamp_text() -> str:
+    """The stamp of the files as they are now: ``<sha256>  <name>`` per line (sha256sum's form),
+    the SVG first."""
+    return "".join(f"{_sha256(p)}  {p.name}\n" for p in (SVG, *outputs()))
+
+
+def check() -> tuple[bool, str]:
+    """(up to date, why not): the SVG and every output against the stamp, by content."""
+    if not STAMP.is_file():
+        return False, f"{STAMP.name} is missing"
+    recorded = {}
+    for line in STAMP.read_text(encoding="utf-8").splitlines():
+        digest, _, name = line.partition("  ")
+        recorded[name.strip()] = digest.strip()
+    for path in (SVG, *outputs()):
+        if not path.is_file():
+            return False, f"{path.name} is missing"
+        if recorded.get(path.name) != _sha256(path):
+            what = "workbench.svg changed since the icons were rendered" if path == SVG else \
+                f"{path.name} differs from the render recorded in {STAMP.name}"
+            return False, what
+    return True, "icons up to date (content of workbench.svg and of every output as recorded)"
+
+
 def up_to_date() -> bool:
-    svg_time = SVG.stat().st_mtime
-    return all(p.is_file() and p.stat().st_mtime >= svg_time for p in outputs())
+    return check()[0]
 
 
 def render_png(renderer, size: int) -> bytes:
@@ -84,8 +117,8 @@ def icns(pngs: dict[int, bytes]) -> bytes:
 
 def main(argv: list[str]) -> int:
     if "--check" in argv:
-        ok = up_to_date()
-        print("icons up to date" if ok else "icons missing or older than workbench.svg")
+        ok, why = check()
+        print(why)
         return 0 if ok else 1
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QGuiApplication
@@ -102,7 +135,8 @@ def main(argv: list[str]) -> int:
         (ICONS / f"workbench-{s}.png").write_bytes(pngs[s])
     (ICONS / "workbench.ico").write_bytes(ico(pngs))
     (ICONS / "workbench.icns").write_bytes(icns(pngs))
-    print(f"make_icons: {len(PNG_SIZES)} PNGs, workbench.ico, workbench.icns in "
+    STAMP.write_text(stamp_text(), encoding="utf-8")
+    print(f"make_icons: {len(PNG_SIZES)} PNGs, workbench.ico, workbench.icns, {STAMP.name} in "
           f"{ICONS.relative_to(ROOT)}")
     return 0
 

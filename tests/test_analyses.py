@@ -24,7 +24,7 @@ def test_tie_policy_trec_eval_sorts_doc_id_descending_and_stable_keeps_file_orde
     stable = _run(rows, ks=(1,), ties="stable")
     assert trec.value("mrr") == pytest.approx(0.5)  # "b" > "a", so b ranks first
     assert stable.value("mrr") == pytest.approx(1.0)
-    assert any("1 queries have tied scores" in n for n in trec.notes)
+    assert any("1 query has tied scores" in n for n in trec.notes)
     assert "ties:stable" in stable.signature
 
 

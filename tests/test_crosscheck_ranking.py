@@ -388,7 +388,7 @@ def test_no_relevant_policy_zero_and_skip_by_hand(tmp_path):
     assert default.find("map")[0]["n"] == 2
     assert any("1 retrieved query ('qc') has no judgment in the qrels" in note
                for note in default.notes)
-    assert any("1 of 2 queries have no relevant" in note for note in default.notes)
+    assert any("1 of 2 queries has no relevant" in note for note in default.notes)
     both_skip = ra.run(table, ra.Options(qrels=str(path), ks=(3,), no_relevant="skip"))
     assert both_skip.value("map") == pytest.approx(ap_qa) and both_skip.find("map")[0]["n"] == 1
     # pytrec_eval keeps qb (judged, all 0) and knows nothing of qc (not in its qrels)

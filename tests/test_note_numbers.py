@@ -146,7 +146,7 @@ def test_the_seed_card_shows_points_and_a_policy_p_value():
     result = evaluate(load_rule(RULES / "seed_14_to_5.toml"), [load_table(EX / "paired_14_to_5.csv")])
     row = card_rows(result)[0]
     assert row["observed"] == "+4.5 pts"
-    assert re.fullmatch(r"\+0\.\d to \+9\.\d pts", row["interval"]), row["interval"]
+    assert re.fullmatch(r"\+0\.\d to \+9\.\d pts \(bootstrap\)", row["interval"]), row["interval"]
     assert row["p_value"] == "0.0636"
     assert "p = 0.0636" in render_text(result)
 

@@ -13,13 +13,39 @@ without a display the desktop is not started (one sentence, exit 2) instead of l
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
-from .cli.main import EXIT_INTERRUPTED, EXIT_USAGE, known_commands, one_line, quiet_warnings, \
-    unknown_word_sentence
-from .cli.main import main as cli_main
+#: the SIGINTs received since this module was imported (see :func:`_on_sigint`)
+_INTERRUPTS: list[int] = []
 
-HEADLESS = set(known_commands()) | {"-h", "--help", "--version"}
+
+def _on_sigint(signum, frame):
+    """Ctrl-C: Python's own behaviour (KeyboardInterrupt), and a note of it, so that an interrupt
+    that some library's bare ``except:`` swallows while it is imported (the first ~0.3 s) still
+    ends the command with exit 130 instead of 0."""
+    _INTERRUPTS.append(signum)
+    raise KeyboardInterrupt
+
+
+def _install_sigint() -> None:
+    try:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _on_sigint)
+    except (ValueError, OSError):  # not the main thread of the main interpreter
+        pass
+
+
+_install_sigint()  # before any other import of ours: importing is most of the first 0.3 s
+
+EXIT_USAGE, EXIT_INTERRUPTED = 2, 130  # as workbench.cli.main's (imported inside main's try)
+
+
+def headless_words() -> set[str]:
+    """The first words that run the command line (the analyses and --help/--version)."""
+    from .cli.main import known_commands
+
+    return set(known_commands()) | {"-h", "--help", "--version"}
 
 #: Qt platform plug-ins that need no window system (anything else unknown is trusted too).
 _NEEDS = {"xcb": ("DISPLAY",), "wayland": ("WAYLAND_DISPLAY",), "wayland-egl": ("WAYLAND_DISPLAY",),
@@ -89,11 +115,24 @@ def x_display_reachable(display: str, timeout: float = 2.0) -> bool:
 
 
 def _no_display_sentence(argv: list[str], problem: str) -> str:
+    """The sentence without a display: a headless command that fits the file's own columns (read
+    from its header, without pandas), else the list of analyses; never a command that would fail
+    on the file (such as a compare with columns it does not have)."""
+    from .core.role_names import suggest_command
+
+    command = suggest_command(argv[0]) if argv else None
+    if command:
+        return (f"{problem}: run an analysis headless, e.g. '{command}' (see 'workbench --help'), "
+                f"or start it on a desktop.")
     target = argv[0] if argv else "results.csv"
     if " " in target or not target:
         target = f"'{target}'"
-    return (f"{problem}: run an analysis headless, e.g. 'workbench compare {target} --baseline A "
-            f"--candidate B' (see 'workbench --help'), or start it on a desktop.")
+    return (f"{problem}: run an analysis headless, e.g. 'workbench ANALYSIS {target}' with ANALYSIS one "
+            f"of {', '.join(_ANALYSES)} (see 'workbench --help'), or start it on a desktop.")
+
+
+#: the analyses on an input file, as the no-display sentence lists them
+_ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost")
 
 
 def _gui_argument_problem(argv: list[str]) -> str | None:
@@ -105,6 +144,8 @@ def _gui_argument_problem(argv: list[str]) -> str | None:
         return (f"unknown option '{first}'; the analyses and their options are listed by "
                 f"'workbench --help'.")
     if not os.path.exists(first):
+        from .cli.main import unknown_word_sentence
+
         return unknown_word_sentence(first)
     if len(argv) > 1:
         return (f"'workbench {first}' opens the file in the desktop workbench and takes no "
@@ -115,30 +156,48 @@ def _gui_argument_problem(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     program = argv is None
+    seen = 0 if program else len(_INTERRUPTS)  # as a program: an interrupt while importing counts
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt:
+        code = None
+    interrupted = code is None or len(_INTERRUPTS) > seen
+    if program and interrupted:
+        try:  # the command is over: a further Ctrl-C must not print a traceback on the way out
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except (ValueError, OSError):
+            pass
+    if interrupted and code != EXIT_INTERRUPTED:  # (the command line prints its own line)
+        print("workbench: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
+    program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     if sys.platform == "darwin":  # a process serial number from an old Finder, not an argument
         argv = [a for a in argv if not a.startswith("-psn_")]
-    try:
-        if argv and argv[0] == "--self-test":  # the installation's end-to-end check (offscreen GUI)
-            from .ui.selftest import main as selftest_main
+    if argv and argv[0] == "--self-test":  # the installation's end-to-end check (offscreen GUI)
+        from .ui.selftest import main as selftest_main
 
-            return selftest_main(argv[1:])
-        if argv and argv[0] in HEADLESS:
-            if program:  # as the cli's own main() does when it is the program
-                quiet_warnings()
-            return cli_main(argv)
-        problem = _gui_argument_problem(argv) or display_problem()
-        if problem and problem.startswith("no display found"):
-            problem = _no_display_sentence(argv, problem)
-        if problem:
-            print(f"workbench: {one_line(problem)}", file=sys.stderr)
-            return EXIT_USAGE
-        from .ui import main as gui_main  # Qt is imported only on this path
+        return selftest_main(argv[1:])
+    from .cli.main import main as cli_main
+    from .cli.main import one_line, quiet_warnings
 
-        return gui_main(argv)
-    except KeyboardInterrupt:
-        print("workbench: interrupted.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    if argv and argv[0] in headless_words():
+        if program:  # as the cli's own main() does when it is the program
+            quiet_warnings()
+        return cli_main(argv)  # prints its own "interrupted." line with exit 130
+    problem = _gui_argument_problem(argv) or display_problem()
+    if problem and problem.startswith("no display found"):
+        problem = _no_display_sentence(argv, problem)
+    if problem:
+        print(f"workbench: {one_line(problem)}", file=sys.stderr)
+        return EXIT_USAGE
+    from .ui import main as gui_main  # Qt is imported only on this path
+
+    return gui_main(argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -40,14 +42,58 @@ FORBIDDEN = ("ranx", "numba", "llvmlite", "statsmodels", "pytrec_eval", "PyQt5",
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def say(request):
+    """A line on the terminal now, past pytest's capture: CI shows what the packaging test is
+    doing during its minutes (issue 23, item 20: it printed nothing for 11 minutes)."""
+    capman = request.config.pluginmanager.getplugin("capturemanager")
+
+    def say(message: str) -> None:
+        line = f"[packaging test {time.strftime('%H:%M:%S')}] {message}"
+        if capman is None:
+            print(line, flush=True)
+            return
+        with capman.global_and_fixture_disabled():
+            print(("\n" if not say.started else "") + line, flush=True)
+        say.started = True
+
+    say.started = False
+    return say
+
+
+def streamed(cmd, say, *, show, timeout: float, **kw) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True)``, saying each stdout line for which
+    ``show(line)`` is true as it comes (the build's steps, the clean-root install's checks)."""
+    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)
+    reader.start()
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    out = []
+    try:
+        for line in proc.stdout:
+            out.append(line)
+            if show(line):
+                say(line.rstrip())
+        proc.wait()
+    finally:
+        timer.cancel()
+        reader.join(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, "".join(out), "".join(err))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, say):
     """Run the one build command (bundle + self-test + .deb) into a temporary dist folder."""
     if not shutil.which("dpkg-deb"):
         pytest.skip("dpkg-deb is not available")
     dist = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, str(ROOT / "packaging" / "build.py"), "--deb",
-                           "--dist", str(dist)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)
+    say("building the standalone bundle (PyInstaller), its self-test and the .deb: about 2 minutes")
+    t0 = time.monotonic()
+    proc = streamed([sys.executable, str(ROOT / "packaging" / "build.py"), "--deb", "--dist", str(dist)],
+                    say, show=lambda line: line.startswith("build:"), timeout=1800, cwd=ROOT)
+    say(f"build finished in {time.monotonic() - t0:.0f} s (exit {proc.returncode})")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     debs = list(dist.glob(f"{project.PACKAGE}_*.deb"))
     assert len(debs) == 1, list(dist.iterdir())
@@ -249,9 +295,10 @@ def test_the_readme_names_as_tested_what_is_tested():
                     reason="installing into a clean Debian root needs root and debootstrap "
                            "(apt-get install debootstrap)")
 @pytest.mark.parametrize("suite", list(SUITES))
-def test_install_into_a_clean_debian_root(built, suite):
-    proc = _run("bash", ROOT / "packaging" / "test_install_debootstrap.sh", built["deb"],
-                "--suite", suite, timeout=1800)
+def test_install_into_a_clean_debian_root(built, suite, say):
+    say(f"installing the .deb into a clean {SUITES[suite]} root (debootstrap; minutes the first time)")
+    proc = streamed(["bash", ROOT / "packaging" / "test_install_debootstrap.sh", built["deb"],
+                     "--suite", suite], say, show=lambda line: bool(line.strip()), timeout=1800)
     print(proc.stdout[-3000:])  # shown with -s: the steps and their times
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
     assert f"({SUITES[suite]} (" in proc.stdout  # the system it really ran on

@@ -60,6 +60,38 @@ def test_icons_are_rendered_from_the_svg():
     assert (icons / "workbench.icns").read_bytes()[:4] == b"icns"
 
 
+def test_icon_check_compares_content_not_file_times(tmp_path, monkeypatch):
+    """Issue 23, item 19: a fresh clone gives every file a new time (the SVG may be newer than
+    the PNGs); ``make_icons.py --check`` must still say up to date, so the build does not
+    re-render (and rewrite) the committed icons; a changed SVG or output is caught by content."""
+    import os
+    import shutil
+
+    import make_icons
+
+    out = subprocess.run([sys.executable, str(PACKAGING / "make_icons.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr  # the committed icons match their stamp
+    icons = tmp_path / "icons"
+    shutil.copytree(ROOT / "resources" / "icons", icons)
+    monkeypatch.setattr(make_icons, "ICONS", icons)
+    monkeypatch.setattr(make_icons, "SVG", icons / "workbench.svg")
+    monkeypatch.setattr(make_icons, "STAMP", icons / "icons.sha256")
+    for path in icons.iterdir():  # as a clone may leave them: outputs older than the SVG
+        os.utime(path, (1_000_000, 1_000_000))
+    os.utime(icons / "workbench.svg", (2_000_000_000, 2_000_000_000))
+    assert make_icons.check()[0]
+    png = icons / "workbench-32.png"
+    original = png.read_bytes()
+    png.write_bytes(original + b"\0")
+    ok, why = make_icons.check()
+    assert not ok and "workbench-32.png" in why
+    png.write_bytes(original)
+    (icons / "workbench.svg").write_text((icons / "workbench.svg").read_text() + "<!-- -->\n")
+    ok, why = make_icons.check()
+    assert not ok and "workbench.svg changed" in why
+
+
 def test_desktop_entry_and_mime_type_agree():
     entry = configparser.ConfigParser(interpolation=None, strict=True)
     entry.optionxform = str
@@ -388,3 +420,34 @@ def test_the_bundle_takes_the_user_guide():
         assert (page.name, "resources/docs") in bundled, page.name
         for image in re.findall(r"\]\(\.\./screenshots/([^)]+)\)", page.read_text(encoding="utf-8")):
             assert (image, "resources/screenshots") in bundled, (page.name, image)
+
+
+def test_pyproject_license_is_an_spdx_expression():
+    """Issue 23, item 20: ``license = {text = "MIT"}`` made setuptools print its deprecation box
+    three times during set-up; an SPDX string needs setuptools 77 (PEP 639) and no license
+    classifier beside it."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert data["project"]["license"] == "MIT"
+    assert "setuptools>=77" in data["build-system"]["requires"]
+    assert not any(c.startswith("License ::") for c in data["project"].get("classifiers", []))
+
+
+def test_the_packaging_test_says_what_it_is_doing(capsys):
+    """Issue 23, item 20: CI printed nothing for 11 minutes while the packaging test ran; the
+    build's steps are streamed to the terminal as they come (past pytest's capture)."""
+    sys.path.insert(0, str(ROOT / "tests" / "packaging"))
+    try:
+        import test_packaging as tp
+    finally:
+        sys.path.pop(0)
+    said = []
+    code = "print('build: one', flush=True); print('noise'); print('build: two')"
+    proc = tp.streamed([sys.executable, "-c", code], said.append,
+                       show=lambda line: line.startswith("build:"), timeout=60)
+    assert proc.returncode == 0 and proc.stdout.splitlines() == ["build: one", "noise", "build: two"]
+    assert said == ["build: one", "build: two"]
+    source = (ROOT / "tests" / "packaging" / "test_packaging.py").read_text(encoding="utf-8")
+    assert "global_and_fixture_disabled" in source and "capture_output=True, text=True,\n" not in source
+    assert "say " in (ROOT / ".ci" / "run").read_text(encoding="utf-8")

@@ -105,12 +105,20 @@ def open_both(path):
     return openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
 
 
+#: the analyses' table names (a header reads the column names of its table)
+_TABLES = ("", "summary", "items", "systems_compared", "groups", "systems", "queries", "overall",
+           "versions", "intervals", "discordant", "bootstrap", "curve", "marginal", "latency_ecdf",
+           "card", "rule", "items_check", "mde", "rate_interval", "per_try", "ratios", "units")
+
+
 def rows_of(ws):
     return [list(r) for r in ws.iter_rows(values_only=True)]
 
 
 def find_table(ws, title: str, columns: list[str], start: int = 1) -> int:
-    """The 1-based row of the header of the table titled ``title`` (first at or after ``start``)."""
+    """The 1-based row of the header of the table titled ``title`` (first at or after ``start``).
+    ``columns`` are the column ids; an analysis table's header reads their display names."""
+    from workbench.report.present import column_name
     title_row = None
     for r in range(start, ws.max_row + 1):
         value = ws.cell(r, 1).value
@@ -121,6 +129,8 @@ def find_table(ws, title: str, columns: list[str], start: int = 1) -> int:
     for r in range(title_row + 1, min(ws.max_row, title_row + 40) + 1):
         cells = [ws.cell(r, c + 1).value for c in range(len(columns))]
         if cells == [str(c) for c in columns]:
+            return r
+        if any(cells == [column_name(table, c) for c in columns] for table in _TABLES):
             return r
     raise AssertionError(f"no header {columns} under {title!r} on sheet {ws.title!r}")
 

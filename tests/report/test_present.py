@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 import pytest
 from report_checks import EXAMPLES, run_example
 
@@ -107,7 +109,7 @@ def test_every_table_column_of_every_example_has_a_kind(example_results):
     (0.012681892239007442, "score_diff", "+0.013"), (-0.011064970699031895, "relative", "-1.1%"),
     (31.306560659328163, "bleu", "31.3"), (50.16723848781564, "bleu", "50.2"),
     (0.014634146341463414, "cost", "0.0146"), (0.4749999999999999, "cost", "0.475"),
-    (0.012, "cost", "0.0120"), (1234.5, "cost", "1,234.50"), (0.0, "cost", "0.00"),
+    (0.012, "cost", "0.0120"), (1234.5, "cost", "1,234.50"), (0.0, "cost", "0"),
     (2.4517499999999997, "latency", "2.452"), (1.3568, "latency", "1.357"),
     (4.2631578947368425, "statistic", "4.26"), (3.3684210526315788, "statistic", "3.37"),
     (True, "plain", "yes"), (False, "plain", "no"), ("v2", "plain", "v2"),
@@ -188,7 +190,7 @@ def test_excel_format_of_a_kind_and_currency():
 def test_answer_compare(example_results):
     a = answer(example_results["compare"])
     assert a.sentences == (
-        "Candidate 'candidate' +4.5 pts (95% CI +0.3 to +8.7 pts) over baseline 'baseline' on 200 "
+        "Candidate 'candidate' +4.5 pts (normal 95% CI +0.3 to +8.7 pts) over baseline 'baseline' on 200 "
         "items: borderline.",
         "The tests disagree (exact sign test p = 0.0636, McNemar p = 0.0389, McNemar corrected "
         "p = 0.0665); 19 items flipped (14 to the candidate, 5 to the baseline).")
@@ -308,3 +310,118 @@ def test_changed_items_of_scores_show_scores_and_of_outcomes_counts():
     result, _ = _compare_scores(0.05)
     table = result.table("discordant")
     assert P.column_kind("compare", "discordant", "baseline", table.formats.get("baseline")) == "score"
+
+
+# --- issue 23 ---------------------------------------------------------------------------------------
+
+def test_every_card_names_its_interval_method_when_two_could_be_meant(examples):
+    """Item 6: Compare's card (normal interval) and the release rule's card (bootstrap interval)
+    show two different 95% CIs of the same +4.5 pts: each names its method."""
+    from workbench.analyses import compare
+    from workbench.io import load_table
+    from workbench.rules import parse_rule
+    from workbench.rules.evaluate import evaluate
+
+    table = load_table(examples / "paired_14_to_5.csv")
+    cmp = answer(compare.run(table, compare.Options(baseline="baseline", candidate="candidate",
+                                                    item="item_id", cluster="conversation")))
+    rule_path = examples.parent / "rules" / "seed_14_to_5.toml"
+    gate = answer(evaluate(parse_rule(rule_path.read_text(encoding="utf-8"), source=str(rule_path)),
+                           [table]))
+    assert "+4.5 pts (normal 95% CI +0.3 to +8.7 pts)" in cmp.text
+    assert "+4.5 pts (bootstrap 95% CI +0.5 to +9.0 pts)" in gate.text
+    for text in (cmp.text, gate.text):  # never an unnamed "(95% CI" beside the other method
+        assert "(95% CI" not in text
+    assert "≥" in gate.text and ">=" not in gate.text
+
+
+@pytest.mark.parametrize("basis, method", [
+    ("lower bound of the 95% bootstrap interval (10,000 resamples of items, seed 1)", "bootstrap"),
+    ("lower bound of the 95% bootstrap interval (2,000 resamples of the 100 clusters of 'c', seed 1)",
+     "cluster bootstrap"),
+    ("lower bound of the 95% normal interval (SE = ...)", "normal"), ("", "")])
+def test_interval_method_from_a_card_basis(basis, method):
+    from workbench.report.present import interval_method
+
+    assert interval_method(basis) == method
+
+
+def _two_runs(tmp_path, lift):
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for system, up in (("bm25", 0.0), ("dense", lift)):
+        for q in range(40):
+            for d in range(8):
+                grade = 1 if d < 2 else 0
+                rows.append((system, f"q{q}", f"d{d}", float(rng.random() + up * grade), grade))
+    path = tmp_path / "runs.csv"
+    pd.DataFrame(rows, columns=["system", "query", "doc", "score", "relevance"]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("lift, verdict, badge", [
+    (0.8, "'dense' beats 'bm25' on nDCG@10 by +", "dense better"),
+    (0.0, "No clear difference between 'dense' and 'bm25' on nDCG@10", "no clear difference")])
+def test_ranking_with_two_systems_says_whether_one_beats_the_other(tmp_path, lift, verdict, badge):
+    """Item 7: the card said both means but never whether B beats A; now its second sentence
+    gives the difference with its (named) interval, the queries and the adjusted p."""
+    from workbench.analyses import ranking
+    from workbench.io import load_table
+
+    res = ranking.run(load_table(_two_runs(tmp_path, lift)), ranking.Options(system="system"))
+    a = answer(res)
+    assert verdict in a.sentences[1] and a.badge == badge
+    d = res.find("diff:ndcg@10")[0]
+    assert f"(bootstrap 95% CI {format_interval(d['ci_low'], d['ci_high'], 'score_diff')})" in a.sentences[1]
+    assert "over 40 queries" in a.sentences[1] and "adjusted)" in a.sentences[1]
+
+
+def test_the_report_summary_has_the_difference_row(tmp_path):
+    from workbench.analyses import ranking
+    from workbench.io import load_table
+    from workbench.report.headlines import headline_records, unit_of
+
+    res = ranking.run(load_table(_two_runs(tmp_path, 0.8)), ranking.Options(system="system"))
+    rows = {r["metric"]: r for r in headline_records(res)}
+    assert "diff:ndcg@10" in rows and rows["diff:ndcg@10"]["ci_low"] is not None
+    assert unit_of(res, rows["diff:ndcg@10"]) == "queries in both systems"
+
+
+@pytest.mark.parametrize("value, text, excel", [
+    (0.83, "0.830", "#,##0.000"), (2.4517499999999997, "2.452", "#,##0.000"),
+    (24.519, "24.52", "#,##0.00"), (245.23, "245.2", "#,##0.0"), (1733.4, "1,733", "#,##0")])
+def test_latency_in_ms_is_not_shown_to_three_decimals(value, text, excel):
+    """Polish of issue 23: a latency in milliseconds read "1733.412"; at most four significant
+    digits now, the same in the workbook."""
+    assert format_value(value, "latency") == text
+    assert excel_format("latency", value=value) == excel
+
+
+def test_a_zero_cost_is_0_not_0_00_beside_small_costs():
+    assert format_value(0.0, "cost") == "0" and excel_format("cost", value=0.0) == "#,##0"
+    assert format_value(0.000144, "cost") == "0.000144"
+
+
+def test_counts_of_a_whole_and_verbs_agree():
+    from workbench.core.numbers import of_total, plural, verb
+
+    assert of_total(61, 10000, "query") == "61 of 10,000 queries"
+    assert of_total(1, 1, "task") == "1 of 1 task"
+    assert plural(1, "judged query", "judged queries") == "1 judged query"
+    assert verb(1, "has", "have") == "has" and verb(2, "has", "have") == "have"
+
+
+def test_column_names_read_as_words_but_data_named_columns_keep_their_names():
+    """Item 14: result tables read 'Token F1', 'BCa 95% CI low'; a column named after the data
+    (a version 'old', a system 'bm25' in a pivot) is never renamed ('Old')."""
+    from workbench.report.present import column_name
+
+    assert column_name("summary", "token_f1") == "Token F1" and column_name("summary", "rouge1") == "ROUGE-1 F"
+    assert column_name("systems_compared", "bca_low") == "BCa 95% CI low"
+    assert column_name("systems_compared", "t_ci_low") == "Paired t 95% CI low"
+    assert column_name("systems_compared", "ci_low") == "Bootstrap 95% CI low"
+    assert column_name("groups", "ci_low") == "Wilson 95% CI low"
+    assert column_name("versions", "old") == "old" and column_name("summary", "bm25") == "bm25"
+    assert column_name("summary", "ndcg@10") == "nDCG@10"

@@ -233,7 +233,7 @@ def test_session_rule_puts_the_decision_card_first(capsys, session, tmp_path, re
     ws = values["Summary"]
     assert (ws["A2"].value, ws["B2"].value) == ("Release verdict", "PASS")  # the verdict first
     assert ws["A3"].value == "Decision" and ws["B3"].value.startswith(
-        "PASS: success +4.5 pts (95% CI +0.5 to +9.0 pts) on 200 items meets the rule")
+        "PASS: success +4.5 pts (bootstrap 95% CI +0.5 to +9.0 pts) on 200 items meets the rule")
     registration, = lines_of(ws, "Registration")
     assert registration.startswith(sentence)
     assert bool(lines_of(ws, "Warning")) == (tone_word == "Warning")

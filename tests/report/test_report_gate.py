@@ -165,7 +165,7 @@ def test_gate_sheet_reads_as_a_card_then_conditions_then_the_rule(real_gate):
     ws, wf = values["gate"], wb["gate"]
     assert lines_of(ws, "Release verdict") == ["INCONCLUSIVE"]
     decision, = lines_of(ws, "Decision")
-    assert decision.startswith("INCONCLUSIVE: 3 of 4 conditions met: nDCG@10 +0.013 (95% CI -0.027 to +0.055) "
+    assert decision.startswith("INCONCLUSIVE: 3 of 4 conditions met: nDCG@10 +0.013 (bootstrap 95% CI -0.027 to +0.055) "
                                "on 30 queries cannot tell yet")
     rule, = lines_of(ws, "Registration")
     assert "registered before the results were seen (2026-10-01, before the evaluation run)" in rule

@@ -119,7 +119,7 @@ def test_session_with_a_registered_rule_shows_its_card_on_page_1(rendered):
     _, pdf, _ = rendered["paired_14_to_5.wbsession.json"]
     first = " ".join(page_text(pdf, 1).split())
     assert "Release verdict PASS" in first
-    assert "PASS: success +4.5 pts (95% CI +0.5 to +9.0 pts) on 200 items meets the rule" in first
+    assert "PASS: success +4.5 pts (bootstrap 95% CI +0.5 to +9.0 pts) on 200 items meets the rule" in first
     assert "The rule was registered before the results were seen (2026-11-30T09:00:00+00:00)" in first
     assert "+4.5 pts +0.5 pts +9.0 pts -1.0 pts 0.0636 PASS" in first  # the card's row
 

@@ -102,7 +102,7 @@ def test_summary_sentences_carry_denominators_and_intervals(reports):
         return lines_of(reports[ident][4]["Summary"], reports[ident][0].analysis)[0]
 
     compare = said("compare")
-    assert "+4.5 pts (95% CI +0.3 to +8.7 pts)" in compare and "on 200 items: borderline" in compare
+    assert "+4.5 pts (normal 95% CI +0.3 to +8.7 pts)" in compare and "on 200 items: borderline" in compare
     assert "exact sign test p = 0.0636" in compare and "19 items flipped" in compare
     assert "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups" in said("aggregate_groups")
     cost = said("cost")
@@ -373,7 +373,7 @@ def test_hit_at_k_line_is_drawn_over_r_at_k(reports):
     xml = next(x for x in chart_xml(path).values() if "Ranking metrics by cut-off k" in x)
     series = xml.split("<c:ser>")[1:]
     names = [s.split("<c:v>")[1].split("</c:v>")[0] if "<c:v>" in s else "" for s in series]
-    assert names[-1] == "hit@k" and "R@k" in names
+    assert names[-1] == "Hit@k" and "R@k" in names
     hit, r_at = series[-1], series[names.index("R@k")]
     assert '<a:prstDash val="dash"/>' in hit and '<a:prstDash val="dash"/>' not in r_at
     marker = lambda s: s.split("<c:symbol val=\"")[1].split('"')[0]  # noqa: E731

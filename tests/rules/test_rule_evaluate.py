@@ -88,7 +88,7 @@ def test_seed_14_to_5_no_drop_beyond_one_point_exact_sign_test_passes_with_the_c
     boot = cmp.find("bootstrap_ci")[0]
     assert (r["ci_low"], r["ci_high"]) == (boot["ci_low"], boot["ci_high"])
     shown = card_rows(result)[0]
-    assert shown["observed"] == "+4.5 pts" and shown["interval"] == "+0.5 to +9.0 pts"
+    assert shown["observed"] == "+4.5 pts" and shown["interval"] == "+0.5 to +9.0 pts (bootstrap)"
     assert "14 wins / 5 losses / 181 ties" in render_text(result)
 
 

@@ -92,10 +92,10 @@ metric = "success"
 min_gain = 0
 ''')
     text = rule.describe()
-    assert text[0] == "1. success must not drop by more than 1 point (lower bound >= -1.0 pts)"
-    assert text[1] == "2. cost_per_success must not rise by more than 10% (upper bound <= +10.0%)"
-    assert text[2] == "3. latency_p95 must stay at or below 2.5 (upper bound <= 2.500)"
-    assert text[3] == "4. ndcg@10 must not drop by more than 0.01 (lower bound >= -0.010)"
+    assert text[0] == "1. success must not drop by more than 1 point (lower bound ≥ -1.0 pts)"
+    assert text[1] == "2. cost_per_success must not rise by more than 10% (upper bound ≤ +10.0%)"
+    assert text[2] == "3. latency_p95 must stay at or below 2.5 (upper bound ≤ 2.500)"
+    assert text[3] == "4. ndcg@10 must not drop by more than 0.01 (lower bound ≥ -0.010)"
     assert text[4] == "5. success must improve (lower bound > 0.0 pts and exact sign test significant)"
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from .. import __version__
 from ..core.errors import DataError, OptionError
+from ..core.numbers import article
 from ..io import LoadedTable, guess_column, require_columns, text_codes
 from ..io.roles import ROLE_NAMES
 
@@ -39,7 +40,7 @@ class Resolver:
                             for n in self.table.notes if "no pooled 'outcome' column" in n
                             and "metrics (" in n), "")
             raise DataError(
-                f"File '{self.name}' needs a {role} column and none of its columns looks like one; "
+                f"File '{self.name}' needs {article(role)} column and none of its columns looks like one; "
                 f"name it with {flag} (its columns are: {cols}){why}.")
         return col
 
@@ -105,7 +106,7 @@ def check_unique(table: LoadedTable, keys: list[str], what: str) -> None:
         same = idx[(frame.iloc[idx] == first).all(axis=1).to_numpy()]
         value = ", ".join(f"{k}={labels_[first[k]]!s}" for k, (_, labels_) in zip(keys, coded))
         raise DataError(
-            f"File '{table.name}' has {len(idx)} rows that repeat a {what} "
+            f"File '{table.name}' has {len(idx)} rows that repeat {article(what)} "
             f"({value} appears on {table.describe_rows(same)}); each {what} must appear once.")
 
 

@@ -101,7 +101,27 @@ def _run(table: LoadedTable, options: Options, progress) -> AnalysisResult:
     return _group_form(table, options, res, progress)
 
 
+def _ratio_hint(table, options) -> str | None:
+    """A file of counts per unit (claims.csv: conversation, claims, correct_claims) has no
+    outcome column: the command that reads it (``--numerator ... --denominator ...``)."""
+    if options.outcome or options.numerator or options.denominator:
+        return None
+    num = guess_column(table, "numerator", ROLE_NAMES["numerator"])
+    den = guess_column(table, "denominator", ROLE_NAMES["denominator"])
+    if num is None or den is None or num == den:
+        return None
+    unit = options.unit or guess_column(table, "unit", ROLE_NAMES["unit"])
+    unit = None if unit in (num, den) else unit
+    return (f"File '{table.name}' has no outcome column, but it looks like counts per unit: read it "
+            f"as a ratio with --numerator {num} --denominator {den}"
+            + (f" --unit {unit}" if unit else "") + " (or name the outcome column with --outcome).")
+
+
 def _group_form(table, options, res, progress) -> AnalysisResult:
+    if options.outcome is None and guess_column(table, "outcome", ROLE_NAMES["outcome"]) is None:
+        hint = _ratio_hint(table, options)
+        if hint is not None:
+            raise DataError(hint)
     out_col = res.required(options.outcome, "outcome", "--outcome")
     grp_col = res.required(options.group, "group", "--group")
     ver_col = options.version

@@ -26,6 +26,7 @@ from ..core.numbers import format_p, format_value, plural
 from ..core.progress import NULL_PROGRESS, Scaled
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
+from ..io.columns import holds_binary_words
 from ..metrics import significance as sg
 from ..metrics.intervals import Z95, paired_mde
 from ..metrics import paired as pm
@@ -346,8 +347,9 @@ def _values(table: LoadedTable, column: str, mode: str) -> tuple[np.ndarray, boo
             raise
         try:
             return to_binary(table, column).astype(float), True
-        except DataError:
-            raise err from None
+        except DataError as binary_err:
+            # yes/no/maybe: the bad cell is 'maybe', not 'yes' and 'no' (which are not numbers)
+            raise (binary_err if holds_binary_words(table, column) else err) from None
     return values, mode == "auto" and bool(np.isin(values, (0.0, 1.0)).all())
 
 

@@ -199,12 +199,12 @@ def degenerate_notes(d, *, unit: str = "items", mde: float | None = None, bounde
         out.append(f"Only 1 {_one(unit)} is paired: no test or interval can say anything about the "
                    f"difference (the bootstrap interval has zero width, the t interval is undefined).")
     elif not np.any(d):
-        out.append(f"All {n} {unit} tie: the interval has zero width and says nothing about the "
+        out.append(f"All {n:,} {unit} tie: the interval has zero width and says nothing about the "
                    f"difference; no test can find one.")
     elif np.ptp(d) == 0:
         word = "wins" if d[0] > 0 else "losses"
         if set(np.unique(d)) <= {1.0, -1.0}:
-            out.append(f"All {n} {unit} are {word} ({n}/{n}): the bootstrap interval has zero width "
+            out.append(f"All {n:,} {unit} are {word} ({n:,}/{n:,}): the bootstrap interval has zero width "
                        f"and says nothing about the uncertainty; rely on the exact test and extend the set.")
         else:
             out.append(f"All {n:,} {unit} differ by exactly {_num(float(d[0]))}: the intervals have zero width and "

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError, OptionError
+from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
@@ -160,13 +161,15 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                 (f"per_try_p@{k}", "per_try_p")):
                 records.append(record(metric, row[key], system=label, k=k, n=used))
             if used < len(n):
-                notes.append(f"{who}{len(n) - used} of {len(n)} tasks have fewer than {k} attempts "
-                             f"(n < k) and are left out of pass@{k} and pass^{k}; they are never "
+                notes.append(f"{who}{of_total(len(n) - used, len(n), 'task')} "
+                             f"{verb(len(n) - used, 'has', 'have')} fewer than {k} attempts "
+                             f"(n < k) and {verb(len(n) - used, 'is', 'are')} left out of pass@{k} and pass^{k}; they are never "
                              f"scored 1.0.")
     curve = _curve(counts, systems, has_sys)
     zero_n = int((n_all == 0).sum())
     if zero_n:
-        notes.append(f"{zero_n} tasks have n = 0 attempts; they have no estimate at any k.")
+        notes.append(f"{plural(zero_n, 'task')} {verb(zero_n, 'has', 'have')} n = 0 attempts; "
+                     f"{verb(zero_n, 'it has', 'they have')} no estimate at any k.")
     if len(set(n_all.tolist())) > 1:
         notes.append(f"Tasks have different numbers of attempts (n from {n_all.min()} to "
                      f"{n_all.max()}); each task's estimate uses its own n.")

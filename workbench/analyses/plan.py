@@ -136,20 +136,23 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
             need = int(items_needed_for_mde(d, t))
             records.append(record("items_needed", need))
             notes.append(f"To detect a paired difference of {_pts(t)} at {_pct(d)} discordance "
-                         f"you need {plural(need, 'item')} (the least n with 2.8 x sqrt(d/n) <= "
+                         f"you need {plural(need, 'item')} (the least n with 2.8 x sqrt(d/n) ≤ "
                          f"{_pts(t)}).")
     if options.pass_at_k is not None:
         k = int(options.k)
         p = float(implied_per_try_rate(options.pass_at_k, k))
         records.append(record("per_try_p", p, k=k))
         ks = _per_try_ks(k)
-        tables.append(Table("per_try", f"Independent attempts at per-try rate {_pct(round(p, 6))}",
+        tables.append(Table("per_try", f"Independent attempts at per-try rate {format_value(p, 'score')}",
                             pd.DataFrame({"k": ks, "pass@k": 1 - (1 - p) ** ks, "pass^k": p ** ks}),
-                            formats={"k": "int", "pass@k": "rate", "pass^k": "rate"}))
-        notes.append(f"pass@{k} = {_pct(options.pass_at_k)} means a per-try rate near {format_value(p, 'rate')} if "
-                     f"attempts were independent; three successes in a row would then happen "
-                     f"{format_value(p ** 3, 'rate')} of the time. Real tasks are heterogeneous, so this is a rough "
-                     f"guide, and pass@k is a ceiling on capability, not a promise of reliability.")
+                            formats={"k": "int", "pass@k": "score", "pass^k": "score"}))
+        # pass@k and the per-try rate on their 0-1 scale, as the table and the pass@k panel show them
+        given = f"{round(float(options.pass_at_k), 10):g}"  # every digit given, on the 0-1 scale
+        notes.append(f"pass@{k} = {given} means a per-try success "
+                     f"rate near {format_value(p, 'score')} if attempts were independent; three successes in "
+                     f"a row would then have a probability of {format_value(p ** 3, 'score')} (pass^3). Real "
+                     f"tasks are heterogeneous, so this is a rough guide, and pass@k is a ceiling on "
+                     f"capability, not a promise of reliability.")
     sig = base_signature(NAME)
     sig.update({"z": f"{Z95:.6f}", "half-width": "wald", "ci": "wilson-95",
                 "mde": "2.8*sqrt(d/n)", "mde>1": "not-detectable",

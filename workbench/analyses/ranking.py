@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError, OptionError
+from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
@@ -234,19 +235,23 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             records.append(record(metric, value, system=label, k=k, n=n_use))
         who = f"system '{label}': " if label is not None else ""
         if no_rel.any():
-            verb = "left out" if options.no_relevant == "skip" else "kept and scored 0"
-            notes.append(f"{who}{int(no_rel.sum())} of {int(universe.sum())} queries have no relevant "
-                         f"document (grade >= {options.relevance_threshold:g}); they are {verb} "
+            how_kept = "left out" if options.no_relevant == "skip" else "kept and scored 0"
+            notes.append(f"{who}{of_total(int(no_rel.sum()), int(universe.sum()), 'query')} "
+                         f"{verb(no_rel.sum(), 'has', 'have')} no relevant "
+                         f"document (grade ≥ {options.relevance_threshold:g}); "
+                         f"{'it is' if int(no_rel.sum()) == 1 else 'they are'} {how_kept} "
                          f"(no-relevant policy '{options.no_relevant}').")
         missing = universe & ~in_run
         if missing.any():
-            notes.append(f"{who}{int(missing.sum())} judged queries have no retrieved document and "
-                         f"score 0 on every metric.")
+            notes.append(f"{who}{plural(int(missing.sum()), 'judged query', 'judged queries')} "
+                         f"{verb(missing.sum(), 'has', 'have')} no retrieved document and "
+                         f"{verb(missing.sum(), 'scores', 'score')} 0 on every metric.")
         n_tied = int((arr.tied & in_run).sum())
         if n_tied:
             how = ("score descending, then document id descending (trec_eval)"
                    if options.ties == "trec_eval" else "score descending, then file order")
-            notes.append(f"{who}{n_tied} queries have tied {'ranks' if r_col else 'scores'}; ties are "
+            notes.append(f"{who}{plural(n_tied, 'query', 'queries')} {verb(n_tied, 'has', 'have')} "
+                         f"tied {'ranks' if r_col else 'scores'}; ties are "
                          f"broken by {how}.")
         n_near = int((arr.near_tied & in_run).sum()) if arr.near_tied is not None else 0
         if n_near:
@@ -285,13 +290,14 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         kept = int((any_run & ~judged_queries).sum())
         if kept:
             notes.append(f"{kept} retrieved {_plural(kept, 'query', 'queries')} without any "
-                         f"judgment are kept and score 0 on every metric (unjudged policy 'zero').")
+                         f"judgment {_plural(kept, 'is', 'are')} kept and {_plural(kept, 'scores', 'score')} 0 on every metric (unjudged policy 'zero').")
     if unjudged:
         notes.append(f"{unjudged} retrieved rows have no relevance judgment and count as not relevant "
                      f"(gain 0).")
     if n_qrels_only_docs:
-        notes.append(f"{n_qrels_only_docs} judged documents in the qrels were never retrieved; they "
-                     f"count in recall, MAP and the ideal DCG.")
+        notes.append(f"{plural(n_qrels_only_docs, 'judged document')} in the qrels "
+                     f"{verb(n_qrels_only_docs, 'was', 'were')} never retrieved; "
+                     f"{verb(n_qrels_only_docs, 'it counts', 'they count')} in recall, MAP and the ideal DCG.")
     if (jgrade < 0).any():
         notes.append(f"{int((jgrade < 0).sum())} judgments have a negative grade; their gain counts as 0.")
 

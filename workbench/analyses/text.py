@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..core.errors import DataError
@@ -168,16 +169,18 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                      "is scored on its own, and no metric is pooled across them.")
     if blind.any():
         notes.append(
-            f"{int(blind.sum())} of {n_rows} items contain letters outside a-z (for example "
+            f"{of_total(int(blind.sum()), n_rows, 'item')} {verb(blind.sum(), 'contains', 'contain')} "
+            f"letters outside a-z (for example "
             f"non-Latin script); rouge-score's tokenizer keeps only [a-z0-9] and silently drops "
             f"them, so ROUGE is meaningless for those items.")
     empty_pred = sum(1 for p in preds if not p.strip())
     if empty_pred:
-        notes.append(f"{empty_pred} of {n_rows} predictions are empty; they score 0 unless the "
+        notes.append(f"{of_total(empty_pred, n_rows, 'prediction')} {verb(empty_pred, 'is', 'are')} empty; "
+                     f"{verb(empty_pred, 'it scores', 'they score')} 0 unless the "
                      f"reference is empty too (token F1 then scores 1, as in SQuAD v2).")
     empty_ref = sum(1 for r in refs if not r.strip())
     if empty_ref:
-        notes.append(f"{empty_ref} of {n_rows} references are empty.")
+        notes.append(f"{of_total(empty_ref, n_rows, 'reference')} {verb(empty_ref, 'is', 'are')} empty.")
 
     items = pd.DataFrame({
         "item": ids,

@@ -29,8 +29,9 @@ kind           what                                           text              
 ``cost``       money in the file's units; a currency symbol   ``0.0146``, ``$0.475``,  per value
                only when one was chosen.  Below 1: three      ``1,234.50``
                significant digits; from 1 up: two decimals
-``latency``    latency in the file's unit (s or ms): three    ``2.452``                ``#,##0.000``
-               decimals
+``latency``    latency in the file's unit (s or ms): at most  ``2.452``, ``245.2``     per value
+               four significant digits (3 decimals below 10,
+               none from 1,000 up)
 ``statistic``  a test statistic (chi-square, t): two decimals ``4.26``                 ``#,##0.00``
 ``plain``      anything else (booleans as yes/no, text)       ``yes``                  General
 =============  =============================================  =======================  ==============
@@ -236,9 +237,15 @@ _SCALE = {"rate": 100.0, "points": 100.0, "margin": 100.0, "relative": 100.0}
 _SIGNED = {"points", "score_diff", "relative"}
 
 
+def _latency_decimals(a: float) -> int:
+    """Latency in the file's unit, seconds or milliseconds: four significant digits at most
+    (``0.830``, ``2.452``, ``24.52``, ``245.2``, ``1,733`` ms), never ``1733.412`` ms."""
+    return 3 if a < 10 else 2 if a < 100 else 1 if a < 1000 else 0
+
+
 def _decimals_for(kind: str, shown: float) -> int:
     """Decimals that show ``shown`` (already scaled) without hiding a nonzero value."""
-    base = DECIMALS[kind]
+    base = DECIMALS[kind] if kind != "latency" else _latency_decimals(abs(shown))
     if shown == 0 or float(excel_round(abs(shown), base)) != 0:
         return base
     # two significant digits for a value that would round to zero
@@ -247,7 +254,9 @@ def _decimals_for(kind: str, shown: float) -> int:
 
 def _cost_decimals(value: float) -> int:
     a = abs(value)
-    if a == 0 or a >= 1:
+    if a == 0:
+        return 0  # "0", not "0.00" beside "0.000144": zero carries no precision
+    if a >= 1:
         return 2
     return min(2 - math.floor(math.log10(a)), 10)
 
@@ -333,6 +342,20 @@ def format_interval(low: Any, high: Any, kind: str, *, currency: str | None = No
     return f"{lo} to {hi}"
 
 
+def interval_method(basis: Any) -> str:
+    """The method of an interval named in a sentence such as a gate card row's ``basis``
+    (``bootstrap``, ``cluster bootstrap``, ``normal``, ``Wilson``; empty when it names none).
+    Two intervals of one difference exist (Compare leads with the normal one, the release rule
+    with a bootstrap one), so every card names the method of the one it shows."""
+    text = str(basis or "")
+    m = re.search(r"\b(normal|bootstrap|Wilson|percentile)\b interval", text)
+    if not m:
+        return ""
+    if m.group(1) == "bootstrap" and "clusters of" in text:
+        return "cluster bootstrap"
+    return m.group(1)
+
+
 def format_p(p: Any) -> str:
     """``p = 0.0636`` or ``p < 0.001`` (never ``p = < 0.001``)."""
     text = format_value(p, "p")
@@ -359,6 +382,34 @@ def plural(n: Any, word: str, many: str | None = None) -> str:
     if count != n:
         return f"{format_value(n, 'count')} {many or _pl(word)}"
     return f"{count:,} {word if count == 1 else (many or _pl(word))}"
+
+
+def article(word: Any) -> str:
+    """``word`` with its indefinite article: ``an outcome``, ``an item id``, ``a score``,
+    ``a unit`` (by its sound: a vowel letter, except the "you" of ``unit``, ``user``...).
+
+    >>> article("outcome"), article("item id"), article("score"), article("unit")
+    ('an outcome', 'an item id', 'a score', 'a unit')
+    """
+    text = str(word)
+    low = text.lower()
+    vowel = low[:1] in ("a", "e", "i", "o") or (
+        low[:1] == "u" and not low.startswith(("uni", "use", "usu", "uti", "ura", "uri")))
+    return f"{'an' if vowel else 'a'} {text}"
+
+
+def of_total(part: Any, total: Any, word: str, many: str | None = None) -> str:
+    """``61 of 10,000 queries``, ``1 of 1 query``: a part of a counted whole, both with
+    thousands separators, the noun agreeing with the whole."""
+    return f"{count(part)} of {plural(total, word, many)}"
+
+
+def verb(n: Any, one: str, many: str) -> str:
+    """``has``/``have`` (or any pair) agreeing with the count ``n``."""
+    try:
+        return one if int(n) == 1 and float(n) == 1 else many
+    except (TypeError, ValueError):
+        return many
 
 
 def _pl(word: str) -> str:

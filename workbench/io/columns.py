@@ -91,6 +91,19 @@ def to_binary(table: LoadedTable, column: str) -> np.ndarray:
     return result
 
 
+def holds_binary_words(table: LoadedTable, column: str) -> bool:
+    """Whether some cell of the column is a binary word that is not a number (``yes``, ``pass``,
+    ``true``...): a column meant as outcomes, so a bad cell in it is reported against the
+    binary words (``maybe`` alone), not against numbers (which would list ``yes`` and ``no``)."""
+    series = _column(table, column)
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+        return False
+    uniques = pd.unique(series)
+    return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, str) and _binary_value(v) >= 0
+                                                   and parse_number(v) is None)
+               for v in uniques)
+
+
 def to_float(
     table: LoadedTable,
     column: str,

@@ -38,7 +38,7 @@ from workbench.core.errors import DataError
 from workbench.io import delimited, excel, fastcsv, formats, parquet
 from workbench.io.cells import format_excel_cell, is_blank, type_cell_column
 from workbench.io.formats.combine import combine, load_folder
-from workbench.io.roles import ROLE_NAMES
+from workbench.core.role_names import ROLE_NAMES
 from workbench.io.table import PARQUET, TEXT, XLSX, LoadedTable  # noqa: F401  (TEXT, the readers' API)
 from workbench.io.textfile import _check_header, _load_text, _row_lines, _Steps, _text_table
 

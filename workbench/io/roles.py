@@ -17,36 +17,7 @@ from workbench.core.errors import DataError
 from workbench.io.columns import to_binary, to_float
 from workbench.io.table import LoadedTable
 
-#: Common header names for each column role, most specific first (matched ignoring case,
-#: spaces, underscores and hyphens).
-ROLE_NAMES: dict[str, list[str]] = {
-    "id": ["item_id", "id", "item", "example_id", "qid_item", "uid", "sample_id"],
-    "item": ["item_id", "item", "id", "example_id", "uid", "sample_id"],
-    "system": ["system", "model", "run", "variant", "system_name", "model_name"],
-    "version": ["version", "model_version", "release", "eval_version"],
-    "group": ["group", "segment", "language", "lang", "category", "slice", "domain", "subset"],
-    "cluster": ["cluster", "conversation", "conversation_id", "user", "user_id", "session"],
-    "unit": ["unit", "conversation", "conversation_id", "document", "user", "session"],
-    "prediction": ["prediction", "pred", "output", "answer", "hypothesis", "response",
-                   "generated", "candidate_text"],
-    "reference": ["reference", "ref", "gold", "target", "expected", "label", "ground_truth"],
-    "query": ["query", "query_id", "qid", "topic", "question_id"],
-    "doc": ["doc", "doc_id", "docid", "docno", "document", "document_id", "passage_id", "pid"],
-    "score": ["score", "sim", "similarity", "retrieval_score"],
-    "rank": ["rank", "position", "pos"],
-    "relevance": ["relevance", "rel", "grade", "label", "judgment", "qrel", "relevant"],
-    "task": ["task", "task_id", "problem", "problem_id", "instance_id"],
-    "n": ["n", "attempts", "samples", "num_samples", "trials"],
-    "correct": ["c", "correct", "passed", "num_correct", "successes"],
-    "success": ["success", "passed", "pass", "correct", "solved", "outcome", "resolved"],
-    "outcome": ["outcome", "success", "correct", "passed", "score", "result"],
-    "numerator": ["numerator", "correct_claims", "num", "hits"],
-    "denominator": ["denominator", "claims", "total", "den"],
-    "cost": ["cost", "cost_usd", "price", "usd", "dollars"],
-    "latency": ["latency", "latency_s", "latency_ms", "duration", "seconds", "time"],
-    "baseline": ["baseline", "a", "old", "control"],
-    "candidate": ["candidate", "b", "new", "treatment"],
-}
+from workbench.core.role_names import ROLE_NAMES  # noqa: E402,F401  (their home: stdlib only)
 
 
 #: The roles a column can have, in the order the GUI lists them, with a label.

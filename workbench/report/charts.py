@@ -409,7 +409,7 @@ def _ranking(result: AnalysisResult, key: Key) -> ChartPlan:
     systems = [str(s) for s in summary["system"]][:MAX_SERIES] if "system" in summary else ["(all)"]
     single = len(systems) == 1
     metrics = [m for m in ("ndcg", "p", "r", "hit") if f"{m}@{ks[0]}" in summary] if single else ["ndcg"]
-    names = {"ndcg": "nDCG@k", "p": "P@k", "r": "R@k", "hit": "hit@k"}
+    names = {"ndcg": "nDCG@k", "p": "P@k", "r": "R@k", "hit": "Hit@k"}
     data: dict[str, list] = {"k": ks}
     formulas: dict = {}
     columns = []
@@ -457,7 +457,9 @@ def _text(result: AnalysisResult, key: Key) -> ChartPlan:
         return plan
     sk, ck = key("summary"), key("chart:text")
     systems = [str(s) for s in summary["system"]][:MAX_SERIES]
-    data: dict[str, list] = {"metric": metrics}
+    from .present import display_name
+
+    data: dict[str, list] = {"metric": [display_name(m) for m in metrics]}  # the chart's categories
     formulas: dict = {}
     for s, system in enumerate(systems):
         data[system] = [float(summary[m].iloc[s]) for m in metrics]

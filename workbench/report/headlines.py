@@ -36,12 +36,14 @@ def _ks(result: AnalysisResult, prefix: str) -> list[int]:
 
 def _keep(result: AnalysisResult) -> Callable[[dict], bool]:
     a = result.analysis
-    if a == "text":
-        return lambda r: r["metric"] in {"exact_match", "token_f1", "bleu", "chrf", "rougeL"}
+    if a == "text":  # with two systems, the difference the card leads with (item 7 of issue 23)
+        return lambda r: r["metric"] in {"exact_match", "token_f1", "bleu", "chrf", "rougeL",
+                                         "diff:exact_match", "p_adjusted:exact_match"}
     if a == "ranking":
         ks = _ks(result, "ndcg@")
         top = {f"{m}{ks[-1]}" for m in ("ndcg@", "p@", "r@")} if ks else set()
-        return lambda r: r["metric"] in top | {"mrr", "map"}
+        pair = {f"diff:ndcg@{ks[-1]}", f"p_adjusted:ndcg@{ks[-1]}"} if ks else {"diff:mrr", "p_adjusted:mrr"}
+        return lambda r: r["metric"] in top | pair | {"mrr", "map"}
     if a == "passk":
         return lambda r: r["metric"].startswith(("pass@", "pass^"))
     if a == "aggregate":
@@ -78,6 +80,10 @@ def unit_of(result: AnalysisResult, rec: dict) -> str:
             return "(sum of denominators)"
         if m == "simpson":
             return "segments"
+    if result.analysis == "ranking" and ":" in m:
+        return "queries in both systems"
+    if result.analysis == "text" and ":" in m:
+        return "items paired by id"
     if result.analysis == "passk" and m.startswith("per_try_p") and "n" not in rec:
         return ""
     return UNITS.get(result.analysis, "")

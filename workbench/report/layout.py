@@ -92,6 +92,9 @@ class Block:
     stop: int | None = None
     part: int = 1
     parts: int = 1
+    #: the analysis table this block shows: its headers are then the reader's names of the
+    #: columns (``Token F1``, not ``token_f1``; item 14 of issue 23), the ids stay in the legend
+    table_name: str | None = None
     # placement, set by assign_rows
     sheet: str = ""
     row: int = -1
@@ -101,7 +104,12 @@ class Block:
             self.stop = len(self.frame)
 
     def header_text(self, name: str) -> str:
-        """The header of a column: its name as in the JSON and the analyses' tables."""
+        """The header of a column: the reader's name for an analysis table's column (its id is in
+        the legend and the JSON), else its name as in the JSON (records, chart data)."""
+        if self.table_name is not None:
+            from .present import column_name
+
+            return column_name(self.table_name, name)
         return str(name)
 
     @property
@@ -326,7 +334,7 @@ def block_widths(block: Block, wrap_at: float = MAX_WIDTH) -> list[float]:
         kind = block.formats.get(name)
         values = frame[name].tolist()
         longest = max((_display_len(v, kind) for v in values), default=0)
-        header = min(text_width(str(name)) * 1.08 + 2, MAX_HEADER_WIDTH)  # bold
+        header = min(text_width(block.header_text(name)) * 1.08 + 2, MAX_HEADER_WIDTH)  # bold
         width = max(MIN_WIDTH, header, longest + 2)
         if width > wrap_at and any(isinstance(v, str) and _display_len(v, kind) + 2 > wrap_at for v in values):
             block.wrap.add(name)

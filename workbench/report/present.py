@@ -39,7 +39,7 @@ from ..core.numbers import (  # noqa: F401  (re-exported: the policy's one home 
     _EXACT_KINDS, _FLOOR, _PATTERN_KINDS, _SCALE, _SIGNED, _STAT_RE, ALPHA, DECIMALS, GATE_UNIT_KINDS,
     HINT_KINDS, KINDS, MISSING, _cost_decimals, _currency_affix, _decimals_for, _fixed, _is_missing,
     _p_decimals, excel_round, format_interval, format_p, format_record, format_value, gate_kind,
-    kind_of,
+    interval_method, kind_of,
 )
 from ..core.numbers import _pl, plural as _plural  # noqa: F401
 from ..core.numbers import split_paired as _split_paired  # diff:ndcg@10 and other paired ids
@@ -144,7 +144,45 @@ _NAMES.update({
     "wilcoxon_p:*": "Wilcoxon p, {m}", "randomization_p:*": "Randomization test p, {m}",
     "p_adjusted:*": "Adjusted p, {m}", "paired_bs_p:*": "Paired bootstrap p, {m}",
     "paired_ar_p:*": "Approximate randomization p, {m}",
+    # "Systems compared" columns: every interval names its method (item 14 of issue 23)
+    "bca_low": "BCa 95% CI low", "bca_high": "BCa 95% CI high",
+    "t_ci_low": "Paired t 95% CI low", "t_ci_high": "Paired t 95% CI high",
+    "paired_bs_p": "Paired bootstrap: p", "paired_ar_p": "Approximate randomization: p",
+    "sentence_bleu": "Sentence BLEU (0-100)", "sentence_chrf": "Sentence chrF (0-100)",
+    "retrieved": "Retrieved", "relevant": "Relevant", "counted": "Counted",
+    # the plain columns of the result tables (a table's header reads these)
+    "baseline": "Baseline", "candidate": "Candidate", "basis": "Basis", "c": "c", "k": "k",
+    "denominator": "Denominator", "numerator": "Numerator", "detectable": "Detectable",
+    "difference": "Difference", "from": "From", "to": "To", "from_value": "From value",
+    "to_value": "To value", "group": "Group", "interval": "Interval", "item": "Item",
+    "line": "Line", "measure": "Measure", "metric": "Metric", "query": "Query",
+    "normalized_prediction": "Normalised prediction", "normalized_reference": "Normalised reference",
+    "prediction": "Prediction", "reference": "Reference", "ratio": "Ratio", "result": "Result",
+    "system": "System", "task": "Task", "test": "Test", "unit": "Unit", "units": "Units",
+    "value": "Value", "version": "Version",
 })
+
+#: a table's own reading of a column that other tables use otherwise: (table, column) -> name
+_TABLE_NAMES: dict[tuple[str, str], str] = {
+    ("systems_compared", "ci_low"): "Bootstrap 95% CI low", ("systems_compared", "ci_high"): "Bootstrap 95% CI high",
+    ("systems_compared", "baseline"): "Baseline mean", ("systems_compared", "candidate"): "Candidate mean",
+    ("systems_compared", "diff"): "Difference (candidate - baseline)",
+    ("groups", "ci_low"): "Wilson 95% CI low", ("groups", "ci_high"): "Wilson 95% CI high",
+    ("systems", "ci_low"): "Wilson 95% CI low", ("systems", "ci_high"): "Wilson 95% CI high",
+}
+
+
+def column_name(table: str, column: Any) -> str:
+    """A reader's name for a column of a result table (``token_f1`` -> ``Token F1``;
+    ``bca_low`` -> ``BCa 95% CI low``; the percentile interval of "Systems compared" ->
+    ``Bootstrap 95% CI low``): the GUI's table headers and the report's use it."""
+    col = str(column)
+    if (str(table), col) in _TABLE_NAMES:
+        return _TABLE_NAMES[(str(table), col)]
+    pattern = _pattern_key(col)
+    known = col in _NAMES or _split_paired(col) is not None or (pattern is not None and pattern[0] in _NAMES)
+    # a column named after the data (a version 'old', a system 'bm25') keeps its name
+    return display_name(col) if known else col
 
 
 # rubric (``PREFIX:CRITERION`` ids name the criterion as written)
@@ -384,9 +422,73 @@ def _answer_text(result, currency):
         best = max((r for r in result.find("exact_match") if r.get("value") is not None),
                    key=lambda r: r["value"], default=None)
         badge = f"best EM: {best.get('system')}" if best else "text"
-    sentences += ("BLEU and chrF are on their 0-100 scale; the others are 0-1 scores or shares of "
-                  f"the {_plural(n, 'item')}.",) if any(result.find("bleu")) else ()
-    return Answer(sentences[:2], badge, "neutral")
+    tone = "neutral"
+    pair, pair_badge, pair_tone = _pair_sentences(result, "exact_match", "item")
+    if pair:  # two systems: whether one beats the other on exact match, with its interval
+        sentences += (" ".join(pair),)
+        badge, tone = pair_badge, pair_tone
+    elif any(result.find("bleu")):
+        sentences += ("BLEU and chrF are on their 0-100 scale; the others are 0-1 scores or shares of "
+                      f"the {_plural(n, 'item')}.",)
+    return Answer(sentences[:2], badge, tone)
+
+
+def _pair_sentences(result, metric: str, unit: str, many: str | None = None) -> tuple[list[str], str, str]:
+    """Whether one system beats another on ``metric``, from the "Systems compared" records
+    (``diff:METRIC`` with its paired bootstrap interval, ``p_adjusted:METRIC`` or the
+    randomization test): sentences, badge and tone.  Empty when there is no pair."""
+    diffs = [r for r in result.find(f"diff:{metric}") if r.get("value") is not None]
+    if not diffs:
+        return [], "", "neutral"
+    kind = kind_of(f"diff:{metric}")
+    name = display_name(metric)
+    if name[:1].isupper() and name[1:2].islower():
+        name = name[:1].lower() + name[1:]  # "exact match" within a sentence; nDCG@10 as it is
+    out, tones, badges = [], [], []
+    for d in diffs[:3]:
+        base, cand = d.get("from"), d.get("to")
+        p_rec = next((r for m in ("p_adjusted", "randomization_p", "t_test_p")
+                      for r in result.find(f"{m}:{metric}")
+                      if r.get("from") == base and r.get("to") == cand and r.get("value") is not None), None)
+        lo, hi = d.get("ci_low"), d.get("ci_high")
+        ci = (f" (bootstrap 95% CI {format_interval(lo, hi, kind)})"
+              if not _is_missing(lo) and not _is_missing(hi) else "")
+        p = p_rec.get("value") if p_rec is not None else None
+        excludes = not _is_missing(lo) and not _is_missing(hi) and (lo > 0 or hi < 0)
+        significant = p is not None and p < ALPHA
+        value = format_value(d["value"], kind)
+        if excludes and significant:
+            better = d["value"] > 0
+            winner, loser = (cand, base) if better else (base, cand)
+            shown = value if better else format_value(-d["value"], kind)
+            text = f"{_q(winner)} beats {_q(loser)} on {name} by {shown}{ci}"
+            tones.append("good")
+            badges.append(f"{winner} better")
+        elif not excludes and not significant:
+            text = f"No clear difference between {_q(cand)} and {_q(base)} on {name}: {value}{ci}"
+            tones.append("neutral")
+            badges.append("no clear difference")
+        else:
+            text = f"{_q(cand)} vs {_q(base)} on {name}: {value}{ci}, borderline"
+            tones.append("borderline")
+            badges.append("borderline")
+        text += f" over {_plural(d.get('n'), unit, many)}"
+        if p_rec is not None:
+            test = p_rec["metric"].split(":", 1)[0]
+            if test == "p_adjusted":
+                adjust = re.search(r"adjust:(\w+)", str(getattr(result, "signature", "")))
+                how = adjust.group(1).capitalize() if adjust else ""
+                how = "Holm" if how == "Holm" else how
+                text += f", {format_p(p)} ({how + '-' if how and how != 'None' else ''}adjusted)"
+            else:
+                text += f", {_TEST_WORDS.get(test, test)} {format_p(p)}"
+        out.append(text + ".")
+    tone = tones[0] if len(set(tones)) == 1 else "borderline"
+    badge = badges[0] if len(badges) == 1 else "systems compared"
+    return out, badge, tone
+
+
+_TEST_WORDS = {"randomization_p": "randomization test", "t_test_p": "paired t-test"}
 
 
 def _top_k(result, prefix: str) -> int | None:
@@ -423,9 +525,14 @@ def _answer_ranking(result, currency):
     text = "; ".join(parts) + f" over {_plural(n, 'query', 'queries')}."
     badge = f"nDCG@{k} {_fv(_first(result, f'ndcg@{k}'))}" if k and len(systems) == 1 else "ranking"
     sentences = (text,)
+    tone = "neutral"
+    pair, pair_badge, pair_tone = _pair_sentences(result, f"ndcg@{k}" if k else "mrr", "query", "queries")
+    if pair:  # two systems: whether one beats the other, with the difference and its interval
+        sentences += (" ".join(pair),)
+        badge, tone = pair_badge, pair_tone
     if n is not None and int(n) < 30:
         sentences += (f"With {_plural(n, 'query', 'queries')} these are anecdotes, not estimates.",)
-    return Answer(sentences, badge, "neutral")
+    return Answer(sentences, badge, tone)
 
 
 def _answer_passk(result, currency):
@@ -594,7 +701,11 @@ def _answer_compare(result, currency):
         verdict, tone = "no clear difference", "neutral"
     else:
         verdict, tone = "borderline", "borderline"
-    ci = f" (95% CI {format_interval(lo, hi, 'points')})" if lo is not None and hi is not None else ""
+    # two intervals of the same difference exist (normal here, bootstrap in the table, the release
+    # rule and the report): the card names its method
+    method = "normal" if diff["metric"] == "normal_ci" else "bootstrap" if diff["metric"] == "bootstrap_ci" else ""
+    ci = (f" ({method + ' ' if method else ''}95% CI {format_interval(lo, hi, 'points')})"
+          if lo is not None and hi is not None else "")
     s1 = (f"Candidate {_q(cand)} {format_value(diff['value'], 'points')}{ci} over baseline "
           f"{_q(base)} on {_plural(diff.get('n'), 'item')}: {verdict}.")
     sign = _first(result, "sign_test_p")
@@ -728,12 +839,21 @@ def registration_sentence(changed: bool, registered: Any = None, unregistered: b
     return "The rule was not changed after the results were seen (no registration time recorded)."
 
 
+def interval_label(basis: Any, level: str = "95%") -> str:
+    """``bootstrap 95% CI``, ``normal 95% CI`` or ``95% CI``."""
+    method = interval_method(basis)
+    return f"{method} {level} CI" if method else f"{level} CI"
+
+
 def _card_clause(row: dict) -> str:
-    """``success +4.5 pts (95% CI +0.5 to +9.0) on 200 items``, from a gate card row."""
+    """``success +4.5 pts (bootstrap 95% CI +0.5 to +9.0) on 200 items``, from a gate card row."""
     kind = gate_kind(str(row.get("unit")), str(row.get("metric")))
     text = f"{display_name(str(row.get('metric')))} {format_value(row.get('observed'), kind)}"
     if not _is_missing(row.get("ci_low")) and not _is_missing(row.get("ci_high")):
-        text += f" (95% CI {format_interval(row['ci_low'], row['ci_high'], kind)})"
+        level = re.search(r"(\d+(?:\.\d+)?%) (?:normal|bootstrap|Wilson|percentile) interval",
+                          str(row.get("basis") or ""))
+        label = interval_label(row.get("basis"), level.group(1) if level else "95%")
+        text += f" ({label} {format_interval(row['ci_low'], row['ci_high'], kind)})"
     if not _is_missing(row.get("n")):
         metric = str(row.get("metric"))
         word = ("query", "queries") if kind_of(metric) == "score" else \

@@ -28,7 +28,7 @@ from ..core.result import RECORD_KEYS, AnalysisResult, Table
 from .charts import charts_for
 from .derived import formulas_for
 from .headlines import headline_records, unit_of, who
-from .present import (answer, display_name, format_p, format_value, gate_kind, gate_status,
+from .present import (answer, display_name, format_p, format_value, gate_kind, gate_status, interval_label,
                       record_kind, table_kinds)
 from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
                      SheetPlan, assign_rows, size_columns)
@@ -182,7 +182,17 @@ def plan_workbook(results: list[AnalysisResult], *, source=None, title: str | No
 
 
 def _legend(table: Table) -> list[str]:
-    return [f"{col}: {meaning}" for col, meaning in table.columns.items() if col in table.frame.columns]
+    """The meanings of the columns, each under its header's name (the column id beside it when
+    the two differ, as the JSON and a copy name it)."""
+    from .present import column_name
+
+    out = []
+    for col, meaning in table.columns.items():
+        if col not in table.frame.columns:
+            continue
+        name = column_name(table.name, col)
+        out.append(f"{name}: {meaning}" if name == str(col) else f"{name} ({col}): {meaning}")
+    return out
 
 
 def _analysis_title(result: AnalysisResult) -> str:
@@ -260,7 +270,7 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
         status = "status" if is_card and "status" in table.frame else None
         items.append(Block(key(table.name), table.title, table.frame, formats=kinds_of(result, table),
                            legend=_legend(table) + _extra_legend(result, table), formulas=formulas.get(table.name, {}),
-                           filter=first, status_column=status, legend_below=True,
+                           filter=first, status_column=status, legend_below=True, table_name=table.name,
                            cell_kind=card_cell_kind(table.frame, dict(table.formats)) if is_card else None))
         items.append(Gap())
         first = False
@@ -302,7 +312,8 @@ def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, m
             Line("Rows", rows),
             Gap(),
             Block(key(table.name), table.title, frame, formats=kinds_of(result, table), legend=legend,
-                  formulas=formulas, filter=True, start=start, stop=stop, part=p + 1, parts=count),
+                  formulas=formulas, filter=True, start=start, stop=stop, part=p + 1, parts=count,
+                  table_name=table.name),
         ]
         plans.append(plan)
     return plans
@@ -697,7 +708,7 @@ def _condition_text(row: dict, i: int, kinds) -> str:
         parts.append(f"PASS needs {row['requirement']}.")
     obs = f"Observed {fv('observed')}"
     if row.get("ci_low") is not None and row.get("ci_low") == row.get("ci_low"):
-        obs += f" (95% CI {fv('ci_low')} to {fv('ci_high')})"
+        obs += f" ({interval_label(row.get('basis'))} {fv('ci_low')} to {fv('ci_high')})"
     if row.get("n") is not None and row.get("n") == row.get("n"):
         obs += f", n = {format_value(row['n'], 'count')}"
     parts.append(obs + ".")

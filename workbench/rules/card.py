@@ -63,7 +63,9 @@ def card_rows(result: AnalysisResult) -> list[dict[str, str]]:
             "input": str(row["input"]),
             "n": "-" if _num(row["n"]) is None else numbers.format_value(_num(row["n"]), "count"),
             "observed": format_value(_num(row["observed"]), unit, metric=metric),
-            "interval": format_interval(lo, hi, unit, metric=metric),
+            "interval": format_interval(lo, hi, unit, metric=metric) + (
+                f" ({numbers.interval_method(row['basis'])})"
+                if lo is not None and numbers.interval_method(row["basis"]) else ""),
             "threshold": format_value(_num(row["threshold"]), unit, metric=metric),
             "requirement": row["requirement"],
             "status": row["status"],

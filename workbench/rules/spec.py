@@ -261,9 +261,10 @@ class Condition:
         return f"{self.metric} {what}"
 
     def requirement(self) -> str:
-        """What must hold for PASS, e.g. ``lower bound >= -1.0 pts``."""
+        """What must hold for PASS, e.g. ``lower bound ≥ -1.0 pts`` (the mathematical signs, as
+        every sentence of the workbench writes them)."""
         side = {"lower": "lower bound", "upper": "upper bound", "point": "observed"}[self.bound]
-        op = {"max_drop": ">=", "min_gain": ">", "max_increase": "<=", "max": "<=", "min": ">="}[self.threshold_key]
+        op = {"max_drop": "≥", "min_gain": ">", "max_increase": "≤", "max": "≤", "min": "≥"}[self.threshold_key]
         extra = ""
         if self.threshold_key == "min_gain" and self.test != "none" and self.bound != "point":
             extra = f" and {TEST_NAMES[self.test]} significant"
@@ -511,10 +512,10 @@ class _Parser:
                 continue
             if key in ALL_CONDITION_KEYS:
                 if key in ALL_THRESHOLD_KEYS:
-                    why = (f"a {metric} condition takes {' or '.join(THRESHOLDS[kind])}, not "
+                    why = (f"{numbers.article(metric)} condition takes {' or '.join(THRESHOLDS[kind])}, not "
                            f"'{key}'")
                 else:
-                    why = f"key '{key}' does not apply to a {metric} condition"
+                    why = f"key '{key}' does not apply to {numbers.article(metric)} condition"
                 raise self.fail(place, why, section=sec, index=index, key=key)
             raise self.fail(place, f"unknown key '{key}'{self._suggest(key, allowed)} (known keys: "
                             f"{', '.join(allowed)})", section=sec, index=index, key=key)
@@ -551,11 +552,11 @@ class _Parser:
                             f"alone)", section=sec, index=index, key="bound")
         if kind in (COST, LATENCY, JUDGE):
             if c.get("test", "none") != "none":
-                raise self.fail(place, f"key 'test' does not apply to a {metric} condition (it is judged "
+                raise self.fail(place, f"key 'test' does not apply to {numbers.article(metric)} condition (it is judged "
                                 f"on its bootstrap interval; tests are for success and ranking "
                                 f"conditions); got {_show(c['test'])}", section=sec, index=index, key="test")
             if kind != JUDGE and c.get("interval", "bootstrap") != "bootstrap":
-                raise self.fail(place, f"key 'interval' must be \"bootstrap\" for a {metric} condition "
+                raise self.fail(place, f"key 'interval' must be \"bootstrap\" for {numbers.article(metric)} condition "
                                 f"(the only interval for it); got {_show(c['interval'])}",
                                 section=sec, index=index, key="interval")
         interval = self._choice(c, "interval", INTERVALS[kind], place, sec, index,

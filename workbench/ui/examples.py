@@ -25,34 +25,38 @@ class Example:
 
 EXAMPLES: tuple[Example, ...] = (
     Example("The 14-to-5 paired split", "paired_14_to_5.csv", "compare",
-            "200 items: the candidate wins 14, loses 5, ties 181. Three tests, three answers."),
+            "Candidate +4.5 pts (normal 95% CI +0.3 to +8.7) on 200 items: borderline; 14 wins, 5 "
+            "losses, and the three tests disagree."),
     Example("Ranking [R, N, R, N, N]", "ranking_seed.csv", "ranking",
-            "nDCG@3 = 0.92 for the first query; MRR 0.611 for first hits at ranks 1, 3 and 2."),
+            "nDCG@10 = 0.684 and MRR 0.611 over 3 queries (first hits at ranks 1, 3 and 2): anecdotes, "
+            "not estimates."),
     Example("Graded relevance [2, 3, 0]", "ranking_graded.csv", "ranking",
-            "Linear gain gives nDCG 0.913, exponential 0.834: say which one you used."),
+            "nDCG@10 = 0.913 with linear gain; exponential gain gives 0.834: say which one you used."),
     Example("n = 10 attempts, c = 3 passes", "passk_counts.csv", "passk",
-            "Unbiased pass@1 0.30, pass@3 0.708, pass@5 0.917, pass^3 0.008."),
+            "pass@10 = 1.000 but pass^3 = 0.008: not reliable (unbiased pass@1 0.300, pass@5 0.917)."),
     Example("900 English + 100 Hindi items", "multilingual.csv", "aggregate",
-            "Micro 87% hides a 30-point gap that macro 75% shows."),
+            "Micro 87.0% hides the 30-point gap (Hindi 60.0%, English 90.0%) that macro 75.0% shows."),
     Example("Simpson's paradox", "simpson.csv", "aggregate",
-            "The new version wins every segment and halves overall: the eval mix changed."),
+            "Simpson's paradox: new is better in every segment and worse overall (33.0% against 66.0%): "
+            "the eval mix changed."),
     Example("Claims per conversation", "claims.csv", "aggregate",
-            "Mean of ratios 60% against pooled 27%."),
+            "Pooled ratio 27.3% against a mean of ratios of 60.0%: say which one the question needs."),
     Example("Cost and latency", "cost_latency.csv", "cost",
-            "Cost per success 0.0146; 0.475 per extra success from A to B; C is dominated."),
+            "A: 0.0146 per success; B buys 4.0 pts for 0.475 per extra success; C is dominated."),
     Example("Refund-window extraction", "text_extraction.csv", "text",
-            "Token F1 0.667 where exact match is 0."),
+            "Exact match 40.0% of 5 items, token F1 0.679: partial answers get partial credit."),
 )
 
 #: Sessions written by resources/examples/generate.py: the same data with saved options.
 EXAMPLE_SESSIONS: tuple[Example, ...] = (
     Example("Session: 14-to-5 with its release rule", "paired_14_to_5.wbsession.json", "rule",
-            "The rule \"no drop beyond 1 point\" registered before the results; clusters by "
-            "conversation.", is_session=True),
+            "PASS: success +4.5 pts (bootstrap 95% CI +0.5 to +9.0) under the rule \"no drop beyond 1 "
+            "point\", registered before the results; clusters by conversation.", is_session=True),
     Example("Session: graded relevance, exponential gain", "ranking_graded.wbsession.json",
-            "ranking", "nDCG@3 with gain 2^grade - 1 saved as the session's convention.",
+            "ranking", "nDCG@3 = 0.834 with gain 2^grade - 1, saved as the session's convention.",
             is_session=True),
     Example("Session: cost and latency, nearest-rank", "cost_latency.wbsession.json", "cost",
-            "Percentiles by the nearest-rank method instead of linear interpolation.",
+            "A: 0.0146 per success; latency percentiles by the nearest-rank method instead of linear "
+            "interpolation.",
             is_session=True),
 )

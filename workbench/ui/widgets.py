@@ -68,6 +68,31 @@ class TableView(QTableView):
                 scale = self.fontMetrics().averageCharWidth() / max(1, self._fit_char)
                 self.fit_columns(int(self._fit_cap * scale))
 
+    #: above this many rows, text is elided instead of wrapped (measuring every row costs time)
+    WRAP_ROWS = 400
+
+    def wrap_text(self) -> None:
+        """Long text wraps onto a second line instead of being cut in the middle ("McNemar,
+        conti...y-corrected: p"): rows grow to their text, again whenever a column's width
+        changes (the window, the splitter).  Tables longer than :attr:`WRAP_ROWS` elide."""
+        if not getattr(self, "_wrapping", False):
+            self._wrapping = True
+            self.setWordWrap(True)
+            self.horizontalHeader().sectionResized.connect(self._rewrap)
+            self.frame_model().modelReset.connect(self._rewrap)
+        self._rewrap()
+
+    def _rewrap(self, *_args) -> None:
+        if self.frame_model().rowCount() <= self.WRAP_ROWS:
+            self.resizeRowsToContents()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if getattr(self, "_wrapping", False):  # a stretched column changed width with the view
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, self._rewrap)
+
     def fit_columns(self, max_width: int = 320) -> None:
         """Size columns to their contents (sampled), capped, without reading every row."""
         self._fit_cap, self._fit_char = max_width, self.fontMetrics().averageCharWidth()

@@ -60,6 +60,9 @@ def reset_system_colours(names=()) -> None:
 class PointsAxis(pg.AxisItem):
     """An axis for differences of rates stored as fractions: ticks in points (+4, 0, -2)."""
 
+    #: a size of a difference (a minimum detectable difference): no sign
+    signed = True
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)
@@ -69,13 +72,19 @@ class PointsAxis(pg.AxisItem):
         decimals = 0 if step >= 1 else (1 if step >= 0.1 else 2)
         out = []
         for v in values:
-            text = f"{v * 100:+.{decimals}f}"
+            text = f"{v * 100:{'+' if self.signed else ''}.{decimals}f}"
             out.append("0" if float(text) == 0 else text)
         return out
 
 
 def dark_mode() -> bool:
     return QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+class MarginAxis(PointsAxis):
+    """Sizes of differences in points (2, 5, 10): unsigned, as the policy's ``margin``."""
+
+    signed = False
 
 
 class PercentAxis(pg.AxisItem):
@@ -100,6 +109,49 @@ class PlainAxis(pg.AxisItem):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)
+
+
+class IntegerAxis(pg.AxisItem):
+    """A count axis (k attempts, cut-offs): ticks only at whole numbers, never "1.5 attempts"."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802,N803 - Qt naming
+        levels = super().tickValues(minVal, maxVal, size)
+        out = []
+        for spacing, values in levels:
+            whole = [v for v in values if abs(v - round(v)) < 1e-9]
+            if spacing >= 1 - 1e-9 and whole:
+                out.append((spacing, whole))
+        if not out:  # a narrow view: every whole number in it
+            lo, hi = math.ceil(minVal), math.floor(maxVal)
+            out = [(1.0, [float(v) for v in range(int(lo), int(hi) + 1)])]
+        return out
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - Qt naming
+        return [f"{int(round(v)):,}" for v in values]
+
+
+def spaced_log_ticks(values, keep=(), min_gap: float = 0.17) -> list[float]:
+    """Tick positions among ``values`` (positive numbers on a log axis) whose labels do not
+    collide: the ``keep`` values first (the current plan), then the 1-2-5 values, then the
+    others, each only if it is at least ``min_gap`` decades from every tick already chosen
+    (400 beside 500 is 0.1 decade: "400500")."""
+    vals = sorted({float(v) for v in values if v and v > 0})
+
+    def nice(v: float) -> bool:
+        lead = v / 10 ** math.floor(math.log10(v))
+        return any(abs(lead - d) < 1e-9 for d in (1, 2, 5))
+
+    order = [float(v) for v in keep if v and v > 0] + [v for v in vals if nice(v)] + \
+        [v for v in vals if not nice(v)]
+    chosen: list[float] = []
+    for v in order:
+        if all(abs(math.log10(v) - math.log10(c)) >= min_gap for c in chosen):
+            chosen.append(v)
+    return sorted(chosen)
 
 
 class LabelAxis(pg.AxisItem):
@@ -146,10 +198,32 @@ class Chart(pg.PlotWidget):
         self.plotItem.clear()
         self.legend.clear()
         self.plotItem.setTitle(None)
+        self._note = ""
         self._plotted = {}
         self._hover = []
         self.plotItem.enableAutoRange()
         self.draw(result)
+        self.fit_legend()
+
+    #: the most legend entries a row holds (fewer when the chart is narrow: see resizeEvent)
+    legend_max_cols = 3
+
+    def fit_legend(self) -> None:
+        """As many legend entries a row as the chart's width holds (at most
+        :attr:`legend_max_cols`): a row of three long entries made the plot wider than its tab
+        at 1280x800 and cut the right of the axis and the legend."""
+        legend = self.__dict__.get("legend")  # resizeEvent comes during pyqtgraph's __init__ too
+        if legend is None or not legend.items:
+            return
+        fm = self.fontMetrics()
+        widest = max(fm.horizontalAdvance(str(label.text)) for _sample, label in self.legend.items) + 60
+        cols = max(1, min(self.legend_max_cols, int(max(1, self.width() - 40) // max(1, widest))))
+        if cols != self.legend.columnCount:
+            self.legend.setColumnCount(cols)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit_legend()
 
     def legend_line(self, pen, name: str) -> None:
         """A legend entry for a line that has no item of its own in the legend (medians,
@@ -212,8 +286,23 @@ class Chart(pg.PlotWidget):
         return pg.mkPen(colour(i), width=width, style=style)
 
     def note(self, text: str) -> None:
-        """A one-line caption above the plot."""
-        self.plotItem.setTitle(text, color=self._fg.name(), size=f"{self._font_pt:.0f}pt")
+        """A caption above the plot; a long one on two lines (one line of 80 characters made the
+        plot wider than its tab at 1280x800 and cut the right of the axis)."""
+        import html
+
+        shown = html.escape(text)
+        if len(text) > 56:
+            middle = len(text) // 2
+            spaces = [i for i, ch in enumerate(text) if ch == " "]
+            if spaces:
+                cut = min(spaces, key=lambda i: abs(i - middle))
+                shown = html.escape(text[:cut]) + "<br>" + html.escape(text[cut + 1:])
+        self.plotItem.setTitle(shown, color=self._fg.name(), size=f"{self._font_pt:.0f}pt")
+        self._note = text
+
+    def note_text(self) -> str:
+        """The caption as written (for tests)."""
+        return getattr(self, "_note", "")
 
     def text(self, x: float, y: float, text: str, *, anchor=(0, 0.5), color=None) -> pg.TextItem:
         item = pg.TextItem(text, color=color or self._fg, anchor=anchor)

@@ -70,6 +70,14 @@ class IntervalChart(Chart):
         self.record("intervals", label=np.array(labels, dtype=object), est=est, low=low, high=high,
                     n=np.array([r.get("n", np.nan) for r in rows], dtype=float))
         self.plotItem.setYRange(-0.8, len(rows) - 0.2, padding=0)
+        # every interval whole on screen (the error bars are not in pyqtgraph's auto range)
+        ends = np.concatenate([est, low, high, [0.0] if self.zero_line else [],
+                               [-self.margin, self.margin] if self.margin > 0 else []])
+        ends = ends[np.isfinite(ends)]
+        if ends.size:
+            lo_x, hi_x = float(ends.min()), float(ends.max())
+            pad = (hi_x - lo_x) * 0.06 or 0.01
+            self.plotItem.setXRange(lo_x - pad, hi_x + pad, padding=0)
 
     def _tip(self, r: dict) -> str:
         text = f"{r['label']}: {fmt(r['est'], self.kind)}"
@@ -124,15 +132,25 @@ class GroupRateChart(IntervalChart):
                              "colour": system_colour(version) if version is not None else None,
                              "legend": f"{version}" if version is not None else "group rate"})
             o = overall.iloc[v_i] if version is not None else overall.iloc[0]
+            # a version's micro and macro keep its colour (their shape says which is which; the
+            # legend's grey shapes name them once)
+            vc = system_colour(version) if version is not None else None
             rows.append({"label": f"{prefix}micro (pooled)", "est": o["micro"], "low": o["micro_ci_low"],
-                         "high": o["micro_ci_high"], "n": o["items"], "group": 5, "marker": "d",
-                         "legend": "micro"})
+                         "high": o["micro_ci_high"], "n": o["items"], "group": 100 + v_i, "marker": "d",
+                         "colour": vc if vc is not None else colour(5),
+                         "legend": None if version is not None else "micro"})
             rows.append({"label": f"{prefix}macro (mean of groups)", "est": o["macro"], "n": o["groups"],
-                         "group": 3, "marker": "s", "legend": "macro"})
+                         "group": 200 + v_i, "marker": "s", "colour": vc if vc is not None else colour(3),
+                         "legend": None if version is not None else "macro"})
         return rows
 
     def draw(self, result) -> None:
         super().draw(result)
+        rows = self.rows(result)
+        if any(r.get("legend") is None and r.get("marker") for r in rows):  # versions: the shapes
+            for marker, name in (("d", "micro (pooled)"), ("s", "macro (mean of groups)")):
+                self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=11, symbol=marker,
+                                                       brush=pg.mkBrush(GREY), pen=pg.mkPen("w")), name)
         self.set_labels(bottom="success rate (Wilson 95% interval)")
 
 
@@ -146,7 +164,7 @@ class SystemRateChart(IntervalChart):
             return []
         return [{"label": r["system"], "est": r["success_rate"], "low": r["ci_low"], "high": r["ci_high"],
                  "n": r["requests"], "group": i, "colour": system_colour(r["system"]),
-                 "legend": f"{r['system']} (Wilson 95% interval)"}
+                 "legend": str(r["system"])}
                 for i, (_, r) in enumerate(frame.iterrows())]
 
     def draw(self, result) -> None:

@@ -7,8 +7,21 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from .base import (GREY, Chart, LabelAxis, PercentAxis, PlainAxis, PointsAxis, colour, fmt, fmt_num,
-                   fmt_points, fmt_rate, system_colour)
+from .base import (GREY, Chart, IntegerAxis, LabelAxis, MarginAxis, PercentAxis, PlainAxis, PointsAxis, colour, fmt,
+                   fmt_num, fmt_points, fmt_rate, spaced_log_ticks, system_colour)
+
+
+def _name(metric_id: str) -> str:
+    """A metric's display name (``ndcg@k`` -> ``nDCG@k``), never the raw id, on a chart."""
+    from ...report import present
+
+    return present.display_name(metric_id)
+
+
+def _count(n, word: str, many: str | None = None) -> str:
+    from ...core.numbers import plural
+
+    return plural(n, word, many)
 
 
 def _table(result, name):
@@ -43,6 +56,10 @@ class CostPerSuccessChart(Chart):
         # iso cost-per-success lines through each system: every point on a line has the same
         # cost per success (rate = cost per request / cost per success)
         x_max = float(np.nanmax(x)) * 1.3 if np.isfinite(x).any() and np.nanmax(x) > 0 else 1.0
+        # labels above 100% in two alternating rows (neighbours never overlap), in the order of
+        # their lines' ends
+        order = [i for i in np.argsort(np.where(np.isfinite(cps), cps, np.inf)) if np.isfinite(cps[i])]
+        row_of = {int(i): r % 2 for r, i in enumerate(order)}
         for i, level in enumerate(cps):
             if not np.isfinite(level) or level <= 0:
                 continue
@@ -50,7 +67,11 @@ class CostPerSuccessChart(Chart):
             col = GREY if names[i] in dominated else system_colour(names[i])
             self.plotItem.addItem(pg.PlotDataItem([0, x_end], [0, x_end / level],
                                                   pen=pg.mkPen(col, width=1, style=Qt.PenStyle.DotLine)))
-            self.text(x_end, x_end / level, f"{fmt(level, 'cost')} per success ", anchor=(1, 1.1), color=col)
+            # the label sits above the line's end, inside the plot (the y range keeps room above
+            # 100% for two rows): left-aligned, right-aligned near the right edge
+            near_right = x_end > x_max * 0.72
+            self.text(x_end, x_end / level + 0.055 * row_of.get(i, 0), f" {fmt(level, 'cost')} per success ",
+                      anchor=(1 if near_right else 0, 1.0), color=col)
         for i, name in enumerate(names):
             grey = name in dominated
             pen = pg.mkPen(GREY if grey else system_colour(name), width=2)
@@ -70,12 +91,18 @@ class CostPerSuccessChart(Chart):
         self.record("systems", system=np.array(names, dtype=object), cost_per_request=x, success_rate=y,
                     ci_low=low, ci_high=high, dominated=np.array([n in dominated for n in names]))
         self.plotItem.setXRange(0, x_max)
+        self.plotItem.setYRange(-0.02, 1.17, padding=0)
+        self.plotItem.getAxis("left").setTicks([[(v / 100, f"{v}%") for v in range(0, 101, 20)], []])
         self.set_labels(bottom="cost per request", left="success rate")
 
 
 class PassKChart(Chart):
+    """pass@k and pass^k against k: values on the 0-1 scale with the card's and the table's
+    decimals (the one format of pass@k), k only at whole numbers."""
+
     title = "pass@k and pass^k"
-    y_axis = PercentAxis
+    x_axis = IntegerAxis
+    y_axis = PlainAxis
 
     def applies(self, result) -> bool:
         return _table(result, "curve") is not None and len(_table(result, "curve")) > 0
@@ -105,16 +132,17 @@ class PassKChart(Chart):
                 self.record(prefix + col, k=k, value=values, tasks=sub["tasks"].to_numpy(dtype=float))
                 if j < 2:
                     self.hover(k, values, [f"{prefix}{col.replace('k', str(int(kk)))} = {fmt(v, 'score')} "
-                                           f"over {int(t)} tasks" for kk, v, t in zip(k, values, sub["tasks"])])
+                                           f"over {_count(int(t), 'task')}"
+                                           for kk, v, t in zip(k, values, sub["tasks"])])
         summary = _table(result, "summary")
         if summary is not None and len(summary):
             informative = summary[(summary["pass@k"] < 1) & summary["per_try_p"].notna() & (summary["k"] > 1)]
             if len(informative):
                 row = informative.iloc[-1]
-                self.note(f"pass@{int(row['k'])} = {fmt(row['pass@k'], 'score')} implies a per-try rate of "
-                          f"{fmt_rate(row['per_try_p'])} if attempts were independent")
+                self.note(f"pass@{int(row['k'])} = {fmt(row['pass@k'], 'score')} implies a per-try success "
+                          f"rate of {fmt(row['per_try_p'], 'score')} if attempts were independent")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
-        self.set_labels(bottom="k (attempts)", left="probability")
+        self.set_labels(bottom="k (attempts)", left="probability (0 to 1)")
 
 
 class BootstrapChart(Chart):
@@ -177,19 +205,23 @@ class RankingCurveChart(Chart):
     def draw(self, result) -> None:
         summary = _table(result, "summary")
         ks = sorted({int(c.split("@")[1]) for c in summary.columns if c.startswith("ndcg@")})
-        styles = (("ndcg", Qt.PenStyle.SolidLine), ("r", Qt.PenStyle.DashLine), ("p", Qt.PenStyle.DotLine),
-                  ("hit", Qt.PenStyle.DashDotLine))
+        # four colours apart (blue, orange, green, purple): R@k and Hit@k were two oranges
+        styles = (("ndcg", Qt.PenStyle.SolidLine, 0), ("r", Qt.PenStyle.DashLine, 1),
+                  ("p", Qt.PenStyle.DotLine, 2), ("hit", Qt.PenStyle.DashDotLine, 4))
         for s_i, (_, row) in enumerate(summary.iterrows()):
-            for metric, style in styles:
+            for metric, style, c_i in styles:
                 values = np.array([row[f"{metric}@{k}"] for k in ks], dtype=float)
-                name = f"{row['system']}: {metric}@k" if len(summary) > 1 else f"{metric}@k"
-                c = system_colour(row["system"]) if len(summary) > 1 else colour(styles.index((metric, style)))
+                shown = _name(f"{metric}@k")
+                name = f"{row['system']}: {shown}" if len(summary) > 1 else shown
+                c = system_colour(row["system"]) if len(summary) > 1 else colour(c_i)
                 item = pg.PlotDataItem(ks, values, pen=pg.mkPen(c, width=2.2, style=style),
                                        symbol="o", symbolSize=6, symbolBrush=c, name=name)
                 self.plotItem.addItem(item)
                 self.record(name, k=np.array(ks, dtype=float), value=values)
                 self.hover(ks, values, [f"{name.replace('@k', f'@{k}')} = {fmt(v, 'score')} over "
-                                        f"{int(row['queries'])} queries" for k, v in zip(ks, values)])
+                                        f"{_count(int(row['queries']), 'query', 'queries')}"
+                                        for k, v in zip(ks, values)])
+        self.plotItem.getAxis("bottom").setTicks([[(float(k), str(k)) for k in ks], []])
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.set_labels(bottom="cut-off k", left="metric value (mean over queries)")
 
@@ -221,19 +253,23 @@ class RankingSpreadChart(Chart):
                 q1, med, q3 = np.percentile(values, [25, 50, 75])
                 for v, w in ((q1, 1.5), (med, 3.5), (q3, 1.5)):
                     self.plotItem.addItem(pg.PlotDataItem([i - 0.3, i + 0.3], [v, v], pen=pg.mkPen(colour(3), width=w)))
-                self.hover([i], [med], [f"{system}: median {col} {fmt(med, 'score')}, quartiles {fmt(q1, 'score')}–"
-                                        f"{fmt(q3, 'score')}, {values.size} queries"])
-            self.hover(x, values, [f"{system} · {q}: {col} = {fmt(v, 'score')}" for q, v in zip(sub["query"], values)])
+                self.hover([i], [med], [f"{system}: median {_name(col)} {fmt(med, 'score')}, quartiles "
+                                        f"{fmt(q1, 'score')}–{fmt(q3, 'score')}, "
+                                        f"{_count(values.size, 'query', 'queries')}"])
+            self.hover(x, values, [f"{system} · {q}: {_name(col)} = {fmt(v, 'score')}"
+                                   for q, v in zip(sub["query"], values)])
             self.record(str(system), query=sub["query"].to_numpy(dtype=object), value=values)
         self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
         self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.plotItem.setXRange(-0.6, len(systems) - 0.4, padding=0)
-        self.set_labels(left=f"{col} per query")
+        self.set_labels(left=f"{_name(col)} per query")
 
 
 class SegmentBarChart(Chart):
-    """Per-segment bars for each version (Simpson's picture), and the overall rates beside."""
+    """Per-segment bars for each version (Simpson's picture), and the overall rates beside, each
+    with its Wilson 95% interval (the macro mean has none); the legend names the versions and
+    the interval (one version: the bar and the interval)."""
 
     title = "Per-segment rates"
     x_axis = LabelAxis
@@ -259,18 +295,36 @@ class SegmentBarChart(Chart):
             micro = float(overall.iloc[v_i]["micro"])
             macro = float(overall.iloc[v_i]["macro"]) if "macro" in overall else np.nan
             heights = np.array(rates + [micro, macro], dtype=float)
+
+            def bound(col: str, overall_col: str) -> np.ndarray:
+                seg = [float(sub.loc[sub["group"] == s, col].iloc[0]) if col in sub and (sub["group"] == s).any()
+                       else np.nan for s in segments]
+                tot = float(overall.iloc[v_i][overall_col]) if overall_col in overall else np.nan
+                return np.array(seg + [tot, np.nan], dtype=float)
+
+            lows, highs = bound("ci_low", "micro_ci_low"), bound("ci_high", "micro_ci_high")
             x = np.arange(len(labels)) - 0.4 + width * (v_i + 0.5)
             c = system_colour(version) if version is not None else colour(v_i)
             bars = pg.BarGraphItem(x=x, height=np.nan_to_num(heights), width=width * 0.92,
                                    brush=pg.mkBrush(c), pen=pg.mkPen(None))
             self.plotItem.addItem(bars)
-            name = str(version) if version is not None else "rate"
+            name = str(version) if version is not None else "success rate"
             self.legend.addItem(bars, name)
+            ok = np.isfinite(lows) & np.isfinite(highs) & np.isfinite(heights)
+            if ok.any():
+                self.plotItem.addItem(pg.ErrorBarItem(
+                    x=x[ok], y=heights[ok], top=highs[ok] - heights[ok], bottom=heights[ok] - lows[ok],
+                    beam=width * 0.3, pen=pg.mkPen(self._fg, width=1.4)))
             ns = items + [int(overall.iloc[v_i]["items"]), int(overall.iloc[v_i]["groups"])
                           if "groups" in overall else len(segments)]
-            self.hover(x, heights, [f"{name} · {lab}: {fmt_rate(h)} of {n:,} {'groups' if 'macro' in lab else 'items'}"
-                                    for lab, h, n in zip(labels, heights, ns)])
-            self.record(name, label=np.array(labels, dtype=object), rate=heights, items=np.array(ns))
+            self.hover(x, heights, [
+                f"{name} · {lab}: {fmt_rate(h)} of {_count(n, 'group' if 'macro' in lab else 'item')}"
+                + (f" [{fmt_rate(lo)}, {fmt_rate(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else "")
+                for lab, h, n, lo, hi in zip(labels, heights, ns, lows, highs)])
+            self.record(name, label=np.array(labels, dtype=object), rate=heights, items=np.array(ns),
+                        ci_low=lows, ci_high=highs)
+        if any(np.isfinite(v["ci_low"]).any() for v in self._plotted.values()):
+            self.legend_line(pg.mkPen(self._fg, width=1.4), "Wilson 95% interval")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.set_labels(left="success rate")
 
@@ -303,8 +357,8 @@ class LatencyChart(Chart):
             my = np.array([m[1] for m in marks], dtype=float)
             self.plotItem.addItem(pg.ScatterPlotItem(x=mx, y=my, size=10, symbol="t",
                                                      brush=pg.mkBrush(system_colour(system))))
-            self.hover(mx, my, [f"{system}: p{int(q * 100)} = {fmt(v, 'latency')} of {int(row['requests']):,} requests"
-                                for v, q in marks])
+            self.hover(mx, my, [f"{system}: p{int(q * 100)} = {fmt(v, 'latency')} of "
+                                f"{_count(int(row['requests']), 'request')}" for v, q in marks])
             self.record(f"{system} percentiles", latency=mx, fraction=my)
         self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=10, symbol="t", brush=pg.mkBrush(GREY)),
                             "p50, p95, p99")
@@ -335,8 +389,8 @@ class TextScoreChart(Chart):
         self.plotItem.getAxis("bottom").set_labels(systems)
         rng = np.random.default_rng(0)
         # a sampled strip's longer legend text: two entries a row, so 1280 px holds them
-        self.legend.setColumnCount(2 if (items.groupby("system").size().max() if "system" in items
-                                         else len(items)) > self.max_dots else 3)
+        self.legend_max_cols = 2 if (items.groupby("system").size().max() if "system" in items
+                                     else len(items)) > self.max_dots else 3
         for i, system in enumerate(systems):
             sub = items if "system" not in items else items[items["system"] == system]
             values = sub[self.metric].to_numpy(dtype=float)
@@ -373,7 +427,7 @@ class PlanMdeChart(Chart):
 
     title = "Detectable difference by n"
     x_axis = PlainAxis
-    y_axis = PointsAxis
+    y_axis = MarginAxis
 
     def applies(self, result) -> bool:
         mde = _table(result, "mde")
@@ -385,7 +439,9 @@ class PlanMdeChart(Chart):
         values = mde["mde"].to_numpy(dtype=float)
         # x is log10(items), the ticks read as item counts (pyqtgraph's log mode leaves
         # scatter items unscaled)
-        self.plotItem.getAxis("bottom").setTicks([[(float(np.log10(k)), f"{int(k):,}") for k in n], []])
+        current = [r for r in result.records if r["metric"] == "mde" and r.get("n") is not None]
+        ticks = spaced_log_ticks(n, keep=[float(current[0]["n"])] if current else ())
+        self.plotItem.getAxis("bottom").setTicks([[(float(np.log10(k)), f"{int(k):,}") for k in ticks], []])
         self.plotItem.addItem(pg.PlotDataItem(np.log10(n), values, pen=self.pen(0, 2.4), symbol="o", symbolSize=6,
                                               symbolBrush=colour(0), name="minimum detectable difference"))
         self.hover(np.log10(n), values, [f"{int(k):,} items: {fmt_points(v).lstrip('+')}" for k, v in zip(n, values)])

@@ -322,7 +322,8 @@ class AnalysisPanel(PanelMessages, QWidget):
                 previous = combo.currentData()
                 combo.clear()
                 auto = self._auto_column(ctl.spec)
-                combo.addItem(f"{AUTO}: {auto}" if auto else (AUTO if not ctl.spec.optional else NONE), None)
+                # the column's name first: where a narrow column cuts the text, "(automatic)" goes
+                combo.addItem(f"{auto} {AUTO}" if auto else (AUTO if not ctl.spec.optional else NONE), None)
                 for col in columns:
                     combo.addItem(col, col)
                 if previous in columns:
@@ -330,6 +331,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         finally:
             self._loading = False
         self.refresh_dependent_choices()
+        self.fit_options_width()
         if self.table is not None or not self.NEEDS_DATA:
             self.run_now()
 
@@ -526,6 +528,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         for c, name in enumerate(frame.columns):  # in the measure's label (and in a copy)
             self.headline.setColumnHidden(c, name in QUALIFIERS)
         self.headline.fit_columns(max_width=self._column_cap())
+        self.headline.wrap_text()  # a long measure name wraps, never "Wins (candidat...)"
         self.notes.setText(notes_html(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
@@ -576,6 +579,43 @@ class AnalysisPanel(PanelMessages, QWidget):
     def currency(self) -> str | None:
         """Hook: a currency symbol chosen for costs (None: the file's units)."""
         return None
+
+    def fit_options_width(self) -> None:
+        """The options column as wide as its labels and its widest choice (a combo's closed
+        text is never cut: "(automatic): quer"), up to a third of the window; the splitter gives it
+        that room and the results the rest."""
+        from PySide6.QtWidgets import QAbstractSpinBox, QComboBox
+
+        fm = self.fontMetrics()
+        label_w = label_short = field_w = 0
+        for ctl in self._controls.values():
+            label_w = max(label_w, fm.horizontalAdvance(ctl.row_label.text()))
+            # where room is short a long label goes above its field (the form wraps long rows)
+            label_short = max(label_short, min(fm.horizontalAdvance(ctl.row_label.text()),
+                                               fm.averageCharWidth() * 22))
+            w = ctl.widget
+            if isinstance(w, QComboBox):
+                texts = [w.itemText(i) for i in range(w.count())] or [""]
+                need = max(fm.horizontalAdvance(t) for t in texts) + 52  # frame and arrow
+            elif isinstance(w, QAbstractSpinBox):
+                need = w.sizeHint().width()
+            else:
+                need = 0
+            field_w = max(field_w, need)
+        window = self.window().width() if self.window() is not None else 0
+        cap = max(320, int(window * 0.34)) if window > 400 else 440
+        want = label_w + field_w + 70  # form spacing, group box and scroll margins
+        if want > cap:
+            want = label_short + field_w + 70
+        width = max(300, min(want, cap))
+        self.options_scroll.setMinimumWidth(width)
+        sizes = self.splitter.sizes()
+        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] < width:
+            self.splitter.setSizes([width, max(200, sum(sizes) - width)])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self.fit_options_width()
 
     def _column_cap(self) -> int:
         """The widest a result column gets (text is elided in the middle beyond it)."""
@@ -665,7 +705,13 @@ def headline_frame(result: AnalysisResult):
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
-    labels = {"metric": [measure_label(present.display_name(r["metric"]), r) for r in result.records]}
+    pairs = {(r.get("from"), r.get("to")) for r in result.records
+             if r.get("from") is not None or r.get("to") is not None}
+    # Compare is about one pair: it is said once, in the header, not on every row
+    common = next(iter(pairs)) if len(pairs) == 1 and result.analysis == "compare" else None
+    labels = {"metric": [measure_label(present.display_name(r["metric"]),
+                                       {k: v for k, v in r.items() if common is None or k not in ("from", "to")})
+                         for r in result.records]}
     kinds, tips = [], []
     for r in result.records:
         kinds.append(present.record_kind(result, r))
@@ -678,7 +724,10 @@ def headline_frame(result: AnalysisResult):
     tooltips = {"metric:cells": tips, "value:cells": tips,
                 "n": "the denominator: the items, queries, tasks or requests the value is computed over",
                 "ci_low": "95% interval, low", "ci_high": "95% interval, high"}
-    return frame, formats, tooltips, dict(HEADLINE_HEADERS), labels
+    headers = dict(HEADLINE_HEADERS)
+    if common is not None:
+        headers["metric"] = f"Measure ({common[0]} → {common[1]})"
+    return frame, formats, tooltips, headers, labels
 
 
 #: record keys that qualify a measure: shown in its label (their columns stay in a copy)
@@ -699,7 +748,7 @@ def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
     from ...report import present
 
     kinds = {str(col): kind for col, kind in present.table_kinds(result, tab).items()}
-    headers = {str(col): present.display_name(str(col)) for col in tab.frame.columns}
+    headers = {str(col): present.column_name(tab.name, col) for col in tab.frame.columns}
     return kinds, headers
 
 

@@ -66,6 +66,10 @@ class ComparePanel(AnalysisPanel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        # a seed is an identifier, not a quantity: 12345, as the signature and the rule file write it
+        self.control("seed").setGroupSeparatorShown(False)
+        # 0 draws no band: the box says "none" rather than a difference of 0.0 points
+        self.control("margin").setSpecialValueText("none")
         #: panel name -> its result with a per-unit table Compare can use (same file only)
         self._sources: dict = {}
         self._running_source = None

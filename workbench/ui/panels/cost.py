@@ -16,12 +16,17 @@ class CostPanel(AnalysisPanel):
               "linear: numpy's default interpolation (type 7)\nnearest rank: the ceil(p·N)-th smallest value",
               choices=(("linear", "linear (numpy)"), ("nearest_rank", "nearest rank"))),
         Field("latency_threshold", "p95 latency limit", "float",
-              "A release rule's p95 limit, drawn on the latency chart; 0 draws none.",
+              "A release rule's p95 limit, drawn on the latency chart; 'none' (0) draws none.",
               minimum=0, maximum=1e6, decimals=3, step=0.5, default=0.0),
         Field("currency", "Currency", "text",
               "A symbol shown with every cost (e.g. $ or €). Empty: costs in the file's units, no "
               "symbol. Display only: the numbers do not change."),
     )
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        # 0 is "no limit": the box says so instead of a limit of 0.000
+        self.control("latency_threshold").setSpecialValueText("none")
 
     def currency(self):
         text = self.control("currency").text().strip()
