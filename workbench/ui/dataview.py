@@ -55,6 +55,12 @@ class DataView(QWidget):
         self._when_ready: list = []
         self.model.rows_ready.connect(self._run_when_ready)
 
+    def shutdown(self) -> None:
+        """The window closes: the filter timer stops, a background sort or search is
+        cancelled and detached."""
+        self._timer.stop()
+        self.model.shutdown()
+
     def set_table(self, table: LoadedTable) -> None:
         self._when_ready = []  # selections asked for on the previous table
         self.filter.clear()

@@ -177,6 +177,7 @@ class MainWindow(QMainWindow):
         self.session = Session()
         self.dirty = False
         self.presentation = False
+        self.closed = False  # shut down: nothing is opened or run any more
         self._base_font = QApplication.font()
         self._pending_session: Session | None = None
         self._pending_panel: str | None = None  # the tab to show once the loading file is in
@@ -907,15 +908,19 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def shutdown(self) -> None:
-        """Cancel every run, wait for the workers, remember the window."""
-        self.loader.cancel()
-        self.problem_runner.cancel()
-        self.previewer.cancel()
+        """Stop every timer, cancel and detach every run (a worker still running reports
+        nothing, and nothing starts again), wait for the workers, remember the window."""
+        self.closed = True
         if self.workspace_ready:
-            self.rule_panel.runner.cancel()
             for panel in self.panels.values():
-                panel.runner.cancel()
-            self.data.model.cancel()
+                panel.shutdown()  # its debounce timer too: it would start a run after this
+            self.rule_panel.shutdown()
+            self.data.shutdown()
+        for runner in (self.loader, self.problem_runner, self.previewer,
+                       getattr(self, "_report_runner", None), *self.findChildren(TaskRunner)):
+            if runner is not None:
+                runner.detach()
+        if self.workspace_ready:
             self.data.model.wait(30000)
         self.loader.wait(30000)
         self.previewer.wait(30000)

@@ -110,6 +110,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.last_error: str | None = None
         self._controls: dict[str, _Control] = {}
         self._loading = False
+        #: shut down (its window closes): no timer, no run, nothing reported any more
+        self.closed = False
         self.runner = TaskRunner(self)
         self.runner.progressed.connect(lambda f, m: self.busy.advance(f, m))
         self.runner.finished.connect(self._on_result)
@@ -416,7 +418,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             w.set_path(value or "")
 
     def _changed(self, *_args) -> None:
-        if self._loading:
+        if self._loading or self.closed:
             return
         self.options_changed.emit()
         if self.table is not None or not self.NEEDS_DATA:
@@ -425,7 +427,7 @@ class AnalysisPanel(PanelMessages, QWidget):
     # -- running ---------------------------------------------------------------------------------
     def run_now(self) -> None:
         self._debounce.stop()
-        if self.NEEDS_DATA and self.table is None:
+        if self.closed or (self.NEEDS_DATA and self.table is None):
             return
         missing = self.missing_columns()
         self._set_applicable(self.reason_not_applicable(missing))
@@ -458,6 +460,13 @@ class AnalysisPanel(PanelMessages, QWidget):
             if self._value_of(ctl) is None:
                 out.append(spec.label.lower())
         return out
+
+    def shutdown(self) -> None:
+        """The panel goes (its window closes): its debounce timer stops, its run is cancelled
+        and detached (a worker still running reports nothing), and nothing starts again."""
+        self.closed = True
+        self._debounce.stop()
+        self.runner.detach()
 
     def cancel(self) -> None:
         self.runner.cancel()

@@ -185,6 +185,10 @@ class RulePanel(PanelMessages, QWidget):
         if path:
             atomic_write_text(path, self.rule_text())
 
+    def shutdown(self) -> None:
+        """The window closes: the evaluation is cancelled and detached, nothing starts again."""
+        self.runner.detach()
+
     def _on_text_changed(self) -> None:
         self._refresh_status()
 
