@@ -181,6 +181,8 @@ class MainWindow(QMainWindow):
         self._base_font = QApplication.font()
         self._pending_session: Session | None = None
         self._pending_panel: str | None = None  # the tab to show once the loading file is in
+        #: (panel, table) a new file landed on, until its first run is in (a failure moves on)
+        self._landing = None
         self.loader = TaskRunner(self)
         self.loader.progressed.connect(lambda f, m: self.busy.advance(f, m))
         self.loader.finished.connect(self._on_loaded)
@@ -235,6 +237,8 @@ class MainWindow(QMainWindow):
             panel.error.connect(self.show_exception)
             panel.result_ready.connect(self._on_result_shown)
             panel.applicability_changed.connect(lambda reason, p=panel: self._mark_applicable(p, reason))
+            panel.runner.failed.connect(lambda err, _d, n=name: self._landing_failed(n, err))
+            panel.result_ready.connect(lambda _r, n=name: self._landing_done(n))
             self.panels[name] = panel
             self.tabs.addTab(panel, title)
             self.tabs.setTabToolTip(self.tabs.indexOf(panel), panel.module.TITLE)
@@ -494,7 +498,8 @@ class MainWindow(QMainWindow):
     def _on_loaded(self, loaded) -> None:
         self.ensure_workspace()
         self._end_preview()
-        table, roles, problems = loaded
+        table, roles, problems = loaded[:3]
+        qrels = loaded[3] if len(loaded) > 3 else None  # TREC runs opened with their judgments
         self.table = table
         session = self._pending_session
         self._pending_session = None
@@ -519,6 +524,13 @@ class MainWindow(QMainWindow):
         if "compare" in self.panels:  # chosen again once that panel's result on this file is in
             self.panels["compare"].set_source_setting(session.compare_source if session is not None else None)
         _colour_systems(table, roles)
+        if session is None:  # another file: nothing chosen on the previous one decides its analyses
+            for panel in self.panels.values():
+                panel.reset_for_new_file()
+            if self.session.rule_sha256:  # the registered rule's bars, said by the rule
+                self._apply_rule_to_charts()
+            if qrels and "ranking" in self.panels:
+                self.panels["ranking"].control("qrels").set_path(qrels)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
                 panel.set_data(table, roles)
@@ -536,10 +548,12 @@ class MainWindow(QMainWindow):
             f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
         panel = getattr(self, "_pending_panel", None) or (table.panel if session is None else None)
         self._pending_panel = None
-        if panel is None and session is None:  # a file by name (command line, drop, Open): the panel that fits
-            panel = panel_for_roles(roles)
-            if panel is not None and not self.panel_applies(panel):
-                panel = None
+        if session is None:  # a file by name (command line, drop, Open): the panel that fits and can run
+            candidates = ([panel] if panel is not None else []) + \
+                [p for p in (FORMAT_PANELS.get(table.format),) if p] + panels_for_roles(roles)
+            panel = next((p for p in candidates if p in ("rule", "plan") or
+                          (p in self.panels and self.panel_applies(p))), None)
+        self._landing = (panel, table) if panel in self.panels else None
         self.show_panel(panel)
         self.table_loaded.emit(table)
 
@@ -590,6 +604,28 @@ class MainWindow(QMainWindow):
         else:
             bar.setTabTextColor(index, QColor())
             self.tabs.setTabToolTip(index, panel.module.TITLE)
+
+    def _landing_done(self, name: str) -> None:
+        if self._landing is not None and self._landing[0] == name:
+            self._landing = None
+
+    def _landing_failed(self, name: str, error) -> None:
+        """The panel a new file landed on could not run on it (a user error, e.g. a run with
+        no judgments): the first thing seen is not a red error.  The tab is greyed with the
+        reason in its tooltip, and the window goes to the next panel that fits (else the data)."""
+        landing, self._landing = self._landing, None
+        if landing is None or landing[0] != name or landing[1] is not self.table \
+                or not isinstance(error, WorkbenchError) or self.current_panel_name() != name:
+            return
+        panel = self.panels[name]
+        panel._set_applicable(str(error))
+        panel._show_message(str(error))  # the reason, in the panel's plain text (not red)
+        nxt = next((p for p in panels_for_roles(self.roles)
+                    if p != name and p in self.panels and self.panel_applies(p)), None)
+        self.show_panel(nxt)
+        self._landing = (nxt, self.table) if nxt is not None else None
+        title = self.tabs.tabText(self.tabs.indexOf(panel)).replace("&&", "&")
+        self.statusBar().showMessage(f"{title} cannot run on this file (its tab says why).", 15000)
 
     def panel_applies(self, name: str) -> bool:
         """False when the panel said it cannot run on the loaded data's columns."""
@@ -985,13 +1021,35 @@ def _checked(table, roles, progress):
 
 def _load_many_job(paths: list[str], progress):
     """On a worker: several files stacked as the command line stacks them, then the roles
-    (the formats' own, else guessed) and the check, as for one file."""
+    (the formats' own, else guessed) and the check, as for one file.  A TREC qrels file among
+    TREC runs is not stacked: it is the runs' judgments (the Ranking panel's qrels file)."""
     from ..io.formats import load_many
     from ..io.roles import guess_roles
 
-    table = load_many(paths, progress=progress)
+    runs, qrels = split_qrels(paths)
+    table = load_many(runs, progress=progress)
     table.sha256  # computed here, not on the GUI thread
-    return _checked(table, guess_roles(table), progress)
+    return (*_checked(table, guess_roles(table), progress), qrels)
+
+
+def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
+    """(the files to stack, the one qrels file opened with TREC runs, or None)."""
+    from ..io.formats import trec
+
+    def kind(path: str):
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4096).decode("utf-8", "replace")
+        except OSError:
+            return None
+        return trec.sniff(head, path) or trec.announced(path)
+
+    kinds = {p: kind(p) for p in paths}
+    qrels = [p for p in paths if kinds[p] == trec.QRELS]
+    runs = [p for p in paths if kinds[p] != trec.QRELS]
+    if len(qrels) == 1 and runs and all(kinds[p] == trec.RUN for p in runs):
+        return runs, qrels[0]
+    return list(paths), None
 
 
 def _colour_systems(table, roles: dict[str, str]) -> None:
@@ -1009,26 +1067,41 @@ def _colour_systems(table, roles: dict[str, str]) -> None:
     reset_system_colours(names)
 
 
+#: the panel a tool's file of one run is read for (several stacked files first try another:
+#: two Inspect logs, Compare); the landing panel when that one cannot run
+FORMAT_PANELS = {"lm_eval_samples": "aggregate", "inspect": "passk", "promptfoo": "cost",
+                 "trec_run": "ranking", "jsonl": "passk"}
+
+
 def panel_for_roles(roles: dict[str, str]) -> str | None:
     """The analysis a file with these column roles is most likely for (None: the data table)."""
+    found = panels_for_roles(roles)
+    return found[0] if found else None
+
+
+def panels_for_roles(roles: dict[str, str]) -> list[str]:
+    """Every analysis a file with these column roles fits, the likeliest first."""
     have = set(roles.values())
+    out = []
     if {"prediction", "reference"} <= have:
-        return "text"
+        out.append("text")
     if {"query", "doc"} <= have:
-        return "ranking"
+        out.append("ranking")
     if "task" in have and ({"n", "correct"} <= have or "success" in have):
-        return "passk"
+        out.append("passk")
     if "cost" in have and "success" in have:
-        return "cost"
+        out.append("cost")
     if {"numerator", "denominator"} <= have:
-        return "aggregate"
+        out.append("aggregate")
     if {"baseline", "candidate"} <= have:
-        return "compare"
+        out.append("compare")
     if "success" in have and ("group" in have or "unit" in have):
-        return "aggregate"
+        out.append("aggregate")
     if "success" in have and ({"system", "version"} & have) and "item" in have:
-        return "compare"
-    return None
+        out.append("compare")
+    if "success" in have:
+        out.append("aggregate")  # an overall rate (micro) is always an answer
+    return list(dict.fromkeys(out))
 
 
 def presentation_scale(width: int, height: int) -> float:

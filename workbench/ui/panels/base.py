@@ -55,9 +55,25 @@ class _Control:
     row_label: QLabel
 
 
+def gui_words(text: str, labels: dict[str, str]) -> str:
+    """A sentence of the engine (shared with the command line) in the window's words: a
+    command-line flag (``--relevance``) becomes the option on the left that sets it."""
+    import re
+
+    def option(match) -> str:
+        label = labels.get(match.group(1).replace("-", "_"))
+        return f"the '{label}' option on the left" if label else match.group(0)
+
+    return re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", option, text) if "--" in text else text
+
+
 class PanelMessages:
     """The message line of a panel (a ``message`` QLabel, ``last_error``, an ``error`` signal):
     user errors in red, unexpected ones also to the exception dialog."""
+
+    def _gui_words(self, text: str) -> str:
+        controls = getattr(self, "_controls", {})
+        return gui_words(text, {name: ctl.spec.label for name, ctl in controls.items()})
 
     def _on_failed(self, error: object, details: str) -> None:
         if isinstance(error, WorkbenchError):
@@ -67,12 +83,14 @@ class PanelMessages:
             self.error.emit(f"{type(error).__name__}: {error}", details)
 
     def _show_error(self, text: str) -> None:
+        text = self._gui_words(text)
         self.last_error = text
         self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
         self.message.setText(text)
         self.message.setVisible(True)
 
     def _show_message(self, text: str) -> None:
+        text = self._gui_words(text)
         self.message.setStyleSheet("")
         self.message.setText(text)
         self.message.setVisible(bool(text))
@@ -379,6 +397,33 @@ class AnalysisPanel(PanelMessages, QWidget):
             return w.path() or None
         raise ValueError(spec.kind)  # pragma: no cover
 
+    def reset_for_new_file(self) -> None:
+        """Another file is opened (not a session): no choice made on the previous file decides
+        the analysis of this one.  Column choices go back to automatic (the new file's roles),
+        a judgments (qrels) file to none, and the panel-only settings (a difference that
+        matters, a latency limit) to their defaults.  The conventions (k, seeds, resamples)
+        stay: they are stated in every result's signature."""
+        if not self.NEEDS_DATA:
+            return
+        options_fields = {f.name for f in fields(self.module.Options)}
+        self._loading = True
+        try:
+            for name, ctl in self._controls.items():
+                kind, w = ctl.spec.kind, ctl.widget
+                if kind == "column":
+                    if w.count():
+                        w.setCurrentIndex(0)
+                elif kind == "file":
+                    w.set_path("")
+                elif name not in options_fields and ctl.spec.default is not None:
+                    self._set_value(ctl, ctl.spec.default)
+        finally:
+            self._loading = False
+        self.on_new_file()
+
+    def on_new_file(self) -> None:
+        """Hook: panel-specific choices of the previous file (Compare's systems)."""
+
     def set_options(self, options) -> None:
         """Show saved options in the form (session restore)."""
         self._loading = True
@@ -437,6 +482,13 @@ class AnalysisPanel(PanelMessages, QWidget):
             self._show_message(self.not_applicable + " Choose the column on the left, or set its "
                                "role in the Columns list.")
             return
+        reason = self.precheck()
+        if reason:  # the data cannot give this analysis (one system to compare): said, not red
+            self._set_applicable(reason)
+            self.runner.cancel()
+            self.clear_results()
+            self._show_message(reason)
+            return
         try:
             options = self.options()
         except WorkbenchError as err:
@@ -446,6 +498,11 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self.runner.start(lambda progress: module.run(table, options, progress))
+
+    def precheck(self) -> str:
+        """Hook: "" when the analysis can run on the data with these options, else the
+        sentence saying why not (a quick look, on the GUI thread; not the analysis's checks)."""
+        return ""
 
     def missing_columns(self) -> list[str]:
         """Labels of the required column fields (of the current form) that resolve to nothing."""
@@ -535,7 +592,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         for c, name in enumerate(frame.columns):  # in the measure's label (and in a copy)
             self.headline.setColumnHidden(c, name in QUALIFIERS)
         self.headline.fit_columns(max_width=self._column_cap())
-        self.notes.setText(notes_html(result.notes))
+        self.notes.setText(notes_html([self._gui_words(n) for n in result.notes]))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
         self.configure_charts()
