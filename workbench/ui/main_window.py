@@ -544,8 +544,7 @@ class MainWindow(QMainWindow):
         self.dirty = False
         self._update_title()
         notes = " ".join(table.notes)
-        self.statusBar().showMessage(
-            f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
+        said = ""
         panel = getattr(self, "_pending_panel", None) or (table.panel if session is None else None)
         self._pending_panel = None
         if session is None:  # a file by name (command line, drop, Open): the panel that fits and can run
@@ -553,6 +552,13 @@ class MainWindow(QMainWindow):
                 [p for p in (FORMAT_PANELS.get(table.format),) if p] + panels_for_roles(roles)
             panel = next((p for p in candidates if p in ("rule", "plan") or
                           (p in self.panels and self.panel_applies(p))), None)
+            first = candidates[0] if candidates else None
+            if first in self.panels and first != panel:  # the likeliest cannot run: say why, first
+                title = self.tabs.tabText(self.tabs.indexOf(self.panels[first])).replace("&&", "&")
+                said = f"{title} cannot run on this file: {self.panels[first].not_applicable} "
+        self.statusBar().showMessage(
+            f"{said}Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}",
+            20000 if said else 15000)
         self._landing = (panel, table) if panel in self.panels else None
         self.show_panel(panel)
         self.table_loaded.emit(table)

@@ -583,7 +583,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         currency = self.currency()
         ans = presenting.answer(result, currency)
         if ans is not None:
-            self.card.set_answer(ans.sentences, ans.badge, ans.tone)
+            self.card.set_answer(*self.answer_for_card(result, tuple(ans.sentences), ans.badge, ans.tone))
         else:
             self.card.clear()
         frame, formats, tips, headers, labels = headline_frame(result)
@@ -620,6 +620,11 @@ class AnalysisPanel(PanelMessages, QWidget):
         for name, view in self._table_views.items():
             if name not in names:
                 self.tabs.setTabVisible(self.tabs.indexOf(view), False)
+
+    def answer_for_card(self, result, sentences: tuple, badge: str, tone: str):
+        """Hook: what only the panel knows added to the answer (the measure an outcome column
+        holds); returns (sentences, badge, tone)."""
+        return sentences, badge, tone
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: the options column folds into a drawer, the answer shows largest."""

@@ -269,6 +269,13 @@ class RulePanel(PanelMessages, QWidget):
             return
         session: Session = self._session()
         registered = session.rule_sha256 == rule.sha256
+        if registered and session.rule_registered_at:
+            # the time the session recorded is the registration the card and the report state
+            # (a rule's own free-text `registered` line, if any, follows it)
+            from dataclasses import replace
+
+            own = f"; the rule says: {rule.registered}" if rule.registered else ""
+            rule = replace(rule, registered=f"{session.rule_registered_at}{own}")
         tables, changed = [self.table], bool(session.rule_changed_after_results) and registered
         self._running = (registered, getattr(self.table, "sha256", None))
         self.busy.start("Evaluating the rule…")
