@@ -1,0 +1,249 @@
+"""Issue 23: first contact with the field's own files, driven as a user does (File > Open with
+the dialog patched, drops of several files, the menus).
+
+The "first contact" test opens each fixture written by a real tool (tests/fixtures/formats,
+found on disk, so fixtures added later are covered) and checks the landing panel: a non-empty
+answer that names its metric, and no error anywhere.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+
+import pytest
+from PySide6.QtWidgets import QFileDialog
+
+from conftest import EXAMPLES, wait_result
+
+pytestmark = pytest.mark.gui
+
+FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "formats"))
+#: files in the fixture folders that a tool did not write as results (its config, our expectations)
+NOT_RESULTS = (".py", ".yaml", ".yml", ".js", "_expected.csv", ".md")
+#: files that hold no per-item results: the window shows them in the data view, with a note
+NO_ITEMS = ("results_",)          # lm-eval's own aggregated results JSON
+JUDGMENTS = ("qrels",)            # TREC judgments alone: no run to score
+RUNS = (".run",)                  # a TREC run alone: no judgments to score it with
+#: what a card that names its metric contains
+METRIC = re.compile(r"pass@\d|pass\^\d|nDCG|MRR|exact match|[Mm]icro|per success|success|pts|"
+                    r"acc|exact_match|Token F1|BLEU", re.I)
+
+
+def _fixture_files():
+    out = []
+    for path in sorted(glob.glob(os.path.join(FIXTURES, "**", "*"), recursive=True)):
+        if os.path.isfile(path) and not path.endswith(NOT_RESULTS):
+            out.append(os.path.relpath(path, FIXTURES))
+    return out
+
+
+def _groups():
+    """Files a user opens together: a run's stacked tasks, two logs, runs with their qrels."""
+    lm = sorted(glob.glob(os.path.join(FIXTURES, "lmeval", "dummy-seed1", "samples_*.jsonl")))
+    inspect = sorted(glob.glob(os.path.join(FIXTURES, "inspect", "*.eval")))
+    trec = [os.path.join(FIXTURES, "trec", n) for n in ("runA.run", "runB.run", "qrels.test.txt")]
+    groups = {"lm-eval two tasks of one run": lm, "two Inspect logs": inspect[:2],
+              "TREC run A + run B + qrels": trec,
+              "TREC run A + qrels": [trec[0], trec[2]]}
+    return {k: v for k, v in groups.items() if len(v) >= 2}
+
+
+def _open(qtbot, window, monkeypatch, paths):
+    """File > Open with these files chosen in the dialog."""
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames",
+                        staticmethod(lambda *a, **k: ([str(p) for p in paths], "")))
+    with qtbot.waitSignal(window.table_loaded, timeout=60000):
+        window.open_action.trigger()
+
+
+def _settle(qtbot, window, timeout=30.0):
+    """Until no panel runs or waits to run (a landing run that fails moves the window on)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        pending = [p for p in window.panels.values() if p.runner.busy or p._debounce.isActive()]
+        if not pending:
+            return
+        qtbot.waitSignal(pending[0].runner.busy_changed, timeout=200, raising=False).wait()
+    raise AssertionError("the panels did not settle")
+
+
+def _landed(qtbot, window):
+    _settle(qtbot, window)
+    name = window.current_panel_name()
+    return name, window.panels.get(name)
+
+
+def _no_error(window, panel=None):
+    assert not window.warnings, window.warnings
+    assert not window.exceptions, window.exceptions
+    if panel is not None:
+        assert not panel.last_error, panel.last_error
+        assert "b3261e" not in panel.message.styleSheet(), panel.message.text()
+
+
+def _check_card(panel):
+    text = panel.card.plain_text()
+    assert text.strip(), "empty answer"
+    assert METRIC.search(text), text
+    assert not re.search(r"= -|over 0 \w+", text), text   # never an empty answer
+    assert "--" not in text and "--" not in panel.message.text()  # no command-line flag in the GUI
+
+
+@pytest.mark.parametrize("name", _fixture_files())
+def test_first_contact_with_each_real_tool_file(qtbot, window, monkeypatch, name):
+    _open(qtbot, window, monkeypatch, [os.path.join(FIXTURES, name)])
+    landed, panel = _landed(qtbot, window)
+    base = os.path.basename(name)
+    if base.startswith(NO_ITEMS) or any(j in base for j in JUDGMENTS):
+        # no per-item results (a tool's summary, or judgments alone): the data, and no error
+        assert landed == "data", landed
+        _no_error(window)
+        return
+    if base.endswith(RUNS):
+        # Ranking cannot run without judgments: not the landing panel; its tab and the status
+        # bar say how to give them, in the window's words (no command-line flag)
+        assert landed == "data", landed
+        _no_error(window)
+        tip = window.tabs.tabToolTip(window.tabs.indexOf(window.panels["ranking"]))
+        assert "qrels" in tip and "--" not in tip, tip
+        assert "qrels" in window.statusBar().currentMessage()
+        return
+    assert panel is not None, f"{name} landed on {landed}"
+    _no_error(window, panel)
+    _check_card(panel)
+
+
+@pytest.mark.parametrize("group", list(_groups()))
+def test_first_contact_with_files_opened_together(qtbot, window, monkeypatch, group):
+    _open(qtbot, window, monkeypatch, _groups()[group])
+    landed, panel = _landed(qtbot, window)
+    assert panel is not None, f"{group} landed on {landed}"
+    _no_error(window, panel)
+    _check_card(panel)
+
+
+# -- item 1: pass@k leads with the largest k the data supports -------------------------------
+
+def test_passk_headline_is_the_largest_supported_k_on_card_and_in_the_report(qtbot, window, monkeypatch,
+                                                                             tmp_path):
+    import openpyxl
+
+    log = os.path.join(FIXTURES, "inspect", "arith_alpha.eval")
+    _open(qtbot, window, monkeypatch, [log])
+    landed, panel = _landed(qtbot, window)
+    assert landed == "passk"
+    result = panel.last_result
+    supported = [int(r["k"]) for r in result.records if r["metric"] == f"pass@{r['k']}" and r["n"]]
+    asked = [int(r["k"]) for r in result.records if r["metric"] == f"pass@{r['k']}"]
+    assert max(asked) > max(supported)  # the default k list asks for more than any task has
+    text = panel.card.plain_text()
+    assert f"pass@{max(supported)} = " in text and "over 0" not in text
+    assert f"pass@{max(asked)} " in text and "k > n" in text  # the unsupported k is stated
+    out = tmp_path / "report.xlsx"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    with qtbot.waitSignal(window.report_written, timeout=60000):
+        window.export_action.trigger()
+    cells = [str(c.value) for ws in openpyxl.load_workbook(out).worksheets
+             for row in ws.iter_rows() for c in row if c.value is not None]
+    assert any(f"pass@{max(supported)} = " in c for c in cells)
+    assert not any("over 0 tasks" in c or f"pass@{max(asked)} = -" in c for c in cells)
+
+
+# -- item 2: the registration time on the card and in the workbook ------------------------------
+
+def test_registered_time_is_on_the_pass_card_and_in_the_workbook(qtbot, window, monkeypatch, tmp_path):
+    import openpyxl
+
+    from workbench.ui.examples import EXAMPLE_SESSIONS
+
+    example = next(e for e in EXAMPLE_SESSIONS if e.file == "paired_14_to_5.wbsession.json")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(example.path), "")))
+    rule = window.rule_panel
+    with qtbot.waitSignal(rule.result_ready, timeout=60000):
+        window.open_session_action.trigger()
+    when = window.session.rule_registered_at
+    assert when and when in rule.status.text()
+    card = rule.answer.plain_text() if hasattr(rule.answer, "plain_text") else rule.answer.text()
+    assert when in card and "no registration time recorded" not in card, card
+    out = tmp_path / "rule-report.xlsx"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    with qtbot.waitSignal(window.report_written, timeout=60000):
+        window.export_action.trigger()
+    found = []
+    for ws in openpyxl.load_workbook(out).worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value == "registered":
+                    found.append(ws.cell(c.row, c.column + 1).value)
+    assert found and all(v and when in str(v) for v in found), found
+
+
+# -- item 3: nothing of the previous file decides the next one's analysis ------------------------
+
+def test_two_logs_after_one_of_them_compare_their_two_systems(qtbot, window, monkeypatch):
+    logs = sorted(glob.glob(os.path.join(FIXTURES, "inspect", "*.eval")))[:2]
+    _open(qtbot, window, monkeypatch, logs[:1])
+    _landed(qtbot, window)
+    _open(qtbot, window, monkeypatch, logs)
+    landed, panel = _landed(qtbot, window)
+    assert landed == "compare"
+    _no_error(window, panel)
+    options = panel.options()
+    assert options.baseline_system != options.candidate_system
+    assert {options.baseline_system, options.candidate_system} == \
+        set(window.table.frame[options.system].astype(str))
+
+
+def test_qrels_and_margin_of_the_previous_file_are_reset(qtbot, window, monkeypatch):
+    trec = os.path.join(FIXTURES, "trec")
+    _open(qtbot, window, monkeypatch, [os.path.join(trec, "runA.run"), os.path.join(trec, "qrels.test.txt")])
+    ranking = window.panels["ranking"]
+    assert ranking.control("qrels").path().endswith("qrels.test.txt")
+    compare = window.panels["compare"]
+    compare.control("margin").setValue(2.5)
+    window.dirty = False
+    _open(qtbot, window, monkeypatch, [EXAMPLES / "paired_14_to_5.csv"])
+    _landed(qtbot, window)
+    assert ranking.control("qrels").path() == ""
+    assert compare.control("margin").value() == 0.0
+
+
+# -- item 4: a panel that cannot run is not the landing panel ------------------------------------
+
+def test_two_tasks_of_one_lmeval_run_do_not_land_on_a_compare_error(qtbot, window, monkeypatch):
+    _open(qtbot, window, monkeypatch, _groups()["lm-eval two tasks of one run"])
+    landed, panel = _landed(qtbot, window)
+    compare = window.panels["compare"]
+    assert landed != "compare"
+    _no_error(window, panel)
+    index = window.tabs.indexOf(compare)
+    assert "one system" in window.tabs.tabToolTip(index)
+    assert not compare.last_error  # said in its message, not a red error
+    # item 15: the card names the measures and does not present acc and exact_match as one
+    text = panel.card.plain_text()
+    assert "acc" in text and "exact_match" in text and "different metrics" in text, text
+
+
+# -- item 8: trec_eval's three inputs together ---------------------------------------------------
+
+def test_two_runs_and_their_qrels_dropped_together(qtbot, window):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    paths = _groups()["TREC run A + run B + qrels"]
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(p) for p in paths])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.table_loaded, timeout=60000):
+        window.dropEvent(event)
+    landed, panel = _landed(qtbot, window)
+    assert landed == "ranking"
+    _no_error(window, panel)
+    systems = {r.get("system") for r in panel.last_result.records if r.get("system")}
+    assert systems == {"runA", "runB"}
+    assert "qrels" in panel.last_result.signature or panel.control("qrels").path()
