@@ -247,3 +247,19 @@ def test_two_runs_and_their_qrels_dropped_together(qtbot, window):
     systems = {r.get("system") for r in panel.last_result.records if r.get("system")}
     assert systems == {"runA", "runB"}
     assert "qrels" in panel.last_result.signature or panel.control("qrels").path()
+
+
+# -- item 9: while a ranking computes, the panel does not say it lacks its columns ---------------
+
+def test_a_computing_ranking_shows_nothing_of_the_previous_file(qtbot, window, monkeypatch):
+    _open(qtbot, window, monkeypatch, [EXAMPLES / "claims.csv"])
+    _landed(qtbot, window)
+    ranking = window.panels["ranking"]
+    assert "needs a column" in ranking.message.text()  # true of claims.csv
+    said = []
+    ranking.runner.started.connect(lambda: said.append(ranking.message.text()))
+    _open(qtbot, window, monkeypatch, [EXAMPLES / "ranking_seed.csv"])
+    landed, panel = _landed(qtbot, window)
+    assert landed == "ranking" and said
+    assert all("needs a column" not in text for text in said), said
+    _no_error(window, panel)

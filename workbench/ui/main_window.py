@@ -624,8 +624,9 @@ class MainWindow(QMainWindow):
                 or not isinstance(error, WorkbenchError) or self.current_panel_name() != name:
             return
         panel = self.panels[name]
-        panel._set_applicable(str(error))
-        panel._show_message(str(error))  # the reason, in the panel's plain text (not red)
+        reason = panel._gui_words(str(error))
+        panel._set_applicable(reason)
+        panel._show_message(reason)  # the reason, in the panel's plain text (not red)
         nxt = next((p for p in panels_for_roles(self.roles)
                     if p != name and p in self.panels and self.panel_applies(p)), None)
         self.show_panel(nxt)

@@ -496,6 +496,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             return
         table, module = self.table, self.module
         self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
+        self._show_message("")  # what was said of other data or options is not about this run
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self.runner.start(lambda progress: module.run(table, options, progress))
 
@@ -559,6 +560,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             view.frame_model().set_frame(pd.DataFrame())
             self.tabs.setTabVisible(self.tabs.indexOf(view), False)
         self.tabs.setCurrentIndex(0)
+        self._show_message("")  # the card says what there is to say
         self.on_cleared()
         self.cleared.emit()
 

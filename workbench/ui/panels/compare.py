@@ -352,6 +352,8 @@ class ComparePanel(AnalysisPanel):
             return
         self._running_sha256 = getattr(self.table, "sha256", None)
         self._running_source = (key, result, metric)
+        if not self._source_note:
+            self._show_message("")
         self.busy.start(f"Comparing {cs.metric_label(metric)} from the {cs.SOURCES[key].label}…")
         self.runner.start(lambda progress: cs.run(result, metric, options, progress))
 
