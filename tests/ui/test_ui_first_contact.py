@@ -263,3 +263,38 @@ def test_a_computing_ranking_shows_nothing_of_the_previous_file(qtbot, window, m
     assert landed == "ranking" and said
     assert all("needs a column" not in text for text in said), said
     _no_error(window, panel)
+
+
+# -- item 16 and Open recent: several files are named as several --------------------------------
+
+def test_several_files_name_the_title_report_and_recent_entry(qtbot, window, monkeypatch, tmp_path):
+    import openpyxl
+
+    trec = os.path.join(FIXTURES, "trec")
+    paths = [os.path.join(trec, n) for n in ("runA.run", "runB.run", "qrels.test.txt")]
+    _open(qtbot, window, monkeypatch, paths)
+    landed, panel = _landed(qtbot, window)
+    assert landed == "ranking"
+    assert "runA.run + runB.run" in window.windowTitle(), window.windowTitle()
+    out = tmp_path / "several.xlsx"
+    proposed = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda _p, _c, name, _f: proposed.append(name) or (str(out), "")))
+    with qtbot.waitSignal(window.report_written, timeout=60000):
+        window.export_action.trigger()
+    assert os.path.basename(proposed[0]) == "runA+runB-report.xlsx", proposed
+    assert os.path.dirname(proposed[0]) == trec
+    wb = openpyxl.load_workbook(out)
+    title = str(wb["Summary"]["A1"].value)
+    assert "runA.run" in title and "runB.run" in title, title
+    for ws in wb.worksheets:
+        assert (ws.page_setup.scale or 100) >= 70, (ws.title, ws.page_setup.scale)
+    # the two runs are an entry of File > Open recent, which opens both again
+    entries = [a for a in window.recent_menu.actions() if "runA.run + runB.run" in a.text()]
+    assert len(entries) == 1, [a.text() for a in window.recent_menu.actions()]
+    window.dirty = False
+    with qtbot.waitSignal(window.table_loaded, timeout=60000) as blocker:
+        entries[0].trigger()
+    assert set(blocker.args[0].frame["system"].astype(str)) == {"runA", "runB"}
+    landed, panel = _landed(qtbot, window)  # with the qrels opened with them
+    assert landed == "ranking" and panel.control("qrels").path().endswith("qrels.test.txt")

@@ -100,7 +100,8 @@ class StartPage(QWidget):
     def set_recent(self, paths: list[str]) -> None:
         self.recent.clear()
         for path in paths:
-            item = QListWidgetItem(f"{os.path.basename(path)}    —    {os.path.dirname(path)}")
+            first = paths_of(path)[0]
+            item = QListWidgetItem(f"{shown_name(path)}    —    {os.path.dirname(first)}")
             item.setData(Qt.ItemDataRole.UserRole, path)
             item.setToolTip(path)
             self.recent.addItem(item)
@@ -206,7 +207,7 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.start = StartPage()
         self.start.open_requested.connect(self.open_dialog)
-        self.start.path_requested.connect(lambda p: self.open_path(p))
+        self.start.path_requested.connect(lambda p: self.open_recent(p))
         self.start.example_requested.connect(self.open_example)
         self.start.plan_requested.connect(lambda: self.show_panel("plan"))
         self.start.rule_requested.connect(lambda: self.show_panel("rule"))
@@ -394,12 +395,21 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
 
     def _refresh_recent(self) -> None:
-        paths = [p for p in self.recent_files() if os.path.exists(p)]
+        paths = [p for p in self.recent_files() if all(os.path.exists(q) for q in paths_of(p))]
         self.start.set_recent(paths)
         self.recent_menu.clear()
         for path in paths:
-            self.recent_menu.addAction(self._action(path, lambda _=False, p=path: self.open_path(p)))
+            self.recent_menu.addAction(self._action(recent_label(path),
+                                                    lambda _=False, p=path: self.open_recent(p)))
         self.recent_menu.setEnabled(bool(paths))
+
+    def open_recent(self, path: str) -> None:
+        """A recent entry: one file, or several files opened together ("a.run + b.run")."""
+        parts = paths_of(path)
+        if len(parts) > 1:
+            self.open_paths(parts)
+        else:
+            self.open_path(path)
 
     # -- opening files -------------------------------------------------------------------------
     def open_dialog(self) -> None:
@@ -461,7 +471,8 @@ class MainWindow(QMainWindow):
             self._pending_panel = self._pending_session = None
             return
         self.busy.start(f"Loading {len(paths)} files…")
-        self.loader.start(lambda progress: _load_many_job(paths, progress))
+        saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
+        self.loader.start(lambda progress: _load_many_job(paths, progress, saved_roles))
         self._end_preview()  # a preview of a file asked for before is not these files'
 
     def choose_sheet(self, path: str, sheets) -> str | None:
@@ -536,8 +547,8 @@ class MainWindow(QMainWindow):
                 panel.set_data(table, roles)
         self.rule_panel.set_data(table, roles)
         self.stack.setCurrentWidget(self.tabs)
-        if os.path.exists(table.path):  # not several files stacked ("a.csv + b.csv")
-            self._add_recent(table.path)
+        if all(os.path.exists(p) for p in paths_of(table.path)):  # one file, or several stacked
+            self._add_recent(table.path + (f" + {qrels}" if qrels else ""))  # with the runs' qrels
         self.session.input_path = table.path
         self.session.input_sha256 = table.sha256
         self.session.sheet = table.sheet
@@ -730,8 +741,8 @@ class MainWindow(QMainWindow):
         return self._write_session(self.session_path)
 
     def save_session_as(self) -> bool:
-        start = self.session_path or (os.path.splitext(self.table.path)[0] + ".wbsession.json"
-                                      if self.table else "")
+        start = self.session_path or (report_name(self.table).removesuffix("-report.xlsx")
+                                      + ".wbsession.json" if self.table else "")
         if start and not self.session_path and not os.access(os.path.dirname(start), os.W_OK):
             # an installed example (read-only folder): propose the same name in the home folder
             start = os.path.join(os.path.expanduser("~"), os.path.basename(start))
@@ -781,7 +792,11 @@ class MainWindow(QMainWindow):
             self._apply_rule_to_charts()
         if session.input_path:
             self._pending_session = session
-            self.open_path(session.input_path, session.sheet, ask_sheet=False, confirm=False)
+            parts = paths_of(session.input_path)
+            if len(parts) > 1:  # several files stacked into one table
+                self.open_paths(parts, confirm=False)
+            else:
+                self.open_path(session.input_path, session.sheet, ask_sheet=False, confirm=False)
         else:
             for name, panel in self.panels.items():
                 if name in session.panels:
@@ -819,8 +834,7 @@ class MainWindow(QMainWindow):
             self.inform("Export report", "There are no results to export yet.")
             return
         if path is None:
-            base = os.path.splitext(self.table.path)[0] if self.table else "workbench"
-            path, _ = QFileDialog.getSaveFileName(self, "Export report", base + "-report.xlsx",
+            path, _ = QFileDialog.getSaveFileName(self, "Export report", report_name(self.table),
                                                   "Excel workbook (*.xlsx)")
             if not path:
                 return
@@ -899,7 +913,8 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _update_title(self) -> None:
-        name = os.path.basename(self.session_path or (self.table.path if self.table else "")) or "untitled"
+        name = (os.path.basename(self.session_path) if self.session_path
+                else shown_name(self.table.path) if self.table else "") or "untitled"
         self.setWindowTitle(f"{name}{' *' if self.dirty else ''} — {APP}")
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802
@@ -1026,7 +1041,7 @@ def _checked(table, roles, progress):
     return table, roles, find_problems(table, roles)
 
 
-def _load_many_job(paths: list[str], progress):
+def _load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None = None):
     """On a worker: several files stacked as the command line stacks them, then the roles
     (the formats' own, else guessed) and the check, as for one file.  A TREC qrels file among
     TREC runs is not stacked: it is the runs' judgments (the Ranking panel's qrels file)."""
@@ -1036,7 +1051,8 @@ def _load_many_job(paths: list[str], progress):
     runs, qrels = split_qrels(paths)
     table = load_many(runs, progress=progress)
     table.sha256  # computed here, not on the GUI thread
-    return (*_checked(table, guess_roles(table), progress), qrels)
+    roles = {c: r for c, r in (saved_roles or {}).items() if c in table.frame.columns} or guess_roles(table)
+    return (*_checked(table, roles, progress), qrels)
 
 
 def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
@@ -1078,6 +1094,38 @@ def _colour_systems(table, roles: dict[str, str]) -> None:
 #: two Inspect logs, Compare); the landing panel when that one cannot run
 FORMAT_PANELS = {"lm_eval_samples": "aggregate", "inspect": "passk", "promptfoo": "cost",
                  "trec_run": "ranking", "jsonl": "passk"}
+
+
+def paths_of(path: str) -> list[str]:
+    """The files of a table's path: one, or those stacked into it ("a.run + b.run")."""
+    if " + " in path and not os.path.exists(path):
+        return path.split(" + ")
+    return [path]
+
+
+def shown_name(path: str) -> str:
+    """A table's name for the title bar: the file's, or every stacked file's (shortened)."""
+    names = [os.path.basename(p) for p in paths_of(path)]
+    if len(names) <= 3:
+        return " + ".join(names)
+    return f"{names[0]} + {len(names) - 1} more files"
+
+
+def recent_label(path: str) -> str:
+    parts = paths_of(path)
+    if len(parts) == 1:
+        return path
+    return f"{shown_name(path)}    —    {os.path.dirname(parts[0])}"
+
+
+def report_name(table) -> str:
+    """The proposed report file: beside the (first) file, named after every file opened."""
+    if table is None:
+        return "workbench-report.xlsx"
+    parts = paths_of(table.path)
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in parts]
+    stem = "+".join(stems) if len(stems) <= 3 else f"{stems[0]}+{len(stems) - 1}-more"
+    return os.path.join(os.path.dirname(parts[0]), stem + "-report.xlsx")
 
 
 def panel_for_roles(roles: dict[str, str]) -> str | None:
