@@ -298,3 +298,29 @@ def test_several_files_name_the_title_report_and_recent_entry(qtbot, window, mon
     assert set(blocker.args[0].frame["system"].astype(str)) == {"runA", "runB"}
     landed, panel = _landed(qtbot, window)  # with the qrels opened with them
     assert landed == "ranking" and panel.control("qrels").path().endswith("qrels.test.txt")
+
+
+# -- item 17: `workbench runA.run runB.run qrels` on the command line -----------------------------
+
+def test_the_program_started_with_several_files_opens_them_together(tmp_path):
+    import subprocess
+    import sys
+
+    trec = os.path.join(FIXTURES, "trec")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), WORKBENCH_SMOKE="workspace",
+               XDG_CONFIG_HOME=str(tmp_path))
+    args = [os.path.join(trec, n) for n in ("runA.run", "runB.run", "qrels.test.txt")]
+    out = subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
+                         env=env, timeout=180, cwd=os.path.abspath(os.path.join(FIXTURES, "..", "..", "..")))
+    assert out.returncode == 0, out.stderr
+    assert "panel: ranking" in out.stdout, (out.stdout, out.stderr)
+    assert "flag" not in out.stderr and "compare" not in out.stderr
+
+
+def test_a_missing_second_file_is_named_as_a_file_not_a_flag(tmp_path):
+    from workbench.launcher import _gui_argument_problem
+
+    run = os.path.join(FIXTURES, "trec", "runA.run")
+    problem = _gui_argument_problem([run, str(tmp_path / "runB.txt")])
+    assert "runB.txt" in problem and "does not exist" in problem and "flag" not in problem
+    assert _gui_argument_problem([run, os.path.join(FIXTURES, "trec", "runB.run")]) is None
