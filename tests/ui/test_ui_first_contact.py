@@ -324,3 +324,65 @@ def test_a_missing_second_file_is_named_as_a_file_not_a_flag(tmp_path):
     problem = _gui_argument_problem([run, str(tmp_path / "runB.txt")])
     assert "runB.txt" in problem and "does not exist" in problem and "flag" not in problem
     assert _gui_argument_problem([run, os.path.join(FIXTURES, "trec", "runB.run")]) is None
+
+
+# -- item 5: the first window fits the screen, status bar included ------------------------------
+
+@pytest.mark.parametrize("size", [(1280, 800 - 30), (1920, 1080 - 30), (2560, 1440 - 30)])
+def test_the_first_window_fits_its_screen(size):
+    from workbench.ui.main_window import WINDOW_FRAME_PX, first_window_size, maximize_first_window
+
+    width, height = first_window_size(*size)
+    assert width <= size[0] and height + WINDOW_FRAME_PX <= size[1]
+    assert maximize_first_window(*size) == (size[0] <= 1920)
+
+
+def test_a_fresh_window_is_maximized_on_this_screen_and_its_normal_size_fits(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.ui.app import create_app
+    from workbench.ui.main_window import MainWindow
+
+    create_app()
+    win = MainWindow(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    area = QApplication.primaryScreen().availableGeometry()
+    assert win.width() <= area.width() and win.height() <= area.height()
+    if area.width() <= 1920:
+        assert win.windowState() & Qt_maximized()
+    # the start page is not squeezed by empty docks, even after a session that showed them
+    win.roles_dock.setVisible(True)
+    win.settings.setValue("window/state", win.saveState())
+    win.shutdown()
+    again = MainWindow(QSettings(str(tmp_path / "fresh.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    assert not again.roles_dock.isVisibleTo(again) and not again.problems_dock.isVisibleTo(again)
+    again.shutdown()
+
+
+def Qt_maximized():  # noqa: N802
+    from PySide6.QtCore import Qt
+
+    return Qt.WindowState.WindowMaximized
+
+
+# -- item 10: presentation mode keeps its room and gives the maximized window back ---------------
+
+def test_f11_then_open_keeps_docks_away_and_leaving_restores_maximized(qtbot, window, monkeypatch):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window.showMaximized()
+    assert window.windowState() & Qt.WindowState.WindowMaximized
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_F11)
+    assert window.presentation
+    _open(qtbot, window, monkeypatch, [EXAMPLES / "paired_14_to_5.csv"])
+    _landed(qtbot, window)
+    assert not window.roles_dock.isVisibleTo(window) and not window.problems_dock.isVisibleTo(window)
+    QTest.keyClick(window, Qt.Key.Key_F11)
+    assert not window.presentation
+    assert window.windowState() & Qt.WindowState.WindowMaximized
+    assert not window.windowState() & Qt.WindowState.WindowFullScreen
+    assert window.roles_dock.isVisibleTo(window) and window.problems_dock.isVisibleTo(window)

@@ -370,17 +370,29 @@ class MainWindow(QMainWindow):
     # -- settings --------------------------------------------------------------------------------
     def _restore_settings(self) -> None:
         geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        if self.width() < 900 or self.height() < 600:  # never restore a uselessly small window
-            screen = QApplication.primaryScreen()
-            area = screen.availableGeometry() if screen is not None else None
-            width = min(1360, area.width()) if area is not None else 1360
-            height = min(860, area.height()) if area is not None else 860
+        restored = isinstance(geometry, QByteArray) and not geometry.isEmpty() and self.restoreGeometry(geometry)
+        screen = QApplication.primaryScreen()
+        area = screen.availableGeometry() if screen is not None else None
+        if not restored or self.width() < 900 or self.height() < 600:  # the first window
+            width, height = first_window_size(area.width(), area.height()) if area is not None \
+                else (1360, 860)
             self.resize(width, height)
+            if area is not None:
+                self.move(area.x() + (area.width() - width) // 2,
+                          area.y() + max(0, (area.height() - height - WINDOW_FRAME_PX) // 2))
+                if maximize_first_window(area.width(), area.height()):
+                    # a laptop or a full-HD screen: the whole screen, the status bar on it
+                    self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+        elif area is not None and (self.width() > area.width() or self.height() > area.height()):
+            # a window saved on a larger screen: it fits this one
+            self.resize(*first_window_size(area.width(), area.height()))
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state)
+        # the start page has the window's width: the docks (empty until a file is open) come
+        # back with the next file, whatever the last session left
+        self.roles_dock.setVisible(False)
+        self.problems_dock.setVisible(False)
         self._refresh_recent()
 
     def recent_files(self) -> list[str]:
@@ -518,8 +530,11 @@ class MainWindow(QMainWindow):
         self.roles_table.blockSignals(True)
         self.roles_table.set_roles([str(c) for c in table.frame.columns], roles)
         self.roles_table.blockSignals(False)
-        self.roles_dock.setVisible(True)
-        self.problems_dock.setVisible(True)
+        if self.presentation:  # full screen keeps its room: the docks come back when it ends
+            self._docks_before = (True, True)
+        else:
+            self.roles_dock.setVisible(True)
+            self.problems_dock.setVisible(True)
         self.roles = dict(roles)
         self.session.roles = dict(roles)
         if problems is None:  # a large table: shown first, its columns checked on a worker
@@ -869,6 +884,7 @@ class MainWindow(QMainWindow):
         screen = self.screen() or QApplication.primaryScreen()
         if self.presentation:
             self._docks_before = (self.roles_dock.isVisible(), self.problems_dock.isVisible())
+            self._maximized_before = self.isMaximized()
             self.roles_dock.setVisible(False)
             self.problems_dock.setVisible(False)
             size = self._base_font.pointSizeF()
@@ -886,7 +902,10 @@ class MainWindow(QMainWindow):
             self.setGeometry(screen.geometry())
             self.showFullScreen()
         else:
-            self.showNormal()
+            if getattr(self, "_maximized_before", False):  # back to the maximized window
+                self.showMaximized()
+            else:
+                self.showNormal()
             roles, problems = getattr(self, "_docks_before", (False, False))
             self.roles_dock.setVisible(roles and self.table is not None)
             self.problems_dock.setVisible(problems and self.table is not None)
@@ -1157,6 +1176,23 @@ def panels_for_roles(roles: dict[str, str]) -> list[str]:
     if "success" in have:
         out.append("aggregate")  # an overall rate (micro) is always an answer
     return list(dict.fromkeys(out))
+
+
+#: what a window manager adds above a window (its title bar and frame), in pixels
+WINDOW_FRAME_PX = 40
+
+
+def first_window_size(width: int, height: int) -> tuple[int, int]:
+    """The first window's size (unmaximized) on an available screen area of this size: at
+    most 1360x860, and never taller or wider than the area with the window's frame, so its
+    status bar is on screen."""
+    return min(1360, width - 16), min(860, height - WINDOW_FRAME_PX)
+
+
+def maximize_first_window(width: int, height: int) -> bool:
+    """The first window is maximized on screens up to full HD (1280x800 laptops, 1920x1080):
+    the text that 1360 pixels elide is whole."""
+    return width <= 1920 or height <= 1200
 
 
 def presentation_scale(width: int, height: int) -> float:
