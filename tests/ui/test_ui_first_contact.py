@@ -386,3 +386,28 @@ def test_f11_then_open_keeps_docks_away_and_leaving_restores_maximized(qtbot, wi
     assert window.windowState() & Qt.WindowState.WindowMaximized
     assert not window.windowState() & Qt.WindowState.WindowFullScreen
     assert window.roles_dock.isVisibleTo(window) and window.problems_dock.isVisibleTo(window)
+
+
+# -- polish: no empty Notes box; the Data view shows the file's text -----------------------------
+
+def test_no_empty_notes_box_and_the_data_view_shows_the_files_text(qtbot, window, monkeypatch, tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("item_id,baseline,candidate,cost\na,1,0,7.50\nb,0,1,0.123456789\nc,1,1,1e3\n",
+                    encoding="utf-8")
+    _open(qtbot, window, monkeypatch, [path])
+    landed, panel = _landed(qtbot, window)
+    for p in window.panels.values():
+        if p.last_result is not None:
+            assert p.notes_scroll.isVisibleTo(p) == bool(p.last_result.notes), type(p).__name__
+        else:
+            assert not p.notes_scroll.isVisibleTo(p), type(p).__name__
+    window.view_actions["data"].trigger()
+    model = window.data.model
+    col = [str(model.headerData(c, Qt_horizontal())) for c in range(model.columnCount())].index("cost")
+    assert [model.data(model.index(r, col)) for r in range(3)] == ["7.50", "0.123456789", "1e3"]
+
+
+def Qt_horizontal():  # noqa: N802
+    from PySide6.QtCore import Qt
+
+    return Qt.Orientation.Horizontal

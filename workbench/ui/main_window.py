@@ -484,7 +484,8 @@ class MainWindow(QMainWindow):
             return
         self.busy.start(f"Loading {len(paths)} files…")
         saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
-        self.loader.start(lambda progress: _load_many_job(paths, progress, saved_roles))
+        extra = {"saved_roles": saved_roles} if saved_roles else {}
+        self.loader.start(lambda progress: _load_many_job(paths, progress, **extra))
         self._end_preview()  # a preview of a file asked for before is not these files'
 
     def choose_sheet(self, path: str, sheets) -> str | None:

@@ -221,6 +221,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         notes_scroll.setWidgetResizable(True)
         notes_scroll.setFrameShape(QFrame.Shape.NoFrame)
         notes_scroll.setWidget(self.notes)
+        notes_scroll.setVisible(False)  # shown with notes: an empty box takes no room from the table
+        self.notes_scroll = notes_scroll
         sl.addWidget(notes_scroll, 1)
         self.tabs.addTab(summary, "Results")
         self.charts = [cls() for cls in self.CHARTS]
@@ -551,6 +553,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.last_input_sha256 = None
         self.headline.frame_model().set_frame(pd.DataFrame())
         self.notes.setText("")
+        self.notes_scroll.setVisible(False)
         self.signature.setText("")
         self.card.clear(message)
         for chart in self.charts:
@@ -595,6 +598,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             self.headline.setColumnHidden(c, name in QUALIFIERS)
         self.headline.fit_columns(max_width=self._column_cap())
         self.notes.setText(notes_html([self._gui_words(n) for n in result.notes]))
+        self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
         self.configure_charts()

@@ -138,6 +138,8 @@ class RulePanel(PanelMessages, QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.notes)
+        scroll.setVisible(False)  # shown with notes: an empty box takes no room from the card
+        self.notes_scroll = scroll
         rl.addWidget(scroll, 2)
         self.signature = QLabel()
         self.signature.setWordWrap(True)
@@ -292,6 +294,7 @@ class RulePanel(PanelMessages, QWidget):
         self.verdict.setStyleSheet("")
         self.card.frame_model().set_frame(pd_empty())
         self.notes.setText("")
+        self.notes_scroll.setVisible(False)
         self.signature.setText("")
         self.answer.clear()
 
@@ -335,6 +338,7 @@ class RulePanel(PanelMessages, QWidget):
             self.answer.set_answer(sentences, "", ans.tone)  # the verdict banner is the badge
         self.card.resizeRowsToContents()
         self.notes.setText(notes_html(result.notes))
+        self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(f"<small>Signature: {result.signature}</small>")
         self.result_ready.emit(result)
 
