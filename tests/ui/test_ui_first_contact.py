@@ -205,11 +205,13 @@ def test_qrels_and_margin_of_the_previous_file_are_reset(qtbot, window, monkeypa
     assert ranking.control("qrels").path().endswith("qrels.test.txt")
     compare = window.panels["compare"]
     compare.control("margin").setValue(2.5)
+    window.panels["cost"].control("currency").setText("$")
     window.dirty = False
     _open(qtbot, window, monkeypatch, [EXAMPLES / "paired_14_to_5.csv"])
     _landed(qtbot, window)
     assert ranking.control("qrels").path() == ""
     assert compare.control("margin").value() == 0.0
+    assert window.panels["cost"].currency() is None
 
 
 # -- item 4: a panel that cannot run is not the landing panel ------------------------------------

@@ -403,7 +403,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         """Another file is opened (not a session): no choice made on the previous file decides
         the analysis of this one.  Column choices go back to automatic (the new file's roles),
         a judgments (qrels) file to none, and the panel-only settings (a difference that
-        matters, a latency limit) to their defaults.  The conventions (k, seeds, resamples)
+        matters, a latency limit, a currency symbol) to their defaults.  The conventions (k, seeds, resamples)
         stay: they are stated in every result's signature."""
         if not self.NEEDS_DATA:
             return
@@ -419,6 +419,8 @@ class AnalysisPanel(PanelMessages, QWidget):
                     w.set_path("")
                 elif name not in options_fields and ctl.spec.default is not None:
                     self._set_value(ctl, ctl.spec.default)
+                elif name not in options_fields and kind == "text":  # a currency symbol
+                    w.setText("")
         finally:
             self._loading = False
         self.on_new_file()
