@@ -413,3 +413,18 @@ def Qt_horizontal():  # noqa: N802
     from PySide6.QtCore import Qt
 
     return Qt.Orientation.Horizontal
+
+
+# -- polish: the rule's New on data it cannot check says so; errors name the file, not its path --
+
+def test_new_rule_on_a_one_system_text_file_says_what_it_lacks(qtbot, window, monkeypatch):
+    _open(qtbot, window, monkeypatch, [EXAMPLES / "text_extraction.csv"])
+    _landed(qtbot, window)
+    window.view_actions["rule"].trigger()
+    rule = window.rule_panel
+    rule.new_button.click()
+    assert rule.rule_text().startswith("# text_extraction.csv has no outcome")
+    with qtbot.waitSignal(rule.runner.failed, timeout=30000):
+        rule.evaluate_button.click()
+    text = rule.message.text()
+    assert "text_extraction.csv" in text and str(EXAMPLES) not in text, text

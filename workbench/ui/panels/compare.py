@@ -339,6 +339,8 @@ class ComparePanel(AnalysisPanel):
             self._running_source = None
             return super().run_now()
         self._debounce.stop()
+        if self.closed:
+            return
         result = self._sources.get(key)
         if self.table is None or result is None:
             return

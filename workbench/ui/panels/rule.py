@@ -301,7 +301,10 @@ class RulePanel(PanelMessages, QWidget):
     def _on_failed(self, error: object, details: str) -> None:
         if isinstance(error, WorkbenchError):
             self.clear_result()
-            self._show_error(editor_message(str(error), self.rule_text()))
+            text = str(error)
+            if self.table is not None and self.table.path in text:  # the file by its name
+                text = text.replace(self.table.path, self.table.name)
+            self._show_error(editor_message(text, self.rule_text()))
         else:
             super()._on_failed(error, details)
 
@@ -395,6 +398,7 @@ def rule_template(table, roles: dict[str, str]) -> str:
     for col, role in roles.items():
         by_role.setdefault(role, col)
     item = by_role.get("item")
+    one_system = 0
     lines = ["# Release rule: written before the results are seen.",
              f"# Made for {getattr(table, 'name', 'the loaded file')}: check every threshold before you register it.",
              "[rule]", 'name = "candidate release"']
@@ -411,6 +415,7 @@ def rule_template(table, roles: dict[str, str]) -> str:
             from ...io import to_text
 
             names = list(dict.fromkeys(to_text(table, system)))[:2]
+        one_system = 2 if system is None else (1 if len(names) < 2 else 0)
         while len(names) < 2:
             names.append(("v1", "v2")[len(names)])
         lines += [f"baseline = {_q(names[0])}   # system names in column {_q(system or 'system')}",
@@ -445,8 +450,16 @@ def rule_template(table, roles: dict[str, str]) -> str:
         conditions.append("[[condition]]\nmetric = \"cost_per_success\"\nmax_increase = 0.10      # at most 10% dearer")
     if "latency" in by_role and "baseline" not in by_role:
         conditions.append("[[condition]]\nmetric = \"latency_p95\"\nmax_increase = 0.20      # p95 at most 20% slower")
-    if not conditions:
-        return TEMPLATE
+    name = getattr(table, "name", "the loaded file")
+    if not conditions:  # nothing the rule could check on this data: said before the template
+        return (f"# {name} has no outcome, cost, latency or ranking column that a release rule\n"
+                f"# could check, and a rule compares a baseline with a candidate: open their\n"
+                f"# results together (File > Open, several files) or set the columns' roles,\n"
+                f"# then press New again.  A generic template:\n" + TEMPLATE)
+    if "baseline" not in by_role and one_system:
+        lines.insert(2, f"# {name} has {'one system' if one_system == 1 else 'no system column'}: "
+                        f"a rule compares two; the names below are placeholders until their "
+                        f"results are opened together.")
     out = "\n".join(lines) + "\n"
     if data:
         out += "\n[data]\n" + "\n".join(data) + "\n"
