@@ -2,6 +2,7 @@
 
     workbench                         start the desktop workbench
     workbench results.csv             start it with a file
+    workbench runA.run runB.run ...   start it with several files opened together
     workbench ANALYSIS INPUT [flags]  run one analysis headless (see ``workbench --help``)
     workbench --self-test             check this installation end to end (offscreen)
 
@@ -147,11 +148,17 @@ def _gui_argument_problem(argv: list[str]) -> str | None:
         from .cli.main import unknown_word_sentence
 
         return unknown_word_sentence(first)
-    if len(argv) > 1:
+    flags = [a for a in argv[1:] if a.startswith("-") and a != "-"]
+    if flags:
         return (f"'workbench {first}' opens the file in the desktop workbench and takes no "
                 f"flags; to run an analysis on it, name the analysis first, e.g. 'workbench "
                 f"compare {first} {' '.join(argv[1:])}'.")
-    return None
+    missing = [a for a in argv[1:] if not os.path.exists(a)]
+    if missing:
+        return (f"the file '{missing[0]}' does not exist; 'workbench FILE...' opens existing files "
+                f"in the desktop workbench (several files are opened together, as File > Open "
+                f"does with several files chosen).")
+    return None  # one file or several: the desktop workbench opens them together
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,11 +71,18 @@ def test_a_dropped_inspect_log_lands_on_passk(qtbot, window):
     assert any(r["metric"] == "pass@3" for r in result.records)
 
 
-def test_a_dropped_trec_run_lands_on_ranking_with_its_columns(qtbot, window):
+def test_a_dropped_trec_run_fills_ranking_with_its_columns(qtbot, window):
+    """A run alone has no judgments: Ranking cannot run, so the window does not land on it
+    (issue 23, items 4 and 8); its tab is greyed and says, in the window's words, how to give
+    the qrels; the columns are filled for when they are given."""
     with qtbot.waitSignal(window.table_loaded, timeout=30000):
         _drop(window, _fixture("trec", "runA.run"))
     panel = window.panels["ranking"]
-    assert window.tabs.currentWidget() is panel
+    assert window.tabs.currentWidget() is not panel
+    tip = window.tabs.tabToolTip(window.tabs.indexOf(panel))
+    assert "qrels" in tip and "--" not in tip, tip
+    assert "Ranking cannot run on this file" in window.statusBar().currentMessage()
+    assert not panel.last_error and "--" not in panel.message.text()
     options = panel.options()
     assert (options.query, options.doc, options.score, options.system) == \
         ("query", "doc", "score", "system")

@@ -65,7 +65,10 @@ class LoadedTable:
 
     @property
     def name(self) -> str:
-        """The file's base name, e.g. ``"results.csv"``."""
+        """The file's base name, e.g. ``"results.csv"``; for files stacked into one table
+        (``"/x/a.run + /x/b.run"``) each file's, ``"a.run + b.run"``."""
+        if " + " in self.path and not os.path.exists(self.path):
+            return " + ".join(os.path.basename(p) for p in self.path.split(" + "))
         return os.path.basename(self.path)
 
     @property

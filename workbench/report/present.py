@@ -30,6 +30,8 @@ judgements use the conventional alpha of 0.05 (the analyses' own notes use it to
 
 from __future__ import annotations
 
+import math
+
 import re
 import dataclasses
 from dataclasses import dataclass
@@ -535,11 +537,27 @@ def _answer_ranking(result, currency):
     return Answer(sentences, badge, tone)
 
 
+def _supported_ks(result, prefix: str) -> list[int]:
+    """The k of ``prefix`` records that some task supports (n >= k): a value over n > 0 tasks."""
+    return sorted({int(r["k"]) for r in result.records
+                   if r["metric"].startswith(prefix) and r.get("k") is not None
+                   and r.get("value") is not None and r.get("n") and _finite(r.get("value"))})
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
 def _answer_passk(result, currency):
     systems = _systems(result, "pass@1") or [None]
-    k_at = _top_k(result, "pass@")
-    ks_hat = sorted({int(r["k"]) for r in result.records
-                     if r["metric"].startswith("pass^") and r.get("k") is not None})
+    asked = _top_k(result, "pass@")
+    # the headline: the largest k the data supports (k > n for every task has no estimate)
+    supported = _supported_ks(result, "pass@")
+    k_at = supported[-1] if supported else None
+    ks_hat = _supported_ks(result, "pass^")
     if k_at is None:
         return None
     k_hat = next((k for k in ks_hat if k > 1), ks_hat[-1] if ks_hat else None)
@@ -568,10 +586,22 @@ def _answer_passk(result, currency):
         tones.append(tone)
     if not parts:
         return None
-    text = "; ".join(parts) + f" (mean over {_plural(n, 'task')})."
+    every = max((int(r["n"]) for r in result.records
+                 if r["metric"].startswith("pass@") and r.get("n") is not None), default=n)
+    over = (f"mean over {_plural(n, 'task')}" if n is None or every is None or int(n) >= int(every)
+            else f"mean over {n} of {every} tasks; {int(every) - int(n)} with fewer than {k_at} "
+                 f"attempts are left out")
+    text = "; ".join(parts) + f" ({over})."
     sentences = (text,
-                 f"pass@{k_at} counts a task solved if any of {k_at} attempts succeeds; "
-                 f"pass^{k_hat} only if all {k_hat} do.")
+                 f"pass@{k_at} counts a task solved if any of {k_at} attempts succeeds"
+                 + (f"; pass^{k_hat} only if all {k_hat} do." if k_hat else "."))
+    if asked is not None and asked > k_at:
+        unsupported = [k for k in sorted({int(r["k"]) for r in result.records
+                                          if r["metric"].startswith("pass@") and r.get("k") is not None})
+                       if k > k_at]
+        shown = ", ".join(f"pass@{k}" for k in unsupported)
+        sentences += (f"{shown} {'is' if len(unsupported) == 1 else 'are'} not estimated: no task "
+                      f"has that many attempts (k > n).",)
     tone = "bad" if "bad" in tones else "borderline" if "borderline" in tones else \
         "good" if tones and all(t == "good" for t in tones) else "neutral"
     badge = {"bad": "not reliable", "borderline": "borderline", "good": "reliable"}.get(tone, f"pass@{k_at}")

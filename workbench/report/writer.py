@@ -446,6 +446,9 @@ PAGE_W_PX, PAGE_H_PX = 960, 650
 #: scale is lowered (to no less than MIN_SCALE_SHARE of the width's scale) to pull its rows back.
 ORPHAN_SHARE = 0.3
 MIN_SCALE_SHARE = 0.72
+#: Below this print scale (percent) type is too small to read: a wider sheet prints on pages
+#: side by side instead of being shrunk to one page's width.
+MIN_PRINT_SCALE = 70
 
 
 def _row_px(plan: SheetPlan, row: int) -> float:
@@ -507,6 +510,20 @@ def choose_scale(plan: SheetPlan, width_scale: int, charts: int) -> tuple[int, l
     return best[1], best[2]
 
 
+def column_breaks(plan: SheetPlan, last_col: int, scale: int) -> list[int]:
+    """The columns that start a new page across, at ``scale`` percent, the first column
+    (repeated on every page) counted on each."""
+    page = PAGE_W_PX * 100.0 / scale
+    widths = [width_px(plan.widths[c] if c < len(plan.widths) else 9.0) for c in range(last_col + 1)]
+    breaks, fill = [], widths[0] if widths else 0
+    for c in range(1, len(widths)):
+        if fill + widths[c] > page and fill > widths[0]:
+            breaks.append(c)
+            fill = widths[0]
+        fill += widths[c]
+    return breaks
+
+
 def _print_setup(ws, plan: SheetPlan, charts: int) -> None:
     """Landscape, readable on A4 and Letter: the scale that fits the sheet's width (never
     above 100%), lowered a little where that saves a near-blank page; every page break is
@@ -528,7 +545,15 @@ def _print_setup(ws, plan: SheetPlan, charts: int) -> None:
         last_row = plan.end_row + chart_rows(charts)
     width = sum(width_px(plan.widths[c] if c < len(plan.widths) else 9.0) for c in range(last_col + 1))
     width_scale = max(10, min(100, int(PAGE_W_PX * 100 / width)))
+    wide = width_scale < MIN_PRINT_SCALE
+    if wide:
+        # a wide sheet (Ranking's k columns) is not shrunk to unreadable type: it prints at a
+        # readable scale on pages side by side, its first column (the row labels) on each
+        width_scale = MIN_PRINT_SCALE
+        ws.repeat_columns(0)
     scale, breaks = choose_scale(plan, width_scale, charts)
+    if wide:
+        ws.set_v_pagebreaks(column_breaks(plan, last_col, scale))
     ws.set_print_scale(scale)
     if breaks:
         ws.set_h_pagebreaks(breaks)

@@ -486,13 +486,20 @@ def _source_paths(source) -> list[str]:
     """The input paths named by ``source``; a text naming several files ("a.csv, b.csv", as the
     gate passes them) is split only when every part is an existing file."""
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if not os.path.isfile(path) and ", " in path:
-            parts = path.split(", ")
+        return _split_paths(os.fspath(source))
+    return [p for t in _tables_of(source) for p in _split_paths(t.path)]
+
+
+def _split_paths(path: str) -> list[str]:
+    """A path, or the files it names: several files given together ("a.csv, b.csv", as the
+    gate passes them) or stacked into one table ("a.run + b.run") are split when every part
+    is an existing file."""
+    for sep in (", ", " + "):
+        if not os.path.isfile(path) and sep in path:
+            parts = path.split(sep)
             if all(os.path.isfile(p) for p in parts):
                 return parts
-        return [path]
-    return [t.path for t in _tables_of(source)]
+    return [path]
 
 
 def _provenance(source, results) -> list[Item]:

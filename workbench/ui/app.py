@@ -213,7 +213,9 @@ def run(argv: list[str]) -> int:
 
     def finish() -> None:
         window.ensure_workspace()  # widgets and pyqtgraph: on the GUI thread
-        if argv:
+        if len(argv) > 1:  # several files: opened together, as File > Open with several chosen
+            window.open_paths(argv)
+        elif argv:
             window.open_any(argv[0])
         if timing:
             print(f"workspace ready at {time.time():.3f}", file=sys.stderr, flush=True)

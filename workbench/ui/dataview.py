@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
@@ -13,6 +14,33 @@ from .widgets import TableView
 
 #: The data view sorts and filters on a worker above this many rows.
 BACKGROUND_ROWS = 50_000
+#: Up to this many rows a number column shows the file's own text (read once, when the column
+#: is first drawn); above, each cell's shortest exact text (never rounded).
+FILE_TEXT_ROWS = 300_000
+
+
+class FileText:
+    """The text a number column's cells show in the data view: the file's own (``7.50``,
+    ``1e3``), not the value rounded to a few decimals."""
+
+    def __init__(self, table: LoadedTable, column) -> None:
+        self._table, self._column, self._texts = table, column, None
+
+    def __getitem__(self, row):
+        if self._texts is None:
+            texts = None
+            if len(self._table.frame) <= FILE_TEXT_ROWS:
+                try:
+                    texts = self._table.cell_text(self._column)
+                except Exception:  # noqa: BLE001 - the exact value below instead
+                    texts = None
+            self._texts = texts if texts is not None else False
+        if self._texts is not False:
+            text = self._texts[int(row)]
+            return "" if text is None else str(text)
+        from .models import full_precision
+
+        return full_precision(self._table.frame[self._column].iat[int(row)])
 
 
 class DataView(QWidget):
@@ -55,10 +83,18 @@ class DataView(QWidget):
         self._when_ready: list = []
         self.model.rows_ready.connect(self._run_when_ready)
 
+    def shutdown(self) -> None:
+        """The window closes: the filter timer stops, a background sort or search is
+        cancelled and detached."""
+        self._timer.stop()
+        self.model.shutdown()
+
     def set_table(self, table: LoadedTable) -> None:
         self._when_ready = []  # selections asked for on the previous table
         self.filter.clear()
-        self.model.set_frame(table.frame)
+        labels = {str(c): FileText(table, c) for c in table.frame.columns
+                  if pd.api.types.is_float_dtype(table.frame[c].dtype)}
+        self.model.set_frame(table.frame, labels=labels)
         self.view.fit_columns()
         self.show_all.setVisible(False)
 

@@ -101,7 +101,8 @@ class StartPage(QWidget):
     def set_recent(self, paths: list[str]) -> None:
         self.recent.clear()
         for path in paths:
-            item = QListWidgetItem(f"{os.path.basename(path)}    —    {os.path.dirname(path)}")
+            first = paths_of(path)[0]
+            item = QListWidgetItem(f"{shown_name(path)}    —    {os.path.dirname(first)}")
             item.setData(Qt.ItemDataRole.UserRole, path)
             item.setToolTip(path)
             self.recent.addItem(item)
@@ -178,9 +179,12 @@ class MainWindow(QMainWindow):
         self.session = Session()
         self.dirty = False
         self.presentation = False
+        self.closed = False  # shut down: nothing is opened or run any more
         self._base_font = QApplication.font()
         self._pending_session: Session | None = None
         self._pending_panel: str | None = None  # the tab to show once the loading file is in
+        #: (panel, table) a new file landed on, until its first run is in (a failure moves on)
+        self._landing = None
         self.loader = TaskRunner(self)
         self.loader.progressed.connect(lambda f, m: self.busy.advance(f, m))
         self.loader.finished.connect(self._on_loaded)
@@ -204,7 +208,7 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.start = StartPage()
         self.start.open_requested.connect(self.open_dialog)
-        self.start.path_requested.connect(lambda p: self.open_path(p))
+        self.start.path_requested.connect(lambda p: self.open_recent(p))
         self.start.example_requested.connect(self.open_example)
         self.start.plan_requested.connect(lambda: self.show_panel("plan"))
         self.start.rule_requested.connect(lambda: self.show_panel("rule"))
@@ -235,6 +239,8 @@ class MainWindow(QMainWindow):
             panel.error.connect(self.show_exception)
             panel.result_ready.connect(self._on_result_shown)
             panel.applicability_changed.connect(lambda reason, p=panel: self._mark_applicable(p, reason))
+            panel.runner.failed.connect(lambda err, _d, n=name: self._landing_failed(n, err))
+            panel.result_ready.connect(lambda _r, n=name: self._landing_done(n))
             self.panels[name] = panel
             self.tabs.addTab(panel, title)
             self.tabs.setTabToolTip(self.tabs.indexOf(panel), panel.module.TITLE)
@@ -368,17 +374,29 @@ class MainWindow(QMainWindow):
     # -- settings --------------------------------------------------------------------------------
     def _restore_settings(self) -> None:
         geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        if self.width() < 900 or self.height() < 600:  # never restore a uselessly small window
-            screen = QApplication.primaryScreen()
-            area = screen.availableGeometry() if screen is not None else None
-            width = min(1360, area.width()) if area is not None else 1360
-            height = min(860, area.height()) if area is not None else 860
+        restored = isinstance(geometry, QByteArray) and not geometry.isEmpty() and self.restoreGeometry(geometry)
+        screen = QApplication.primaryScreen()
+        area = screen.availableGeometry() if screen is not None else None
+        if not restored or self.width() < 900 or self.height() < 600:  # the first window
+            width, height = first_window_size(area.width(), area.height()) if area is not None \
+                else (1360, 860)
             self.resize(width, height)
+            if area is not None:
+                self.move(area.x() + (area.width() - width) // 2,
+                          area.y() + max(0, (area.height() - height - WINDOW_FRAME_PX) // 2))
+                if maximize_first_window(area.width(), area.height()):
+                    # a laptop or a full-HD screen: the whole screen, the status bar on it
+                    self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+        elif area is not None and (self.width() > area.width() or self.height() > area.height()):
+            # a window saved on a larger screen: it fits this one
+            self.resize(*first_window_size(area.width(), area.height()))
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state)
+        # the start page has the window's width: the docks (empty until a file is open) come
+        # back with the next file, whatever the last session left
+        self.roles_dock.setVisible(False)
+        self.problems_dock.setVisible(False)
         self._refresh_recent()
 
     def recent_files(self) -> list[str]:
@@ -393,12 +411,21 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
 
     def _refresh_recent(self) -> None:
-        paths = [p for p in self.recent_files() if os.path.exists(p)]
+        paths = [p for p in self.recent_files() if all(os.path.exists(q) for q in paths_of(p))]
         self.start.set_recent(paths)
         self.recent_menu.clear()
         for path in paths:
-            self.recent_menu.addAction(self._action(path, lambda _=False, p=path: self.open_path(p)))
+            self.recent_menu.addAction(self._action(recent_label(path),
+                                                    lambda _=False, p=path: self.open_recent(p)))
         self.recent_menu.setEnabled(bool(paths))
+
+    def open_recent(self, path: str) -> None:
+        """A recent entry: one file, or several files opened together ("a.run + b.run")."""
+        parts = paths_of(path)
+        if len(parts) > 1:
+            self.open_paths(parts)
+        else:
+            self.open_path(path)
 
     # -- opening files -------------------------------------------------------------------------
     def open_dialog(self) -> None:
@@ -460,7 +487,9 @@ class MainWindow(QMainWindow):
             self._pending_panel = self._pending_session = None
             return
         self.busy.start(f"Loading {len(paths)} files…")
-        self.loader.start(lambda progress: _load_many_job(paths, progress))
+        saved_roles = dict(self._pending_session.roles) if self._pending_session is not None else {}
+        extra = {"saved_roles": saved_roles} if saved_roles else {}
+        self.loader.start(lambda progress: _load_many_job(paths, progress, **extra))
         self._end_preview()  # a preview of a file asked for before is not these files'
 
     def choose_sheet(self, path: str, sheets) -> str | None:
@@ -497,7 +526,8 @@ class MainWindow(QMainWindow):
     def _on_loaded(self, loaded) -> None:
         self.ensure_workspace()
         self._end_preview()
-        table, roles, problems = loaded
+        table, roles, problems = loaded[:3]
+        qrels = loaded[3] if len(loaded) > 3 else None  # TREC runs opened with their judgments
         self.table = table
         session = self._pending_session
         self._pending_session = None
@@ -505,8 +535,11 @@ class MainWindow(QMainWindow):
         self.roles_table.blockSignals(True)
         self.roles_table.set_roles([str(c) for c in table.frame.columns], roles)
         self.roles_table.blockSignals(False)
-        self.roles_dock.setVisible(True)
-        self.problems_dock.setVisible(True)
+        if self.presentation:  # full screen keeps its room: the docks come back when it ends
+            self._docks_before = (True, True)
+        else:
+            self.roles_dock.setVisible(True)
+            self.problems_dock.setVisible(True)
         self.roles = dict(roles)
         self.session.roles = dict(roles)
         if problems is None:  # a large table: shown first, its columns checked on a worker
@@ -522,27 +555,42 @@ class MainWindow(QMainWindow):
         if "compare" in self.panels:  # chosen again once that panel's result on this file is in
             self.panels["compare"].set_source_setting(session.compare_source if session is not None else None)
         _colour_systems(table, roles)
+        if session is None:  # another file: nothing chosen on the previous one decides its analyses
+            for panel in self.panels.values():
+                panel.reset_for_new_file()
+            if self.session.rule_sha256:  # the registered rule's bars, said by the rule
+                self._apply_rule_to_charts()
+            if qrels and "ranking" in self.panels:
+                self.panels["ranking"].control("qrels").set_path(qrels)
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
                 panel.set_data(table, roles)
         self.rule_panel.set_data(table, roles)
         self.stack.setCurrentWidget(self.tabs)
-        if os.path.exists(table.path):  # not several files stacked ("a.csv + b.csv")
-            self._add_recent(table.path)
+        if all(os.path.exists(p) for p in paths_of(table.path)):  # one file, or several stacked
+            self._add_recent(table.path + (f" + {qrels}" if qrels else ""))  # with the runs' qrels
         self.session.input_path = table.path
         self.session.input_sha256 = table.sha256
         self.session.sheet = table.sheet
         self.dirty = False
         self._update_title()
         notes = " ".join(table.notes)
-        self.statusBar().showMessage(
-            f"Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}", 15000)
+        said = ""
         panel = getattr(self, "_pending_panel", None) or (table.panel if session is None else None)
         self._pending_panel = None
-        if panel is None and session is None:  # a file by name (command line, drop, Open): the panel that fits
-            panel = panel_for_roles(roles)
-            if panel is not None and not self.panel_applies(panel):
-                panel = None
+        if session is None:  # a file by name (command line, drop, Open): the panel that fits and can run
+            candidates = ([panel] if panel is not None else []) + \
+                [p for p in (FORMAT_PANELS.get(table.format),) if p] + panels_for_roles(roles)
+            panel = next((p for p in candidates if p in ("rule", "plan") or
+                          (p in self.panels and self.panel_applies(p))), None)
+            first = candidates[0] if candidates else None
+            if first in self.panels and first != panel:  # the likeliest cannot run: say why, first
+                title = self.tabs.tabText(self.tabs.indexOf(self.panels[first])).replace("&&", "&")
+                said = f"{title} cannot run on this file: {self.panels[first].not_applicable} "
+        self.statusBar().showMessage(
+            f"{said}Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. {notes}",
+            20000 if said else 15000)
+        self._landing = (panel, table) if panel in self.panels else None
         self.show_panel(panel)
         self.table_loaded.emit(table)
 
@@ -593,6 +641,29 @@ class MainWindow(QMainWindow):
         else:
             bar.setTabTextColor(index, QColor())
             self.tabs.setTabToolTip(index, panel.module.TITLE)
+
+    def _landing_done(self, name: str) -> None:
+        if self._landing is not None and self._landing[0] == name:
+            self._landing = None
+
+    def _landing_failed(self, name: str, error) -> None:
+        """The panel a new file landed on could not run on it (a user error, e.g. a run with
+        no judgments): the first thing seen is not a red error.  The tab is greyed with the
+        reason in its tooltip, and the window goes to the next panel that fits (else the data)."""
+        landing, self._landing = self._landing, None
+        if landing is None or landing[0] != name or landing[1] is not self.table \
+                or not isinstance(error, WorkbenchError) or self.current_panel_name() != name:
+            return
+        panel = self.panels[name]
+        reason = panel._gui_words(str(error))
+        panel._set_applicable(reason)
+        panel._show_message(reason)  # the reason, in the panel's plain text (not red)
+        nxt = next((p for p in panels_for_roles(self.roles)
+                    if p != name and p in self.panels and self.panel_applies(p)), None)
+        self.show_panel(nxt)
+        self._landing = (nxt, self.table) if nxt is not None else None
+        title = self.tabs.tabText(self.tabs.indexOf(panel)).replace("&&", "&")
+        self.statusBar().showMessage(f"{title} cannot run on this file (its tab says why).", 15000)
 
     def panel_applies(self, name: str) -> bool:
         """False when the panel said it cannot run on the loaded data's columns."""
@@ -690,8 +761,8 @@ class MainWindow(QMainWindow):
         return self._write_session(self.session_path)
 
     def save_session_as(self) -> bool:
-        start = self.session_path or (os.path.splitext(self.table.path)[0] + ".wbsession.json"
-                                      if self.table else "")
+        start = self.session_path or (report_name(self.table).removesuffix("-report.xlsx")
+                                      + ".wbsession.json" if self.table else "")
         if start and not self.session_path and not os.access(os.path.dirname(start), os.W_OK):
             # an installed example (read-only folder): propose the same name in the home folder
             start = os.path.join(os.path.expanduser("~"), os.path.basename(start))
@@ -741,7 +812,11 @@ class MainWindow(QMainWindow):
             self._apply_rule_to_charts()
         if session.input_path:
             self._pending_session = session
-            self.open_path(session.input_path, session.sheet, ask_sheet=False, confirm=False)
+            parts = paths_of(session.input_path)
+            if len(parts) > 1:  # several files stacked into one table
+                self.open_paths(parts, confirm=False)
+            else:
+                self.open_path(session.input_path, session.sheet, ask_sheet=False, confirm=False)
         else:
             for name, panel in self.panels.items():
                 if name in session.panels:
@@ -779,8 +854,7 @@ class MainWindow(QMainWindow):
             self.inform("Export report", "There are no results to export yet.")
             return
         if path is None:
-            base = os.path.splitext(self.table.path)[0] if self.table else "workbench"
-            path, _ = QFileDialog.getSaveFileName(self, "Export report", base + "-report.xlsx",
+            path, _ = QFileDialog.getSaveFileName(self, "Export report", report_name(self.table),
                                                   "Excel workbook (*.xlsx)")
             if not path:
                 return
@@ -815,6 +889,7 @@ class MainWindow(QMainWindow):
         screen = self.screen() or QApplication.primaryScreen()
         if self.presentation:
             self._docks_before = (self.roles_dock.isVisible(), self.problems_dock.isVisible())
+            self._maximized_before = self.isMaximized()
             self.roles_dock.setVisible(False)
             self.problems_dock.setVisible(False)
             size = self._base_font.pointSizeF()
@@ -832,7 +907,10 @@ class MainWindow(QMainWindow):
             self.setGeometry(screen.geometry())
             self.showFullScreen()
         else:
-            self.showNormal()
+            if getattr(self, "_maximized_before", False):  # back to the maximized window
+                self.showMaximized()
+            else:
+                self.showNormal()
             roles, problems = getattr(self, "_docks_before", (False, False))
             self.roles_dock.setVisible(roles and self.table is not None)
             self.problems_dock.setVisible(problems and self.table is not None)
@@ -859,7 +937,8 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _update_title(self) -> None:
-        name = os.path.basename(self.session_path or (self.table.path if self.table else "")) or "untitled"
+        name = (os.path.basename(self.session_path) if self.session_path
+                else shown_name(self.table.path) if self.table else "") or "untitled"
         self.setWindowTitle(f"{name}{' *' if self.dirty else ''} — {APP}")
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802
@@ -911,15 +990,19 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def shutdown(self) -> None:
-        """Cancel every run, wait for the workers, remember the window."""
-        self.loader.cancel()
-        self.problem_runner.cancel()
-        self.previewer.cancel()
+        """Stop every timer, cancel and detach every run (a worker still running reports
+        nothing, and nothing starts again), wait for the workers, remember the window."""
+        self.closed = True
         if self.workspace_ready:
-            self.rule_panel.runner.cancel()
             for panel in self.panels.values():
-                panel.runner.cancel()
-            self.data.model.cancel()
+                panel.shutdown()  # its debounce timer too: it would start a run after this
+            self.rule_panel.shutdown()
+            self.data.shutdown()
+        for runner in (self.loader, self.problem_runner, self.previewer,
+                       getattr(self, "_report_runner", None), *self.findChildren(TaskRunner)):
+            if runner is not None:
+                runner.detach()
+        if self.workspace_ready:
             self.data.model.wait(30000)
         self.loader.wait(30000)
         self.previewer.wait(30000)
@@ -982,15 +1065,38 @@ def _checked(table, roles, progress):
     return table, roles, find_problems(table, roles)
 
 
-def _load_many_job(paths: list[str], progress):
+def _load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None = None):
     """On a worker: several files stacked as the command line stacks them, then the roles
-    (the formats' own, else guessed) and the check, as for one file."""
+    (the formats' own, else guessed) and the check, as for one file.  A TREC qrels file among
+    TREC runs is not stacked: it is the runs' judgments (the Ranking panel's qrels file)."""
     from ..io import load_many
     from ..io.roles import guess_roles
 
-    table = load_many(paths, progress=progress)
+    runs, qrels = split_qrels(paths)
+    table = load_many(runs, progress=progress)
     table.sha256  # computed here, not on the GUI thread
-    return _checked(table, guess_roles(table), progress)
+    roles = {c: r for c, r in (saved_roles or {}).items() if c in table.frame.columns} or guess_roles(table)
+    return (*_checked(table, roles, progress), qrels)
+
+
+def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
+    """(the files to stack, the one qrels file opened with TREC runs, or None)."""
+    from ..io.formats import trec
+
+    def kind(path: str):
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4096).decode("utf-8", "replace")
+        except OSError:
+            return None
+        return trec.sniff(head, path) or trec.announced(path)
+
+    kinds = {p: kind(p) for p in paths}
+    qrels = [p for p in paths if kinds[p] == trec.QRELS]
+    runs = [p for p in paths if kinds[p] != trec.QRELS]
+    if len(qrels) == 1 and runs and all(kinds[p] == trec.RUN for p in runs):
+        return runs, qrels[0]
+    return list(paths), None
 
 
 def _colour_systems(table, roles: dict[str, str]) -> None:
@@ -1008,26 +1114,90 @@ def _colour_systems(table, roles: dict[str, str]) -> None:
     reset_system_colours(names)
 
 
+#: the panel a tool's file of one run is read for (several stacked files first try another:
+#: two Inspect logs, Compare); the landing panel when that one cannot run
+FORMAT_PANELS = {"lm_eval_samples": "aggregate", "inspect": "passk", "promptfoo": "cost",
+                 "trec_run": "ranking", "jsonl": "passk"}
+
+
+def paths_of(path: str) -> list[str]:
+    """The files of a table's path: one, or those stacked into it ("a.run + b.run")."""
+    if " + " in path and not os.path.exists(path):
+        return path.split(" + ")
+    return [path]
+
+
+def shown_name(path: str) -> str:
+    """A table's name for the title bar: the file's, or every stacked file's (shortened)."""
+    names = [os.path.basename(p) for p in paths_of(path)]
+    if len(names) <= 3:
+        return " + ".join(names)
+    return f"{names[0]} + {len(names) - 1} more files"
+
+
+def recent_label(path: str) -> str:
+    parts = paths_of(path)
+    if len(parts) == 1:
+        return path
+    return f"{shown_name(path)}    —    {os.path.dirname(parts[0])}"
+
+
+def report_name(table) -> str:
+    """The proposed report file: beside the (first) file, named after every file opened."""
+    if table is None:
+        return "workbench-report.xlsx"
+    parts = paths_of(table.path)
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in parts]
+    stem = "+".join(stems) if len(stems) <= 3 else f"{stems[0]}+{len(stems) - 1}-more"
+    return os.path.join(os.path.dirname(parts[0]), stem + "-report.xlsx")
+
+
 def panel_for_roles(roles: dict[str, str]) -> str | None:
     """The analysis a file with these column roles is most likely for (None: the data table)."""
+    found = panels_for_roles(roles)
+    return found[0] if found else None
+
+
+def panels_for_roles(roles: dict[str, str]) -> list[str]:
+    """Every analysis a file with these column roles fits, the likeliest first."""
     have = set(roles.values())
+    out = []
     if {"prediction", "reference"} <= have:
-        return "text"
+        out.append("text")
     if {"query", "doc"} <= have:
-        return "ranking"
+        out.append("ranking")
     if "task" in have and ({"n", "correct"} <= have or "success" in have):
-        return "passk"
+        out.append("passk")
     if "cost" in have and "success" in have:
-        return "cost"
+        out.append("cost")
     if {"numerator", "denominator"} <= have:
-        return "aggregate"
+        out.append("aggregate")
     if {"baseline", "candidate"} <= have:
-        return "compare"
+        out.append("compare")
     if "success" in have and ("group" in have or "unit" in have):
-        return "aggregate"
+        out.append("aggregate")
     if "success" in have and ({"system", "version"} & have) and "item" in have:
-        return "compare"
-    return None
+        out.append("compare")
+    if "success" in have:
+        out.append("aggregate")  # an overall rate (micro) is always an answer
+    return list(dict.fromkeys(out))
+
+
+#: what a window manager adds above a window (its title bar and frame), in pixels
+WINDOW_FRAME_PX = 40
+
+
+def first_window_size(width: int, height: int) -> tuple[int, int]:
+    """The first window's size (unmaximized) on an available screen area of this size: at
+    most 1360x860, and never taller or wider than the area with the window's frame, so its
+    status bar is on screen."""
+    return min(1360, width - 16), min(860, height - WINDOW_FRAME_PX)
+
+
+def maximize_first_window(width: int, height: int) -> bool:
+    """The first window is maximized on screens up to full HD (1280x800 laptops, 1920x1080):
+    the text that 1360 pixels elide is whole."""
+    return width <= 1920 or height <= 1200
 
 
 def presentation_scale(width: int, height: int) -> float:

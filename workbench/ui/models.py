@@ -149,6 +149,13 @@ class FrameModel(QAbstractTableModel):
         if self._runner is not None:
             self._runner.cancel()
 
+    def shutdown(self) -> None:
+        """The window closes: the work in progress is cancelled and detached, none starts."""
+        self.cancel()
+        self._closed = True
+        if self._runner is not None:
+            self._runner.detach()
+
     def wait(self, msecs: int = 30000) -> bool:
         """Block until no worker runs (shutdown and tests; the result arrives as an event)."""
         return self._runner is None or self._runner.wait(msecs)
@@ -270,6 +277,8 @@ class FrameModel(QAbstractTableModel):
         self._compose()
 
     def _start(self, missing: list[tuple]) -> None:
+        if getattr(self, "_closed", False):
+            return
         if self._runner is None:
             from .tasks import TaskRunner
 

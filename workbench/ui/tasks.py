@@ -9,6 +9,7 @@ analysis calls ``progress.check_cancelled()`` between batches.
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 import traceback
 from typing import Any, Callable
@@ -30,37 +31,64 @@ class _Relay(QObject):
     cancelled = Signal(int)
 
 
+class _Gate:
+    """Whether a runner's relay may still be emitted on, and the lock that makes "check, then
+    emit" one step: a worker emits only while the gate is open, and the GUI thread closes it
+    (under the same lock) before the relay can be deleted.  So no worker emits on a deleted
+    relay ("Signal source has been deleted", or a crash), whatever the timing."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.open = True
+
+    def close(self, *_args) -> None:
+        with self._lock:  # waits for an emit in progress (it only posts an event)
+            self.open = False
+
+    def emit(self, signal, *args) -> bool:
+        with self._lock:
+            if not self.open:
+                return False
+            signal.emit(*args)
+            return True
+
+
 class SignalProgress(Progress):
     """A :class:`Progress` that forwards ``advance`` to a Qt signal."""
 
-    def __init__(self, relay: _Relay, token: int) -> None:
+    def __init__(self, relay: _Relay, token: int, gate: _Gate | None = None) -> None:
         super().__init__()
         self._relay = relay
         self._token = token
+        self._gate = gate or _Gate()
         self._last = -1.0
 
     def advance(self, fraction: float, message: str = "") -> None:
         if fraction - self._last >= 0.01 or fraction >= 1.0:
             self._last = fraction
-            self._relay.progressed.emit(self._token, float(fraction), message)
+            self._gate.emit(self._relay.progressed, self._token, float(fraction), message)
 
 
 class _Job(QRunnable):
     def __init__(self, fn: Callable[[Progress], Any], progress: SignalProgress, relay: _Relay,
-                 token: int) -> None:
+                 token: int, gate: _Gate | None = None) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self._fn, self._progress, self._relay, self._token = fn, progress, relay, token
+        self._gate = gate or progress._gate
 
     def run(self) -> None:  # on a pool thread
+        gate, relay = self._gate, self._relay
         try:
             result = self._fn(self._progress)
         except Cancelled:
-            self._relay.cancelled.emit(self._token)
+            gate.emit(relay.cancelled, self._token)
         except BaseException as err:  # noqa: BLE001 - reported to the GUI thread
-            self._relay.failed.emit(self._token, err, traceback.format_exc())
+            gate.emit(relay.failed, self._token, err, traceback.format_exc())
         else:
-            self._relay.finished.emit(self._token, result)
+            gate.emit(relay.finished, self._token, result)
+        finally:
+            self._fn = self._progress = None  # the analysis's data is freed on this thread
 
 
 class TaskRunner(QObject):
@@ -79,6 +107,11 @@ class TaskRunner(QObject):
     def __init__(self, parent=None, pool: QThreadPool | None = None) -> None:
         super().__init__(parent)
         self._pool = pool or QThreadPool.globalInstance()
+        self._gate = _Gate()
+        self._detached = False
+        # closed before this runner and its relay are deleted (a panel or window gone while
+        # its analysis runs): a worker then emits nothing at all
+        self.destroyed.connect(self._gate.close)
         self._relay = _Relay(self)
         self._relay.progressed.connect(self._on_progress)
         self._relay.finished.connect(self._on_finished)
@@ -91,12 +124,19 @@ class TaskRunner(QObject):
     def busy(self) -> bool:
         return self._progress is not None
 
+    @property
+    def detached(self) -> bool:
+        return self._detached
+
     def start(self, fn: Callable[[Progress], Any]) -> int:
-        """Run ``fn(progress)`` on the pool; returns the run's token."""
+        """Run ``fn(progress)`` on the pool; returns the run's token (-1: the runner was
+        detached, nothing runs)."""
         self.cancel()
+        if self._detached:
+            return -1
         self._token = next(_tokens)
-        self._progress = SignalProgress(self._relay, self._token)
-        self._pool.start(_Job(fn, self._progress, self._relay, self._token))
+        self._progress = SignalProgress(self._relay, self._token, self._gate)
+        self._pool.start(_Job(fn, self._progress, self._relay, self._token, self._gate))
         self.started.emit()
         self.busy_changed.emit(True)
         return self._token
@@ -109,6 +149,13 @@ class TaskRunner(QObject):
             self._token = -1
             self.busy_changed.emit(False)
             self.cancelled.emit()
+
+    def detach(self) -> None:
+        """For good (the owner closes): cancel the run, never emit for it, start nothing more.
+        A worker still running finishes on its own; nothing it reports reaches a widget."""
+        self.cancel()
+        self._detached = True
+        self._gate.close()
 
     def wait(self, msecs: int = 30000) -> bool:
         """Block until the pool is idle (for shutdown and tests).

@@ -55,9 +55,25 @@ class _Control:
     row_label: QLabel
 
 
+def gui_words(text: str, labels: dict[str, str]) -> str:
+    """A sentence of the engine (shared with the command line) in the window's words: a
+    command-line flag (``--relevance``) becomes the option on the left that sets it."""
+    import re
+
+    def option(match) -> str:
+        label = labels.get(match.group(1).replace("-", "_"))
+        return f"the '{label}' option on the left" if label else match.group(0)
+
+    return re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", option, text) if "--" in text else text
+
+
 class PanelMessages:
     """The message line of a panel (a ``message`` QLabel, ``last_error``, an ``error`` signal):
     user errors in red, unexpected ones also to the exception dialog."""
+
+    def _gui_words(self, text: str) -> str:
+        controls = getattr(self, "_controls", {})
+        return gui_words(text, {name: ctl.spec.label for name, ctl in controls.items()})
 
     def _on_failed(self, error: object, details: str) -> None:
         if isinstance(error, WorkbenchError):
@@ -67,12 +83,14 @@ class PanelMessages:
             self.error.emit(f"{type(error).__name__}: {error}", details)
 
     def _show_error(self, text: str) -> None:
+        text = self._gui_words(text)
         self.last_error = text
         self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
         self.message.setText(text)
         self.message.setVisible(True)
 
     def _show_message(self, text: str) -> None:
+        text = self._gui_words(text)
         self.message.setStyleSheet("")
         self.message.setText(text)
         self.message.setVisible(bool(text))
@@ -110,6 +128,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.last_error: str | None = None
         self._controls: dict[str, _Control] = {}
         self._loading = False
+        #: shut down (its window closes): no timer, no run, nothing reported any more
+        self.closed = False
         self.runner = TaskRunner(self)
         self.runner.progressed.connect(lambda f, m: self.busy.advance(f, m))
         self.runner.finished.connect(self._on_result)
@@ -201,6 +221,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         notes_scroll.setWidgetResizable(True)
         notes_scroll.setFrameShape(QFrame.Shape.NoFrame)
         notes_scroll.setWidget(self.notes)
+        notes_scroll.setVisible(False)  # shown with notes: an empty box takes no room from the table
+        self.notes_scroll = notes_scroll
         sl.addWidget(notes_scroll, 1)
         self.tabs.addTab(summary, "Results")
         self.charts = [cls() for cls in self.CHARTS]
@@ -379,6 +401,35 @@ class AnalysisPanel(PanelMessages, QWidget):
             return w.path() or None
         raise ValueError(spec.kind)  # pragma: no cover
 
+    def reset_for_new_file(self) -> None:
+        """Another file is opened (not a session): no choice made on the previous file decides
+        the analysis of this one.  Column choices go back to automatic (the new file's roles),
+        a judgments (qrels) file to none, and the panel-only settings (a difference that
+        matters, a latency limit, a currency symbol) to their defaults.  The conventions (k, seeds, resamples)
+        stay: they are stated in every result's signature."""
+        if not self.NEEDS_DATA:
+            return
+        options_fields = {f.name for f in fields(self.module.Options)}
+        self._loading = True
+        try:
+            for name, ctl in self._controls.items():
+                kind, w = ctl.spec.kind, ctl.widget
+                if kind == "column":
+                    if w.count():
+                        w.setCurrentIndex(0)
+                elif kind == "file":
+                    w.set_path("")
+                elif name not in options_fields and ctl.spec.default is not None:
+                    self._set_value(ctl, ctl.spec.default)
+                elif name not in options_fields and kind == "text":  # a currency symbol
+                    w.setText("")
+        finally:
+            self._loading = False
+        self.on_new_file()
+
+    def on_new_file(self) -> None:
+        """Hook: panel-specific choices of the previous file (Compare's systems)."""
+
     def set_options(self, options) -> None:
         """Show saved options in the form (session restore)."""
         self._loading = True
@@ -418,7 +469,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             w.set_path(value or "")
 
     def _changed(self, *_args) -> None:
-        if self._loading:
+        if self._loading or self.closed:
             return
         self.options_changed.emit()
         if self.table is not None or not self.NEEDS_DATA:
@@ -427,7 +478,7 @@ class AnalysisPanel(PanelMessages, QWidget):
     # -- running ---------------------------------------------------------------------------------
     def run_now(self) -> None:
         self._debounce.stop()
-        if self.NEEDS_DATA and self.table is None:
+        if self.closed or (self.NEEDS_DATA and self.table is None):
             return
         missing = self.missing_columns()
         self._set_applicable(self.reason_not_applicable(missing))
@@ -437,6 +488,13 @@ class AnalysisPanel(PanelMessages, QWidget):
             self._show_message(self.not_applicable + " Choose the column on the left, or set its "
                                "role in the Columns list.")
             return
+        reason = self.precheck()
+        if reason:  # the data cannot give this analysis (one system to compare): said, not red
+            self._set_applicable(reason)
+            self.runner.cancel()
+            self.clear_results()
+            self._show_message(reason)
+            return
         try:
             options = self.options()
         except WorkbenchError as err:
@@ -444,8 +502,14 @@ class AnalysisPanel(PanelMessages, QWidget):
             return
         table, module = self.table, self.module
         self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
+        self._show_message("")  # what was said of other data or options is not about this run
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self.runner.start(lambda progress: module.run(table, options, progress))
+
+    def precheck(self) -> str:
+        """Hook: "" when the analysis can run on the data with these options, else the
+        sentence saying why not (a quick look, on the GUI thread; not the analysis's checks)."""
+        return ""
 
     def missing_columns(self) -> list[str]:
         """Labels of the required column fields (of the current form) that resolve to nothing."""
@@ -460,6 +524,13 @@ class AnalysisPanel(PanelMessages, QWidget):
             if self._value_of(ctl) is None:
                 out.append(spec.label.lower())
         return out
+
+    def shutdown(self) -> None:
+        """The panel goes (its window closes): its debounce timer stops, its run is cancelled
+        and detached (a worker still running reports nothing), and nothing starts again."""
+        self.closed = True
+        self._debounce.stop()
+        self.runner.detach()
 
     def cancel(self) -> None:
         self.runner.cancel()
@@ -486,6 +557,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.last_input_sha256 = None
         self.headline.frame_model().set_frame(pd.DataFrame())
         self.notes.setText("")
+        self.notes_scroll.setVisible(False)
         self.signature.setText("")
         self.card.clear(message)
         for chart in self.charts:
@@ -495,6 +567,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             view.frame_model().set_frame(pd.DataFrame())
             self.tabs.setTabVisible(self.tabs.indexOf(view), False)
         self.tabs.setCurrentIndex(0)
+        self._show_message("")  # the card says what there is to say
         self.on_cleared()
         self.cleared.emit()
 
@@ -519,7 +592,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         currency = self.currency()
         ans = presenting.answer(result, currency)
         if ans is not None:
-            self.card.set_answer(ans.sentences, ans.badge, ans.tone)
+            self.card.set_answer(*self.answer_for_card(result, tuple(ans.sentences), ans.badge, ans.tone))
         else:
             self.card.clear()
         frame, formats, tips, headers, labels = headline_frame(result)
@@ -529,7 +602,8 @@ class AnalysisPanel(PanelMessages, QWidget):
             self.headline.setColumnHidden(c, name in QUALIFIERS)
         self.headline.fit_columns(max_width=self._column_cap())
         self.headline.wrap_text()  # a long measure name wraps, never "Wins (candidat...)"
-        self.notes.setText(notes_html(result.notes))
+        self.notes.setText(notes_html([self._gui_words(n) for n in result.notes]))
+        self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
         self.configure_charts()
@@ -557,6 +631,11 @@ class AnalysisPanel(PanelMessages, QWidget):
         for name, view in self._table_views.items():
             if name not in names:
                 self.tabs.setTabVisible(self.tabs.indexOf(view), False)
+
+    def answer_for_card(self, result, sentences: tuple, badge: str, tone: str):
+        """Hook: what only the panel knows added to the answer (the measure an outcome column
+        holds); returns (sentences, badge, tone)."""
+        return sentences, badge, tone
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: the options column folds into a drawer, the answer shows largest."""

@@ -290,6 +290,21 @@ class ComparePanel(AnalysisPanel):
     def missing_columns(self):
         return [] if self.source_key() != FILE else super().missing_columns()
 
+    def precheck(self):
+        """Two systems to compare, in the long form: one is said, not tried."""
+        if self.source_key() != FILE or self._current_form() != "long" or self.table is None:
+            return ""
+        col = self._value_of(self._controls["system"])
+        if col is None or col not in self.table.frame.columns:
+            return ""
+        names = distinct_texts(self.table, col, 200)
+        if len(names) >= 2:
+            return ""
+        which = f" ('{names[0]}' in column '{col}')" if names else f" in column '{col}'"
+        return (f"This data has one system{which}: a comparison needs two. Open the runs to "
+                f"compare together (File > Open, choose several files), or a file with a row "
+                f"per system and item.")
+
     def _source_hint(self) -> str:
         from ...analyses import compare_source as cs
 
@@ -328,6 +343,8 @@ class ComparePanel(AnalysisPanel):
             self._running_source = None
             return super().run_now()
         self._debounce.stop()
+        if self.closed:
+            return
         result = self._sources.get(key)
         if self.table is None or result is None:
             return
@@ -341,6 +358,8 @@ class ComparePanel(AnalysisPanel):
             return
         self._running_sha256 = getattr(self.table, "sha256", None)
         self._running_source = (key, result, metric)
+        if not self._source_note:
+            self._show_message("")
         self.busy.start(f"Comparing {cs.metric_label(metric)} from the {cs.SOURCES[key].label}…")
         self.runner.start(lambda progress: cs.run(result, metric, options, progress))
 
@@ -367,23 +386,47 @@ class ComparePanel(AnalysisPanel):
             return "wide"
         return "long" if "system" in values or "version" in values else "wide"
 
+    def on_new_file(self):
+        """The previous file's systems decide nothing: the first two of the new file are the
+        baseline and the candidate (a session's saved pair is kept, see set_options)."""
+        self._wanted_systems = None
+        self._loading = True
+        try:
+            for key in ("baseline_system", "candidate_system"):
+                self.control(key).clear()
+        finally:
+            self._loading = False
+
+    def set_options(self, options):
+        # the saved systems are chosen once the session's file has filled the choices
+        self._wanted_systems = (options.baseline_system, options.candidate_system)
+        super().set_options(options)
+
     def refresh_dependent_choices(self):
         names = []
         col = self._value_of(self._controls["system"])
         if self.table is not None and col in self.table.frame.columns:
             names = distinct_texts(self.table, col, 200)
+        wanted = getattr(self, "_wanted_systems", None)
+        if names and wanted is not None:
+            self._wanted_systems = None
+        chosen = []
         self._loading = True
         try:
             for i, key in enumerate(("baseline_system", "candidate_system")):
                 combo: QComboBox = self.control(key)
-                previous = combo.currentData()
+                previous = wanted[i] if names and wanted is not None and wanted[i] in names \
+                    else combo.currentData()
                 combo.clear()
                 for name in names:
                     combo.addItem(name, name)
-                if previous in names:
+                if previous in names and previous not in chosen:
                     combo.setCurrentIndex(combo.findData(previous))
-                elif len(names) > i:
-                    combo.setCurrentIndex(i)
+                else:  # the first system not already the baseline
+                    free = [j for j, name in enumerate(names) if name not in chosen]
+                    if free:
+                        combo.setCurrentIndex(free[0])
+                chosen.append(combo.currentData())
         finally:
             self._loading = False
 

@@ -37,6 +37,22 @@ class RankingPanel(AnalysisPanel):
               minimum=-100, maximum=100, decimals=2, step=1),
     )
 
+    def precheck(self):
+        """A run with no judgments (no relevance column, no qrels file) cannot be scored: the
+        tab says how to give them, in the window's words."""
+        if self.table is None or self.control("qrels").path():
+            return ""
+        if self._value_of(self._controls["relevance"]) is not None:
+            return ""
+        from ...io import guess_column
+        from ...io.roles import ROLE_NAMES
+
+        if guess_column(self.table, "relevance", ROLE_NAMES.get("relevance", ["relevance"])):
+            return ""
+        return ("This run has no judgments (no relevance column): choose its qrels file under "
+                "'Qrels file' on the left, or open the runs and their qrels file together "
+                "(File > Open, select them all).")
+
     def options(self):
         opts = super().options()
         if opts.score and opts.rank and self.control("score").currentData() is None:

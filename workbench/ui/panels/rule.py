@@ -138,6 +138,8 @@ class RulePanel(PanelMessages, QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.notes)
+        scroll.setVisible(False)  # shown with notes: an empty box takes no room from the card
+        self.notes_scroll = scroll
         rl.addWidget(scroll, 2)
         self.signature = QLabel()
         self.signature.setWordWrap(True)
@@ -184,6 +186,10 @@ class RulePanel(PanelMessages, QWidget):
         path, _ = QFileDialog.getSaveFileName(self, "Save the release rule", "release-rule.toml", "Rules (*.toml)")
         if path:
             atomic_write_text(path, self.rule_text())
+
+    def shutdown(self) -> None:
+        """The window closes: the evaluation is cancelled and detached, nothing starts again."""
+        self.runner.detach()
 
     def _on_text_changed(self) -> None:
         self._refresh_status()
@@ -265,6 +271,13 @@ class RulePanel(PanelMessages, QWidget):
             return
         session: Session = self._session()
         registered = session.rule_sha256 == rule.sha256
+        if registered and session.rule_registered_at:
+            # the time the session recorded is the registration the card and the report state
+            # (a rule's own free-text `registered` line, if any, follows it)
+            from dataclasses import replace
+
+            own = f"; the rule says: {rule.registered}" if rule.registered else ""
+            rule = replace(rule, registered=f"{session.rule_registered_at}{own}")
         tables, changed = [self.table], bool(session.rule_changed_after_results) and registered
         self._running = (registered, getattr(self.table, "sha256", None))
         self.busy.start("Evaluating the rule…")
@@ -281,13 +294,17 @@ class RulePanel(PanelMessages, QWidget):
         self.verdict.setStyleSheet("")
         self.card.frame_model().set_frame(pd_empty())
         self.notes.setText("")
+        self.notes_scroll.setVisible(False)
         self.signature.setText("")
         self.answer.clear()
 
     def _on_failed(self, error: object, details: str) -> None:
         if isinstance(error, WorkbenchError):
             self.clear_result()
-            self._show_error(editor_message(str(error), self.rule_text()))
+            text = str(error)
+            if self.table is not None and self.table.path in text:  # the file by its name
+                text = text.replace(self.table.path, self.table.name)
+            self._show_error(editor_message(text, self.rule_text()))
         else:
             super()._on_failed(error, details)
 
@@ -326,6 +343,7 @@ class RulePanel(PanelMessages, QWidget):
             self.answer.set_answer(sentences, "", ans.tone)  # the verdict banner is the badge
         self.card.resizeRowsToContents()
         self.notes.setText(notes_html(result.notes))
+        self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(f"<small>Signature: {result.signature}</small>")
         self.result_ready.emit(result)
 
@@ -382,6 +400,7 @@ def rule_template(table, roles: dict[str, str]) -> str:
     for col, role in roles.items():
         by_role.setdefault(role, col)
     item = by_role.get("item")
+    one_system = 0
     lines = ["# Release rule: written before the results are seen.",
              f"# Made for {getattr(table, 'name', 'the loaded file')}: check every threshold before you register it.",
              "[rule]", 'name = "candidate release"']
@@ -398,6 +417,7 @@ def rule_template(table, roles: dict[str, str]) -> str:
             from ...io import to_text
 
             names = list(dict.fromkeys(to_text(table, system)))[:2]
+        one_system = 2 if system is None else (1 if len(names) < 2 else 0)
         while len(names) < 2:
             names.append(("v1", "v2")[len(names)])
         lines += [f"baseline = {_q(names[0])}   # system names in column {_q(system or 'system')}",
@@ -432,8 +452,16 @@ def rule_template(table, roles: dict[str, str]) -> str:
         conditions.append("[[condition]]\nmetric = \"cost_per_success\"\nmax_increase = 0.10      # at most 10% dearer")
     if "latency" in by_role and "baseline" not in by_role:
         conditions.append("[[condition]]\nmetric = \"latency_p95\"\nmax_increase = 0.20      # p95 at most 20% slower")
-    if not conditions:
-        return TEMPLATE
+    name = getattr(table, "name", "the loaded file")
+    if not conditions:  # nothing the rule could check on this data: said before the template
+        return (f"# {name} has no outcome, cost, latency or ranking column that a release rule\n"
+                f"# could check, and a rule compares a baseline with a candidate: open their\n"
+                f"# results together (File > Open, several files) or set the columns' roles,\n"
+                f"# then press New again.  A generic template:\n" + TEMPLATE)
+    if "baseline" not in by_role and one_system:
+        lines.insert(2, f"# {name} has {'one system' if one_system == 1 else 'no system column'}: "
+                        f"a rule compares two; the names below are placeholders until their "
+                        f"results are opened together.")
     out = "\n".join(lines) + "\n"
     if data:
         out += "\n[data]\n" + "\n".join(data) + "\n"
