@@ -31,6 +31,10 @@ SHOTS = [  # (name, example file or session, panel)
     ("data", "multilingual.csv", "data"),
     ("ranking-two-systems", "two_systems.csv", "ranking"),  # written by two_system_runs()
     ("compare-from-ranking", "two_systems.csv", "compare"),  # Metric from: the Ranking per-query table
+    ("judge", "judge_labels.csv", "judge"),
+    ("rubric", "rubric_answers.csv", "rubric"),
+    ("runs", "runs_nightly.csv", "runs"),
+    ("repeats", "repeats_epochs.csv", "repeats"),
 ]
 
 #: a "Metric from" source to choose in Compare before the shot (Compare's combo box)

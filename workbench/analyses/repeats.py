@@ -217,8 +217,8 @@ def _paired(frame, systems, base, code_of, options, records, tables, notes, bina
         doubled_n = sp.se / math.sqrt(2)
         more = "items" if doubled_n <= doubled_k else "repeats"
         notes.append(f"'{name}' vs '{base}': per-item differences on {plural(sp.n_items, 'common item')}; doubling "
-                     f"the items would bring the standard error to {format_value(doubled_n, 'score')}, doubling the "
-                     f"repeats to {format_value(doubled_k, 'score')}: more {more} narrow the interval more.")
+                     f"the items would bring the standard error to {doubled_n:.4f}, doubling the "
+                     f"repeats to {doubled_k:.4f}: more {more} narrow the interval more.")
     if rows:
         tables.append(Table("paired", "Paired noise split of the per-item differences", pd.DataFrame(rows),
                             formats={"diff": "points" if binary else "score_diff", "var_data": "float", "var_within": "float",

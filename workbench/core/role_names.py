@@ -38,6 +38,11 @@ ROLE_NAMES: dict[str, list[str]] = {
     "denominator": ["denominator", "claims", "total", "den"],
     "cost": ["cost", "cost_usd", "price", "usd", "dollars"],
     "latency": ["latency", "latency_s", "latency_ms", "duration", "seconds", "time"],
+    "judge": ["judge", "judge_label", "judge_verdict", "grader", "llm_judge", "model_grade"],
+    "human": ["human", "human_label", "human_verdict", "annotator", "gold_label"],
+    "epoch": ["epoch", "repeat", "repetition"],
+    "steps": ["steps", "num_steps", "n_steps", "turns"],
+    "tool_calls": ["tool_calls", "num_tool_calls", "n_tool_calls"],
     "baseline": ["baseline", "a", "old", "control"],
     "candidate": ["candidate", "b", "new", "treatment"],
 }

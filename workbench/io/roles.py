@@ -46,13 +46,20 @@ ROLES: dict[str, str] = {
     "denominator": "denominator",
     "cost": "cost",
     "latency": "latency",
+    "judge": "judge's label",
+    "human": "people's label",
+    "epoch": "repeat / epoch",
+    "steps": "steps",
+    "tool_calls": "tool calls",
+    "error": "error (not a measurement)",
 }
 
 _NOISE = re.compile(r"[\s_\-]+")
 # roles guessed in this order, so that the specific ones claim a column first
 _GUESS_ORDER = ("query", "doc", "score", "rank", "relevance", "task", "n", "correct", "prediction",
                 "reference", "baseline", "candidate", "cost", "latency", "numerator", "denominator",
-                "cluster", "item", "version", "system", "group", "success", "unit")
+                "cluster", "judge", "human", "epoch", "steps", "tool_calls", "item", "version", "system",
+                "group", "success", "unit")
 
 
 def _norm(name: str) -> str:
@@ -163,11 +170,12 @@ def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int 
         if id_role == "task" and not by_role.get("n"):
             continue  # per-attempt rows repeat the task by design
         if by_role.get(id_role):
-            keys = [by_role[id_role][0]] + by_role.get("system", [])[:1]
+            keys = [by_role[id_role][0]] + by_role.get("system", [])[:1] + by_role.get("epoch", [])[:1]
             if id_role == "item" and by_role.get("query"):
                 continue
             dup = frame.duplicated(subset=keys, keep=False).to_numpy()
-            what = " per system" if len(keys) > 1 else ""
+            what = (" per system" if by_role.get("system") else "") + \
+                (" and repeat" if by_role.get("epoch") else "")  # an item's tries are one per repeat
             add(keys[0], dup, f"Column '{keys[0]}' ({ROLES[id_role]}) repeats ids{what}")
     if by_role.get("query") and by_role.get("doc"):
         keys = by_role.get("system", [])[:1] + [by_role["query"][0], by_role["doc"][0]]

@@ -1009,45 +1009,37 @@ def _answer_runs(result, currency):
 
 
 def _answer_repeats(result, currency):
-    """"'m1': 62.0% (95% CI 58.9% to 65.1%) over 200 items x 5 repeats; 41 items flip; the model's own
-    randomness is 38% of one try's variance; for +-2 pts: 480 items, or 9 repeats of these items."""
+    """"'model-a' 54.2% (95% CI 47.5% to 60.8%), 'model-b' 59.0% (...) over 120 items; 68 and 70
+    items flip across tries; the model's own randomness is 55.0% and 58.9% of one try's variance."""
     means = [r for r in result.records if r["metric"] in ("repeats_mean", "repeats_rate")]
     if not means:
         return None
     sig = {k: v for k, _, v in (p.partition(":") for p in result.signature.split("|"))}
     kind = "rate" if sig.get("value") == "binary" else "score"
-    target = sig.get("target", "").lstrip("+-")
+    shown = means[:3]
+
+    def keyed(r):
+        return {"system": r["system"]} if r.get("system") is not None else {}
+
     parts = []
-    for m in means[:3]:
-        sysk = {"system": m["system"]} if m.get("system") is not None else {}
-        who = f"{_q(m['system'])}: " if sysk else ""
-        text = f"{who}{format_value(m['value'], kind)}"
+    for m in shown:
+        text = (f"{_q(m['system'])} " if keyed(m) else "") + format_value(m["value"], kind)
         if m.get("ci_low") is not None:
             text += f" (95% CI {format_interval(m['ci_low'], m['ci_high'], kind)})"
-        text += f" over {_plural(m.get('n'), 'item')}"
-        flips = _first(result, "flipping_items", **sysk)
-        if flips is not None:
-            text += f"; {_plural(flips['value'], 'item')} flip{'s' if flips['value'] == 1 else ''} across tries"
-        share = _first(result, "within_share", **sysk)
-        if share is not None and share.get("value") is not None:
-            text += f"; the model's own randomness is {format_value(share['value'], 'rate')} of one try's variance"
         parts.append(text)
-    sentences = ["; ".join(parts[:1]) + "."] if len(parts) == 1 else [" ".join(p + "." for p in parts)]
-    first = means[0]
-    sysk = {"system": first["system"]} if first.get("system") is not None else {}
-    items = _first(result, "items_needed", **sysk)
-    reps = _first(result, "repeats_needed", **sysk)
-    if items is not None and items.get("value") is not None and target:
-        try:
-            t = format_value(float(target), "margin")
-        except ValueError:
-            t = target
-        s2 = f"For a 95% interval of +-{t}: {items['value']:,} items at these repeats"
-        if reps is not None:
-            s2 += (f", or {reps['value']:,} repeats of these items" if reps.get("value") is not None
-                   else "; more repeats of these items alone cannot get there")
-        sentences.append(s2 + ".")
-    return Answer(tuple(sentences[:2]), "repeats", "neutral")
+    s1 = ", ".join(parts) + f" over {_plural(shown[0].get('n'), 'item')}"
+    flips = [_first(result, "flipping_items", **keyed(m)) for m in shown]
+    shares = [_first(result, "within_share", **keyed(m)) for m in shown]
+    tail = []
+    if all(f is not None for f in flips):
+        counts = [f"{f['value']:,}" for f in flips]
+        tail.append(f"{' and '.join(counts)} item{'s' if flips[-1]['value'] != 1 or len(flips) > 1 else ''} "
+                    f"flip across tries")
+    if all(x is not None and x.get("value") is not None for x in shares):
+        tail.append("the model's own randomness is " + " and ".join(format_value(x["value"], "rate") for x in shares)
+                    + " of one try's variance")
+    sentences = [s1 + "."] + (["; ".join(tail)[:1].upper() + "; ".join(tail)[1:] + "."] if tail else [])
+    return Answer(tuple(sentences), "repeats", "neutral")
 
 
 def _answer_judge(result, currency):

@@ -45,6 +45,15 @@ EXAMPLES: tuple[Example, ...] = (
             "A: 0.0146 per success; B buys 4.0 pts for 0.475 per extra success; C is dominated."),
     Example("Refund-window extraction", "text_extraction.csv", "text",
             "Exact match 40.0% of 5 items, token F1 0.679: partial answers get partial credit."),
+    Example("A judge against people", "judge_labels.csv", "judge",
+            "Kappa 0.676 (0.532 to 0.820) on the 105 labelled items; the judge's 35.0% pass rate is 33.0% "
+            "corrected for its errors."),
+    Example("A rubric of four criteria", "rubric_answers.csv", "rubric",
+            "v2 scores +5.4 pts over v1, mostly from 'cites_source'."),
+    Example("Six nightly runs", "runs_nightly.csv", "runs",
+            "The last night +13.3 pts over the first on 150 items: 38 items gained, 18 lost."),
+    Example("Five epochs of two models", "repeats_epochs.csv", "repeats",
+            "68 of 120 items flip across epochs; the model's own randomness is 55.0% of one try's variance."),
 )
 
 #: Sessions written by resources/examples/generate.py: the same data with saved options.

@@ -361,12 +361,15 @@ class MainWindow(QMainWindow):
     def _add_view_actions(self, PANELS) -> None:  # noqa: N803 - the panels' table
         view = self.view_menu
         view.addSeparator()
+        from .panels import FIRST_PANELS
+
         for i, name in enumerate(PANELS):
             # the tab title keeps "&&" (a literal "&" in a menu; a single "&" would underline)
+            keys = f"Ctrl+{i + 1}" if i < FIRST_PANELS else f"Ctrl+Shift+{i - FIRST_PANELS + 1}"
             self.view_actions[name] = self._action(f"{PANELS[name][0]} panel",
-                                                   lambda _=False, n=name: self.show_panel(n), f"Ctrl+{i + 1}")
+                                                   lambda _=False, n=name: self.show_panel(n), keys)
         self.view_actions["rule"] = self._action("Release rule", lambda _=False: self.show_panel("rule"),
-                                                 f"Ctrl+{len(PANELS) + 1}")
+                                                 f"Ctrl+{FIRST_PANELS + 1}")
         self.view_actions["data"] = self._action("Data table", lambda _=False: self.show_panel(None), "Ctrl+0")
         for act in self.view_actions.values():
             view.addAction(act)
@@ -1162,12 +1165,16 @@ def panels_for_roles(roles: dict[str, str]) -> list[str]:
     """Every analysis a file with these column roles fits, the likeliest first."""
     have = set(roles.values())
     out = []
+    if {"judge", "human"} <= have:
+        out.append("judge")
     if {"prediction", "reference"} <= have:
         out.append("text")
     if {"query", "doc"} <= have:
         out.append("ranking")
     if "task" in have and ({"n", "correct"} <= have or "success" in have):
         out.append("passk")
+    if "epoch" in have and "success" in have:
+        out.append("repeats")  # several tries of each item: which flip, how noisy
     if "cost" in have and "success" in have:
         out.append("cost")
     if {"numerator", "denominator"} <= have:

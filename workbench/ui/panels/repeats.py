@@ -10,7 +10,7 @@ class RepeatsPanel(AnalysisPanel):
     module = repeats
     FIELDS = (
         Field("item", "Item id", "column", "The item (an Inspect sample); its rows are its tries.",
-              roles=("task", "item"), optional=False),
+              roles=("task", "item")),
         Field("outcome", "Outcome", "column", "0/1, or a score in [0, 1].", roles=("success",), optional=False),
         Field("repeat", "Repeat", "column", "Optional: the epoch or seed column.", roles=("epoch", "repeat")),
         Field("system", "System", "column", "Optional: a split per system, and paired against the baseline.",

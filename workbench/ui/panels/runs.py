@@ -11,8 +11,8 @@ class RunsPanel(AnalysisPanel):
     FIELDS = (
         Field("system", "Run", "column", "Which run a row belongs to (stacked files: the file).",
               roles=("system", "version")),
-        Field("item", "Item id", "column", "One value per run and item.", roles=("item", "task"),
-              optional=False),
+        Field("item", "Item id", "column", "One value per run and item (empty: guessed from its name).",
+              roles=("item", "task")),
         Field("outcome", "Outcome (0/1)", "column", "Or leave empty and choose a score.", roles=("success",)),
         Field("score", "Score", "column", "Any number (instead of a 0/1 outcome).", roles=("score",)),
         Field("order", "Order by", "column", "Optional: a date or version column; else file order.",
