@@ -50,16 +50,16 @@ def _expect_stacked(qtbot, window, paths):
 
 def _spy_worker(monkeypatch):
     """Record the thread load_many runs on (it must not be the GUI thread)."""
-    import workbench.io.formats as formats
+    import workbench.io as io_package
 
     threads = []
-    real = formats.load_many
+    real = io_package.load_many
 
     def spy(*args, **kwargs):
         threads.append(threading.current_thread())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(formats, "load_many", spy)
+    monkeypatch.setattr(io_package, "load_many", spy)
     return threads
 
 

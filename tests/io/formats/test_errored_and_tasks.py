@@ -250,12 +250,14 @@ def test_compare_on_promptfoo_does_not_count_an_error_as_a_loss():
 
 
 def test_promptfoo_csv_export_is_read_with_unique_names():
-    """promptfoo's own CSV export repeats Status, Score... per provider (issue 22 item 8)."""
+    """promptfoo's own CSV export repeats Status, Score... per provider (issue 22 item 8): each
+    repeated name takes its provider's tag, and the table is read one row per test and provider."""
     table = load_table(fixture("promptfoo_errors", "results.csv"))
     columns = list(table.frame.columns)
     assert len(set(columns)) == len(columns)
-    assert "[echo] Status" in columns and "[flaky] Status" in columns
-    assert table.frame["[flaky] Status"].tolist() == ["PASS", "ERROR", "PASS", "ERROR", "FAIL"]
+    flaky = table.frame[table.frame["provider"] == "flaky"]
+    assert flaky["success"].tolist() == [1.0, 0.0, 1.0, 0.0, 0.0]
+    assert [bool(e) for e in flaky["error"]] == [False, True, False, True, False]
     assert any("repeats" in n and "[flaky] Status" in n for n in table.notes)
 
 
@@ -492,3 +494,25 @@ def test_lmeval_output_type_from_the_requests(record, want):
     assert lmeval.output_type(None, "t", record) == want
     assert lmeval.output_type({"configs": {"t": {"output_type": "loglikelihood"}}}, "t",
                               record) == "loglikelihood"  # the task's configuration first
+
+
+def test_promptfoo_csv_export_reads_as_its_json_results():
+    """promptfoo's own CSV export is one row per test and provider, as its JSON results: the same
+    successes and provider errors, so Compare gives the same answer on both (first contact)."""
+    from pathlib import Path
+
+    from workbench.analyses import compare
+
+    here = Path(__file__).resolve().parents[2] / "fixtures" / "formats" / "promptfoo_errors"
+    from_csv = load_table(here / "results.csv")
+    from_json = load_table(here / "results.json")
+    key = ["provider", "test"]
+    a = from_csv.frame.set_index(key).sort_index()
+    b = from_json.frame[from_json.frame["provider"].isin(a.index.get_level_values(0))]
+    b = b.assign(test=b["description"] if "description" in b else b["test"]).set_index(key).sort_index()
+    assert list(a.index) == list(b.index)
+    assert (a["success"].to_numpy() == b["success"].to_numpy()).all()
+    assert ((a["error"] != "").to_numpy() == (b["error"].astype(str) != "").to_numpy()).all()
+    opts = compare.Options(system="provider", item="test", outcome="success")
+    c1 = compare.run(from_csv, opts)
+    assert c1.value("wins") == 0 and c1.value("losses") == 1 and c1.value("ties") == 2

@@ -180,8 +180,62 @@ def load_csv(data: bytes, path: str, shown: str, names: list[str], header: list[
     renamed = [f"'{new}'" for old, new in zip(header, names) if old.strip() != new]
     note = (f"Read as promptfoo's CSV export: its header repeats {', '.join(CSV_GROUP)} for each "
             f"provider, so each repeated name takes its provider's tag ({', '.join(renamed[:6])}"
-            f"{' ...' if len(renamed) > 6 else ''}); the rest of the file is read as it is.")
-    return dataclasses.replace(table, notes=(note, *table.notes))
+            f"{' ...' if len(renamed) > 6 else ''})")
+    return _csv_long(table, names, note)
+
+
+def _csv_long(wide, names: list[str], note: str):
+    """The export's one row per test, one column group per provider, as the JSON results read:
+    one row per test and provider (``provider``, ``test``, ``output``, ``success`` from its
+    PASS/FAIL status, ``score``, ``reason``), a provider's ERROR status in ``error`` (not a
+    measurement, as in the JSON results).  A header this cannot place stays the wide table."""
+    frame = wide.frame
+    tags = list(dict.fromkeys(m.group(1) for n in names if (m := _CSV_OUTPUT.match(n))
+                              and not any(n == f"[{m.group(1)}] {g}" for g in CSV_GROUP)))
+    status = {t: f"[{t}] Status" for t in tags}
+    if not tags or any(c not in frame.columns for c in status.values()):
+        return dataclasses.replace(wide, notes=(note + "; the rest of the file is read as it is.", *wide.notes))
+    output = {t: next(n for n in names if n.startswith(f"[{t}] ") and n[len(t) + 3:] not in CSV_GROUP)
+              for t in tags}
+    shared = [n for n in names if not _CSV_OUTPUT.match(n)]
+    test_col = "Description" if "Description" in shared else None
+    parts, lines = [], []
+    n = len(frame)
+    tests = [str(x) for x in frame[test_col]] if test_col else [f"test {i + 1}" for i in range(n)]
+    if len(set(tests)) != len(tests):  # descriptions may repeat: number them
+        tests = [f"{t} #{i + 1}" for i, t in enumerate(tests)]
+    row_lines = wide.lines_of(range(n))
+    for tag in tags:
+        words = [str(x).strip().upper() for x in frame[status[tag]].fillna("")]
+        part = {"provider": [tag] * n, "test": tests}
+        for col in shared:
+            if col != test_col:
+                part[f"vars.{col}"] = wide.cell_text(col)
+        part["output"] = wide.cell_text(output[tag])
+        part["success"] = [1.0 if w == "PASS" else 0.0 if w in ("FAIL", "ERROR") else np.nan for w in words]
+        score_col = f"[{tag}] Score"
+        part["score"] = pd.to_numeric(frame[score_col], errors="coerce").to_numpy() if score_col in frame else np.nan
+        reason_col = f"[{tag}] Grader Reason"
+        part["reason"] = wide.cell_text(reason_col) if reason_col in frame else [""] * n
+        part["error"] = ["provider error (status ERROR)" if w == "ERROR" else "" for w in words]
+        parts.append(pd.DataFrame(part))
+        lines += list(row_lines)
+    long = pd.concat(parts, ignore_index=True)
+    for col in long.columns:
+        if long[col].dtype == object:
+            long[col] = text_column([("" if v is None else str(v)) for v in long[col]])
+    errors = int((long["error"] != "").sum())
+    notes = [note + f"; read as one row per test and provider ({len(tags)} providers: "
+             + ", ".join(tags) + "), success from each provider's PASS/FAIL status"
+             + (f"; {errors} ERROR status{'es' if errors != 1 else ''} in column 'error' (not measurements)"
+                if errors else "") + "; the export holds no latency or cost (the JSON results do)."]
+    roles = {"provider": "system", "test": "item", "output": "prediction", "success": "success"}
+    if errors:
+        roles["error"] = "error"
+    names_rows = [f"test '{t}' of '{p}'" for p, t in zip(long["provider"], long["test"])]
+    return table(long, wide.path, fmt=FORMAT, notes=notes + list(wide.notes),
+                 row_lines=np.asarray(lines, dtype=np.int64), roles=roles,
+                 panel="compare" if len(tags) > 1 else "aggregate", row_word="row", row_names=names_rows)
 
 
 def _values(column: Any, errors: list[str], unit: str) -> str:
