@@ -174,11 +174,17 @@ def test_every_view_entry_and_its_shortcut(qtbot, window):
         window.stack.setCurrentWidget(window.start)
         window.view_actions[name].trigger()
         assert window.current_panel_name() == name, name
-    keys = {name: i + 1 for i, name in enumerate([*window.panels, "rule"])}
-    keys["data"] = 0
-    for name, digit in keys.items():
+    from workbench.ui.panels import FIRST_PANELS
+
+    first = list(window.panels)[:FIRST_PANELS]
+    later = list(window.panels)[FIRST_PANELS:]
+    keys = {name: (i + 1, Qt.KeyboardModifier.ControlModifier) for i, name in enumerate([*first, "rule"])}
+    keys.update({name: (i + 1, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+                 for i, name in enumerate(later)})
+    keys["data"] = (0, Qt.KeyboardModifier.ControlModifier)
+    for name, (digit, mods) in keys.items():
         window.stack.setCurrentWidget(window.start)
-        _key(window, getattr(Qt.Key, f"Key_{digit}"), Qt.KeyboardModifier.ControlModifier)
+        _key(window, getattr(Qt.Key, f"Key_{digit}"), mods)
         assert window.current_panel_name() == name, name
     for _menu, act in _menu_actions(window):
         if _menu.replace("&", "") == "View":

@@ -583,7 +583,8 @@ class MainWindow(QMainWindow):
         self._pending_panel = None
         if session is None:  # a file by name (command line, drop, Open): the panel that fits and can run
             candidates = ([panel] if panel is not None else []) + \
-                [p for p in (FORMAT_PANELS.get(table.format),) if p] + panels_for_roles(roles)
+                [p for p in (FORMAT_PANELS.get(table.format),) if p] + content_panels(table, roles) + \
+                panels_for_roles(roles)
             panel = next((p for p in candidates if p in ("rule", "plan") or
                           (p in self.panels and self.panel_applies(p))), None)
             first = candidates[0] if candidates else None
@@ -1159,6 +1160,23 @@ def panel_for_roles(roles: dict[str, str]) -> str | None:
     """The analysis a file with these column roles is most likely for (None: the data table)."""
     found = panels_for_roles(roles)
     return found[0] if found else None
+
+
+def content_panels(table, roles: dict[str, str]) -> list[str]:
+    """Panels a file fits by more than its roles: several columns of yes/no verdicts (a
+    rubric), a run column (runs side by side)."""
+    from ..analyses.rubric import _verdict_columns
+
+    out = []
+    ids = {c for c, r in roles.items() if r in ("item", "system", "version", "task", "query", "doc")}
+    labels = {"baseline", "candidate", "judge", "human"}  # 0/1 columns that are something else
+    if len(_verdict_columns(table, ids)) >= 2 and not labels & set(roles.values()):
+        out.append("rubric")
+    systems = [c for c, r in roles.items() if r == "system"]
+    if systems and str(systems[0]).strip().lower().replace("_", "") in ("run", "runid", "runname") \
+            and "success" in roles.values():
+        out.append("runs")
+    return out
 
 
 def panels_for_roles(roles: dict[str, str]) -> list[str]:
