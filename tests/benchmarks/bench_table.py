@@ -374,18 +374,21 @@ def check_report(path: Path, result) -> str:
     from python_calamine import CalamineWorkbook
 
     items = result.table("items").frame
+    from workbench.report.present import column_name
+
     want = items["rougeL"].to_numpy(float)
     texts = items["prediction"].tolist() if "prediction" in items else None
     book = CalamineWorkbook.from_path(str(path))
     for name in book.sheet_names:
         rows = book.get_sheet_by_name(name).to_python()
         for r, row in enumerate(rows[:50]):
-            if "rougeL" in row:
-                c = row.index("rougeL")
+            header = next((h for h in ("rougeL", column_name("items", "rougeL")) if h in row), None)
+            if header is not None:  # the workbook's header is the column's display name
+                c = row.index(header)
                 got = [x[c] for x in rows[r + 1:r + 1 + len(want)] if c < len(x)]
                 if len(got) == len(want) and np.allclose(np.array(got, float), want, rtol=0, atol=1e-12):
                     if texts is not None:
-                        p = row.index("prediction")
+                        p = row.index(next(h for h in ("prediction", column_name("items", "prediction")) if h in row))
                         if [x[p] for x in rows[r + 1:r + 1 + len(want)]] != texts:
                             return "DIFFERENT: the items' predictions read back differ"
                         return "items' ROUGE-L and predictions read back equal"

@@ -170,17 +170,26 @@ def _verdicts(table: LoadedTable, column: str, texts=None, rows=None) -> np.ndar
     return out
 
 
-def _verdict_columns(table: LoadedTable, skip: set) -> list[str]:
-    """Columns whose non-blank cells are all verdict words (1/0, yes/no, pass/fail...), at least
-    one of them non-blank."""
+def _verdict_columns(table: LoadedTable, skip: set, *, rows: int | None = None) -> list[str]:
+    """Columns whose non-blank values are all verdict words (1/0, yes/no, pass/fail...), at least
+    one of them non-blank; from the frame's distinct values (never the cells' text, which a large
+    file would read again), the first ``rows`` rows only when given (a quick look)."""
     words = TRUE_WORDS | FALSE_WORDS
+    frame = table.frame if rows is None else table.frame.iloc[:rows]
     out = []
-    for column in map(str, table.frame.columns):
-        if column in skip:
+    for column in frame.columns:
+        if str(column) in skip:
             continue
-        cells = {c.strip().lower() for c in to_text(table, column)} - {""}
-        if cells and cells <= words:
-            out.append(column)
+        series = frame[column].dropna()
+        if pd.api.types.is_bool_dtype(series.dtype):
+            values = {"true", "false"}
+        elif pd.api.types.is_numeric_dtype(series.dtype):
+            values = {str(int(v)) if float(v).is_integer() else str(v) for v in pd.unique(series)}
+        else:
+            values = {str(v).strip().lower() for v in pd.unique(series)}
+        values -= {""}
+        if values and values <= words:
+            out.append(str(column))
     return out
 
 

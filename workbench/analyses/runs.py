@@ -33,6 +33,7 @@ from ..metrics import significance as sg
 from ..metrics.intervals import wilson_interval
 from ..metrics.multiple import compact_letters, randomized_tukey_hsd
 from ._common import ITEM_NAMES, base_signature, check_unique, pick_column
+from .rubric import _verdicts
 
 NAME = "runs"
 TITLE = "Runs"
@@ -93,7 +94,12 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
                                 names=("outcome", "success", "correct", "passed", "score", "value"))
     require_columns(table, [value_col])
     check_unique(table, [sys_col, item_col], "(run, item) pair")
-    values = to_float(table, value_col, allow_missing=True)
+    try:
+        values = to_float(table, value_col, allow_missing=True)
+    except DataError:  # yes/no, pass/fail words: a 0/1 outcome (blank: missing)
+        if options.score:
+            raise
+        values = _verdicts(table, value_col)
     if options.outcome is None and options.score is None:
         binary = bool(np.isin(values[np.isfinite(values)], (0.0, 1.0)).all())
     else:

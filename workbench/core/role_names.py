@@ -96,6 +96,9 @@ def suggest_command(path: str) -> str | None:
         return None
     f = lambda role, *taken: find(cols, role, taken)  # noqa: E731
     target = _arg(path)
+    judge, human = f("judge"), f("human")
+    if judge and human and judge != human:
+        return f"workbench judge {target} --judge {_arg(judge)} --human {_arg(human)}"
     query, doc = f("query"), f("doc")
     if query and doc:
         return f"workbench ranking {target} --query {_arg(query)} --doc {_arg(doc)}"
@@ -121,9 +124,17 @@ def suggest_command(path: str) -> str | None:
     if cost and success:
         return f"workbench cost {target} --success {_arg(success)} --cost {_arg(cost)}"
     outcome = f("outcome")
+    epoch = f("epoch", *(x for x in (outcome,) if x))
+    if outcome and epoch:
+        system = f("system", outcome, epoch)
+        return (f"workbench repeats {target} --outcome {_arg(outcome)} --repeat {_arg(epoch)}"
+                + (f" --system {_arg(system)}" if system else ""))
     group = f("group", *(x for x in (outcome,) if x)) if outcome else None
     if outcome and group:
         version = f("version", outcome, group)
         return (f"workbench aggregate {target} --outcome {_arg(outcome)} --group {_arg(group)}"
                 + (f" --version {_arg(version)}" if version else ""))
+    runs = f("system", *(x for x in (outcome,) if x)) or f("version", *(x for x in (outcome,) if x))
+    if outcome and runs:  # one row per run (or version) and item: runs side by side
+        return f"workbench runs {target} --system {_arg(runs)} --outcome {_arg(outcome)}"
     return None

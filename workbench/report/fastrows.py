@@ -225,7 +225,7 @@ def _numbers_xml(decide, arr: np.ndarray, rows: list[str], letter: str, xf: _Xf)
     """A column of finite numbers (floats, or integers within a double's 53 bits)."""
     kind = decide.kind
     x = arr.astype(np.float64)
-    if kind in DECIMALS:
+    if kind in DECIMALS and kind != "latency":  # a latency's decimals follow the value
         shown = x * _SCALE.get(kind, 1.0)
         one = bool(((shown == 0) | (np.abs(shown) >= 10.0 ** -DECIMALS[kind])).all())
     elif kind == "count":

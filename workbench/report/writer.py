@@ -361,14 +361,14 @@ class ColumnCells:
         integer (and every fraction) of a count; every value of a decimal kind that does not
         round to zero (those that do keep two significant digits, each its own format)."""
         x = float(v)
-        if k in DECIMALS:
+        if k in DECIMALS and k != "latency":  # a latency's decimals follow the value (four significant digits)
             shown = x * _SCALE.get(k, 1.0)
             key = k if shown == 0 or abs(shown) >= _VISIBLE[k] else None
         elif k == "count":
             key = ("count", x != int(x))
         elif k in (None, "plain", "text"):
             key = "plain"
-        else:  # p-values, costs: decimals follow the value
+        else:  # p-values, costs, latencies: decimals follow the value
             key = None
         if key is None:
             return self.styles.cell(k if k != "text" else None, value=x)

@@ -1170,7 +1170,7 @@ def content_panels(table, roles: dict[str, str]) -> list[str]:
     out = []
     ids = {c for c, r in roles.items() if r in ("item", "system", "version", "task", "query", "doc")}
     labels = {"baseline", "candidate", "judge", "human"}  # 0/1 columns that are something else
-    if len(_verdict_columns(table, ids)) >= 2 and not labels & set(roles.values()):
+    if not labels & set(roles.values()) and len(_verdict_columns(table, ids, rows=2000)) >= 2:
         out.append("rubric")
     systems = [c for c, r in roles.items() if r == "system"]
     if systems and str(systems[0]).strip().lower().replace("_", "") in ("run", "runid", "runname") \

@@ -24,3 +24,18 @@ class RepeatsPanel(AnalysisPanel):
     def options(self):
         opts = super().options()
         return dataclasses.replace(opts, baseline_system=opts.baseline_system or None)
+
+    def precheck(self):
+        """Repeats need tries: a repeat column, or items with several rows."""
+        if self.table is None or self._value_of(self._controls["repeat"]):
+            return ""
+        item = self._value_of(self._controls["item"])
+        system = self._value_of(self._controls["system"])
+        if not item or item not in self.table.frame.columns:
+            return ""
+        keys = [c for c in (item, system) if c and c in self.table.frame.columns]
+        if self.table.frame.duplicated(subset=keys).any():
+            return ""
+        return ("Each item has one row here: repeats need several tries per item (a repeat, epoch or "
+                "seed column, or an item's rows repeated).")
+

@@ -46,3 +46,18 @@ class RubricPanel(AnalysisPanel):
 
     def form_of(self, options):
         return "long" if options.criterion else "wide"
+
+    def precheck(self):
+        """A rubric needs criteria: two or more yes/no columns (or the long form's columns)."""
+        if self.table is None or self._current_form() != "wide" or self._value_of(self._controls["criteria"]):
+            return ""
+        from ...analyses.rubric import _verdict_columns
+
+        skip = {c for c in (self._value_of(self._controls["item"]), self._value_of(self._controls["system"])) if c}
+        found = _verdict_columns(self.table, skip, rows=2000)
+        if len(found) >= 2:
+            return ""
+        return ("A rubric needs two or more criterion columns of yes/no verdicts; this data has "
+                f"{len(found) or 'no'} such column{'' if len(found) == 1 else 's'}. Name the criteria in "
+                "'Criteria', or choose the long form (criterion and verdict columns).")
+
