@@ -545,4 +545,4 @@ def test_a_value_exactly_on_the_limit_up_to_float_noise_is_on_it():
     result = gate(text, frame)
     r = row(result)
     assert r["status"] == PASS, r["reason"]
-    assert "at-limit:rel-tol-10^-9" in result.signature
+    assert "at-limit:rel-tol-10^-9" in result.signature and "ties:d-rounded-1e-10xscale" in result.signature

@@ -22,6 +22,7 @@ from .criteria import measure
 from .inputs import _pick_input
 from .outcome import FAIL, INCONCLUSIVE, PASS, Outcome
 from .spec import JUDGE, Rule
+from ..metrics.paired import TIES_SIGNATURE
 from .verdict import _gain_not_shown, _more_items, holm, judge, overall
 
 NAME = "gate"
@@ -245,6 +246,7 @@ def _signature(rule: Rule, changed: bool) -> dict:
         "max": "pass=U<=c,fail=L>c",
         "verdict": "any-fail>any-inconclusive>pass,unmet-judge->inconclusive",
         "at-limit": "rel-tol-10^-9",
+        "ties": TIES_SIGNATURE,
         "evalset": "common-ids",
         "errored": "excluded",
         "more-items": "n=d(2.8/mde)^2",
