@@ -46,3 +46,13 @@ def test_failure_only_system_has_no_per_success_number():
     assert res.value("steps_per_success", system="a") == pytest.approx(12 / 2)
     assert res.value("steps_per_success", system="b") is None
     assert any("'b' has no success" in n and "steps per success is undefined" in n for n in res.notes)
+
+
+def test_the_card_names_the_effort_beside_the_cost():
+    from workbench.report.present import answer
+
+    frame = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "success": [1, 1, 0, 1, 1, 0, 1, 1],
+                          "cost": [0.01] * 4 + [0.02] * 4, "steps": [3, 5, 4, 4, 9, 12, 10, 11]})
+    res = cost.run(table_of(frame), cost.Options(system="system", success="success", cost="cost", steps="steps"))
+    text = answer(res).text
+    assert "steps per success: 'a' 5.33, 'b' 14.0" in text, text

@@ -801,10 +801,26 @@ def _answer_cost(result, currency):
         dom = ", ".join(str(d) for d in dominated)
         verb = "is" if len(dominated) == 1 else "are"
         second = (second + ". " if second else "") + f"{dom} {verb} dominated"
+    effort = _effort_clause(result)
+    if effort:
+        second = (second + "; " if second else "") + effort
     sentences = tuple(s for s in (" ".join(parts), (second + ".") if second else "") if s)
     badge = f"{', '.join(map(str, dominated))} dominated" if dominated else (
         f"cheapest: {cheapest.get('system')}" if cheapest is not None else "cost")
     return Answer(sentences, badge, "neutral")
+
+
+def _effort_clause(result) -> str:
+    """"steps per success: 'B' 3.33, 'A' 4.00" -- an agent's effort beside its cost, when the
+    file has steps (else tool calls, else tokens) per request."""
+    for measure, word in (("steps", "steps"), ("tool_calls", "tool calls"), ("tokens", "tokens")):
+        recs = [r for r in result.find(f"{measure}_per_success") if r.get("value") is not None]
+        if recs:
+            recs.sort(key=lambda r: r["value"])
+            listed = ", ".join((f"{_q(r['system'])} " if r.get("system") is not None else "")
+                               + format_value(r["value"], "statistic") for r in recs[:3])
+            return f"{word} per success: {listed}"
+    return ""
 
 
 def _answer_plan(result, currency):
