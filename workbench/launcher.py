@@ -133,7 +133,7 @@ def _no_display_sentence(argv: list[str], problem: str) -> str:
 
 
 #: the analyses on an input file, as the no-display sentence lists them
-_ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost")
+_ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "judge", "rubric", "runs", "repeats")
 
 
 def _gui_argument_problem(argv: list[str]) -> str | None:
