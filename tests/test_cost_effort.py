@@ -56,3 +56,16 @@ def test_the_card_names_the_effort_beside_the_cost():
     res = cost.run(table_of(frame), cost.Options(system="system", success="success", cost="cost", steps="steps"))
     text = answer(res).text
     assert "steps per success: 'a' 5.33, 'b' 14.0" in text, text
+
+
+def test_cli_cost_with_effort_flags(tmp_path, cli):
+    path = tmp_path / "agents.csv"
+    pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "ok": [1, 1, 0, 1, 1, 0, 1, 1],
+                  "usd": [0.01] * 8, "n_turns": [3, 5, 4, 4, 9, 12, 10, 11], "calls": [1, 2, 2, 1, 5, 6, 4, 5],
+                  "tok": [300, 500, 420, 400, 900, 1200, 1000, 1100]}).to_csv(path, index=False)
+    out = cli("cost", str(path), "--system", "system", "--success", "ok", "--cost", "usd", "--steps", "n_turns",
+              "--tool-calls", "calls", "--tokens", "tok")
+    rec = {(r["metric"], r.get("system")): r for r in out["results"]}
+    assert rec[("steps_per_success", "a")]["value"] == pytest.approx(16 / 3)
+    assert rec[("tool_calls_per_success", "b")]["value"] == pytest.approx(20 / 3)
+    assert rec[("tokens_p50", "a")]["value"] == pytest.approx(410)

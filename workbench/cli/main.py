@@ -174,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--success", help="0/1 success column")
     p.add_argument("--cost", help="cost-per-request column")
     p.add_argument("--latency", help="latency column (optional)")
+    p.add_argument("--steps", help="an agent's steps per request (optional; guessed: steps, num_steps...)")
+    p.add_argument("--tool-calls", help="tool calls per request (optional; guessed: tool_calls...)")
+    p.add_argument("--tokens", help="tokens per request (optional; guessed: total_tokens, tokens...)")
     p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
                    help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")
