@@ -302,7 +302,7 @@ def _eval_cost_latency(cond: Condition, table: LoadedTable, alpha: float, progre
         b_rows = np.flatnonzero(systems == base) if cond.relative else None
     else:
         c_rows, b_rows = np.arange(n_rows), None
-        notes.append(f"'{table.name}' has no system column: all its {n_rows} rows are taken as the "
+        notes.append(f"'{table.name}' has no system column: all its {numbers.plural(n_rows, 'row')} are taken as the "
                      f"candidate '{cand}'.")
 
     def stat(rows_idx: np.ndarray) -> np.ndarray:

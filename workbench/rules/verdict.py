@@ -88,7 +88,7 @@ def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> t
             extra = f" and the {test} is significant ({p_txt})" if cond.test != "none" else ""
             return PASS, f"the lower bound {f(lo)} is above {f(lim)}{extra}"
         if lo > lim:
-            shown = f"{p_txt} >= {alpha:g}" if has_test else "no p-value"
+            shown = f"{p_txt} ≥ {alpha:g}" if has_test else "no p-value"
             return INCONCLUSIVE, (f"the lower bound {f(lo)} is above {f(lim)} but the {test} is not "
                                   f"significant ({shown}): borderline")
     return INCONCLUSIVE, f"the interval {fi(lo, hi)} contains {f(lim)}: the data cannot tell yet"
