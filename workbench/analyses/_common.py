@@ -9,8 +9,9 @@ import pandas as pd
 
 from .. import __version__
 from ..core.errors import DataError, OptionError
-from ..core.numbers import article
-from ..io import LoadedTable, guess_column, require_columns, text_codes
+from ..core.numbers import article, plural
+from ..io import LoadedTable, guess_column, require_columns, text_codes, to_text
+from ..io.columns import BINARY_EXPECTED, FALSE_WORDS, TRUE_WORDS
 from ..io.roles import ROLE_NAMES
 
 #: item id columns guessed by name (the Judge and Rubric analyses)
@@ -131,3 +132,53 @@ def pick_column(table: LoadedTable, given: str | None, role: str, flag: str, not
                         f"of its columns looks like one; name it with {flag} (its columns are: {cols}).")
     return None
 
+
+def verdicts(table: LoadedTable, column: str) -> np.ndarray:
+    """A verdict column (1/0, yes/no, pass/fail... in any case) as 1.0 / 0.0 per cell, NaN for a
+    blank one; anything else refused with its lines."""
+    text = to_text(table, column)
+    out = np.full(len(text), np.nan)
+    bad: dict[str, list[int]] = {}
+    for i, cell in enumerate(text):
+        word = cell.strip().lower()
+        if word == "":
+            continue
+        if word in TRUE_WORDS:
+            out[i] = 1.0
+        elif word in FALSE_WORDS:
+            out[i] = 0.0
+        else:
+            bad.setdefault(cell, []).append(i)
+    if bad:
+        shown = []
+        for value, where in list(bad.items())[:5]:
+            lines = ", ".join(map(str, table.lines_of(np.asarray(where[:3]))))
+            shown.append(f"'{value}' (line {lines})")
+        count = sum(len(v) for v in bad.values())
+        raise DataError(f"File '{table.name}', column '{column}': a verdict must be {BINARY_EXPECTED} "
+                        f"(any case) or blank; {plural(count, 'cell')} {'is' if count == 1 else 'are'} not: "
+                        f"{', '.join(shown)}.")
+    return out
+
+
+def verdict_columns(table: LoadedTable, skip: set, *, rows: int | None = None) -> list[str]:
+    """Columns whose non-blank values are all verdict words (1/0, yes/no, pass/fail...), at least
+    one of them non-blank; from the frame's distinct values (never the cells' text, which a large
+    file would read again), the first ``rows`` rows only when given (a quick look)."""
+    words = TRUE_WORDS | FALSE_WORDS
+    frame = table.frame if rows is None else table.frame.iloc[:rows]
+    out = []
+    for column in frame.columns:
+        if str(column) in skip:
+            continue
+        series = frame[column].dropna()
+        if pd.api.types.is_bool_dtype(series.dtype):
+            values = {"true", "false"}
+        elif pd.api.types.is_numeric_dtype(series.dtype):
+            values = {str(int(v)) if float(v).is_integer() else str(v) for v in pd.unique(series)}
+        else:
+            values = {str(v).strip().lower() for v in pd.unique(series)}
+        values -= {""}
+        if values and values <= words:
+            out.append(str(column))
+    return out

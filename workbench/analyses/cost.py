@@ -13,9 +13,10 @@ from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_binary, to_float, to_text
 from ..metrics import cost as cm
+from ..metrics import paired as pm
 from ..metrics.intervals import wilson_interval
 from . import _checks, _rows
-from ._common import Resolver, base_signature
+from ._common import Resolver, base_signature, pick_column
 
 
 def _rate(value) -> str:
@@ -243,9 +244,6 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
     system the mean (t 95% interval), median and p95 per request, and total / successes (every
     attempt's effort counts, the divisor is the successes, as for the cost); calls per tool when
     the file has ``tool_calls.<name>`` columns.  Returns (tables, signature entries)."""
-    from ..metrics import paired as pm
-    from ._common import pick_column
-
     cols = {}
     for measure, names in EFFORT.items():
         col = pick_column(table, getattr(options, measure), measure, f"--{measure.replace('_', '-')}", notes,
@@ -290,10 +288,10 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
     tool_cols = [c for c in map(str, table.frame.columns) if c.startswith("tool_calls.")]
     if tool_cols:
         trows = []
+        calls = {c[len("tool_calls."):]: to_float(part, c, allow_missing=True) for c in tool_cols}  # measured rows
+        part_codes = codes[kept]
         for s, label in enumerate(labels):
-            m = (codes == s) & measured
-            counts = {c[len("tool_calls."):]: to_float(table.take(np.flatnonzero(m)), c, allow_missing=True)
-                      for c in tool_cols}
+            counts = {name: v[part_codes == s] for name, v in calls.items()}
             total = sum(float(np.nansum(v)) for v in counts.values())
             for name, v in counts.items():
                 v = v[np.isfinite(v)]

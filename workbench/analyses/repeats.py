@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError, OptionError
-from ..core.numbers import format_value, plural
+from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, to_float, to_text

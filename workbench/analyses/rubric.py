@@ -28,11 +28,10 @@ from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS, Scaled
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, require_columns, to_text
-from ..io.columns import BINARY_EXPECTED, FALSE_WORDS, TRUE_WORDS
 from ..metrics import paired as pm
 from ..metrics import significance as sg
 from ..metrics.intervals import wilson_interval
-from ._common import ITEM_NAMES, base_signature, check_unique
+from ._common import ITEM_NAMES, base_signature, check_unique, verdict_columns, verdicts
 
 NAME = "rubric"
 TITLE = "Rubric"
@@ -143,56 +142,6 @@ def _rubric(options: Options, criteria: list[str], notes: list[str]) -> Rubric:
     return Rubric(tuple(criteria), np.ones(len(criteria)), ("",) * len(criteria), "equal")
 
 
-def _verdicts(table: LoadedTable, column: str, texts=None, rows=None) -> np.ndarray:
-    """1.0 / 0.0 per cell, NaN for a blank one; anything else refused with its lines."""
-    text = to_text(table, column) if texts is None else texts
-    out = np.full(len(text), np.nan)
-    bad: dict[str, list[int]] = {}
-    for i, cell in enumerate(text):
-        word = cell.strip().lower()
-        if word == "":
-            continue
-        if word in TRUE_WORDS:
-            out[i] = 1.0
-        elif word in FALSE_WORDS:
-            out[i] = 0.0
-        else:
-            bad.setdefault(cell, []).append(i if rows is None else int(rows[i]))
-    if bad:
-        shown = []
-        for value, where in list(bad.items())[:5]:
-            lines = ", ".join(map(str, table.lines_of(np.asarray(where[:3]))))
-            shown.append(f"'{value}' (line {lines})")
-        count = sum(len(v) for v in bad.values())
-        raise DataError(f"File '{table.name}', column '{column}': a verdict must be {BINARY_EXPECTED} "
-                        f"(any case) or blank; {plural(count, 'cell')} {'is' if count == 1 else 'are'} not: "
-                        f"{', '.join(shown)}.")
-    return out
-
-
-def _verdict_columns(table: LoadedTable, skip: set, *, rows: int | None = None) -> list[str]:
-    """Columns whose non-blank values are all verdict words (1/0, yes/no, pass/fail...), at least
-    one of them non-blank; from the frame's distinct values (never the cells' text, which a large
-    file would read again), the first ``rows`` rows only when given (a quick look)."""
-    words = TRUE_WORDS | FALSE_WORDS
-    frame = table.frame if rows is None else table.frame.iloc[:rows]
-    out = []
-    for column in frame.columns:
-        if str(column) in skip:
-            continue
-        series = frame[column].dropna()
-        if pd.api.types.is_bool_dtype(series.dtype):
-            values = {"true", "false"}
-        elif pd.api.types.is_numeric_dtype(series.dtype):
-            values = {str(int(v)) if float(v).is_integer() else str(v) for v in pd.unique(series)}
-        else:
-            values = {str(v).strip().lower() for v in pd.unique(series)}
-        values -= {""}
-        if values and values <= words:
-            out.append(str(column))
-    return out
-
-
 def _collect(table: LoadedTable, options: Options, notes: list[str]):
     """(items, systems, criteria, V) with V[s, i, c] in {1, 0, NaN}: every system's verdicts
     on the union of items (NaN where a system has no row for an item)."""
@@ -210,13 +159,13 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
         frame = pd.DataFrame({"item": to_text(table, item_col),
                               "system": to_text(table, sys_col) if sys_col else "",
                               "criterion": to_text(table, options.criterion),
-                              "v": _verdicts(table, options.verdict)})
+                              "v": verdicts(table, options.verdict)})
         criteria = list(dict.fromkeys(frame["criterion"]))
     else:
         if options.criteria:
             criteria = _split(options.criteria)
         else:
-            criteria = _verdict_columns(table, {item_col, sys_col})
+            criteria = verdict_columns(table, {item_col, sys_col})
             if not criteria:
                 raise DataError(f"File '{table.name}': no column holds only yes/no verdicts; name the criterion "
                                 f"columns with --criteria C1,C2,... (wide form), or give --criterion and --verdict "
@@ -237,7 +186,7 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
                                 f"item id column with --item.")
             items = [f"line {x}" for x in table.lines_of(range(len(table.frame)))]
         parts = [pd.DataFrame({"item": items, "system": to_text(table, sys_col) if sys_col else "",
-                               "criterion": c, "v": _verdicts(table, c)}) for c in criteria]
+                               "criterion": c, "v": verdicts(table, c)}) for c in criteria]
         frame = pd.concat(parts, ignore_index=True)
     systems = list(dict.fromkeys(frame["system"]))
     item_ids = list(dict.fromkeys(frame["item"]))

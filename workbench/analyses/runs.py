@@ -32,8 +32,7 @@ from ..metrics import paired as pm
 from ..metrics import significance as sg
 from ..metrics.intervals import wilson_interval
 from ..metrics.multiple import compact_letters, randomized_tukey_hsd
-from ._common import ITEM_NAMES, base_signature, check_unique, pick_column
-from .rubric import _verdicts
+from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, verdicts
 
 NAME = "runs"
 TITLE = "Runs"
@@ -99,7 +98,7 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     except DataError:  # yes/no, pass/fail words: a 0/1 outcome (blank: missing)
         if options.score:
             raise
-        values = _verdicts(table, value_col)
+        values = verdicts(table, value_col)
     if options.outcome is None and options.score is None:
         binary = bool(np.isin(values[np.isfinite(values)], (0.0, 1.0)).all())
     else:

@@ -640,23 +640,15 @@ class _Parser:
         m = _EFFORT.match(metric)  # steps_per_success (a cost of its own), steps_p50 (a percentile)
         if m and m.group(2) == "per_success":
             return COST, None, None
-        if m:
-            q = float(m.group(3))
-            if not 0 < q < 100:
-                raise self.fail(place, f"key 'metric' asks for percentile {q:g} in {_show(metric)}; "
-                                f"it must be between 0 and 100", section="condition", index=index,
-                                key="metric")
-            return LATENCY, None, q
         if metric in JUDGE_METRICS:
             return JUDGE, None, None
-        m = _LATENCY.match(metric)
-        if m:
-            q = float(m.group(1))
-            if not 0 < q < 100:
-                raise self.fail(place, f"key 'metric' asks for percentile {q:g} in {_show(metric)}; "
+        q = m.group(3) if m else (_LATENCY.match(metric) or [None, None])[1]
+        if q is not None:  # latency_p95, tool_calls_p50: a percentile
+            if not 0 < float(q) < 100:
+                raise self.fail(place, f"key 'metric' asks for percentile {float(q):g} in {_show(metric)}; "
                                 f"it must be between 0 and 100", section="condition", index=index,
                                 key="metric")
-            return LATENCY, None, q
+            return LATENCY, None, float(q)
         known = ["success", "ndcg@10", "p@10", "r@10", "hit@10", "mrr", "map", "cost_per_success",
                  "cost_per_request", "latency_p95", *JUDGE_METRICS]
         raise self.fail(place, f"key 'metric' names an unknown metric {_show(metric)}"

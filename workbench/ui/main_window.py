@@ -1165,12 +1165,12 @@ def panel_for_roles(roles: dict[str, str]) -> str | None:
 def content_panels(table, roles: dict[str, str]) -> list[str]:
     """Panels a file fits by more than its roles: several columns of yes/no verdicts (a
     rubric), a run column (runs side by side)."""
-    from ..analyses.rubric import _verdict_columns
+    from ..analyses._common import verdict_columns
 
     out = []
     ids = {c for c, r in roles.items() if r in ("item", "system", "version", "task", "query", "doc")}
     labels = {"baseline", "candidate", "judge", "human"}  # 0/1 columns that are something else
-    if not labels & set(roles.values()) and len(_verdict_columns(table, ids, rows=2000)) >= 2:
+    if not labels & set(roles.values()) and len(verdict_columns(table, ids, rows=2000)) >= 2:
         out.append("rubric")
     systems = [c for c, r in roles.items() if r == "system"]
     if systems and str(systems[0]).strip().lower().replace("_", "") in ("run", "runid", "runname") \

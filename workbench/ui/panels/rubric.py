@@ -51,10 +51,10 @@ class RubricPanel(AnalysisPanel):
         """A rubric needs criteria: two or more yes/no columns (or the long form's columns)."""
         if self.table is None or self._current_form() != "wide" or self._value_of(self._controls["criteria"]):
             return ""
-        from ...analyses.rubric import _verdict_columns
+        from ...analyses._common import verdict_columns
 
         skip = {c for c in (self._value_of(self._controls["item"]), self._value_of(self._controls["system"])) if c}
-        found = _verdict_columns(self.table, skip, rows=2000)
+        found = verdict_columns(self.table, skip, rows=2000)
         if len(found) >= 2:
             return ""
         return ("A rubric needs two or more criterion columns of yes/no verdicts; this data has "
