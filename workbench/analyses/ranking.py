@@ -77,6 +77,67 @@ check_options = _check  # the command line checks every option before reading th
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     ks = _check(options)
     res = Resolver(table)
+    cols = _columns(table, options, res)
+    progress.advance(0.05, "reading the run")
+    run = _read_run(table, options, cols)
+    progress.check_cancelled()
+    progress.advance(0.2, "coding queries and documents")
+    coded = _code_ids(table, run, cols)
+    judg = _judgments(table, run, coded, cols)
+    tie = _tie_breaker(options, coded)
+
+    progress.check_cancelled()
+    progress.advance(0.4, "computing metrics")
+    records, per_query, summary_rows = [], [], []
+    notes = list(res.notes)
+    Q = len(coded.q_labels)
+    judged_queries = np.bincount(judg.jq, minlength=Q) > 0
+    any_run = np.bincount(coded.rq, minlength=Q) > 0
+    # trec_eval's query set: the judged queries (a judged query a system missed scores 0, as
+    # with trec_eval -c); retrieved queries without any judgment are left out ('skip') or
+    # kept and scored 0 ('zero')
+    query_set = judged_queries | (any_run if options.unjudged == "zero" else False)
+    for code, label in enumerate(run.sys_labels):
+        progress.check_cancelled()
+        if len(run.sys_labels) == 1:
+            m_q, m_val, m_tie, m_grade = coded.rq, run.order_val, tie, judg.grade_for_run
+        else:
+            m = run.sys_codes == code
+            m_q, m_val, m_tie, m_grade = (coded.rq[m], run.order_val[m], _subset(tie, m),
+                                          judg.grade_for_run[m])
+        arr = rank_metrics(m_q, m_val, m_tie, m_grade, judg.jq, judg.jgrade,
+                           n_queries=Q, ks=ks, gain=options.gain,
+                           threshold=options.relevance_threshold)
+        recs, sys_notes, row, frame = _system_result(arr, label, query_set, ks, options, cols,
+                                                     coded.q_labels)
+        records += recs
+        notes += sys_notes
+        summary_rows.append(row)
+        per_query.append(frame)
+    notes += _query_set_notes(options, coded.q_labels, any_run, judged_queries, judg,
+                              qrels=run.qrels is not None)
+    sig = _signature(options, ks, cols)
+    tables = _tables(summary_rows, per_query)
+    if cols.system and len(run.sys_labels) > 1:  # paired tests per metric: analyses/paired.py
+        from .paired import ranking_systems_compared
+        sc_table, sc_records, sc_notes, sig["systems-compared"] = ranking_systems_compared(
+            tables[1].frame, ks, options.no_relevant)
+        tables, records, notes = tables + (sc_table,), records + sc_records, notes + sc_notes
+    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """The run's columns, resolved from the options and the table's roles."""
+    query: str
+    doc: str
+    score: str | None
+    rank: str | None
+    system: str | None
+    relevance: str | None
+
+
+def _columns(table: LoadedTable, options: Options, res: Resolver) -> _Columns:
     q_col = res.required(options.query, "query", "--query")
     d_col = res.required(options.doc, "doc", "--doc")
     if options.score and options.rank:
@@ -103,181 +164,239 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         rel_col = res.optional(None, "relevance", "--relevance")
         if rel_col and rel_col in (q_col, d_col, s_col, r_col, sys_col):
             rel_col = None
+    return _Columns(q_col, d_col, s_col, r_col, sys_col, rel_col)
 
-    progress.advance(0.05, "reading the run")
-    order_val = -to_float(table, r_col) if r_col else to_float(table, s_col)
+
+@dataclass(frozen=True)
+class _Run:
+    """The run as arrays: the ordering value (higher first), the run's own grades (NaN where
+    unjudged), the systems' codes and names, and the qrels (table, grades) when given."""
+    order_val: np.ndarray
+    run_grade: np.ndarray
+    sys_codes: np.ndarray
+    sys_labels: list
+    qrels: tuple[LoadedTable, np.ndarray] | None
+    qrels_relevance: str | None
+
+
+def _read_run(table: LoadedTable, options: Options, cols: _Columns) -> _Run:
+    order_val = -to_float(table, cols.rank) if cols.rank else to_float(table, cols.score)
     n_run = order_val.size
-    run_grade = (to_float(table, rel_col, allow_missing=True) if rel_col
+    run_grade = (to_float(table, cols.relevance, allow_missing=True) if cols.relevance
                  else np.full(n_run, np.nan))
-    if sys_col:
-        sys_codes, sys_labels = text_codes(table, sys_col)
+    if cols.system:
+        sys_codes, sys_labels = text_codes(table, cols.system)
         sys_labels = [str(x) for x in sys_labels]
     else:
         sys_codes, sys_labels = np.zeros(n_run, dtype=np.int64), [None]
-
     qrels = None
     if options.qrels:
         qt = load_qrels(options.qrels)
-        qrel_rel = rel_col or options.relevance or "relevance"
-        require_columns(qt, [q_col, d_col, qrel_rel])
+        qrel_rel = cols.relevance or options.relevance or "relevance"
+        require_columns(qt, [cols.query, cols.doc, qrel_rel])
         qrels = (qt, to_float(qt, qrel_rel))
-    progress.check_cancelled()
-    progress.advance(0.2, "coding queries and documents")
+    return _Run(order_val, run_grade, sys_codes, sys_labels, qrels, options.qrels)
 
-    # one code space for the run's and the qrels' ids: the cells' exact text
-    (rq, qq), q_labels = _joint_codes([table] + ([qrels[0]] if qrels else []), q_col)
-    (rd, qd), d_labels = _joint_codes([table] + ([qrels[0]] if qrels else []), d_col)
+
+@dataclass(frozen=True)
+class _Coded:
+    """Queries and documents coded in one code space shared by the run and the qrels (the
+    cells' exact text), and the run's (query, document) keys sorted when a lookup needs them."""
+    rq: np.ndarray
+    rd: np.ndarray
+    qq: np.ndarray | None
+    qd: np.ndarray | None
+    q_labels: object
+    d_labels: object
+    run_key: np.ndarray
+    by_key: np.ndarray | None
+    sorted_key: np.ndarray | None
+
+    @property
+    def n_docs(self) -> int:
+        return max(len(self.d_labels), 1)
+
+
+def _code_ids(table: LoadedTable, run: _Run, cols: _Columns) -> _Coded:
+    others = [run.qrels[0]] if run.qrels else []
+    (rq, qq), q_labels = _joint_codes([table] + others, cols.query)
+    (rd, qd), d_labels = _joint_codes([table] + others, cols.doc)
     D = max(len(d_labels), 1)
-    Q = len(q_labels)
     run_key = rq * D + rd
-    if qrels or sys_col:
+    by_key = sorted_key = None
+    if run.qrels or cols.system:
         by_key = np.argsort(run_key)
         sorted_key = run_key[by_key]
-    if sys_col:
-        dup_sorted = np.sort(run_key * len(sys_labels) + sys_codes)
+    if cols.system:
+        dup_sorted = np.sort(run_key * len(run.sys_labels) + run.sys_codes)
         repeated = bool(np.any(dup_sorted[1:] == dup_sorted[:-1]))
-    elif qrels:
+    elif run.qrels:
         repeated = bool(np.any(sorted_key[1:] == sorted_key[:-1]))
     else:
         repeated = repeated_pairs(rq, rd)
     if repeated:
-        check_unique(table, ([sys_col] if sys_col else []) + [q_col, d_col],
-                     "(query, document) pair" + (" of a system" if sys_col else ""))
+        check_unique(table, ([cols.system] if cols.system else []) + [cols.query, cols.doc],
+                     "(query, document) pair" + (" of a system" if cols.system else ""))
+    return _Coded(rq, rd, qq, qd, q_labels, d_labels, run_key, by_key, sorted_key)
 
-    # pooled judgments: the run's grades (the same across systems), then the qrels override
-    judged = ~np.isnan(run_grade)
-    jkeys, jgrade = run_key[judged], run_grade[judged]
-    if sys_col and jkeys.size:
-        order = np.lexsort((jgrade, jkeys))
-        k_sorted, g_sorted = jkeys[order], jgrade[order]
-        clash = (k_sorted[1:] == k_sorted[:-1]) & (g_sorted[1:] != g_sorted[:-1])
-        if clash.any():
-            rows = np.flatnonzero(run_key == k_sorted[1:][clash][0])
-            raise DataError(
-                f"File '{table.name}' gives document '{d_labels[rd[rows[0]]]}' of query "
-                f"'{q_labels[rq[rows[0]]]}' different relevance grades on "
-                f"{table.describe_rows(rows)}; a judgment must be the same in every row (or give "
-                f"the grades in a qrels file).")
-        first = np.r_[True, k_sorted[1:] != k_sorted[:-1]]
-        jkeys, jgrade = k_sorted[first], g_sorted[first]
+
+@dataclass(frozen=True)
+class _Judgments:
+    """The pooled judgments (query code, key, grade) and each run row's grade (0 unjudged)."""
+    jq: np.ndarray
+    jgrade: np.ndarray
+    grade_for_run: np.ndarray
+    unjudged_rows: int
+    qrels_only_docs: int
+
+
+def _judgments(table: LoadedTable, run: _Run, coded: _Coded, cols: _Columns) -> _Judgments:
+    """Pooled judgments: the run's grades (the same across systems), then the qrels override."""
+    D = coded.n_docs
+    judged = ~np.isnan(run.run_grade)
+    jkeys, jgrade = coded.run_key[judged], run.run_grade[judged]
+    if cols.system and jkeys.size:
+        jkeys, jgrade = _one_grade_per_pair(table, coded, jkeys, jgrade)
     n_qrels_only_docs = 0
-    if qrels:
-        qt, q_grade = qrels
-        qk = qq * D + qd
+    if run.qrels:
+        qt, q_grade = run.qrels
+        qk = coded.qq * D + coded.qd
         q_sorted = np.sort(qk)
         if np.any(q_sorted[1:] == q_sorted[:-1]):
-            check_unique(qt, [q_col, d_col], "(query, document) judgment")
-        n_qrels_only_docs = int((~_member(qk, sorted_key)).sum())
+            check_unique(qt, [cols.query, cols.doc], "(query, document) judgment")
+        n_qrels_only_docs = int((~_member(qk, coded.sorted_key)).sum())
         keep = ~_member(jkeys, q_sorted)  # the qrels override the run's grades
         jkeys = np.concatenate([jkeys[keep], qk])
         jgrade = np.concatenate([jgrade[keep], q_grade])
-    if qrels or sys_col:
+    if run.qrels or cols.system:
         j_order = np.argsort(jkeys)
         j_sorted = jkeys[j_order]
-        pos = np.minimum(np.searchsorted(j_sorted, sorted_key), max(j_sorted.size - 1, 0))
-        found = (j_sorted[pos] == sorted_key) if j_sorted.size else np.zeros(sorted_key.size, bool)
-        grade_for_run = np.zeros(n_run)
-        grade_for_run[by_key[found]] = jgrade[j_order[pos[found]]]
+        pos = np.minimum(np.searchsorted(j_sorted, coded.sorted_key), max(j_sorted.size - 1, 0))
+        found = ((j_sorted[pos] == coded.sorted_key) if j_sorted.size
+                 else np.zeros(coded.sorted_key.size, bool))
+        grade_for_run = np.zeros(coded.run_key.size)
+        grade_for_run[coded.by_key[found]] = jgrade[j_order[pos[found]]]
         unjudged = int((~found).sum())
     else:
-        grade_for_run = np.where(judged, run_grade, 0.0)
+        grade_for_run = np.where(judged, run.run_grade, 0.0)
         unjudged = int((~judged).sum())
-    jq = jkeys // D
+    return _Judgments(jkeys // D, jgrade, grade_for_run, unjudged, n_qrels_only_docs)
 
-    if options.ties == "trec_eval":
-        def tie(rows: np.ndarray) -> np.ndarray:
-            """Document id descending among these rows' documents (only rows of queries whose
-            scores tie are asked for, so few labels are sorted)."""
-            docs, inverse = np.unique(rd[rows], return_inverse=True)
-            by_id = np.argsort(np.asarray(d_labels[docs], dtype=object), kind="stable")
-            rank_of = np.empty(docs.size, dtype=np.int64)
-            rank_of[by_id] = np.arange(docs.size)
-            return -rank_of[inverse]
-    else:
-        tie = None  # file order
 
-    progress.check_cancelled()
-    progress.advance(0.4, "computing metrics")
-    records, per_query, summary_rows = [], [], []
-    notes = list(res.notes)
-    judged_queries = np.bincount(jq, minlength=Q) > 0
-    any_run = np.bincount(rq, minlength=Q) > 0
-    # trec_eval's query set: the judged queries (a judged query a system missed scores 0, as
-    # with trec_eval -c); retrieved queries without any judgment are left out ('skip') or
-    # kept and scored 0 ('zero')
-    query_set = judged_queries | (any_run if options.unjudged == "zero" else False)
+def _one_grade_per_pair(table: LoadedTable, coded: _Coded, jkeys: np.ndarray, jgrade: np.ndarray):
+    """Several systems' rows judge the same (query, document): one grade each, or a sentence."""
+    order = np.lexsort((jgrade, jkeys))
+    k_sorted, g_sorted = jkeys[order], jgrade[order]
+    clash = (k_sorted[1:] == k_sorted[:-1]) & (g_sorted[1:] != g_sorted[:-1])
+    if clash.any():
+        rows = np.flatnonzero(coded.run_key == k_sorted[1:][clash][0])
+        raise DataError(
+            f"File '{table.name}' gives document '{coded.d_labels[coded.rd[rows[0]]]}' of query "
+            f"'{coded.q_labels[coded.rq[rows[0]]]}' different relevance grades on "
+            f"{table.describe_rows(rows)}; a judgment must be the same in every row (or give "
+            f"the grades in a qrels file).")
+    first = np.r_[True, k_sorted[1:] != k_sorted[:-1]]
+    return k_sorted[first], g_sorted[first]
+
+
+def _tie_breaker(options: Options, coded: _Coded):
+    """trec_eval's tie order (document id descending) as a function of rows, or None (file order)."""
+    if options.ties != "trec_eval":
+        return None
+    rd, d_labels = coded.rd, coded.d_labels
+
+    def tie(rows: np.ndarray) -> np.ndarray:
+        """Document id descending among these rows' documents (only rows of queries whose
+        scores tie are asked for, so few labels are sorted)."""
+        docs, inverse = np.unique(rd[rows], return_inverse=True)
+        by_id = np.argsort(np.asarray(d_labels[docs], dtype=object), kind="stable")
+        rank_of = np.empty(docs.size, dtype=np.int64)
+        rank_of[by_id] = np.arange(docs.size)
+        return -rank_of[inverse]
+    return tie
+
+
+def _system_result(arr, label, universe: np.ndarray, ks, options: Options, cols: _Columns,
+                   q_labels):
+    """One system's records, notes, summary row and per-query frame from its metric arrays;
+    ``universe`` is the query set every system is scored on."""
+    in_run = arr.retrieved > 0
+    no_rel = universe & (arr.relevant == 0)
+    use = universe & ~no_rel if options.no_relevant == "skip" else universe
+    n_use = int(use.sum())
+    values: dict[str, float] = {}
+    for k in ks:
+        values[f"p@{k}"] = _mean(arr.precision[k], use)
+        values[f"r@{k}"] = _mean(arr.recall[k], use)
+        values[f"hit@{k}"] = _mean(arr.hit[k], use)
+        values[f"ndcg@{k}"] = _mean(arr.ndcg[k], use)
+    values["mrr"] = _mean(arr.rr, use)
+    values["map"] = _mean(arr.ap, use)
+    records = []
+    for metric, value in values.items():
+        k = int(metric.split("@")[1]) if "@" in metric else None
+        records.append(record(metric, value, system=label, k=k, n=n_use))
+    n_tied = int((arr.tied & in_run).sum())
+    notes = _system_notes(arr, label, universe, no_rel, in_run, n_tied, options, cols)
+    row = {"system": label if label is not None else "(all)", "queries": n_use,
+           "no_relevant": int(no_rel.sum()), "tied_queries": n_tied, **values}
+    idx = np.flatnonzero(universe)
+    frame = pd.DataFrame({
+        **({"system": [label] * idx.size} if cols.system else {}),
+        "query": pd.Index(q_labels).take(idx).astype(str).to_numpy(dtype=object),
+        "retrieved": arr.retrieved[idx],
+        "relevant": arr.relevant[idx].astype(int),
+        "counted": use[idx],
+        "tied": arr.tied[idx],
+        **{f"p@{k}": arr.precision[k][idx] for k in ks},
+        **{f"r@{k}": arr.recall[k][idx] for k in ks},
+        **{f"hit@{k}": arr.hit[k][idx] for k in ks},
+        **{f"ndcg@{k}": arr.ndcg[k][idx] for k in ks},
+        "rr": arr.rr[idx],
+        "ap": arr.ap[idx],
+    })
+    return records, notes, row, frame
+
+
+def _system_notes(arr, label, universe, no_rel, in_run, n_tied: int, options: Options,
+                  cols: _Columns) -> list[str]:
+    """What a reader of one system's numbers must know: queries without a relevant document,
+    judged queries it missed, ties and near-ties."""
+    notes = []
+    who = f"system '{label}': " if label is not None else ""
+    if no_rel.any():
+        how_kept = "left out" if options.no_relevant == "skip" else "kept and scored 0"
+        notes.append(f"{who}{of_total(int(no_rel.sum()), int(universe.sum()), 'query')} "
+                     f"{verb(no_rel.sum(), 'has', 'have')} no relevant "
+                     f"document (grade ≥ {options.relevance_threshold:g}); "
+                     f"{'it is' if int(no_rel.sum()) == 1 else 'they are'} {how_kept} "
+                     f"(no-relevant policy '{options.no_relevant}').")
+    missing = universe & ~in_run
+    if missing.any():
+        notes.append(f"{who}{plural(int(missing.sum()), 'judged query', 'judged queries')} "
+                     f"{verb(missing.sum(), 'has', 'have')} no retrieved document and "
+                     f"{verb(missing.sum(), 'scores', 'score')} 0 on every metric.")
+    if n_tied:
+        how = ("score descending, then document id descending (trec_eval)"
+               if options.ties == "trec_eval" else "score descending, then file order")
+        notes.append(f"{who}{plural(n_tied, 'query', 'queries')} {verb(n_tied, 'has', 'have')} "
+                     f"tied {'ranks' if cols.rank else 'scores'}; ties are "
+                     f"broken by {how}.")
+    n_near = int((arr.near_tied & in_run).sum()) if arr.near_tied is not None else 0
+    if n_near:
+        notes.append(f"{who}{n_near} {_plural(n_near, 'query has', 'queries have')} scores that "
+                     f"differ only past single precision; they are ranked by their full value "
+                     f"here, while trec_eval (which keeps scores as 32-bit floats) ties them and "
+                     f"breaks the tie by document id, so its numbers can differ slightly.")
+    return notes
+
+
+def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg: _Judgments,
+                     qrels: bool) -> list[str]:
+    """Notes on the whole run: unjudged queries and rows, judged documents never retrieved,
+    negative grades."""
+    notes = []
     left_out = np.flatnonzero(any_run & ~judged_queries) if options.unjudged == "skip" else None
-    for code, label in enumerate(sys_labels):
-        progress.check_cancelled()
-        if len(sys_labels) == 1:
-            m_q, m_val, m_tie, m_grade = rq, order_val, tie, grade_for_run
-        else:
-            m = sys_codes == code
-            m_q, m_val, m_tie, m_grade = rq[m], order_val[m], _subset(tie, m), grade_for_run[m]
-        arr = rank_metrics(m_q, m_val, m_tie, m_grade, jq, jgrade,
-                           n_queries=Q, ks=ks, gain=options.gain,
-                           threshold=options.relevance_threshold)
-        in_run = arr.retrieved > 0
-        universe = query_set  # the queries every system is scored on
-        no_rel = universe & (arr.relevant == 0)
-        use = universe & ~no_rel if options.no_relevant == "skip" else universe
-        n_use = int(use.sum())
-        values: dict[str, float] = {}
-        for k in ks:
-            values[f"p@{k}"] = _mean(arr.precision[k], use)
-            values[f"r@{k}"] = _mean(arr.recall[k], use)
-            values[f"hit@{k}"] = _mean(arr.hit[k], use)
-            values[f"ndcg@{k}"] = _mean(arr.ndcg[k], use)
-        values["mrr"] = _mean(arr.rr, use)
-        values["map"] = _mean(arr.ap, use)
-        for metric, value in values.items():
-            k = int(metric.split("@")[1]) if "@" in metric else None
-            records.append(record(metric, value, system=label, k=k, n=n_use))
-        who = f"system '{label}': " if label is not None else ""
-        if no_rel.any():
-            how_kept = "left out" if options.no_relevant == "skip" else "kept and scored 0"
-            notes.append(f"{who}{of_total(int(no_rel.sum()), int(universe.sum()), 'query')} "
-                         f"{verb(no_rel.sum(), 'has', 'have')} no relevant "
-                         f"document (grade ≥ {options.relevance_threshold:g}); "
-                         f"{'it is' if int(no_rel.sum()) == 1 else 'they are'} {how_kept} "
-                         f"(no-relevant policy '{options.no_relevant}').")
-        missing = universe & ~in_run
-        if missing.any():
-            notes.append(f"{who}{plural(int(missing.sum()), 'judged query', 'judged queries')} "
-                         f"{verb(missing.sum(), 'has', 'have')} no retrieved document and "
-                         f"{verb(missing.sum(), 'scores', 'score')} 0 on every metric.")
-        n_tied = int((arr.tied & in_run).sum())
-        if n_tied:
-            how = ("score descending, then document id descending (trec_eval)"
-                   if options.ties == "trec_eval" else "score descending, then file order")
-            notes.append(f"{who}{plural(n_tied, 'query', 'queries')} {verb(n_tied, 'has', 'have')} "
-                         f"tied {'ranks' if r_col else 'scores'}; ties are "
-                         f"broken by {how}.")
-        n_near = int((arr.near_tied & in_run).sum()) if arr.near_tied is not None else 0
-        if n_near:
-            notes.append(f"{who}{n_near} {_plural(n_near, 'query has', 'queries have')} scores that "
-                         f"differ only past single precision; they are ranked by their full value "
-                         f"here, while trec_eval (which keeps scores as 32-bit floats) ties them and "
-                         f"breaks the tie by document id, so its numbers can differ slightly.")
-        summary_rows.append({"system": label if label is not None else "(all)", "queries": n_use,
-                             "no_relevant": int(no_rel.sum()), "tied_queries": n_tied, **values})
-        idx = np.flatnonzero(universe)
-        frame = pd.DataFrame({
-            **({"system": [label] * idx.size} if sys_col else {}),
-            "query": pd.Index(q_labels).take(idx).astype(str).to_numpy(dtype=object),
-            "retrieved": arr.retrieved[idx],
-            "relevant": arr.relevant[idx].astype(int),
-            "counted": use[idx],
-            "tied": arr.tied[idx],
-            **{f"p@{k}": arr.precision[k][idx] for k in ks},
-            **{f"r@{k}": arr.recall[k][idx] for k in ks},
-            **{f"hit@{k}": arr.hit[k][idx] for k in ks},
-            **{f"ndcg@{k}": arr.ndcg[k][idx] for k in ks},
-            "rr": arr.rr[idx],
-            "ap": arr.ap[idx],
-        })
-        per_query.append(frame)
-
     if left_out is not None and left_out.size:
         shown = ", ".join(f"'{q_labels[i]}'" for i in left_out[:5])
         more = f" and {left_out.size - 5} more" if left_out.size > 5 else ""
@@ -291,20 +410,25 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         if kept:
             notes.append(f"{kept} retrieved {_plural(kept, 'query', 'queries')} without any "
                          f"judgment {_plural(kept, 'is', 'are')} kept and {_plural(kept, 'scores', 'score')} 0 on every metric (unjudged policy 'zero').")
-    if unjudged:
-        notes.append(f"{unjudged} retrieved rows have no relevance judgment and count as not relevant "
-                     f"(gain 0).")
-    if n_qrels_only_docs:
-        notes.append(f"{plural(n_qrels_only_docs, 'judged document')} in the qrels "
-                     f"{verb(n_qrels_only_docs, 'was', 'were')} never retrieved; "
-                     f"{verb(n_qrels_only_docs, 'it counts', 'they count')} in recall, MAP and the ideal DCG.")
-    if (jgrade < 0).any():
-        notes.append(f"{int((jgrade < 0).sum())} judgments have a negative grade; their gain counts as 0.")
+    if judg.unjudged_rows:
+        notes.append(f"{judg.unjudged_rows} retrieved rows have no relevance judgment and count as "
+                     f"not relevant (gain 0).")
+    n_only = judg.qrels_only_docs
+    if n_only:
+        notes.append(f"{plural(n_only, 'judged document')} in the qrels "
+                     f"{verb(n_only, 'was', 'were')} never retrieved; "
+                     f"{verb(n_only, 'it counts', 'they count')} in recall, MAP and the ideal DCG.")
+    if (judg.jgrade < 0).any():
+        notes.append(f"{int((judg.jgrade < 0).sum())} judgments have a negative grade; their gain "
+                     f"counts as 0.")
+    return notes
 
+
+def _signature(options: Options, ks, cols: _Columns) -> dict:
     sig = base_signature(NAME)
     sig.update({
         "k": ",".join(map(str, ks)),
-        "order": "rank-asc" if r_col else "score-desc",
+        "order": "rank-asc" if cols.rank else "score-desc",
         "ties": options.ties,
         "gain": options.gain,
         "disc": "log2(rank+1)",
@@ -318,9 +442,14 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "rr": "full-list",
         "map": "full-list/R",
     })
-    fmt = {c: "float" for c in summary_rows[0] if "@" in c or c in ("mrr", "map")} if summary_rows else {}
+    return sig
+
+
+def _tables(summary_rows: list[dict], per_query: list[pd.DataFrame]) -> tuple[Table, ...]:
+    fmt = ({c: "float" for c in summary_rows[0] if "@" in c or c in ("mrr", "map")}
+           if summary_rows else {})
     fmt.update({"queries": "int", "no_relevant": "int", "tied_queries": "int"})
-    tables = (
+    return (
         Table("summary", "Ranking metrics per system", pd.DataFrame(summary_rows), columns={
             "queries": "queries in every mean (the denominator)",
             "no_relevant": "queries with no relevant document",
@@ -328,12 +457,6 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         }, formats=fmt),
         Table("queries", "Per-query metrics", pd.concat(per_query, ignore_index=True), formats=fmt),
     )
-    if sys_col and len(sys_labels) > 1:  # paired tests per metric: workbench/analyses/paired.py
-        from .paired import ranking_systems_compared
-        sc_table, sc_records, sc_notes, sig["systems-compared"] = ranking_systems_compared(
-            tables[1].frame, ks, options.no_relevant)
-        tables, records, notes = tables + (sc_table,), records + sc_records, notes + sc_notes
-    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 
 def _joint_codes(tables: list[LoadedTable], column: str):
