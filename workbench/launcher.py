@@ -17,6 +17,8 @@ import os
 import signal
 import sys
 
+from . import catalog
+
 #: the SIGINTs received since this module was imported (see :func:`_on_sigint`)
 _INTERRUPTS: list[int] = []
 
@@ -133,7 +135,7 @@ def _no_display_sentence(argv: list[str], problem: str) -> str:
 
 
 #: the analyses on an input file, as the no-display sentence lists them
-_ANALYSES = ("text", "ranking", "passk", "aggregate", "compare", "cost", "judge", "rubric", "runs", "repeats")
+_ANALYSES = catalog.names(reads_input=True)
 
 
 def _gui_argument_problem(argv: list[str]) -> str | None:

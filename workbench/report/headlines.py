@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .. import catalog
 from ..core.result import AnalysisResult
 
 #: The denominator of each analysis, in words.
-UNITS = {"text": "items", "ranking": "queries", "passk": "tasks", "aggregate": "items",
-         "compare": "paired items", "cost": "requests", "plan": "items"}
+UNITS = {a.name: a.unit for a in catalog.ANALYSES}
 
 def who(rec: dict) -> str:
     """What a record is about: ``system 'A'``, ``'old' -> 'new'``, ``k=3``...

@@ -37,6 +37,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .. import catalog
 from ..core.numbers import (  # noqa: F401  (re-exported: the policy's one home is core.numbers)
     _EXACT_KINDS, _FLOOR, _PATTERN_KINDS, _SCALE, _SIGNED, _STAT_RE, ALPHA, DECIMALS, GATE_UNIT_KINDS,
     HINT_KINDS, KINDS, MISSING, _cost_decimals, _currency_affix, _decimals_for, _fixed, _is_missing,
@@ -1144,7 +1145,6 @@ def answer(result, *, currency: str | None = None) -> Answer:
     return _with_errored(ans, result)
 
 
-_ERRORED_ANALYSES = ("passk", "text", "compare", "cost", "aggregate")
 _ERRORED_NOTE = re.compile(r"(\d+) of (\d+) rows ended with an error")
 
 
@@ -1152,7 +1152,7 @@ def _with_errored(ans: Answer, result) -> Answer:
     """The card says when rows that ended with an error were left out or counted as failures
     (the note :mod:`workbench.analyses._rows` writes; the signature's ``errored``)."""
     sig = str(getattr(result, "signature", "") or "")
-    if "errored:" not in sig or getattr(result, "analysis", None) not in _ERRORED_ANALYSES:
+    if "errored:" not in sig or getattr(result, "analysis", None) not in catalog.BY_NAME:
         return ans  # (a gate's card keeps its own sentences: its last one is the rule)
     for note in getattr(result, "notes", ()) or ():
         match = _ERRORED_NOTE.search(str(note))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import pandas as pd
 
-from .. import __version__
+from .. import __version__, catalog
 from ..core.errors import WorkbenchError
 from ..core.result import RECORD_KEYS, AnalysisResult, Table
 from .charts import charts_for
@@ -42,8 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: (each row is flushed to disk once written, so memory stays bounded).
 LARGE_TABLE_ROWS = 50_000
 #: Tables written on a sheet of their own (the per-item tables), by analysis.
-ITEM_TABLES = {"text": {"items"}, "ranking": {"queries"}, "passk": {"tasks"}, "cost": {"latency_ecdf"},
-               "compare": {"discordant"}, "aggregate": {"units"}}
+ITEM_TABLES = {a.name: a.item_tables for a in catalog.ANALYSES}
 #: Any other table longer than this also gets a sheet of its own.
 OWN_SHEET_ROWS = 500
 #: Pixel height of a default row for Arial 10 (12.75 points), so that charts land where planned.

@@ -291,6 +291,7 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
         else:
             ok, detail = _check_value(result, *expected)
             outcome.step(ok, label, f"{detail} in {ms:.0f} ms")
+    _every_analysis_tried(outcome, results)
 
     _example_sessions(outcome, window, timeout)
 
@@ -310,6 +311,17 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
     window.shutdown()
     window.close()
     app.processEvents()
+
+
+def _every_analysis_tried(outcome: Outcome, results: list) -> None:
+    """Every analysis of the catalogue that reads a file answered on one example."""
+    from .. import catalog
+
+    answered = {r.analysis for r in results}
+    untried = [name for name in catalog.names(reads_input=True) if name not in answered]
+    outcome.step(not untried, "every analysis",
+                 f"no example answered for {', '.join(untried)}" if untried else
+                 f"{len(answered)} analyses answered on their examples")
 
 
 def _guide(outcome: Outcome, window, app, shots: str | None) -> None:

@@ -1,35 +1,14 @@
 """One panel per analysis: the form that edits its Options, and the rendering of its result.
 
-The mapping from analysis name to panel class is explicit (no discovery magic).
+Which panels exist, in which order and under which title, is :mod:`workbench.catalog`'s list.
 """
 
-from .aggregate import AggregatePanel
+from ... import catalog
 from .base import AnalysisPanel
-from .compare import ComparePanel
-from .cost import CostPanel
-from .judge import JudgePanel
-from .passk import PassKPanel
-from .plan import PlanPanel
-from .ranking import RankingPanel
-from .repeats import RepeatsPanel
-from .rubric import RubricPanel
-from .runs import RunsPanel
-from .text import TextPanel
 
-#: analysis name -> (tab title, panel class), in the order of the tabs
+#: analysis name -> (tab title, panel class), in the order of the tabs (:mod:`workbench.catalog`)
 PANELS: dict[str, tuple[str, type[AnalysisPanel]]] = {
-    "text": ("Text", TextPanel),
-    "ranking": ("Ranking", RankingPanel),
-    "passk": ("pass@k", PassKPanel),
-    "aggregate": ("Aggregation", AggregatePanel),
-    "compare": ("Compare", ComparePanel),
-    "cost": ("Cost && latency", CostPanel),
-    "plan": ("Planning", PlanPanel),
-    "judge": ("Judge", JudgePanel),
-    "rubric": ("Rubric", RubricPanel),
-    "runs": ("Runs", RunsPanel),
-    "repeats": ("Repeats", RepeatsPanel),
-}
+    a.name: (a.tab, a.panel_class()) for a in catalog.ANALYSES}
 #: The first panels keep Ctrl+1 ... Ctrl+7 (the release rule Ctrl+8); the later ones Ctrl+Shift+1...
 FIRST_PANELS = 7
 

@@ -1,0 +1,197 @@
+"""The flags of each analysis's subcommand: one function per analysis, named as it is in
+:mod:`workbench.catalog`, which adds them to the subcommand's parser."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def errored(p: argparse.ArgumentParser, failure: str) -> None:
+    p.add_argument("--error", help="column marking rows that ended with an error (default: the "
+                   "'error' column of an Inspect log or promptfoo results)")
+    p.add_argument("--errored", default="exclude", choices=["exclude", "failure"],
+                   help="rows that ended with an error: exclude = left out of every number, "
+                        f"as Inspect does; failure = {failure} (default exclude)")
+
+
+def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
+    if with_input:
+        p.add_argument("input", nargs="+", help="per-item file(s): CSV/TSV/any delimited text, .xlsx, "
+                       ".parquet, JSON/JSON Lines, TREC run, Inspect log, lm-eval samples, promptfoo "
+                       "results; several files (runs, models) are stacked, each with its system")
+        p.add_argument("--sheet", help="XLSX sheet name (default: the first sheet)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    p.add_argument("--progress", action="store_true", help="report progress on stderr")
+    p.add_argument("--xlsx", metavar="PATH", help="also write the Excel report of the result to PATH")
+
+
+def text(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--prediction", help="prediction column (guessed: prediction, output, answer...)")
+    p.add_argument("--reference", help="reference column (guessed: reference, gold, target...)")
+    p.add_argument("--id", help="item id column (optional; duplicates are refused)")
+    p.add_argument("--system", help="system column: scores per system (optional)")
+    p.add_argument("--normalize", default="case_ws", choices=["none", "case_ws", "squad"],
+                   help="exact-match/F1 normalisation (default case_ws: lower-case, collapse whitespace)")
+    p.add_argument("--stemmer", action="store_true", help="ROUGE with the Porter stemmer (default off)")
+    p.add_argument("--group", help="group column (a task): metrics per group, never pooled across "
+                   "groups (default: an lm-eval file's task)")
+    errored(p, "scored with an empty prediction")
+
+
+def ranking(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--query", help="query id column")
+    p.add_argument("--doc", help="document id column")
+    p.add_argument("--score", help="score column, higher ranks first")
+    p.add_argument("--rank", help="rank column, 1 first (instead of --score)")
+    p.add_argument("--relevance", help="relevance grade column (blank = unjudged)")
+    p.add_argument("--system", help="system/run column: metrics per system (optional)")
+    p.add_argument("--qrels", help="judgments file with the same query/doc/relevance column names")
+    p.add_argument("--k", default="1,3,5,10", help="cut-offs (default 1,3,5,10)")
+    p.add_argument("--gain", default="linear", choices=["linear", "exponential"],
+                   help="nDCG gain: linear = grade (trec_eval), exponential = 2^grade-1 (default linear)")
+    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable"],
+                   help="score ties: trec_eval = doc id descending, stable = file order (default trec_eval)")
+    p.add_argument("--no-relevant", default="zero", choices=["zero", "skip"],
+                   help="judged queries without a relevant doc: zero = kept, scored 0 (trec_eval); "
+                        "skip = left out (default zero)")
+    p.add_argument("--unjudged", default="skip", choices=["skip", "zero"],
+                   help="retrieved queries without any judgment: skip = left out (trec_eval); "
+                        "zero = kept, scored 0 (default skip)")
+    p.add_argument("--relevance-threshold", type=float, default=1.0,
+                   help="grade >= T is relevant for the binary metrics (default 1)")
+
+
+def passk(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--task", help="task id column")
+    p.add_argument("--n", help="attempts-per-task column (with --correct)")
+    p.add_argument("--correct", help="passes-per-task column (with --n)")
+    p.add_argument("--success", help="per-attempt 0/1 column (instead of --n/--correct)")
+    p.add_argument("--system", help="system column (optional)")
+    p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
+    errored(p, "counted as failed attempts")
+
+
+def aggregate(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--outcome", help="0/1 outcome column (or scores in [0, 1])")
+    p.add_argument("--group", help="group/segment column")
+    p.add_argument("--version", help="version column: per-version table and Simpson check")
+    p.add_argument("--numerator", help="numerator column (ratio form)")
+    p.add_argument("--denominator", help="denominator column (ratio form)")
+    p.add_argument("--unit", help="unit column (conversation, user...)")
+    errored(p, "outcome 0 (a failure)")
+
+
+def compare(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--baseline", help="wide form: baseline column (0/1 outcome or any per-item score)")
+    p.add_argument("--candidate", help="wide form: candidate column(s), comma-separated for several")
+    p.add_argument("--item", help="item id column (duplicates refused)")
+    p.add_argument("--cluster", help="cluster column: bootstrap resamples whole clusters")
+    p.add_argument("--system", help="long form: system column")
+    p.add_argument("--outcome", help="long form: 0/1 outcome column")
+    p.add_argument("--score", help="long form: per-item score column (any numbers; same as --outcome)")
+    p.add_argument("--baseline-system", help="long form: baseline system name (default: the first)")
+    p.add_argument("--candidate-system", help="long form: candidate system name (default: every other)")
+    p.add_argument("--scores", default="auto", choices=["auto", "binary", "continuous"],
+                   help="test family: auto = binary when every value is 0/1 (default auto)")
+    p.add_argument("--correction", default="holm", choices=["holm", "bonferroni", "none"],
+                   help="correction for several comparisons (default holm)")
+    p.add_argument("--rounds", type=int, default=10_000,
+                   help="randomization-test rounds when not enumerated exactly (default 10000)")
+    p.add_argument("--zero-method", default="wilcox", choices=["wilcox", "pratt", "zsplit"],
+                   help="Wilcoxon zero handling (default wilcox: zero differences dropped)")
+    p.add_argument("--better", default="higher", choices=["higher", "lower"],
+                   help="which direction of the score is better (default higher)")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    errored(p, "scored 0 (a failure)")
+
+
+def cost(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--system", help="system column")
+    p.add_argument("--success", help="0/1 success column")
+    p.add_argument("--cost", help="cost-per-request column")
+    p.add_argument("--latency", help="latency column (optional)")
+    p.add_argument("--steps", help="an agent's steps per request (optional; guessed: steps, num_steps...)")
+    p.add_argument("--tool-calls", help="tool calls per request (optional; guessed: tool_calls...)")
+    p.add_argument("--tokens", help="tokens per request (optional; guessed: total_tokens, tokens...)")
+    p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
+                   help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
+    errored(p, "counted as failed requests; their latency and cost are never used")
+
+
+def plan(p: argparse.ArgumentParser) -> None:
+    common(p, with_input=False)
+    p.add_argument("--rate", type=float, help="a success rate, as a fraction (with --n)")
+    p.add_argument("--n", type=int, help="number of items")
+    p.add_argument("--discordance", type=float, help="fraction of items the systems disagree on (with --n)")
+    p.add_argument("--pass-at-k", type=float, help="an observed pass@k, as a fraction (with --k)")
+    p.add_argument("--k", type=int, help="the k of --pass-at-k")
+    p.add_argument("--target-difference", type=float, help="paired difference to detect (with --discordance)")
+
+
+def judge(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--item", help="item id column (duplicates refused)")
+    p.add_argument("--judge", help="the judge's label column (guessed: judge, judge_label, grader...)")
+    p.add_argument("--human", action="append", help="a human label column (blank = not labelled); repeat "
+                   "for several people; agreement and the correction use the first")
+    p.add_argument("--positive", help="the label that means pass (exact text; guessed from pass, yes, true, 1...)")
+    p.add_argument("--level", default="auto", choices=["auto", "nominal", "ordinal", "interval"],
+                   help="labels' level for weighted kappa and Krippendorff's alpha (default auto: ordinal "
+                        "for number grades with more than two values, else nominal)")
+    p.add_argument("--swap-judge", help="the judge's verdicts (A or B) with the two answers in the other order "
+                   "(position bias)")
+    p.add_argument("--length-a", help="length of answer A (length bias, with --length-b)")
+    p.add_argument("--length-b", help="length of answer B (length bias, with --length-a)")
+
+
+def rubric(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--item", help="item id column (duplicates refused)")
+    p.add_argument("--criteria", help="wide form: the criterion columns, comma-separated, in the rubric's order")
+    p.add_argument("--weights", help="weights in the order of the criteria, comma-separated (default: equal)")
+    p.add_argument("--rubric", help="rubric file (CSV: criterion, weight, optional description) instead of --weights")
+    p.add_argument("--system", help="system column: scores per system, paired against the baseline")
+    p.add_argument("--baseline-system", help="baseline system name (default: the first in the file)")
+    p.add_argument("--criterion", help="long form: the criterion-name column (with --verdict)")
+    p.add_argument("--verdict", help="long form: the verdict column (with --criterion)")
+    p.add_argument("--missing", default="skip", choices=["skip", "fail"],
+                   help="a blank verdict: skip = leave that criterion out for that item and renormalise the "
+                        "weights (default); fail = count it as a fail")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+
+
+def runs(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--item", help="item id column (one value per run and item)")
+    p.add_argument("--outcome", help="0/1 outcome column")
+    p.add_argument("--score", help="score column (any numbers), instead of --outcome")
+    p.add_argument("--system", help="run column (default: the system column, or each stacked file)")
+    p.add_argument("--baseline-system", help="the baseline run (default: the first)")
+    p.add_argument("--order", help="column that orders the runs (a time or version; default: file order)")
+    p.add_argument("--groups", default="tukey", choices=["tukey", "holm"],
+                   help="tie groups from the randomised Tukey HSD (default) or Holm-adjusted paired tests")
+    p.add_argument("--better", default="higher", choices=["higher", "lower"],
+                   help="which direction of the score is better (default higher)")
+    p.add_argument("--rounds", type=int, default=10_000,
+                   help="randomised Tukey HSD and randomization-test rounds (default 10000)")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=12345, help="seed of the bootstrap and permutations (default 12345)")
+
+
+def repeats(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--item", help="item id column")
+    p.add_argument("--outcome", help="0/1 outcome or score in [0, 1] column")
+    p.add_argument("--repeat", help="repeat / epoch / seed column (default: an item's rows are its tries)")
+    p.add_argument("--system", help="system column: a split per system, and paired against the baseline")
+    p.add_argument("--baseline-system", help="baseline system name (default: the first)")
+    p.add_argument("--target", type=float, default=0.02,
+                   help="95%% half-width to plan items and repeats for, a fraction (default 0.02 = 2 points)")
