@@ -338,7 +338,7 @@ def test_a_missing_second_file_is_named_as_a_file_not_a_flag(tmp_path):
 
 @pytest.mark.parametrize("size", [(1280, 800 - 30), (1920, 1080 - 30), (2560, 1440 - 30)])
 def test_the_first_window_fits_its_screen(size):
-    from workbench.ui.main_window import WINDOW_FRAME_PX, first_window_size, maximize_first_window
+    from workbench.ui.presentation import WINDOW_FRAME_PX, first_window_size, maximize_first_window
 
     width, height = first_window_size(*size)
     assert width <= size[0] and height + WINDOW_FRAME_PX <= size[1]

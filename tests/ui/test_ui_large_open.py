@@ -13,7 +13,7 @@ pytestmark = pytest.mark.gui
 
 def test_a_large_table_is_shown_first_then_checked_on_a_worker(qtbot, window, tmp_path, monkeypatch):
     import workbench.io.roles as roles_mod
-    import workbench.ui.main_window as mw
+    import workbench.ui.loading as mw
 
     monkeypatch.setattr(mw, "CHECK_BEFORE_SHOWING_ROWS", 2)
     threads = []
@@ -27,7 +27,7 @@ def test_a_large_table_is_shown_first_then_checked_on_a_worker(qtbot, window, tm
     path = tmp_path / "neg.csv"
     pd.DataFrame({"system": ["A", "B", "A", "B"], "success": [1, 0, 1, 1],
                   "cost": [0.1, -0.2, 0.1, -0.5]}).to_csv(path, index=False)
-    with qtbot.waitSignal(window.problem_runner.finished, timeout=30000):
+    with qtbot.waitSignal(window.controller.problems_found, timeout=30000):
         with qtbot.waitSignal(window.table_loaded, timeout=30000):
             window.open_path(str(path))
         assert window.data.model.rowCount() == 4  # the rows are on screen before the check

@@ -72,7 +72,7 @@ def test_presentation_layout_fits_screens(qtbot, window, size):
     """The layout presentation mode uses, at the font of a screen of this size, needs no
     more than the screen."""
     from workbench.ui.examples import EXAMPLE_SESSIONS
-    from workbench.ui.main_window import presentation_scale
+    from workbench.ui.presentation import presentation_scale
 
     _open(qtbot, window, EXAMPLE_SESSIONS[0])
     base = QApplication.font()
@@ -94,7 +94,7 @@ def test_presentation_layout_fits_screens(qtbot, window, size):
 
 
 def test_presentation_scale_grows_with_the_screen():
-    from workbench.ui.main_window import presentation_scale
+    from workbench.ui.presentation import presentation_scale
 
     small, full_hd, uhd = (presentation_scale(1280, 720), presentation_scale(1920, 1080),
                            presentation_scale(3840, 2160))

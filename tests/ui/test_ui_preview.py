@@ -22,12 +22,12 @@ def _big_csv(path, rows=400):
 def held_load(monkeypatch):
     """The full load waits until the test releases it (or fails, when told to)."""
     import workbench.io.loader as loader
-    import workbench.ui.main_window as mw
+    import workbench.ui.loading as mw
 
     monkeypatch.setattr(loader, "HEAD_BYTES", 1500)  # a few dozen rows count as "the head"
     gate = threading.Event()
     state = {"fail": False}
-    real = mw._load_job
+    real = mw.load_job
 
     def slow(path, sheet, saved_roles, progress):
         assert gate.wait(30)
@@ -35,7 +35,7 @@ def held_load(monkeypatch):
             raise DataError(f"File '{path}' could not be read (test).")
         return real(path, sheet, saved_roles, progress)
 
-    monkeypatch.setattr(mw, "_load_job", slow)
+    monkeypatch.setattr(mw, "load_job", slow)
     yield gate, state
     gate.set()
 
@@ -53,7 +53,7 @@ def test_first_rows_show_while_the_file_loads_then_the_whole_table(qtbot, window
     with qtbot.waitSignal(window.table_loaded, timeout=30000):
         gate.set()
     assert window.data.model.rowCount() == 400
-    assert not window._preview_shown
+    assert not window.controller.preview_shown
 
 
 def test_a_failed_load_puts_back_the_file_that_was_open(qtbot, window, tmp_path, held_load):
@@ -79,14 +79,14 @@ def test_a_failed_load_puts_back_the_file_that_was_open(qtbot, window, tmp_path,
 def test_a_late_preview_of_an_earlier_file_is_not_shown_for_stacked_files(qtbot, window, tmp_path, held_load,
                                                                               monkeypatch):
     """Open a large file, then several files before its preview arrives: the preview is dropped."""
-    import workbench.ui.main_window as mw
+    import workbench.ui.loading as mw
 
     gate, _ = held_load
     release = threading.Event()
-    real_preview = mw._preview_job
-    monkeypatch.setattr(mw, "_preview_job", lambda path: (release.wait(30), real_preview(path))[1])
-    real_many = mw._load_many_job
-    monkeypatch.setattr(mw, "_load_many_job", lambda paths, progress: (gate.wait(30), real_many(paths, progress))[1])
+    real_preview = mw.preview_job
+    monkeypatch.setattr(mw, "preview_job", lambda path: (release.wait(30), real_preview(path))[1])
+    real_many = mw.load_many_job
+    monkeypatch.setattr(mw, "load_many_job", lambda paths, progress: (gate.wait(30), real_many(paths, progress))[1])
     shown = []
     window.preview_shown.connect(shown.append)
     big = _big_csv(tmp_path / "big.csv")

@@ -143,7 +143,10 @@ def test_problem_click_selects_the_rows(qtbot, window, tmp_path):
     open_file(qtbot, window, path)
     items = [window.problem_list.item(i) for i in range(window.problem_list.count())]
     negative = next(it for it in items if "negative" in it.text())
-    window._on_problem_clicked(negative)
+    from PySide6.QtCore import Qt
+
+    rect = window.problem_list.visualItemRect(negative)  # clicked as the user clicks it
+    qtbot.mouseClick(window.problem_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     selected = sorted({i.row() for i in window.data.view.selectionModel().selectedIndexes()})
     assert [window.data.model.source_row(r) for r in selected] == [1, 3]
 
@@ -242,7 +245,7 @@ def test_recent_files_and_geometry_are_remembered(qtbot, window):
 def test_presentation_mode_scales_fonts(qtbot, window):
     from PySide6.QtWidgets import QApplication
 
-    from workbench.ui.main_window import presentation_scale
+    from workbench.ui.presentation import presentation_scale
 
     before = QApplication.font().pointSizeF()
     screen = window.screen().geometry()
@@ -447,7 +450,7 @@ def test_about_shows_the_version_and_the_libraries():
 
     from workbench import __version__
     from workbench.io import parquet
-    from workbench.ui.main_window import about_text
+    from workbench.ui.about import about_text
 
     text = about_text()
     assert f"Eval Workbench {__version__}" in text
@@ -497,7 +500,7 @@ def test_a_session_from_an_older_file_without_a_current_panel_opens_on_the_data(
 def test_the_data_view_sorts_and_filters_a_large_table_off_the_gui_thread(qtbot, window, tmp_path):
     from PySide6.QtCore import Qt
 
-    from workbench.ui.main_window import BACKGROUND_ROWS
+    from workbench.ui.dataview import BACKGROUND_ROWS
 
     n = BACKGROUND_ROWS + 10_000
     frame = pd.DataFrame({"item_id": [f"item-{i:06d}" for i in range(n)],
@@ -554,7 +557,7 @@ def test_a_failed_load_does_not_leave_its_tab_for_the_next_one(qtbot, window, tm
 
 def test_a_selection_asked_for_on_the_old_table_is_not_applied_to_the_new_one(qtbot, window,
                                                                                tmp_path):
-    from workbench.ui.main_window import BACKGROUND_ROWS
+    from workbench.ui.dataview import BACKGROUND_ROWS
 
     n = BACKGROUND_ROWS + 5000
     path = tmp_path / "large.csv"

@@ -208,8 +208,9 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
     outcome.step(drawn, "application icon", "drawn at 64 px" if drawn else
                  "cannot be drawn (resources/icons or the SVG icon engine missing?)")
 
+    from .about import about_text
     from .examples import EXAMPLES
-    from .main_window import MainWindow, about_text
+    from .main_window import MainWindow
 
     class SelfTestWindow(MainWindow):
         """Dialogs are recorded instead of shown (nobody is there to close them)."""

@@ -1,0 +1,117 @@
+"""Opening files, off the GUI thread: the loading jobs a worker runs (one file, several files
+stacked, the first rows of a large one) and the names a table's path is shown by.  No widgets."""
+
+from __future__ import annotations
+
+import os
+
+
+def preview_job(path: str):
+    """On a worker: the first rows of a large delimited text file (``None`` for others)."""
+    from ..io import loader
+
+    table = loader.load_head(path, loader.HEAD_BYTES)
+    return None if table is None else (path, table)
+
+
+def load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
+    """On a worker: load the file, take the saved roles (or guess them), check the data."""
+    from ..io import load_table
+    from ..io.roles import guess_roles
+
+    table = load_table(path, sheet=sheet, progress=progress, hash_now=True)
+    table.sha256  # the panels and the session read it on the GUI thread: ready before that
+    roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
+    find_systems(table, roles)
+    return checked(table, roles, progress)
+
+
+def find_systems(table, roles: dict[str, str]) -> None:
+    """On the worker: the system columns' distinct names, which the GUI thread asks for when
+    the table arrives (colours, the Compare panel's choices)."""
+    from .models import distinct_texts
+
+    for col, role in roles.items():
+        if role in ("system", "version") and col in table.frame.columns:
+            distinct_texts(table, col, 0)
+
+
+#: Up to this many rows the columns are checked before the table is shown (a tenth of a
+#: second); a larger table is shown first and checked on a worker right after.
+CHECK_BEFORE_SHOWING_ROWS = 200_000
+
+
+def checked(table, roles, progress):
+    from ..io.roles import find_problems
+
+    progress.check_cancelled()
+    if len(table.frame) > CHECK_BEFORE_SHOWING_ROWS:
+        return table, roles, None  # None: _on_loaded starts the check
+    progress.advance(0.95, "checking the columns")
+    return table, roles, find_problems(table, roles)
+
+
+def load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None = None):
+    """On a worker: several files stacked as the command line stacks them, then the roles
+    (the formats' own, else guessed) and the check, as for one file.  A TREC qrels file among
+    TREC runs is not stacked: it is the runs' judgments (the Ranking panel's qrels file)."""
+    from ..io import load_many
+    from ..io.roles import guess_roles
+
+    runs, qrels = split_qrels(paths)
+    table = load_many(runs, progress=progress)
+    table.sha256  # computed here, not on the GUI thread
+    roles = {c: r for c, r in (saved_roles or {}).items() if c in table.frame.columns} or guess_roles(table)
+    return (*checked(table, roles, progress), qrels)
+
+
+def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
+    """(the files to stack, the one qrels file opened with TREC runs, or None)."""
+    from ..io.formats import trec
+
+    def kind(path: str):
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4096).decode("utf-8", "replace")
+        except OSError:
+            return None
+        return trec.sniff(head, path) or trec.announced(path)
+
+    kinds = {p: kind(p) for p in paths}
+    qrels = [p for p in paths if kinds[p] == trec.QRELS]
+    runs = [p for p in paths if kinds[p] != trec.QRELS]
+    if len(qrels) == 1 and runs and all(kinds[p] == trec.RUN for p in runs):
+        return runs, qrels[0]
+    return list(paths), None
+
+
+def paths_of(path: str) -> list[str]:
+    """The files of a table's path: one, or those stacked into it ("a.run + b.run")."""
+    if " + " in path and not os.path.exists(path):
+        return path.split(" + ")
+    return [path]
+
+
+def shown_name(path: str) -> str:
+    """A table's name for the title bar: the file's, or every stacked file's (shortened)."""
+    names = [os.path.basename(p) for p in paths_of(path)]
+    if len(names) <= 3:
+        return " + ".join(names)
+    return f"{names[0]} + {len(names) - 1} more files"
+
+
+def recent_label(path: str) -> str:
+    parts = paths_of(path)
+    if len(parts) == 1:
+        return path
+    return f"{shown_name(path)}    —    {os.path.dirname(parts[0])}"
+
+
+def report_name(table) -> str:
+    """The proposed report file: beside the (first) file, named after every file opened."""
+    if table is None:
+        return "workbench-report.xlsx"
+    parts = paths_of(table.path)
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in parts]
+    stem = "+".join(stems) if len(stems) <= 3 else f"{stems[0]}+{len(stems) - 1}-more"
+    return os.path.join(os.path.dirname(parts[0]), stem + "-report.xlsx")
