@@ -42,7 +42,7 @@ class RankingPanel(AnalysisPanel):
         tab says how to give them, in the window's words."""
         if self.table is None or self.control("qrels").path():
             return ""
-        if self._value_of(self._controls["relevance"]) is not None:
+        if self.value("relevance") is not None:
             return ""
         from ...io import guess_column
         from ...io.roles import ROLE_NAMES
