@@ -36,7 +36,7 @@ def _live_widgets() -> set[int]:
     """The top-level widgets still alive (other tests' deleted ones are left out)."""
     import shiboken6
 
-    return {id(w) for w in QApplication.topLevelWidgets() if shiboken6.isValid(w)}
+    return {shiboken6.getCppPointer(w)[0] for w in QApplication.topLevelWidgets() if shiboken6.isValid(w)}
 
 
 def _open(qtbot, controller, *paths) -> Loaded:
