@@ -386,3 +386,79 @@ def test_gate_baseline_as_a_program(tmp_path):
     done = wb("gate", rule, run, "--baseline", "nightly", "--json")
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["tier"] == "regression"
+
+
+# --- the same pairs as the plain gate ------------------------------------------------------------
+
+RULES = ROOT / "resources" / "rules"
+
+
+def _without(text: str, metric: str) -> str:
+    """The rule text without its condition on ``metric``."""
+    head, *conds = text.split("[[condition]]")
+    return head + "".join("[[condition]]" + c for c in conds if f'metric = "{metric}"' not in c)
+
+
+def _only(text: str, metric: str) -> str:
+    """The rule text with only its condition on ``metric``."""
+    head, *conds = text.split("[[condition]]")
+    return head + "".join("[[condition]]" + c for c in conds if f'metric = "{metric}"' in c)
+
+
+@pytest.mark.parametrize("kind", ["outcomes", "ranking"])
+def test_a_blessed_two_system_file_gives_the_plain_gates_card(capsys, tmp_path, monkeypatch, kind):
+    """Blessing a file of both systems and gating the same file pairs the rule's baseline rows
+    (from the blessed copy) with its candidate rows: the card equals the plain gate's."""
+    monkeypatch.chdir(tmp_path)
+    text = (RULES / "release_all_conditions.toml").read_text(encoding="utf-8")
+    rule = tmp_path / "rule.toml"
+    rule.write_text(_without(text, "ndcg@10") if kind == "outcomes" else _only(text, "ndcg@10"), encoding="utf-8")
+    data = RULES / ("example_outcomes.csv" if kind == "outcomes" else "example_ranking.csv")
+    code, out, err = cli(capsys, "gate", rule, data, "--json")
+    plain = json.loads(out)
+    bless(capsys, data, "both", "--rule", rule)
+    code2, payload, _ = gate_json(capsys, rule, data, "both")
+    for a, b in zip(plain["card"], payload["card"]):
+        assert (a["metric"], a["status"], a["n"]) == (b["metric"], b["status"], b["n"])
+        for key in ("observed", "ci_low", "ci_high", "p_value"):
+            assert (a[key] is None and b[key] is None) or a[key] == pytest.approx(b[key], rel=1e-12)
+    expected = {"PASS": ("improvement", "stable", "soft regression"), "FAIL": ("regression",),
+                "INCONCLUSIVE": ("insufficient data",)}[plain["verdict"]]
+    assert payload["tier"] in expected
+    if kind == "ranking":
+        assert payload["items"]["item_column"] == "query" and payload["items"]["shared"] == 30
+        assert "queries" in payload["tier_sentence"]
+    else:
+        items = payload["items"]
+        assert items["shared"] + items["only_in_baseline_count"] == items["baseline_items"]
+        assert items["shared"] == plain["card"][0]["n"]
+
+
+def test_a_changed_source_file_is_a_note_the_stored_copy_decides(capsys, project):
+    """The run blessed from results/latest.csv, which the next run overwrites: the stored copy
+    is the baseline, and a note says the source has changed."""
+    tmp, rule, base = project
+    latest = write_run(tmp / "latest.csv", base_outcomes())
+    bless(capsys, latest)
+    write_run(latest, changed(base_outcomes(), lose=[f"i{i:03d}" for i in range(120, 150)]))
+    code, payload, _ = gate_json(capsys, rule, latest)
+    assert (code, payload["tier"]) == (1, "regression")
+    assert any("has changed since it was blessed" in n for n in payload["notes"])
+
+
+def test_baseline_with_several_inputs_or_dir_alone_is_refused(capsys, project):
+    tmp, rule, base = project
+    bless(capsys, base)
+    code, out, err = cli(capsys, "gate", rule, base, base, "--baseline", "v1")
+    assert code == 2 and "one run" in err and len(err.strip().splitlines()) == 1
+    code, out, err = cli(capsys, "gate", rule, base, "--dir", tmp)
+    assert code == 2 and "--baseline" in err
+
+
+def test_a_run_file_of_other_systems_is_one_sentence(capsys, project):
+    tmp, rule, base = project
+    bless(capsys, base)
+    other = tmp / "other.csv"
+    pd.DataFrame({"system": ["a", "b"], "item_id": ["i000", "i000"], "success": [1, 0]}).to_csv(other, index=False)
+    code, out, err = cli(capsys, "gate", rule, other, "--baseline", "v1")
+    assert code == 2 and "other.csv" in err and "none is 'v2'" in err

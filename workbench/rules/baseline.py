@@ -86,13 +86,10 @@ def file_sha256(path: str) -> str:
 def conventions_of(table, data: dict[str, str] | None = None) -> tuple[dict[str, str], int | None]:
     """A run's conventions (file format, item and outcome columns, 0/1 or scores) and its
     number of distinct items (None without an item column).  ``data``: the rule's [data]."""
-    from ..rules.inputs import _Cols
     from ..io import to_text
     from ..io.columns import holds_binary_words
 
-    cols = _Cols(table, dict(data or {}))
-    item = cols.get("item", required=False)
-    outcome = cols.get("outcome", required=False) or cols.get("score", required=False)
+    item, outcome = unit_columns(table, data)
     values = "none"
     if outcome is not None:
         col = table.frame[outcome]
@@ -106,6 +103,33 @@ def conventions_of(table, data: dict[str, str] | None = None) -> tuple[dict[str,
     n_items = len(set(to_text(table, item))) if item is not None else None
     conv = {"format": str(table.format), "item": item or "", "outcome": outcome or "", "values": values}
     return conv, n_items
+
+
+def role_column(table, data: dict[str, str] | None, role: str) -> str | None:
+    """The column playing ``role``: the one the rule's [data] names if the file has it (None if
+    it does not), else the reader's or a guess from common names (None when nothing fits)."""
+    from ..core.errors import DataError
+    from ..rules.inputs import _Cols
+
+    given = (data or {}).get(role)
+    if given:
+        return given if given in table.frame.columns else None
+    try:
+        return _Cols(table, {}).get(role, required=False)
+    except DataError:
+        return None
+
+
+def unit_columns(table, data: dict[str, str] | None = None) -> tuple[str | None, str | None]:
+    """The unit runs are paired on and its outcome: the item column and its outcome (or score)
+    column; a ranking run (no item column, a query column) is paired on its queries, and its
+    outcome is per query (computed by the rule's ranking criteria), so None."""
+    item = role_column(table, data, "item")
+    if item is None:
+        query = role_column(table, data, "query")
+        return query, None
+    outcome = role_column(table, data, "outcome") or role_column(table, data, "score")
+    return item, (outcome if outcome != item else None)
 
 
 def _numbers(col) -> set[float] | None:

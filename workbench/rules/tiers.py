@@ -108,6 +108,7 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
     broken = check_integrity(baseline)
     if broken:
         return _unreliable(rule, baseline, run, broken[:1].upper() + broken[1:])
+    notes = _source_note(baseline, run)
     base_table = load_table(baseline.path)
     run_conv, _ = conventions_of(run, rule.data)
     base_conv, _ = conventions_of(base_table, rule.data)
@@ -124,7 +125,7 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
         sentence = (f"Insufficient data: the run '{run.name}' shares no item with baseline "
                     f"'{baseline.name}' ({items['baseline_items']:,} items in the baseline, "
                     f"{items['run_items']:,} in the run), so nothing can be compared.")
-        return GateReport(INSUFFICIENT, sentence, baseline, run.path, None, crit, items)
+        return GateReport(INSUFFICIENT, sentence, baseline, run.path, None, crit, items, notes)
     from .evaluate import evaluate
 
     result = evaluate(relabelled, [stacked], rule_changed_after_results=rule_changed_after_results,
@@ -135,7 +136,24 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
              "message": f"{r['status']}: {r['reason']} (observed {r['observed']}, interval {r['interval']}, "
                         f"n {r['n']})"} for r in rows]
     tier, sentence = decide(relabelled, result, baseline, items)
-    return GateReport(tier, sentence, baseline, run.path, result, crit, items)
+    return GateReport(tier, sentence, baseline, run.path, result, crit, items, notes)
+
+
+def _source_note(baseline: Baseline, run: LoadedTable) -> list[str]:
+    """A note when the file the baseline was blessed from has changed since (the stored copy,
+    checked by its SHA-256, is what the gate reads)."""
+    import os
+
+    from .baseline import file_sha256
+
+    try:
+        if not os.path.isfile(baseline.source) or file_sha256(baseline.source) == baseline.sha256:
+            return []
+    except OSError:
+        return []
+    same = " (it is the run given now)" if os.path.abspath(run.path) == baseline.source else ""
+    return [f"The file baseline '{baseline.name}' was blessed from, '{baseline.source}', has changed since it "
+            f"was blessed{same}; the gate reads the stored copy, whose SHA-256 is the one recorded."]
 
 
 def _criterion(cond, status: str, message: str) -> dict[str, Any]:
@@ -206,11 +224,11 @@ def item_changes(stacked: LoadedTable, rule: Rule, sys_col: str, blabel: str) ->
     """Counts and ids: shared items, items only in the baseline or only in the run, and on the
     shared items those right before and wrong now (``regressions``) and the reverse
     (``gained``); for scores, lower now / higher now."""
-    from .inputs import _Cols
+    from .baseline import unit_columns
 
-    cols = _Cols(stacked, rule.data)
-    item = cols.get("item", required=False)
-    outcome = cols.get("outcome", required=False) or cols.get("score", required=False)
+    item, outcome = unit_columns(stacked, rule.data)
+    if item == sys_col:
+        item = None
     if item is None:
         return {"note": "no item column: items cannot be paired one by one"}
     ids = np.asarray(to_text(stacked, item), dtype=object)
@@ -225,7 +243,8 @@ def item_changes(stacked: LoadedTable, rule: Rule, sys_col: str, blabel: str) ->
     out["only_in_baseline_count"] = len(out["only_in_baseline"])
     out["only_in_run_count"] = len(out["only_in_run"])
     if outcome is None:
-        out["note"] = "no outcome column: the items that changed cannot be listed"
+        out["note"] = (f"the runs are paired on column '{item}', which has no per-row outcome (a ranking "
+                       f"run's per-query scores are on the card): the units that changed are not listed")
         return out
     values = _values(stacked, outcome)
     frame = pd.DataFrame({"item": ids, "side": side, "v": values})
@@ -276,8 +295,9 @@ def decide(rule: Rule, result: AnalysisResult, baseline: Baseline, items: dict[s
     unsure = [r for r in card if r["status"] == INCONCLUSIVE]
     if verdict == INCONCLUSIVE:
         r = rows[int(unsure[0]["index"])]
-        more = f" About {r['more_items']} more items would be needed." if r["more_items"] else ""
-        return INSUFFICIENT, (f"Insufficient data against baseline '{name}': on {r['n']} shared items "
+        word = _unit_word(rule, r)
+        more = f" About {r['more_items']} more {word} would be needed." if r["more_items"] else ""
+        return INSUFFICIENT, (f"Insufficient data against baseline '{name}': on {r['n']} shared {word} "
                               f"criterion {r['index']} ({r['condition']}) cannot be settled: {r['reason']}."
                               f"{more}")
     conds = {c.index: c for c in rule.conditions}
@@ -290,7 +310,7 @@ def decide(rule: Rule, result: AnalysisResult, baseline: Baseline, items: dict[s
     x, lo = _f(row["observed"]), _f(row["ci_low"])
     p = _f(row["p_holm"])
     what = (f"{cond.metric} {shown['observed']} (interval {shown['interval']}, n {shown['n']} shared "
-            f"items)")
+            f"{_unit_word(rule, shown)})")
     significant = (lo is not None and lo > 0) if cond.test == "none" else (
         p is not None and p < rule.alpha)
     if x is not None and x > 0 and significant:
@@ -300,6 +320,14 @@ def decide(rule: Rule, result: AnalysisResult, baseline: Baseline, items: dict[s
         return SOFT, (f"Soft regression against baseline '{name}': {what} is worse, but inside the noise the "
                       f"rule allows ({shown['requirement']} holds){flips}.")
     return STABLE, f"Stable against baseline '{name}': {what}, no significant change{flips}."
+
+
+def _unit_word(rule: Rule, row: dict) -> str:
+    """What a criterion's n counts: queries for a ranking metric, else items."""
+    from .spec import RANKING
+
+    cond = next((c for c in rule.conditions if str(c.index) == str(row["index"])), None)
+    return "queries" if cond is not None and cond.kind == RANKING else "items"
 
 
 def _f(v) -> float | None:

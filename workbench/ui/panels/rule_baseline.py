@@ -67,7 +67,7 @@ class BaselineStrip(QWidget):
         b = max(found, key=lambda x: x.blessed_at)
         items = f"{b.n_items:,} items" if b.n_items is not None else f"{b.n_rows:,} rows"
         others = f" ({len(found)} baselines in the folder)" if len(found) > 1 else ""
-        self.label.setText(f"<small>Baseline <b>{_esc(b.name)}</b>: blessed {_esc(b.blessed_at)}, "
+        self.label.setText(f"<small>Baseline <b>{_esc(b.name)}</b>: blessed {_esc(_when(b.blessed_at))}, "
                            f"SHA-256 {b.sha256[:12]}…, {items}{others}</small>")
         self.label.setToolTip(f"{b.path}\nfrom {b.source}")
 
@@ -102,6 +102,13 @@ class BaselineStrip(QWidget):
 
     def shutdown(self) -> None:
         self.runner.detach()
+
+
+def _when(stamp: str) -> str:
+    """``2026-12-02T13:34:05+00:00`` -> ``2026-12-02 13:34 UTC``."""
+    if stamp.endswith("+00:00") and "T" in stamp:
+        return stamp[:16].replace("T", " ") + " UTC"
+    return stamp
 
 
 def _esc(text: str) -> str:
