@@ -107,7 +107,7 @@ def test_bless_stores_a_copy_its_sha256_and_conventions_and_list_shows_it(capsys
     assert code == 0 and "v1" in out and sha[:12] in out and "200 items" in out
     code, out, _ = cli(capsys, "baseline", "list", "--json")
     listed = json.loads(out)["baselines"]
-    assert [b["name"] for b in listed] == ["v1"] and listed[0]["sha256"] == sha
+    assert [b["name"] for b in listed] == ["v1"] and listed[0]["sha256"] == sha and listed[0]["intact"]
 
 
 def test_bless_refuses_an_existing_name_unless_force(capsys, project):
@@ -259,6 +259,11 @@ def test_baseline_unreliable_when_the_stored_copy_changes(capsys, project):
     code, payload, _ = gate_json(capsys, rule, base)
     assert (code, payload["tier"]) == (3, "baseline unreliable")
     assert "changed on disk" in payload["tier_sentence"]
+    code, out, _ = cli(capsys, "baseline", "list", "--json")
+    listed = json.loads(out)["baselines"][0]
+    assert listed["intact"] is False and "changed on disk" in listed["problem"]
+    code, out, _ = cli(capsys, "baseline", "list")
+    assert "UNRELIABLE" in out
     stored.unlink()
     code, payload, _ = gate_json(capsys, rule, base)
     assert (code, payload["tier"]) == (3, "baseline unreliable") and "missing" in payload["tier_sentence"]
@@ -462,3 +467,22 @@ def test_a_run_file_of_other_systems_is_one_sentence(capsys, project):
     pd.DataFrame({"system": ["a", "b"], "item_id": ["i000", "i000"], "success": [1, 0]}).to_csv(other, index=False)
     code, out, err = cli(capsys, "gate", rule, other, "--baseline", "v1")
     assert code == 2 and "other.csv" in err and "none is 'v2'" in err
+
+
+@pytest.mark.parametrize("margin, expected", [(0.15, "soft regression"), (0.01, "regression")])
+def test_a_significant_drop_is_soft_inside_the_margin_and_a_regression_beyond(capsys, tmp_path, monkeypatch,
+                                                                              margin, expected):
+    """12 items lost, none gained (-6 points): scipy's exact binomial test finds the drop
+    significant; with a margin of 15 points the interval rules out a drop beyond it (soft
+    regression), with 1 point the significant drop is beyond the margin (regression)."""
+    monkeypatch.chdir(tmp_path)
+    rule = tmp_path / "rule.toml"
+    rule.write_text(RULE.format(margin=margin, test="sign"), encoding="utf-8")
+    base = write_run(tmp_path / "base.csv", base_outcomes())
+    bless(capsys, base)
+    run = write_run(tmp_path / "run.csv", changed(base_outcomes(), lose=[f"i{i:03d}" for i in range(12)]))
+    code, payload, _ = gate_json(capsys, rule, run)
+    p = binomtest(0, 12, 0.5).pvalue
+    assert p < 0.05 and payload["card"][0]["p_value"] == pytest.approx(p, rel=1e-12)
+    assert payload["tier"] == expected and code == (1 if expected == "regression" else 0)
+    assert payload["items"]["regressions_count"] == 12

@@ -97,11 +97,27 @@ def test_bless_button_refuses_an_existing_name_in_a_sentence(qtbot, window, proj
     _answer(monkeypatch, "v1")
     with qtbot.waitSignal(strip.blessed, timeout=30000):
         qtbot.mouseClick(strip.button, Qt.MouseButton.LeftButton)
-    with qtbot.waitSignal(strip.runner.failed, timeout=30000):
-        qtbot.mouseClick(strip.button, Qt.MouseButton.LeftButton)
-    assert "already exists" in panel.message.text() and "--force" in panel.message.text()
+    qtbot.mouseClick(strip.button, Qt.MouseButton.LeftButton)  # the same name again
+    assert "already exists" in panel.message.text() and "another name" in panel.message.text()
+    assert not strip.runner.busy
     assert strip.bless_action.isEnabled()
     # a cancelled dialog does nothing
     _answer(monkeypatch, "", ok=False)
     qtbot.mouseClick(strip.button, Qt.MouseButton.LeftButton)
     assert [p.name for p in (proj / ".workbench" / "baselines").iterdir()] == ["v1"]
+
+
+def test_a_failed_bless_is_a_sentence_and_leaves_no_folder(qtbot, window, project, monkeypatch):
+    proj, rule, run = project
+    window.show_panel("rule")
+    panel = window.rule_panel
+    strip = panel.baseline_strip
+    _open_rule(qtbot, panel, rule, monkeypatch)
+    open_file(qtbot, window, run)
+    run.unlink()  # the file went away after it was opened
+    _answer(monkeypatch, "gone")
+    with qtbot.waitSignal(strip.runner.failed, timeout=30000):
+        strip.bless_action.trigger()
+    assert "does not exist" in panel.message.text()
+    assert not (proj / ".workbench" / "baselines" / "gone").exists()
+    assert strip.bless_action.isEnabled()

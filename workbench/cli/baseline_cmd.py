@@ -67,9 +67,11 @@ def run(args: argparse.Namespace) -> int:
                   f"{_items(b)}, {b.blessed_at}.")
         return 0
     found = bl.list_baselines(folder)
+    broken = {b.name: bl.check_integrity(b) for b in found}
     if args.json:
-        print(json.dumps({"folder": folder, "baselines": [b.to_json_dict() for b in found]},
-                         indent=2, ensure_ascii=False))
+        print(json.dumps({"folder": folder, "baselines": [
+            {**b.to_json_dict(), "intact": broken[b.name] is None, "problem": broken[b.name]} for b in found]},
+            indent=2, ensure_ascii=False))
         return 0
     if not found:
         print(f"No baselines in '{folder}' yet; bless one with 'workbench baseline bless RUN --name NAME'.")
@@ -77,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"baselines in {folder}:")
     width = max(len(b.name) for b in found)
     for b in found:
-        print(f"  {b.name.ljust(width)}  {b.blessed_at}  sha256 {b.sha256[:12]}  {_items(b)}  {b.source}")
+        print(f"  {b.name.ljust(width)}  {b.blessed_at}  sha256 {b.sha256[:12]}  {_items(b)}  {b.source}"
+              + (f"  UNRELIABLE: {broken[b.name]}" if broken[b.name] else ""))
     return 0
 
 

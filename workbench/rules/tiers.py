@@ -82,7 +82,8 @@ class GateReport:
 
     def to_json_dict(self) -> dict[str, Any]:
         payload: dict[str, Any] = to_json_dict(self.result) if self.result is not None else {
-            "analysis": "gate", "input": self.run_path, "verdict": None}
+            "analysis": "gate", "input": self.run_path, "verdict": None, "card": [],
+            "notes": list(self.notes)}
         payload.update({
             "tier": self.tier, "tier_sentence": self.sentence, "exit_code": self.exit_code,
             "baseline": self.baseline.to_json_dict(), "run": self.run_path,

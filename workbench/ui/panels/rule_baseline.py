@@ -81,7 +81,12 @@ class BaselineStrip(QWidget):
                                         f"Name of the baseline (stored in {self.folder()}):", text=default)
         if not ok or not name.strip():
             return
-        self.bless(table.path, name.strip())
+        name, folder = name.strip(), self.folder()
+        if os.path.exists(os.path.join(folder, name)):
+            self.message.emit(f"A baseline named '{name}' already exists in {folder}; a baseline never "
+                              f"changes by itself, so bless this run under another name.", True)
+            return
+        self.bless(table.path, name)
 
     def bless(self, path: str, name: str) -> None:
         """Copy the run into the folder off the GUI thread."""
