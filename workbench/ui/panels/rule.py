@@ -121,9 +121,7 @@ class RulePanel(PanelMessages, QWidget):
         self.evaluate_button.clicked.connect(self.evaluate_now)
         head.addWidget(self.evaluate_button)
         rl.addLayout(head)
-        self.baseline_strip = BaselineStrip(lambda: self.table, lambda: self.rule_path)
-        self.baseline_strip.message.connect(lambda text, err: (self._show_error if err else self._show_message)(text))
-        rl.addWidget(self.baseline_strip)
+        rl.addWidget(self._make_baseline_strip())
         self.busy = BusyBar()
         self.busy.cancel_requested.connect(self.runner.cancel)
         rl.addWidget(self.busy)
@@ -155,6 +153,12 @@ class RulePanel(PanelMessages, QWidget):
         split.setChildrenCollapsible(False)
         split.setStretchFactor(1, 1)
         self._refresh_status()
+
+    def _make_baseline_strip(self) -> BaselineStrip:
+        """The blessed baseline of the rule's folder and "Bless this run as baseline…"."""
+        self.baseline_strip = BaselineStrip(lambda: self.table, lambda: self.rule_path)
+        self.baseline_strip.message.connect(lambda text, err: (self._show_error if err else self._show_message)(text))
+        return self.baseline_strip
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: the decision takes the width, the editor folds away."""
