@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel,
                                QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
@@ -23,7 +22,8 @@ from ..tasks import TaskRunner
 from ..widgets import TableView
 from .fields import (AUTO, NONE, Control, Field, fit_options_width, gui_words, make_control, set_value,
                      value_of)
-from .results_view import QUALIFIERS, build_results_column, headline_frame, notes_html, show_tables
+from .results_view import (QUALIFIERS, build_results_column, clear_view, headline_frame, notes_html,
+                           show_tables)
 
 class PanelMessages:
     """The message line of a panel (a ``message`` QLabel, ``last_error``, an ``error`` signal):
@@ -84,6 +84,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._running_sha256: str | None = None
         self.not_applicable = ""
         self.last_error: str | None = None
+        #: the data changed while the panel was not on screen (a large table): it runs when shown
+        self.stale = False
         self._controls: dict[str, Control] = {}
         self._loading = False
         #: shut down (its window closes): no timer, no run, nothing reported any more
@@ -180,7 +182,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         """Hook: the input form (for panels with several) that these column roles suggest."""
         return None
 
-    def set_data(self, table, roles: dict[str, str]) -> None:
+    def set_data(self, table, roles: dict[str, str], *, run: bool = True) -> None:
         """A new table (or new roles): pick the form, refill the column choices and run."""
         wanted = self.form_for_roles(roles)
         if wanted is not None and "form" in self._controls:
@@ -214,7 +216,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.refresh_dependent_choices()
         self.fit_options_width()
         if self.table is not None or not self.NEEDS_DATA:
-            self.run_now()
+            self.run_now() if run else self.defer_run()
 
     def refresh_dependent_choices(self) -> None:
         """Hook for choices that depend on the data (e.g. system names)."""
@@ -295,22 +297,8 @@ class AnalysisPanel(PanelMessages, QWidget):
     # -- running ---------------------------------------------------------------------------------
     def run_now(self) -> None:
         self._debounce.stop()
-        if self.closed or (self.NEEDS_DATA and self.table is None):
-            return
-        missing = self.missing_columns()
-        self._set_applicable(self.reason_not_applicable(missing))
-        if missing:
-            self.runner.cancel()
-            self.clear_results()
-            self._show_message(self.not_applicable + " Choose the column on the left, or set its "
-                               "role in the Columns list.")
-            return
-        reason = self.precheck()
-        if reason:  # the data cannot give this analysis (one system to compare): said, not red
-            self._set_applicable(reason)
-            self.runner.cancel()
-            self.clear_results()
-            self._show_message(reason)
+        self.stale = False
+        if not self._can_run():
             return
         try:
             options = self.options()
@@ -322,6 +310,42 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._show_message("")  # what was said of other data or options is not about this run
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self.runner.start(lambda progress: module.run(table, options, progress))
+
+    def _can_run(self) -> bool:
+        """The quick checks before a run (columns there, the data fit for it); what stops the
+        run is said in the panel and its tab."""
+        if self.closed or (self.NEEDS_DATA and self.table is None):
+            return False
+        missing = self.missing_columns()
+        self._set_applicable(self.reason_not_applicable(missing))
+        if missing:
+            self.runner.cancel()
+            self.clear_results()
+            self._show_message(self.not_applicable + " Choose the column on the left, or set its "
+                               "role in the Columns list.")
+            return False
+        reason = self.precheck()
+        if reason:  # the data cannot give this analysis (one system to compare): said, not red
+            self._set_applicable(reason)
+            self.runner.cancel()
+            self.clear_results()
+            self._show_message(reason)
+            return False
+        return True
+
+    def defer_run(self) -> None:
+        """A large table: only the quick checks now (the tab says whether the panel applies);
+        the analysis runs when the panel is shown (:meth:`run_if_stale`)."""
+        self._debounce.stop()
+        self.runner.cancel()
+        if self._can_run():
+            self.stale = True
+            self._show_message("This panel computes when it is shown (a large table: only the "
+                               "panel on screen runs).")
+
+    def run_if_stale(self) -> None:
+        if self.stale:
+            self.run_now()
 
     def precheck(self) -> str:
         """Hook: "" when the analysis can run on the data with these options, else the
@@ -372,18 +396,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         """Take every number off the panel (another file, or the panel cannot run on it)."""
         self.last_result = None
         self.last_input_sha256 = None
-        self.headline.frame_model().set_frame(pd.DataFrame())
-        self.notes.setText("")
-        self.notes_scroll.setVisible(False)
-        self.signature.setText("")
-        self.card.clear(message)
-        for chart in self.charts:
-            chart.reset()
-            self.tabs.setTabVisible(self.tabs.indexOf(chart), False)
-        for view in self._table_views.values():
-            view.frame_model().set_frame(pd.DataFrame())
-            self.tabs.setTabVisible(self.tabs.indexOf(view), False)
-        self.tabs.setCurrentIndex(0)
+        clear_view(self, message)
         self._show_message("")  # the card says what there is to say
         self.on_cleared()
         self.cleared.emit()
@@ -445,14 +458,6 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.drawer_button.setVisible(on)
         self.options_scroll.setVisible(not on)
         self.card.set_scale(1.5 if on else 1.0)
-
-    def _stretch_measure(self) -> None:
-        from PySide6.QtWidgets import QHeaderView
-
-        header = self.headline.horizontalHeader()
-        for c in range(header.count()):
-            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if c == 0
-                                        else QHeaderView.ResizeMode.Interactive)
 
     def currency(self) -> str | None:
         """Hook: a currency symbol chosen for costs (None: the file's units)."""

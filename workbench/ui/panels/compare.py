@@ -281,11 +281,11 @@ class ComparePanel(AnalysisPanel):
             ctl.widget.setVisible(visible)
             ctl.row_label.setVisible(visible)
 
-    def set_data(self, table, roles):
+    def set_data(self, table, roles, *, run: bool = True):
         if table is not self.table and self._sources:  # another file: no table of the previous one
             self._sources.clear()
             self._refresh_sources()
-        super().set_data(table, roles)
+        super().set_data(table, roles, run=run)
 
     def missing_columns(self):
         return [] if self.source_key() != FILE else super().missing_columns()

@@ -50,7 +50,7 @@ def build_results_column(panel) -> QWidget:
     panel.headline.setObjectName("headline")
     # the measure's name takes the room left by value, n and interval (never the last column)
     panel.headline.horizontalHeader().setStretchLastSection(False)
-    panel.headline.frame_model().modelReset.connect(panel._stretch_measure)
+    panel.headline.frame_model().modelReset.connect(lambda: stretch_measure(panel.headline))
     panel.notes = QLabel()
     panel.notes.setWordWrap(True)
     panel.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -81,6 +81,32 @@ def build_results_column(panel) -> QWidget:
     sig_row.addWidget(panel.signature, 1)
     rl.addLayout(sig_row)
     return right
+
+
+def stretch_measure(headline) -> None:
+    """The measure's name takes the room left by value, n and interval."""
+    from PySide6.QtWidgets import QHeaderView
+
+    header = headline.horizontalHeader()
+    for c in range(header.count()):
+        header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if c == 0
+                                    else QHeaderView.ResizeMode.Interactive)
+
+
+def clear_view(panel, message: str = "") -> None:
+    """Every number off the results side: the card, the tables, the charts, the signature."""
+    panel.headline.frame_model().set_frame(pd.DataFrame())
+    panel.notes.setText("")
+    panel.notes_scroll.setVisible(False)
+    panel.signature.setText("")
+    panel.card.clear(message)
+    for chart in panel.charts:
+        chart.reset()
+        panel.tabs.setTabVisible(panel.tabs.indexOf(chart), False)
+    for view in panel._table_views.values():
+        view.frame_model().set_frame(pd.DataFrame())
+        panel.tabs.setTabVisible(panel.tabs.indexOf(view), False)
+    panel.tabs.setCurrentIndex(0)
 
 
 def show_tables(panel, result: AnalysisResult, currency: str | None) -> None:
