@@ -69,7 +69,7 @@ ANALYSES: tuple[Analysis, ...] = (
     Analysis("judge", "Judge", "agreement of a judge with people: kappa, AC1, alpha, corrected "
              "pass rate", "JudgePanel", unit="labelled items"),
     Analysis("rubric", "Rubric", "weighted yes/no criteria: score, pass rate per criterion, what "
-             "moved it", "RubricPanel"),
+             "moved it", "RubricPanel", item_tables=frozenset({"items"})),
     Analysis("runs", "Runs", "many runs side by side: items gained and lost, tie groups",
              "RunsPanel"),
     Analysis("repeats", "Repeats", "repeated tries of the same items: flips and the model's own "

@@ -160,7 +160,7 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
                               "system": to_text(table, sys_col) if sys_col else "",
                               "criterion": to_text(table, options.criterion),
                               "v": verdicts(table, options.verdict)})
-        criteria = list(dict.fromkeys(frame["criterion"]))
+        criteria, frame = _long_criteria(table, frame, options, notes)
     else:
         if options.criteria:
             criteria = _split(options.criteria)
@@ -200,6 +200,28 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
     V[si, ii, frame["criterion"].map(c_code).to_numpy()] = frame["v"].to_numpy()
     present[si, ii] = True
     return item_ids, systems, criteria, V, present
+
+
+def _long_criteria(table: LoadedTable, frame: pd.DataFrame, options: Options, notes: list[str]):
+    """The criteria of a long-form file: those --criteria names, in its order (the weights follow
+    it), else every criterion in order of first appearance; rows of other criteria are left out."""
+    found = list(dict.fromkeys(frame["criterion"]))
+    if not options.criteria:
+        return found, frame
+    criteria = _split(options.criteria)
+    if len(set(criteria)) != len(criteria):
+        raise OptionError("Each criterion may be named once in --criteria.")
+    unknown = [c for c in criteria if c not in found]
+    if unknown:
+        raise DataError(f"File '{table.name}', column '{options.criterion}' has no criterion "
+                        f"{', '.join(repr(c) for c in unknown)} (named in --criteria); its criteria are: "
+                        f"{', '.join(repr(c) for c in found)}.")
+    left = [c for c in found if c not in criteria]
+    if left:
+        notes.append(f"{plural(len(left), 'criterion', 'criteria')} of the file not named in --criteria "
+                     f"{'is' if len(left) == 1 else 'are'} left out: {', '.join(repr(c) for c in left)}.")
+        frame = frame[frame["criterion"].isin(criteria)].reset_index(drop=True)
+    return criteria, frame
 
 
 def item_scores(V: np.ndarray, weights: np.ndarray, missing: str) -> np.ndarray:
@@ -271,6 +293,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         notes.append(f"{plural(empty, 'item')} {'has' if empty == 1 else 'have'} no verdict at all and "
                      f"{'is' if empty == 1 else 'are'} left out of the scores.")
     tables = [
+        _items_table(items, systems, scores, present, V, named),
         Table("systems" if named else "score", "Weighted rubric score", pd.DataFrame(sys_rows), columns={
             "mean_score": "mean over items of sum(w_i c_i) / sum(w_i)",
             "ci_low": "t 95% interval of the mean, low", "ci_high": "t 95% interval of the mean, high"},
@@ -293,7 +316,23 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         _compare(systems, base_name, items, V, present, scores, w, crit, options, records, tables, notes, sig,
                  progress)
     progress.advance(1.0, "done")
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
+                          json_tables=tuple(t for t in ("items", "criteria", "criteria_compared")
+                                            if any(x.name == t for x in tables)))
+
+
+def _items_table(items, systems, scores, present, V, named: bool) -> Table:
+    """Each item's weighted score (and how many criteria it passed of those with a verdict)."""
+    s_idx, i_idx = np.nonzero(present)
+    v = V[s_idx, i_idx]
+    frame = pd.DataFrame({**({"system": [systems[s] for s in s_idx]} if named else {}),
+                          "item": [items[i] for i in i_idx], "score": scores[s_idx, i_idx],
+                          "passed": np.nansum(v, axis=1).astype(int),
+                          "verdicts": (~np.isnan(v)).sum(axis=1).astype(int)})
+    return Table("items", "Weighted score per item", frame, columns={
+        "score": "sum(w_i c_i) / sum(w_i) over the item's criteria",
+        "passed": "criteria passed", "verdicts": "criteria with a verdict"},
+        formats={"score": "rate", "passed": "int", "verdicts": "int", "item": "text"})
 
 
 def _compare(systems, base_name, items, V, present, scores, w, crit, options, records, tables, notes, sig, progress):
@@ -339,6 +378,8 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                               "sign_test_p": exact, "mcnemar_p": p_mc, "p_holm": np.nan,
                               "contribution": contribution})
             records.append(record(f"criterion_diff:{cname}", delta, n=m, **kw))
+            records.append(record(f"criterion_sign_p:{cname}", exact, n=m, **kw))
+            records.append(record(f"criterion_mcnemar_p:{cname}", p_mc, n=m, **kw))
             records.append(record(f"contribution:{cname}", contribution, n=n, **kw))
         adj = pm.holm(pvals)
         for row, p_adj in zip(crit_rows[-len(crit):], adj):

@@ -193,6 +193,7 @@ _NAMES.update({
     "rubric_score": "Rubric score", "criterion_rate:*": "Pass rate of {m}",
     "criterion_diff:*": "Change in {m}", "contribution:*": "Contribution of {m} to the score change",
     "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
+    "criterion_sign_p:*": "Exact sign test p, {m}", "criterion_mcnemar_p:*": "McNemar p (uncorrected), {m}",
 })
 
 # repeats
