@@ -35,8 +35,8 @@ TIERS_HELP = (
     "3: no shared item, or a criterion is INCONCLUSIVE - too few shared items for the rule's minimum "
     "detectable difference); improvement (exit 0: all pass and the first paired criterion is "
     "significantly better, difference > 0 and Holm p < alpha); soft regression (exit 0, printed "
-    "as a warning: all pass but that difference is < 0, inside the noise the rule allows); stable "
-    "(exit 0: otherwise). The items right before and wrong now are listed.")
+    "as a warning: all pass but that difference is significantly < 0, inside the margin the rule "
+    "allows); stable (exit 0: otherwise, a drop inside the noise included). The items right before and wrong now are listed.")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

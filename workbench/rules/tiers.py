@@ -55,7 +55,7 @@ TIER_EXIT = {UNRELIABLE: 3, REGRESSION: 1, INSUFFICIENT: 3, IMPROVEMENT: 0, SOFT
 RUN_LABEL = "run"
 #: how the tiers are decided, for the signature
 TIER_SIGNATURE = ("unreliable=sha256-or-conventions>regression=any-fail>insufficient=no-shared-or-"
-                  "any-inconclusive>improvement=first-paired-x>0&p_holm<alpha>soft=x<0>stable")
+                  "any-inconclusive>improvement=first-paired-x>0&p_holm<alpha>soft=x<0&p_holm<alpha>stable")
 LISTED = 50
 
 
@@ -312,14 +312,17 @@ def decide(rule: Rule, result: AnalysisResult, baseline: Baseline, items: dict[s
     p = _f(row["p_holm"])
     what = (f"{cond.metric} {shown['observed']} (interval {shown['interval']}, n {shown['n']} shared "
             f"{_unit_word(rule, shown)})")
-    significant = (lo is not None and lo > 0) if cond.test == "none" else (
-        p is not None and p < rule.alpha)
-    if x is not None and x > 0 and significant:
+    hi = _f(row["ci_high"])
+    # a change in either direction counts only when significant: the test (Holm-adjusted), or
+    # with test = "none" the interval on one side of 0; a drop inside the noise is stable
+    significant = p is not None and p < rule.alpha
+    if x is not None and x > 0 and (lo is not None and lo > 0 if cond.test == "none" else significant):
         test = "its interval is above 0" if cond.test == "none" else f"p (Holm) {shown['p_holm']} < {rule.alpha:g}"
         return IMPROVEMENT, f"Improvement over baseline '{name}': {what}, significant ({test}){flips}."
-    if x is not None and x < 0:
-        return SOFT, (f"Soft regression against baseline '{name}': {what} is worse, but inside the noise the "
-                      f"rule allows ({shown['requirement']} holds){flips}.")
+    if x is not None and x < 0 and (hi is not None and hi < 0 if cond.test == "none" else significant):
+        test = "its interval is below 0" if cond.test == "none" else f"p (Holm) {shown['p_holm']} < {rule.alpha:g}"
+        return SOFT, (f"Soft regression against baseline '{name}': {what} is significantly worse ({test}), but "
+                      f"inside the margin the rule allows ({shown['requirement']} holds){flips}.")
     return STABLE, f"Stable against baseline '{name}': {what}, no significant change{flips}."
 
 
