@@ -139,7 +139,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     if options.length_a is not None:
         _length_bias(table, judge_col, options, judge, records, notes, sig)
     progress.advance(1.0, "done")
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
+                          json_tables=tuple(t.name for t in tables if t.name in ("confusion", "disagreements")))
 
 
 def _agreement(table, options, judge_col, humans, judge, items, lines, records, tables, notes, sig):
@@ -246,6 +247,11 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
                 "weights": "linear,quadratic-on-category-order" if level != "nominal" else "none"})
     if len(cats) == 2:
         _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records, notes, sig)
+    elif options.positive is not None:
+        notes.append(f"--positive '{options.positive}' is not used: the labels are {len(cats)} "
+                     f"({', '.join(repr(c) for c in cats[:8])}{' …' if len(cats) > 8 else ''}), and "
+                     f"sensitivity, specificity and the corrected pass rate need exactly two (pass and "
+                     f"fail); agreement, kappa, AC1 and alpha are over all {len(cats)}.")
 
 
 def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records, notes, sig):
