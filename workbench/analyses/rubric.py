@@ -188,16 +188,14 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
         parts = [pd.DataFrame({"item": items, "system": to_text(table, sys_col) if sys_col else "",
                                "criterion": c, "v": verdicts(table, c)}) for c in criteria]
         frame = pd.concat(parts, ignore_index=True)
-    systems = list(dict.fromkeys(frame["system"]))
-    item_ids = list(dict.fromkeys(frame["item"]))
-    s_code = {s: i for i, s in enumerate(systems)}
-    i_code = {s: i for i, s in enumerate(item_ids)}
-    c_code = {s: i for i, s in enumerate(criteria)}
+    # codes in order of first appearance (factorize: a hash pass, not a Python loop per row)
+    si, sys_uniques = pd.factorize(np.asarray(frame["system"], dtype=object), sort=False)
+    ii, item_uniques = pd.factorize(np.asarray(frame["item"], dtype=object), sort=False)
+    systems, item_ids = [str(x) for x in sys_uniques], [str(x) for x in item_uniques]
+    ci = pd.Index(criteria).get_indexer(np.asarray(frame["criterion"], dtype=object))
     V = np.full((len(systems), len(item_ids), len(criteria)), np.nan)
     present = np.zeros((len(systems), len(item_ids)), dtype=bool)
-    si = frame["system"].map(s_code).to_numpy()
-    ii = frame["item"].map(i_code).to_numpy()
-    V[si, ii, frame["criterion"].map(c_code).to_numpy()] = frame["v"].to_numpy()
+    V[si, ii, ci] = frame["v"].to_numpy()
     present[si, ii] = True
     return item_ids, systems, criteria, V, present
 
