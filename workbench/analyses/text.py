@@ -12,7 +12,10 @@ from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..core.errors import DataError
 from ..io import LoadedTable, to_text
+from ..metrics import headline_ci as hc
 from ..metrics import text as tm
+from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_bootstrap
+from . import _intervals
 from . import _rows
 from ._common import Resolver, base_signature, check_unique, codes_of
 
@@ -40,6 +43,10 @@ class Options:
     error: str | None = None
     #: errored rows: exclude (left out) or failure (scored with an empty prediction)
     errored: str = "exclude"
+    #: bootstrap resamples and seed of the headline intervals (corpus BLEU and chrF: sacrebleu's
+    #: 1,000 resamples, with this seed)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 def check_options(options: Options) -> None:
@@ -49,6 +56,7 @@ def check_options(options: Options) -> None:
     _checks.columns(options, ("prediction", "reference", "id", "system", "group", "error"))
     _rows.check(options.errored)
     tm.normalize("", options.normalize)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
 
 
 def _scope(table: LoadedTable, options: Options):
@@ -136,7 +144,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     s_bleu, s_chrf = scores.bleu, scores.chrf
     blind = scores.rouge_blind
 
-    records, summary_rows = [], []
+    records, summary_rows, ci_entries = [], [], []
     bleu_sig = chrf_sig = ""
     cells = [(c, label, g, glabel) for c, label in enumerate(sys_labels)
              for g, glabel in enumerate(grp_labels)]
@@ -156,13 +164,20 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             "chrf": chrf,
             **{t: float(rouge[t][mask].mean()) for t in tm.ROUGE_TYPES},
         }
+        cis = _intervals.mean_cis({"exact_match": em[mask], "token_f1": f1[mask],
+                                   **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
+                                  resamples=options.ci_resamples, seed=options.ci_seed)
+        cis["bleu"] = _corpus_ci("bleu", bleu, scores.bleu_stats[idx], options.ci_seed)
+        cis["chrf"] = _corpus_ci("chrf", chrf, scores.chrf_stats[idx], options.ci_seed)
         for metric, value in values.items():
-            records.append(record(metric, value, system=label, group=glabel, n=n))
+            records.append(record(metric, value, system=label, group=glabel, n=n,
+                                  **_intervals.fields(cis[metric])))
+            ci_entries.append((_intervals.who(metric, label, glabel), cis[metric]))
         summary_rows.append({"system": label if label is not None else "(all)",
                              **({"group": glabel} if group_col else {}), "items": n,
                              "exact_matches": int(em[mask].sum()), **values})
 
-    notes = scope_notes + list(res.notes)
+    notes = scope_notes + list(res.notes) + _intervals.notes(ci_entries)
     if group_col and len(grp_labels) > 1:
         notes.append(f"Column '{group_col}' has {len(grp_labels)} groups ("
                      f"{', '.join(grp_labels[:8])}{' ...' if len(grp_labels) > 8 else ''}): each "
@@ -207,6 +222,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                  f"F,mean-over-items",
         "item-bleu": "sentence,eff:yes",
         **({"groups": "separate"} if group_col else {}),
+        **_intervals.signature(options.ci_resamples, options.ci_seed),
+        "ci-corpus": f"sacrebleu-bootstrap(--confidence),sentences-sorted-by-stats,mean+-half[R//40],clipped[0,100],"
+                     f"B={CONFIDENCE_RESAMPLES},seed={options.ci_seed}",
         **scope_sig,
     })
     rate_fmt = {"exact_match": "rate", "token_f1": "float", "rouge1": "float", "rouge2": "float",
@@ -244,3 +262,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                                           ignore_index=True))
         tables = tables + (parts[0],)
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+def _corpus_ci(metric: str, score: float, stats: np.ndarray, seed: int) -> hc.MeanCI:
+    """sacrebleu's bootstrap interval of a corpus score (``sacrebleu --confidence``)."""
+    # the sentences in a canonical order (sorted by their statistics): the interval depends on
+    # the data and the seed, not on the row order; it is sacrebleu's on the sentences so ordered
+    stats = stats[np.lexsort(stats.T[::-1])] if stats.shape[0] else stats
+    mean, half, samples = corpus_bootstrap(metric, stats, seed=seed)
+    degenerate = stats.shape[0] > 0 and hc.is_degenerate(samples, score)
+    # mean +- half can pass the 0-100 range (sacrebleu does not clip); the interval here is clipped
+    low, high = max(0.0, mean - half), min(100.0, mean + half)
+    return hc.MeanCI(score, int(stats.shape[0]), low, high, float("nan"), float("nan"),
+                     degenerate, "sacrebleu-bootstrap")

@@ -25,6 +25,13 @@ def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
     p.add_argument("--xlsx", metavar="PATH", help="also write the Excel report of the result to PATH")
 
 
+def intervals(p: argparse.ArgumentParser, unit: str = "items") -> None:
+    p.add_argument("--ci-resamples", type=int, default=2000,
+                   help=f"bootstrap resamples of the headline intervals, over {unit} (default 2000)")
+    p.add_argument("--ci-seed", type=int, default=12345,
+                   help="seed of the headline intervals' bootstrap (default 12345)")
+
+
 def text(p: argparse.ArgumentParser) -> None:
     common(p)
     p.add_argument("--prediction", help="prediction column (guessed: prediction, output, answer...)")
@@ -37,6 +44,7 @@ def text(p: argparse.ArgumentParser) -> None:
     p.add_argument("--group", help="group column (a task): metrics per group, never pooled across "
                    "groups (default: an lm-eval file's task)")
     errored(p, "scored with an empty prediction")
+    intervals(p)
 
 
 def ranking(p: argparse.ArgumentParser) -> None:
@@ -61,6 +69,7 @@ def ranking(p: argparse.ArgumentParser) -> None:
                         "zero = kept, scored 0 (default skip)")
     p.add_argument("--relevance-threshold", type=float, default=1.0,
                    help="grade >= T is relevant for the binary metrics (default 1)")
+    intervals(p, "queries")
 
 
 def passk(p: argparse.ArgumentParser) -> None:

@@ -263,3 +263,36 @@ def compare_corpus(metric_name: str, base_hyps, cand_hyps, refs, *, resamples: i
         p_ar = approximate_randomization(metric, bstats, cstats, trials=trials, seed=seed, progress=progress)
     return CorpusPaired(metric_name, n, bl, sy, sy - bl, p_bs, resamples, mean, half, low, high,
                         p_ar, trials, seed, zero)
+
+
+# -------------------------------------------------------------------- one system's interval
+
+#: sacrebleu's ``--confidence-n`` default: resamples of one system's corpus-score interval.
+CONFIDENCE_RESAMPLES = 1000
+
+
+def corpus_bootstrap(metric_name: str, stats: np.ndarray, *, resamples: int = CONFIDENCE_RESAMPLES,
+                     seed: int = 12345) -> tuple[float, float, np.ndarray]:
+    """One system's corpus-score interval as ``sacrebleu --confidence`` (``Metric.corpus_score(...,
+    n_bootstrap=R)``, ``significance._bootstrap_resample``): ``rng = default_rng(seed)``, the
+    resamples ``rng.choice(N, size=(R, N))`` of whole sentences (drawn here in blocks of rows of
+    the same stream), each resample's score from its float32-summed statistics; returns
+    (mean of the resampled scores, half-width, the resampled scores): the interval is mean +-
+    half, the half-width half the distance between the sorted resamples at ``R // 40`` and
+    ``R - R // 40 - 1`` (sacrebleu's ``estimate_ci``)."""
+    _check_rounds(resamples, "resamples")
+    metric = _metric(metric_name)
+    stats = np.asarray(stats, dtype=np.float64)
+    n, width = stats.shape
+    if n == 0:
+        return float("nan"), float("nan"), np.full(resamples, np.nan)
+    rng = np.random.default_rng(seed)
+    sums = np.empty((resamples, width))
+    rows = max(1, min(resamples, 4_000_000 // n))
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        idx = rng.choice(n, size=(stop - start, n), replace=True)
+        sums[start:stop] = _counts_matrix(idx, n) @ stats
+    scores = scores_from_sums(metric, sums.astype(np.float32))
+    mean, half = estimate_ci(scores)
+    return mean, half, scores

@@ -1,0 +1,133 @@
+"""Intervals of one run's headline numbers (issue 28): the bootstrap against scipy's with the same
+resamples, the t interval against scipy, corpus BLEU/chrF against sacrebleu's own bootstrap, the
+order-statistic interval of a percentile against scipy's quantile test, small hand cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from workbench.metrics import headline_ci as hc
+
+
+@pytest.mark.parametrize("n,seed", [(5, 1), (37, 7), (400, 12345)])
+def test_bootstrap_is_scipys_with_the_same_resamples(n, seed):
+    x = np.sort(np.random.default_rng(n).gamma(2.0, size=n))  # the canonical order: sorted
+    ref = stats.bootstrap((x,), np.mean, n_resamples=2000, method="percentile", vectorized=True,
+                          rng=np.random.default_rng(seed)).confidence_interval
+    got = hc.percentile_interval(hc.bootstrap_means(x, resamples=2000, seed=seed))
+    assert got == pytest.approx((ref.low, ref.high), rel=1e-12)
+
+
+def test_columns_share_the_resamples_and_blocks_do_not_change_them(monkeypatch):
+    rng = np.random.default_rng(3)
+    v = rng.random((300, 5))
+    v = v[np.argsort(v[:, 0])]  # the canonical order (rows sorted by the first column)
+    whole = hc.bootstrap_means(v, resamples=500, seed=9)          # 5 columns: the counts path
+    monkeypatch.setattr(hc, "BLOCK_DRAWS", 1000)                   # 3 rows per block
+    blocks = hc.bootstrap_means(v, resamples=500, seed=9)
+    assert blocks == pytest.approx(whole, rel=1e-12)
+    # one column, in the same order: the gather path, the same resamples
+    assert hc.bootstrap_means(v[:, 0], resamples=500, seed=9) == pytest.approx(whole[:, 0], rel=1e-12)
+    assert hc.bootstrap_means(v[:, :2], resamples=500, seed=9) == pytest.approx(whole[:, :2], rel=1e-12)
+
+
+def test_row_order_does_not_change_a_seeded_interval():
+    v = np.random.default_rng(8).random((101, 3))
+    perm = np.random.default_rng(1).permutation(101)
+    assert hc.bootstrap_means(v[perm], resamples=300, seed=3) == pytest.approx(
+        hc.bootstrap_means(v, resamples=300, seed=3), rel=1e-12)
+    codes = np.random.default_rng(2).integers(0, 9, size=101)
+    relabel = np.random.default_rng(3).permutation(9)
+    assert hc.bootstrap_means(v[perm], resamples=300, seed=3, clusters=relabel[codes[perm]]) == pytest.approx(
+        hc.bootstrap_means(v, resamples=300, seed=3, clusters=codes), rel=1e-12)
+
+
+def test_hand_computed_resamples():
+    # two items: each resample is one of (a, a), (a, b), (b, a), (b, b); the draws are the seed's
+    x = np.array([0.2, 0.6])  # sorted: the canonical order
+    idx = np.random.default_rng(5).integers(0, 2, size=(50, 2))
+    assert hc.bootstrap_means(x, resamples=50, seed=5) == pytest.approx(x[idx].mean(axis=1))
+
+
+def test_cluster_bootstrap_draws_whole_clusters():
+    # clusters {0: [0], 1: [1, 1, 1]} (sorted by sum): a resample is 0 / 2, (0 + 3) / 4 or 6 / 6
+    values = np.array([1.0, 1.0, 1.0, 0.0])
+    codes = np.array([1, 1, 1, 0])
+    s = hc.bootstrap_means(values, resamples=400, seed=2, clusters=codes)
+    assert set(np.round(s, 12)) <= {1.0, 0.75, 0.0}
+    idx = np.random.default_rng(2).integers(0, 2, size=(400, 2))
+    net, size = np.array([0.0, 3.0]), np.array([1.0, 3.0])
+    assert s == pytest.approx(net[idx].sum(1) / size[idx].sum(1))
+
+
+def test_t_interval_is_scipys():
+    x = np.array([0.61, 0.42, 0.93, 0.55, 0.70, 0.38, 0.81])
+    ref = stats.t.interval(0.95, x.size - 1, loc=x.mean(), scale=stats.sem(x))
+    assert hc.t_interval(x) == pytest.approx(ref, rel=1e-12)
+    assert all(math.isnan(v) for v in hc.t_interval([0.5]))
+    assert all(math.isnan(v) for v in hc.t_interval([0.5, 0.5, 0.5]))   # SD 0: no zero-width interval
+
+
+def test_degenerate_bootstrap_is_named_not_zero_width():
+    ci = hc.mean_intervals({"f1": np.full(12, 0.75)})["f1"]
+    assert ci.degenerate and math.isnan(ci.low) and math.isnan(ci.high)
+    from workbench.analyses import _intervals
+    fields = _intervals.fields(ci)
+    assert fields["degenerate"] is True and "ci_low" not in fields and "ci_high" not in fields
+
+
+def test_a_zero_one_column_is_a_rate_with_the_small_n_interval():
+    ci = hc.mean_intervals({"em": np.array([1, 0, 1, 1, 0], float)})["em"]
+    cp = stats.binomtest(3, 5).proportion_ci(method="exact")
+    assert ci.method == "clopper-pearson" and (ci.low, ci.high) == pytest.approx((cp.low, cp.high), abs=1e-12)
+    every = hc.mean_intervals({"em": np.ones(200)})["em"]              # 100%: exact, not degenerate
+    assert every.method == "clopper-pearson" and not every.degenerate and every.low < 1.0
+    ci = hc.mean_intervals({"em": np.r_[np.ones(120), np.zeros(80)]})["em"]
+    assert ci.method == "wilson"
+    w = stats.binomtest(120, 200).proportion_ci(method="wilson")
+    assert (ci.low, ci.high) == pytest.approx((w.low, w.high), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 19, 100, 373, 1000])
+@pytest.mark.parametrize("q", [0.5, 0.95, 0.99])
+def test_percentile_interval_is_scipys_quantile_test(n, q):
+    x = np.random.default_rng(n).lognormal(size=n)
+    ref = stats.quantile_test(x, q=1.0, p=q).confidence_interval(0.95)
+    got = hc.quantile_interval(x, q)
+    np.testing.assert_array_equal(np.array(got), np.array([ref.low, ref.high]))
+
+
+def test_quantile_interval_size():
+    n = hc.quantile_interval_size(0.99)
+    assert not any(math.isnan(v) for v in hc.quantile_interval(np.arange(n, dtype=float), 0.99))
+    assert math.isnan(hc.quantile_interval(np.arange(n - 1, dtype=float), 0.99)[1])
+
+
+def test_ratio_bootstrap_resamples_numerator_and_denominator_together():
+    cost = np.array([1.0, 2.0, 4.0, 8.0])
+    succ = np.array([1.0, 0.0, 1.0, 1.0])
+    s = hc.ratio_bootstrap(cost, succ, resamples=300, seed=4)
+    idx = np.random.default_rng(4).integers(0, 4, size=(300, 4))
+    den = succ[idx].sum(1)
+    ref = np.where(den > 0, cost[idx].sum(1) / np.where(den > 0, den, 1), np.nan)
+    np.testing.assert_allclose(s, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["bleu", "chrf"])
+def test_corpus_interval_is_sacrebleus(name):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from workbench.metrics import corpus_paired as cp
+    rng = np.random.default_rng(11)
+    words = "the a cat dog sat ran on under mat sofa quickly slowly today".split()
+    refs = [" ".join(rng.choice(words, size=rng.integers(3, 12))) for _ in range(60)]
+    hyps = [" ".join(w for w in r.split() if rng.random() > 0.3) or "x" for r in refs]
+    metric = (BLEU if name == "bleu" else CHRF)()
+    ref = metric.corpus_score(hyps, [refs], n_bootstrap=1000)
+    _, st = cp.sentence_statistics(name, hyps, refs)
+    mean, half, _ = cp.corpus_bootstrap(name, st)
+    assert (mean, half) == pytest.approx((ref._mean, ref._ci), rel=1e-6)
