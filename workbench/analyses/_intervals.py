@@ -50,11 +50,12 @@ def notes(entries: list[tuple[str, hc.MeanCI]], unit: str = "items") -> list[str
     flat = [label for label, ci in entries if ci.degenerate]
     if flat:
         out.append(f"No interval for {_list(flat)}: every bootstrap resample gives the same value (all "
-                   f"the {unit} score the same), so the bootstrap has no spread, and a zero-width "
+                   f"the {unit} have the same value, or there is only one), so the bootstrap has no spread, and a zero-width "
                    "interval would claim a certainty the data do not give.")
     exact = [label for label, ci in entries if ci.method == "clopper-pearson"]
     if exact:
-        out.append(f"{_list(exact)}: rates over fewer than {SMALL_N} {unit}, or at 0% or 100%, so "
+        out.append(f"{_list(exact)}: means of 0/1 values (rates) over fewer than {SMALL_N} {unit}, or at "
+                   f"0% or 100%, so "
                    "their interval is the exact Clopper-Pearson one; the normal (Wald) interval would "
                    "be wrong there (zero width at 0% or 100%, past the 0-1 range near them).")
     return out

@@ -81,6 +81,7 @@ def passk(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system", help="system column (optional)")
     p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
     errored(p, "counted as failed attempts")
+    intervals(p, "tasks")
 
 
 def aggregate(p: argparse.ArgumentParser) -> None:
@@ -132,6 +133,7 @@ def cost(p: argparse.ArgumentParser) -> None:
     p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
                    help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")
+    intervals(p, "requests")
 
 
 def plan(p: argparse.ArgumentParser) -> None:
