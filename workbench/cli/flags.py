@@ -93,6 +93,7 @@ def aggregate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--denominator", help="denominator column (ratio form)")
     p.add_argument("--unit", help="unit column (conversation, user...)")
     errored(p, "outcome 0 (a failure)")
+    intervals(p)
 
 
 def compare(p: argparse.ArgumentParser) -> None:

@@ -57,7 +57,7 @@ def _index_blocks(rng: np.random.Generator, high: int, resamples: int, width: in
         yield start, stop, rng.integers(0, high, size=(stop - start, width))
 
 
-def bootstrap_means(values, *, resamples: int = RESAMPLES, seed: int = SEED, clusters=None) -> np.ndarray:
+def bootstrap_means(values, *, resamples: int = RESAMPLES, seed=SEED, clusters=None) -> np.ndarray:
     """Bootstrap distribution of the column means of ``values`` (n items x m columns, or n):
     a (resamples x m) array.  Items: n item indices drawn with replacement per resample.
     Clusters (an integer code 0..G-1 per item): G whole clusters drawn with replacement, the
@@ -227,3 +227,24 @@ def quantile_interval_size(quantile: float, level: float = 0.95, *, limit: int =
     ns = np.arange(1, limit + 1)
     ok = (binom.ppf(a, ns, quantile) >= 1) & (binom.isf(a, ns, quantile) < ns)
     return int(ns[np.argmax(ok)]) if ok.any() else None
+
+
+def stratified_mean_of_means(values, codes, labels, *, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Bootstrap of the mean of the group means (a macro average), items resampled within each
+    group (the groups are fixed): group j (in the order of its label, so the result does not
+    depend on the row order) draws from ``default_rng(SeedSequence(seed, spawn_key=(j,)))``; a
+    group of 0/1 values draws its resampled rate as Binomial(n_j, rate_j) / n_j, which is the
+    law of the mean of n_j draws with replacement.  Returns the (resamples,) macro means."""
+    v = np.asarray(values, dtype=float)
+    codes = np.asarray(codes, dtype=np.int64)
+    total = np.zeros(resamples)
+    present = [g for g in range(len(labels)) if np.any(codes == g)]
+    for j, g in enumerate(sorted(present, key=lambda g: str(labels[g]))):
+        x = v[codes == g]
+        ss = np.random.SeedSequence(seed, spawn_key=(j,))
+        if is_binary(x):
+            rng = np.random.default_rng(ss)
+            total += rng.binomial(x.size, float(x.mean()), size=resamples) / x.size
+        else:
+            total += bootstrap_means(x, resamples=resamples, seed=ss)
+    return total / max(len(present), 1)
