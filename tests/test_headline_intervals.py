@@ -131,3 +131,138 @@ def test_corpus_interval_is_sacrebleus(name):
     _, st = cp.sentence_statistics(name, hyps, refs)
     mean, half, _ = cp.corpus_bootstrap(name, st)
     assert (mean, half) == pytest.approx((ref._mean, ref._ci), rel=1e-6)
+
+
+# ------------------------------------------------------------------ through the analyses
+
+from conftest import table_of  # noqa: E402
+
+
+def _frame_scores(n=200, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    b = rng.random(n)
+    return pd.DataFrame({"item": range(n), "base": b, "cand": b + rng.normal(0.03, 0.2, n)})
+
+
+def test_compare_reports_t_with_its_df_as_scipy(cli, tmp_path):
+    frame = _frame_scores()
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    out = cli("compare", path, "--baseline", "base", "--candidate", "cand", "--item", "item",
+              "--resamples", "1000")
+    ref = stats.ttest_rel(frame["cand"], frame["base"])
+    t = next(r for r in out["results"] if r["metric"] == "t")
+    assert t["value"] == pytest.approx(ref.statistic, rel=1e-9) and t["df"] == ref.df == 199
+    d = frame["cand"] - frame["base"]
+    dz = next(r for r in out["results"] if r["metric"] == "effect_size")
+    assert dz["value"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-9)
+
+
+def test_the_answer_states_t_as_a_statistics_package():
+    from workbench.analyses import compare
+    from workbench.report.present import answer
+
+    frame = _frame_scores(seed=3)
+    res = compare.run(table_of(frame), compare.Options(baseline="base", candidate="cand", item="item",
+                                                       resamples=1000))
+    ref = stats.ttest_rel(frame["cand"], frame["base"])
+    p = f"{ref.pvalue:.3g}"  # the p-value policy: three significant digits
+    assert f"t(199) = {ref.statistic:.2f}, p = {p}" in answer(res).text
+
+
+def test_systems_compared_has_t_and_dz_per_metric():
+    import pandas as pd
+    from workbench.analyses import text
+
+    rng = np.random.default_rng(5)
+    words = "alpha beta gamma delta eps zeta eta theta".split()
+    refs = [" ".join(rng.choice(words, size=5)) for _ in range(40)]
+    a = [" ".join(w for w in r.split() if rng.random() > 0.3) for r in refs]
+    b = [" ".join(w for w in r.split() if rng.random() > 0.2) for r in refs]
+    frame = pd.DataFrame({"id": list(range(40)) * 2, "system": ["A"] * 40 + ["B"] * 40,
+                          "prediction": a + b, "reference": refs * 2})
+    res = text.run(table_of(frame), text.Options(id="id", system="system"))
+    items = res.table("items").frame
+    fa = items[items.system == "A"].set_index("item")["token_f1"]
+    fb = items[items.system == "B"].set_index("item")["token_f1"]
+    ref = stats.ttest_rel(fb.loc[fa.index], fa)
+    rec = res.find("t:token_f1")[0]
+    assert rec["value"] == pytest.approx(ref.statistic, rel=1e-9) and rec["df"] == 39
+    assert res.find("effect_size:token_f1")[0]["value"] == pytest.approx(
+        (fb.loc[fa.index] - fa).mean() / (fb.loc[fa.index] - fa).std(ddof=1), rel=1e-9)
+
+
+def test_text_headlines_carry_their_intervals():
+    import pandas as pd
+    from workbench.analyses import text
+    from sacrebleu.metrics import BLEU
+
+    rng = np.random.default_rng(9)
+    words = "one two three four five six seven eight nine ten".split()
+    refs = [" ".join(rng.choice(words, size=rng.integers(4, 9))) for _ in range(50)]
+    preds = [" ".join(w for w in r.split() if rng.random() > 0.25) for r in refs]
+    res = text.run(table_of(pd.DataFrame({"prediction": preds, "reference": refs})))
+    f1 = res.table("items").frame["token_f1"].to_numpy()
+    rec = res.find("token_f1")[0]
+    boot = stats.bootstrap((np.sort(f1),), np.mean, n_resamples=2000, method="percentile",
+                           rng=np.random.default_rng(12345)).confidence_interval
+    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((boot.low, boot.high), rel=1e-12)
+    assert (rec["t_low"], rec["t_high"]) == pytest.approx(
+        stats.t.interval(0.95, 49, loc=f1.mean(), scale=stats.sem(f1)), rel=1e-12)
+    assert "ci:bootstrap-percentile-95,B=2000,seed=12345" in res.signature
+    # BLEU: sacrebleu --confidence on the sentences in the canonical order (sorted by statistics)
+    from workbench.metrics import corpus_paired as cp
+    _, st = cp.sentence_statistics("bleu", preds, refs)
+    order = np.lexsort(st.T[::-1])
+    ref = BLEU().corpus_score([preds[i] for i in order], [[refs[i] for i in order]], n_bootstrap=1000)
+    bleu = res.find("bleu")[0]
+    assert (bleu["ci_low"], bleu["ci_high"]) == pytest.approx(
+        (max(0, ref._mean - ref._ci), min(100, ref._mean + ref._ci)), rel=1e-6)
+
+
+def test_macro_interval_resamples_within_groups():
+    # two groups of 0/1 outcomes: each group's resampled rate is Binomial(n_g, p_g) / n_g
+    codes = np.r_[np.zeros(50, int), np.ones(20, int)]
+    y = np.r_[np.ones(40), np.zeros(10), np.ones(5), np.zeros(15)]
+    s = hc.stratified_mean_of_means(y, codes, ["a", "b"], resamples=4000, seed=1)
+    ref = np.zeros(4000)
+    for j, (n, p) in enumerate(((50, 0.8), (20, 0.25))):
+        ref += np.random.default_rng(np.random.SeedSequence(1, spawn_key=(j,))).binomial(n, p, 4000) / n
+    np.testing.assert_allclose(s, ref / 2, rtol=1e-12)
+    # scores: each group's own bootstrap of its mean
+    z = np.linspace(0, 1, 70) ** 2
+    s = hc.stratified_mean_of_means(z, codes, ["b", "a"], resamples=500, seed=2)   # label order: 'a' is 1
+    ref = (hc.bootstrap_means(z[codes == 1], resamples=500, seed=np.random.SeedSequence(2, spawn_key=(0,)))
+           + hc.bootstrap_means(z[codes == 0], resamples=500, seed=np.random.SeedSequence(2, spawn_key=(1,)))) / 2
+    np.testing.assert_allclose(s, ref, rtol=1e-12)
+
+
+def test_every_headline_of_the_examples_has_an_interval_or_says_why(cli):
+    from pathlib import Path
+    ex = Path(__file__).resolve().parents[1] / "resources" / "examples"
+    cases = {
+        "text": [ex / "text_extraction.csv"],
+        "ranking": [ex / "ranking_seed.csv"],
+        "passk": [ex / "passk_counts.csv"],
+        "aggregate": [ex / "multilingual.csv"],
+        "cost": [ex / "cost_latency.csv"],
+    }
+    headline = {"text": {"exact_match", "token_f1", "bleu", "chrf", "rouge1", "rouge2", "rougeL"},
+                "ranking": {"p@10", "r@10", "ndcg@10", "mrr", "map"},
+                "passk": {"pass@1", "pass@10", "pass^3"},
+                "aggregate": {"rate", "micro", "macro"},
+                "cost": {"success_rate", "cost_per_request", "cost_per_success", "latency_p50",
+                         "latency_p95", "latency_p99"}}
+    for analysis, argv in cases.items():
+        out = cli(analysis, *argv)
+        for rec in out["results"]:
+            if rec["metric"] not in headline[analysis]:
+                continue
+            has = rec.get("ci_low") is not None and rec.get("ci_high") is not None
+            assert has or rec.get("degenerate") or any(
+                rec["metric"].replace("_", " ") in note for note in out["notes"]), (analysis, rec)
+            assert rec.get("ci_method"), rec
+            if has:
+                assert rec["ci_low"] < rec["ci_high"], rec   # never a zero-width interval

@@ -178,6 +178,7 @@ def rubric(p: argparse.ArgumentParser) -> None:
                         "weights (default); fail = count it as a fail")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    intervals(p)
 
 
 def runs(p: argparse.ArgumentParser) -> None:
@@ -196,6 +197,7 @@ def runs(p: argparse.ArgumentParser) -> None:
                    help="randomised Tukey HSD and randomization-test rounds (default 10000)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the bootstrap and permutations (default 12345)")
+    intervals(p)
 
 
 def repeats(p: argparse.ArgumentParser) -> None:

@@ -141,6 +141,7 @@ _NAMES.update({
     "bootstrap_pct_ci": "Mean difference, bootstrap 95% CI (percentile)",
     "bootstrap_bca_ci": "Mean difference, bootstrap 95% CI (BCa)",
     "effect_size": "Effect size (mean difference / SD)",
+    "t": "Paired t statistic", "t:*": "Paired t statistic, {m}", "effect_size:*": "Effect size d_z, {m}",
     "mde_score": "Minimum detectable difference (score)", "p_adjusted": "Adjusted p",
     "tukey_hsd_p": "Tukey HSD: p", "beats_baseline": "Beats the baseline",
     "diff:*": "Difference in {m}", "t_test_p:*": "Paired t-test p, {m}",
@@ -494,6 +495,28 @@ def _pair_sentences(result, metric: str, unit: str, many: str | None = None) -> 
 _TEST_WORDS = {"randomization_p": "randomization test", "t_test_p": "paired t-test"}
 
 
+def t_sentence(result, suffix: str = "", **match) -> str:
+    """The paired t-test as a statistics package reports it: ``t(199) = 2.45, p = 0.015, d_z =
+    0.17`` from the records ``t``, ``t_test_p`` and ``effect_size`` (each + ``suffix``, e.g.
+    ``:rubric_score``) of one pair; empty without a t record or its degrees of freedom."""
+    def one(metric):
+        return next((r for r in result.find(metric + suffix, **match) if r.get("value") is not None), None)
+
+    t, p, d = one("t"), one("t_test_p"), one("effect_size")
+    if t is None or t.get("df") is None:
+        return ""
+    text = f"t({format_value(t['df'], 'count')}) = {_fixed_stat(t['value'])}"
+    if p is not None:
+        text += f", {format_p(p['value'])}"
+    if d is not None:
+        text += f", d_z = {_fixed_stat(d['value'])}"
+    return text
+
+
+def _fixed_stat(x: float) -> str:
+    return f"{x:.2f}" if math.isfinite(x) else "undefined"
+
+
 def _top_k(result, prefix: str) -> int | None:
     ks = sorted({int(r["k"]) for r in result.records
                  if r["metric"].startswith(prefix) and r.get("k") is not None})
@@ -700,6 +723,9 @@ def _answer_compare_scores(result, currency):
     if test is not None and p is not None:
         name = "Randomization test" if test["metric"] == "randomization_p" else "Paired t-test"
         parts.append(f"{name} {format_p(p)}")
+    t_text = t_sentence(result, from_=base, to=cand)
+    if t_text:
+        parts.append(f"paired t-test {t_text}")
     if boot is not None and boot.get("ci_low") is not None:
         how = "BCa" if boot["metric"] == "bootstrap_bca_ci" else "percentile"
         parts.append(f"bootstrap ({how}) 95% CI "
@@ -979,6 +1005,9 @@ def _answer_rubric(result, currency):
             top = max(same, key=lambda r: abs(r["value"]), default=None)
             if top is not None:
                 text += f", mostly {_q(top['metric'].partition(':')[2])} ({_fv(top)})"
+        t_text = t_sentence(result, ":rubric_score", from_=d.get("from"), to=d.get("to"))
+        if t_text:
+            text += f" (paired t-test {t_text})"
         parts.append(text)
         lo, hi = d.get("ci_low"), d.get("ci_high")
         tones.append("good" if lo is not None and lo > 0 else "bad" if hi is not None and hi < 0 else "borderline")
