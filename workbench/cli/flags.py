@@ -120,6 +120,7 @@ def compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
     errored(p, "scored 0 (a failure)")
+    intervals(p)
 
 
 def cost(p: argparse.ArgumentParser) -> None:

@@ -157,7 +157,8 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     (:func:`~workbench.metrics.intervals.rate_interval_method`: Wilson, or Clopper-Pearson
     below 30 items and at 0% or 100%), or the cluster bootstrap when clusters are given; any
     other column gets the percentile bootstrap (one set of resamples shared by the columns)
-    and its t interval beside it (not clipped to the metric's range)."""
+    and its t interval beside it (not clipped to the metric's range; none with clusters, as it
+    would treat the items as independent)."""
     from .intervals import proportion_interval, rate_interval_method
 
     names = list(columns)
@@ -173,7 +174,8 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     for j, k in enumerate(names):
         x = mat[:, j]
         mean = float(x.mean()) if n else float("nan")
-        t_low, t_high = t_interval(x, level)
+        # the t interval treats the items as independent: not beside a cluster bootstrap
+        t_low, t_high = t_interval(x, level) if clusters is None else (float("nan"), float("nan"))
         if binary[k]:
             succ = int(round(float(x.sum())))
             method = rate_interval_method(succ, n)
