@@ -266,3 +266,27 @@ def test_every_headline_of_the_examples_has_an_interval_or_says_why(cli):
             assert rec.get("ci_method"), rec
             if has:
                 assert rec["ci_low"] < rec["ci_high"], rec   # never a zero-width interval
+
+
+def test_report_gives_the_bounds_as_values_with_the_method_in_a_comment(tmp_path):
+    import pandas as pd
+    from openpyxl import load_workbook
+
+    from workbench.analyses import text
+    from workbench.report.xlsx import write_report
+
+    refs = ["the cat sat", "a dog ran home", "hello world", "green eggs and ham", "it rains"] * 4
+    preds = ["the cat sat down", "a dog ran", "hello", "green eggs", "it rains today"] * 4
+    res = text.run(table_of(pd.DataFrame({"prediction": preds, "reference": refs})))
+    path = tmp_path / "r.xlsx"
+    write_report(path, [res])
+    wb = load_workbook(path)
+    rec = res.find("token_f1")[0]
+    found = []
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.comment is not None and "bootstrap-percentile-95" in cell.comment.text:
+                    found.append(cell.value)
+    assert any(v == pytest.approx(rec["ci_low"]) for v in found if isinstance(v, float))
+    assert any(v == pytest.approx(rec["ci_high"]) for v in found if isinstance(v, float))
