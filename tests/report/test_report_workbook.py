@@ -106,7 +106,7 @@ def test_summary_sentences_carry_denominators_and_intervals(reports):
     assert "exact sign test p = 0.0636" in compare and "19 items flipped" in compare
     assert "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups" in said("aggregate_groups")
     cost = said("cost")
-    assert "A: 0.0146 per success (82.0% of 100 requests succeed)" in cost
+    assert "A: 0.0146 per success (95% CI " in cost and "; 82.0% of 100 requests succeed)" in cost
     assert "B buys 4.0 pts for 0.475 per extra success. C is dominated." in cost
     assert "$" not in cost  # the file's units: no currency was chosen
     assert said("aggregate_simpson").startswith("Simpson's paradox: new is better in every segment")

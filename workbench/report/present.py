@@ -413,8 +413,9 @@ def _answer_text(result, currency):
         on = f" on {group}" if group is not None else ""
         who = (f"{_q(system)}{on}: exact match" if system is not None
                else (f"{group}: exact match" if group is not None else "Exact match"))
+        inside = "; ".join(x for x in (_ci(em)[2:-1], ", ".join(extra)) if x)
         parts.append(f"{who} {_fv(em)} of {_plural(em.get('n'), 'item')}"
-                     + (f" ({', '.join(extra)})" if extra else ""))
+                     + (f" ({inside})" if inside else ""))
     if not parts:
         return None
     if len(parts) == 1:
@@ -534,6 +535,8 @@ def _answer_ranking(result, currency):
         if nd is not None:
             n = nd.get("n")
             bits.append(f"nDCG@{k} = {_fv(nd)}")
+            if _ci(nd):
+                bits.append(_ci(nd)[2:-1])
         for metric in ("mrr", "map"):
             rec = _first(result, metric, system=system)
             if rec is not None:
@@ -545,7 +548,10 @@ def _answer_ranking(result, currency):
                 bits.append(f"{display_name(f'hit@{k}')} {_fv(hit)}")
         if bits:
             head = f"{_q(system)}: " if system is not None else ""
-            parts.append(head + bits[0] + (f" ({', '.join(bits[1:])})" if len(bits) > 1 else ""))
+            rest = ", ".join(b for b in bits[1:] if not b.startswith("95% CI"))
+            inside = "; ".join(b for b in ([bits[1]] if len(bits) > 1 and bits[1].startswith("95% CI") else [])
+                               + ([rest] if rest else []))
+            parts.append(head + bits[0] + (f" ({inside})" if inside else ""))
     if not parts:
         return None
     text = "; ".join(parts) + f" over {_plural(n, 'query', 'queries')}."
@@ -595,7 +601,7 @@ def _answer_passk(result, currency):
         n = at.get("n")
         head = f"{_q(system)}: " if system is not None and len(systems) > 1 else ""
         if hat is None or at.get("value") is None or hat.get("value") is None:
-            parts.append(f"{head}pass@{k_at} = {_fv(at)}")
+            parts.append(f"{head}pass@{k_at} = {_fv(at)}{_ci(at)}")
             tones.append("neutral")
             continue
         if hat["value"] >= 0.9:
@@ -604,9 +610,9 @@ def _answer_passk(result, currency):
             verdict, tone = "not reliable", "bad"
         else:
             verdict, tone = "not yet reliable", "borderline"
-        parts.append(f"{head}pass@{k_at} = {_fv(at)} but pass^{k_hat} = {_fv(hat)}: {verdict}"
+        parts.append(f"{head}pass@{k_at} = {_fv(at)}{_ci(at)} but pass^{k_hat} = {_fv(hat)}{_ci(hat)}: {verdict}"
                      if tone != "good" else
-                     f"{head}pass@{k_at} = {_fv(at)} and pass^{k_hat} = {_fv(hat)}: {verdict}")
+                     f"{head}pass@{k_at} = {_fv(at)}{_ci(at)} and pass^{k_hat} = {_fv(hat)}{_ci(hat)}: {verdict}")
         tones.append(tone)
     if not parts:
         return None
@@ -806,9 +812,11 @@ def _answer_cost(result, currency):
     parts = []
     if cheapest is not None:
         rate = _first(result, "success_rate", system=cheapest.get("system"))
+        ci = _ci(cheapest, currency=currency)[2:-1]
+        succeed = f"{_fv(rate)} of {_plural(rate.get('n'), 'request')} succeed" if rate else ""
+        inside = "; ".join(x for x in (ci, succeed) if x)
         parts.append(f"{cheapest.get('system')}: {_fv(cheapest, currency=currency)} per success"
-                     + (f" ({_fv(rate)} of {_plural(rate.get('n'), 'request')} succeed)" if rate else "")
-                     + ".")
+                     + (f" ({inside})" if inside else "") + ".")
     buys = []
     for rec in result.find("marginal_cost_per_success"):
         if rec.get("value") is None or rec.get("to") in dominated:
