@@ -290,3 +290,24 @@ def test_report_gives_the_bounds_as_values_with_the_method_in_a_comment(tmp_path
                     found.append(cell.value)
     assert any(v == pytest.approx(rec["ci_low"]) for v in found if isinstance(v, float))
     assert any(v == pytest.approx(rec["ci_high"]) for v in found if isinstance(v, float))
+
+
+def test_large_files_draw_fewer_resamples_and_say_so():
+    assert hc.effective_resamples(2000, 4000) == 2000
+    assert hc.effective_resamples(2000, 10_000) == hc.DRAW_BUDGET // 10_000
+    assert hc.effective_resamples(2000, 10_000_000) == hc.MIN_RESAMPLES
+    x = np.random.default_rng(0).random(60_000)
+    ci = hc.mean_intervals({"x": x})["x"]
+    assert ci.resamples == hc.MIN_RESAMPLES
+    from workbench.analyses import _intervals
+    assert _intervals.fields(ci)["ci_method"] == f"bootstrap-percentile-95,B={hc.MIN_RESAMPLES}"
+
+
+def test_shared_draws_are_the_separate_ones():
+    # one set of draws for several matrices: each gets what its own bootstrap would give
+    rng = np.random.default_rng(4)
+    a, b = np.sort(rng.random(80)), rng.integers(0, 9, size=(80, 3)).astype(float)
+    sa, sb = hc.resampled_sums([a[:, None], b], [300, 120], seed=6)
+    np.testing.assert_allclose(sa[:, 0] / 80, hc.bootstrap_means(a, resamples=300, seed=6), rtol=1e-12)
+    idx = np.random.default_rng(6).choice(80, size=(120, 80))   # sacrebleu's draws
+    np.testing.assert_allclose(sb, b[idx].sum(axis=1), rtol=1e-12)

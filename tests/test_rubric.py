@@ -48,7 +48,7 @@ def test_equal_weights_by_default_and_t_interval():
     boot = stats.bootstrap((np.sort(x),), np.mean, n_resamples=2000, method="percentile",
                            rng=np.random.default_rng(12345)).confidence_interval
     assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((boot.low, boot.high))
-    assert rec["ci_method"] == "bootstrap-percentile-95"
+    assert rec["ci_method"] == "bootstrap-percentile-95,B=2000"
     assert "weights:equal" in res.signature and "Rubric score" in answer(res).text
 
 

@@ -22,7 +22,8 @@ METHOD_WORDS = {
 def fields(ci: hc.MeanCI) -> dict:
     """The record fields of one interval: ci_low/ci_high (absent when degenerate), the method,
     the t interval beside it, and ``degenerate`` when every resample was equal."""
-    out: dict = {"ci_method": METHOD_WORDS.get(ci.method, ci.method)}
+    method = METHOD_WORDS.get(ci.method, ci.method)
+    out: dict = {"ci_method": f"{method},B={ci.resamples}" if ci.resamples else method}
     if not ci.degenerate:
         out.update(ci_low=_num(ci.low), ci_high=_num(ci.high))
     else:
@@ -35,10 +36,14 @@ def _num(x: float) -> float | None:
     return float(x) if x is not None and math.isfinite(x) else None
 
 
+#: the draw budget in a signature: fewer resamples on large files (each record's ci_method says how many)
+BUDGET = f",max-draws:{hc.DRAW_BUDGET:.0e}(B>={hc.MIN_RESAMPLES})".replace("e+0", "e")
+
+
 def signature(resamples: int, seed: int, *, unit: str = "items", clusters: str | None = None) -> dict:
     """The signature entries of the headline intervals."""
     boot = (f"cluster-bootstrap-percentile-95,B={resamples},seed={seed},clusters:{clusters}" if clusters
-            else f"bootstrap-percentile-95,B={resamples},seed={seed},over:{unit}")
+            else f"bootstrap-percentile-95,B={resamples},seed={seed},over:{unit}") + BUDGET
     return {"ci": boot, "ci-t": "t(n-1)-95,beside,unclipped",
             "ci-rate": f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)"}
 
@@ -66,9 +71,10 @@ def _list(labels: list[str], most: int = 8) -> str:
     return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
 
 
-def mean_cis(columns: dict[str, np.ndarray], *, resamples: int, seed: int, clusters=None):
+def mean_cis(columns: dict[str, np.ndarray], *, resamples: int, seed: int, clusters=None, sample_means=None):
     """:func:`workbench.metrics.headline_ci.mean_intervals`, with the options' names."""
-    return hc.mean_intervals(columns, resamples=resamples, seed=seed, clusters=clusters)
+    return hc.mean_intervals(columns, resamples=resamples, seed=seed, clusters=clusters,
+                             sample_means=sample_means)
 
 
 def who(metric: str, system=None, group=None) -> str:

@@ -338,7 +338,7 @@ def _macro_ci(y: np.ndarray, codes: np.ndarray, labels: list[str], macro: float,
     degenerate = hc.is_degenerate(samples, macro)
     low, high = (float("nan"),) * 2 if degenerate else hc.percentile_interval(samples)
     return hc.MeanCI(macro, len(labels), low, high, float("nan"), float("nan"), degenerate,
-                     "stratified-bootstrap-percentile-95")
+                     "stratified-bootstrap-percentile-95", len(samples))
 
 
 def _ratio_cis(per_unit: pd.DataFrame, pooled: float, options: Options) -> tuple[hc.MeanCI, hc.MeanCI]:
@@ -352,7 +352,7 @@ def _ratio_cis(per_unit: pd.DataFrame, pooled: float, options: Options) -> tuple
         degenerate = hc.is_degenerate(samples, pooled)
         low, high = (nan, nan) if degenerate else hc.percentile_interval(samples)
         pooled_ci = hc.MeanCI(pooled, int(num.size), low, high, nan, nan, degenerate,
-                              "ratio-bootstrap-percentile-95")
+                              "ratio-bootstrap-percentile-95", len(samples))
     else:
         pooled_ci = hc.MeanCI(pooled, int(num.size), nan, nan, nan, nan, False, "ratio-bootstrap-percentile-95")
     ratios = per_unit["ratio"].to_numpy(dtype=float)

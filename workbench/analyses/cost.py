@@ -365,7 +365,7 @@ def _ratio_ci(cost_or_zero: np.ndarray, success: np.ndarray, options: Options) -
     degenerate = hc.is_degenerate(samples, value)
     low, high = (float("nan"),) * 2 if degenerate else hc.percentile_interval(samples)
     return hc.MeanCI(value, int(succ), low, high, float("nan"), float("nan"), degenerate,
-                          "ratio-bootstrap-percentile-95")
+                     "ratio-bootstrap-percentile-95", len(samples))
 
 
 def _quantile_fields(values: np.ndarray, q: float, metric: str, label: str, short: list) -> dict:

@@ -14,7 +14,7 @@ from ..core.errors import DataError
 from ..io import LoadedTable, to_text
 from ..metrics import headline_ci as hc
 from ..metrics import text as tm
-from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_bootstrap
+from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_interval_from_sums
 from . import _intervals
 from . import _rows
 from ._common import Resolver, base_signature, check_unique, codes_of
@@ -164,11 +164,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             "chrf": chrf,
             **{t: float(rouge[t][mask].mean()) for t in tm.ROUGE_TYPES},
         }
-        cis = _intervals.mean_cis({"exact_match": em[mask], "token_f1": f1[mask],
-                                   **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
-                                  resamples=options.ci_resamples, seed=options.ci_seed)
-        cis["bleu"] = _corpus_ci("bleu", bleu, scores.bleu_stats[idx], options.ci_seed)
-        cis["chrf"] = _corpus_ci("chrf", chrf, scores.chrf_stats[idx], options.ci_seed)
+        cis = _cell_cis({"exact_match": em[mask], "token_f1": f1[mask],
+                         **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
+                        {"bleu": (bleu, scores.bleu_stats[idx]), "chrf": (chrf, scores.chrf_stats[idx])}, options)
         for metric, value in values.items():
             records.append(record(metric, value, system=label, group=glabel, n=n,
                                   **_intervals.fields(cis[metric])))
@@ -224,7 +222,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         **({"groups": "separate"} if group_col else {}),
         **_intervals.signature(options.ci_resamples, options.ci_seed),
         "ci-corpus": f"sacrebleu-bootstrap(--confidence),sentences-sorted-by-stats,mean+-half[R//40],clipped[0,100],"
-                     f"B={CONFIDENCE_RESAMPLES},seed={options.ci_seed}",
+                     f"B={CONFIDENCE_RESAMPLES},seed={options.ci_seed},draws-shared-with-ci"
+                     + _intervals.BUDGET,
         **scope_sig,
     })
     rate_fmt = {"exact_match": "rate", "token_f1": "float", "rouge1": "float", "rouge2": "float",
@@ -264,14 +263,34 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 
-def _corpus_ci(metric: str, score: float, stats: np.ndarray, seed: int) -> hc.MeanCI:
-    """sacrebleu's bootstrap interval of a corpus score (``sacrebleu --confidence``)."""
-    # the sentences in a canonical order (sorted by their statistics): the interval depends on
-    # the data and the seed, not on the row order; it is sacrebleu's on the sentences so ordered
-    stats = stats[np.lexsort(stats.T[::-1])] if stats.shape[0] else stats
-    mean, half, samples = corpus_bootstrap(metric, stats, seed=seed)
-    degenerate = stats.shape[0] > 0 and hc.is_degenerate(samples, score)
-    # mean +- half can pass the 0-100 range (sacrebleu does not clip); the interval here is clipped
-    low, high = max(0.0, mean - half), min(100.0, mean + half)
-    return hc.MeanCI(score, int(stats.shape[0]), low, high, float("nan"), float("nan"),
-                     degenerate, "sacrebleu-bootstrap")
+def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.ndarray]],
+              options: Options) -> dict[str, hc.MeanCI]:
+    """The intervals of one system's (and group's) headlines from one set of resamples of its
+    items: the means' percentile bootstrap (t beside) and the corpus scores' sacrebleu
+    ``--confidence`` interval (its first 1,000 resamples, the draws sacrebleu makes with this
+    seed).  Each matrix's rows are first put in a canonical order (the means' by their values,
+    the corpus statistics sorted), so the row order of the file never changes an interval."""
+    n = len(next(iter(means.values())))
+    b_corpus = hc.effective_resamples(CONFIDENCE_RESAMPLES, n)
+    stats = {m: st[np.lexsort(st.T[::-1])].astype(np.float64) for m, (_, st) in corpus.items()}
+    shared: dict[str, np.ndarray] = {}
+
+    def sample_means(matrix: np.ndarray, drawn: int) -> np.ndarray:
+        sums = hc.resampled_sums([matrix, *stats.values()], [drawn, *[b_corpus] * len(stats)],
+                                 seed=options.ci_seed)
+        shared.update(zip(stats, sums[1:]))
+        return sums[0] / n
+
+    cis = _intervals.mean_cis(means, resamples=options.ci_resamples, seed=options.ci_seed,
+                              sample_means=sample_means)
+    if not shared:  # every mean was a rate: the corpus scores draw on their own
+        shared.update(zip(stats, hc.resampled_sums(list(stats.values()), [b_corpus] * len(stats),
+                                                   seed=options.ci_seed)))
+    for metric, (score, _) in corpus.items():
+        mean, half, samples = corpus_interval_from_sums(metric, shared[metric])
+        degenerate = hc.is_degenerate(samples, score)
+        # mean +- half can pass the 0-100 range (sacrebleu does not clip); here it is clipped
+        low, high = max(0.0, mean - half), min(100.0, mean + half)
+        cis[metric] = hc.MeanCI(score, n, low, high, float("nan"), float("nan"), degenerate,
+                                "sacrebleu-bootstrap", b_corpus)
+    return cis

@@ -281,18 +281,17 @@ def corpus_bootstrap(metric_name: str, stats: np.ndarray, *, resamples: int = CO
     half, the half-width half the distance between the sorted resamples at ``R // 40`` and
     ``R - R // 40 - 1`` (sacrebleu's ``estimate_ci``)."""
     _check_rounds(resamples, "resamples")
-    metric = _metric(metric_name)
     stats = np.asarray(stats, dtype=np.float64)
-    n, width = stats.shape
+    n = stats.shape[0]
     if n == 0:
         return float("nan"), float("nan"), np.full(resamples, np.nan)
-    rng = np.random.default_rng(seed)
-    sums = np.empty((resamples, width))
-    rows = max(1, min(resamples, 4_000_000 // n))
-    for start in range(0, resamples, rows):
-        stop = min(resamples, start + rows)
-        idx = rng.choice(n, size=(stop - start, n), replace=True)
-        sums[start:stop] = _counts_matrix(idx, n) @ stats
-    scores = scores_from_sums(metric, sums.astype(np.float32))
+    from .headline_ci import resampled_sums
+
+    return corpus_interval_from_sums(metric_name, resampled_sums([stats], [resamples], seed=seed)[0])
+
+
+def corpus_interval_from_sums(metric_name: str, sums: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """sacrebleu's interval from the summed statistics of each resample (float32, as sacrebleu)."""
+    scores = scores_from_sums(_metric(metric_name), np.asarray(sums).astype(np.float32))
     mean, half = estimate_ci(scores)
     return mean, half, scores

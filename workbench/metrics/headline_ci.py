@@ -21,6 +21,19 @@ RESAMPLES = 2000
 SEED = 12345
 #: Draws per block of resamples (rows x items): bounds the memory of the index matrix.
 BLOCK_DRAWS = 1 << 20
+#: At most this many draws (resamples x items) per headline bootstrap, so that an interval does
+#: not slow the first answer on a large file: above it, fewer resamples are drawn, never fewer
+#: than MIN_RESAMPLES (2,000 resamples up to 5,000 items, 1,000 at 10,000, 200 from 50,000);
+#: each record's ``ci_method`` states the number used.
+DRAW_BUDGET = 10_000_000
+MIN_RESAMPLES = 200
+
+
+def effective_resamples(resamples: int, n: int) -> int:
+    """The resamples drawn for ``n`` units: ``resamples``, fewer above :data:`DRAW_BUDGET` draws."""
+    if n <= 0:
+        return int(resamples)
+    return int(min(resamples, max(MIN_RESAMPLES, DRAW_BUDGET // n)))
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,8 @@ class MeanCI:
     t_high: float
     degenerate: bool
     method: str
+    #: the bootstrap resamples drawn (None for a non-bootstrap interval)
+    resamples: int | None = None
 
 
 def check_resamples(resamples, seed) -> None:
@@ -150,7 +165,7 @@ def is_binary(values) -> bool:
 
 
 def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES, seed: int = SEED,
-                   clusters=None, level: float = 0.95) -> dict[str, MeanCI]:
+                   clusters=None, level: float = 0.95, sample_means=None) -> dict[str, MeanCI]:
     """The headline interval of each column's mean (all columns the same n items).
 
     A 0/1 column is a rate: its interval is the proportion interval
@@ -158,7 +173,11 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     below 30 items and at 0% or 100%), or the cluster bootstrap when clusters are given; any
     other column gets the percentile bootstrap (one set of resamples shared by the columns)
     and its t interval beside it (not clipped to the metric's range; none with clusters, as it
-    would treat the items as independent)."""
+    would treat the items as independent).
+
+    ``sample_means(matrix, resamples)``, if given, makes the bootstrap means of the columns of
+    ``matrix`` (items in the canonical order) instead of :func:`bootstrap_means` (shared draws,
+    see :func:`resampled_sums`)."""
     from .intervals import proportion_interval, rate_interval_method
 
     names = list(columns)
@@ -169,8 +188,13 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     n = mat.shape[0]
     binary = {k: clusters is None and is_binary(columns[k]) for k in names}
     boot = [k for k in names if not binary[k]]
-    samples = (bootstrap_means(mat[:, [names.index(k) for k in boot]], resamples=resamples, seed=seed,
-                               clusters=clusters) if boot and n else None)
+    units = n if clusters is None else int(np.unique(np.asarray(clusters)).size)
+    drawn = effective_resamples(resamples, units)
+    samples = None
+    if boot and n:
+        cols = mat[:, [names.index(k) for k in boot]]
+        samples = (sample_means(cols[_canonical(cols)], drawn) if sample_means is not None and clusters is None
+                   else bootstrap_means(cols, resamples=drawn, seed=seed, clusters=clusters))
     for j, k in enumerate(names):
         x = mat[:, j]
         mean = float(x.mean()) if n else float("nan")
@@ -186,16 +210,18 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
         degenerate = n > 0 and is_degenerate(s, mean)
         low, high = (float("nan"), float("nan")) if degenerate else percentile_interval(s, level)
         method = "cluster-bootstrap-percentile" if clusters is not None else "bootstrap-percentile"
-        out[k] = MeanCI(mean, n, low, high, t_low, t_high, degenerate, method)
+        out[k] = MeanCI(mean, n, low, high, t_low, t_high, degenerate, method, drawn)
     return out
 
 
 def ratio_bootstrap(numerator, denominator, *, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """Bootstrap of sum(numerator) / sum(denominator) over units (requests), numerator and
-    denominator of a unit resampled together; a resample whose denominator sums to 0 is NaN."""
+    denominator of a unit resampled together; a resample whose denominator sums to 0 is NaN.
+    Fewer resamples above :data:`DRAW_BUDGET` draws (the length of the result says how many)."""
     num = np.asarray(numerator, dtype=float)
     den = np.asarray(denominator, dtype=float)
-    sums = bootstrap_means(np.column_stack([num, den]), resamples=resamples, seed=seed)
+    sums = bootstrap_means(np.column_stack([num, den]), resamples=effective_resamples(resamples, num.size),
+                           seed=seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = sums[:, 0] / sums[:, 1]
     return np.where(sums[:, 1] != 0, ratio, np.nan)
@@ -236,9 +262,11 @@ def stratified_mean_of_means(values, codes, labels, *, resamples: int = RESAMPLE
     group (the groups are fixed): group j (in the order of its label, so the result does not
     depend on the row order) draws from ``default_rng(SeedSequence(seed, spawn_key=(j,)))``; a
     group of 0/1 values draws its resampled rate as Binomial(n_j, rate_j) / n_j, which is the
-    law of the mean of n_j draws with replacement.  Returns the (resamples,) macro means."""
+    law of the mean of n_j draws with replacement.  Returns the macro means of the resamples
+    (fewer above :data:`DRAW_BUDGET` draws over all the items)."""
     v = np.asarray(values, dtype=float)
     codes = np.asarray(codes, dtype=np.int64)
+    resamples = effective_resamples(resamples, v.size)
     total = np.zeros(resamples)
     present = [g for g in range(len(labels)) if np.any(codes == g)]
     for j, g in enumerate(sorted(present, key=lambda g: str(labels[g]))):
@@ -250,3 +278,25 @@ def stratified_mean_of_means(values, codes, labels, *, resamples: int = RESAMPLE
         else:
             total += bootstrap_means(x, resamples=resamples, seed=ss)
     return total / max(len(present), 1)
+
+
+def resampled_sums(matrices: list[np.ndarray], resamples: list[int], *, seed: int = SEED) -> list[np.ndarray]:
+    """Column sums of resampled rows of several matrices of the same n rows, from one set of
+    draws: ``rng = default_rng(seed)``, the resamples ``rng.integers(0, n, size=(R, n))`` (which
+    is also ``rng.choice(n, size=(R, n))``, sacrebleu's draws, and scipy's), drawn once in blocks
+    of rows; matrix i gets the sums of the first ``resamples[i]`` resamples (R = the largest),
+    a (resamples[i] x columns) array.  The rows are used in the order given."""
+    n = matrices[0].shape[0]
+    most = max(resamples)
+    outs = [np.empty((r, m.shape[1])) for r, m in zip(resamples, matrices)]
+    mats = [np.asarray(m, dtype=np.float64) for m in matrices]
+    rng = np.random.default_rng(seed)
+    for start, stop, idx in _index_blocks(rng, n, most, n):
+        rows = stop - start
+        flat = (idx + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+        for out, m, r in zip(outs, mats, resamples):
+            if start < r:
+                take = min(stop, r) - start
+                out[start:start + take] = counts[:take] @ m
+    return outs
