@@ -44,7 +44,11 @@ def test_equal_weights_by_default_and_t_interval():
     assert res.value("rubric_score") == pytest.approx(x.mean())
     ref = stats.ttest_1samp(x, 0).confidence_interval()
     rec = res.find("rubric_score")[0]
-    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((max(0, ref.low), min(1, ref.high)))
+    assert (rec["t_low"], rec["t_high"]) == pytest.approx((ref.low, ref.high))   # the t interval, beside
+    boot = stats.bootstrap((np.sort(x),), np.mean, n_resamples=2000, method="percentile",
+                           rng=np.random.default_rng(12345)).confidence_interval
+    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((boot.low, boot.high))
+    assert rec["ci_method"] == "bootstrap-percentile-95,B=2000"
     assert "weights:equal" in res.signature and "Rubric score" in answer(res).text
 
 

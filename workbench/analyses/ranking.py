@@ -23,7 +23,9 @@ from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
+from ..metrics import headline_ci as hc
 from ..metrics.ranking import GAINS, rank_metrics, repeated_pairs
+from . import _intervals
 from ._common import Resolver, base_signature, check_unique, parse_ks
 
 NAME = "ranking"
@@ -53,6 +55,9 @@ class Options:
     unjudged: str = "skip"
     #: binary metrics count a document relevant when its grade >= this
     relevance_threshold: float = 1.0
+    #: bootstrap resamples and seed of the headline intervals (over queries)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 def _check(options: Options) -> tuple[int, ...]:
@@ -68,6 +73,7 @@ def _check(options: Options) -> tuple[int, ...]:
                           f"got unjudged={options.unjudged!r}.")
     if not np.isfinite(options.relevance_threshold):
         raise OptionError("`relevance_threshold` must be a number.")
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
     return parse_ks(options.ks)
 
 
@@ -332,12 +338,17 @@ def _system_result(arr, label, universe: np.ndarray, ks, options: Options, cols:
         values[f"ndcg@{k}"] = _mean(arr.ndcg[k], use)
     values["mrr"] = _mean(arr.rr, use)
     values["map"] = _mean(arr.ap, use)
+    per_query = {f"{kind}@{k}": getattr(arr, attr)[k][use] for k in ks
+                 for kind, attr in (("p", "precision"), ("r", "recall"), ("hit", "hit"), ("ndcg", "ndcg"))}
+    cis = _intervals.mean_cis({**per_query, "mrr": arr.rr[use], "map": arr.ap[use]},
+                              resamples=options.ci_resamples, seed=options.ci_seed)
     records = []
     for metric, value in values.items():
         k = int(metric.split("@")[1]) if "@" in metric else None
-        records.append(record(metric, value, system=label, k=k, n=n_use))
+        records.append(record(metric, value, system=label, k=k, n=n_use, **_intervals.fields(cis[metric])))
     n_tied = int((arr.tied & in_run).sum())
     notes = _system_notes(arr, label, universe, no_rel, in_run, n_tied, options, cols)
+    notes += _intervals.notes([(_intervals.who(m, label), ci) for m, ci in cis.items()], "queries")
     row = {"system": label if label is not None else "(all)", "queries": n_use,
            "no_relevant": int(no_rel.sum()), "tied_queries": n_tied, **values}
     idx = np.flatnonzero(universe)
@@ -441,6 +452,7 @@ def _signature(options: Options, ks, cols: _Columns) -> dict:
         "p@k-denom": "k",
         "rr": "full-list",
         "map": "full-list/R",
+        **_intervals.signature(options.ci_resamples, options.ci_seed, unit="queries"),
     })
     return sig
 

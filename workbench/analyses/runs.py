@@ -32,7 +32,8 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import paired as pm
 from ..metrics import significance as sg
-from ..metrics.intervals import wilson_interval
+from ..metrics import headline_ci as hc
+from . import _intervals
 from ..metrics.multiple import compact_letters, randomized_tukey_hsd
 from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, verdicts
 
@@ -55,6 +56,9 @@ class Options:
     order: str | None = None
     resamples: int = 10_000
     seed: int = 12345
+    #: bootstrap resamples and seed of each run's own interval (over items)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
     #: randomised Tukey HSD rounds (and randomization-test rounds)
     rounds: int = 10_000
     #: tie groups from the randomised Tukey HSD (tukey) or Holm-adjusted paired tests (holm)
@@ -67,6 +71,7 @@ def check_options(options: Options) -> None:
 
     whole("resamples", options.resamples, 1_000, 1_000_000)
     whole("seed", options.seed, 0, 2**32 - 1)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
     whole("rounds", options.rounds, 1_000, 1_000_000)
     if options.groups not in GROUPS:
         raise OptionError(f"`groups` must be one of {', '.join(GROUPS)}; got groups={options.groups!r}.")
@@ -199,21 +204,21 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     progress.advance(0.05, "tie groups")
     letters, group_rows, common_n = _tie_groups(G, names, binary, options, sign, notes,
                                                 Scaled(progress, 0.05, 0.5))
-    run_rows = []
+    run_rows, ci_entries = [], []
     for j, name in enumerate(names):
         col = G[:, j][np.isfinite(G[:, j])]
         m = int(col.size)
-        if binary:
-            lo, hi = wilson_interval(int(col.sum()), m) if m else (np.nan, np.nan)
-        else:
-            t = pm.paired_t(col)
-            lo, hi = (t.ci_low, t.ci_high) if m > 1 else (np.nan, np.nan)
+        # a rate: Wilson or Clopper-Pearson; a mean score: the bootstrap over items, t beside
+        ci = hc.mean_intervals({"x": col}, resamples=options.ci_resamples, seed=options.ci_seed)["x"]
+        fields = _intervals.fields(ci) if m else {}
+        ci_entries.append((_intervals.who("run_rate" if binary else "run_mean", name), ci))
+        lo, hi = fields.get("ci_low", np.nan), fields.get("ci_high", np.nan)
         value = float(col.mean()) if m else np.nan
-        records.append(record("run_rate" if binary else "run_mean", value, system=name, n=m,
-                              ci_low=None if np.isnan(lo) else lo, ci_high=None if np.isnan(hi) else hi,
+        records.append(record("run_rate" if binary else "run_mean", value, system=name, n=m, **fields,
                               groups=letters.get(name) or None))
         run_rows.append({"run": name, "items": m, "value": value, "ci_low": lo, "ci_high": hi,
                          "groups": letters.get(name, ""), "missing": int(len(items) - m)})
+    notes += _intervals.notes(ci_entries)
     # pairs: consecutive runs, and every run against the baseline
     pairs = [(j - 1, j) for j in range(1, k)]
     pairs += [(b, j) for j in range(k) if j != b and (b, j) not in pairs]
@@ -264,7 +269,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sig.update({"value": "binary" if binary else "score", "column": value_col, "runs": str(k),
                 "order": how,
                 "baseline": base, "pairs": "by-item-id,common-items",
-                "run-ci": "wilson-95" if binary else "t-95",
+                "run-ci": (f"wilson-95,clopper-pearson-95(n<30,0%,100%)" if binary else
+                           f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items,"
+                           "t(n-1)-95-beside"),
                 "diff-ci": f"paired-bootstrap-percentile-95,bs:{options.resamples},seed:{options.seed}",
                 "diff-test": "exact-sign" if binary else "randomization",
                 "ties": pm.TIES_SIGNATURE,

@@ -25,6 +25,13 @@ def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
     p.add_argument("--xlsx", metavar="PATH", help="also write the Excel report of the result to PATH")
 
 
+def intervals(p: argparse.ArgumentParser, unit: str = "items") -> None:
+    p.add_argument("--ci-resamples", type=int, default=2000,
+                   help=f"bootstrap resamples of the headline intervals, over {unit} (default 2000)")
+    p.add_argument("--ci-seed", type=int, default=12345,
+                   help="seed of the headline intervals' bootstrap (default 12345)")
+
+
 def text(p: argparse.ArgumentParser) -> None:
     common(p)
     p.add_argument("--prediction", help="prediction column (guessed: prediction, output, answer...)")
@@ -37,6 +44,7 @@ def text(p: argparse.ArgumentParser) -> None:
     p.add_argument("--group", help="group column (a task): metrics per group, never pooled across "
                    "groups (default: an lm-eval file's task)")
     errored(p, "scored with an empty prediction")
+    intervals(p)
 
 
 def ranking(p: argparse.ArgumentParser) -> None:
@@ -61,6 +69,7 @@ def ranking(p: argparse.ArgumentParser) -> None:
                         "zero = kept, scored 0 (default skip)")
     p.add_argument("--relevance-threshold", type=float, default=1.0,
                    help="grade >= T is relevant for the binary metrics (default 1)")
+    intervals(p, "queries")
 
 
 def passk(p: argparse.ArgumentParser) -> None:
@@ -72,6 +81,7 @@ def passk(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system", help="system column (optional)")
     p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
     errored(p, "counted as failed attempts")
+    intervals(p, "tasks")
 
 
 def aggregate(p: argparse.ArgumentParser) -> None:
@@ -83,6 +93,7 @@ def aggregate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--denominator", help="denominator column (ratio form)")
     p.add_argument("--unit", help="unit column (conversation, user...)")
     errored(p, "outcome 0 (a failure)")
+    intervals(p)
 
 
 def compare(p: argparse.ArgumentParser) -> None:
@@ -109,6 +120,7 @@ def compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
     errored(p, "scored 0 (a failure)")
+    intervals(p)
 
 
 def cost(p: argparse.ArgumentParser) -> None:
@@ -123,6 +135,7 @@ def cost(p: argparse.ArgumentParser) -> None:
     p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
                    help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")
+    intervals(p, "requests")
 
 
 def plan(p: argparse.ArgumentParser) -> None:
@@ -166,6 +179,7 @@ def rubric(p: argparse.ArgumentParser) -> None:
                         "weights (default); fail = count it as a fail")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    intervals(p)
 
 
 def runs(p: argparse.ArgumentParser) -> None:
@@ -184,6 +198,7 @@ def runs(p: argparse.ArgumentParser) -> None:
                    help="randomised Tukey HSD and randomization-test rounds (default 10000)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the bootstrap and permutations (default 12345)")
+    intervals(p)
 
 
 def repeats(p: argparse.ArgumentParser) -> None:

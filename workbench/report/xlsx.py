@@ -328,19 +328,22 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
     kinds = [record_kind(result, r) for r in result.records]
 
     def kind(column: str, i: int) -> str | None:
-        if column in ("value", "ci_low", "ci_high"):
+        if column in ("value", "ci_low", "ci_high", "t_low", "t_high"):
             return kinds[i]
-        if column in ("n", "k"):
+        if column in ("n", "k", "df"):
             return "count"
         return None
 
     legend = ["n: the denominator each value was computed over; ci_low/ci_high: its 95% "
-              "interval; from/to: the pair of systems compared."]
+              "interval (its method in ci_method and in the cell's comment); t_low/t_high: the t "
+              "interval beside a bootstrap one; df: a t statistic's degrees of freedom; degenerate: "
+              "every bootstrap resample gave the same value, so no interval is shown; from/to: the "
+              "pair of systems compared."]
     if "points" in kinds or "margin" in kinds:
         legend.append("Differences of rates are shown in percentage points (the cell holds points: "
                       "+4.5 pts is a difference of 0.045 in the JSON).")
     return Block(key, "All results (the records printed by --json)", frame, cell_kind=kind, legend_below=True,
-                 legend=legend, filter=filter)
+                 legend=legend, filter=filter, comment=interval_comment(result.records))
 
 
 def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
@@ -736,10 +739,11 @@ def _condition_text(row: dict, i: int, kinds) -> str:
 
 
 def _headline_block(results, order, main_of) -> Block:
-    rows, kinds = [], []
+    rows, kinds, recs = [], [], []
     for i in order:
         r = results[i]
         for rec in headline_records(r):
+            recs.append(rec)
             rows.append({"analysis": main_of[i], "metric": rec["metric"], "name": display_name(rec["metric"]),
                          "about": who(rec), "value": rec.get("value"), "ci_low": rec.get("ci_low"),
                          "ci_high": rec.get("ci_high"), "n": rec.get("n"),
@@ -754,6 +758,19 @@ def _headline_block(results, order, main_of) -> Block:
         return "count" if column == "n" else None
 
     return Block("summary/headlines", "Headline numbers", frame, cell_kind=kind, filter=True, legend_below=True,
+                 comment=interval_comment(recs),
                  legend=["value with its 95% interval (ci_low to ci_high) where there is one; "
                          "n: the denominator, counted in the unit given by 'of'; differences of rates "
                          "in percentage points."])
+
+
+def interval_comment(records: Sequence[dict]):
+    """The comment of an interval's bound cells: its method (the record's ``ci_method``), so the
+    bounds stay plain values and the way they were computed is one hover away."""
+    def comment(column: str, i: int) -> str | None:
+        if column not in ("ci_low", "ci_high") or i >= len(records):
+            return None
+        method = records[i].get("ci_method")
+        return f"95% interval: {method}" if method else None
+
+    return comment
