@@ -51,8 +51,9 @@ def ranking(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", default="1,3,5,10", help="cut-offs (default 1,3,5,10)")
     p.add_argument("--gain", default="linear", choices=["linear", "exponential"],
                    help="nDCG gain: linear = grade (trec_eval), exponential = 2^grade-1 (default linear)")
-    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable"],
-                   help="score ties: trec_eval = doc id descending, stable = file order (default trec_eval)")
+    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable", "pessimistic", "optimistic"],
+                   help="score ties: trec_eval = doc id descending, stable = file order, pessimistic = "
+                        "relevant documents last, optimistic = first (default trec_eval)")
     p.add_argument("--no-relevant", default="zero", choices=["zero", "skip"],
                    help="judged queries without a relevant doc: zero = kept, scored 0 (trec_eval); "
                         "skip = left out (default zero)")
