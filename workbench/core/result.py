@@ -15,7 +15,7 @@ import pandas as pd
 #: Keys a result record may carry.  ``k`` is kept for renderers (charts, tables) only: in the
 #: JSON output the cut-off is part of the metric's name (``ndcg@10``).
 RECORD_KEYS = ("metric", "value", "system", "group", "version", "k", "n",
-               "ci_low", "ci_high", "from", "to", "groups")
+               "ci_low", "ci_high", "from", "to", "groups", "convention", "holds")
 #: Keys of a record in the ``--json`` output, in order.
 JSON_KEYS = tuple(k for k in RECORD_KEYS if k != "k")
 
