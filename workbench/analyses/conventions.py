@@ -391,9 +391,11 @@ def evaluate(analysis: str, table, options, *, result: AnalysisResult | None = N
     return Conventions(analysis, frame, NOT_AVAILABLE.get(analysis, ()), has_verdict)
 
 
-def verdict_sentences(frame: pd.DataFrame) -> list[str]:
+def verdict_sentences(frame: pd.DataFrame, fmt: Callable[[str, Any], str] | None = None) -> list[str]:
     """Per headline metric: "The verdict holds under N of M conventions; with X it does not
-    (value, CI)"."""
+    (value, CI)"; ``fmt(metric, number)`` formats a number (default: 4 significant digits)."""
+    num = (lambda metric, x: _num(x)) if fmt is None else (  # noqa: E731
+        lambda metric, x: fmt(metric, x) if _finite(x) else "n/a")
     out = []
     for metric, rows in frame.groupby("metric", sort=False):
         judged = rows[rows["holds"].notna()]
@@ -404,8 +406,9 @@ def verdict_sentences(frame: pd.DataFrame) -> list[str]:
                     f"{int(holds.sum())} of {len(judged)} conventions")
         failing = judged[~holds]
         if len(failing) and len(failing) < len(judged):
-            parts = [f"with {r['convention']} it does not ({_num(r['value'])}"
-                     + (f", CI {_num(r['ci_low'])} to {_num(r['ci_high'])}" if _finite(r["ci_low"]) else "")
+            parts = [f"with {r['convention']} it does not ({num(metric, r['value'])}"
+                     + (f", CI {num(metric, r['ci_low'])} to {num(metric, r['ci_high'])}"
+                        if _finite(r["ci_low"]) else "")
                      + (f", p {float(r['p']):.3g}" if _finite(r.get("p")) else "") + ")"
                      for _, r in failing.head(3).iterrows()]
             more = f"; and {len(failing) - 3} more" if len(failing) > 3 else ""
@@ -458,7 +461,7 @@ def with_conventions(result: AnalysisResult, table, options, progress=NULL_PROGR
         if len(judged):
             records.append(record(f"verdict_holds:{metric}", int(judged["holds"].astype(bool).sum()),
                                   n=len(judged), group="conventions"))
-    notes = list(conv.sentences())
+    notes = []
     if conv.not_available:
         notes.append("Conventions not available in this analysis: " + "; ".join(conv.not_available) + ".")
     if not conv.has_verdict:

@@ -25,8 +25,15 @@ def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
     p.add_argument("--xlsx", metavar="PATH", help="also write the Excel report of the result to PATH")
 
 
+def conventions(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--conventions", action="store_true",
+                   help="also recompute the headline under every alternative convention, one changed "
+                        "at a time, and say under how many of them the verdict holds (slower)")
+
+
 def text(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--prediction", help="prediction column (guessed: prediction, output, answer...)")
     p.add_argument("--reference", help="reference column (guessed: reference, gold, target...)")
     p.add_argument("--id", help="item id column (optional; duplicates are refused)")
@@ -41,6 +48,7 @@ def text(p: argparse.ArgumentParser) -> None:
 
 def ranking(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--query", help="query id column")
     p.add_argument("--doc", help="document id column")
     p.add_argument("--score", help="score column, higher ranks first")
@@ -66,6 +74,7 @@ def ranking(p: argparse.ArgumentParser) -> None:
 
 def passk(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--task", help="task id column")
     p.add_argument("--n", help="attempts-per-task column (with --correct)")
     p.add_argument("--correct", help="passes-per-task column (with --n)")
@@ -77,6 +86,7 @@ def passk(p: argparse.ArgumentParser) -> None:
 
 def aggregate(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--outcome", help="0/1 outcome column (or scores in [0, 1])")
     p.add_argument("--group", help="group/segment column")
     p.add_argument("--version", help="version column: per-version table and Simpson check")
@@ -88,6 +98,7 @@ def aggregate(p: argparse.ArgumentParser) -> None:
 
 def compare(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--baseline", help="wide form: baseline column (0/1 outcome or any per-item score)")
     p.add_argument("--candidate", help="wide form: candidate column(s), comma-separated for several")
     p.add_argument("--item", help="item id column (duplicates refused)")
@@ -114,6 +125,7 @@ def compare(p: argparse.ArgumentParser) -> None:
 
 def cost(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--system", help="system column")
     p.add_argument("--success", help="0/1 success column")
     p.add_argument("--cost", help="cost-per-request column")

@@ -1142,7 +1142,22 @@ def answer(result, *, currency: str | None = None) -> Answer:
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
         ans = Answer((text + ".",), result.analysis, "neutral")
-    return _with_errored(ans, result)
+    return _with_conventions(_with_errored(ans, result), result)
+
+
+def _with_conventions(ans: Answer, result) -> Answer:
+    """The card's line on the conventions (when the result carries their table): "The verdict
+    holds under N of M conventions; with X it does not (value, CI)"."""
+    from ..analyses.conventions import TABLE, verdict_sentences
+
+    tables = getattr(result, "tables", ()) or ()
+    frame = next((t.frame for t in tables if t.name == TABLE), None)
+    if frame is None or not len(frame):
+        return ans
+    def fmt(metric: str, x) -> str:
+        return format_value(x, kind_of(metric))
+
+    return dataclasses.replace(ans, sentences=tuple(ans.sentences) + tuple(verdict_sentences(frame, fmt)))
 
 
 _ERRORED_NOTE = re.compile(r"(\d+) of (\d+) rows ended with an error")
