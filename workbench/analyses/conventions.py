@@ -28,8 +28,6 @@ from ..core.result import AnalysisResult, Table, record
 from ..metrics import paired as pm
 from ..metrics.significance import percentile_interval
 
-#: The analyses with a conventions table.
-ANALYSES = ("ranking", "text", "passk", "aggregate", "cost", "compare")
 RESAMPLES, SEED, LEVEL, ALPHA = 2000, 12345, 0.95, 0.05
 TABLE = "conventions"
 BOOTSTRAP = f"bootstrap percentile 95%, {RESAMPLES} resamples, seed {SEED}"
@@ -164,6 +162,8 @@ _ALTERNATIVES: dict[str, Callable] = {
     "aggregate": _aggregate_alternatives, "cost": _cost_alternatives,
     "compare": _compare_alternatives,
 }
+#: The analyses with a conventions table.
+ANALYSES = tuple(_ALTERNATIVES)
 
 
 # -- intervals and verdicts from per-unit values ------------------------------------------
