@@ -23,6 +23,7 @@ from ..tasks import TaskRunner
 from ..widgets import TableView
 from .fields import (AUTO, NONE, Control, Field, fit_options_width, gui_words, make_control, set_value,
                      value_of)
+from .conventions_tab import on_render
 from .results_view import QUALIFIERS, build_results_column, headline_frame, notes_html, show_tables
 
 class PanelMessages:
@@ -321,6 +322,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
         self._show_message("")  # what was said of other data or options is not about this run
         self.busy.start(f"Computing {module.TITLE.lower()}…")
+        self._running_options = options  # the result's options (its Conventions tab reruns them)
         self.runner.start(lambda progress: module.run(table, options, progress))
 
     def precheck(self) -> str:
@@ -348,6 +350,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.closed = True
         self._debounce.stop()
         self.runner.detach()
+        if getattr(self, "conventions_tab", None) is not None:
+            self.conventions_tab.shutdown()
 
     def cancel(self) -> None:
         self.runner.cancel()
@@ -384,6 +388,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             view.frame_model().set_frame(pd.DataFrame())
             self.tabs.setTabVisible(self.tabs.indexOf(view), False)
         self.tabs.setCurrentIndex(0)
+        on_render(self, None)
         self._show_message("")  # the card says what there is to say
         self.on_cleared()
         self.cleared.emit()
@@ -399,6 +404,7 @@ class AnalysisPanel(PanelMessages, QWidget):
     def _on_result(self, result: AnalysisResult) -> None:
         self.last_result = result
         self.last_input_sha256 = self._running_sha256
+        self.last_options = getattr(self, "_running_options", None)
         self.last_error = None
         self._show_message("")
         self.render(result)
@@ -430,6 +436,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             if shown:
                 chart.update_from(result)
         show_tables(self, result, currency)
+        on_render(self, result)
 
     def answer_for_card(self, result, sentences: tuple, badge: str, tone: str):
         """Hook: what only the panel knows added to the answer (the measure an outcome column
