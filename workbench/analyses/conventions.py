@@ -168,13 +168,31 @@ ANALYSES = tuple(_ALTERNATIVES)
 
 # -- intervals and verdicts from per-unit values ------------------------------------------
 
+#: Bootstrap intervals already drawn, by the sorted values' bytes: many conventions leave the
+#: per-unit values as they are (a tie policy on a run without ties), and the same values give
+#: the same seeded interval.
+_INTERVALS: dict[bytes, tuple[float, float]] = {}
+
+
+def _interval(sorted_values: np.ndarray) -> tuple[float, float]:
+    import hashlib
+
+    key = hashlib.sha1(sorted_values.tobytes()).digest()
+    if key not in _INTERVALS:
+        if len(_INTERVALS) >= 256:
+            _INTERVALS.pop(next(iter(_INTERVALS)))
+        _INTERVALS[key] = percentile_interval(
+            pm.bootstrap_means(sorted_values, resamples=RESAMPLES, seed=SEED), LEVEL)
+    return _INTERVALS[key]
+
+
 def mean_interval(values) -> tuple[float, int, float, float]:
     """Mean of the finite values, their count and the bootstrap percentile interval."""
     v = np.sort(np.asarray(values, dtype=float))
     v = v[np.isfinite(v)]
     if v.size == 0:
         return float("nan"), 0, float("nan"), float("nan")
-    low, high = percentile_interval(pm.bootstrap_means(v, resamples=RESAMPLES, seed=SEED), LEVEL)
+    low, high = _interval(v)
     return float(v.mean()), int(v.size), low, high
 
 
@@ -186,7 +204,7 @@ def paired_interval(base, cand) -> tuple[float, int, float, float]:
     if not ok.any():
         return float("nan"), 0, float("nan"), float("nan")
     d = np.sort(pm.paired_differences(b[ok], c[ok]))
-    low, high = percentile_interval(pm.bootstrap_means(d, resamples=RESAMPLES, seed=SEED), LEVEL)
+    low, high = _interval(d)
     return float(d.mean()), int(d.size), low, high
 
 
@@ -252,22 +270,34 @@ def _with_tie_expectation(units: pd.DataFrame, table, options, metric: str) -> p
     name, _, k = metric.partition("@")
     if name not in ("ndcg", "p"):
         return units.assign(**{metric: np.nan})
-    res = rk.Resolver(table)
-    cols = rk._columns(table, options, res)
-    run = rk._read_run(table, options, cols)
-    coded = rk._code_ids(table, run, cols)
-    judg = rk._judgments(table, run, coded, cols)
-    labels = pd.Index(coded.q_labels).astype(str)
+    key = (id(table), options)
+    if key not in _EXPECTED:  # one coding of the run for every metric (the last table only)
+        _EXPECTED.clear()
+        res = rk.Resolver(table)
+        cols = rk._columns(table, options, res)
+        run = rk._read_run(table, options, cols)
+        coded = rk._code_ids(table, run, cols)
+        judg = rk._judgments(table, run, coded, cols)
+        labels = pd.Index(coded.q_labels).astype(str)
+        ks = tuple(rk.parse_ks(options.ks))
+        per_system = {}
+        for code, label in enumerate(run.sys_labels):
+            m = run.sys_codes == code
+            per_system[label] = tie_expected(
+                coded.rq[m], run.order_val[m], judg.grade_for_run[m], judg.jq, judg.jgrade,
+                n_queries=len(labels), ks=ks, gain=options.gain, threshold=options.relevance_threshold)
+        _EXPECTED[key] = (labels, per_system)
+    labels, per_system = _EXPECTED[key]
     out = units.copy()
-    for code, label in enumerate(run.sys_labels):
-        m = run.sys_codes == code
-        exp = tie_expected(coded.rq[m], run.order_val[m], judg.grade_for_run[m], judg.jq,
-                           judg.jgrade, n_queries=len(labels), ks=(int(k),), gain=options.gain,
-                           threshold=options.relevance_threshold)
+    for label, exp in per_system.items():
         values = pd.Series((exp.ndcg if name == "ndcg" else exp.precision)[int(k)], index=labels)
         rows = (out["system"] == label) if label is not None else np.ones(len(out), bool)
         out.loc[rows, metric] = values.reindex(out.loc[rows, "query"].astype(str)).to_numpy()
     return out
+
+
+#: The tie expectations of the last table: (id of the table, options) -> (labels, per system).
+_EXPECTED: dict = {}
 
 
 def _text_metrics(options, result) -> list[str]:
@@ -368,6 +398,7 @@ def evaluate(analysis: str, table, options, *, result: AnalysisResult | None = N
     from . import REGISTRY
 
     module = REGISTRY[analysis]
+    _EXPECTED.clear()  # a cache of this evaluation only
     runs: dict[tuple, AnalysisResult] = {}
     if result is not None:
         runs[()] = result
