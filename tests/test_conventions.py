@@ -73,7 +73,7 @@ def test_ranking_gains_against_pytrec_eval_and_ranx():
     pytrec_eval = pytest.importorskip("pytrec_eval")
     ranx = pytest.importorskip("ranx")
     frame = _ranking_frame(ties=False, systems=("A",)).drop(columns="system")
-    conv = cv.evaluate("ranking", table_of(frame), REGISTRY["ranking"].Options(ks=(5,), system="system"))
+    conv = cv.evaluate("ranking", table_of(frame), REGISTRY["ranking"].Options(ks=(5,)))
     qrel = {q: {d: int(g) for d, g in zip(f["doc"], f["relevance"])} for q, f in frame.groupby("query")}
     run = {q: {d: float(s) for d, s in zip(f["doc"], f["score"])} for q, f in frame.groupby("query")}
     ref = pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut_5"}).evaluate(run)
