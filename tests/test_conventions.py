@@ -214,3 +214,27 @@ def test_verdict_sentence_names_the_convention_that_breaks_it():
     (sentence,) = cv.verdict_sentences(frame)
     assert "holds under 2 of 3 conventions" in sentence
     assert "with c it does not (-0.02, CI -0.05 to +0.01)" in sentence
+
+
+def test_text_two_systems_default_row_equals_the_systems_compared_record_and_card_is_not_repeated():
+    from workbench.report.present import answer
+
+    rows = []
+    for s in ("A", "B"):
+        for i in range(30):
+            good = (i + 2 * (s == "B")) % 3 != 0
+            rows.append((s, f"i{i}", "The cat sat on the mat." if good else "a dog ran on it",
+                         "the cat sat on the mat"))
+    frame = pd.DataFrame(rows, columns=["system", "id", "prediction", "reference"])
+    opts = REGISTRY["text"].Options(system="system", id="id")
+    result = REGISTRY["text"].run(table_of(frame), opts)
+    full = cv.with_conventions(result, table_of(frame), opts)
+    rec = result.find("diff:token_f1", from_="A", to="B")[0]
+    row = full.table(cv.TABLE).frame
+    row = row[(row["metric"] == "diff:token_f1") & row["default"]].iloc[0]
+    assert row["value"] == pytest.approx(rec["value"], abs=1e-12)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((rec["ci_low"], rec["ci_high"]), abs=1e-12)
+    # the card reads the analysis's own records once, then adds the conventions' line
+    plain, with_conv = answer(result).sentences, answer(full).sentences
+    assert with_conv[:len(plain)] == plain
+    assert all("conventions" in s for s in with_conv[len(plain):]) and len(with_conv) > len(plain)

@@ -1129,6 +1129,9 @@ def answer(result, *, currency: str | None = None) -> Answer:
     """The answer card of an analysis (or gate) result: sentences, badge and tone."""
     fn = _ANSWERS.get(result.analysis)
     ans = None
+    if any("convention" in r for r in getattr(result, "records", ())):  # the card reads the
+        result = dataclasses.replace(result, records=tuple(  # result's own records
+            r for r in result.records if "convention" not in r))
     if fn is not None:
         try:
             ans = fn(result, currency)

@@ -131,7 +131,8 @@ def headline_frame(result: AnalysisResult):
     presentation policy.  Returns (frame, formats, tooltips, headers, labels)."""
     from ...report import present
 
-    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records]
+    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records
+            if r.get("convention") is None]  # those are on the Conventions tab
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
