@@ -58,3 +58,13 @@ def test_report_gets_a_conventions_sheet(capsys, examples, tmp_path):
     assert "Conventions" in wb.sheetnames
     cells = [c for row in wb["Conventions"].iter_rows(values_only=True) for c in row if c is not None]
     assert "ties: expected" in cells and "relevance_threshold: 2" in cells
+
+
+def test_cost_without_latency_says_there_is_nothing_to_vary(cli, write_csv):
+    import pandas as pd
+
+    path = write_csv("c.csv", pd.DataFrame({"system": list("AABB"), "success": [1, 0, 1, 1],
+                                            "cost": [0.1, 0.1, 0.2, 0.2]}))
+    payload = cli("cost", path, "--conventions")
+    assert not any("convention" in r for r in payload["results"])
+    assert any("no headline that a convention changes" in n for n in payload["notes"])

@@ -417,9 +417,15 @@ def evaluate(analysis: str, table, options, *, result: AnalysisResult | None = N
         for metric in metrics_of(options, runs[()]):
             rows.append(read(metric, conv, res, options, table))
     progress.advance(1.0, "conventions")
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(EMPTY_COLUMNS))
     has_verdict = bool(len(frame)) and frame["holds"].notna().any()
     return Conventions(analysis, frame, NOT_AVAILABLE.get(analysis, ()), has_verdict)
+
+
+#: The columns of a conventions table without a row (an analysis without its headline, such
+#: as Cost without a latency column).
+EMPTY_COLUMNS = ("metric", "convention", "changed", "setting", "default", "value", "ci_low",
+                 "ci_high", "interval", "p", "n", "holds")
 
 
 def verdict_sentences(frame: pd.DataFrame, fmt: Callable[[str, Any], str] | None = None) -> list[str]:
@@ -495,7 +501,10 @@ def with_conventions(result: AnalysisResult, table, options, progress=NULL_PROGR
     notes = []
     if conv.not_available:
         notes.append("Conventions not available in this analysis: " + "; ".join(conv.not_available) + ".")
-    if not conv.has_verdict:
+    if not len(frame):
+        notes.append("Conventions: this result has no headline that a convention changes "
+                     "(Cost: the latency percentiles need a latency column).")
+    elif not conv.has_verdict:
         notes.append("Conventions: with one system there is no verdict to hold; the table gives the "
                      "headline and its interval under each convention.")
     fmt = {"value": "float", "ci_low": "float", "ci_high": "float", "p": "p", "n": "int", "holds": "text"}
