@@ -1155,8 +1155,8 @@ def _with_conventions(ans: Answer, result) -> Answer:
 
     tables = getattr(result, "tables", ()) or ()
     frame = next((t.frame for t in tables if t.name == TABLE), None)
-    if frame is None or not len(frame):
-        return ans
+    if frame is None or not len(frame) or getattr(result, "analysis", None) == "gate":
+        return ans  # (a gate's conventions sentence is its note)
     def fmt(metric: str, x) -> str:
         return format_value(x, kind_of(metric))
 
