@@ -117,6 +117,11 @@ class ConventionsTab(QWidget):
         if source is None or panel.table is None or source is self._source or source is self.result:
             return
         options = getattr(panel, "last_options", None)
+        if getattr(panel, "shown_source", None) is not None:  # Compare on another panel's metric
+            self.status.setText("The conventions are computed for a comparison read from the file; "
+                                "this one compares another panel's per-unit metric: see that "
+                                "panel's Conventions tab.")
+            return
         if options is None:
             return
         self._source = source
