@@ -67,4 +67,4 @@ def test_cost_without_latency_says_there_is_nothing_to_vary(cli, write_csv):
                                             "cost": [0.1, 0.1, 0.2, 0.2]}))
     payload = cli("cost", path, "--conventions")
     assert not any("convention" in r for r in payload["results"])
-    assert any("no headline that a convention changes" in n for n in payload["notes"])
+    assert any("no single headline that a convention changes" in n for n in payload["notes"])

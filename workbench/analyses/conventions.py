@@ -301,7 +301,8 @@ _EXPECTED: dict = {}
 
 
 def _text_metrics(options, result) -> list[str]:
-    return ["exact_match", "token_f1", "rougeL"]
+    # with a group column the metrics are per group, never pooled: no single headline to vary
+    return [] if options.group else ["exact_match", "token_f1", "rougeL"]
 
 
 def _text_read(metric, conv, result, options, table) -> dict:
@@ -502,8 +503,9 @@ def with_conventions(result: AnalysisResult, table, options, progress=NULL_PROGR
     if conv.not_available:
         notes.append("Conventions not available in this analysis: " + "; ".join(conv.not_available) + ".")
     if not len(frame):
-        notes.append("Conventions: this result has no headline that a convention changes "
-                     "(Cost: the latency percentiles need a latency column).")
+        notes.append("Conventions: this result has no single headline that a convention changes "
+                     "(Cost: the latency percentiles need a latency column; Text: with a group "
+                     "column the metrics are per group and are not varied).")
     elif not conv.has_verdict:
         notes.append("Conventions: with one system there is no verdict to hold; the table gives the "
                      "headline and its interval under each convention.")
