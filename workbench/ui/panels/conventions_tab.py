@@ -46,7 +46,7 @@ class SpecificationCurve(IntervalChart):
                                   else (0, HOLDS, "verdict holds") if holds else (1, FAILS, "verdict does not hold"))
             rows.append({"label": r["convention"], "est": _num(r["value"]), "low": _num(r["ci_low"]),
                          "high": _num(r["ci_high"]), "n": _num(r["n"]), "group": group, "colour": col,
-                         "legend": legend, "marker": "d" if r["default"] else "o",
+                         "legend": legend,
                          "basis": r.get("interval") or ""})
         return rows
 
@@ -107,6 +107,7 @@ class ConventionsTab(QWidget):
         cl.addLayout(row)
         cl.addWidget(self.chart, 1)
         split.addWidget(chart_box)
+        split.setSizes([240, 260])
         layout.addWidget(split, 1)
 
     # -- lazily, once per result ------------------------------------------------------------
@@ -155,17 +156,21 @@ class ConventionsTab(QWidget):
         frame = result.table(TABLE).frame
         tab = result.table(TABLE)
         self.view.frame_model().set_frame(frame, dict(tab.formats), tab.columns)
+        for c, name in enumerate(frame.columns):  # the convention's name says both
+            self.view.setColumnHidden(c, name in ("changed", "setting", "default"))
         self.view.fit_columns(max_width=panel._column_cap())
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
         self.metric_box.addItems(list(dict.fromkeys(frame["metric"].astype(str))))
         self.metric_box.blockSignals(False)
         self._redraw()
-        from ...report.present import answer
-
-        sentences = [s for s in answer(result).sentences if "conventions" in s]
         extra = [n for n in result.notes if n.startswith("Conventions")]
-        self.status.setText(" ".join(sentences + extra) or "Computed.")
+        count = frame["convention"].nunique()
+        judged = frame["holds"].notna().any()
+        self.status.setText(f"{count} conventions, one changed at a time; "
+                            + ("the answer card says under how many the verdict holds."
+                               if judged else "one system: no verdict, the value and its interval."))
+        self.status.setToolTip("\n".join(extra))
         _adopt(panel, result)
 
     def _on_failed(self, error, details: str) -> None:
