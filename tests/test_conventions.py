@@ -238,3 +238,21 @@ def test_text_two_systems_default_row_equals_the_systems_compared_record_and_car
     plain, with_conv = answer(result).sentences, answer(full).sentences
     assert with_conv[:len(plain)] == plain
     assert all("conventions" in s for s in with_conv[len(plain):]) and len(with_conv) > len(plain)
+
+
+@pytest.mark.parametrize("analysis,frame,options,metrics", [
+    ("text", pd.DataFrame({"item": ["a", "b", "c"], "prediction": ["The Cat.", "running dogs", "x y"],
+                           "reference": ["the cat", "the dog runs", "x  y"]}),
+     {}, ("exact_match", "token_f1", "rougeL")),
+    ("cost", pd.DataFrame({"success": [1, 0, 1, 1, 0, 1, 1], "cost": [0.1] * 7,
+                           "latency": [0.3, 1.2, 0.7, 2.5, 0.1, 0.9, 4.0]}), {}, ("latency_p95",)),
+])
+def test_each_convention_equals_the_analysis_run_with_it(analysis, frame, options, metrics):
+    module = REGISTRY[analysis]
+    opts = module.Options(**options)
+    conv = cv.evaluate(analysis, table_of(frame), opts)
+    for c in cv.alternatives(analysis, opts):
+        direct = module.run(table_of(frame), replace(opts, **dict(c.changes)))
+        for metric in metrics:
+            row = conv.frame[(conv.frame["metric"] == metric) & (conv.frame["convention"] == c.name)]
+            assert row["value"].item() == pytest.approx(direct.value(metric), abs=1e-12), (c.name, metric)
