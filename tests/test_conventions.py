@@ -11,8 +11,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import table_of
+
 from workbench.analyses import REGISTRY
 from workbench.analyses import conventions as cv
 

@@ -4,9 +4,8 @@ table and the specification curve; the answer card and the report get the verdic
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
-
 from conftest import open_example, wait_result
+from PySide6.QtCore import Qt
 
 pytestmark = pytest.mark.gui
 

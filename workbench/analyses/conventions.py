@@ -17,8 +17,9 @@ verdict, only the value and its interval under each convention.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,8 +96,8 @@ def alternatives(analysis: str, options, result: AnalysisResult | None = None) -
 
 
 def _ranking_alternatives(options, result) -> list[Convention]:
-    from . import ranking
     from ..metrics.ranking import GAINS
+    from . import ranking
 
     out = [Convention("ties", options.ties, default=True)]
     out += _others("gain", options.gain, GAINS)
@@ -369,7 +370,7 @@ def _compare_read(metric, conv, result, options, table) -> dict:
     names = [r["system"] for r in result.records if r["metric"] in ("rate", "mean_score")]
     a, b = names[0], names[1]
     sign = 1.0 if getattr(options, "better", "higher") == "higher" else -1.0
-    find = lambda m, **kw: (result.find(m, from_=a, to=b, **kw) or result.find(m, **kw))  # noqa: E731
+    find = lambda m, **kw: (result.find(m, from_=a, to=b, **kw) or result.find(m, **kw))
     diff_rec = (find("diff") or find("mean_diff"))[0]
     diff = diff_rec["value"]
     kw = {"from": a, "to": b}
@@ -432,7 +433,7 @@ EMPTY_COLUMNS = ("metric", "convention", "changed", "setting", "default", "value
 def verdict_sentences(frame: pd.DataFrame, fmt: Callable[[str, Any], str] | None = None) -> list[str]:
     """Per headline metric: "The verdict holds under N of M conventions; with X it does not
     (value, CI)"; ``fmt(metric, number)`` formats a number (default: 4 significant digits)."""
-    num = (lambda metric, x: _num(x)) if fmt is None else (  # noqa: E731
+    num = (lambda metric, x: _num(x)) if fmt is None else (
         lambda metric, x: fmt(metric, x) if _finite(x) else "n/a")
     out = []
     for metric, rows in frame.groupby("metric", sort=False):

@@ -10,8 +10,16 @@ table (the report then gets its Conventions sheet) and the answer card its verdi
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+import pandas as pd
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...analyses.conventions import ANALYSES, TABLE, with_conventions
 from ..charts.base import GREY, PlainAxis, fmt
@@ -42,7 +50,7 @@ class SpecificationCurve(IntervalChart):
         rows = []
         for _, r in sub.iterrows():
             holds = r["holds"]
-            group, col, legend = ((2, NO_VERDICT, "no verdict (one system)") if holds is None or holds != holds
+            group, col, legend = ((2, NO_VERDICT, "no verdict (one system)") if holds is None or pd.isna(holds)
                                   else (0, HOLDS, "verdict holds") if holds else (1, FAILS, "verdict does not hold"))
             rows.append({"label": r["convention"], "est": _num(r["value"]), "low": _num(r["ci_low"]),
                          "high": _num(r["ci_high"]), "n": _num(r["n"]), "group": group, "colour": col,
@@ -135,7 +143,7 @@ class ConventionsTab(QWidget):
         """The panel shows another result (or none): what was computed is no longer about it."""
         self.runner.cancel()
         self.result, self._source = None, None
-        self.view.frame_model().set_frame(_empty())
+        self.view.frame_model().set_frame(pd.DataFrame())
         self.chart.reset()
         self.metric_box.clear()
         self.status.setText("The conventions are computed when this tab is shown.")
@@ -206,12 +214,6 @@ def on_render(panel, result) -> None:
     panel.tabs.setTabVisible(panel.tabs.indexOf(tab), result is not None)
     if result is not None and panel.tabs.currentWidget() is tab:
         tab.ensure()
-
-
-def _empty():
-    import pandas as pd
-
-    return pd.DataFrame()
 
 
 def add_conventions_tab(panel) -> None:
