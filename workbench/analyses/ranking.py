@@ -30,7 +30,7 @@ from ._common import Resolver, base_signature, check_unique, parse_ks
 
 NAME = "ranking"
 TITLE = "Ranking metrics"
-TIES = ("trec_eval", "stable")
+TIES = ("trec_eval", "stable", "pessimistic", "optimistic")
 NO_RELEVANT = ("zero", "skip")
 UNJUDGED = ("skip", "zero")
 
@@ -47,7 +47,8 @@ class Options:
     ks: tuple[int, ...] = (1, 3, 5, 10)
     #: nDCG gain: linear (grade; trec_eval) or exponential (2^grade - 1)
     gain: str = "linear"
-    #: tie policy: trec_eval (score desc, then doc id desc) or stable (score desc, file order)
+    #: tie policy: trec_eval (score desc, then doc id desc), stable (score desc, file order),
+    #: pessimistic (relevant documents last among equal scores) or optimistic (first)
     ties: str = "trec_eval"
     #: queries with no relevant document: zero (kept, scored 0) or skip (left out, counted)
     no_relevant: str = "zero"
@@ -90,7 +91,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     progress.advance(0.2, "coding queries and documents")
     coded = _code_ids(table, run, cols)
     judg = _judgments(table, run, coded, cols)
-    tie = _tie_breaker(options, coded)
+    tie = _tie_breaker(options, coded, judg.grade_for_run)
 
     progress.check_cancelled()
     progress.advance(0.4, "computing metrics")
@@ -305,8 +306,12 @@ def _one_grade_per_pair(table: LoadedTable, coded: _Coded, jkeys: np.ndarray, jg
     return k_sorted[first], g_sorted[first]
 
 
-def _tie_breaker(options: Options, coded: _Coded):
-    """trec_eval's tie order (document id descending) as a function of rows, or None (file order)."""
+def _tie_breaker(options: Options, coded: _Coded, grade: np.ndarray):
+    """trec_eval's tie order (document id descending) as a function of rows, the grade
+    (pessimistic: lowest grade first; optimistic: highest first), or None (file order)."""
+    if options.ties in ("pessimistic", "optimistic"):
+        key = np.nan_to_num(grade) * (1.0 if options.ties == "pessimistic" else -1.0)
+        return lambda rows: key[rows]
     if options.ties != "trec_eval":
         return None
     rd, d_labels = coded.rd, coded.d_labels
@@ -388,8 +393,11 @@ def _system_notes(arr, label, universe, no_rel, in_run, n_tied: int, options: Op
                      f"{verb(missing.sum(), 'has', 'have')} no retrieved document and "
                      f"{verb(missing.sum(), 'scores', 'score')} 0 on every metric.")
     if n_tied:
-        how = ("score descending, then document id descending (trec_eval)"
-               if options.ties == "trec_eval" else "score descending, then file order")
+        how = {"trec_eval": "score descending, then document id descending (trec_eval)",
+               "stable": "score descending, then file order",
+               "pessimistic": "score descending, then relevant documents last (pessimistic)",
+               "optimistic": "score descending, then relevant documents first (optimistic)",
+               }[options.ties]
         notes.append(f"{who}{plural(n_tied, 'query', 'queries')} {verb(n_tied, 'has', 'have')} "
                      f"tied {'ranks' if cols.rank else 'scores'}; ties are "
                      f"broken by {how}.")

@@ -32,8 +32,15 @@ def intervals(p: argparse.ArgumentParser, unit: str = "items") -> None:
                    help="seed of the headline intervals' bootstrap (default 12345)")
 
 
+def conventions(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--conventions", action="store_true",
+                   help="also recompute the headline under every alternative convention, one changed "
+                        "at a time, and say under how many of them the verdict holds (slower)")
+
+
 def text(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--prediction", help="prediction column (guessed: prediction, output, answer...)")
     p.add_argument("--reference", help="reference column (guessed: reference, gold, target...)")
     p.add_argument("--id", help="item id column (optional; duplicates are refused)")
@@ -49,6 +56,7 @@ def text(p: argparse.ArgumentParser) -> None:
 
 def ranking(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--query", help="query id column")
     p.add_argument("--doc", help="document id column")
     p.add_argument("--score", help="score column, higher ranks first")
@@ -59,8 +67,9 @@ def ranking(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", default="1,3,5,10", help="cut-offs (default 1,3,5,10)")
     p.add_argument("--gain", default="linear", choices=["linear", "exponential"],
                    help="nDCG gain: linear = grade (trec_eval), exponential = 2^grade-1 (default linear)")
-    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable"],
-                   help="score ties: trec_eval = doc id descending, stable = file order (default trec_eval)")
+    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable", "pessimistic", "optimistic"],
+                   help="score ties: trec_eval = doc id descending, stable = file order, pessimistic = "
+                        "relevant documents last, optimistic = first (default trec_eval)")
     p.add_argument("--no-relevant", default="zero", choices=["zero", "skip"],
                    help="judged queries without a relevant doc: zero = kept, scored 0 (trec_eval); "
                         "skip = left out (default zero)")
@@ -74,6 +83,7 @@ def ranking(p: argparse.ArgumentParser) -> None:
 
 def passk(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--task", help="task id column")
     p.add_argument("--n", help="attempts-per-task column (with --correct)")
     p.add_argument("--correct", help="passes-per-task column (with --n)")
@@ -86,6 +96,7 @@ def passk(p: argparse.ArgumentParser) -> None:
 
 def aggregate(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--outcome", help="0/1 outcome column (or scores in [0, 1])")
     p.add_argument("--group", help="group/segment column")
     p.add_argument("--version", help="version column: per-version table and Simpson check")
@@ -98,6 +109,7 @@ def aggregate(p: argparse.ArgumentParser) -> None:
 
 def compare(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--baseline", help="wide form: baseline column (0/1 outcome or any per-item score)")
     p.add_argument("--candidate", help="wide form: candidate column(s), comma-separated for several")
     p.add_argument("--item", help="item id column (duplicates refused)")
@@ -125,6 +137,7 @@ def compare(p: argparse.ArgumentParser) -> None:
 
 def cost(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--system", help="system column")
     p.add_argument("--success", help="0/1 success column")
     p.add_argument("--cost", help="cost-per-request column")

@@ -58,6 +58,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rule-changed-after-results", action="store_true",
                    help="mark the card 'rule changed after results were seen'")
     p.add_argument("--progress", action="store_true", help="report progress on stderr")
+    p.add_argument("--conventions", action="store_true",
+                   help="also judge the rule with each convention its conditions state (gain, ties, "
+                        "no-relevant and unjudged policies, relevance threshold, percentile method) "
+                        "changed, one at a time, and say under how many the verdict holds")
     p.add_argument("--baseline", metavar="NAME",
                    help="compare the one INPUT (the new run) with this blessed baseline and answer "
                         "in a tier (see above)")
@@ -98,6 +102,10 @@ def run(args: argparse.Namespace) -> int:
     tables = [load_table(path, sheet=args.sheet if _is_workbook(path) else None, progress=progress)
               for path in args.inputs]
     result = evaluate(rule, tables, rule_changed_after_results=changed, progress=progress)
+    if args.conventions:  # only when asked: one more judgement per convention
+        from ..rules.conventions import with_conventions
+
+        result = with_conventions(rule, tables, result, progress)
     load_notes = [f"Input {i + 1} '{t.name}': {note}" for i, t in enumerate(tables) for note in t.notes]
     result = replace(result, notes=tuple(extra_notes) + tuple(result.notes) + tuple(load_notes))
     if writer is not None:

@@ -20,7 +20,7 @@ import pandas as pd
 #: ``degenerate``: true when every bootstrap resample gave the same value (no interval shown).
 RECORD_KEYS = ("metric", "value", "system", "group", "version", "k", "n",
                "ci_low", "ci_high", "ci_method", "t_low", "t_high", "df", "degenerate",
-               "from", "to", "groups")
+               "from", "to", "groups", "convention", "holds")
 #: Keys of a record in the ``--json`` output, in order.
 JSON_KEYS = tuple(k for k in RECORD_KEYS if k != "k")
 

@@ -1167,6 +1167,9 @@ def answer(result, *, currency: str | None = None) -> Answer:
     """The answer card of an analysis (or gate) result: sentences, badge and tone."""
     fn = _ANSWERS.get(result.analysis)
     ans = None
+    if any("convention" in r for r in getattr(result, "records", ())):  # the card reads the
+        result = dataclasses.replace(result, records=tuple(  # result's own records
+            r for r in result.records if "convention" not in r))
     if fn is not None:
         try:
             ans = fn(result, currency)
@@ -1180,7 +1183,22 @@ def answer(result, *, currency: str | None = None) -> Answer:
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
         ans = Answer((text + ".",), result.analysis, "neutral")
-    return _with_errored(ans, result)
+    return _with_conventions(_with_errored(ans, result), result)
+
+
+def _with_conventions(ans: Answer, result) -> Answer:
+    """The card's line on the conventions (when the result carries their table): "The verdict
+    holds under N of M conventions; with X it does not (value, CI)"."""
+    from ..analyses.conventions import TABLE, verdict_sentences
+
+    tables = getattr(result, "tables", ()) or ()
+    frame = next((t.frame for t in tables if t.name == TABLE), None)
+    if frame is None or not len(frame) or getattr(result, "analysis", None) == "gate":
+        return ans  # (a gate's conventions sentence is its note)
+    def fmt(metric: str, x) -> str:
+        return format_value(x, kind_of(metric))
+
+    return dataclasses.replace(ans, sentences=tuple(ans.sentences) + tuple(verdict_sentences(frame, fmt)))
 
 
 _ERRORED_NOTE = re.compile(r"(\d+) of (\d+) rows ended with an error")

@@ -210,8 +210,13 @@ def _analysis_title(result: AnalysisResult) -> str:
 NOTES_ABOVE_CHARS = 600
 
 
+#: The conventions table (``--conventions``, the Conventions tab) gets a sheet of its own.
+CONVENTIONS_TABLE = "conventions"
+
+
 def _own_sheet(result: AnalysisResult, table: Table) -> bool:
-    return table.name in ITEM_TABLES.get(result.analysis, ()) or len(table.frame) > OWN_SHEET_ROWS
+    return (table.name in ITEM_TABLES.get(result.analysis, ()) or table.name == CONVENTIONS_TABLE
+            or len(table.frame) > OWN_SHEET_ROWS)
 
 
 def kinds_of(result: AnalysisResult, table: Table) -> dict[str, str]:
@@ -294,7 +299,7 @@ def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, m
     preamble_rows = 5  # heading, signature, from, rows, gap
     capacity = EXCEL_MAX_ROWS - preamble_rows - (1 + len(legend) + 1)
     count = max(1, math.ceil(n / capacity))
-    base = f"{result.analysis} {table.name}"
+    base = "Conventions" if table.name == CONVENTIONS_TABLE else f"{result.analysis} {table.name}"
     sheet_names = [names.claim(base if p == 0 else f"{base} part {p + 1}") for p in range(count)]
     plans = []
     for p, name in enumerate(sheet_names):

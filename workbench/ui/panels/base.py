@@ -22,6 +22,7 @@ from ..tasks import TaskRunner
 from ..widgets import TableView
 from .fields import (AUTO, NONE, Control, Field, fit_options_width, gui_words, make_control, set_value,
                      value_of)
+from .conventions_tab import on_render
 from .results_view import (QUALIFIERS, build_results_column, clear_view, headline_frame, notes_html,
                            show_tables)
 
@@ -94,7 +95,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.runner.progressed.connect(lambda f, m: self.busy.advance(f, m))
         self.runner.finished.connect(self._on_result)
         self.runner.failed.connect(self._on_failed)
-        self.runner.busy_changed.connect(self._on_busy)
+        self.runner.busy_changed.connect(lambda b: None if b else self.busy.stop())
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(self.DEBOUNCE_MS)
@@ -309,6 +310,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
         self._show_message("")  # what was said of other data or options is not about this run
         self.busy.start(f"Computing {module.TITLE.lower()}…")
+        self._running_options = options  # the result's options (its Conventions tab reruns them)
         self.runner.start(lambda progress: module.run(table, options, progress))
 
     def _can_run(self) -> bool:
@@ -372,15 +374,13 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.closed = True
         self._debounce.stop()
         self.runner.detach()
+        if getattr(self, "conventions_tab", None) is not None:
+            self.conventions_tab.shutdown()
 
     def cancel(self) -> None:
         self.runner.cancel()
         self._show_message("Cancelled; the results shown are from the previous run."
                            if self.last_result else "Cancelled.")
-
-    def _on_busy(self, busy: bool) -> None:
-        if not busy:
-            self.busy.stop()
 
     def reason_not_applicable(self, missing: list[str]) -> str:
         if not missing:
@@ -397,6 +397,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.last_result = None
         self.last_input_sha256 = None
         clear_view(self, message)
+        on_render(self, None)
         self._show_message("")  # the card says what there is to say
         self.on_cleared()
         self.cleared.emit()
@@ -412,6 +413,7 @@ class AnalysisPanel(PanelMessages, QWidget):
     def _on_result(self, result: AnalysisResult) -> None:
         self.last_result = result
         self.last_input_sha256 = self._running_sha256
+        self.last_options = getattr(self, "_running_options", None)
         self.last_error = None
         self._show_message("")
         self.render(result)
@@ -443,6 +445,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             if shown:
                 chart.update_from(result)
         show_tables(self, result, currency)
+        on_render(self, result)
 
     def answer_for_card(self, result, sentences: tuple, badge: str, tone: str):
         """Hook: what only the panel knows added to the answer (the measure an outcome column

@@ -14,6 +14,7 @@ from ...core.result import AnalysisResult
 from ...metrics.registry import spec_for
 from ..models import FrameModel
 from ..widgets import AnswerCard, BusyBar, TableView
+from .conventions_tab import TABLE as CONVENTIONS, add_conventions_tab
 
 
 def build_results_column(panel) -> QWidget:
@@ -71,6 +72,7 @@ def build_results_column(panel) -> QWidget:
     for chart in panel.charts:
         panel.tabs.addTab(chart, chart.title)
         panel.tabs.setTabVisible(panel.tabs.indexOf(chart), False)
+    add_conventions_tab(panel)
     panel._table_views: dict[str, TableView] = {}
     sig_row = QHBoxLayout()
     sig_row.addWidget(QLabel("Signature:"))
@@ -113,6 +115,8 @@ def show_tables(panel, result: AnalysisResult, currency: str | None) -> None:
     """One tab per result table (made on first use, hidden when a result has no such table)."""
     names = set()
     for tab in result.tables:
+        if tab.name == CONVENTIONS:
+            continue  # shown on the Conventions tab
         names.add(tab.name)
         view = panel._table_views.get(tab.name)
         if view is None:
@@ -153,7 +157,8 @@ def headline_frame(result: AnalysisResult):
     presentation policy.  Returns (frame, formats, tooltips, headers, labels)."""
     from ...report import present
 
-    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records]
+    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records
+            if r.get("convention") is None]  # those are on the Conventions tab
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
