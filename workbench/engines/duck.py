@@ -32,10 +32,13 @@ class Connection:
                               "installed here (pip install duckdb); use --engine memory.") from None
         self.memory_limit = int(memory_limit or duckdb_memory_limit())
         self.spill = tempfile.mkdtemp(prefix="workbench-duckdb-")
-        self.con = duckdb.connect(config={
+        # a database file in the spill folder, not an in-memory one: the run's table is kept
+        # compressed on disk (and in the buffer pool within the limit), not all in memory
+        self.con = duckdb.connect(os.path.join(self.spill, "work.duckdb"), config={
             "memory_limit": f"{self.memory_limit // 10**6}MB",
             "temp_directory": self.spill,
             "threads": int(threads or os.cpu_count() or 1),
+            "enable_progress_bar": False,  # never DuckDB's own bar on the terminal
         })
         self.error = duckdb.Error
 

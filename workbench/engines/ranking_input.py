@@ -48,7 +48,10 @@ def run_from_file(conn: Connection, source: FileSource, cols: RunColumns) -> Non
     sys_expr = id_text(cols.system, types[cols.system]) if cols.system else "''"
     g_expr = (_value(cols.relevance, types[cols.relevance], source.decimal)
               if cols.relevance else "NULL::DOUBLE")
-    conn.execute(f"""CREATE OR REPLACE TEMP TABLE run_in AS
+    # Parquet is read again by each step (a column scan is cheap); CSV is parsed once into a
+    # table of the database file in the spill folder (compressed, paged within the limit)
+    what = "TABLE" if source.kind == "csv" else "VIEW"
+    conn.execute(f"""CREATE OR REPLACE {what} run_in AS
 SELECT rn, {sys_expr} AS sys, {id_text(cols.query, types[cols.query])} AS q,
   {id_text(cols.doc, types[cols.doc])} AS d,
   {_value(cols.order, types[cols.order], source.decimal, negate=cols.rank)} AS o,
@@ -68,7 +71,8 @@ def qrels_from_file(conn: Connection, source: FileSource, query: str, doc: str,
     """``qrels_in`` from the file, the grades checked (none may be empty)."""
     types = column_types(conn, source)
     _require(source, types, [query, doc, relevance])
-    conn.execute(f"""CREATE OR REPLACE TEMP TABLE qrels_in AS
+    what = "TABLE" if source.kind == "csv" else "VIEW"
+    conn.execute(f"""CREATE OR REPLACE {what} qrels_in AS
 SELECT rn, {id_text(query, types[query])} AS q, {id_text(doc, types[doc])} AS d,
   {_value(relevance, types[relevance], source.decimal)} AS g
 FROM ({source.scan()})""")
@@ -110,7 +114,7 @@ def run_from_arrays(conn: Connection, q, d, order, grade, system=None) -> None:
         "q": np.asarray(q, dtype=object), "d": np.asarray(d, dtype=object),
         "o": np.asarray(order, dtype=float), "g": np.asarray(grade, dtype=float)})
     conn.con.register("run_frame", frame)
-    conn.execute("CREATE OR REPLACE TEMP TABLE run_in AS SELECT rn, sys::VARCHAR AS sys, "
+    conn.execute("CREATE OR REPLACE TABLE run_in AS SELECT rn, sys::VARCHAR AS sys, "
                  "q::VARCHAR AS q, d::VARCHAR AS d, o, CASE WHEN isnan(g) THEN NULL ELSE g END "
                  "AS g FROM run_frame")
     conn.con.unregister("run_frame")
@@ -122,6 +126,6 @@ def qrels_from_arrays(conn: Connection, q, d, grade) -> None:
                           "q": np.asarray(q, dtype=object), "d": np.asarray(d, dtype=object),
                           "g": np.asarray(grade, dtype=float)})
     conn.con.register("qrels_frame", frame)
-    conn.execute("CREATE OR REPLACE TEMP TABLE qrels_in AS SELECT rn, q::VARCHAR AS q, "
+    conn.execute("CREATE OR REPLACE TABLE qrels_in AS SELECT rn, q::VARCHAR AS q, "
                  "d::VARCHAR AS d, g FROM qrels_frame")
     conn.con.unregister("qrels_frame")

@@ -53,17 +53,19 @@ def _gain(expr: str, gain: str) -> str:
 
 def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool) -> None:
     """A (system, query, document) twice in the run, or a (query, document) twice in the
-    qrels: one sentence naming the value and its rows (``describe(which, rns)``)."""
+    qrels: one sentence naming the value and its rows (``describe(which, row)``, the row being
+    the key's values, the count and the first row numbers)."""
     keys = "sys, q, d" if has_system else "q, d"
-    row = conn.execute(f"SELECT {keys}, count(*) AS c, list(rn ORDER BY rn)[1:5] FROM run_in "
-                       f"GROUP BY {keys} HAVING count(*) > 1 LIMIT 1").fetchone()
-    if row is not None:
-        describe("run", row)
-    if has_qrels:
-        row = conn.execute("SELECT q, d, count(*), list(rn ORDER BY rn)[1:5] FROM qrels_in "
-                           "GROUP BY q, d HAVING count(*) > 1 LIMIT 1").fetchone()
-        if row is not None:
-            describe("qrels", row)
+    tables = [("run", "run_in", keys)] + ([("qrels", "qrels_in", "q, d")] if has_qrels else [])
+    for which, table, key in tables:
+        row = conn.execute(f"SELECT {key}, count(*) FROM {table} GROUP BY {key} "
+                           f"HAVING count(*) > 1 LIMIT 1").fetchone()
+        if row is not None:  # the error path: the rows of that key
+            names = [k.strip() for k in key.split(",")]
+            rns = conn.execute(f"SELECT rn FROM {table} WHERE "
+                               + " AND ".join(f"{n} = ?" for n in names) + " ORDER BY rn LIMIT 5",
+                               list(row[:-1])).fetchnumpy()["rn"]
+            describe(which, (*row, list(rns)))
 
 
 def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> None:
@@ -88,7 +90,7 @@ def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> N
                f"ON r.q = j.q AND r.d = j.d")
     else:
         sql = f"SELECT q, d, g, false AS from_qrels FROM ({run_j})"
-    conn.execute(f"CREATE OR REPLACE TEMP TABLE judg AS {sql}")
+    conn.execute(f"CREATE OR REPLACE TABLE judg AS {sql}")
 
 
 def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> str:
@@ -96,11 +98,11 @@ def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> st
     t = repr(float(threshold))
     if join:
         graded = ("SELECT r.rn, r.sys, r.q, r.d, r.o, coalesce(j.g, 0.0) AS gr, "
-                  "j.g IS NOT NULL AS judged FROM run_in r LEFT JOIN judg j "
-                  "ON r.q = j.q AND r.d = j.d")
+                  "j.g IS NOT NULL AS judged, coalesce(j.from_qrels, false) AS from_qrels "
+                  "FROM run_in r LEFT JOIN judg j ON r.q = j.q AND r.d = j.d")
     else:
-        graded = ("SELECT rn, sys, q, d, o, coalesce(g, 0.0) AS gr, g IS NOT NULL AS judged "
-                  "FROM run_in")
+        graded = ("SELECT rn, sys, q, d, o, coalesce(g, 0.0) AS gr, g IS NOT NULL AS judged, "
+                  "false AS from_qrels FROM run_in")
     order = "o DESC, d DESC" if ties == "trec_eval" else "o DESC, rn ASC"
     rel = f"(gr >= {t})"
     cut = ",\n  ".join(
@@ -110,7 +112,7 @@ def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> st
     return f"""
 WITH graded AS ({graded}),
 ranked AS (
-  SELECT sys, q, rn, gr, judged, row_number() OVER w AS r,
+  SELECT sys, q, rn, gr, judged, from_qrels, row_number() OVER w AS r,
     coalesce(o = lag(o) OVER w, false) AS tie,
     coalesce(TRY_CAST(o AS FLOAT) = TRY_CAST(lag(o) OVER w AS FLOAT)
              AND o <> lag(o) OVER w, false) AS near,
@@ -120,6 +122,7 @@ ranked AS (
 )
 SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved, bool_or(tie) AS tied,
   bool_or(near) AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
+  count(*) FILTER (WHERE from_qrels) AS from_qrels,
   {cut},
   coalesce(max(1.0 / r) FILTER (WHERE {rel}), 0.0) AS rr,
   coalesce(sum(nrel / r) FILTER (WHERE {rel}), 0.0) AS ap_sum
@@ -159,10 +162,14 @@ def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bo
     ideal = conn.execute(_ideal_sql(ks, gain, threshold)).df()
     qrels_only, qrels_first = 0, None
     if has_qrels:
-        qrels_first = conn.execute("SELECT q, min(rn) AS first_rn FROM qrels_in GROUP BY q").df()
-        qrels_only = int(conn.execute(
-            "SELECT count(*) FROM qrels_in j ANTI JOIN (SELECT DISTINCT q, d FROM run_in) r "
-            "ON j.q = r.q AND j.d = r.d").fetchone()[0])
+        qrels_first = conn.execute("SELECT q, min(rn) AS first_rn, count(*) AS n FROM qrels_in "
+                                   "GROUP BY q").df()
+        if has_system:  # a judged document retrieved by several systems counts once
+            qrels_only = int(conn.execute(
+                "SELECT count(*) FROM qrels_in j ANTI JOIN (SELECT DISTINCT q, d FROM run_in) r "
+                "ON j.q = r.q AND j.d = r.d").fetchone()[0])
+        else:  # each (query, document) is retrieved at most once (duplicates are refused)
+            qrels_only = int(qrels_first["n"].sum() - per["from_qrels"].sum())
     step(0.9, "gathering the per-query table")
     return _gather(per, ideal, qrels_first, ks, has_system, qrels_only)
 
