@@ -38,8 +38,8 @@ class Connection:
             "memory_limit": f"{self.memory_limit // 10**6}MB",
             "temp_directory": self.spill,
             "threads": int(threads or os.cpu_count() or 1),
-            "enable_progress_bar": False,  # never DuckDB's own bar on the terminal
         })
+        self.con.execute("SET enable_progress_bar = false")  # never DuckDB's bar on a terminal
         self.error = duckdb.Error
 
     def execute(self, sql: str, params=None):
