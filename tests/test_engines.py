@@ -337,3 +337,37 @@ def test_estimated_rows_of_csv_and_parquet(tmp_path):
                           "score": np.arange(5000.0)})
     assert budget.estimated_rows(write(frame, tmp_path / "r", "parquet"), "parquet") == 5000
     assert budget.estimated_rows(write(frame, tmp_path / "r", "csv"), "csv") == 5000
+
+
+def test_without_duckdb_auto_computes_in_memory_and_duckdb_is_one_sentence(tmp_path, capsys,
+                                                                          monkeypatch):
+    """The standalone installer leaves DuckDB out: auto stays in memory even over the budget,
+    and asking for DuckDB says what to do."""
+    import sys
+
+    run_rows, qrels_rows = generate(12, n_queries=10)
+    run_path = write(run_frame(run_rows), tmp_path / "run", "csv")
+    qrels_path = write(qrels_frame(qrels_rows), tmp_path / "qrels", "csv")
+    monkeypatch.setitem(sys.modules, "duckdb", None)  # import duckdb raises ImportError
+    monkeypatch.setattr(budget, "BYTES_PER_ROW", 10**9)
+    auto = cli_json(capsys, run_path, "--qrels", qrels_path, "--k", "5")
+    assert "engine:memory" in auto["signature"]
+    err = cli_error(capsys, run_path, "--qrels", qrels_path, "--k", "5", "--engine", "duckdb")
+    assert "needs the duckdb package" in err and "--engine memory" in err
+
+
+def test_ties_and_near_ties_are_noted_by_both_engines(tmp_path):
+    """Equal scores (1e2 and 100) tie; 1.00000001 and 1.00000002 differ only past single
+    precision (trec_eval would tie them): both notes, from both engines."""
+    run = tmp_path / "run.csv"
+    write_text(str(run), "query,doc,score,relevance", [
+        ("a", "d1", "1e2", "1"), ("a", "d2", "100", "0"), ("a", "d3", "7", "1"),
+        ("b", "d1", "1.00000001", "0"), ("b", "d2", "1.00000002", "1"), ("c", "d1", "5", "1")])
+    options = dict(ks=(1, 2))
+    memory = ra.run(load_table(str(run)), ra.Options(engine="memory", **options))
+    duck = ra.run_unloaded([str(run)], ra.Options(engine="duckdb", **options))
+    assert_same_result(memory, duck)
+    per = duck.table("queries").frame.set_index("query")
+    assert list(per["tied"]) == [True, False, False]
+    assert any("tied scores" in n for n in duck.notes)
+    assert any("single precision" in n for n in duck.notes)

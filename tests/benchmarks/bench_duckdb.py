@@ -16,7 +16,9 @@ fresh child process, what ``workbench ranking RUN --qrels QRELS --k 10,100 --eng
 * duckdb: ``analyses.ranking.run_unloaded`` (DuckDB reads the file itself, memory limit and
   spill folder as in ``workbench/engines/budget.py``).
 
-Time is the wall time of that call inside the child (interpreter start and imports excluded);
+Time is the wall time of that call inside the child (interpreter start and imports excluded),
+CPU the child's user + system seconds (all threads; imports included: the fairer figure on a
+shared machine);
 peak RSS is the child's ``ru_maxrss`` (it includes Python with pandas, about 0.15 GB).  Equal
 says whether the per-query tables are the same (the same queries in the same order, counts
 equal, every value within 1e-12) and the largest difference.  Prints a Markdown table.
@@ -54,9 +56,10 @@ if engine == "memory":
 else:
     result = ra.run_unloaded([run_path], options)
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+usage = resource.getrusage(resource.RUSAGE_SELF)
+peak, cpu = usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 result.table("queries").frame.to_parquet(out)
-print(json.dumps({{"seconds": seconds, "peak": peak, "signature": result.signature}}))
+print(json.dumps({{"seconds": seconds, "cpu": cpu, "peak": peak, "signature": result.signature}}))
 """
 
 
@@ -133,8 +136,8 @@ def main() -> None:
           f"{platform.machine()} {os.cpu_count()} cores, {platform.system()}; Python "
           f"{platform.python_version()}, pandas {pd.__version__}, numpy {np.__version__}, "
           f"duckdb {duckdb.__version__}")
-    print("\n| rows | file | engine | time | peak RSS | equal to memory | load avg |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| rows | file | engine | time | CPU | peak RSS | equal to memory | load avg |")
+    print("|---|---|---|---|---|---|---|---|")
     for rows in sizes:
         with tempfile.TemporaryDirectory(prefix="bench-duckdb-") as tmp:
             folder = Path(tmp)
@@ -153,6 +156,7 @@ def main() -> None:
                         same, worst = compare(tables["memory"], tables["duckdb"])
                         equal = f"{'yes' if same else 'NO'} (max diff {worst:.1e})"
                     print(f"| {rows:,} | {kind} | {engine} | {got['seconds']:.2f} s | "
+                          f"{got['cpu']:.1f} s | "
                           f"{got['peak'] / 1e9:.2f} GB | {equal} | {load} |", flush=True)
 
 

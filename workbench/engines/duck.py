@@ -29,7 +29,8 @@ class Connection:
             import duckdb
         except ImportError:
             raise OptionError("The DuckDB engine needs the duckdb package, which is not "
-                              "installed here (pip install duckdb); use --engine memory.") from None
+                              "installed here (the standalone installer leaves it out; pip "
+                              "install duckdb); compute in memory instead (--engine memory).") from None
         self.memory_limit = int(memory_limit or duckdb_memory_limit())
         self.spill = tempfile.mkdtemp(prefix="workbench-duckdb-")
         # a database file in the spill folder, not an in-memory one: the run's table is kept

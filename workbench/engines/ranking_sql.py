@@ -112,16 +112,16 @@ def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> st
     return f"""
 WITH graded AS ({graded}),
 ranked AS (
-  SELECT sys, q, rn, gr, judged, from_qrels, row_number() OVER w AS r,
-    coalesce(o = lag(o) OVER w, false) AS tie,
-    coalesce(TRY_CAST(o AS FLOAT) = TRY_CAST(lag(o) OVER w AS FLOAT)
-             AND o <> lag(o) OVER w, false) AS near,
+  SELECT sys, q, rn, gr, judged, from_qrels, o, row_number() OVER w AS r,
+    lag(o) OVER w AS prev,
     sum(CASE WHEN {rel} THEN 1 ELSE 0 END) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING
                                                 AND CURRENT ROW) AS nrel
   FROM graded WINDOW w AS (PARTITION BY sys, q ORDER BY {order})
 )
-SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved, bool_or(tie) AS tied,
-  bool_or(near) AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
+SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved,
+  coalesce(bool_or(o = prev), false) AS tied,
+  coalesce(bool_or(o <> prev AND TRY_CAST(o AS FLOAT) = TRY_CAST(prev AS FLOAT)), false)
+    AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
   count(*) FILTER (WHERE from_qrels) AS from_qrels,
   {cut},
   coalesce(max(1.0 / r) FILTER (WHERE {rel}), 0.0) AS rr,
