@@ -19,7 +19,9 @@ fresh child process, what ``workbench ranking RUN --qrels QRELS --k 10,100 --eng
 Time is the wall time of that call inside the child (interpreter start and imports excluded),
 CPU the child's user + system seconds (all threads; imports included: the fairer figure on a
 shared machine);
-peak RSS is the child's ``ru_maxrss`` (it includes Python with pandas, about 0.15 GB).  Equal
+peak RSS is the child's high-water mark (``VmHWM``; not ``ru_maxrss``, which keeps the
+parent's size at the fork: the parent holds the generated data); it includes Python with
+pandas, about 0.15 GB.  Equal
 says whether the per-query tables are the same (the same queries in the same order, counts
 equal, every value within 1e-12) and the largest difference.  Prints a Markdown table.
 """
@@ -58,6 +60,11 @@ else:
 seconds = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_SELF)
 peak, cpu = usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
+try:  # VmHWM starts anew at exec; ru_maxrss keeps the parent's RSS at the fork
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    pass
 result.table("queries").frame.to_parquet(out)
 print(json.dumps({{"seconds": seconds, "cpu": cpu, "peak": peak, "signature": result.signature}}))
 """

@@ -67,15 +67,23 @@ def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
     if kind == "parquet":
         import duckdb
 
+        con = duckdb.connect()
         try:
-            head = duckdb.connect().execute(
-                "SELECT * FROM read_parquet(?) LIMIT 1000", [path]).df()
+            head = con.execute("SELECT * FROM read_parquet(?) LIMIT 1000", [path]).df()
         except duckdb.Error as err:
             raise DataError(f"File '{path}' could not be read as Parquet: "
                             f"{str(err).splitlines()[0]}") from None
+        finally:
+            con.close()
         preview = LoadedTable(frame=head, path=os.path.abspath(path), format="parquet")
         return FileSource(os.path.abspath(path), "parquet", tuple(map(str, head.columns))), preview
-    preview = load_head(path, 1 << 20) or load_table(path)
+    preview = load_head(path, 1 << 20) or load_head(path, 1 << 23)
+    if preview is None:
+        if os.path.getsize(path) > 64 << 20:  # never the whole large file into memory
+            raise DataError(f"The first lines of file '{path}' could not be read on their own "
+                            f"(a quoted field spanning lines at the cut?); DuckDB needs its "
+                            f"columns and delimiter from them: use --engine memory.")
+        preview = load_table(path)  # a small file: its own messages
     if preview.format != "text" or preview.delimiter is None:
         raise OptionError(f"File '{path}' is not delimited text that DuckDB can read; use "
                           f"--engine memory.")
