@@ -371,3 +371,25 @@ def test_ties_and_near_ties_are_noted_by_both_engines(tmp_path):
     assert list(per["tied"]) == [True, False, False]
     assert any("tied scores" in n for n in duck.notes)
     assert any("single precision" in n for n in duck.notes)
+
+
+@pytest.mark.parametrize("content", [b"", b"PAR1 not really a parquet file PAR1", b"\x00" * 40])
+def test_auto_leaves_a_damaged_parquet_file_to_the_loader(tmp_path, capsys, content):
+    path = tmp_path / "run.parquet"
+    path.write_bytes(content)
+    err = cli_error(capsys, path, "--k", "1")
+    assert "run.parquet" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("engine", ["auto", "duckdb"])
+@pytest.mark.parametrize("name", ["missing.csv", "missing.parquet"])
+def test_a_missing_file_is_one_sentence(tmp_path, capsys, engine, name):
+    err = cli_error(capsys, tmp_path / name, "--k", "1", "--engine", engine)
+    assert name in err and "Traceback" not in err
+
+
+def test_a_damaged_parquet_file_with_duckdb_is_one_sentence(tmp_path, capsys):
+    path = tmp_path / "run.parquet"
+    path.write_bytes(b"PAR1 not really a parquet file PAR1")
+    err = cli_error(capsys, path, "--k", "1", "--engine", "duckdb")
+    assert "run.parquet" in err and "Parquet" in err

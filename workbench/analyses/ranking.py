@@ -90,9 +90,11 @@ def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisRes
     (:mod:`workbench.engines.budget`).  ``None``: load the file and call :func:`run`."""
     from ..engines import budget
 
+    import os
+
     kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
-    if options.engine == "memory" or kind is None:
-        return None
+    if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
+        return None  # the loader reads it (and says what is wrong with a path)
     choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
     if choice is not None and choice.engine != "duckdb":
         return None

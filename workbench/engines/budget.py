@@ -101,7 +101,10 @@ def choose_for_file(path: str, kind: str) -> Choice:
     budget = memory_budget()
     if not duckdb_available():
         return Choice("memory", 0, budget, "DuckDB is not installed here")
-    rows = estimated_rows(path, kind)
+    try:
+        rows = estimated_rows(path, kind)
+    except Exception:  # noqa: BLE001 -- unreadable, damaged: the loader says what is wrong
+        return Choice("memory", 0, budget, "the file's size could not be estimated")
     estimate = rows * BYTES_PER_ROW
     gb = 1e9
     if estimate <= budget:
