@@ -33,6 +33,7 @@ TITLE = "Ranking metrics"
 TIES = ("trec_eval", "stable", "pessimistic", "optimistic")
 NO_RELEVANT = ("zero", "skip")
 UNJUDGED = ("skip", "zero")
+ENGINES = ("auto", "memory", "duckdb")
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class Options:
     #: bootstrap resamples and seed of the headline intervals (over queries)
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
+    #: per-query table: auto (memory within the memory budget, else DuckDB), memory or duckdb
+    engine: str = "auto"
 
 
 def _check(options: Options) -> tuple[int, ...]:
@@ -72,6 +75,9 @@ def _check(options: Options) -> tuple[int, ...]:
     if options.unjudged not in UNJUDGED:
         raise OptionError(f"`unjudged` must be one of {', '.join(UNJUDGED)}; "
                           f"got unjudged={options.unjudged!r}.")
+    if options.engine not in ENGINES:
+        raise OptionError(f"`engine` must be one of {', '.join(ENGINES)}; "
+                          f"got engine={options.engine!r}.")
     if not np.isfinite(options.relevance_threshold):
         raise OptionError("`relevance_threshold` must be a number.")
     hc.check_resamples(options.ci_resamples, options.ci_seed)
@@ -82,9 +88,91 @@ check_options = _check  # the command line checks every option before reading th
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    return _run(table, options, progress)
+
+
+def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
+    """The command line's entry before any file is loaded: DuckDB reads a CSV or Parquet run
+    itself with ``engine='duckdb'``, or with ``'auto'`` when the file is over the memory budget
+    (:mod:`workbench.engines.budget`).  ``None``: load the file and call :func:`run`."""
+    from ..engines import budget
+
+    import os
+
+    kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
+    if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
+        return None  # the loader reads it (and says what is wrong with a path)
+    choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
+    if choice is not None and choice.engine != "duckdb":
+        return None
+    from .ranking_engines import file_source
+
+    _check(options)
+    source, preview = file_source(paths[0], kind)
+    return _run(preview, options, progress, source=source, choice=choice)
+
+
+def _run(table: LoadedTable, options: Options, progress, source=None,
+         choice=None) -> AnalysisResult:
+    """The analysis; with ``source`` (a file DuckDB reads) ``table`` holds its first rows only."""
     ks = _check(options)
     res = Resolver(table)
     cols = _columns(table, options, res)
+    notes = list(res.notes)
+    if source is not None or options.engine == "duckdb":
+        from . import ranking_engines as eng
+
+        progress.advance(0.05, "reading the run")
+        if source is None:
+            ranked, conn = eng.on_table(table, _read_run(table, options, cols), cols, options,
+                                        ks, progress)
+        else:
+            ranked, conn = eng.on_file(source, cols, options, ks, progress)
+        notes.append(eng.engine_note("duckdb", conn, choice))
+        engine = "duckdb"
+    else:
+        ranked, engine = _memory_ranked(table, options, cols, ks, progress), "memory"
+    progress.check_cancelled()
+    records, per_query, summary_rows = [], [], []
+    q_labels = ranked.q_labels
+    query_set = ranked.judged_queries | (ranked.any_run if options.unjudged == "zero" else False)
+    for label, arr in zip(ranked.sys_labels, ranked.arrays):
+        recs, sys_notes, row, frame = _system_result(arr, label, query_set, ks, options, cols,
+                                                     q_labels)
+        records += recs
+        notes += sys_notes
+        summary_rows.append(row)
+        per_query.append(frame)
+    notes += _query_set_notes(options, q_labels, ranked.any_run, ranked.judged_queries, ranked,
+                              qrels=bool(options.qrels))
+    sig = _signature(options, ks, cols)
+    sig["engine"] = engine
+    tables = _tables(summary_rows, per_query)
+    if cols.system and len(ranked.sys_labels) > 1:  # paired tests per metric: analyses/paired.py
+        from .paired import ranking_systems_compared
+        sc_table, sc_records, sc_notes, sig["systems-compared"] = ranking_systems_compared(
+            tables[1].frame, ks, options.no_relevant)
+        tables, records, notes = tables + (sc_table,), records + sc_records, notes + sc_notes
+    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes),
+                          table.path if source is None else source.path)
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """An engine's answer: the queries and systems, one metric-array set per system, and the
+    counts of the query-set notes (the DuckDB engine's is :class:`EngineRanking`)."""
+    q_labels: object
+    sys_labels: list
+    arrays: list
+    judged_queries: np.ndarray
+    any_run: np.ndarray
+    unjudged_rows: int
+    qrels_only_docs: int
+    negative_grades: int
+
+
+def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress) -> _Ranked:
+    """The per-query arrays of every system, in memory (numpy)."""
     progress.advance(0.05, "reading the run")
     run = _read_run(table, options, cols)
     progress.check_cancelled()
@@ -95,15 +183,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
     progress.check_cancelled()
     progress.advance(0.4, "computing metrics")
-    records, per_query, summary_rows = [], [], []
-    notes = list(res.notes)
     Q = len(coded.q_labels)
-    judged_queries = np.bincount(judg.jq, minlength=Q) > 0
-    any_run = np.bincount(coded.rq, minlength=Q) > 0
-    # trec_eval's query set: the judged queries (a judged query a system missed scores 0, as
-    # with trec_eval -c); retrieved queries without any judgment are left out ('skip') or
-    # kept and scored 0 ('zero')
-    query_set = judged_queries | (any_run if options.unjudged == "zero" else False)
+    arrays = []
     for code, label in enumerate(run.sys_labels):
         progress.check_cancelled()
         if len(run.sys_labels) == 1:
@@ -112,25 +193,17 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             m = run.sys_codes == code
             m_q, m_val, m_tie, m_grade = (coded.rq[m], run.order_val[m], _subset(tie, m),
                                           judg.grade_for_run[m])
-        arr = rank_metrics(m_q, m_val, m_tie, m_grade, judg.jq, judg.jgrade,
-                           n_queries=Q, ks=ks, gain=options.gain,
-                           threshold=options.relevance_threshold)
-        recs, sys_notes, row, frame = _system_result(arr, label, query_set, ks, options, cols,
-                                                     coded.q_labels)
-        records += recs
-        notes += sys_notes
-        summary_rows.append(row)
-        per_query.append(frame)
-    notes += _query_set_notes(options, coded.q_labels, any_run, judged_queries, judg,
-                              qrels=run.qrels is not None)
-    sig = _signature(options, ks, cols)
-    tables = _tables(summary_rows, per_query)
-    if cols.system and len(run.sys_labels) > 1:  # paired tests per metric: analyses/paired.py
-        from .paired import ranking_systems_compared
-        sc_table, sc_records, sc_notes, sig["systems-compared"] = ranking_systems_compared(
-            tables[1].frame, ks, options.no_relevant)
-        tables, records, notes = tables + (sc_table,), records + sc_records, notes + sc_notes
-    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+        arrays.append(rank_metrics(m_q, m_val, m_tie, m_grade, judg.jq, judg.jgrade,
+                                   n_queries=Q, ks=ks, gain=options.gain,
+                                   threshold=options.relevance_threshold))
+    # trec_eval's query set: the judged queries (a judged query a system missed scores 0, as
+    # with trec_eval -c); retrieved queries without any judgment are left out ('skip') or
+    # kept and scored 0 ('zero')
+    return _Ranked(coded.q_labels, run.sys_labels, arrays,
+                   judged_queries=np.bincount(judg.jq, minlength=Q) > 0,
+                   any_run=np.bincount(coded.rq, minlength=Q) > 0,
+                   unjudged_rows=judg.unjudged_rows, qrels_only_docs=judg.qrels_only_docs,
+                   negative_grades=int((judg.jgrade < 0).sum()))
 
 
 @dataclass(frozen=True)
@@ -410,7 +483,7 @@ def _system_notes(arr, label, universe, no_rel, in_run, n_tied: int, options: Op
     return notes
 
 
-def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg: _Judgments,
+def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg,
                      qrels: bool) -> list[str]:
     """Notes on the whole run: unjudged queries and rows, judged documents never retrieved,
     negative grades."""
@@ -437,8 +510,8 @@ def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg: 
         notes.append(f"{plural(n_only, 'judged document')} in the qrels "
                      f"{verb(n_only, 'was', 'were')} never retrieved; "
                      f"{verb(n_only, 'it counts', 'they count')} in recall, MAP and the ideal DCG.")
-    if (judg.jgrade < 0).any():
-        notes.append(f"{int((judg.jgrade < 0).sum())} judgments have a negative grade; their gain "
+    if judg.negative_grades:
+        notes.append(f"{judg.negative_grades} judgments have a negative grade; their gain "
                      f"counts as 0.")
     return notes
 

@@ -79,6 +79,11 @@ def ranking(p: argparse.ArgumentParser) -> None:
     p.add_argument("--relevance-threshold", type=float, default=1.0,
                    help="grade >= T is relevant for the binary metrics (default 1)")
     intervals(p, "queries")
+    p.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb"],
+                   help="what computes the per-query table: memory = pandas/numpy; duckdb = DuckDB "
+                        "reads a CSV/Parquet run itself, out of core (memory limit, spill folder); "
+                        "auto = memory while the file's estimated size fits in a quarter of the "
+                        "RAM, else duckdb (default auto)")
 
 
 def passk(p: argparse.ArgumentParser) -> None:

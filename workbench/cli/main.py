@@ -109,24 +109,31 @@ def run_cli(argv: list[str]) -> int:
     if check is not None:  # every option, before the input is read
         check(options)
     progress = TextProgress() if args.progress else NULL_PROGRESS
+    table = None
     if args.analysis == "plan":
         result = module.run(None, options, progress)
     else:
         from ..io import load_many
         from ..io.formats import with_roles
 
-        table = load_many(args.input, sheet=args.sheet, progress=progress)
-        options, role_notes = with_roles(options, table)  # the roles a format suggests (TREC, Inspect...)
-        result = module.run(table, options, progress)
-        if getattr(args, "conventions", False):  # only when asked: one more run per convention
-            from ..analyses.conventions import with_conventions
+        unloaded = None if getattr(args, "conventions", False) else \
+            getattr(module, "run_unloaded", None)  # an engine that reads the file itself
+        result = unloaded(args.input, options, progress) if unloaded is not None else None
+        table = None
+        if result is None:
+            table = load_many(args.input, sheet=args.sheet, progress=progress)
+            options, role_notes = with_roles(options, table)  # the roles a format suggests (TREC, Inspect...)
+            result = module.run(table, options, progress)
+            if getattr(args, "conventions", False):  # only when asked: one more run per convention
+                from ..analyses.conventions import with_conventions
 
-            result = with_conventions(result, table, options, progress)
-        result = _with_input(result, " ".join(args.input), table.notes + tuple(role_notes))
+                result = with_conventions(result, table, options, progress)
+        result = _with_input(result, " ".join(args.input),
+                             table.notes + tuple(role_notes) if table is not None else ())
     if args.xlsx is not None:  # an empty name is refused by the writer, never ignored
         from ..report import write_report
 
-        write_report(args.xlsx, [result], source=None if args.analysis == "plan" else table)
+        write_report(args.xlsx, [result], source=table)
     if args.json:
         print(json.dumps(result.to_json_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:

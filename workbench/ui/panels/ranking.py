@@ -37,6 +37,13 @@ class RankingPanel(AnalysisPanel):
         Field("relevance_threshold", "Relevant when grade ≥", "float",
               "The binary metrics (P, R, hit, MRR, MAP) count a document relevant at this grade.",
               minimum=-100, maximum=100, decimals=2, step=1),
+        Field("engine", "Computed by", "choice",
+              "What computes the per-query table (the numbers are the same).\n"
+              "automatic: in memory, as the file is already loaded here\n"
+              "DuckDB: the same definitions as SQL (for a file larger than memory, use the "
+              "command line's --engine duckdb, which reads the file without loading it)",
+              choices=(("auto", "automatic (in memory)"), ("memory", "in memory"),
+                       ("duckdb", "DuckDB"))),
     )
 
     def precheck(self):

@@ -1,0 +1,146 @@
+"""The ranking analysis on DuckDB (:mod:`workbench.engines`): the per-query arrays from the SQL
+kernels, for a table already in memory or for a CSV/Parquet file that DuckDB reads itself
+(the command line, before anything is loaded).  The means, notes, tests and report are the
+analysis's own (:mod:`workbench.analyses.ranking`)."""
+
+from __future__ import annotations
+
+import os
+
+from ..core.errors import DataError, OptionError
+from ..engines import budget
+from ..engines.duck import Connection, FileSource
+from ..engines.ranking_input import (RunColumns, qrels_from_arrays, qrels_from_file,
+                                     run_from_arrays, run_from_file)
+from ..engines.ranking_sql import EngineRanking, check_duplicates, rank_sql
+from ..io import LoadedTable, load_table
+from ._common import article, check_unique
+
+
+def engine_note(engine: str, conn: Connection | None, choice: budget.Choice | None) -> str:
+    """The sentence that says which engine ran, with its memory limit (and why, for auto)."""
+    why = f" ('auto': {choice.reason})" if choice is not None else ""
+    if engine == "duckdb" and conn is not None:
+        return (f"The per-query table was computed by DuckDB with a memory limit of "
+                f"{conn.memory_limit / 1e9:.1f} GB and a spill folder in the temporary "
+                f"directory{why}.")
+    return f"The per-query table was computed in memory{why}."
+
+
+def on_table(table: LoadedTable, run, cols, options, ks, progress) -> tuple[EngineRanking, Connection]:
+    """DuckDB on a table already loaded (its cells checked by the in-memory reading)."""
+    conn = Connection()
+    try:
+        system = None
+        if cols.system:
+            import numpy as np
+            system = np.asarray(run.sys_labels, dtype=object)[run.sys_codes]
+        run_from_arrays(conn, table.cell_text(cols.query), table.cell_text(cols.doc),
+                        run.order_val, run.run_grade, system)
+        qt = None
+        if run.qrels:
+            qt, q_grade = run.qrels
+            qrels_from_arrays(conn, qt.cell_text(cols.query), qt.cell_text(cols.doc), q_grade)
+
+        def duplicate(which: str, row) -> None:
+            if which == "run":
+                check_unique(table, ([cols.system] if cols.system else []) + [cols.query, cols.doc],
+                             "(query, document) pair" + (" of a system" if cols.system else ""))
+            else:
+                check_unique(qt, [cols.query, cols.doc], "(query, document) judgment")
+
+        check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=qt is not None)
+        ranked = rank_sql(conn, ks=ks, gain=options.gain, threshold=options.relevance_threshold,
+                          ties=options.ties, has_system=bool(cols.system),
+                          has_qrels=qt is not None, has_grade=bool(cols.relevance),
+                          progress=progress)
+    finally:
+        conn.close()
+    return ranked, conn
+
+
+def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
+    """The file as DuckDB reads it, and a table of its first rows (for the columns' names,
+    their roles and the CSV dialect, read by the workbench's own sniffing)."""
+    from ..io.loader import load_head
+
+    if kind == "parquet":
+        import duckdb
+
+        con = duckdb.connect()
+        try:
+            head = con.execute("SELECT * FROM read_parquet(?) LIMIT 1000", [path]).df()
+        except duckdb.Error as err:
+            raise DataError(f"File '{path}' could not be read as Parquet: "
+                            f"{str(err).splitlines()[0]}") from None
+        finally:
+            con.close()
+        preview = LoadedTable(frame=head, path=os.path.abspath(path), format="parquet")
+        return FileSource(os.path.abspath(path), "parquet", tuple(map(str, head.columns))), preview
+    preview = load_head(path, 1 << 20) or load_head(path, 1 << 23)
+    if preview is None:
+        if os.path.getsize(path) > 64 << 20:  # never the whole large file into memory
+            raise DataError(f"The first lines of file '{path}' could not be read on their own "
+                            f"(a quoted field spanning lines at the cut?); DuckDB needs its "
+                            f"columns and delimiter from them: use --engine memory.")
+        preview = load_table(path)  # a small file: its own messages
+    if preview.format != "text" or preview.delimiter is None:
+        raise OptionError(f"File '{path}' is not delimited text that DuckDB can read; use "
+                          f"--engine memory.")
+    encoding = (preview.encoding or "utf-8").lower().replace("_", "-")
+    if encoding not in ("utf-8", "utf-8-sig", "ascii", "utf-16", "latin-1", "iso-8859-1"):
+        raise OptionError(f"File '{path}' is in the {preview.encoding} encoding, which DuckDB "
+                          f"does not read; save it as UTF-8 or use --engine memory.")
+    source = FileSource(os.path.abspath(path), "csv", tuple(map(str, preview.frame.columns)),
+                        delimiter=preview.delimiter, decimal=preview.decimal or ".",
+                        encoding=encoding)
+    return source, preview
+
+
+def on_file(source: FileSource, cols, options, ks, progress) -> tuple[EngineRanking, Connection]:
+    """DuckDB reading the run file (and the qrels file) itself."""
+    conn = Connection()
+    try:
+        if progress is not None:
+            progress.advance(0.1, "reading the run with DuckDB")
+        order = cols.rank or cols.score
+        run_from_file(conn, source, RunColumns(cols.query, cols.doc, order, bool(cols.rank),
+                                               cols.relevance, cols.system))
+        has_qrels = bool(options.qrels)
+        if has_qrels:
+            kind = budget.file_kind(options.qrels)
+            qrel_rel = cols.relevance or options.relevance or "relevance"
+            if kind is not None:
+                qsource, _ = file_source(options.qrels, kind)
+                qrels_from_file(conn, qsource, cols.query, cols.doc, qrel_rel)
+            else:  # a format DuckDB does not read: the qrels (small) are read in memory
+                from ..io import require_columns, to_float
+                from .ranking import load_qrels
+
+                qt = load_qrels(options.qrels)
+                require_columns(qt, [cols.query, cols.doc, qrel_rel])
+                qrels_from_arrays(conn, qt.cell_text(cols.query), qt.cell_text(cols.doc),
+                                  to_float(qt, qrel_rel))
+                qsource = FileSource(qt.path, "csv", ())
+
+        def duplicate(which: str, row) -> None:
+            where = source if which == "run" else qsource
+            *keys, count, rns = row
+            names = (["system"] if which == "run" and cols.system else []) + ["query", "doc"]
+            what = ("(query, document) pair" + (" of a system" if cols.system else "")
+                    if which == "run" else "(query, document) judgment")
+            value = ", ".join(f"{k}={v}" for k, v in zip(names, keys))
+            raise DataError(f"File '{where.name}' has {count} rows that repeat {article(what)} "
+                            f"({value} appears on {where.describe_rows(rns)}); each {what} "
+                            f"must appear once.")
+
+        check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=has_qrels)
+        ranked = rank_sql(conn, ks=ks, gain=options.gain, threshold=options.relevance_threshold,
+                          ties=options.ties, has_system=bool(cols.system), has_qrels=has_qrels,
+                          has_grade=bool(cols.relevance), progress=progress)
+    except conn.error as err:
+        raise DataError(f"DuckDB could not compute the ranking of '{source.path}': "
+                        f"{str(err).splitlines()[0]}") from None
+    finally:
+        conn.close()
+    return ranked, conn

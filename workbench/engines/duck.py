@@ -1,0 +1,159 @@
+"""DuckDB connections and the inputs the SQL kernels read.
+
+A connection gets a memory limit and a spill folder (``temp_directory``) that is removed when
+it closes.  Inputs become relations of fixed columns, ids always exact text:
+
+* a file DuckDB reads itself: CSV/TSV with ``all_varchar`` (every column text, so ``00042`` or
+  ``42.0`` is never sniffed into the number 42; the numbers are cast by the kernels' reading
+  step with a sentence for a bad cell), or Parquet with ``read_parquet`` (a number-typed id
+  column rendered as the in-memory path renders it: ``42`` for 42 and 42.0);
+* a pandas frame already in memory (the GUI, the tests), registered as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+
+from ..core.errors import DataError, OptionError
+from .budget import duckdb_memory_limit
+
+
+class Connection:
+    """A DuckDB connection with a memory limit and its own spill folder (a context manager)."""
+
+    def __init__(self, memory_limit: int | None = None, threads: int | None = None) -> None:
+        try:
+            import duckdb
+        except ImportError:
+            raise OptionError("The DuckDB engine needs the duckdb package, which is not "
+                              "installed here (the standalone installer leaves it out; pip "
+                              "install duckdb); compute in memory instead (--engine memory).") from None
+        self.memory_limit = int(memory_limit or duckdb_memory_limit())
+        self.spill = tempfile.mkdtemp(prefix="workbench-duckdb-")
+        # a database file in the spill folder, not an in-memory one: the run's table is kept
+        # compressed on disk (and in the buffer pool within the limit), not all in memory
+        self.con = duckdb.connect(os.path.join(self.spill, "work.duckdb"), config={
+            "memory_limit": f"{self.memory_limit // 10**6}MB",
+            "temp_directory": self.spill,
+            "threads": int(threads or os.cpu_count() or 1),
+        })
+        self.con.execute("SET enable_progress_bar = false")  # never DuckDB's bar on a terminal
+        self.error = duckdb.Error
+
+    def execute(self, sql: str, params=None):
+        return self.con.execute(sql, params or [])
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        finally:
+            shutil.rmtree(self.spill, ignore_errors=True)
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def quote_ident(name: str) -> str:
+    """A column name as a DuckDB identifier (double quotes, inner quotes doubled)."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def quote_text(text: str) -> str:
+    """A string literal."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """A run or qrels file that DuckDB reads itself.
+
+    ``kind`` is ``"csv"`` or ``"parquet"``; for CSV the dialect read by the workbench's own
+    sniffing (``delimiter``, ``columns`` in file order, ``decimal``), so DuckDB sniffs nothing.
+    """
+    path: str
+    kind: str
+    columns: tuple[str, ...]
+    delimiter: str = ","
+    decimal: str = "."
+    encoding: str = "utf-8"
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+    @property
+    def first_line(self) -> int:
+        """The file line of data row 1 (rows are numbered from 1 in ``rn``)."""
+        return 2 if self.kind == "csv" else 1
+
+    def scan(self) -> str:
+        """A SELECT of every column plus ``rn`` (1-based row number in file order)."""
+        if self.kind == "parquet":
+            return (f"SELECT file_row_number + 1 AS rn, * EXCLUDE (file_row_number) FROM "
+                    f"read_parquet({quote_text(self.path)}, file_row_number = true)")
+        cols = ", ".join(f"{quote_text(c)}: 'VARCHAR'" for c in self.columns)
+        delim = quote_text(self.delimiter)
+        encoding = "" if self.encoding in ("utf-8", "utf-8-sig", "ascii") else \
+            f", encoding = {quote_text(self.encoding)}"
+        return (f"SELECT row_number() OVER () AS rn, * FROM read_csv({quote_text(self.path)}, "
+                f"header = true, auto_detect = false, all_varchar = true, delim = {delim}, "
+                f"quote = '\"', escape = '\"', columns = {{{cols}}}{encoding})")
+
+    def describe_rows(self, rns) -> str:
+        rns = [int(r) for r in rns]
+        word = "line" if self.kind == "csv" else "row"
+        shown = ", ".join(str(r + self.first_line - 1) for r in rns[:5])
+        return f"{word}{'s' if len(rns) > 1 else ''} {shown}"
+
+
+def column_types(conn: Connection, source: FileSource) -> dict[str, str]:
+    """Each column's DuckDB type (CSV: all VARCHAR)."""
+    if source.kind == "csv":
+        return {c: "VARCHAR" for c in source.columns}
+    try:
+        rows = conn.execute(f"DESCRIBE SELECT * FROM read_parquet({quote_text(source.path)})"
+                            ).fetchall()
+    except conn.error as err:
+        raise DataError(f"File '{source.path}' could not be read as Parquet by DuckDB: "
+                        f"{str(err).splitlines()[0]}") from None
+    return {str(r[0]): str(r[1]).upper() for r in rows}
+
+
+def id_text(column: str, dtype: str) -> str:
+    """SQL: the column's cells as the exact text the in-memory path uses for ids (missing as
+    ``''``; whole floats below 1e16 as integers, as :func:`workbench.io.cells.format_cell`)."""
+    c = quote_ident(column)
+    if dtype == "VARCHAR":
+        return f"coalesce({c}, '')"
+    if dtype in ("FLOAT", "DOUBLE") or dtype.startswith("DECIMAL"):
+        return (f"coalesce(CASE WHEN {c} = trunc({c}) AND abs({c}) < 1e16 "
+                f"THEN CAST(CAST({c} AS HUGEINT) AS VARCHAR) ELSE CAST(CAST({c} AS DOUBLE) AS VARCHAR) END, '')")
+    if dtype == "BOOLEAN":
+        return f"coalesce(CASE WHEN {c} THEN 'True' ELSE 'False' END, '')"
+    return f"coalesce(CAST({c} AS VARCHAR), '')"
+
+
+def number(column: str, dtype: str, decimal: str = ".") -> tuple[str, str]:
+    """SQL: (the column as DOUBLE or NULL when blank or not a number, a condition true for a
+    cell that is neither blank nor a finite plain number)."""
+    c = quote_ident(column)
+    if dtype != "VARCHAR":
+        value = f"CAST({c} AS DOUBLE)"
+        return (f"CASE WHEN isfinite({value}) THEN {value} END",
+                f"({c} IS NOT NULL AND NOT isfinite({value}))")
+    text = f"replace({c}, ',', '.')" if decimal == "," else c
+    parsed = f"TRY_CAST({text} AS DOUBLE)"
+    blank = f"({c} IS NULL OR trim({c}) = '')"
+    ok = f"(NOT {blank} AND isfinite({parsed}) AND strpos({c}, '_') = 0)"
+    return f"CASE WHEN {ok} THEN {parsed} END", f"(NOT {blank} AND NOT coalesce({ok}, false))"
+
+
+def blank(column: str, dtype: str) -> str:
+    c = quote_ident(column)
+    return f"({c} IS NULL OR trim({c}) = '')" if dtype == "VARCHAR" else f"({c} IS NULL)"

@@ -1,0 +1,238 @@
+"""The ranking kernels as SQL, run by DuckDB: the per-query table of
+:func:`workbench.metrics.ranking.rank_metrics` with the same conventions.
+
+Input relations (temporary tables made by :mod:`workbench.engines.ranking_input`):
+
+* ``run_in(rn, sys, q, d, o, g)``: one row per retrieved document; ``rn`` the row's number in
+  the file (file order: the stable tie policy and the order in which queries are listed),
+  ``sys`` the system (``''`` for one), ``q``/``d`` the ids as exact text, ``o`` the ordering
+  value (the score, or minus the rank: higher first), ``g`` the run's own grade (NULL when
+  unjudged);
+* ``qrels_in(rn, q, d, g)`` when a qrels file is given.
+
+Conventions (as the in-memory path, trec_eval's unless stated): judgments are pooled (the
+run's grades, one per (query, document), then the qrels override them); a retrieved row
+without a judgment has grade 0; the order is ``o`` descending then the document id descending
+compared as binary strings (trec_eval; ``stable``: file order); binary relevance is
+``grade >= threshold``; the gain is the grade (linear) or 2^grade - 1 (exponential), 0 for a
+grade <= 0; the discount 1 / log2(rank + 1); the ideal DCG comes from every judged document;
+P@k's denominator is k; MRR and MAP use the whole ranking, MAP divided by R.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError
+from ..metrics.ranking import RankingArrays
+
+
+@dataclass(frozen=True)
+class EngineRanking:
+    """What the analysis needs from an engine: the queries (first appearance: the run, then
+    queries only in the qrels), the systems, one :class:`RankingArrays` per system over those
+    queries, and the counts of the query-set notes."""
+    q_labels: np.ndarray
+    sys_labels: list
+    arrays: list
+    judged_queries: np.ndarray
+    any_run: np.ndarray
+    unjudged_rows: int
+    qrels_only_docs: int
+    negative_grades: int
+
+
+def _gain(expr: str, gain: str) -> str:
+    if gain == "exponential":
+        return f"(CASE WHEN {expr} > 0 THEN pow(2.0, {expr}) - 1.0 ELSE 0.0 END)"
+    return f"(CASE WHEN {expr} > 0 THEN {expr} ELSE 0.0 END)"
+
+
+def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool) -> None:
+    """A (system, query, document) twice in the run, or a (query, document) twice in the
+    qrels: one sentence naming the value and its rows (``describe(which, row)``, the row being
+    the key's values, the count and the first row numbers)."""
+    keys = "sys, q, d" if has_system else "q, d"
+    tables = [("run", "run_in", keys)] + ([("qrels", "qrels_in", "q, d")] if has_qrels else [])
+    for which, table, key in tables:
+        row = conn.execute(f"SELECT {key}, count(*) FROM {table} GROUP BY {key} "
+                           f"HAVING count(*) > 1 LIMIT 1").fetchone()
+        if row is not None:  # the error path: the rows of that key
+            names = [k.strip() for k in key.split(",")]
+            rns = conn.execute(f"SELECT rn FROM {table} WHERE "
+                               + " AND ".join(f"{n} = ?" for n in names) + " ORDER BY rn LIMIT 5",
+                               list(row[:-1])).fetchnumpy()["rn"]
+            describe(which, (*row, list(rns)))
+
+
+def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> None:
+    """``judg(q, d, g, from_qrels)``: the pooled judgments."""
+    run_j = "SELECT q, d, g FROM run_in WHERE false"
+    if has_grade:
+        if has_system:
+            clash = conn.execute(
+                "SELECT q, d, list(DISTINCT g), min(rn) FROM run_in WHERE g IS NOT NULL "
+                "GROUP BY q, d HAVING count(DISTINCT g) > 1 LIMIT 1").fetchone()
+            if clash is not None:
+                raise DataError(
+                    f"The run gives document '{clash[1]}' of query '{clash[0]}' different "
+                    f"relevance grades ({', '.join(f'{g:g}' for g in clash[2])}); a judgment "
+                    f"must be the same in every row (or give the grades in a qrels file).")
+            run_j = "SELECT q, d, any_value(g) AS g FROM run_in WHERE g IS NOT NULL GROUP BY q, d"
+        else:
+            run_j = "SELECT q, d, g FROM run_in WHERE g IS NOT NULL"
+    if has_qrels:
+        sql = (f"SELECT q, d, g, true AS from_qrels FROM qrels_in UNION ALL "
+               f"SELECT r.q, r.d, r.g, false FROM ({run_j}) r ANTI JOIN qrels_in j "
+               f"ON r.q = j.q AND r.d = j.d")
+    else:
+        sql = f"SELECT q, d, g, false AS from_qrels FROM ({run_j})"
+    conn.execute(f"CREATE OR REPLACE TABLE judg AS {sql}")
+
+
+def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> str:
+    """One row per (system, query) of the run: the sums every metric needs."""
+    t = repr(float(threshold))
+    if join:
+        graded = ("SELECT r.rn, r.sys, r.q, r.d, r.o, coalesce(j.g, 0.0) AS gr, "
+                  "j.g IS NOT NULL AS judged, coalesce(j.from_qrels, false) AS from_qrels "
+                  "FROM run_in r LEFT JOIN judg j ON r.q = j.q AND r.d = j.d")
+    else:
+        graded = ("SELECT rn, sys, q, d, o, coalesce(g, 0.0) AS gr, g IS NOT NULL AS judged, "
+                  "false AS from_qrels FROM run_in")
+    order = "o DESC, d DESC" if ties == "trec_eval" else "o DESC, rn ASC"
+    rel = f"(gr >= {t})"
+    cut = ",\n  ".join(
+        f"count(*) FILTER (WHERE {rel} AND r <= {k}) AS hits_{k}, "
+        f"coalesce(sum({_gain('gr', gain)} / log2(r + 1.0)) FILTER (WHERE r <= {k}), 0.0) "
+        f"AS dcg_{k}" for k in ks)
+    return f"""
+WITH graded AS ({graded}),
+ranked AS (
+  SELECT sys, q, rn, gr, judged, from_qrels, o, row_number() OVER w AS r,
+    lag(o) OVER w AS prev,
+    sum(CASE WHEN {rel} THEN 1 ELSE 0 END) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING
+                                                AND CURRENT ROW) AS nrel
+  FROM graded WINDOW w AS (PARTITION BY sys, q ORDER BY {order})
+)
+SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved,
+  coalesce(bool_or(o = prev), false) AS tied,
+  coalesce(bool_or(o <> prev AND TRY_CAST(o AS FLOAT) = TRY_CAST(prev AS FLOAT)), false)
+    AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
+  count(*) FILTER (WHERE from_qrels) AS from_qrels,
+  {cut},
+  coalesce(max(1.0 / r) FILTER (WHERE {rel}), 0.0) AS rr,
+  coalesce(sum(nrel / r) FILTER (WHERE {rel}), 0.0) AS ap_sum
+FROM ranked GROUP BY sys, q"""
+
+
+def _ideal_sql(ks, gain: str, threshold: float) -> str:
+    """One row per judged query: R, the negative grades, the ideal DCG at each k (only
+    judgments with a positive gain add to it)."""
+    t = repr(float(threshold))
+    cut = ",\n  ".join(
+        f"coalesce(sum(ig / log2(jr + 1.0)) FILTER (WHERE jr <= {k} AND ig > 0), 0.0) "
+        f"AS idcg_{k}" for k in ks)
+    return f"""
+SELECT q, count(*) FILTER (WHERE g >= {t}) AS relevant,
+  count(*) FILTER (WHERE g < 0) AS negative, {cut}
+FROM (SELECT q, g, {_gain('g', gain)} AS ig,
+             row_number() OVER (PARTITION BY q ORDER BY {_gain('g', gain)} DESC) AS jr
+      FROM judg)
+GROUP BY q"""
+
+
+def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bool,
+             has_qrels: bool, has_grade: bool, progress=None) -> EngineRanking:
+    """Run the kernels on ``run_in`` (and ``qrels_in``) and gather the per-query arrays."""
+    def step(fraction: float, text: str) -> None:
+        if progress is not None:
+            progress.check_cancelled()
+            progress.advance(fraction, text)
+
+    step(0.45, "pooling the judgments")
+    _judgments(conn, has_system=has_system, has_qrels=has_qrels, has_grade=has_grade)
+    step(0.55, "ranking every query")
+    join = has_qrels or has_system
+    per = conn.execute(_per_query_sql(ks, gain, threshold, ties, join)).df()
+    step(0.8, "the ideal rankings")
+    ideal = conn.execute(_ideal_sql(ks, gain, threshold)).df()
+    qrels_only, qrels_first = 0, None
+    if has_qrels:
+        qrels_first = conn.execute("SELECT q, min(rn) AS first_rn, count(*) AS n FROM qrels_in "
+                                   "GROUP BY q").df()
+        if has_system:  # a judged document retrieved by several systems counts once
+            qrels_only = int(conn.execute(
+                "SELECT count(*) FROM qrels_in j ANTI JOIN (SELECT DISTINCT q, d FROM run_in) r "
+                "ON j.q = r.q AND j.d = r.d").fetchone()[0])
+        else:  # each (query, document) is retrieved at most once (duplicates are refused)
+            qrels_only = int(qrels_first["n"].sum() - per["from_qrels"].sum())
+    step(0.9, "gathering the per-query table")
+    return _gather(per, ideal, qrels_first, ks, has_system, qrels_only)
+
+
+def _gather(per: pd.DataFrame, ideal: pd.DataFrame, qrels_first: pd.DataFrame | None, ks,
+            has_system: bool, qrels_only: int) -> EngineRanking:
+    """The engine's rows as the in-memory path's arrays (queries in order of first
+    appearance in the run, then the qrels-only queries in the qrels' order)."""
+    run_first = per.groupby("q", sort=False)["first_rn"].min().sort_values(kind="stable")
+    q_labels = run_first.index.to_numpy(dtype=object)
+    if qrels_first is not None:
+        only = qrels_first[~qrels_first["q"].isin(run_first.index)]
+        only = only.sort_values("first_rn", kind="stable")["q"].to_numpy(dtype=object)
+        q_labels = np.concatenate([q_labels, only])
+    Q = q_labels.size
+    index = pd.Index(q_labels)
+    jpos = index.get_indexer(ideal["q"])
+    relevant = np.zeros(Q)
+    relevant[jpos] = ideal["relevant"].to_numpy(dtype=float)
+    judged_queries = np.zeros(Q, dtype=bool)
+    judged_queries[jpos] = True
+    idcg = {}
+    for k in ks:
+        idcg[k] = np.zeros(Q)
+        idcg[k][jpos] = ideal[f"idcg_{k}"].to_numpy(dtype=float)
+    if has_system:
+        sys_first = per.groupby("sys", sort=False)["first_rn"].min().sort_values(kind="stable")
+        sys_labels = [str(s) for s in sys_first.index]
+    else:
+        sys_labels = [None]
+    any_run = np.zeros(Q, dtype=bool)
+    any_run[index.get_indexer(run_first.index)] = True
+    arrays = []
+    for label in sys_labels:
+        part = per[per["sys"] == label] if has_system else per
+        arrays.append(_arrays(part, index, Q, ks, relevant, idcg))
+    return EngineRanking(q_labels=q_labels, sys_labels=sys_labels, arrays=arrays,
+                         judged_queries=judged_queries, any_run=any_run,
+                         unjudged_rows=int(per["unjudged"].sum()), qrels_only_docs=qrels_only,
+                         negative_grades=int(ideal["negative"].sum()))
+
+
+def _arrays(part: pd.DataFrame, index: pd.Index, Q: int, ks, relevant: np.ndarray,
+            idcg: dict) -> RankingArrays:
+    """One system's rows as :class:`RankingArrays` over every query (0 where not retrieved)."""
+    pos = index.get_indexer(part["q"])
+
+    def spread(column: str, dtype=float) -> np.ndarray:
+        out = np.zeros(Q, dtype=dtype)
+        out[pos] = part[column].to_numpy(dtype=dtype)
+        return out
+
+    R = relevant
+    precision, recall, hit, ndcg = {}, {}, {}, {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k in ks:
+            hits = spread(f"hits_{k}")
+            precision[k] = hits / k
+            recall[k] = np.where(R > 0, hits / R, 0.0)
+            hit[k] = (hits > 0).astype(float)
+            ndcg[k] = np.where(idcg[k] > 0, spread(f"dcg_{k}") / idcg[k], 0.0)
+        ap = np.where(R > 0, spread("ap_sum") / R, 0.0)
+    return RankingArrays(relevant=R, retrieved=spread("retrieved", np.int64),
+                         precision=precision, recall=recall, hit=hit, ndcg=ndcg,
+                         rr=spread("rr"), ap=ap, tied=spread("tied", bool),
+                         near_tied=spread("near_tied", bool))
