@@ -234,6 +234,8 @@ class ItemShareChart(Chart):
         frame = _table(result, "items")
         value = "share" if "share" in frame else "mean"
         systems = list(dict.fromkeys(frame["system"].astype(str))) if "system" in frame else [""]
+        ticks: list = []
+        start = 0.0  # each system's items in a block of their own, side by side
         for system in systems:
             sub = frame if not system else frame[frame["system"].astype(str) == system]
             flips = sub["flips"].to_numpy(dtype=bool)
@@ -241,7 +243,11 @@ class ItemShareChart(Chart):
             # flipping items first (by their share), then the steady ones
             order = np.lexsort((share, ~flips))
             sub = sub.iloc[order]
-            x = np.arange(1, len(sub) + 1, dtype=float)
+            x = start + np.arange(1, len(sub) + 1, dtype=float)
+            ticks += [(float(x[0]), "1"), (float(x[-1]), f"{len(sub):,}")] if len(x) else []
+            if system and len(systems) > 1:
+                self.text(start + 1, 1.04, system, anchor=(0, 1), color=system_colour(system))
+            start += len(sub) + max(3.0, 0.06 * len(sub))
             y = sub[value].to_numpy(dtype=float)
             fl = sub["flips"].to_numpy(dtype=bool)
             col = system_colour(system) if system else colour(0)
@@ -263,8 +269,10 @@ class ItemShareChart(Chart):
             self.record(f"items:{system}", item=np.array(items, dtype=object), share=y, flips=fl, tries=tries)
         self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=8, brush=pg.mkBrush(None),
                                                pen=pg.mkPen(GREY, width=1.2)), "always right or always wrong")
-        self.plotItem.setYRange(-0.04, 1.04, padding=0)
-        self.set_labels(bottom="items, those that flip first (click a point: its tries in the data table)",
+        self.plotItem.setYRange(-0.04, 1.12, padding=0)
+        self.plotItem.getAxis("left").setTicks([[(v / 100, f"{v}%") for v in range(0, 101, 20)], []])
+        self.plotItem.getAxis("bottom").setTicks([ticks, []])
+        self.set_labels(bottom="items, those that flip first (click: its tries)",
                         left="share of tries right" if value == "share" else "mean score of the tries")
 
     def _clicked(self, _item, points, *_args) -> None:
@@ -311,7 +319,7 @@ class NoiseSplitChart(Chart):
                               for lab, d, w, t in zip(labels, data, within, total)])
         self.plotItem.getAxis("left").setTicks([[(float(yy), lab) for yy, lab in zip(y, labels)], []])
         top = float(np.nanmax(total)) if len(total) else 1.0
-        self.plotItem.setXRange(0, top * 1.3 or 1.0, padding=0)
+        self.plotItem.setXRange(0, top * 1.45 or 1.0, padding=0)
         self.plotItem.setYRange(-0.7, len(rows) - 0.3, padding=0)
         self.record("split", label=np.array(labels, dtype=object), var_data=data, var_within=within)
         self.set_labels(bottom="variance of one try's outcome (corrected for K)")
