@@ -155,9 +155,12 @@ class RunsHeatmap(Chart):
         values = self._values[self._rows]
         n, k = values.shape
         self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setImage(self.colours(values[::-1]), autoLevels=False, levels=(0, 255))
-        self.image.setRect(QRectF(-0.5, -0.5, k, max(n, 1)))
-        self.plotItem.addItem(self.image)
+        if n:
+            self.image.setImage(self.colours(values[::-1]), autoLevels=False, levels=(0, 255))
+            self.image.setRect(QRectF(-0.5, -0.5, k, n))
+            self.plotItem.addItem(self.image)
+        else:
+            self.text((k - 1) / 2, 0.0, "no item matches the filter", anchor=(0.5, 0.5))
         self.plotItem.getAxis("left").names = list(self._items[self._rows])
         self.plotItem.getAxis("bottom").setTicks([[(float(j), r) for j, r in enumerate(self._short(self.runs))], []])
         self.plotItem.setXRange(-0.5, k - 0.5, padding=0)
@@ -266,7 +269,7 @@ class ItemShareChart(Chart):
             self.hover(x, y, [f"{system + ' · ' if system else ''}{it}: "
                               + (f"{int(h)} of {t} tries" if hits is not None else f"mean {fmt(v, 'score')} over {t} tries")
                               for it, t, v, h in zip(items, tries, y, hits if hits is not None else y)])
-            self.record(f"items:{system}", item=np.array(items, dtype=object), share=y, flips=fl, tries=tries)
+            self.record(f"items:{system}", x=x, item=np.array(items, dtype=object), share=y, flips=fl, tries=tries)
         self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=8, brush=pg.mkBrush(None),
                                                pen=pg.mkPen(GREY, width=1.2)), "always right or always wrong")
         self.plotItem.setYRange(-0.04, 1.12, padding=0)
@@ -275,10 +278,16 @@ class ItemShareChart(Chart):
         self.set_labels(bottom="items, those that flip first (click: its tries)",
                         left="share of tries right" if value == "share" else "mean score of the tries")
 
-    def _clicked(self, _item, points, *_args) -> None:
-        if len(points):
-            system, item = points[0].data()
-            self.item_clicked.emit(system, item)
+    def _clicked(self, _item, points, event=None) -> None:
+        """The point nearest the click (neighbours overlap where items are many)."""
+        if not len(points):
+            return
+        point = points[0]
+        if event is not None:
+            at = event.pos()
+            point = min(points, key=lambda p: (p.pos().x() - at.x()) ** 2 + (p.pos().y() - at.y()) ** 2)
+        system, item = point.data()
+        self.item_clicked.emit(system, item)
 
 
 class NoiseSplitChart(Chart):
@@ -318,7 +327,8 @@ class NoiseSplitChart(Chart):
                               f"({fmt(w / t if t > 0 else float('nan'), 'rate')} of the total)"
                               for lab, d, w, t in zip(labels, data, within, total)])
         self.plotItem.getAxis("left").setTicks([[(float(yy), lab) for yy, lab in zip(y, labels)], []])
-        top = float(np.nanmax(total)) if len(total) else 1.0
+        finite = total[np.isfinite(total)]
+        top = float(finite.max()) if finite.size else 1.0
         self.plotItem.setXRange(0, top * 1.45 or 1.0, padding=0)
         self.plotItem.setYRange(-0.7, len(rows) - 0.3, padding=0)
         self.record("split", label=np.array(labels, dtype=object), var_data=data, var_within=within)
