@@ -247,7 +247,8 @@ class ItemShareChart(Chart):
             order = np.lexsort((share, ~flips))
             sub = sub.iloc[order]
             x = start + np.arange(1, len(sub) + 1, dtype=float)
-            ticks += [(float(x[0]), "1"), (float(x[-1]), f"{len(sub):,}")] if len(x) else []
+            if len(x):  # "1" once, then each block's last item (its count): never "1201"
+                ticks += ([(float(x[0]), "1")] if not ticks else []) + [(float(x[-1]), f"{len(sub):,}")]
             if system and len(systems) > 1:
                 self.text(start + 1, 1.04, system, anchor=(0, 1), color=system_colour(system))
             start += len(sub) + max(3.0, 0.06 * len(sub))
@@ -294,7 +295,7 @@ class NoiseSplitChart(Chart):
     """The variance split of Miller (2024) per system (and per pair): between items (the data)
     and within items (the model's own randomness across tries), as a stacked bar."""
 
-    title = "Noise split"
+    title = "Variance split"
     x_axis = PlainAxis
     y_axis = LabelAxis
 
