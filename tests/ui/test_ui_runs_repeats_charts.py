@@ -174,3 +174,30 @@ def test_clicks_select_the_tries_of_the_items_that_flip(qtbot, window):
     shown = _data_rows(window)
     assert set(zip(shown["model"], shown["sample_id"])) == {("model-b", item)}
     assert len(shown) == 5
+
+
+def test_scores_where_lower_is_better(qtbot, window, tmp_path):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame([(f"r{j}", f"i{i:03d}", round(float(rng.random()), 3)) for j in range(3) for i in range(60)],
+                         columns=["run", "item", "score"])
+    path = tmp_path / "latency_runs.csv"
+    frame.to_csv(path, index=False)
+    panel = window.panels["runs"]
+    open_file(qtbot, window, path)
+    window.view_actions["runs"].trigger()
+    wait_result(qtbot, panel, timeout=60000)
+    with qtbot.waitSignal(panel.result_ready, timeout=60000):
+        _choose(panel.control("better"), "lower")
+    view = panel.grid_view
+    assert not view.filter.model().item(view.filter.findData("wrong_everywhere")).isEnabled()
+    _choose(view.filter, "a_not_b")
+    assert view.filter.currentText() == "better in A than in B"
+    _choose(view.run_a, text="r0")
+    _choose(view.run_b, text="r2")
+    pivot = frame.pivot(index="item", columns="run", values="score")
+    assert set(view.table.frame_model().frame["item"]) == set(pivot.index[pivot["r0"] < pivot["r2"]])
+    chart = panel.chart("RunGroupsChart")
+    assert chart.plotItem.getAxis("bottom").percent is False
+    drawn = chart.plotted()["intervals"]
+    assert list(drawn["est"]) == sorted(drawn["est"])  # lower is better: best (lowest) first
+    np.testing.assert_allclose(sorted(drawn["est"]), sorted(pivot.mean()))

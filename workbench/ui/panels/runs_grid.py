@@ -84,6 +84,10 @@ class RunsGrid(QWidget):
         self.lower_is_better = "better:lower" in result.signature
         for key, label, score_label in FILTERS:
             self.filter.setItemText(self.filter.findData(key), label if self.binary else score_label)
+        # scores are never simply wrong: that filter is for 0/1 outcomes only
+        self.filter.model().item(self.filter.findData("wrong_everywhere")).setEnabled(self.binary)
+        if not self.binary and self.filter.currentData() == "wrong_everywhere":
+            self.filter.setCurrentIndex(0)
         base = next((p.split(":", 1)[1] for p in result.signature.split("|") if p.startswith("baseline:")), None)
         for combo, wanted in ((self.run_a, base if base in self.runs else self.runs[0]), (self.run_b, self.runs[-1])):
             previous = combo.currentText()
