@@ -38,6 +38,8 @@ def test_confusion_matrix_counts_and_a_click_selects_the_disagreeing_items(qtbot
             assert drawn["counts"][i, j] == expected
     confusion = result.table("confusion").frame
     np.testing.assert_array_equal(drawn["counts"], confusion.drop(columns="judge").to_numpy(dtype=float))
+    tip = chart.tooltip_at(0.0, 0.0)  # bottom left: judge PASS, people FAIL
+    assert tip.startswith("judge PASS, people FAIL: 4 items") and "of 105" in tip and "click" in tip
     qtbot.waitUntil(lambda: chart.width() > 100)
     # an agreeing cell opens nothing
     qtbot.mouseClick(chart.viewport(), Qt.MouseButton.LeftButton, pos=chart.cell_position("PASS", "PASS"))

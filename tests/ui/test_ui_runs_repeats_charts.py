@@ -40,6 +40,13 @@ def test_runs_heat_map_and_tie_groups_equal_the_tables(qtbot, window):
     np.testing.assert_array_equal(cells["values"], grid[list(runs["run"])].to_numpy(dtype=float))
     raw, pivot = _nightly()
     assert np.isnan(cells["values"]).sum() == pivot.isna().to_numpy().sum()
+    # hover on the top row: its item and its value in each run (runs named without their shared prefix)
+    heat = panel.grid_view.heatmap
+    top = heat.tooltip_row(len(grid) - 1)
+    first = grid.iloc[0]
+    assert top.startswith(f"item {first['item']}:")
+    assert top.count(":") == 1 + len(runs)
+    assert all(f"{run[-2:]}: {'–' if np.isnan(first[run]) else int(first[run])}" in top for run in runs["run"])
     chart = panel.chart("RunGroupsChart")
     assert panel.tabs.isTabVisible(panel.tabs.indexOf(chart))
     drawn = chart.plotted()["intervals"]

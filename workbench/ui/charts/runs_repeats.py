@@ -194,7 +194,7 @@ class RunsHeatmap(Chart):
         if not 0 <= i < n:
             return ""
         vals = self._values[self._rows[i]]
-        cells = ", ".join(f"{r}: {'–' if not np.isfinite(v) else fmt(v, 'int' if self._binary else 'score')}"
+        cells = ", ".join(f"{r}: {'–' if not np.isfinite(v) else fmt(v, 'count' if self._binary else 'score')}"
                           for r, v in zip(self._short(self.runs), vals))
         return f"item {self._items[self._rows[i]]}: {cells}"
 
