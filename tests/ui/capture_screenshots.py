@@ -49,6 +49,10 @@ CHART_SHOTS = {  # the charts also shown (at 1280x800 only, to keep the folder s
     "plan": ("PlanMdeChart",),
     "passk": ("PassKChart",),
     "ranking-two-systems": ("SystemsDiffChart",),
+    "judge": ("ConfusionChart", "LabelShareChart"),
+    "rubric": ("CriterionRateChart", "ContributionChart"),
+    "runs": ("ItemGrid", "RunGroupsChart"),
+    "repeats": ("ItemShareChart", "NoiseSplitChart"),
 }
 
 
@@ -137,11 +141,12 @@ def main(out: str, size: str, only: str | None = None) -> int:
         if size == "1280x800" and panel in window.panels:
             for chart_name in CHART_SHOTS.get(name, ()):
                 p = window.panels[panel]
-                p.tabs.setCurrentWidget(p.chart(chart_name))
+                # the Runs panel's item grid (filters, table, heat map) is a tab of its own
+                p.tabs.setCurrentWidget(p.grid_view if chart_name == "ItemGrid" else p.chart(chart_name))
                 wait(500)
                 grab(out_dir / f"{name}-{chart_name}-{size}.png")
             window.panels[panel].tabs.setCurrentIndex(0)
-        if name in ("compare", "rule", "cost"):
+        if name in ("compare", "rule", "cost", "judge", "rubric", "runs", "repeats"):
             window.presentation_action.trigger()
             settle(window)
             wait(600)

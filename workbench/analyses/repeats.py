@@ -56,17 +56,21 @@ def check_options(options: Options) -> None:
                           f"target={options.target!r}.")
 
 
-def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    check_options(options)
-    notes: list[str] = []
+def item_column(table: LoadedTable, options: Options, notes: list[str]) -> str:
+    """The column naming the items (the one given, a log's sample id, or a guess, said in a note)."""
     columns = set(map(str, table.frame.columns))
     sample = next((c for c in ("task_sample", "sample_id") if c in columns), None)
     if options.item is None and sample and "epoch" in columns:  # a log: a sample's epochs are its tries
-        item_col = sample
         notes.append(f"Column '{sample}' was taken as the item column: each sample's epochs are its tries "
                      f"(set --item to choose another).")
-    else:
-        item_col = pick_column(table, options.item, "item", "--item", notes, names=ITEM_NAMES)
+        return sample
+    return pick_column(table, options.item, "item", "--item", notes, names=ITEM_NAMES)
+
+
+def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    check_options(options)
+    notes: list[str] = []
+    item_col = item_column(table, options, notes)
     out_col = pick_column(table, options.outcome, "outcome", "--outcome", notes,
                           names=("outcome", "success", "correct", "score", "passed"))
     rep_col = pick_column(table, options.repeat, "repeat", "--repeat", notes, names=REPEAT_NAMES, required=False)

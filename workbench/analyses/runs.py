@@ -81,8 +81,8 @@ def check_options(options: Options) -> None:
         raise OptionError("Give either --outcome (0/1) or --score, not both.")
 
 
-def _grid(table: LoadedTable, options: Options, notes: list[str]):
-    """Runs in order, items, the (items x runs) value grid (NaN = missing), binary or not."""
+def run_and_item_columns(table: LoadedTable, options: Options, notes: list[str]) -> tuple[str, str]:
+    """The run column and the item column (given, or guessed and said in a note)."""
     sys_col = options.system
     if sys_col is None:
         sys_col = pick_column(table, None, "system", "--system", notes, names=("system", "run", "model", "run_id"),
@@ -93,7 +93,12 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     if sys_col is None:
         raise DataError(f"File '{table.name}' has no run column; name it with --system, or give one file per run.")
     require_columns(table, [sys_col])
-    item_col = pick_column(table, options.item, "item", "--item", notes, names=ITEM_NAMES)
+    return sys_col, pick_column(table, options.item, "item", "--item", notes, names=ITEM_NAMES)
+
+
+def _grid(table: LoadedTable, options: Options, notes: list[str]):
+    """Runs in order, items, the (items x runs) value grid (NaN = missing), binary or not."""
+    sys_col, item_col = run_and_item_columns(table, options, notes)
     value_col = options.outcome or options.score
     if value_col is None:
         value_col = pick_column(table, None, "outcome", "--outcome or --score", notes,

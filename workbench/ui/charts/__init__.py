@@ -4,9 +4,13 @@ a table)."""
 from .base import Chart
 from .intervals import (CompareIntervalChart, CorpusDiffChart, GroupRateChart, SystemRateChart,
                         SystemsDiffChart)
+from .judge_rubric import ConfusionChart, ContributionChart, CriterionRateChart, LabelShareChart
 from .others import (BootstrapChart, CostPerSuccessChart, LatencyChart, PassKChart, RankingCurveChart,
                      RankingSpreadChart, SegmentBarChart, TextScoreChart, PlanMdeChart)
+from .runs_repeats import ItemShareChart, NoiseSplitChart, RunGroupsChart, RunsHeatmap
 
 __all__ = ["Chart", "CompareIntervalChart", "GroupRateChart", "SystemRateChart", "SystemsDiffChart", "CorpusDiffChart", "BootstrapChart",
            "CostPerSuccessChart", "LatencyChart", "PassKChart", "RankingCurveChart",
-           "RankingSpreadChart", "SegmentBarChart", "TextScoreChart", "PlanMdeChart"]
+           "RankingSpreadChart", "SegmentBarChart", "TextScoreChart", "PlanMdeChart",
+           "ConfusionChart", "ContributionChart", "CriterionRateChart", "LabelShareChart", "ItemShareChart",
+           "NoiseSplitChart", "RunGroupsChart", "RunsHeatmap"]

@@ -1,6 +1,9 @@
 import dataclasses
 
+import numpy as np
+
 from ...analyses import judge
+from ..charts.judge_rubric import ConfusionChart, LabelShareChart
 from .base import AnalysisPanel, Field
 
 
@@ -8,6 +11,7 @@ class JudgePanel(AnalysisPanel):
     """A judge's labels against people's: kappa, AC1, alpha, the corrected pass rate, biases."""
 
     module = judge
+    CHARTS = (ConfusionChart, LabelShareChart)
     FIELDS = (
         Field("judge", "Judge's label", "column", "The label the judge (an LLM, a grader) gave each item.",
               roles=("judge",), optional=False),
@@ -41,3 +45,22 @@ class JudgePanel(AnalysisPanel):
         second = self.value("human2")
         humans = tuple(c for c in (opts.human, second) if c)
         return dataclasses.replace(opts, human=humans or None)
+
+    # -- the confusion matrix's cells open their items in the data table ------------------------
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.chart("ConfusionChart").cell_clicked.connect(self.select_cell)
+
+    def cell_rows(self, judge_label: str, human_label: str):
+        """0-based rows of the loaded table of the items the judge labelled ``judge_label`` and
+        people ``human_label`` (a disagreeing cell: from the result's disagreements table)."""
+        from .compare import rows_for_lines
+
+        if self.last_result is None or self.table is None:
+            return np.zeros(0, dtype=np.int64)
+        dis = self.last_result.table("disagreements").frame
+        pick = dis[(dis["judge"].astype(str) == judge_label) & (dis["human"].astype(str) == human_label)]
+        return rows_for_lines(self.table, pick["line"].to_numpy(dtype=np.int64))
+
+    def select_cell(self, judge_label: str, human_label: str) -> None:
+        self.select_rows.emit(self.cell_rows(judge_label, human_label))

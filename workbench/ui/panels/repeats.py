@@ -1,6 +1,11 @@
 import dataclasses
 
+import numpy as np
+from PySide6.QtWidgets import QPushButton
+
 from ...analyses import repeats
+from ...io import to_text
+from ..charts.runs_repeats import ItemShareChart, NoiseSplitChart
 from .base import AnalysisPanel, Field
 
 
@@ -8,6 +13,7 @@ class RepeatsPanel(AnalysisPanel):
     """Repeated tries of the same items: the items that flip and the noise split."""
 
     module = repeats
+    CHARTS = (ItemShareChart, NoiseSplitChart)
     FIELDS = (
         Field("item", "Item id", "column", "The item (an Inspect sample); its rows are its tries.",
               roles=("task", "item")),
@@ -39,3 +45,56 @@ class RepeatsPanel(AnalysisPanel):
         return ("Each item has one row here: repeats need several tries per item (a repeat, epoch or "
                 "seed column, or an item's rows repeated).")
 
+
+    # -- the items that flip: click-through to the data table ---------------------------------
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.chart("ItemShareChart").item_clicked.connect(lambda system, item: self.select_items([(system, item)]))
+        self._item_text: tuple | None = None  # (table, item column, system column, their cells as text)
+
+    def extra_actions(self):
+        self.show_flipping = QPushButton("Show the items that flip in the data table")
+        self.show_flipping.setToolTip("Filters the data table to every try of the items that are neither "
+                                      "always right nor always wrong.")
+        self.show_flipping.setEnabled(False)
+        self.show_flipping.clicked.connect(self._select_flipping)
+        return [self.show_flipping]
+
+    def render(self, result):
+        super().render(result)
+        flips = self.flipping_items()
+        self.show_flipping.setEnabled(bool(flips))
+        self.show_flipping.setText(f"Show the {len(flips):,} items that flip in the data table")
+
+    def on_cleared(self):
+        self.show_flipping.setEnabled(False)
+        self.show_flipping.setText("Show the items that flip in the data table")
+
+    def flipping_items(self) -> list[tuple[str, str]]:
+        """(system, item) of the items that flip ('' as the system without a system column)."""
+        if self.last_result is None:
+            return []
+        frame = self.last_result.table("items").frame
+        frame = frame[frame["flips"].astype(bool)]
+        systems = frame["system"].astype(str) if "system" in frame else [""] * len(frame)
+        return list(zip(systems, frame["item"].astype(str)))
+
+    def item_rows(self, pairs) -> np.ndarray:
+        """0-based rows of the loaded table holding the tries of these (system, item) pairs."""
+        if self.table is None or not pairs:
+            return np.zeros(0, dtype=np.int64)
+        opts = self.options()
+        if self._item_text is None or self._item_text[0] is not self.table or self._item_text[1:3] != (
+                repeats.item_column(self.table, opts, []), opts.system):
+            item_col = repeats.item_column(self.table, opts, [])
+            sys_text = to_text(self.table, opts.system) if opts.system else [""] * len(self.table.frame)
+            keys = np.array([f"{s}\x1f{i}" for s, i in zip(sys_text, to_text(self.table, item_col))], dtype=object)
+            self._item_text = (self.table, item_col, opts.system, keys)
+        wanted = np.array([f"{s}\x1f{i}" for s, i in pairs], dtype=object)
+        return np.flatnonzero(np.isin(self._item_text[3], wanted))
+
+    def select_items(self, pairs) -> None:
+        self.select_rows.emit(self.item_rows(list(pairs)))
+
+    def _select_flipping(self) -> None:
+        self.select_items(self.flipping_items())
