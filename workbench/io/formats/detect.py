@@ -105,6 +105,8 @@ def _load_json(text: str, path: str, shown: str, extension: str):
                      "a JSON object or array, or JSON Lines") from None
     except RecursionError:
         raise DataError(f"File {shown} is nested too deeply to be read as JSON.") from None
+    if isinstance(value, list) and lmeval.is_write_out(value):  # lm-eval 0.3 --write_out
+        return lmeval.load_write_out(value, path, shown)
     if isinstance(value, list):
         return jsonl.records_table(value, path, shown, fmt=jsonl.JSON, what="a JSON array of records",
                                    lines=None, word="record")

@@ -8,12 +8,17 @@ request's text) and one column per metric the record names (``acc``, ``exact_mat
 The model is taken from the ``results_*.json`` beside the samples file (its ``model_name``,
 and its configuration as notes), else from the folder name, which lm-eval names after the model.
 
+``<task>_write_out_info.json`` (lm-eval 0.3, ``--write_out --output_base_path DIR``): a JSON
+array, one record per document (``doc_id``, ``prompt_0``..., ``logit_0``..., ``truth`` and each
+metric as text); read as the samples are, the task from the file's name.
+
 ``results_<date>.json`` alone: one row per task and metric with its value and stderr; the run's
 configuration (model, arguments, few-shot, versions, date) as notes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import json
 import os
@@ -34,6 +39,44 @@ def is_samples_record(record: dict) -> bool:
         and ("metrics" in record or "target" in record)
 
 
+WRITE_OUT_SUFFIX = "_write_out_info.json"
+_WRITE_OUT_KEY = re.compile(r"(prompt|logit)_\d+\Z")
+_TRUTH = {"True": 1.0, "False": 0.0}   # a boolean metric as str(value)
+
+
+def is_write_out(records: list) -> bool:
+    """lm-eval 0.3's ``--write_out`` records: doc_id, prompt_0 and logit_0 (and truth)."""
+    first = records[0] if records else None
+    return isinstance(first, dict) and "doc_id" in first and "prompt_0" in first \
+        and ("logit_0" in first or "truth" in first)
+
+
+def load_write_out(records: list[dict], path: str, shown: str):
+    """lm-eval 0.3's per-document records as the samples of later versions: the responses
+    (``logit_i``: a generated text, or a [log-likelihood, is-greedy] pair per choice) and the
+    prompts become requests, ``truth`` the target, the metrics (written as text) numbers."""
+    modern = []
+    for i, r in enumerate(records):
+        if not isinstance(r, dict) or "doc_id" not in r:
+            raise almost(shown, None, f"has a record (number {i + 1}) without 'doc_id'",
+                         "lm-eval --write_out records (doc_id, prompt_0, logit_0, truth, metrics)")
+        prompts = [r[k] for k in sorted((k for k in r if k.startswith("prompt_") and _WRITE_OUT_KEY.match(k)),
+                                        key=lambda k: int(k.split("_")[1]))]
+        logits = [r[k] for k in sorted((k for k in r if k.startswith("logit_") and _WRITE_OUT_KEY.match(k)),
+                                       key=lambda k: int(k.split("_")[1]))]
+        generated = bool(logits) and all(isinstance(x, str) for x in logits)
+        arguments = ([[p, {"until": None}] for p in prompts] if generated
+                     else [[p, ""] for p in prompts])
+        metrics = {k: _TRUTH.get(v, _num(v)) for k, v in r.items()
+                   if k not in ("doc_id", "truth") and not _WRITE_OUT_KEY.match(k)}
+        modern.append({"doc_id": r["doc_id"], "target": r.get("truth"), "arguments": arguments,
+                       "filtered_resps": logits, "metrics": list(metrics), **metrics})
+    table_ = load_samples(modern, np.arange(1, len(modern) + 1), path, shown)
+    note = ("The file is lm-eval 0.3's --write_out output: the responses are its logit_i entries, "
+            "the target its 'truth', the metrics read from text.")
+    return dataclasses.replace(table_, notes=(table_.notes[0], note, *table_.notes[1:]))
+
+
 def is_results(value: dict) -> bool:
     return isinstance(value.get("results"), dict) and (
         "configs" in value or "versions" in value or "n-shot" in value or "config" in value)
@@ -44,6 +87,8 @@ def _task_from_name(path: str) -> str | None:
     if match:
         return match.group(1)
     name = os.path.basename(path)
+    if name.endswith(WRITE_OUT_SUFFIX):
+        return name[:-len(WRITE_OUT_SUFFIX)] or None
     if name.startswith("samples_") and name.endswith(".jsonl"):
         return name[len("samples_"):-len(".jsonl")]
     return None
