@@ -58,7 +58,8 @@ class Workspace(QTabWidget):
     def _add_panel(self, name: str, title: str, panel) -> None:
         panel.setObjectName(f"panel:{name}")
         panel.options_changed.connect(self.options_changed)
-        panel.select_rows.connect(lambda rows: self.data.show_rows(rows, "items that flipped")
+        # the panel says which rows these are (its rows_label, set as it asks)
+        panel.select_rows.connect(lambda rows, p=panel: self.data.show_rows(rows, getattr(p, "rows_label", ""))
                                   or self.setCurrentWidget(self.data))
         panel.error.connect(self.error)
         panel.result_ready.connect(self.result_shown)

@@ -473,6 +473,7 @@ class ComparePanel(AnalysisPanel):
         return rows_for_lines(self.table, lines)
 
     def _select_discordant(self):
+        self.rows_label = "discordant items"
         self.select_rows.emit(self.discordant_rows())
 
 

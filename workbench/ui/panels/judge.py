@@ -63,4 +63,5 @@ class JudgePanel(AnalysisPanel):
         return rows_for_lines(self.table, pick["line"].to_numpy(dtype=np.int64))
 
     def select_cell(self, judge_label: str, human_label: str) -> None:
+        self.rows_label = f"judge {judge_label}, people {human_label}"
         self.select_rows.emit(self.cell_rows(judge_label, human_label))

@@ -94,7 +94,9 @@ class RepeatsPanel(AnalysisPanel):
         return np.flatnonzero(np.isin(self._item_text[3], wanted))
 
     def select_items(self, pairs) -> None:
-        self.select_rows.emit(self.item_rows(list(pairs)))
+        pairs = list(pairs)
+        self.rows_label = "the item's tries" if len(pairs) == 1 else "items that flip"
+        self.select_rows.emit(self.item_rows(pairs))
 
     def _select_flipping(self) -> None:
         self.select_items(self.flipping_items())

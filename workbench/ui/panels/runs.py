@@ -79,4 +79,5 @@ class RunsPanel(AnalysisPanel):
         if self.last_result is None:
             return
         grid = self.last_result.table("grid").frame
+        self.rows_label = "items chosen in the grid"
         self.select_rows.emit(self.item_rows(grid["item"].astype(str).iloc[np.asarray(positions)]))
