@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import workbench
+
 ROOT = Path(__file__).resolve().parents[1]
 
 HEADLESS = ["workbench", "workbench.core.errors", "workbench.core.progress", "workbench.core.result",
@@ -95,3 +97,25 @@ def test_no_import_circles_anywhere_in_workbench():
         if m not in index:
             visit(m)
     assert not circles, circles
+
+
+def test_no_file_in_the_window_package_is_over_500_lines():
+    """The window only assembles and shows: each part of it stays readable in one sitting."""
+    ui = Path(workbench.__file__).parent / "ui"
+    sizes = {str(p.relative_to(ui)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in ui.rglob("*.py")}
+    assert sizes, "no ui module found"
+    assert {name: n for name, n in sizes.items() if n > 500} == {}
+    assert sizes["main_window.py"] < 350
+
+
+def test_the_session_controller_has_no_widget():
+    """Opening, loading, sessions and the report live in a QObject the tests drive without a
+    window: it imports no widget class."""
+    import ast
+
+    source = (Path(workbench.__file__).parent / "ui" / "controller.py").read_text(encoding="utf-8")
+    imported = {alias.name for node in ast.walk(ast.parse(source))
+                if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert not {n for n in imported if n.startswith("Q") and n not in ("QObject", "QSettings", "Signal")}
+    assert "QtWidgets" not in source

@@ -15,7 +15,8 @@ from workbench.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "resources" / "examples"
-ALLOWED = {"metric", "value", "system", "group", "version", "n", "ci_low", "ci_high", "from", "to"}
+ALLOWED = {"metric", "value", "system", "group", "version", "n", "ci_low", "ci_high", "from", "to",
+           "ci_method", "t_low", "t_high", "df", "degenerate"}
 
 EVERY_ANALYSIS = [
     ["text", EX / "text_extraction.csv"],

@@ -206,3 +206,27 @@ def test_bundled_example_reproduces_the_published_kappa():
     assert (round(rec["value"], 3), round(rec["ci_low"], 3), round(rec["ci_high"], 3)) == (0.676, 0.532, 0.82)
     assert rec["n"] == 105 and res.value("judge_pass_rate") == pytest.approx(140 / 400)
     assert res.value("corrected_pass_rate") == pytest.approx((0.35 + 31 / 35 - 1) / (31 / 35 + 58 / 70 - 1))
+
+
+def test_the_confusion_matrix_and_disagreements_are_in_the_json():
+    import json
+
+    frame = pd.DataFrame({"item": [f"i{k}" for k in range(8)],
+                          "judge": ["pass", "pass", "fail", "fail", "pass", "fail", "pass", "pass"],
+                          "human": ["pass", "fail", "fail", "fail", "pass", "pass", "pass", ""]})
+    res = judge.run(table_of(frame), judge.Options(item="item", judge="judge", human="human", positive="pass"))
+    shown = json.loads(json.dumps(res.to_json_dict()))["tables"]
+    rows = {r["judge"]: r for r in shown["confusion"]}
+    # 7 labelled items: judge pass & human pass 3, pass/fail 1, fail/pass 1, fail/fail 2 (by hand)
+    assert (rows["pass"]["human: pass"], rows["pass"]["human: fail"]) == (3, 1)
+    assert (rows["fail"]["human: pass"], rows["fail"]["human: fail"]) == (1, 2)
+    assert sorted(r["item"] for r in shown["disagreements"]) == ["i1", "i5"]
+
+
+def test_a_positive_label_with_more_than_two_labels_is_said_not_silently_dropped():
+    frame = pd.DataFrame({"item": [f"i{k}" for k in range(6)],
+                          "judge": ["PASS", "FAIL", "PASS", "partial", "FAIL", "PASS"],
+                          "human": ["PASS", "FAIL", "partial", "partial", "PASS", "PASS"]})
+    res = judge.run(table_of(frame), judge.Options(item="item", judge="judge", human="human", positive="PASS"))
+    assert not res.find("sensitivity")
+    assert any("--positive 'PASS' is not used" in n and "3" in n for n in res.notes)

@@ -133,3 +133,15 @@ def test_an_inspect_log_with_epochs_needs_no_flags(cli):
     assert set(rates) == {"mockllm/alpha", "mockllm/beta"} and all(r["n"] == 4 for r in rates.values())
     assert any("each sample's epochs are its tries" in n for n in out["notes"])
     assert "repeat:column:epoch" in out["signature"]
+
+
+def test_the_per_item_tries_are_in_the_json_flipping_items_first():
+    import json
+
+    rows = [("a", 1, 1), ("a", 2, 0), ("a", 3, 1), ("b", 1, 1), ("b", 2, 1), ("c", 1, 0), ("c", 2, 0)]
+    frame = pd.DataFrame(rows, columns=["item", "epoch", "correct"])
+    res = repeats.run(table_of(frame), repeats.Options(item="item", outcome="correct", repeat="epoch"))
+    items = json.loads(json.dumps(res.to_json_dict()))["tables"]["items"]
+    assert items[0]["item"] == "a"  # the only item that flips: 2 of 3 (by hand)
+    assert {r["item"] for r in items} == {"a", "b", "c"}
+    assert "split" in json.loads(json.dumps(res.to_json_dict()))["tables"]

@@ -44,7 +44,11 @@ def test_equal_weights_by_default_and_t_interval():
     assert res.value("rubric_score") == pytest.approx(x.mean())
     ref = stats.ttest_1samp(x, 0).confidence_interval()
     rec = res.find("rubric_score")[0]
-    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((max(0, ref.low), min(1, ref.high)))
+    assert (rec["t_low"], rec["t_high"]) == pytest.approx((ref.low, ref.high))   # the t interval, beside
+    boot = stats.bootstrap((np.sort(x),), np.mean, n_resamples=2000, method="percentile",
+                           rng=np.random.default_rng(12345)).confidence_interval
+    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((boot.low, boot.high))
+    assert rec["ci_method"] == "bootstrap-percentile-95,B=2000"
     assert "weights:equal" in res.signature and "Rubric score" in answer(res).text
 
 
@@ -129,3 +133,49 @@ def test_criteria_guessed_from_the_verdict_columns():
     res = run(frame, item="item", system="system")
     assert any("criteria are the columns that hold only yes/no verdicts" in n for n in res.notes)
     assert res.table("criteria").frame["criterion"].unique().tolist() == ["correct", "cites", "tone"]
+
+
+def _long(frame, criteria):
+    """The wide HAND-style frame as a long table (item, criterion, verdict), criteria shuffled."""
+    rows = [{"item": r["item"], "criterion": c, "verdict": r[c]} for _, r in frame.iterrows() for c in criteria]
+    return pd.DataFrame(rows).sample(frac=1.0, random_state=3).reset_index(drop=True)
+
+
+def test_long_form_takes_the_criteria_and_their_weights_in_the_order_given():
+    long = _long(HAND, ["concise", "cites", "correct"])  # the file's first appearance is not the rubric's order
+    res = run(long, item="item", criterion="criterion", verdict="verdict",
+              criteria="correct,cites,concise", weights="3,2,1")
+    # the same hand numbers as the wide form: weights 3, 2, 1 on correct, cites, concise
+    assert res.value("rubric_score") == pytest.approx((4 / 6 + 1 / 6 + 1.0) / 3)
+    assert res.table("criteria").frame["criterion"].tolist() == ["correct", "cites", "concise"]
+    two = run(long, item="item", criterion="criterion", verdict="verdict", criteria="cites,correct", weights="1,1")
+    assert two.value("rubric_score") == pytest.approx(np.mean([0.5, 0.0, 1.0]))
+    assert any("'concise'" in n and "left out" in n for n in two.notes)
+    with pytest.raises(DataError, match="no criterion 'tone'.*its criteria are"):
+        run(long, item="item", criterion="criterion", verdict="verdict", criteria="correct,tone")
+
+
+def test_each_item_has_its_weighted_score_in_a_table_and_in_json():
+    import json
+
+    res = run(HAND, item="item", criteria="correct,cites,concise", weights="3,2,1")
+    items = res.table("items").frame.set_index("item")
+    assert items["score"].tolist() == pytest.approx([4 / 6, 1 / 6, 1.0])
+    assert items["passed"].tolist() == [2, 1, 2] and items["verdicts"].tolist() == [3, 3, 2]
+    shown = json.loads(json.dumps(res.to_json_dict()))
+    assert [row["score"] for row in shown["tables"]["items"]] == pytest.approx([4 / 6, 1 / 6, 1.0])
+
+
+def test_each_criterion_reports_its_raw_sign_and_mcnemar_p():
+    frame, _, _ = paired_frame()
+    res = run(frame, item="item", system="system", baseline_system="old", criteria="correct,cites,tone")
+    wide = frame.pivot(index="item", columns="system")
+    for c in ("correct", "cites", "tone"):
+        old, new = wide[(c, "old")] == "pass", wide[(c, "new")] == "pass"
+        wins, losses = int((new & ~old).sum()), int((old & ~new).sum())
+        sign = stats.binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else 1.0
+        assert res.value(f"criterion_sign_p:{c}", from_="old", to="new") == pytest.approx(sign)
+        if wins + losses:
+            chi2 = (wins - losses) ** 2 / (wins + losses)
+            assert res.value(f"criterion_mcnemar_p:{c}", from_="old", to="new") == \
+                pytest.approx(stats.chi2.sf(chi2, 1))

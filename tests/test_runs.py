@@ -111,3 +111,37 @@ def test_scores_use_the_randomization_test_and_json_has_the_grid(tmp_path, cli):
     assert {r["system"] for r in out["results"] if r["metric"] == "run_mean" and r.get("groups")} == \
         {"run1.csv", "run2.csv"}
     assert len(out["tables"]["grid"]) == 12
+
+
+def _names(res):
+    return [r["system"] for r in res.records if r["metric"] in ("run_rate", "run_mean")]
+
+
+def test_runs_are_ordered_by_a_time_or_version_column_found_by_its_name():
+    frame = long_runs(k=3, n=20)
+    dates = {"r1": "2026-11-30", "r2": "2026-09-01", "r3": "2026-10-15"}
+    frame["date"] = frame["run"].map(dates)
+    res = runs.run(table_of(frame), opts(item="item", outcome="correct", system="run"))
+    assert _names(res) == ["r2", "r3", "r1"] and "order:column:date" in res.signature
+    frame = frame.drop(columns="date")
+    frame["version"] = frame["run"].map({"r1": "v1.10", "r2": "v1.9", "r3": "v1.2"})
+    res = runs.run(table_of(frame), opts(item="item", outcome="correct", system="run"))
+    assert _names(res) == ["r3", "r2", "r1"]  # 1.2 < 1.9 < 1.10: versions, not text
+
+
+def test_one_file_per_run_is_ordered_by_file_time_and_the_baseline_named_by_its_stem(tmp_path, cli):
+    import os
+
+    frame = long_runs(k=3, n=30)
+    paths = []
+    for r, stamp in zip(("r1", "r2", "r3"), (300, 100, 200)):  # r2 is the oldest file
+        path = tmp_path / f"{r}.csv"
+        frame[frame["run"] == r].drop(columns="run").to_csv(path, index=False)
+        os.utime(path, (1_700_000_000 + stamp, 1_700_000_000 + stamp))
+        paths.append(str(path))
+    out = cli("runs", *paths, "--item", "item", "--outcome", "correct", "--rounds", "2000", "--resamples", "1000")
+    shown = [r["system"] for r in out["results"] if r["metric"] == "run_rate"]
+    assert shown == ["r2.csv", "r3.csv", "r1.csv"] and "order:file-mtime" in out["signature"]
+    out = cli("runs", *paths, "--item", "item", "--outcome", "correct", "--baseline-system", "r1",
+              "--rounds", "2000", "--resamples", "1000")
+    assert "baseline:r1.csv" in out["signature"]

@@ -67,13 +67,13 @@ ANALYSES: tuple[Analysis, ...] = (
     Analysis("plan", "Planning", "interval half-width, MDE, per-try rate (no input file)",
              "PlanPanel", reads_input=False),
     Analysis("judge", "Judge", "agreement of a judge with people: kappa, AC1, alpha, corrected "
-             "pass rate", "JudgePanel", unit="labelled items"),
+             "pass rate", "JudgePanel", unit="labelled items", item_tables=frozenset({"disagreements"})),
     Analysis("rubric", "Rubric", "weighted yes/no criteria: score, pass rate per criterion, what "
-             "moved it", "RubricPanel"),
+             "moved it", "RubricPanel", item_tables=frozenset({"items"})),
     Analysis("runs", "Runs", "many runs side by side: items gained and lost, tie groups",
-             "RunsPanel"),
+             "RunsPanel", item_tables=frozenset({"grid"})),
     Analysis("repeats", "Repeats", "repeated tries of the same items: flips and the model's own "
-             "noise", "RepeatsPanel"),
+             "noise", "RepeatsPanel", item_tables=frozenset({"items"})),
 )
 
 BY_NAME: dict[str, Analysis] = {a.name: a for a in ANALYSES}

@@ -213,7 +213,10 @@ def test_answer_passk(example_results):
 
 def test_answer_cost(example_results):
     a = answer(example_results["cost"])
-    assert a.sentences == ("A: 0.0146 per success (82.0% of 100 requests succeed).",
+    cps = example_results["cost"].find("cost_per_success", system="A")[0]
+    assert cps["ci_method"] == "ratio-bootstrap-percentile-95,B=2000" and cps["ci_low"] < cps["value"] < cps["ci_high"]
+    assert a.sentences == (f"A: 0.0146 per success (95% CI {cps['ci_low']:.4f} to {cps['ci_high']:.4f}; 82.0% of "
+                           "100 requests succeed).",
                            "B buys 4.0 pts for 0.475 per extra success. C is dominated.")
     assert a.badge == "C dominated"
     assert answer(example_results["cost"], currency="$").sentences[1].startswith("B buys 4.0 pts for $0.475")
@@ -226,8 +229,11 @@ def test_answer_ranking_grammar(example_results):
 
 
 def test_answer_text_aggregate_plan(example_results):
+    from scipy.stats import binomtest
+    cp = binomtest(2, 5).proportion_ci(method="exact")  # 2 of 5 items, below 30: Clopper-Pearson
     assert answer(example_results["text"]).sentences[0] == (
-        "Exact match 40.0% of 5 items (Token F1 0.679, BLEU 31.3, chrF 50.2, ROUGE-L F 0.715).")
+        f"Exact match 40.0% of 5 items (95% CI {100 * cp.low:.1f}% to {100 * cp.high:.1f}%; Token F1 0.679, "
+        "BLEU 31.3, chrF 50.2, ROUGE-L F 0.715).")
     assert answer(example_results["aggregate_groups"]).sentences[0] == (
         "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups.")
     assert answer(example_results["aggregate_ratio"]).sentences[0] == (

@@ -128,8 +128,9 @@ def _cli_cells(text: str, result) -> list[dict]:
 def test_cli_and_excel_show_the_same_strings(rendered, ident):
     result, text, wb, _ = rendered[ident]
     ws = wb[result.analysis]
-    keys = [k for k in ("metric", "value", "system", "group", "version", "k", "n", "ci_low", "ci_high",
-                        "from", "to") if any(k in r for r in result.records)]
+    from workbench.core.result import RECORD_KEYS
+
+    keys = [k for k in RECORD_KEYS if any(k in r for r in result.records)]
     header = find_table(ws, "All results (the records printed by --json)", keys)
     cli = _cli_cells(text, result)
     checked = 0

@@ -113,7 +113,7 @@ def test_report_command_runs_every_panel(capsys, session, tmp_path):
     ws = values["compare"]
     assert lines_of(ws, "Signature") == [direct.signature]
     header = find_table(ws, "All results (the records printed by --json)",
-                        ["metric", "value", "system", "n", "ci_low", "ci_high", "from", "to"])
+                        ["metric", "value", "system", "n", "ci_low", "ci_high", "ci_method", "from", "to"])
     from workbench.report.present import kind_of
 
     for i, rec in enumerate(direct.records):
@@ -252,3 +252,34 @@ def test_session_rule_changed_since_registration_is_marked(capsys, session, tmp_
     assert _run(capsys, ["report", path, "-o", out])[0] == 0
     ws = open_both(out)[1]["Summary"]
     assert lines_of(ws, "Warning") == ["The release rule was changed after results were seen."]
+
+
+def test_a_session_of_stacked_files_is_reported_and_a_changed_file_named(capsys, tmp_path):
+    """`workbench report` on a session saved from several stacked files loads every file, and
+    refuses, naming the file, when one of them changed since the session was saved."""
+    import hashlib
+
+    from workbench.analyses import aggregate
+    from workbench.core.session import options_to_json
+
+    paths = []
+    for name, outcomes in (("monday.csv", "1,0,1,1"), ("tuesday.csv", "1,1,1,0")):
+        path = tmp_path / name
+        path.write_text("item_id,correct\n" + "".join(f"q{i},{o}\n" for i, o in enumerate(outcomes.split(","))))
+        paths.append(path)
+    files = [{"path": p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in paths]
+    session = Session(input_path=" + ".join(str(p) for p in paths), input_files=files,
+                      panels={"aggregate": options_to_json(aggregate.Options(outcome="correct", group="file"))})
+    session_path = tmp_path / "week.wbsession.json"
+    save_session(session, session_path)
+    out = tmp_path / "r.xlsx"
+    code, _, err = _run(capsys, ["report", session_path, "-o", out])
+    assert code == 0 and out.exists(), err
+    cells = [c.value for ws in openpyxl.load_workbook(out, data_only=False) for row in ws.iter_rows() for c in row]
+    assert any(isinstance(v, float) and abs(v - 6 / 8) < 1e-12 for v in cells)  # 6 of the 8 stacked rows
+    with open(paths[1], "a", encoding="utf-8") as fh:
+        fh.write("q9,1\n")
+    out2 = tmp_path / "r2.xlsx"
+    code, _, err = _run(capsys, ["report", session_path, "-o", out2])
+    assert code == 2 and not out2.exists()
+    assert f"'{paths[1]}' changed since the session was saved" in err and str(paths[0]) not in err

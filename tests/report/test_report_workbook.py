@@ -106,7 +106,7 @@ def test_summary_sentences_carry_denominators_and_intervals(reports):
     assert "exact sign test p = 0.0636" in compare and "19 items flipped" in compare
     assert "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups" in said("aggregate_groups")
     cost = said("cost")
-    assert "A: 0.0146 per success (82.0% of 100 requests succeed)" in cost
+    assert "A: 0.0146 per success (95% CI " in cost and "; 82.0% of 100 requests succeed)" in cost
     assert "B buys 4.0 pts for 0.475 per extra success. C is dominated." in cost
     assert "$" not in cost  # the file's units: no currency was chosen
     assert said("aggregate_simpson").startswith("Simpson's paradox: new is better in every segment")
@@ -188,13 +188,15 @@ def test_every_table_value_type_and_number_format(reports, ident):
 def test_all_records_are_on_the_analysis_sheet(reports, ident):
     result, _, _, wb, values = reports[ident]
     ws = values[result.analysis]
-    keys = [k for k in ("metric", "value", "system", "group", "version", "k", "n", "ci_low", "ci_high",
-                        "from", "to") if any(k in r for r in result.records)]
+    from workbench.core.result import RECORD_KEYS
+
+    keys = [k for k in RECORD_KEYS if any(k in r for r in result.records)]
     header = find_table(ws, "All results (the records printed by --json)", keys)
     for i, rec in enumerate(result.records):
         kind = record_kind(result, rec)
         for c, key in enumerate(keys):
-            want = stored(rec.get(key), kind) if key in ("value", "ci_low", "ci_high") else rec.get(key)
+            want = (stored(rec.get(key), kind) if key in ("value", "ci_low", "ci_high", "t_low", "t_high")
+                    else rec.get(key))
             assert _same(ws.cell(header + 1 + i, c + 1).value, want), (rec, key)
         if isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
             assert wb[result.analysis].cell(header + 1 + i, 2).number_format == expected_format(kind, rec["value"])

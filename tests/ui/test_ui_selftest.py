@@ -35,8 +35,8 @@ def test_the_self_test_passes_from_the_checkout(tmp_path):
 
 def test_the_self_test_fails_when_a_step_fails():
     """A session whose number is not the expected one must make the self-test exit 1."""
-    code = ("import sys, workbench.ui.selftest as t; "
-            "t.EXPECTED_SESSIONS['ranking_graded.wbsession.json'] = ('ndcg@3', 0.5, 'gain:'); "
+    code = ("import sys, workbench.ui.selftest as t, workbench.ui.selftest_steps as s; "
+            "s.EXPECTED_SESSIONS['ranking_graded.wbsession.json'] = ('ndcg@3', 0.5, 'gain:'); "
             "sys.exit(t.main([]))")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

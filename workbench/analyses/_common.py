@@ -137,18 +137,24 @@ def verdicts(table: LoadedTable, column: str) -> np.ndarray:
     """A verdict column (1/0, yes/no, pass/fail... in any case) as 1.0 / 0.0 per cell, NaN for a
     blank one; anything else refused with its lines."""
     text = to_text(table, column)
-    out = np.full(len(text), np.nan)
+    # each distinct cell read once (a column of verdicts has a handful of distinct words)
+    codes, uniques = pd.factorize(np.asarray(text, dtype=object), sort=False)
+    value_of = np.full(len(uniques) + 1, np.nan)   # the last slot: codes of -1 (never for text)
     bad: dict[str, list[int]] = {}
-    for i, cell in enumerate(text):
-        word = cell.strip().lower()
-        if word == "":
-            continue
+    wrong = []
+    for k, cell in enumerate(uniques):
+        word = str(cell).strip().lower()
         if word in TRUE_WORDS:
-            out[i] = 1.0
+            value_of[k] = 1.0
         elif word in FALSE_WORDS:
-            out[i] = 0.0
-        else:
-            bad.setdefault(cell, []).append(i)
+            value_of[k] = 0.0
+        elif word != "":
+            wrong.append(k)
+    out = value_of[codes]
+    if wrong:
+        where_wrong = np.flatnonzero(np.isin(codes, wrong))
+        for i in where_wrong:
+            bad.setdefault(str(uniques[codes[i]]), []).append(int(i))
     if bad:
         shown = []
         for value, where in list(bad.items())[:5]:

@@ -21,8 +21,9 @@ from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
-from ..metrics.intervals import wilson_interval
-from . import _checks, _rows
+from ..metrics import headline_ci as hc
+from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
+from . import _checks, _intervals, _rows
 from ._common import ROLE_NAMES, Resolver, base_signature
 
 
@@ -46,6 +47,9 @@ class Options:
     error: str | None = None
     #: errored rows: exclude (left out) or failure (outcome 0)
     errored: str = "exclude"
+    #: bootstrap resamples and seed of the headline intervals
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[np.ndarray, bool]:
@@ -72,6 +76,7 @@ def check_options(options: Options) -> None:
     _checks.columns(options, ("outcome", "group", "version", "numerator", "denominator", "unit",
                               "error"))
     _rows.check(options.errored)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
@@ -138,30 +143,36 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
         v_labels = [str(x) for x in v_labels]
     else:
         v_codes, v_labels = np.zeros(len(y), dtype=np.int64), [None]
-    records, rows, overall_rows = [], [], []
+    records, rows, overall_rows, ci_entries = [], [], [], []
     seg_rates = np.full((len(v_labels), G), np.nan)
     overall = np.full(len(v_labels), np.nan)
     for v, vlabel in enumerate(v_labels):
         progress.check_cancelled()
         m = v_codes == v
         items, succ, rate = group_rates(y[m], g_codes[m], G)
-        low, high = wilson_interval(succ, items) if binary else (np.full(G, np.nan),) * 2
         micro, macro = micro_macro(items, succ)
         present = items > 0
         seg_rates[v] = np.where(present, rate, np.nan)
         overall[v] = micro
+        cis = {g: _mean_ci(y[m][g_codes[m] == g], options) for g in np.flatnonzero(present)}
+        low = np.array([cis[g].low if g in cis and not cis[g].degenerate else np.nan for g in range(G)])
+        high = np.array([cis[g].high if g in cis and not cis[g].degenerate else np.nan for g in range(G)])
         for g in np.flatnonzero(present):
             records.append(record("rate", rate[g], group=g_labels[g], version=vlabel, n=items[g],
-                                  ci_low=low[g] if binary else None, ci_high=high[g] if binary else None))
+                                  **_intervals.fields(cis[g])))
+            ci_entries.append((_intervals.who("rate", group=g_labels[g]) + _of_version(vlabel), cis[g]))
             rows.append({**({"version": vlabel} if ver_col else {}), "group": g_labels[g],
                          "items": int(items[g]), "successes": succ[g], "rate": rate[g],
                          "ci_low": low[g], "ci_high": high[g],
                          "share_of_items": items[g] / items.sum()})
         tot_n, tot_s = items.sum(), succ.sum()
-        m_low, m_high = wilson_interval(tot_s, tot_n) if binary else (np.nan, np.nan)
-        records.append(record("micro", micro, version=vlabel, n=tot_n,
-                              ci_low=m_low if binary else None, ci_high=m_high if binary else None))
-        records.append(record("macro", macro, version=vlabel, n=int(present.sum())))
+        micro_ci = _mean_ci(y[m], options)
+        m_low, m_high = (np.nan, np.nan) if micro_ci.degenerate else (micro_ci.low, micro_ci.high)
+        macro_ci = _macro_ci(y[m], g_codes[m], g_labels, macro, options)
+        records.append(record("micro", micro, version=vlabel, n=tot_n, **_intervals.fields(micro_ci)))
+        records.append(record("macro", macro, version=vlabel, n=int(present.sum()),
+                              **_intervals.fields(macro_ci)))
+        ci_entries += [("micro" + _of_version(vlabel), micro_ci), ("macro" + _of_version(vlabel), macro_ci)]
         overall_rows.append({**({"version": vlabel} if ver_col else {}), "items": int(tot_n),
                              "groups": int(present.sum()), "successes": tot_s,
                              "micro": micro, "micro_ci_low": m_low, "micro_ci_high": m_high,
@@ -190,8 +201,14 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
     ]
     sig = base_signature(NAME)
     sig.update({"form": "group" + ("+version" if ver_col else ""), "micro": "sum/sum",
-                "macro": "mean-of-group-rates", "ci": "wilson-95" if binary else "none",
+                "macro": "mean-of-group-rates",
+                "ci": (f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)" if binary else
+                       f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items,"
+                       "t(n-1)-95-beside"),
+                "ci-macro": f"stratified-bootstrap-percentile-95(items-within-groups),B={options.ci_resamples},"
+                            f"seed={options.ci_seed}",
                 "outcome": "binary" if binary else "score[0,1]"})
+    notes += _intervals.notes(ci_entries)
     if ver_col:
         pairs = simpson_pairs(seg_rates, overall, v_labels)
         if pairs:
@@ -230,7 +247,7 @@ def _ratio_form(table, options, res) -> AnalysisResult:
     with np.errstate(invalid="ignore", divide="ignore"):
         per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"].where(per_unit["denominator"] != 0)
     return _ratio_result(table, res.notes, per_unit, pooled, mean, used, zero,
-                         float(per_unit["denominator"].sum()), "ratio", unit_col)
+                         float(per_unit["denominator"].sum()), "ratio", unit_col, options)
 
 
 def _note_repeated_units(table, frame: pd.DataFrame, unit_col: str, notes: list[str]) -> None:
@@ -264,11 +281,13 @@ def _unit_form(table, options, res) -> AnalysisResult:
     per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"]
     pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
     return _ratio_result(table, res.notes, per_unit, pooled, mean, used, zero,
-                         float(len(y)), "outcome+unit", unit_col)
+                         float(len(y)), "outcome+unit", unit_col, options)
 
 
-def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, form, unit_col):
+def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, form, unit_col, options):
     notes = list(notes)
+    pooled_ci, mean_ci = _ratio_cis(per_unit, pooled, options)
+    notes += _intervals.notes([("pooled_ratio", pooled_ci), ("mean_of_ratios", mean_ci)], "units")
     if zero:
         notes.append(f"{zero:,} of {plural(len(per_unit), 'unit')} {'has' if zero == 1 else 'have'} a zero "
                      f"denominator; {'it has' if zero == 1 else 'they have'} no ratio and "
@@ -278,12 +297,16 @@ def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, fo
         notes.append(f"The pooled ratio ({_rate(pooled)}) and the mean of ratios ({_rate(mean)}) differ by "
                      f"{format_value(abs(pooled - mean), 'margin')}: the first weights units by their denominators, the "
                      f"second counts every unit once; decide which question you are asking.")
-    records = (record("pooled_ratio", pooled, n=pooled_n),
-               record("mean_of_ratios", mean, n=used))
+    records = (record("pooled_ratio", pooled, n=pooled_n, **_intervals.fields(pooled_ci)),
+               record("mean_of_ratios", mean, n=used, **_intervals.fields(mean_ci)))
     sig = base_signature(NAME)
     sig.update({"form": form, "pooled": "sum(num)/sum(den)", "mean": "mean(num/den)",
                 "den=0": "excluded-from-mean", "unit": "column" if unit_col else "row",
-                "rows-per-unit": "summed"})
+                "rows-per-unit": "summed",
+                "ci-pooled": f"ratio-bootstrap-percentile-95(num-and-den-of-a-unit-together),B={options.ci_resamples},"
+                             f"seed={options.ci_seed},over:units",
+                "ci-mean": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:units,"
+                           f"t(n-1)-95-beside"})
     summary = pd.DataFrame([
         {"measure": "pooled ratio", "value": pooled, "numerator": per_unit["numerator"].sum(),
          "denominator": per_unit["denominator"].sum(), "units": len(per_unit)},
@@ -298,3 +321,41 @@ def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, fo
         Table("units", "Per-unit ratios", per_unit, formats={"ratio": "rate"}),
     )
     return AnalysisResult(NAME, signature(sig), records, tables, tuple(notes), table.path)
+
+
+def _of_version(vlabel) -> str:
+    return f" (version {vlabel})" if vlabel is not None else ""
+
+
+def _mean_ci(x: np.ndarray, options: Options) -> hc.MeanCI:
+    """A rate's proportion interval (0/1 outcomes), or the bootstrap of a mean score."""
+    return hc.mean_intervals({"x": x}, resamples=options.ci_resamples, seed=options.ci_seed)["x"]
+
+
+def _macro_ci(y: np.ndarray, codes: np.ndarray, labels: list[str], macro: float, options: Options) -> hc.MeanCI:
+    """The macro average's interval: items resampled within each group (the groups are fixed)."""
+    samples = hc.stratified_mean_of_means(y, codes, labels, resamples=options.ci_resamples, seed=options.ci_seed)
+    degenerate = hc.is_degenerate(samples, macro)
+    low, high = (float("nan"),) * 2 if degenerate else hc.percentile_interval(samples)
+    return hc.MeanCI(macro, len(labels), low, high, float("nan"), float("nan"), degenerate,
+                     "stratified-bootstrap-percentile-95", len(samples))
+
+
+def _ratio_cis(per_unit: pd.DataFrame, pooled: float, options: Options) -> tuple[hc.MeanCI, hc.MeanCI]:
+    """The pooled ratio's interval (ratio bootstrap over units) and the mean of ratios' one
+    (bootstrap over the units with a ratio, t beside)."""
+    num = per_unit["numerator"].to_numpy(dtype=float)
+    den = per_unit["denominator"].to_numpy(dtype=float)
+    nan = float("nan")
+    if num.size and np.isfinite(pooled):
+        samples = hc.ratio_bootstrap(num, den, resamples=options.ci_resamples, seed=options.ci_seed)
+        degenerate = hc.is_degenerate(samples, pooled)
+        low, high = (nan, nan) if degenerate else hc.percentile_interval(samples)
+        pooled_ci = hc.MeanCI(pooled, int(num.size), low, high, nan, nan, degenerate,
+                              "ratio-bootstrap-percentile-95", len(samples))
+    else:
+        pooled_ci = hc.MeanCI(pooled, int(num.size), nan, nan, nan, nan, False, "ratio-bootstrap-percentile-95")
+    ratios = per_unit["ratio"].to_numpy(dtype=float)
+    ratios = ratios[np.isfinite(ratios)]
+    mean_ci = hc.mean_intervals({"r": ratios}, resamples=options.ci_resamples, seed=options.ci_seed)["r"]
+    return pooled_ci, mean_ci

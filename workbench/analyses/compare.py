@@ -29,7 +29,9 @@ from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..io.columns import holds_binary_words
 from ..metrics import significance as sg
 from ..metrics.intervals import Z95, paired_mde
+from ..metrics import headline_ci as hc
 from ..metrics import paired as pm
+from . import _intervals
 from . import paired as pt
 from ._common import ROLE_NAMES, Resolver, base_signature, check_unique
 
@@ -66,6 +68,9 @@ class Options:
     error: str | None = None
     #: errored rows: exclude (left out, their items unpaired) or failure (scored 0)
     errored: str = "exclude"
+    #: bootstrap resamples and seed of each system's own interval (over items, or clusters)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 SCORES = ("auto", "binary", "continuous")
@@ -135,9 +140,13 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
     base_rate = float(pair.base.mean())
     cand_rate = float(pair.cand.mean())
     bn, cn = pair.base_name, pair.cand_name
+    codes = (pd.factorize(pd.Series(pair.cluster), sort=True)[0].astype(np.int64)
+             if pair.cluster is not None else None)
+    cis, ci_notes = _system_cis(np.column_stack([pair.base, pair.cand]).astype(float), [bn, cn], codes, options)
+    notes += ci_notes
     records = [
-        record("rate", base_rate, system=bn, n=n),
-        record("rate", cand_rate, system=cn, n=n),
+        record("rate", base_rate, system=bn, n=n, **_intervals.fields(cis[0])),
+        record("rate", cand_rate, system=cn, n=n, **_intervals.fields(cis[1])),
         record("wins", b, n=n, from_=bn, to=cn),
         record("losses", c, n=n, from_=bn, to=cn),
         record("ties", counts.ties, n=n, from_=bn, to=cn),
@@ -212,6 +221,7 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         "mcnemar": "chi2-1df,cc:max(0,|b-c|-1)", "normal-se": "sqrt(b+c-(b-c)^2/n)/n,clip[-1,1]",
         "z": f"{Z95:.6f}", "bs": f"{options.resamples}", "seed": f"{options.seed}",
         "bs-unit": boot_unit, "bs-ci": "percentile-95", "mde": "2.8*sqrt(d/n)",
+        "ci-system": _system_ci_signature(options, True),
     })
     sig = _with_family(sig, "binary")
     tables = (
@@ -320,6 +330,7 @@ def check_options(options: Options) -> None:
 
     whole("resamples", options.resamples, 1_000, 1_000_000)
     whole("seed", options.seed, 0, 2**32 - 1)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
     whole("rounds", options.rounds, 1_000, 1_000_000)
     from ._rows import check as _check_errored
 
@@ -556,9 +567,12 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
     unit = f"clusters:{options.cluster}" if codes is not None else "items"
     sign = 1.0 if options.better == "higher" else -1.0
     records: list[dict] = []
+    cis, ci_notes = _system_cis(S, names, codes, options)
+    notes += ci_notes
     for j, name in enumerate(names):
         metric = "rate" if col.binary else "mean_score"
-        records.append(record(metric, float(S[:, j].mean()) if n else float("nan"), system=name, n=n))
+        records.append(record(metric, float(S[:, j].mean()) if n else float("nan"), system=name, n=n,
+                              **_intervals.fields(cis[j])))
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     results: dict[tuple[int, int], dict] = {}
     for step, (i, j) in enumerate(pairs):
@@ -731,9 +745,27 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                     "ties": pm.TIES_SIGNATURE,
                     "bs-ci": "percentile-95,bca-95"})
     sig.update({"bs": f"{options.resamples}", "seed": f"{options.seed}", "bs-unit": unit})
+    sig["ci-system"] = _system_ci_signature(options, col.binary)
     if k > 2:
         sig.update({"correction": options.correction, "adjusted": "sign-test" if col.binary else "randomization",
                     "alpha": f"{ALPHA:g}", "better": options.better})
     sig["mde"] = "2.8*sqrt(d/n)" if col.binary else "2.8*sd/sqrt(n)"
     progress.advance(1.0, "done")
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+
+
+def _system_cis(scores: np.ndarray, names: list[str], codes, options: Options):
+    """Each system's own interval (a rate's Wilson or Clopper-Pearson, a mean score's bootstrap
+    with t beside; with clusters, the cluster bootstrap) and the notes they need."""
+    cis = [hc.mean_intervals({"x": scores[:, j]}, resamples=options.ci_resamples, seed=options.ci_seed,
+                             clusters=codes)["x"] for j in range(scores.shape[1])]
+    return cis, _intervals.notes([(_intervals.who("rate or mean", name), ci) for name, ci in zip(names, cis)])
+
+
+def _system_ci_signature(options: Options, binary: bool) -> str:
+    boot = f"B={options.ci_resamples},seed={options.ci_seed}"
+    if options.cluster:
+        return f"cluster-bootstrap-percentile-95,{boot},clusters:{options.cluster}"
+    if binary:
+        return "wilson-95,clopper-pearson-95(n<30,0%,100%)"
+    return f"bootstrap-percentile-95,{boot},over:items,t(n-1)-95-beside"

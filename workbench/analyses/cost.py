@@ -14,8 +14,9 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, to_binary, to_float, to_text
 from ..metrics import cost as cm
 from ..metrics import paired as pm
-from ..metrics.intervals import wilson_interval
-from . import _checks, _rows
+from ..metrics import headline_ci as hc
+from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
+from . import _checks, _intervals, _rows
 from ._common import Resolver, base_signature, pick_column
 
 
@@ -50,6 +51,9 @@ class Options:
     steps: str | None = None
     tool_calls: str | None = None
     tokens: str | None = None
+    #: bootstrap resamples and seed of the headline intervals (over requests)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 ECDF_POINTS = 1000
@@ -71,6 +75,7 @@ def check_options(options: Options) -> None:
     _checks.columns(options, ("system", "success", "cost", "latency", "error", "steps", "tool_calls", "tokens"))
     _rows.check(options.errored)
     _checks.choice("percentile_method", options.percentile_method, tuple(cm.PERCENTILE_METHODS))
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
 
 
 def _same_cost(a: float, b: float) -> bool:
@@ -106,7 +111,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     systems = pd.Series(to_text(table, sys_col)) if sys_col else pd.Series(["(all)"] * len(y))
     codes, labels = pd.factorize(systems)
     labels = [str(x) for x in labels]
-    rows, records = [], []
+    rows, records, ci_entries, short = [], [], [], []
     for s, label in enumerate(labels):
         progress.check_cancelled()
         m = codes == s
@@ -117,16 +122,25 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         total = float(cost[mm].sum())
         per_request = total / nm if nm else float("nan")
         rate = succ / n
-        low, high = wilson_interval(succ, n)
+        rate_method = rate_interval_method(succ, n)
+        low, high = proportion_interval(succ, n, rate_method)
         row = {"system": label, "requests": n, "successes": succ, "success_rate": rate,
                "ci_low": float(low), "ci_high": float(high), "total_cost": total,
                "cost_per_request": per_request, "cost_per_success": cm.cost_per_success(total, succ)}
         if not measured.all():
             row["measured"] = nm
         sys_name = label if sys_col else None
-        records.append(record("success_rate", rate, system=sys_name, n=n, ci_low=low, ci_high=high))
-        records.append(record("cost_per_request", per_request, system=sys_name, n=nm))
-        records.append(record("cost_per_success", row["cost_per_success"], system=sys_name, n=succ))
+        records.append(record("success_rate", rate, system=sys_name, n=n, ci_low=low, ci_high=high,
+                              ci_method=f"{rate_method}-95"))
+        cpr_ci, cps_ci = _cost_cis(cost[mm], np.where(mm, np.nan_to_num(cost), 0.0)[m], y[m], options)
+        records.append(record("cost_per_request", per_request, system=sys_name, n=nm, **_intervals.fields(cpr_ci)))
+        records.append(record("cost_per_success", row["cost_per_success"], system=sys_name, n=succ,
+                              **_intervals.fields(cps_ci)))
+        ci_entries += [(_intervals.who("cost_per_request", sys_name), cpr_ci),
+                       (_intervals.who("cost_per_success", sys_name), cps_ci)]
+        if rate_method == "clopper-pearson":
+            ci_entries.append((_intervals.who("success_rate", sys_name), hc.MeanCI(
+                rate, n, low, high, float("nan"), float("nan"), False, rate_method)))
         if succ == 0:
             notes.append(f"System '{label}' has no success in {plural(n, 'request')}: its cost per success is "
                          f"undefined (shown empty), not zero.")
@@ -135,7 +149,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                     else [float("nan")] * len(QUANTILES))
             for q, v in zip(QUANTILES, pcts):
                 row[f"latency_p{q}"] = float(v)
-                records.append(record(f"latency_p{q}", v, system=sys_name, n=nm))
+                records.append(record(f"latency_p{q}", v, system=sys_name, n=nm,
+                                      **_quantile_fields(lat[mm], q, f"latency_p{q}", label, short)))
             if nm < 100:
                 top = max(1, int(np.ceil(nm * 0.01)))
                 notes.append(f"System '{label}' has {plural(nm, 'request')}"
@@ -188,9 +203,16 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                              f"succeeds no more often ({rates}): it is dominated, so no price per "
                              f"extra success is given.")
     effort_tables, effort_sig = _effort(table, options, res, measured, codes, labels, y, records, notes)
+    notes += _intervals.notes(ci_entries, "requests") + _quantile_notes(short)
     sig = base_signature(NAME)
     sig.update({
-        "cps": "total-cost/successes", "cpr": "mean", "ci": "wilson-95",
+        "cps": "total-cost/successes", "cpr": "mean",
+        "ci": f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)",
+        "ci-cpr": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:requests"
+                  ",t(n-1)-95-beside",
+        "ci-cps": f"ratio-bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},"
+                  "cost-and-success-resampled-together",
+        "ci-pct": "order-statistic-95,distribution-free(binomial),as-scipy.quantile_test",
         "pct": options.percentile_method if lat is not None else "none",
         "marginal": "dcost/drate,cheaper->dearer,all-pairs",
         "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
@@ -254,7 +276,7 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
         return [], {}
     kept = np.flatnonzero(measured)
     part = table if kept.size == len(measured) else table.take(kept)
-    rows = []
+    rows, short = [], []
     for measure, col in cols.items():
         values = np.full(len(measured), np.nan)
         values[kept] = to_float(part, col, allow_missing=True, min_value=0)
@@ -270,9 +292,13 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
             per_success = float(x.sum() / succ) if succ else float("nan")
             records += [record(f"{measure}_mean", float(x.mean()), n=int(x.size),
                                ci_low=t.ci_low if x.size > 1 else None, ci_high=t.ci_high if x.size > 1 else None, **kw),
-                        record(f"{measure}_p50", float(p50), n=int(x.size), **kw),
-                        record(f"{measure}_p95", float(p95), n=int(x.size), **kw),
-                        record(f"{measure}_per_success", per_success if succ else None, n=succ, **kw)]
+                        record(f"{measure}_p50", float(p50), n=int(x.size),
+                               **_quantile_fields(x, 50, f"{measure}_p50", label, short), **kw),
+                        record(f"{measure}_p95", float(p95), n=int(x.size),
+                               **_quantile_fields(x, 95, f"{measure}_p95", label, short), **kw),
+                        record(f"{measure}_per_success", per_success if succ else None, n=succ,
+                               **_intervals.fields(_ratio_ci(np.where(m, np.nan_to_num(values), 0.0)[codes == s],
+                                                             y[codes == s], options)), **kw)]
             if not succ:
                 notes.append(f"System '{label}' has no success: its {measure.replace('_', ' ')} per success is "
                              f"undefined (shown empty), not a division by zero.")
@@ -311,6 +337,50 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
                  for k, v in by.items() if math.isfinite(v["per_success"])]
         if parts:
             notes.append("Effort: " + ", ".join(parts) + " (every attempt's steps over the successes).")
+    notes += _quantile_notes(short)
     return tables, {"effort": ",".join(cols), "effort-per-success": "total/successes",
-                    "effort-ci": "t-95"}
+                    "effort-ci": "t-95", "effort-ci-pct": "order-statistic-95",
+                    "effort-ci-per-success": f"ratio-bootstrap-percentile-95,B={options.ci_resamples},"
+                                             f"seed={options.ci_seed}"}
 
+
+
+def _cost_cis(measured_cost: np.ndarray, cost_or_zero: np.ndarray, success: np.ndarray, options: Options):
+    """The intervals of the cost per request (bootstrap over the measured requests, t beside) and
+    of the cost per success (ratio bootstrap over the requests: a request's cost, 0 when not
+    measured, and its success resampled together)."""
+    cpr = hc.mean_intervals({"c": measured_cost}, resamples=options.ci_resamples, seed=options.ci_seed)["c"]
+    return cpr, _ratio_ci(cost_or_zero, success, options)
+
+
+def _ratio_ci(cost_or_zero: np.ndarray, success: np.ndarray, options: Options) -> hc.MeanCI:
+    """The ratio bootstrap of sum(cost) / sum(success) over requests."""
+    total, succ = float(cost_or_zero.sum()), float(success.sum())
+    value = total / succ if succ else float("nan")
+    if not succ:
+        return hc.MeanCI(value, 0, float("nan"), float("nan"), float("nan"), float("nan"), False,
+                              "ratio-bootstrap-percentile")
+    samples = hc.ratio_bootstrap(cost_or_zero, success.astype(float), resamples=options.ci_resamples,
+                                 seed=options.ci_seed)
+    degenerate = hc.is_degenerate(samples, value)
+    low, high = (float("nan"),) * 2 if degenerate else hc.percentile_interval(samples)
+    return hc.MeanCI(value, int(succ), low, high, float("nan"), float("nan"), degenerate,
+                     "ratio-bootstrap-percentile-95", len(samples))
+
+
+def _quantile_fields(values: np.ndarray, q: float, metric: str, label: str, short: list) -> dict:
+    """The order-statistic interval of a percentile as record fields; an end the requests are too
+    few to give is left out, and ``short`` collects a note."""
+    low, high = hc.quantile_interval(values, q / 100.0)
+    out: dict = {"ci_method": "order-statistic-95"}
+    if math.isfinite(low) and math.isfinite(high):
+        out.update(ci_low=low, ci_high=high)
+    else:
+        short.append((metric, label, values.size, hc.quantile_interval_size(q / 100.0)))
+    return out
+
+
+def _quantile_notes(short: list) -> list[str]:
+    return [f"System '{label}': {plural(n, 'request')} are too few for a distribution-free 95% interval "
+            f"of its {metric.replace('_', ' ')} (it needs at least {need:,}); none is shown."
+            for metric, label, n, need in short]

@@ -26,7 +26,7 @@ from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import agreement as ag
-from ..metrics.intervals import wilson_interval
+from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
 from ._common import ITEM_NAMES, base_signature, check_unique, pick_column
 
 NAME = "judge"
@@ -139,7 +139,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     if options.length_a is not None:
         _length_bias(table, judge_col, options, judge, records, notes, sig)
     progress.advance(1.0, "done")
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
+                          json_tables=tuple(t.name for t in tables if t.name in ("confusion", "disagreements")))
 
 
 def _agreement(table, options, judge_col, humans, judge, items, lines, records, tables, notes, sig):
@@ -179,7 +180,7 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     k = len(cats)
     tab = ag.confusion_table(j_codes[both], h_codes[both], k)
     po = float(np.trace(tab)) / n
-    lo, hi = wilson_interval(int(np.trace(tab)), n)
+    lo, hi = _rate_ci(int(np.trace(tab)), n)
     records.append(record("agreement", po, n=n, ci_low=lo, ci_high=hi))
     kappa = ag.cohens_kappa(tab)
     records.append(record("kappa", kappa.value, n=n, ci_low=kappa.low, ci_high=kappa.high))
@@ -241,11 +242,16 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
         notes.append(f"{plural(unlabelled, 'item')} judged but not labelled by people (column "
                      f"'{humans[0]}'): agreement is measured on the {plural(n, 'labelled item')}.")
     sig.update({"reference": f"first-human:{humans[0]}", "humans": str(len(humans)), "level": level,
-                "agreement-ci": "wilson-95", "kappa-ci": "asymptotic-se(fleiss-cohen-everitt),normal-95",
+                "agreement-ci": RATE_CI, "kappa-ci": "asymptotic-se(fleiss-cohen-everitt),normal-95",
                 "ac1-ci": "gwet-se,t(n-1)-95", "pabak": "(K*po-1)/(K-1)",
                 "weights": "linear,quadratic-on-category-order" if level != "nominal" else "none"})
     if len(cats) == 2:
         _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records, notes, sig)
+    elif options.positive is not None:
+        notes.append(f"--positive '{options.positive}' is not used: the labels are {len(cats)} "
+                     f"({', '.join(repr(c) for c in cats[:8])}{' …' if len(cats) > 8 else ''}), and "
+                     f"sensitivity, specificity and the corrected pass rate need exactly two (pass and "
+                     f"fail); agreement, kappa, AC1 and alpha are over all {len(cats)}.")
 
 
 def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records, notes, sig):
@@ -262,14 +268,14 @@ def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records
     q1 = tp / m1 if m1 else float("nan")
     q0 = tn / m0 if m0 else float("nan")
     if m1:
-        lo, hi = wilson_interval(tp, m1)
+        lo, hi = _rate_ci(tp, m1)
         records.append(record("sensitivity", q1, n=m1, ci_low=lo, ci_high=hi))
     if m0:
-        lo, hi = wilson_interval(tn, m0)
+        lo, hi = _rate_ci(tn, m0)
         records.append(record("specificity", q0, n=m0, ci_low=lo, ci_high=hi))
     passes = int((j_codes == pos).sum())
     p = passes / n_judge
-    lo, hi = wilson_interval(passes, n_judge)
+    lo, hi = _rate_ci(passes, n_judge)
     records.append(record("judge_pass_rate", p, n=n_judge, ci_low=lo, ci_high=hi))
     records.append(record("judge_pass_human_fail", int(tab[pos, neg]), n=int(both.sum())))
     records.append(record("judge_fail_human_pass", int(tab[neg, pos]), n=int(both.sum())))
@@ -291,7 +297,7 @@ def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records
             notes.append(f"The corrected rate computes to {corr.raw:.3f}, outside 0-1, and is shown clipped to "
                          f"{format_value(corr.theta, 'rate')}: the judge's error rates measured on the "
                          f"labelled items do not fit its pass rate on all items.")
-    sig.update({"positive": positive, "sens-spec-ci": "wilson-95",
+    sig.update({"positive": positive, "sens-spec-ci": RATE_CI,
                 "corrected": "rogan-gladen,ci:lee2025-smoothed-plugin-95,clipped[0,1]"})
 
 
@@ -336,7 +342,7 @@ def _position_bias(table, judge_col, swap_col, judge, records, tables, notes, si
     first_wins = int((a == 0).sum() + (b == 1).sum())
     decided = int((a >= 0).sum() + (b >= 0).sum())
     if decided:
-        lo, hi = wilson_interval(first_wins, decided)
+        lo, hi = _rate_ci(first_wins, decided)
         records.append(record("first_position_win_share", first_wins / decided, n=decided, ci_low=lo, ci_high=hi))
         records.append(record("position_p", _binom_p(first_wins, decided), n=decided))
     notes.append(f"Position bias: of {plural(pairs, 'pair')} judged in both orders, {flips} "
@@ -355,10 +361,20 @@ def _length_bias(table, judge_col, options, judge, records, notes, sig):
     n = int(ok.sum())
     wins = int((ok & (w == longer)).sum())
     if n:
-        lo, hi = wilson_interval(wins, n)
+        lo, hi = _rate_ci(wins, n)
         records.append(record("longer_win_share", wins / n, n=n, ci_low=lo, ci_high=hi))
         records.append(record("length_p", _binom_p(wins, n), n=n))
     notes.append(f"Length bias: on {plural(n, 'decided verdict')} between answers of different length, the "
                  f"longer answer won {wins} ({format_value(wins / n if n else float('nan'), 'rate')}; exact "
                  f"binomial test against 50%).")
     sig["length"] = "longer-win-share:binomial-exact"
+
+
+#: the interval of a rate: Wilson, exact below 30 items or at 0% or 100% (issue 28)
+RATE_CI = f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)"
+
+
+def _rate_ci(successes, n):
+    """A rate's 95% interval: Wilson, or Clopper-Pearson below 30 items or at 0% or 100%."""
+    k, m = int(successes), int(n)
+    return proportion_interval(k, m, rate_interval_method(k, m)) if m > 0 else (float("nan"), float("nan"))

@@ -73,6 +73,12 @@ def _pts(x: float) -> str:
     return format_value(x, "points").removesuffix(" pts")
 
 
+def t_record(metric: str, ps: pm.PairedSummary, **kw) -> dict:
+    """The paired t statistic as a record of its own, with its degrees of freedom (n - 1)."""
+    kw.setdefault("n", ps.n)
+    return record(metric, ps.t.t, df=ps.t.df if ps.n > 1 else None, **kw)
+
+
 def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
     """The records of one continuous pair (Compare)."""
     n = ps.n
@@ -83,6 +89,7 @@ def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
         record("tied", ps.directions.tied, n=n, **kw),
         record("mean_diff", ps.diff, n=n, ci_low=ps.t.ci_low, ci_high=ps.t.ci_high, **kw),
         record("t_test_p", ps.t.p, n=n, **kw),
+        t_record("t", ps, **kw),
         record("wilcoxon_p", ps.wilcoxon.p, n=ps.wilcoxon.n_used, **kw),
         record("randomization_p", ps.randomization.p, n=n, **kw),
         record("bootstrap_pct_ci", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
@@ -269,6 +276,8 @@ def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics:
             kw = dict(from_=a, to=b, n=int(x.size))
             records += [record(f"diff:{metric}", ps.diff, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
                         record(f"t_test_p:{metric}", ps.t.p, **kw),
+                        t_record(f"t:{metric}", ps, **kw),
+                        record(f"effect_size:{metric}", ps.effect, **kw),
                         record(f"wilcoxon_p:{metric}", ps.wilcoxon.p, **kw),
                         record(f"randomization_p:{metric}", ps.randomization.p, **kw)]
             d = pm.paired_differences(x, y)  # float noise settled, as the tests see it

@@ -12,9 +12,10 @@ from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
+from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics.intervals import implied_per_try_rate
-from . import _checks, _rows
+from . import _checks, _intervals, _rows
 from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks
 
 NAME = "passk"
@@ -36,6 +37,9 @@ class Options:
     error: str | None = None
     #: errored rows: exclude (left out, as Inspect does) or failure (counted as failed attempts)
     errored: str = "exclude"
+    #: bootstrap resamples and seed of the headline intervals (over tasks)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Errored"):
@@ -103,6 +107,7 @@ def check_options(options: Options) -> tuple[int, ...]:
     _checks.columns(options, ("task", "n", "correct", "success", "system", "error"))
     _rows.check(options.errored)
     ks = parse_ks(options.ks)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
     if ks[-1] > MAX_ATTEMPTS:
         raise OptionError(f"Every `k` must be a whole number from 1 to {MAX_ATTEMPTS:,} (the most "
                           f"attempts a task may have); got k={ks[-1]}.")
@@ -133,7 +138,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     for k in ks:
         per_task[f"pass@{k}"] = _estimate(pk.pass_at_k, n_all, c_all, k)
         per_task[f"pass^{k}"] = _estimate(pk.pass_hat_k, n_all, c_all, k)
-    records, summary_rows, notes = [], [], list(res.notes) + err.note(
+    records, summary_rows, ci_entries, notes = [], [], [], list(res.notes) + err.note(
         failure_means="counted as failed attempts (success 0)")
     for label in systems:
         progress.check_cancelled()
@@ -156,15 +161,23 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             row["per_try_p"] = (float(implied_per_try_rate(row["pass@k"], k))
                                 if np.isfinite(row["pass@k"]) else float("nan"))
             summary_rows.append(row)
+            cis = _intervals.mean_cis({"pass@k": unb, "pass^k": unb_hat, "naive_pass@k": naive,
+                                       "naive_pass^k": naive_hat},
+                                      resamples=options.ci_resamples, seed=options.ci_seed)
+            cis["per_try_p"] = _per_try_ci(cis["pass@k"], k)
             for metric, key in ((f"pass@{k}", "pass@k"), (f"pass^{k}", "pass^k"),
                                 (f"naive_pass@{k}", "naive_pass@k"), (f"naive_pass^{k}", "naive_pass^k"),
                                 (f"per_try_p@{k}", "per_try_p")):
-                records.append(record(metric, row[key], system=label, k=k, n=used))
+                records.append(record(metric, row[key], system=label, k=k, n=used,
+                                      **_intervals.fields(cis[key])))
+                if key != "per_try_p":
+                    ci_entries.append((_intervals.who(metric, label), cis[key]))
             if used < len(n):
                 notes.append(f"{who}{of_total(len(n) - used, len(n), 'task')} "
                              f"{verb(len(n) - used, 'has', 'have')} fewer than {k} attempts "
                              f"(n < k) and {verb(len(n) - used, 'is', 'are')} left out of pass@{k} and pass^{k}; they are never "
                              f"scored 1.0.")
+    notes += _intervals.notes(ci_entries, "tasks")
     curve = _curve(counts, systems, has_sys)
     zero_n = int((n_all == 0).sum())
     if zero_n:
@@ -184,6 +197,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "naive": "per-task-plug-in(c/n)",
         "per_try_p": "1-(1-pass@k)^(1/k)",
         "agg": "mean-over-tasks",
+        **_intervals.signature(options.ci_resamples, options.ci_seed, unit="tasks"),
+        "ci-per_try_p": "pass@k-interval-transformed",
         **err.signature(),
     })
     fmt = {c: "float" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k", "per_try_p")}
@@ -240,3 +255,12 @@ def _curve(counts: pd.DataFrame, systems: list, has_sys: bool) -> pd.DataFrame:
 
 def _mean(x: np.ndarray) -> float:
     return float(np.mean(x)) if x.size else float("nan")
+
+
+def _per_try_ci(ci: hc.MeanCI, k: int) -> hc.MeanCI:
+    """The per-try rate's interval: pass@k's ends through 1 - (1 - x)^(1/k) (increasing)."""
+    def per_try(x: float) -> float:
+        return float(implied_per_try_rate(x, k)) if np.isfinite(x) and 0 <= x <= 1 else float("nan")
+
+    return hc.MeanCI(per_try(ci.mean), ci.n, per_try(ci.low), per_try(ci.high), float("nan"), float("nan"),
+                     ci.degenerate, f"{_intervals.METHOD_WORDS.get(ci.method, ci.method)}-of-pass@k")

@@ -23,12 +23,14 @@ from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
+from ..metrics import headline_ci as hc
 from ..metrics.ranking import GAINS, rank_metrics, repeated_pairs
+from . import _intervals
 from ._common import Resolver, base_signature, check_unique, parse_ks
 
 NAME = "ranking"
 TITLE = "Ranking metrics"
-TIES = ("trec_eval", "stable")
+TIES = ("trec_eval", "stable", "pessimistic", "optimistic")
 NO_RELEVANT = ("zero", "skip")
 UNJUDGED = ("skip", "zero")
 ENGINES = ("auto", "memory", "duckdb")
@@ -46,7 +48,8 @@ class Options:
     ks: tuple[int, ...] = (1, 3, 5, 10)
     #: nDCG gain: linear (grade; trec_eval) or exponential (2^grade - 1)
     gain: str = "linear"
-    #: tie policy: trec_eval (score desc, then doc id desc) or stable (score desc, file order)
+    #: tie policy: trec_eval (score desc, then doc id desc), stable (score desc, file order),
+    #: pessimistic (relevant documents last among equal scores) or optimistic (first)
     ties: str = "trec_eval"
     #: queries with no relevant document: zero (kept, scored 0) or skip (left out, counted)
     no_relevant: str = "zero"
@@ -54,6 +57,9 @@ class Options:
     unjudged: str = "skip"
     #: binary metrics count a document relevant when its grade >= this
     relevance_threshold: float = 1.0
+    #: bootstrap resamples and seed of the headline intervals (over queries)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
     #: per-query table: auto (memory within the memory budget, else DuckDB), memory or duckdb
     engine: str = "auto"
 
@@ -74,6 +80,7 @@ def _check(options: Options) -> tuple[int, ...]:
                           f"got engine={options.engine!r}.")
     if not np.isfinite(options.relevance_threshold):
         raise OptionError("`relevance_threshold` must be a number.")
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
     return parse_ks(options.ks)
 
 
@@ -172,7 +179,8 @@ def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress) -> 
     progress.advance(0.2, "coding queries and documents")
     coded = _code_ids(table, run, cols)
     judg = _judgments(table, run, coded, cols)
-    tie = _tie_breaker(options, coded)
+    tie = _tie_breaker(options, coded, judg.grade_for_run)
+
     progress.check_cancelled()
     progress.advance(0.4, "computing metrics")
     Q = len(coded.q_labels)
@@ -371,8 +379,12 @@ def _one_grade_per_pair(table: LoadedTable, coded: _Coded, jkeys: np.ndarray, jg
     return k_sorted[first], g_sorted[first]
 
 
-def _tie_breaker(options: Options, coded: _Coded):
-    """trec_eval's tie order (document id descending) as a function of rows, or None (file order)."""
+def _tie_breaker(options: Options, coded: _Coded, grade: np.ndarray):
+    """trec_eval's tie order (document id descending) as a function of rows, the grade
+    (pessimistic: lowest grade first; optimistic: highest first), or None (file order)."""
+    if options.ties in ("pessimistic", "optimistic"):
+        key = np.nan_to_num(grade) * (1.0 if options.ties == "pessimistic" else -1.0)
+        return lambda rows: key[rows]
     if options.ties != "trec_eval":
         return None
     rd, d_labels = coded.rd, coded.d_labels
@@ -404,12 +416,17 @@ def _system_result(arr, label, universe: np.ndarray, ks, options: Options, cols:
         values[f"ndcg@{k}"] = _mean(arr.ndcg[k], use)
     values["mrr"] = _mean(arr.rr, use)
     values["map"] = _mean(arr.ap, use)
+    per_query = {f"{kind}@{k}": getattr(arr, attr)[k][use] for k in ks
+                 for kind, attr in (("p", "precision"), ("r", "recall"), ("hit", "hit"), ("ndcg", "ndcg"))}
+    cis = _intervals.mean_cis({**per_query, "mrr": arr.rr[use], "map": arr.ap[use]},
+                              resamples=options.ci_resamples, seed=options.ci_seed)
     records = []
     for metric, value in values.items():
         k = int(metric.split("@")[1]) if "@" in metric else None
-        records.append(record(metric, value, system=label, k=k, n=n_use))
+        records.append(record(metric, value, system=label, k=k, n=n_use, **_intervals.fields(cis[metric])))
     n_tied = int((arr.tied & in_run).sum())
     notes = _system_notes(arr, label, universe, no_rel, in_run, n_tied, options, cols)
+    notes += _intervals.notes([(_intervals.who(m, label), ci) for m, ci in cis.items()], "queries")
     row = {"system": label if label is not None else "(all)", "queries": n_use,
            "no_relevant": int(no_rel.sum()), "tied_queries": n_tied, **values}
     idx = np.flatnonzero(universe)
@@ -449,8 +466,11 @@ def _system_notes(arr, label, universe, no_rel, in_run, n_tied: int, options: Op
                      f"{verb(missing.sum(), 'has', 'have')} no retrieved document and "
                      f"{verb(missing.sum(), 'scores', 'score')} 0 on every metric.")
     if n_tied:
-        how = ("score descending, then document id descending (trec_eval)"
-               if options.ties == "trec_eval" else "score descending, then file order")
+        how = {"trec_eval": "score descending, then document id descending (trec_eval)",
+               "stable": "score descending, then file order",
+               "pessimistic": "score descending, then relevant documents last (pessimistic)",
+               "optimistic": "score descending, then relevant documents first (optimistic)",
+               }[options.ties]
         notes.append(f"{who}{plural(n_tied, 'query', 'queries')} {verb(n_tied, 'has', 'have')} "
                      f"tied {'ranks' if cols.rank else 'scores'}; ties are "
                      f"broken by {how}.")
@@ -513,6 +533,7 @@ def _signature(options: Options, ks, cols: _Columns) -> dict:
         "p@k-denom": "k",
         "rr": "full-list",
         "map": "full-list/R",
+        **_intervals.signature(options.ci_resamples, options.ci_seed, unit="queries"),
     })
     return sig
 

@@ -185,7 +185,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     if sys_col:
         sig["baseline"] = base
     progress.advance(1.0, "done")
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
+                          json_tables=tuple(t.name for t in tables if t.name in ("items", "split", "paired")))
 
 
 def _finite_or_none(x):

@@ -30,7 +30,10 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, require_columns, to_text
 from ..metrics import paired as pm
 from ..metrics import significance as sg
-from ..metrics.intervals import wilson_interval
+from ..metrics import headline_ci as hc
+from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
+from . import _intervals
+from .paired import t_record
 from ._common import ITEM_NAMES, base_signature, check_unique, verdict_columns, verdicts
 
 NAME = "rubric"
@@ -57,6 +60,9 @@ class Options:
     missing: str = "skip"
     resamples: int = 10_000
     seed: int = 12345
+    #: bootstrap resamples and seed of each system's score interval (over items)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 def check_options(options: Options) -> None:
@@ -64,6 +70,7 @@ def check_options(options: Options) -> None:
 
     whole("resamples", options.resamples, 1_000, 1_000_000)
     whole("seed", options.seed, 0, 2**32 - 1)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
     if options.missing not in MISSING:
         raise OptionError(f"`missing` must be one of {', '.join(MISSING)}; got missing={options.missing!r}.")
     if options.weights is not None and options.rubric is not None:
@@ -160,7 +167,7 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
                               "system": to_text(table, sys_col) if sys_col else "",
                               "criterion": to_text(table, options.criterion),
                               "v": verdicts(table, options.verdict)})
-        criteria = list(dict.fromkeys(frame["criterion"]))
+        criteria, frame = _long_criteria(table, frame, options, notes)
     else:
         if options.criteria:
             criteria = _split(options.criteria)
@@ -188,18 +195,38 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
         parts = [pd.DataFrame({"item": items, "system": to_text(table, sys_col) if sys_col else "",
                                "criterion": c, "v": verdicts(table, c)}) for c in criteria]
         frame = pd.concat(parts, ignore_index=True)
-    systems = list(dict.fromkeys(frame["system"]))
-    item_ids = list(dict.fromkeys(frame["item"]))
-    s_code = {s: i for i, s in enumerate(systems)}
-    i_code = {s: i for i, s in enumerate(item_ids)}
-    c_code = {s: i for i, s in enumerate(criteria)}
+    # codes in order of first appearance (factorize: a hash pass, not a Python loop per row)
+    si, sys_uniques = pd.factorize(np.asarray(frame["system"], dtype=object), sort=False)
+    ii, item_uniques = pd.factorize(np.asarray(frame["item"], dtype=object), sort=False)
+    systems, item_ids = [str(x) for x in sys_uniques], [str(x) for x in item_uniques]
+    ci = pd.Index(criteria).get_indexer(np.asarray(frame["criterion"], dtype=object))
     V = np.full((len(systems), len(item_ids), len(criteria)), np.nan)
     present = np.zeros((len(systems), len(item_ids)), dtype=bool)
-    si = frame["system"].map(s_code).to_numpy()
-    ii = frame["item"].map(i_code).to_numpy()
-    V[si, ii, frame["criterion"].map(c_code).to_numpy()] = frame["v"].to_numpy()
+    V[si, ii, ci] = frame["v"].to_numpy()
     present[si, ii] = True
     return item_ids, systems, criteria, V, present
+
+
+def _long_criteria(table: LoadedTable, frame: pd.DataFrame, options: Options, notes: list[str]):
+    """The criteria of a long-form file: those --criteria names, in its order (the weights follow
+    it), else every criterion in order of first appearance; rows of other criteria are left out."""
+    found = list(dict.fromkeys(frame["criterion"]))
+    if not options.criteria:
+        return found, frame
+    criteria = _split(options.criteria)
+    if len(set(criteria)) != len(criteria):
+        raise OptionError("Each criterion may be named once in --criteria.")
+    unknown = [c for c in criteria if c not in found]
+    if unknown:
+        raise DataError(f"File '{table.name}', column '{options.criterion}' has no criterion "
+                        f"{', '.join(repr(c) for c in unknown)} (named in --criteria); its criteria are: "
+                        f"{', '.join(repr(c) for c in found)}.")
+    left = [c for c in found if c not in criteria]
+    if left:
+        notes.append(f"{plural(len(left), 'criterion', 'criteria')} of the file not named in --criteria "
+                     f"{'is' if len(left) == 1 else 'are'} left out: {', '.join(repr(c) for c in left)}.")
+        frame = frame[frame["criterion"].isin(criteria)].reset_index(drop=True)
+    return criteria, frame
 
 
 def item_scores(V: np.ndarray, weights: np.ndarray, missing: str) -> np.ndarray:
@@ -232,34 +259,35 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                         f"are: {', '.join(systems)}.")
     records: list[dict] = []
     scores = item_scores(V, w, options.missing)            # systems x items
-    sys_rows, crit_rows, clipped = [], [], []
+    sys_rows, crit_rows, ci_entries = [], [], []
     for s, name in enumerate(systems):
         kw = {"system": name} if named else {}
         x = scores[s][present[s] & np.isfinite(scores[s])]
-        t = pm.paired_t(x) if x.size else None
-        # the t interval of a mean of scores in [0, 1], clipped to that range (stated)
-        low = max(0.0, t.ci_low) if t and x.size > 1 else None
-        high = min(1.0, t.ci_high) if t and x.size > 1 else None
-        if t and x.size > 1 and (t.ci_low < 0 or t.ci_high > 1):
-            clipped.append(name if named else "the score")
-        records.append(record("rubric_score", float(x.mean()) if x.size else None, n=int(x.size),
-                              ci_low=low, ci_high=high, **kw))
+        # the bootstrap interval over items, the t interval beside it (a 0/1 score: a rate's interval)
+        ci = hc.mean_intervals({"s": x}, resamples=options.ci_resamples, seed=options.ci_seed)["s"]
+        fields = _intervals.fields(ci) if x.size else {}
+        ci_entries.append((_intervals.who("rubric_score", name if named else None), ci))
+        records.append(record("rubric_score", float(x.mean()) if x.size else None, n=int(x.size), **fields, **kw))
         sys_rows.append({**({"system": name} if named else {}), "items": int(x.size),
                          "mean_score": float(x.mean()) if x.size else np.nan,
-                         "ci_low": np.nan if low is None else low, "ci_high": np.nan if high is None else high})
+                         "ci_low": fields.get("ci_low", np.nan), "ci_high": fields.get("ci_high", np.nan),
+                         "t_ci_low": fields.get("t_low", np.nan), "t_ci_high": fields.get("t_high", np.nan)})
         for c, cname in enumerate(crit):
             v = V[s, present[s], c]
             have = v[~np.isnan(v)] if options.missing == "skip" else np.where(np.isnan(v), 0.0, v)
             blanks = int(np.isnan(v).sum())
             k, m = int(have.sum()), int(have.size)
-            lo, hi = wilson_interval(k, m) if m else (np.nan, np.nan)
-            records.append(record(f"criterion_rate:{cname}", k / m if m else None, n=m, ci_low=lo, ci_high=hi, **kw))
+            method = rate_interval_method(k, m)
+            lo, hi = proportion_interval(k, m, method) if m else (np.nan, np.nan)
+            if m and method == "clopper-pearson":
+                ci_entries.append((_intervals.who(f"criterion_rate:{cname}", name if named else None),
+                                   hc.MeanCI(k / m, m, lo, hi, np.nan, np.nan, False, method)))
+            records.append(record(f"criterion_rate:{cname}", k / m if m else None, n=m, ci_low=lo, ci_high=hi,
+                                  ci_method=f"{method}-95" if m else None, **kw))
             crit_rows.append({**({"system": name} if named else {}), "criterion": cname, "weight": float(w[c]),
                               "description": rub.descriptions[c], "passes": k, "items": m, "rate": k / m if m else np.nan,
                               "ci_low": lo, "ci_high": hi, "blank": blanks})
-    if clipped:
-        notes.append(f"The t interval of the mean score runs past 0-100% for {', '.join(map(str, clipped))} "
-                     f"(few items, scores near an end) and is shown clipped to that range.")
+    notes += _intervals.notes(ci_entries)
     total_blank = int(np.isnan(V[present]).sum()) if present.any() else 0
     if total_blank:
         how = ("skipped: each such item is scored on its other criteria, their weights renormalised"
@@ -271,13 +299,19 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         notes.append(f"{plural(empty, 'item')} {'has' if empty == 1 else 'have'} no verdict at all and "
                      f"{'is' if empty == 1 else 'are'} left out of the scores.")
     tables = [
+        _items_table(items, systems, scores, present, V, named),
         Table("systems" if named else "score", "Weighted rubric score", pd.DataFrame(sys_rows), columns={
             "mean_score": "mean over items of sum(w_i c_i) / sum(w_i)",
-            "ci_low": "t 95% interval of the mean, low", "ci_high": "t 95% interval of the mean, high"},
-            formats={"mean_score": "rate", "ci_low": "rate", "ci_high": "rate", "items": "int"}),
+            "ci_low": "bootstrap 95% percentile interval of the mean, low",
+            "ci_high": "bootstrap 95% percentile interval of the mean, high",
+            "t_ci_low": "t 95% interval of the mean, low (not clipped)",
+            "t_ci_high": "t 95% interval of the mean, high (not clipped)"},
+            formats={"mean_score": "rate", "ci_low": "rate", "ci_high": "rate", "t_ci_low": "rate",
+                     "t_ci_high": "rate", "items": "int"}),
         Table("criteria", "Pass rate per criterion (rubric order)", pd.DataFrame(crit_rows), columns={
             "rate": "passes / items with a verdict" if options.missing == "skip" else "passes / items (blank = fail)",
-            "ci_low": "Wilson 95% interval, low", "ci_high": "Wilson 95% interval, high",
+            "ci_low": "Wilson 95% interval, low (Clopper-Pearson below 30 items or at 0% or 100%)",
+            "ci_high": "Wilson 95% interval, high (Clopper-Pearson below 30 items or at 0% or 100%)",
             "blank": "items without a verdict on this criterion"},
             formats={"rate": "rate", "ci_low": "rate", "ci_high": "rate", "weight": "float", "passes": "int",
                      "items": "int", "blank": "int", "description": "text"}),
@@ -287,13 +321,31 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                 "weights": rub.source if rub.source in ("equal", "flag") else f"file:{rub.source}",
                 "w": ",".join(f"{x:g}" for x in w), "score": "sum(w*c)/sum(w)",
                 "missing": "skip-renormalise" if options.missing == "skip" else "fail",
-                "score-ci": "t-95,clipped[0,1]", "rate-ci": "wilson-95"})
+                "score-ci": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items,"
+                            "t(n-1)-95-beside-unclipped",
+                "rate-ci": f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)"})
     if named and len(systems) > 1:
         progress.advance(0.2, "paired comparisons")
         _compare(systems, base_name, items, V, present, scores, w, crit, options, records, tables, notes, sig,
                  progress)
     progress.advance(1.0, "done")
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
+                          json_tables=tuple(t for t in ("items", "criteria", "criteria_compared")
+                                            if any(x.name == t for x in tables)))
+
+
+def _items_table(items, systems, scores, present, V, named: bool) -> Table:
+    """Each item's weighted score (and how many criteria it passed of those with a verdict)."""
+    s_idx, i_idx = np.nonzero(present)
+    v = V[s_idx, i_idx]
+    frame = pd.DataFrame({**({"system": [systems[s] for s in s_idx]} if named else {}),
+                          "item": [items[i] for i in i_idx], "score": scores[s_idx, i_idx],
+                          "passed": np.nansum(v, axis=1).astype(int),
+                          "verdicts": (~np.isnan(v)).sum(axis=1).astype(int)})
+    return Table("items", "Weighted score per item", frame, columns={
+        "score": "sum(w_i c_i) / sum(w_i) over the item's criteria",
+        "passed": "criteria passed", "verdicts": "criteria with a verdict"},
+        formats={"score": "rate", "passed": "int", "verdicts": "int", "item": "text"})
 
 
 def _compare(systems, base_name, items, V, present, scores, w, crit, options, records, tables, notes, sig, progress):
@@ -316,6 +368,8 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                           progress=Scaled(progress, lo, lo + 0.8 / len(others)))
         records.append(record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw))
         records.append(record("t_test_p:rubric_score", ps.t.p, n=n, **kw))
+        records.append(t_record("t:rubric_score", ps, n=n, **kw))
+        records.append(record("effect_size:rubric_score", ps.effect, n=n, **kw))
         records.append(record("randomization_p:rubric_score", ps.randomization.p, n=n, **kw))
         pvals, contrib = [], []
         for c, cname in enumerate(crit):
@@ -339,6 +393,8 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                               "sign_test_p": exact, "mcnemar_p": p_mc, "p_holm": np.nan,
                               "contribution": contribution})
             records.append(record(f"criterion_diff:{cname}", delta, n=m, **kw))
+            records.append(record(f"criterion_sign_p:{cname}", exact, n=m, **kw))
+            records.append(record(f"criterion_mcnemar_p:{cname}", p_mc, n=m, **kw))
             records.append(record(f"contribution:{cname}", contribution, n=n, **kw))
         adj = pm.holm(pvals)
         for row, p_adj in zip(crit_rows[-len(crit):], adj):

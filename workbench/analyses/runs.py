@@ -3,7 +3,8 @@
 Input: one long table with a run (system) column, an item column and an outcome (0/1) or a
 score; several files stacked into one table (each file a run, named by its system or file name:
 see :func:`workbench.io.formats.combine`) are the usual way in.  Runs are ordered by an order
-column when one is named (a time or version), else by their first appearance (the order of
+column when one is named or found by its name (a time or version), else by their files'
+modification times (one file per run), else by their first appearance (the order of
 the files).
 
 Output: the item grid (items x runs, each cell the item's outcome or score; blank where a run
@@ -18,6 +19,7 @@ randomised Tukey HSD on the items every run has (or from Holm-adjusted paired te
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +32,8 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import paired as pm
 from ..metrics import significance as sg
-from ..metrics.intervals import wilson_interval
+from ..metrics import headline_ci as hc
+from . import _intervals
 from ..metrics.multiple import compact_letters, randomized_tukey_hsd
 from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, verdicts
 
@@ -53,6 +56,9 @@ class Options:
     order: str | None = None
     resamples: int = 10_000
     seed: int = 12345
+    #: bootstrap resamples and seed of each run's own interval (over items)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
     #: randomised Tukey HSD rounds (and randomization-test rounds)
     rounds: int = 10_000
     #: tie groups from the randomised Tukey HSD (tukey) or Holm-adjusted paired tests (holm)
@@ -65,6 +71,7 @@ def check_options(options: Options) -> None:
 
     whole("resamples", options.resamples, 1_000, 1_000_000)
     whole("seed", options.seed, 0, 2**32 - 1)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
     whole("rounds", options.rounds, 1_000, 1_000_000)
     if options.groups not in GROUPS:
         raise OptionError(f"`groups` must be one of {', '.join(GROUPS)}; got groups={options.groups!r}.")
@@ -108,15 +115,7 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
                             f"use --score for other numbers.")
     systems = to_text(table, sys_col)
     names = list(dict.fromkeys(systems))
-    if options.order:
-        require_columns(table, [options.order])
-        keys = pd.Series(to_text(table, options.order)).groupby(pd.Series(systems)).first()
-        try:
-            order_keys = pd.to_numeric(keys)
-        except (TypeError, ValueError):
-            order_keys = keys
-        names = sorted(names, key=lambda s: order_keys[s])
-        notes.append(f"Runs ordered by column '{options.order}'.")
+    names, how = _ordered(table, names, systems, sys_col, options, notes)
     frame = pd.DataFrame({"run": systems, "item": to_text(table, item_col), "y": values,
                           "line": table.lines_of(np.arange(len(values)))})
     blank = frame["y"].isna()
@@ -126,20 +125,78 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     grid = frame.pivot(index="item", columns="run", values="y")
     items = list(dict.fromkeys(frame["item"]))
     grid = grid.reindex(index=items, columns=names)
-    return names, items, grid.to_numpy(dtype=float), binary, value_col
+    return names, items, grid.to_numpy(dtype=float), binary, value_col, how
+
+
+def _ordered(table: LoadedTable, names: list[str], systems, sys_col: str, options: Options,
+             notes: list[str]) -> list[str]:
+    """The runs in order: by the --order column, else by a time or version column found by its
+    name, else (one file per run) by the files' modification times, else as they appear."""
+    order = options.order
+    if order is None:
+        by_name = {str(c).strip().lower(): str(c) for c in table.frame.columns}
+        order = next((by_name[n] for n in ORDER_NAMES if n in by_name and by_name[n] != sys_col), None)
+    if order is not None:
+        require_columns(table, [order])
+        keys = pd.Series(to_text(table, order)).groupby(pd.Series(systems)).first()
+        ranked = sorted(names, key=_order_key({s: keys[s] for s in names}))
+        notes.append(f"Runs ordered by column '{order}'" + ("." if options.order else
+                     " (found by its name; set --order to choose another)."))
+        return ranked, f"column:{order}"
+    if table.parts and "file" in map(str, table.frame.columns):  # one file (or more) per run
+        mtime = {os.path.basename(p): (os.path.getmtime(p) if os.path.exists(p) else float("inf"))
+                 for p, _sha in table.parts}
+        files = pd.Series(to_text(table, "file")).str.split("/").str[0]
+        first_file = files.groupby(pd.Series(systems)).first()
+        times = {n: mtime.get(first_file.get(n), float("inf")) for n in names}
+        if all(np.isfinite(t) for t in times.values()):
+            notes.append("Runs ordered by their files' modification times (no time or version column).")
+            return sorted(names, key=lambda n: times[n]), "file-mtime"
+    return names, "first-appearance"
+
+
+def _order_key(keys: dict[str, str]):
+    """Numbers as numbers, dates as dates, else versions naturally (v1.9 before v1.10)."""
+    import re
+
+    values = pd.Series(keys)
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.notna().all():
+        return lambda s: float(numbers[s])
+    try:
+        dates = pd.to_datetime(values, errors="raise", format="mixed", utc=True)
+        return lambda s: dates[s]
+    except (ValueError, TypeError):
+        pass
+
+    def natural(s: str):
+        return [(0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+                for part in re.split(r"(\d+)", str(keys[s])) if part]
+    return natural
+
+
+def _baseline_of(table: LoadedTable, names: list[str], wanted: str | None) -> str:
+    """The baseline run: the name given (a file's name with or without its extension), else
+    the first run."""
+    if wanted is None:
+        return names[0]
+    if wanted in names:
+        return wanted
+    stems = [n for n in names if os.path.splitext(os.path.basename(n))[0] == wanted]
+    if len(stems) == 1:
+        return stems[0]
+    raise DataError(f"File '{table.name}' has no run '{wanted}'; its runs are: {', '.join(names)}.")
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     check_options(options)
     notes: list[str] = []
-    names, items, G, binary, value_col = _grid(table, options, notes)
+    names, items, G, binary, value_col, how = _grid(table, options, notes)
     k = len(names)
     if k < 2:
         raise DataError(f"File '{table.name}' holds {plural(k, 'run')}; runs side by side need two or more "
                         f"(stack one file per run, or name the run column with --system).")
-    base = options.baseline_system if options.baseline_system is not None else names[0]
-    if base not in names:
-        raise DataError(f"File '{table.name}' has no run '{base}'; its runs are: {', '.join(names)}.")
+    base = _baseline_of(table, names, options.baseline_system)
     b = names.index(base)
     sign = 1.0 if options.better == "higher" else -1.0
     records: list[dict] = []
@@ -147,21 +204,21 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     progress.advance(0.05, "tie groups")
     letters, group_rows, common_n = _tie_groups(G, names, binary, options, sign, notes,
                                                 Scaled(progress, 0.05, 0.5))
-    run_rows = []
+    run_rows, ci_entries = [], []
     for j, name in enumerate(names):
         col = G[:, j][np.isfinite(G[:, j])]
         m = int(col.size)
-        if binary:
-            lo, hi = wilson_interval(int(col.sum()), m) if m else (np.nan, np.nan)
-        else:
-            t = pm.paired_t(col)
-            lo, hi = (t.ci_low, t.ci_high) if m > 1 else (np.nan, np.nan)
+        # a rate: Wilson or Clopper-Pearson; a mean score: the bootstrap over items, t beside
+        ci = hc.mean_intervals({"x": col}, resamples=options.ci_resamples, seed=options.ci_seed)["x"]
+        fields = _intervals.fields(ci) if m else {}
+        ci_entries.append((_intervals.who("run_rate" if binary else "run_mean", name), ci))
+        lo, hi = fields.get("ci_low", np.nan), fields.get("ci_high", np.nan)
         value = float(col.mean()) if m else np.nan
-        records.append(record("run_rate" if binary else "run_mean", value, system=name, n=m,
-                              ci_low=None if np.isnan(lo) else lo, ci_high=None if np.isnan(hi) else hi,
+        records.append(record("run_rate" if binary else "run_mean", value, system=name, n=m, **fields,
                               groups=letters.get(name) or None))
         run_rows.append({"run": name, "items": m, "value": value, "ci_low": lo, "ci_high": hi,
                          "groups": letters.get(name, ""), "missing": int(len(items) - m)})
+    notes += _intervals.notes(ci_entries)
     # pairs: consecutive runs, and every run against the baseline
     pairs = [(j - 1, j) for j in range(1, k)]
     pairs += [(b, j) for j in range(k) if j != b and (b, j) not in pairs]
@@ -210,9 +267,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     ]
     sig = base_signature(NAME)
     sig.update({"value": "binary" if binary else "score", "column": value_col, "runs": str(k),
-                "order": f"column:{options.order}" if options.order else "first-appearance",
+                "order": how,
                 "baseline": base, "pairs": "by-item-id,common-items",
-                "run-ci": "wilson-95" if binary else "t-95",
+                "run-ci": (f"wilson-95,clopper-pearson-95(n<30,0%,100%)" if binary else
+                           f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items,"
+                           "t(n-1)-95-beside"),
                 "diff-ci": f"paired-bootstrap-percentile-95,bs:{options.resamples},seed:{options.seed}",
                 "diff-test": "exact-sign" if binary else "randomization",
                 "ties": pm.TIES_SIGNATURE,

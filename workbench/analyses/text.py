@@ -12,7 +12,10 @@ from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..core.errors import DataError
 from ..io import LoadedTable, to_text
+from ..metrics import headline_ci as hc
 from ..metrics import text as tm
+from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_interval_from_sums
+from . import _intervals
 from . import _rows
 from ._common import Resolver, base_signature, check_unique, codes_of
 
@@ -40,6 +43,10 @@ class Options:
     error: str | None = None
     #: errored rows: exclude (left out) or failure (scored with an empty prediction)
     errored: str = "exclude"
+    #: bootstrap resamples and seed of the headline intervals (corpus BLEU and chrF: sacrebleu's
+    #: 1,000 resamples, with this seed)
+    ci_resamples: int = hc.RESAMPLES
+    ci_seed: int = hc.SEED
 
 
 def check_options(options: Options) -> None:
@@ -49,6 +56,7 @@ def check_options(options: Options) -> None:
     _checks.columns(options, ("prediction", "reference", "id", "system", "group", "error"))
     _rows.check(options.errored)
     tm.normalize("", options.normalize)
+    hc.check_resamples(options.ci_resamples, options.ci_seed)
 
 
 def _scope(table: LoadedTable, options: Options):
@@ -136,7 +144,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     s_bleu, s_chrf = scores.bleu, scores.chrf
     blind = scores.rouge_blind
 
-    records, summary_rows = [], []
+    records, summary_rows, ci_entries = [], [], []
     bleu_sig = chrf_sig = ""
     cells = [(c, label, g, glabel) for c, label in enumerate(sys_labels)
              for g, glabel in enumerate(grp_labels)]
@@ -156,13 +164,18 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             "chrf": chrf,
             **{t: float(rouge[t][mask].mean()) for t in tm.ROUGE_TYPES},
         }
+        cis = _cell_cis({"exact_match": em[mask], "token_f1": f1[mask],
+                         **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
+                        {"bleu": (bleu, scores.bleu_stats[idx]), "chrf": (chrf, scores.chrf_stats[idx])}, options)
         for metric, value in values.items():
-            records.append(record(metric, value, system=label, group=glabel, n=n))
+            records.append(record(metric, value, system=label, group=glabel, n=n,
+                                  **_intervals.fields(cis[metric])))
+            ci_entries.append((_intervals.who(metric, label, glabel), cis[metric]))
         summary_rows.append({"system": label if label is not None else "(all)",
                              **({"group": glabel} if group_col else {}), "items": n,
                              "exact_matches": int(em[mask].sum()), **values})
 
-    notes = scope_notes + list(res.notes)
+    notes = scope_notes + list(res.notes) + _intervals.notes(ci_entries)
     if group_col and len(grp_labels) > 1:
         notes.append(f"Column '{group_col}' has {len(grp_labels)} groups ("
                      f"{', '.join(grp_labels[:8])}{' ...' if len(grp_labels) > 8 else ''}): each "
@@ -207,6 +220,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                  f"F,mean-over-items",
         "item-bleu": "sentence,eff:yes",
         **({"groups": "separate"} if group_col else {}),
+        **_intervals.signature(options.ci_resamples, options.ci_seed),
+        "ci-corpus": f"sacrebleu-bootstrap(--confidence),sentences-sorted-by-stats,mean+-half[R//40],clipped[0,100],"
+                     f"B={CONFIDENCE_RESAMPLES},seed={options.ci_seed},draws-shared-with-ci"
+                     + _intervals.BUDGET,
         **scope_sig,
     })
     rate_fmt = {"exact_match": "rate", "token_f1": "float", "rouge1": "float", "rouge2": "float",
@@ -244,3 +261,36 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                                           ignore_index=True))
         tables = tables + (parts[0],)
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.ndarray]],
+              options: Options) -> dict[str, hc.MeanCI]:
+    """The intervals of one system's (and group's) headlines from one set of resamples of its
+    items: the means' percentile bootstrap (t beside) and the corpus scores' sacrebleu
+    ``--confidence`` interval (its first 1,000 resamples, the draws sacrebleu makes with this
+    seed).  Each matrix's rows are first put in a canonical order (the means' by their values,
+    the corpus statistics sorted), so the row order of the file never changes an interval."""
+    n = len(next(iter(means.values())))
+    b_corpus = hc.effective_resamples(CONFIDENCE_RESAMPLES, n)
+    stats = {m: st[np.lexsort(st.T[::-1])].astype(np.float64) for m, (_, st) in corpus.items()}
+    shared: dict[str, np.ndarray] = {}
+
+    def sample_means(matrix: np.ndarray, drawn: int) -> np.ndarray:
+        sums = hc.resampled_sums([matrix, *stats.values()], [drawn, *[b_corpus] * len(stats)],
+                                 seed=options.ci_seed)
+        shared.update(zip(stats, sums[1:]))
+        return sums[0] / n
+
+    cis = _intervals.mean_cis(means, resamples=options.ci_resamples, seed=options.ci_seed,
+                              sample_means=sample_means)
+    if not shared:  # every mean was a rate: the corpus scores draw on their own
+        shared.update(zip(stats, hc.resampled_sums(list(stats.values()), [b_corpus] * len(stats),
+                                                   seed=options.ci_seed)))
+    for metric, (score, _) in corpus.items():
+        mean, half, samples = corpus_interval_from_sums(metric, shared[metric])
+        degenerate = hc.is_degenerate(samples, score)
+        # mean +- half can pass the 0-100 range (sacrebleu does not clip); here it is clipped
+        low, high = max(0.0, mean - half), min(100.0, mean + half)
+        cis[metric] = hc.MeanCI(score, n, low, high, float("nan"), float("nan"), degenerate,
+                                "sacrebleu-bootstrap", b_corpus)
+    return cis

@@ -25,8 +25,22 @@ def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
     p.add_argument("--xlsx", metavar="PATH", help="also write the Excel report of the result to PATH")
 
 
+def intervals(p: argparse.ArgumentParser, unit: str = "items") -> None:
+    p.add_argument("--ci-resamples", type=int, default=2000,
+                   help=f"bootstrap resamples of the headline intervals, over {unit} (default 2000)")
+    p.add_argument("--ci-seed", type=int, default=12345,
+                   help="seed of the headline intervals' bootstrap (default 12345)")
+
+
+def conventions(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--conventions", action="store_true",
+                   help="also recompute the headline under every alternative convention, one changed "
+                        "at a time, and say under how many of them the verdict holds (slower)")
+
+
 def text(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--prediction", help="prediction column (guessed: prediction, output, answer...)")
     p.add_argument("--reference", help="reference column (guessed: reference, gold, target...)")
     p.add_argument("--id", help="item id column (optional; duplicates are refused)")
@@ -37,10 +51,12 @@ def text(p: argparse.ArgumentParser) -> None:
     p.add_argument("--group", help="group column (a task): metrics per group, never pooled across "
                    "groups (default: an lm-eval file's task)")
     errored(p, "scored with an empty prediction")
+    intervals(p)
 
 
 def ranking(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--query", help="query id column")
     p.add_argument("--doc", help="document id column")
     p.add_argument("--score", help="score column, higher ranks first")
@@ -51,8 +67,9 @@ def ranking(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", default="1,3,5,10", help="cut-offs (default 1,3,5,10)")
     p.add_argument("--gain", default="linear", choices=["linear", "exponential"],
                    help="nDCG gain: linear = grade (trec_eval), exponential = 2^grade-1 (default linear)")
-    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable"],
-                   help="score ties: trec_eval = doc id descending, stable = file order (default trec_eval)")
+    p.add_argument("--ties", default="trec_eval", choices=["trec_eval", "stable", "pessimistic", "optimistic"],
+                   help="score ties: trec_eval = doc id descending, stable = file order, pessimistic = "
+                        "relevant documents last, optimistic = first (default trec_eval)")
     p.add_argument("--no-relevant", default="zero", choices=["zero", "skip"],
                    help="judged queries without a relevant doc: zero = kept, scored 0 (trec_eval); "
                         "skip = left out (default zero)")
@@ -61,6 +78,7 @@ def ranking(p: argparse.ArgumentParser) -> None:
                         "zero = kept, scored 0 (default skip)")
     p.add_argument("--relevance-threshold", type=float, default=1.0,
                    help="grade >= T is relevant for the binary metrics (default 1)")
+    intervals(p, "queries")
     p.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb"],
                    help="what computes the per-query table: memory = pandas/numpy; duckdb = DuckDB "
                         "reads a CSV/Parquet run itself, out of core (memory limit, spill folder); "
@@ -70,6 +88,7 @@ def ranking(p: argparse.ArgumentParser) -> None:
 
 def passk(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--task", help="task id column")
     p.add_argument("--n", help="attempts-per-task column (with --correct)")
     p.add_argument("--correct", help="passes-per-task column (with --n)")
@@ -77,10 +96,12 @@ def passk(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system", help="system column (optional)")
     p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
     errored(p, "counted as failed attempts")
+    intervals(p, "tasks")
 
 
 def aggregate(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--outcome", help="0/1 outcome column (or scores in [0, 1])")
     p.add_argument("--group", help="group/segment column")
     p.add_argument("--version", help="version column: per-version table and Simpson check")
@@ -88,10 +109,12 @@ def aggregate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--denominator", help="denominator column (ratio form)")
     p.add_argument("--unit", help="unit column (conversation, user...)")
     errored(p, "outcome 0 (a failure)")
+    intervals(p)
 
 
 def compare(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--baseline", help="wide form: baseline column (0/1 outcome or any per-item score)")
     p.add_argument("--candidate", help="wide form: candidate column(s), comma-separated for several")
     p.add_argument("--item", help="item id column (duplicates refused)")
@@ -114,10 +137,12 @@ def compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
     errored(p, "scored 0 (a failure)")
+    intervals(p)
 
 
 def cost(p: argparse.ArgumentParser) -> None:
     common(p)
+    conventions(p)
     p.add_argument("--system", help="system column")
     p.add_argument("--success", help="0/1 success column")
     p.add_argument("--cost", help="cost-per-request column")
@@ -128,6 +153,7 @@ def cost(p: argparse.ArgumentParser) -> None:
     p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
                    help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")
+    intervals(p, "requests")
 
 
 def plan(p: argparse.ArgumentParser) -> None:
@@ -171,6 +197,7 @@ def rubric(p: argparse.ArgumentParser) -> None:
                         "weights (default); fail = count it as a fail")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    intervals(p)
 
 
 def runs(p: argparse.ArgumentParser) -> None:
@@ -189,6 +216,7 @@ def runs(p: argparse.ArgumentParser) -> None:
                    help="randomised Tukey HSD and randomization-test rounds (default 10000)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the bootstrap and permutations (default 12345)")
+    intervals(p)
 
 
 def repeats(p: argparse.ArgumentParser) -> None:

@@ -23,7 +23,7 @@ ANALYSES = catalog.names()
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
-COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "report_cmd", "examples_cmd")
+COMMAND_MODULES: tuple[str, ...] = ("gate_cmd", "baseline_cmd", "report_cmd", "examples_cmd")
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 
@@ -116,12 +116,18 @@ def run_cli(argv: list[str]) -> int:
         from ..io import load_many
         from ..io.formats import with_roles
 
-        unloaded = getattr(module, "run_unloaded", None)  # an engine that reads the file itself
+        unloaded = None if getattr(args, "conventions", False) else \
+            getattr(module, "run_unloaded", None)  # an engine that reads the file itself
         result = unloaded(args.input, options, progress) if unloaded is not None else None
+        table = None
         if result is None:
             table = load_many(args.input, sheet=args.sheet, progress=progress)
             options, role_notes = with_roles(options, table)  # the roles a format suggests (TREC, Inspect...)
             result = module.run(table, options, progress)
+            if getattr(args, "conventions", False):  # only when asked: one more run per convention
+                from ..analyses.conventions import with_conventions
+
+                result = with_conventions(result, table, options, progress)
         result = _with_input(result, " ".join(args.input),
                              table.notes + tuple(role_notes) if table is not None else ())
     if args.xlsx is not None:  # an empty name is refused by the writer, never ignored
@@ -153,6 +159,8 @@ def render_text(result) -> str:
     heads = ["metric", "name", *present, "value"] + (["95% CI"] if with_ci else []) + ["n"]
     rows = []
     for rec in result.records:
+        if rec.get("convention") is not None:
+            continue  # shown in the conventions table below
         kind = record_kind(result, rec)
         row = [rec["metric"], display_name(rec["metric"])]
         row += ["" if rec.get(k) is None else str(rec[k]) for k in present]
@@ -172,12 +180,48 @@ def render_text(result) -> str:
     out = [f"{result.analysis}: {result.input or ''}".rstrip(": "), line(heads),
            line(["-" * w for w in widths])]
     out += [line(r) for r in rows]
+    out += _conventions_text(result)
     out += ["", *(f"answer: {s}" for s in answer(result).sentences)]
     if result.notes:
         out.append("")
         out += [f"note: {n}" for n in result.notes]
     out += ["", f"signature: {result.signature}"]
     return "\n".join(out)
+
+
+def _conventions_text(result) -> list[str]:
+    """The conventions table (``--conventions``), one line per convention and headline metric."""
+    from ..analyses.conventions import TABLE
+    from ..report.present import format_interval, format_value, kind_of
+
+    if not any(t.name == TABLE for t in result.tables):
+        return []
+    frame = result.table(TABLE).frame
+    heads = ["metric", "convention", "value", "95% CI", "p", "n", "verdict holds"]
+    rows = []
+    for _, r in frame.iterrows():
+        kind = kind_of(str(r["metric"]))
+        ci = (format_interval(r["ci_low"], r["ci_high"], kind)
+              if pd_notna(r.get("ci_low")) and pd_notna(r.get("ci_high")) else "")
+        holds = "" if not pd_notna(r.get("holds")) else ("yes" if r["holds"] else "no")
+        rows.append([str(r["metric"]), str(r["convention"]), format_value(r["value"], kind), ci,
+                     format_value(r["p"], "p") if pd_notna(r.get("p")) else "",
+                     format_value(r["n"], "count") if pd_notna(r.get("n")) else "", holds])
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(heads)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return ["", "conventions (one changed at a time):", line(heads), line(["-" * w for w in widths]),
+            *(line(r) for r in rows)]
+
+
+def pd_notna(value) -> bool:
+    import math
+
+    if value is None:
+        return False
+    try:
+        return not math.isnan(float(value))
+    except (TypeError, ValueError):
+        return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -144,21 +144,32 @@ def _session_gate(session, table, session_path, progress):
 
 def _load_input(session, where: str, session_path, progress):
     from ..core.errors import DataError
-    from ..io import load_table
+    from ..core.session import changed_inputs
+    from ..io import load_many, load_table
 
     path = session.input_path
     if not path:
         raise DataError(f"{where} names no input file; open it in the workbench and choose the "
                         f"file to analyse.")
-    if not os.path.exists(path):
-        raise DataError(f"The input file '{path}' named by session '{session_path}' does not "
-                        f"exist; restore it there, or open the session in the workbench and choose "
-                        f"the file again.")
-    table = load_table(path, sheet=session.sheet, progress=progress)
-    if session.input_sha256 and table.sha256 != session.input_sha256:
-        raise DataError(f"The input file '{path}' has changed since session '{session_path}' was "
-                        f"saved (its SHA-256 is now {table.sha256[:16]}..., the session recorded "
-                        f"{session.input_sha256[:16]}...), so the report would not show the numbers "
-                        f"the session saw; restore the file, or re-run the analyses in the workbench "
-                        f"and save the session again.")
+    paths = [f["path"] for f in session.input_files] or [path]
+    for one in paths:
+        if not os.path.exists(one):
+            raise DataError(f"The input file '{one}' named by session '{session_path}' does not "
+                            f"exist; restore it there, or open the session in the workbench and choose "
+                            f"the file again.")
+    if len(paths) > 1:
+        table = load_many(paths, progress=progress)
+    else:
+        table = load_table(path, sheet=session.sheet, progress=progress)
+        if session.input_sha256 and table.sha256 != session.input_sha256:
+            raise DataError(f"The input file '{path}' has changed since session '{session_path}' was "
+                            f"saved (its SHA-256 is now {table.sha256[:16]}..., the session recorded "
+                            f"{session.input_sha256[:16]}...), so the report would not show the numbers "
+                            f"the session saw; restore the file, or re-run the analyses in the workbench "
+                            f"and save the session again.")
+    changed = changed_inputs(session, table)
+    if changed:
+        raise DataError(f"Session '{session_path}': {'; '.join(changed)}, so the report would not "
+                        f"show the numbers the session saw; restore the file, or re-run the analyses "
+                        f"in the workbench and save the session again.")
     return table

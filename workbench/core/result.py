@@ -14,8 +14,13 @@ import pandas as pd
 
 #: Keys a result record may carry.  ``k`` is kept for renderers (charts, tables) only: in the
 #: JSON output the cut-off is part of the metric's name (``ndcg@10``).
+#: ``ci_method`` names the interval of ``ci_low``/``ci_high`` when it is not the signature's
+#: one for every record (a rate's Wilson or Clopper-Pearson, a bootstrap); ``t_low``/``t_high``:
+#: the t interval beside a bootstrap one; ``df``: a t statistic's degrees of freedom;
+#: ``degenerate``: true when every bootstrap resample gave the same value (no interval shown).
 RECORD_KEYS = ("metric", "value", "system", "group", "version", "k", "n",
-               "ci_low", "ci_high", "from", "to", "groups")
+               "ci_low", "ci_high", "ci_method", "t_low", "t_high", "df", "degenerate",
+               "from", "to", "groups", "convention", "holds")
 #: Keys of a record in the ``--json`` output, in order.
 JSON_KEYS = tuple(k for k in RECORD_KEYS if k != "k")
 

@@ -23,6 +23,9 @@ SCHEMA = 1
 class Session:
     input_path: str | None = None
     input_sha256: str | None = None
+    #: several files stacked into one table: each file's path and SHA-256, in order
+    #: ([{"path": ..., "sha256": ...}]); empty for one file (and in older files)
+    input_files: list[dict[str, str]] = field(default_factory=list)
     sheet: str | None = None
     #: column name -> role (item id, system, prediction...)
     roles: dict[str, str] = field(default_factory=dict)
@@ -142,6 +145,11 @@ def _check_types(data: dict[str, Any], path) -> None:
     if "roles" in data and not (isinstance(data["roles"], dict)
                                 and all(isinstance(v, str) for v in data["roles"].values())):
         raise bad("roles", "an object from column names to role names")
+    if "input_files" in data and not (
+            isinstance(data["input_files"], list)
+            and all(isinstance(f, dict) and isinstance(f.get("path"), str) and isinstance(f.get("sha256"), str)
+                    for f in data["input_files"])):
+        raise bad("input_files", "a list of objects with a path and a sha256")
     if data.get("compare_source") is not None and not (
             isinstance(data["compare_source"], dict)
             and all(isinstance(v, str) for v in data["compare_source"].values())):
@@ -178,10 +186,28 @@ def load_session(path: str | os.PathLike[str]) -> Session:
     data = _migrate(data)
     known = {f.name for f in fields(Session)}
     session = Session(**{k: v for k, v in data.items() if k in known})
-    if session.input_path and not os.path.isabs(session.input_path):
-        base = os.path.dirname(os.path.abspath(path))
+    base = os.path.dirname(os.path.abspath(path))
+    if session.input_files:  # the stacked files, each beside the session when relative
+        session.input_files = [dict(f, path=os.path.normpath(os.path.join(base, f["path"])))
+                               for f in session.input_files]
+        session.input_path = " + ".join(f["path"] for f in session.input_files)
+    elif session.input_path and not os.path.isabs(session.input_path):
         session.input_path = os.path.normpath(os.path.join(base, session.input_path))
     return session
+
+
+def changed_inputs(session: Session, table) -> list[str]:
+    """The files of a reopened session whose bytes differ from when it was saved (their
+    SHA-256), one sentence each; [] when every file is as it was (or nothing was recorded)."""
+    if session.input_files:
+        now = dict(getattr(table, "parts", ()) or ())
+        return [f"'{f['path']}' changed since the session was saved (SHA-256 {f['sha256'][:12]}… "
+                f"then, {now[f['path']][:12]}… now)"
+                for f in session.input_files if f["path"] in now and now[f["path"]] != f["sha256"]]
+    if session.input_sha256 and table.sha256 != session.input_sha256:
+        return [f"'{table.path}' changed since the session was saved (SHA-256 "
+                f"{session.input_sha256[:12]}… then, {table.sha256[:12]}… now)"]
+    return []
 
 
 def save_session(session: Session, path: str | os.PathLike[str]) -> None:

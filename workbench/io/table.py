@@ -56,6 +56,8 @@ class LoadedTable:
     #: A name per data row for messages, where the file's own id says more than a row number
     #: (an Inspect log's "sample q3 (epoch 2)"); None: rows are named by their line.
     row_names: Any = field(default=None, repr=False, compare=False)
+    #: Files stacked into this table: (path, SHA-256) of each, in order; () for one file.
+    parts: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def sha256(self) -> str:

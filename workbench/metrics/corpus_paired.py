@@ -263,3 +263,35 @@ def compare_corpus(metric_name: str, base_hyps, cand_hyps, refs, *, resamples: i
         p_ar = approximate_randomization(metric, bstats, cstats, trials=trials, seed=seed, progress=progress)
     return CorpusPaired(metric_name, n, bl, sy, sy - bl, p_bs, resamples, mean, half, low, high,
                         p_ar, trials, seed, zero)
+
+
+# -------------------------------------------------------------------- one system's interval
+
+#: sacrebleu's ``--confidence-n`` default: resamples of one system's corpus-score interval.
+CONFIDENCE_RESAMPLES = 1000
+
+
+def corpus_bootstrap(metric_name: str, stats: np.ndarray, *, resamples: int = CONFIDENCE_RESAMPLES,
+                     seed: int = 12345) -> tuple[float, float, np.ndarray]:
+    """One system's corpus-score interval as ``sacrebleu --confidence`` (``Metric.corpus_score(...,
+    n_bootstrap=R)``, ``significance._bootstrap_resample``): ``rng = default_rng(seed)``, the
+    resamples ``rng.choice(N, size=(R, N))`` of whole sentences (drawn here in blocks of rows of
+    the same stream), each resample's score from its float32-summed statistics; returns
+    (mean of the resampled scores, half-width, the resampled scores): the interval is mean +-
+    half, the half-width half the distance between the sorted resamples at ``R // 40`` and
+    ``R - R // 40 - 1`` (sacrebleu's ``estimate_ci``)."""
+    _check_rounds(resamples, "resamples")
+    stats = np.asarray(stats, dtype=np.float64)
+    n = stats.shape[0]
+    if n == 0:
+        return float("nan"), float("nan"), np.full(resamples, np.nan)
+    from .headline_ci import resampled_sums
+
+    return corpus_interval_from_sums(metric_name, resampled_sums([stats], [resamples], seed=seed)[0])
+
+
+def corpus_interval_from_sums(metric_name: str, sums: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """sacrebleu's interval from the summed statistics of each resample (float32, as sacrebleu)."""
+    scores = scores_from_sums(_metric(metric_name), np.asarray(sums).astype(np.float32))
+    mean, half = estimate_ci(scores)
+    return mean, half, scores

@@ -39,7 +39,8 @@ def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
     """Randomised Tukey HSD on ``scores`` (items x systems, no missing values).
 
     Each of ``rounds`` rounds shuffles every item's row independently (the order of k random
-    keys from numpy's PCG64 ``default_rng(seed)``) and takes
+    keys from numpy's PCG64 ``default_rng(seed)``; items whose systems all score the same are
+    left out of the shuffle, which cannot move them) and takes
     max(column mean) - min(column mean).  p(i, j) = (1 + #{rounds: max - min >= |mean_i -
     mean_j|}) / (1 + rounds), which counts the observed arrangement as one of the rounds and
     never gives 0.  Scores are taken as whole numbers of the step of
@@ -60,6 +61,12 @@ def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
     if n == 0 or k < 2:
         return TukeyResult(means, diffs, np.ones((k, k)), rounds, seed)
     observed = np.abs(sums[None, :] - sums[:, None])            # in units, times n
+    # an item whose systems all score the same adds the same to every column whatever the
+    # shuffle: it cannot change a round's max - min, so only the other items are shuffled
+    units = units[(units != units[:, :1]).any(axis=1)]
+    n = len(units)
+    if n == 0:
+        return TukeyResult(means, diffs, np.ones((k, k)), rounds, seed)  # every column sum equal
     rng = np.random.default_rng(seed)
     largest = np.empty(rounds, dtype=np.int64)
     batch = max(1, min(rounds, BATCH_ELEMENTS // max(n * k, 1)))

@@ -266,3 +266,70 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
     return RankingArrays(relevant=R, retrieved=retrieved, precision=precision, recall=recall,
                          hit=hit, ndcg=ndcg, rr=rr, ap=ap, tied=tied,
                          near_tied=near_tied)
+
+
+@dataclass(frozen=True)
+class TieExpected:
+    """Per-query expectations over every order of the tied documents (McSherry and Najork
+    2008), each an array of length Q: nDCG@k and P@k for each k."""
+
+    ndcg: dict[int, np.ndarray]
+    precision: dict[int, np.ndarray]
+
+
+def tie_expected(q, score, grade, jq, jgrade, *, n_queries: int, ks, gain: str = "linear",
+                 threshold: float = 1.0) -> TieExpected:
+    """nDCG@k and P@k averaged over all orders of the documents whose scores tie.
+
+    Every order of a tie group (the documents of one query sharing one score) is equally
+    likely, so each position the group spans holds, in expectation, the group's mean gain:
+    a document of a group of m spanning 0-based ranks [s, e) adds gain / m times the sum of
+    the discounts 1 / log2(rank + 2) over [s, min(e, k)), and relevance / m times the number of
+    those ranks to the hits of P@k.  The ideal DCG is the one of :func:`rank_metrics` (all
+    judged documents; it does not depend on the order).  Without ties this is
+    :func:`rank_metrics`' nDCG@k and P@k.
+    """
+    ks = [int(k) for k in ks]
+    if not ks or any(k < 1 for k in ks):
+        raise OptionError(f"Every `k` must be >= 1; got k={ks}.")
+    q = np.asarray(q, dtype=np.int64)
+    score = np.asarray(score, dtype=float)
+    grade = np.nan_to_num(np.asarray(grade, dtype=float), nan=0.0)
+    Q = int(n_queries)
+    order = np.lexsort((-score, q))
+    qs, ss, gs = q[order], score[order], grade[order]
+    n = qs.size
+    rank, _ = _group_ranks(qs)
+    new_group = np.r_[True, (qs[1:] != qs[:-1]) | (ss[1:] != ss[:-1])] if n else np.zeros(0, bool)
+    g_start = np.flatnonzero(new_group)
+    g_size = np.diff(np.r_[g_start, n])
+    size = np.repeat(g_size, g_size).astype(float)
+    start = np.repeat(rank[g_start], g_size)
+    end = start + size.astype(np.int64)
+    kmax = max(ks)
+    disc_cum = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(kmax) + 2.0))]
+    gains = gain_of(gs, gain)
+    rel = (gs >= threshold).astype(float)
+    ideal = _ideal_dcg(jq, jgrade, Q, ks, gain)
+    ndcg, precision = {}, {}
+    for k in ks:
+        lo, hi = np.minimum(start, k), np.minimum(end, k)
+        dcg = np.bincount(qs, weights=gains * (disc_cum[hi] - disc_cum[lo]) / size, minlength=Q)
+        hits = np.bincount(qs, weights=rel * (hi - lo) / size, minlength=Q)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ndcg[k] = np.where(ideal[k] > 0, dcg / ideal[k], 0.0)
+        precision[k] = hits / k
+    return TieExpected(ndcg=ndcg, precision=precision)
+
+
+def _ideal_dcg(jq, jgrade, n_queries: int, ks, gain: str) -> dict[int, np.ndarray]:
+    """Each query's ideal DCG@k from all its judged documents (gains sorted descending)."""
+    jq = np.asarray(jq, dtype=np.int64)
+    jgain = gain_of(np.nan_to_num(np.asarray(jgrade, dtype=float), nan=0.0), gain)
+    positive = np.flatnonzero(jgain > 0)
+    jq_pos, jgain_pos = jq[positive], jgain[positive]
+    jorder = np.lexsort((-jgain_pos, jq_pos))
+    jrank, _ = _group_ranks(jq_pos[jorder])
+    disc = jgain_pos[jorder] / np.log2(jrank + 2.0)
+    return {k: np.bincount(jq_pos[jorder], weights=np.where(jrank < k, disc, 0.0),
+                           minlength=n_queries) for k in ks}

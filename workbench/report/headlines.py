@@ -61,7 +61,7 @@ def _keep(result: AnalysisResult) -> Callable[[dict], bool]:
 
 def headline_records(result: AnalysisResult) -> list[dict]:
     keep = _keep(result)
-    return [r for r in result.records if keep(r)]
+    return [r for r in result.records if keep(r) and r.get("convention") is None]
 
 
 def unit_of(result: AnalysisResult, rec: dict) -> str:

@@ -80,6 +80,8 @@ class Block:
     formulas: dict[str, Formula] = field(default_factory=dict)
     #: per-cell number-format kind (column, frame row) -> kind, overriding ``formats``
     cell_kind: Callable[[str, int], "str | None"] | None = None
+    #: a cell comment (column, frame row) -> text or None: the method of an interval's bounds
+    comment: Callable[[str, int], "str | None"] | None = None
     #: a column whose cells are coloured by their value (PASS / FAIL / INCONCLUSIVE)
     status_column: str | None = None
     hidden: tuple[str, ...] = ()

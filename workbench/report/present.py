@@ -141,6 +141,7 @@ _NAMES.update({
     "bootstrap_pct_ci": "Mean difference, bootstrap 95% CI (percentile)",
     "bootstrap_bca_ci": "Mean difference, bootstrap 95% CI (BCa)",
     "effect_size": "Effect size (mean difference / SD)",
+    "t": "Paired t statistic", "t:*": "Paired t statistic, {m}", "effect_size:*": "Effect size d_z, {m}",
     "mde_score": "Minimum detectable difference (score)", "p_adjusted": "Adjusted p",
     "tukey_hsd_p": "Tukey HSD: p", "beats_baseline": "Beats the baseline",
     "diff:*": "Difference in {m}", "t_test_p:*": "Paired t-test p, {m}",
@@ -193,6 +194,7 @@ _NAMES.update({
     "rubric_score": "Rubric score", "criterion_rate:*": "Pass rate of {m}",
     "criterion_diff:*": "Change in {m}", "contribution:*": "Contribution of {m} to the score change",
     "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
+    "criterion_sign_p:*": "Exact sign test p, {m}", "criterion_mcnemar_p:*": "McNemar p (uncorrected), {m}",
 })
 
 # repeats
@@ -412,8 +414,9 @@ def _answer_text(result, currency):
         on = f" on {group}" if group is not None else ""
         who = (f"{_q(system)}{on}: exact match" if system is not None
                else (f"{group}: exact match" if group is not None else "Exact match"))
+        inside = "; ".join(x for x in (_ci(em)[2:-1], ", ".join(extra)) if x)
         parts.append(f"{who} {_fv(em)} of {_plural(em.get('n'), 'item')}"
-                     + (f" ({', '.join(extra)})" if extra else ""))
+                     + (f" ({inside})" if inside else ""))
     if not parts:
         return None
     if len(parts) == 1:
@@ -494,6 +497,28 @@ def _pair_sentences(result, metric: str, unit: str, many: str | None = None) -> 
 _TEST_WORDS = {"randomization_p": "randomization test", "t_test_p": "paired t-test"}
 
 
+def t_sentence(result, suffix: str = "", **match) -> str:
+    """The paired t-test as a statistics package reports it: ``t(199) = 2.45, p = 0.015, d_z =
+    0.17`` from the records ``t``, ``t_test_p`` and ``effect_size`` (each + ``suffix``, e.g.
+    ``:rubric_score``) of one pair; empty without a t record or its degrees of freedom."""
+    def one(metric):
+        return next((r for r in result.find(metric + suffix, **match) if r.get("value") is not None), None)
+
+    t, p, d = one("t"), one("t_test_p"), one("effect_size")
+    if t is None or t.get("df") is None:
+        return ""
+    text = f"t({format_value(t['df'], 'count')}) = {_fixed_stat(t['value'])}"
+    if p is not None:
+        text += f", {format_p(p['value'])}"
+    if d is not None:
+        text += f", d_z = {_fixed_stat(d['value'])}"
+    return text
+
+
+def _fixed_stat(x: float) -> str:
+    return f"{x:.2f}" if math.isfinite(x) else "undefined"
+
+
 def _top_k(result, prefix: str) -> int | None:
     ks = sorted({int(r["k"]) for r in result.records
                  if r["metric"].startswith(prefix) and r.get("k") is not None})
@@ -511,6 +536,8 @@ def _answer_ranking(result, currency):
         if nd is not None:
             n = nd.get("n")
             bits.append(f"nDCG@{k} = {_fv(nd)}")
+            if _ci(nd):
+                bits.append(_ci(nd)[2:-1])
         for metric in ("mrr", "map"):
             rec = _first(result, metric, system=system)
             if rec is not None:
@@ -522,7 +549,10 @@ def _answer_ranking(result, currency):
                 bits.append(f"{display_name(f'hit@{k}')} {_fv(hit)}")
         if bits:
             head = f"{_q(system)}: " if system is not None else ""
-            parts.append(head + bits[0] + (f" ({', '.join(bits[1:])})" if len(bits) > 1 else ""))
+            rest = ", ".join(b for b in bits[1:] if not b.startswith("95% CI"))
+            inside = "; ".join(b for b in ([bits[1]] if len(bits) > 1 and bits[1].startswith("95% CI") else [])
+                               + ([rest] if rest else []))
+            parts.append(head + bits[0] + (f" ({inside})" if inside else ""))
     if not parts:
         return None
     text = "; ".join(parts) + f" over {_plural(n, 'query', 'queries')}."
@@ -572,7 +602,7 @@ def _answer_passk(result, currency):
         n = at.get("n")
         head = f"{_q(system)}: " if system is not None and len(systems) > 1 else ""
         if hat is None or at.get("value") is None or hat.get("value") is None:
-            parts.append(f"{head}pass@{k_at} = {_fv(at)}")
+            parts.append(f"{head}pass@{k_at} = {_fv(at)}{_ci(at)}")
             tones.append("neutral")
             continue
         if hat["value"] >= 0.9:
@@ -581,9 +611,9 @@ def _answer_passk(result, currency):
             verdict, tone = "not reliable", "bad"
         else:
             verdict, tone = "not yet reliable", "borderline"
-        parts.append(f"{head}pass@{k_at} = {_fv(at)} but pass^{k_hat} = {_fv(hat)}: {verdict}"
+        parts.append(f"{head}pass@{k_at} = {_fv(at)}{_ci(at)} but pass^{k_hat} = {_fv(hat)}{_ci(hat)}: {verdict}"
                      if tone != "good" else
-                     f"{head}pass@{k_at} = {_fv(at)} and pass^{k_hat} = {_fv(hat)}: {verdict}")
+                     f"{head}pass@{k_at} = {_fv(at)}{_ci(at)} and pass^{k_hat} = {_fv(hat)}{_ci(hat)}: {verdict}")
         tones.append(tone)
     if not parts:
         return None
@@ -700,6 +730,9 @@ def _answer_compare_scores(result, currency):
     if test is not None and p is not None:
         name = "Randomization test" if test["metric"] == "randomization_p" else "Paired t-test"
         parts.append(f"{name} {format_p(p)}")
+    t_text = t_sentence(result, from_=base, to=cand)
+    if t_text:
+        parts.append(f"paired t-test {t_text}")
     if boot is not None and boot.get("ci_low") is not None:
         how = "BCa" if boot["metric"] == "bootstrap_bca_ci" else "percentile"
         parts.append(f"bootstrap ({how}) 95% CI "
@@ -780,9 +813,11 @@ def _answer_cost(result, currency):
     parts = []
     if cheapest is not None:
         rate = _first(result, "success_rate", system=cheapest.get("system"))
+        ci = _ci(cheapest, currency=currency)[2:-1]
+        succeed = f"{_fv(rate)} of {_plural(rate.get('n'), 'request')} succeed" if rate else ""
+        inside = "; ".join(x for x in (ci, succeed) if x)
         parts.append(f"{cheapest.get('system')}: {_fv(cheapest, currency=currency)} per success"
-                     + (f" ({_fv(rate)} of {_plural(rate.get('n'), 'request')} succeed)" if rate else "")
-                     + ".")
+                     + (f" ({inside})" if inside else "") + ".")
     buys = []
     for rec in result.find("marginal_cost_per_success"):
         if rec.get("value") is None or rec.get("to") in dominated:
@@ -979,6 +1014,9 @@ def _answer_rubric(result, currency):
             top = max(same, key=lambda r: abs(r["value"]), default=None)
             if top is not None:
                 text += f", mostly {_q(top['metric'].partition(':')[2])} ({_fv(top)})"
+        t_text = t_sentence(result, ":rubric_score", from_=d.get("from"), to=d.get("to"))
+        if t_text:
+            text += f" (paired t-test {t_text})"
         parts.append(text)
         lo, hi = d.get("ci_low"), d.get("ci_high")
         tones.append("good" if lo is not None and lo > 0 else "bad" if hi is not None and hi < 0 else "borderline")
@@ -1129,6 +1167,9 @@ def answer(result, *, currency: str | None = None) -> Answer:
     """The answer card of an analysis (or gate) result: sentences, badge and tone."""
     fn = _ANSWERS.get(result.analysis)
     ans = None
+    if any("convention" in r for r in getattr(result, "records", ())):  # the card reads the
+        result = dataclasses.replace(result, records=tuple(  # result's own records
+            r for r in result.records if "convention" not in r))
     if fn is not None:
         try:
             ans = fn(result, currency)
@@ -1142,7 +1183,22 @@ def answer(result, *, currency: str | None = None) -> Answer:
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
         ans = Answer((text + ".",), result.analysis, "neutral")
-    return _with_errored(ans, result)
+    return _with_conventions(_with_errored(ans, result), result)
+
+
+def _with_conventions(ans: Answer, result) -> Answer:
+    """The card's line on the conventions (when the result carries their table): "The verdict
+    holds under N of M conventions; with X it does not (value, CI)"."""
+    from ..analyses.conventions import TABLE, verdict_sentences
+
+    tables = getattr(result, "tables", ()) or ()
+    frame = next((t.frame for t in tables if t.name == TABLE), None)
+    if frame is None or not len(frame) or getattr(result, "analysis", None) == "gate":
+        return ans  # (a gate's conventions sentence is its note)
+    def fmt(metric: str, x) -> str:
+        return format_value(x, kind_of(metric))
+
+    return dataclasses.replace(ans, sentences=tuple(ans.sentences) + tuple(verdict_sentences(frame, fmt)))
 
 
 _ERRORED_NOTE = re.compile(r"(\d+) of (\d+) rows ended with an error")

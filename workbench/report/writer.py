@@ -312,6 +312,10 @@ def _rows(ws, cells: CellWriter, plan: SheetPlan, b: Block, deciders: list["Colu
                 cell = decide(i, v)
                 if cell is not None:
                     emit(row, c, cell)
+                    if b.comment is not None:
+                        note = b.comment(b.columns[c], i)
+                        if note:
+                            ws.write_comment(row, c, note)
             row += 1
 
 

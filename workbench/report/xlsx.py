@@ -210,8 +210,13 @@ def _analysis_title(result: AnalysisResult) -> str:
 NOTES_ABOVE_CHARS = 600
 
 
+#: The conventions table (``--conventions``, the Conventions tab) gets a sheet of its own.
+CONVENTIONS_TABLE = "conventions"
+
+
 def _own_sheet(result: AnalysisResult, table: Table) -> bool:
-    return table.name in ITEM_TABLES.get(result.analysis, ()) or len(table.frame) > OWN_SHEET_ROWS
+    return (table.name in ITEM_TABLES.get(result.analysis, ()) or table.name == CONVENTIONS_TABLE
+            or len(table.frame) > OWN_SHEET_ROWS)
 
 
 def kinds_of(result: AnalysisResult, table: Table) -> dict[str, str]:
@@ -294,7 +299,7 @@ def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, m
     preamble_rows = 5  # heading, signature, from, rows, gap
     capacity = EXCEL_MAX_ROWS - preamble_rows - (1 + len(legend) + 1)
     count = max(1, math.ceil(n / capacity))
-    base = f"{result.analysis} {table.name}"
+    base = "Conventions" if table.name == CONVENTIONS_TABLE else f"{result.analysis} {table.name}"
     sheet_names = [names.claim(base if p == 0 else f"{base} part {p + 1}") for p in range(count)]
     plans = []
     for p, name in enumerate(sheet_names):
@@ -328,19 +333,22 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
     kinds = [record_kind(result, r) for r in result.records]
 
     def kind(column: str, i: int) -> str | None:
-        if column in ("value", "ci_low", "ci_high"):
+        if column in ("value", "ci_low", "ci_high", "t_low", "t_high"):
             return kinds[i]
-        if column in ("n", "k"):
+        if column in ("n", "k", "df"):
             return "count"
         return None
 
     legend = ["n: the denominator each value was computed over; ci_low/ci_high: its 95% "
-              "interval; from/to: the pair of systems compared."]
+              "interval (its method in ci_method and in the cell's comment); t_low/t_high: the t "
+              "interval beside a bootstrap one; df: a t statistic's degrees of freedom; degenerate: "
+              "every bootstrap resample gave the same value, so no interval is shown; from/to: the "
+              "pair of systems compared."]
     if "points" in kinds or "margin" in kinds:
         legend.append("Differences of rates are shown in percentage points (the cell holds points: "
                       "+4.5 pts is a difference of 0.045 in the JSON).")
     return Block(key, "All results (the records printed by --json)", frame, cell_kind=kind, legend_below=True,
-                 legend=legend, filter=filter)
+                 legend=legend, filter=filter, comment=interval_comment(result.records))
 
 
 def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
@@ -736,10 +744,11 @@ def _condition_text(row: dict, i: int, kinds) -> str:
 
 
 def _headline_block(results, order, main_of) -> Block:
-    rows, kinds = [], []
+    rows, kinds, recs = [], [], []
     for i in order:
         r = results[i]
         for rec in headline_records(r):
+            recs.append(rec)
             rows.append({"analysis": main_of[i], "metric": rec["metric"], "name": display_name(rec["metric"]),
                          "about": who(rec), "value": rec.get("value"), "ci_low": rec.get("ci_low"),
                          "ci_high": rec.get("ci_high"), "n": rec.get("n"),
@@ -754,6 +763,19 @@ def _headline_block(results, order, main_of) -> Block:
         return "count" if column == "n" else None
 
     return Block("summary/headlines", "Headline numbers", frame, cell_kind=kind, filter=True, legend_below=True,
+                 comment=interval_comment(recs),
                  legend=["value with its 95% interval (ci_low to ci_high) where there is one; "
                          "n: the denominator, counted in the unit given by 'of'; differences of rates "
                          "in percentage points."])
+
+
+def interval_comment(records: Sequence[dict]):
+    """The comment of an interval's bound cells: its method (the record's ``ci_method``), so the
+    bounds stay plain values and the way they were computed is one hover away."""
+    def comment(column: str, i: int) -> str | None:
+        if column not in ("ci_low", "ci_high") or i >= len(records):
+            return None
+        method = records[i].get("ci_method")
+        return f"95% interval: {method}" if method else None
+
+    return comment

@@ -506,6 +506,33 @@ class _Parser:
         metric = metric_raw.strip()
         kind, k, pct = self._metric(metric, place, index)
         place = f"[[condition]] {index} ({metric})"
+        self._condition_keys(c, kind, metric, place, sec, index)
+        tkey, threshold = self._threshold(c, kind, place, sec, index)
+        bound, interval, test, resamples, seed = self._judged_on(c, kind, metric, tkey, place, sec, index)
+        input_ = None
+        if "input" in c:
+            input_ = self._integer(c, "input", place, sec, index)
+            if input_ < 1:
+                raise self.fail(place, f"key 'input' is the position of an INPUT file, 1 for the "
+                                f"first; got {_show(input_)}", section=sec, index=index, key="input")
+        base = self._text(c, "baseline", place, sec, index, required=False) or baseline
+        cand = self._text(c, "candidate", place, sec, index, required=False) or candidate
+        if base == cand:
+            raise self.fail(place, f"the baseline and candidate must differ; both are {_show(base)}",
+                            section=sec, index=index, key="candidate")
+        merged = dict(data)
+        if "data" in c:
+            merged.update(self._data(c["data"], place + " data", sec, index))
+        note = self._text(c, "note", place, sec, index, required=False)
+
+        options = self._kind_options(c, kind, place, sec, index)
+        return Condition(index=index, metric=metric, kind=kind, threshold_key=tkey,
+                         threshold=float(threshold), bound=bound, interval=interval, test=test,
+                         resamples=resamples, seed=seed, baseline=base, candidate=cand, data=merged,
+                         input=input_, k=k, percentile=pct, options=options, note=note)
+
+    def _condition_keys(self, c: dict, kind: str, metric: str, place: str, sec: str, index: int) -> None:
+        """Every key of the condition applies to its kind of metric."""
         allowed = COMMON_KEYS + THRESHOLDS[kind] + KIND_KEYS[kind]
         for key in c:
             if key in allowed:
@@ -520,6 +547,8 @@ class _Parser:
             raise self.fail(place, f"unknown key '{key}'{self._suggest(key, allowed)} (known keys: "
                             f"{', '.join(allowed)})", section=sec, index=index, key=key)
 
+    def _threshold(self, c: dict, kind: str, place: str, sec: str, index: int) -> tuple[str, float]:
+        """The condition's one threshold: (its key, its value)."""
         given = [t for t in THRESHOLDS[kind] if t in c]
         if not given:
             raise self.fail(place, f"no threshold; give one of {' or '.join(THRESHOLDS[kind])} "
@@ -542,7 +571,10 @@ class _Parser:
             raise self.fail(place, f"key '{tkey}' is a difference of fractions and must be below 1 "
                             f"(0.01 is one point); got {_show(c[tkey])}",
                             section=sec, index=index, key=tkey)
+        return tkey, threshold
 
+    def _judged_on(self, c: dict, kind: str, metric: str, tkey: str, place: str, sec: str, index: int):
+        """How the condition is judged: (bound, interval, test, resamples, seed)."""
         conservative = "lower" if kind in (PAIRED, RANKING, JUDGE) else "upper"
         bound = self._choice(c, "bound", ("lower", "upper", "point"), place, sec, index,
                              default="point" if kind == JUDGE else conservative)
@@ -572,22 +604,10 @@ class _Parser:
         if seed < 0:
             raise self.fail(place, f"key 'seed' must be a whole number >= 0; got {_show(seed)}",
                             section=sec, index=index, key="seed")
-        input_ = None
-        if "input" in c:
-            input_ = self._integer(c, "input", place, sec, index)
-            if input_ < 1:
-                raise self.fail(place, f"key 'input' is the position of an INPUT file, 1 for the "
-                                f"first; got {_show(input_)}", section=sec, index=index, key="input")
-        base = self._text(c, "baseline", place, sec, index, required=False) or baseline
-        cand = self._text(c, "candidate", place, sec, index, required=False) or candidate
-        if base == cand:
-            raise self.fail(place, f"the baseline and candidate must differ; both are {_show(base)}",
-                            section=sec, index=index, key="candidate")
-        merged = dict(data)
-        if "data" in c:
-            merged.update(self._data(c["data"], place + " data", sec, index))
-        note = self._text(c, "note", place, sec, index, required=False)
+        return bound, interval, test, resamples, seed
 
+    def _kind_options(self, c: dict, kind: str, place: str, sec: str, index: int) -> dict[str, Any]:
+        """The conventions of a ranking, judge or latency condition."""
         options: dict[str, Any] = {}
         if kind == RANKING:
             from ..analyses import ranking as rk
@@ -618,10 +638,7 @@ class _Parser:
             options["percentile_method"] = self._choice(c, "percentile_method",
                                                         tuple(PERCENTILE_METHODS), place, sec, index,
                                                         default="linear")
-        return Condition(index=index, metric=metric, kind=kind, threshold_key=tkey,
-                         threshold=float(threshold), bound=bound, interval=interval, test=test,
-                         resamples=resamples, seed=seed, baseline=base, candidate=cand, data=merged,
-                         input=input_, k=k, percentile=pct, options=options, note=note)
+        return options
 
     def _metric(self, metric: str, place: str, index: int):
         if metric == "success":

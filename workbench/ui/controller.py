@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
-from ..core.session import Session, load_session, save_session
+from ..core.session import Session, changed_inputs, load_session, save_session
 from . import loading
 from .loading import paths_of
 from .tasks import TaskRunner
@@ -33,6 +33,7 @@ class Loaded:
     qrels: str | None           # the judgments of TREC runs opened together with them
     session: Session | None     # the saved session it was opened for, if any
     panel: str | None           # the panel asked for (an example's, a session's tab)
+    changed: list[str] = field(default_factory=list)  # the session's files changed since saved
 
 
 class SessionController(QObject):
@@ -147,11 +148,13 @@ class SessionController(QObject):
         self.session.roles = dict(roles)
         if all(os.path.exists(p) for p in paths_of(table.path)):  # one file, or several stacked
             self.add_recent(table.path + (f" + {qrels}" if qrels else ""))  # with the runs' qrels
+        changed = changed_inputs(session, table) if session is not None else []
         self.session.input_path = table.path
         self.session.input_sha256 = table.sha256
+        self.session.input_files = [{"path": p, "sha256": sha} for p, sha in table.parts]
         self.session.sheet = table.sheet
         self.dirty = False
-        self.loaded.emit(Loaded(table, dict(roles), problems, qrels, session, panel))
+        self.loaded.emit(Loaded(table, dict(roles), problems, qrels, session, panel, changed))
         if problems is None:
             self.check_problems()
         self.state_changed.emit()

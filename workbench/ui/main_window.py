@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QStackedWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget
 
 from ..core.errors import WorkbenchError
 from .about import about_text
@@ -16,7 +16,9 @@ from .columns_dock import ProblemList, RolesTable
 from .controller import SessionController
 from .file_commands import SESSION_FILTER, FileCommands
 from .menus import add_view_actions, build_menus, fill_recent
+from .loading import paths_of
 from .presentation import Presentation, place_window
+from .qrels_prompt import QrelsPrompt
 from .start_page import StartPage
 from .tasks import TaskRunner
 from .widgets import BusyBar, ExceptionDialog
@@ -87,7 +89,15 @@ class MainWindow(FileCommands, QMainWindow):
         self.start.plan_requested.connect(lambda: self.show_panel("plan"))
         self.start.rule_requested.connect(lambda: self.show_panel("rule"))
         self.stack.addWidget(self.start)
-        self.setCentralWidget(self.stack)
+        self.qrels_prompt = QrelsPrompt()
+        self.qrels_prompt.qrels_chosen.connect(lambda runs, qrels: self.open_paths([*runs, qrels]))
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.qrels_prompt)
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
         self.roles_table = RolesTable()
         self.roles_table.roles_changed.connect(self._on_roles_changed)
         self.roles_dock = self._dock("Columns", "rolesDock", self.roles_table)
@@ -164,6 +174,9 @@ class MainWindow(FileCommands, QMainWindow):
             self.problems_dock.setVisible(True)
         if loaded.problems is not None:
             self._show_problems(loaded.problems)
+        self.qrels_prompt.hide()
+        if loaded.session is None and not loaded.qrels and table.format == "trec_run":
+            self.qrels_prompt.ask(paths_of(table.path))  # a run alone: its judgments, please
         self.workspace.set_table(table, roles, loaded.session, loaded.qrels,
                                  rule_registered=bool(self.session.rule_sha256))
         self.stack.setCurrentWidget(self.workspace)
@@ -176,6 +189,10 @@ class MainWindow(FileCommands, QMainWindow):
             f"{' '.join(table.notes)}", 20000 if said else 15000)
         self.workspace.land(panel, table)
         self.table_loaded.emit(table)
+        if loaded.changed:  # a session's data is not what it was when saved: said loudly
+            self.warn("The data changed since the session was saved",
+                      f"{'; '.join(loaded.changed)}. The numbers shown are computed from the files "
+                      f"as they are now, not the ones the session saw.")
 
     def _on_load_failed(self, error: object, details: str) -> None:
         if self.controller.end_preview() and self.workspace_ready:

@@ -20,7 +20,6 @@ and starves the worker threads.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import shutil
@@ -28,61 +27,8 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass, field
 
-#: Headline numbers of the seed's worked cases: example file -> (metric, expected value).
-#: The first record with the metric is compared (absolute tolerance :data:`TOLERANCE`);
-#: a ``bool`` must match exactly.
-EXPECTED: dict[str, tuple[str, object]] = {
-    "paired_14_to_5.csv": ("sign_test_p", 0.0636),
-    "ranking_seed.csv": ("mrr", 0.6111),
-    "ranking_graded.csv": ("ndcg@3", 0.9134),
-    "passk_counts.csv": ("pass@3", 0.7083),
-    "multilingual.csv": ("micro", 0.87),
-    "simpson.csv": ("simpson", True),
-    "claims.csv": ("mean_of_ratios", 0.6),
-    "cost_latency.csv": ("cost_per_success", 0.0146),
-    "text_extraction.csv": ("exact_match", 0.4),
-}
-TOLERANCE = 6e-5
-#: Example sessions: the panel whose result is checked, its metric and value (the rule's
-#: session is checked by its decision card), and a convention its signature must state.
-EXPECTED_SESSIONS: dict[str, tuple[str, object, str]] = {
-    "paired_14_to_5.wbsession.json": ("verdict", "PASS", "rule-changed:no"),
-    "ranking_graded.wbsession.json": ("ndcg@3", 0.834, "gain:exponential"),
-    "cost_latency.wbsession.json": ("cost_per_success", 0.0146, "pct:nearest_rank"),
-}
-
-
-@dataclass
-class Outcome:
-    ok: bool = True
-    steps: int = 0
-    failures: list[str] = field(default_factory=list)
-
-    def step(self, ok: bool, label: str, detail: str = "") -> bool:
-        self.steps += 1
-        if not ok:
-            self.ok = False
-            self.failures.append(f"{label}: {detail}" if detail else label)
-        _say(f"{'ok  ' if ok else 'FAIL'} {label}{' - ' + detail if detail else ''}")
-        return ok
-
-
-_LOG = None
-
-
-def _say(line: str) -> None:
-    """Print one line (a windowed Windows build has no stdout: then a log file in the temp folder)."""
-    global _LOG
-    stream = sys.stdout
-    if stream is None:
-        if _LOG is None:
-            _LOG = open(os.path.join(tempfile.gettempdir(), "workbench-self-test.log"), "w",
-                        encoding="utf-8")
-        stream = _LOG
-    print(line, file=stream, flush=True)
-
+from . import selftest_steps as steps
 
 def _parse(argv: list[str]) -> dict:
     opts = {"keep": False, "screenshots": None, "timeout": 120.0}
@@ -103,92 +49,41 @@ def _parse(argv: list[str]) -> dict:
     return opts
 
 
-def _wait(signals, timeout_s: float):
-    """Run an event loop until one of ``signals`` fires or the time runs out.
-
-    Returns ``(index of the signal, its arguments)`` or ``(None, None)`` on time-out.
-    """
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    loop = QEventLoop()
-    fired: list = []
-    slots = []
-    for i, sig in enumerate(signals):
-        def slot(*args, _i=i):
-            if not fired:
-                fired.append((_i, args))
-            loop.quit()
-        sig.connect(slot)
-        slots.append((sig, slot))
-    timer = QTimer()
-    timer.setSingleShot(True)
-    timer.timeout.connect(loop.quit)
-    timer.start(int(timeout_s * 1000))
-    loop.exec()
-    timer.stop()
-    for sig, slot in slots:
-        try:
-            sig.disconnect(slot)
-        except (RuntimeError, TypeError):  # pragma: no cover - already gone
-            pass
-    return fired[0] if fired else (None, None)
-
-
-def _check_value(result, metric: str, expected) -> tuple[bool, str]:
-    values = [r["value"] for r in result.records if r["metric"] == metric]
-    if not values:
-        return False, f"no {metric} record in the result"
-    got = values[0]
-    if isinstance(expected, bool):
-        return got is expected, f"{metric} = {got} (expected {expected})"
-    ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got) \
-        and abs(got - float(expected)) <= TOLERANCE
-    shown = f"{got:.4f}" if isinstance(got, float) else str(got)
-    return ok, f"{metric} = {shown} (seed {expected}), n={_n_of(result, metric)}"
-
-
-def _n_of(result, metric: str):
-    for r in result.records:
-        if r["metric"] == metric:
-            return r.get("n", "-")
-    return "-"
-
-
 def run(argv: list[str] | None = None) -> int:
     opts = _parse(list(sys.argv[1:] if argv is None else argv))
     # The self-test needs no screen; a QT_QPA_PLATFORM given by the caller wins (e.g. xcb under
     # Xvfb, to check the desktop platform plug-in too).
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     started = time.monotonic()
-    outcome = Outcome()
+    outcome = steps.Outcome()
     workdir = tempfile.mkdtemp(prefix="workbench-self-test-")
     try:
         _run(opts, outcome, workdir)
     except Exception as err:  # noqa: BLE001 - a self-test reports, it does not crash
         outcome.step(False, "self-test", f"unexpected {type(err).__name__}: {err}")
         for line in traceback.format_exc().rstrip().splitlines():
-            _say("     " + line)
+            steps.say("     " + line)
     finally:
         if opts["keep"]:
-            _say(f"     kept {workdir}")
+            steps.say(f"     kept {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
     elapsed = time.monotonic() - started
     if outcome.ok:
-        _say(f"self-test passed: {outcome.steps} steps in {elapsed:.1f} s")
+        steps.say(f"self-test passed: {outcome.steps} steps in {elapsed:.1f} s")
         return 0
-    _say(f"self-test FAILED: {len(outcome.failures)} of {outcome.steps} steps in {elapsed:.1f} s")
+    steps.say(f"self-test FAILED: {len(outcome.failures)} of {outcome.steps} steps in {elapsed:.1f} s")
     for f in outcome.failures:
-        _say(f"  - {f}")
+        steps.say(f"  - {f}")
     return 1
 
 
-def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
+def _run(opts: dict, outcome: steps.Outcome, workdir: str) -> None:
     from .. import __version__
     from ..resources_path import resources_dir
 
     frozen = bool(getattr(sys, "frozen", False))
-    _say(f"Eval Workbench {__version__} self-test ({'bundle' if frozen else 'source'}: "
+    steps.say(f"Eval Workbench {__version__} self-test ({'bundle' if frozen else 'source'}: "
          f"{getattr(sys, '_MEIPASS', None) or os.path.dirname(os.path.dirname(os.path.dirname(__file__)))})")
 
     res = resources_dir()
@@ -209,7 +104,49 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
                  "cannot be drawn (resources/icons or the SVG icon engine missing?)")
 
     from .about import about_text
-    from .examples import EXAMPLES
+
+    settings = QSettings(os.path.join(workdir, "settings.ini"), QSettings.Format.IniFormat)
+    window = _self_test_window(settings)
+    install_exception_hook(window)
+    window.resize(1280, 800)
+    window.show()
+    app.processEvents()
+    outcome.step(True, "main window", f"{len(window.panels)} panels")
+
+    about = steps.plain(about_text())
+    unknown = re.findall(r"([\w-]+) \?(?=[,.]|$)", about)
+    outcome.step(not unknown, "about box versions",
+                 f"unknown version of {', '.join(unknown)} (package metadata missing from the build)"
+                 if unknown else about.split("conventions. ", 1)[-1][:160])
+
+    steps.guide(outcome, window, app, opts["screenshots"])
+
+    timeout = float(opts["timeout"])
+    results, tables = _examples(outcome, window, app, timeout, opts["screenshots"])
+    steps.every_analysis_tried(outcome, results)
+
+    steps.example_sessions(outcome, window, timeout)
+
+    # unexpected exceptions anywhere (every panel runs on every table) are bugs a user would see
+    for panel in window.panels.values():
+        panel.runner.wait(int(timeout * 1000))
+    app.processEvents()
+    crashes = [r for r in window.recorded if r.startswith("exception")]
+    outcome.step(not crashes, "no unexpected errors",
+                 crashes[0].splitlines()[0] if crashes else "")
+
+    steps.formats(outcome, workdir, tables)
+    steps.stemmer(outcome, tables)
+    steps.export(outcome, workdir, results, tables)
+
+    window.dirty = False
+    window.shutdown()
+    window.close()
+    app.processEvents()
+
+
+def _self_test_window(settings):
+    """The main window with its dialogs recorded instead of shown (nobody is there to close them)."""
     from .main_window import MainWindow
 
     class SelfTestWindow(MainWindow):
@@ -231,35 +168,26 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
         def ask_unsaved(self):
             return "discard"
 
-    settings = QSettings(os.path.join(workdir, "settings.ini"), QSettings.Format.IniFormat)
-    window = SelfTestWindow(settings)
-    install_exception_hook(window)
-    window.resize(1280, 800)
-    window.show()
-    app.processEvents()
-    outcome.step(True, "main window", f"{len(window.panels)} panels")
+    return SelfTestWindow(settings)
 
-    about = _plain(about_text())
-    unknown = re.findall(r"([\w-]+) \?(?=[,.]|$)", about)
-    outcome.step(not unknown, "about box versions",
-                 f"unknown version of {', '.join(unknown)} (package metadata missing from the build)"
-                 if unknown else about.split("conventions. ", 1)[-1][:160])
 
-    _guide(outcome, window, app, opts["screenshots"])
+def _examples(outcome: steps.Outcome, window, app, timeout: float, shots: str | None):
+    """Open every example of the start page, wait for its panel's result and check its seed
+    number; returns (results, tables)."""
+    from .about import about_text
+    from .examples import EXAMPLES
 
-    timeout = float(opts["timeout"])
     results, tables = [], []
-    shots = opts["screenshots"]
     if shots:
         os.makedirs(shots, exist_ok=True)
-        _screenshot_start(window, app, about_text(), shots)
+        steps.screenshot_start(window, app, about_text(), shots)
     for example in EXAMPLES:
         label = f"example {example.file} -> {example.panel}"
         if not example.path.is_file():
             outcome.step(False, label, f"missing file {example.path}")
             continue
         t0 = time.monotonic()
-        which, args = _wait_for_load(window, example, timeout)
+        which, args = steps.wait_for_load(window, example, timeout)
         if which != 0:
             why = args[0] if which == 1 else f"not loaded within {timeout:.0f} s"
             outcome.step(False, label, f"loading failed: {why}")
@@ -267,7 +195,7 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
         table = args[0]
         panel = window.panels[example.panel]
         if panel.runner.busy or panel._debounce.isActive():
-            which, args = _wait([panel.result_ready, panel.runner.failed], timeout)
+            which, args = steps.wait([panel.result_ready, panel.runner.failed], timeout)
             if which is None:
                 outcome.step(False, label, f"no result within {timeout:.0f} s")
                 continue
@@ -281,123 +209,18 @@ def _run(opts: dict, outcome: Outcome, workdir: str) -> None:
             continue
         app.processEvents()
         if shots:
-            _screenshot_example(window, panel, app, shots, os.path.splitext(example.file)[0])
+            steps.screenshot_example(window, panel, app, shots, os.path.splitext(example.file)[0])
         results.append(result)
         tables.append(table)
-        expected = EXPECTED.get(example.file)
+        expected = steps.EXPECTED.get(example.file)
         ms = (time.monotonic() - t0) * 1000
         if expected is None:
             outcome.step(bool(result.records), label,
                          f"{len(result.records)} records in {ms:.0f} ms (no seed number to check)")
         else:
-            ok, detail = _check_value(result, *expected)
+            ok, detail = steps.check_value(result, *expected)
             outcome.step(ok, label, f"{detail} in {ms:.0f} ms")
-    _every_analysis_tried(outcome, results)
-
-    _example_sessions(outcome, window, timeout)
-
-    # unexpected exceptions anywhere (every panel runs on every table) are bugs a user would see
-    for panel in window.panels.values():
-        panel.runner.wait(int(timeout * 1000))
-    app.processEvents()
-    crashes = [r for r in window.recorded if r.startswith("exception")]
-    outcome.step(not crashes, "no unexpected errors",
-                 crashes[0].splitlines()[0] if crashes else "")
-
-    _formats(outcome, workdir, tables)
-    _stemmer(outcome, tables)
-    _export(outcome, workdir, results, tables)
-
-    window.dirty = False
-    window.shutdown()
-    window.close()
-    app.processEvents()
-
-
-def _every_analysis_tried(outcome: Outcome, results: list) -> None:
-    """Every analysis of the catalogue that reads a file answered on one example."""
-    from .. import catalog
-
-    answered = {r.analysis for r in results}
-    untried = [name for name in catalog.names(reads_input=True) if name not in answered]
-    outcome.step(not untried, "every analysis",
-                 f"no example answered for {', '.join(untried)}" if untried else
-                 f"{len(answered)} analyses answered on their examples")
-
-
-def _guide(outcome: Outcome, window, app, shots: str | None) -> None:
-    """Help > User guide (its menu action) opens offline on the getting-started page, and every
-    page of the guide is in the installation and shows its title."""
-    label = "user guide"
-    action = getattr(window, "guide_action", None)
-    if action is None:
-        outcome.step(False, label, "Help > User guide is missing from the menu")
-        return
-    try:
-        from .guide import FIRST_PAGE, docs_dir, pages
-
-        t0 = time.monotonic()
-        action.trigger()
-        app.processEvents()
-        guide = getattr(window, "_user_guide", None)
-        if guide is None or not guide.isVisible():
-            outcome.step(False, label, "Help > User guide did not open a window")
-            return
-        first = guide.browser.toPlainText()
-        listed = pages()
-        if guide.current_page() != FIRST_PAGE or "Getting started" not in first:
-            outcome.step(False, label, f"opened on {guide.current_page()!r}, not the getting-started page")
-            guide.close()
-            return
-        if shots:
-            guide.resize(1280, 800)
-            app.processEvents()
-            guide.grab().save(os.path.join(shots, "guide.png"))
-        empty = []
-        for name, title in listed:
-            guide.open_page(name)
-            app.processEvents()
-            if guide.current_page() != name or title not in guide.browser.toPlainText():
-                empty.append(name)
-        guide.open_page(FIRST_PAGE)
-        guide.close()
-        outcome.step(not empty and len(listed) > 1, label,
-                     f"{len(listed)} pages from {docs_dir()} in {(time.monotonic() - t0) * 1000:.0f} ms"
-                     if not empty else
-                     f"pages not shown: {', '.join(empty)}")
-    except Exception as err:  # noqa: BLE001 - a self-test reports, it does not crash
-        outcome.step(False, label, f"{type(err).__name__}: {err}")
-
-
-def _screenshot_start(window, app, about_html: str, folder: str) -> None:
-    """The start page, and the About box as Qt draws it (application icon, versions)."""
-    from PySide6.QtWidgets import QMessageBox
-
-    app.processEvents()
-    window.grab().save(os.path.join(folder, "start.png"))
-    box = QMessageBox(window)
-    box.setWindowTitle("About Eval Workbench")
-    box.setIconPixmap(app.windowIcon().pixmap(64, 64))
-    box.setText(about_html)
-    box.show()
-    app.processEvents()
-    box.grab().save(os.path.join(folder, "about.png"))
-    box.close()
-    box.deleteLater()
-
-
-def _screenshot_example(window, panel, app, folder: str, name: str) -> None:
-    """The window on the panel's results, and again on its first chart tab (pyqtgraph)."""
-    from PySide6.QtWidgets import QTabWidget
-
-    window.grab().save(os.path.join(folder, f"{name}.png"))
-    for tabs in panel.findChildren(QTabWidget):
-        if tabs.count() > 1 and tabs.tabText(0) == "Results":
-            tabs.setCurrentIndex(1)
-            app.processEvents()
-            window.grab().save(os.path.join(folder, f"{name}-chart.png"))
-            tabs.setCurrentIndex(0)
-            break
+    return results, tables
 
 
 def _quiet_offscreen_warnings() -> None:
@@ -415,135 +238,6 @@ def _quiet_offscreen_warnings() -> None:
             print(message, file=sys.stderr)
 
     previous = qInstallMessageHandler(handler)
-
-
-def _example_sessions(outcome: Outcome, window, timeout: float) -> None:
-    """Each bundled example session reopens its file, options and rule, and runs."""
-    from .examples import EXAMPLE_SESSIONS
-
-    for example in EXAMPLE_SESSIONS:
-        label = f"example session {example.file}"
-        metric, expected, convention = EXPECTED_SESSIONS.get(example.file, (None, None, ""))
-        if not example.path.is_file():
-            outcome.step(False, label, f"missing file {example.path}")
-            continue
-        which, args = _wait_for_load(window, example, timeout)
-        if which != 0:
-            why = args[0] if which == 1 else f"not loaded within {timeout:.0f} s"
-            outcome.step(False, label, f"loading failed: {why}")
-            continue
-        panel = window.rule_panel if example.panel == "rule" else window.panels[example.panel]
-        if panel.runner.busy or getattr(panel, "_debounce", None) and panel._debounce.isActive():
-            which, args = _wait([panel.result_ready, panel.runner.failed], timeout)
-            if which != 0:
-                outcome.step(False, label, f"no result: {args[0] if args else 'timed out'}")
-                continue
-        result = panel.last_result
-        if result is None:
-            outcome.step(False, label, "no result was shown")
-            continue
-        if metric == "verdict":
-            got = result.value("verdict")
-            ok, detail = got == expected, f"rule card {got} (expected {expected})"
-        elif metric is not None:
-            ok, detail = _check_value(result, metric, expected)
-        else:
-            ok, detail = bool(result.records), f"{len(result.records)} records"
-        if convention not in result.signature:
-            ok, detail = False, f"{detail}; signature lacks {convention!r}: {result.signature}"
-        outcome.step(ok, label, detail)
-
-
-def _wait_for_load(window, example, timeout: float):
-    from PySide6.QtCore import QTimer
-
-    # start the load from inside the loop, so a very fast load cannot be missed
-    QTimer.singleShot(0, lambda: window.open_example(example))
-    return _wait([window.table_loaded, window.load_failed], timeout)
-
-
-def _formats(outcome: Outcome, workdir: str, tables: list) -> None:
-    """Parquet (pyarrow, or fastparquet in the bundle) and XLSX (openpyxl) inputs load as the
-    CSV did."""
-    from ..io import load_table, parquet
-
-    if not tables:
-        return
-    frame = tables[0].frame
-    for ext, write in ((".parquet", lambda f, p: parquet.write(f, p, index=False)),
-                       (".xlsx", lambda f, p: f.to_excel(p, index=False))):
-        path = os.path.join(workdir, f"round-trip{ext}")
-        label = f"{ext[1:]} input" + (f" ({parquet.engine()})" if ext == ".parquet" else "")
-        try:
-            write(frame, path)
-            back = load_table(path)
-            same = back.frame.shape == frame.shape and list(map(str, back.frame.columns)) == \
-                list(map(str, frame.columns))
-            outcome.step(same, label, f"{len(back.frame)} rows x {back.frame.shape[1]} columns"
-                         + ("" if same else f", expected {frame.shape}"))
-        except Exception as err:  # noqa: BLE001
-            outcome.step(False, label, f"{type(err).__name__}: {err}")
-
-
-def _stemmer(outcome: Outcome, tables: list) -> None:
-    """ROUGE with NLTK's Porter stemmer (rouge-score's use_stemmer), which the examples leave off."""
-    from dataclasses import replace
-
-    from ..analyses import REGISTRY
-
-    table = next((t for t in tables if os.path.basename(str(t.path)) == "text_extraction.csv"), None)
-    if table is None:
-        return
-    try:
-        module = REGISTRY["text"]
-        result = module.run(table, replace(module.Options(), stemmer=True))
-        value = result.value("rouge1") if result.find("rouge1") else None
-        outcome.step(isinstance(value, float), "ROUGE with the Porter stemmer",
-                     f"rouge1 = {value:.4f}" if isinstance(value, float) else "no rouge1 value")
-    except Exception as err:  # noqa: BLE001
-        outcome.step(False, "ROUGE with the Porter stemmer", f"{type(err).__name__}: {err}")
-
-
-def _export(outcome: Outcome, workdir: str, results: list, tables: list) -> None:
-    label = "report"
-    if not results:
-        outcome.step(False, label, "no results to export")
-        return
-    try:
-        from ..report import write_report
-    except ImportError as err:
-        outcome.step(False, label, f"the report writer (workbench.report.write_report) cannot be "
-                     f"imported: {err}")
-        return
-    path = os.path.join(workdir, "self-test-report.xlsx")
-    t0 = time.monotonic()
-    try:
-        write_report(path, results, source=tables, title="Eval Workbench self-test")
-    except Exception as err:  # noqa: BLE001
-        outcome.step(False, label, f"writing failed: {type(err).__name__}: {err}")
-        for line in traceback.format_exc().rstrip().splitlines():
-            _say("     " + line)
-        return
-    ms = (time.monotonic() - t0) * 1000
-    if not os.path.isfile(path):
-        outcome.step(False, label, f"{path} was not written")
-        return
-    try:
-        from openpyxl import load_workbook
-
-        wb = load_workbook(path, read_only=True)
-        sheets = list(wb.sheetnames)
-        wb.close()
-    except Exception as err:  # noqa: BLE001
-        outcome.step(False, label, f"the report cannot be read back: {type(err).__name__}: {err}")
-        return
-    size = os.path.getsize(path)
-    outcome.step(len(sheets) >= 2, label,
-                 f"{len(results)} results, {len(sheets)} sheets, {size / 1024:.0f} KiB in {ms:.0f} ms")
-
-
-def _plain(html: str) -> str:
-    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
 def main(argv: list[str] | None = None) -> int:

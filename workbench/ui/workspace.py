@@ -21,6 +21,11 @@ from .panels.compare import SOURCE_PANELS
 from .panels.rule import RulePanel
 
 
+#: Above this many rows a new table (or new roles) runs only the panel on screen; the others run
+#: when their tab is shown (every panel at once on 1M rows is close to a minute of work).
+LAZY_ROWS = 200_000
+
+
 class Workspace(QTabWidget):
     options_changed = Signal()            # an option or the registered rule changed
     error = Signal(str, str)              # (summary, details) of an unexpected failure
@@ -48,6 +53,7 @@ class Workspace(QTabWidget):
         self.rule_panel.error.connect(self.error)
         self.addTab(self.rule_panel, "Release rule")
         self.setUsesScrollButtons(True)
+        self.currentChanged.connect(lambda _i: self._run_shown())
 
     def _add_panel(self, name: str, title: str, panel) -> None:
         panel.setObjectName(f"panel:{name}")
@@ -89,8 +95,19 @@ class Workspace(QTabWidget):
             return
         name = None if name == "data" else name
         self.setCurrentWidget(self.panels[name] if name else self.data)
+        self._run_shown()
         if name == "plan" and self.panels["plan"].last_result is None:
             self.panels["plan"].run_now()
+
+    def _run_shown(self) -> None:
+        """The panel on screen runs if the data changed while it was hidden."""
+        shown = self.currentWidget()
+        if shown in self.panels.values():
+            shown.run_if_stale()
+
+    def lazy(self) -> bool:
+        """Only the panel on screen computes (a table of more than :data:`LAZY_ROWS` rows)."""
+        return self.table is not None and len(self.table.frame) > LAZY_ROWS
 
     def current_name(self) -> str:
         shown = self.currentWidget()
@@ -192,17 +209,16 @@ class Workspace(QTabWidget):
         self.rule_panel.roles = dict(roles)
         if self.table is None:
             return
+        lazy = self.lazy()
         for panel in self.panels.values():
             if panel.NEEDS_DATA:
-                panel.set_data(self.table, roles)
+                panel.set_data(self.table, roles, run=not lazy or panel is self.currentWidget())
 
     def back_to_table(self) -> None:
         """After a failed load whose preview replaced the data view: the file still open."""
         if self.table is not None:
             self.data.set_table(self.table)
-            for panel in self.panels.values():
-                if panel.NEEDS_DATA:
-                    panel.set_data(self.table, self.roles)
+            self.set_roles(self.roles)
         else:
             import pandas as pd
 

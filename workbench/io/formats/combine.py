@@ -136,7 +136,8 @@ def combine(tables: Sequence[Any]):
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
                        format=first.format, row_lines=np.arange(1, len(frame) + 1),
                        roles=roles, panel=panel, row_word="row",
-                       encoding=first.encoding, row_names=row_names)
+                       encoding=first.encoding, row_names=row_names,
+                       parts=tuple((t.path, t.sha256) for t in tables))
 
 
 def _lmeval_outcome(frame: pd.DataFrame, roles: dict[str, str], tables: Sequence[Any]):

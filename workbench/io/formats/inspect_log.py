@@ -125,6 +125,37 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
         columns["answer"] = text_column([_text(((s.get("scores") or {}).get(first) or {})
                                                .get("answer"), a)
                                          for s, a in zip(samples, attachments)])
+    agent, errors = _effort_columns(samples, columns)
+    if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
+        columns["eval_id"] = text_column([str(spec["eval_id"])] * n)
+    frame = pd.DataFrame(columns)
+    for key in ("input_tokens", "output_tokens", "total_tokens"):
+        if frame[key].notna().all() and (frame[key] == frame[key].round()).all():
+            frame[key] = frame[key].astype(np.int64)
+    epochs = int(frame["epoch"].max())
+    if epochs > 1:  # one id per row, for the analyses that score items (text, compare)
+        frame.insert(4, "item", text_column([f"{sid} (epoch {e})" for sid, e in
+                                             zip(frame["sample_id"], frame["epoch"])]))
+    success = next((col for col, kind, column in score_cols if _binary(column)), None)
+    if success is None and score_cols:
+        success = score_cols[0][0]
+    notes = _notes(frame, task, model, status, score_cols, graded, epochs, errors, agent, "cost" in columns)
+    roles = {"sample_id": "task", "model": "system", "output": "prediction", "target": "reference",
+             "total_time": "latency", **({"item": "item"} if epochs > 1 else {}),
+             **({"steps": "steps", "tool_calls": "tool_calls"} if agent else {}),
+             **({"cost": "cost"} if "cost" in columns else {}),
+             **({"error": "error"} if any(errors) else {})}
+    if success:
+        roles[success] = "success"
+    names = [f"sample {sid} (epoch {e})" for sid, e in zip(frame["sample_id"], frame["epoch"])]
+    return table(frame, path, fmt=FORMAT, notes=notes,
+                 row_lines=np.arange(1, n + 1, dtype=np.int64), roles=roles, panel="passk",
+                 row_word="row", row_names=names)
+
+
+def _effort_columns(samples: list[dict], columns: dict[str, Any]):
+    """Tokens, cost, steps and tool calls, times and errors of each sample, added to
+    ``columns``; returns (the agent's columns, each sample's error text)."""
     for key in ("input_tokens", "output_tokens", "total_tokens"):
         columns[key] = np.array([sum(float((u or {}).get(key) or 0)
                                      for u in (s.get("model_usage") or {}).values())
@@ -140,19 +171,13 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     errors = [_error(s.get("error")) for s in samples]
     if any(errors):
         columns["error"] = text_column(errors)
-    if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
-        columns["eval_id"] = text_column([str(spec["eval_id"])] * n)
-    frame = pd.DataFrame(columns)
-    for key in ("input_tokens", "output_tokens", "total_tokens"):
-        if frame[key].notna().all() and (frame[key] == frame[key].round()).all():
-            frame[key] = frame[key].astype(np.int64)
-    epochs = int(frame["epoch"].max())
-    if epochs > 1:  # one id per row, for the analyses that score items (text, compare)
-        frame.insert(4, "item", text_column([f"{sid} (epoch {e})" for sid, e in
-                                             zip(frame["sample_id"], frame["epoch"])]))
-    success = next((col for col, kind, column in score_cols if _binary(column)), None)
-    if success is None and score_cols:
-        success = score_cols[0][0]
+    return agent, errors
+
+
+def _notes(frame, task: str, model: str, status, score_cols, graded: bool, epochs: int,
+           errors: list[str], agent: dict, has_cost: bool) -> list[str]:
+    """What the reader did with the log, in sentences."""
+    n = len(frame)
     notes = [f"Read as an Inspect AI log (task '{task}', model '{model}', "
              f"{frame['sample_id'].nunique()} samples x {epochs} epoch{'s' if epochs > 1 else ''}"
              f" = {n} rows): one row per sample and epoch; scorers "
@@ -174,18 +199,8 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
                      "tool calls are counted one by one (parallel calls each count)"
                      + (f"; calls per tool in columns tool_calls.<name> ({', '.join(tools)})" if tools else "")
                      + ("; cost is the total_cost Inspect recorded in the sample's model usage"
-                        if "cost" in columns else "") + ".")
-    roles = {"sample_id": "task", "model": "system", "output": "prediction", "target": "reference",
-             "total_time": "latency", **({"item": "item"} if epochs > 1 else {}),
-             **({"steps": "steps", "tool_calls": "tool_calls"} if agent else {}),
-             **({"cost": "cost"} if "cost" in columns else {}),
-             **({"error": "error"} if any(errors) else {})}
-    if success:
-        roles[success] = "success"
-    names = [f"sample {sid} (epoch {e})" for sid, e in zip(frame["sample_id"], frame["epoch"])]
-    return table(frame, path, fmt=FORMAT, notes=notes,
-                 row_lines=np.arange(1, n + 1, dtype=np.int64), roles=roles, panel="passk",
-                 row_word="row", row_names=names)
+                        if has_cost else "") + ".")
+    return notes
 
 
 def _agent_columns(samples: list[dict]) -> dict[str, Any]:

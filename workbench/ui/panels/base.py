@@ -8,64 +8,23 @@ notes, the signature, every result table, and the charts the panel draws.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
-import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
-                               QFrame, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QScrollArea, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel,
+                               QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
 from ...core.errors import WorkbenchError
 from ...core.result import AnalysisResult
-from ...metrics.registry import spec_for
-from ..models import FrameModel
-from ..tasks import TaskRunner
-from ..widgets import AnswerCard, BusyBar, TableView
 from .. import presenting
-
-AUTO = "(automatic)"
-NONE = "(none)"
-
-
-@dataclass(frozen=True)
-class Field:
-    """One control of a panel's form."""
-
-    name: str                      # the Options field it sets (or a panel-only setting)
-    label: str
-    kind: str                      # column | choice | bool | int | float | cutoffs | file | text
-    tooltip: str = ""
-    roles: tuple[str, ...] = ()    # column: roles that fill it automatically
-    choices: tuple[tuple[str, str], ...] = ()  # choice: (value, label)
-    minimum: float = 0
-    maximum: float = 1_000_000
-    decimals: int = 3
-    step: float = 1
-    forms: tuple[str, ...] = ()    # shown only when the panel's "form" is one of these
-    optional: bool = True          # column: may be left empty
-    default: Any = None            # panel-only settings
-
-
-@dataclass
-class _Control:
-    spec: Field
-    widget: QWidget
-    row_label: QLabel
-
-
-def gui_words(text: str, labels: dict[str, str]) -> str:
-    """A sentence of the engine (shared with the command line) in the window's words: a
-    command-line flag (``--relevance``) becomes the option on the left that sets it."""
-    import re
-
-    def option(match) -> str:
-        label = labels.get(match.group(1).replace("-", "_"))
-        return f"the '{label}' option on the left" if label else match.group(0)
-
-    return re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", option, text) if "--" in text else text
-
+from ..tasks import TaskRunner
+from ..widgets import TableView
+from .fields import (AUTO, NONE, Control, Field, fit_options_width, gui_words, make_control, set_value,
+                     value_of)
+from .conventions_tab import on_render
+from .results_view import (QUALIFIERS, build_results_column, clear_view, headline_frame, notes_html,
+                           show_tables)
 
 class PanelMessages:
     """The message line of a panel (a ``message`` QLabel, ``last_error``, an ``error`` signal):
@@ -126,7 +85,9 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._running_sha256: str | None = None
         self.not_applicable = ""
         self.last_error: str | None = None
-        self._controls: dict[str, _Control] = {}
+        #: the data changed while the panel was not on screen (a large table): it runs when shown
+        self.stale = False
+        self._controls: dict[str, Control] = {}
         self._loading = False
         #: shut down (its window closes): no timer, no run, nothing reported any more
         self.closed = False
@@ -134,7 +95,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.runner.progressed.connect(lambda f, m: self.busy.advance(f, m))
         self.runner.finished.connect(self._on_result)
         self.runner.failed.connect(self._on_failed)
-        self.runner.busy_changed.connect(self._on_busy)
+        self.runner.busy_changed.connect(lambda b: None if b else self.busy.stop())
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(self.DEBOUNCE_MS)
@@ -158,7 +119,9 @@ class AnalysisPanel(PanelMessages, QWidget):
         # a narrow options column puts each field under its label instead of widening the window
         self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         for spec in self.FIELDS:
-            self._add_control(spec)
+            ctl = make_control(spec, self._changed, self._update_visibility, self._debounce.start)
+            self.form.addRow(ctl.row_label, ctl.widget)
+            self._controls[spec.name] = ctl
         form_layout.addWidget(group)
         self.run_button = QPushButton("Run now")
         self.run_button.setToolTip("Results update by themselves when an option changes.")
@@ -176,69 +139,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.options_scroll = scroll
         split.addWidget(scroll)
 
-        right = QWidget()
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(4, 0, 0, 0)
-        self.busy = BusyBar()
-        self.busy.cancel_requested.connect(self.cancel)
-        top = QHBoxLayout()
-        self.drawer_button = QPushButton("Options ▸")
-        self.drawer_button.setObjectName("optionsDrawer")
-        self.drawer_button.setCheckable(True)
-        self.drawer_button.setToolTip("Show or hide the options and conventions.")
-        self.drawer_button.toggled.connect(lambda on: self.options_scroll.setVisible(on))
-        self.drawer_button.setVisible(False)
-        top.addWidget(self.drawer_button, 0)
-        top.addWidget(self.busy, 1)
-        top.addStretch(0)
-        rl.addLayout(top)
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setObjectName("panelMessage")
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        rl.addWidget(self.message)
-        self.card = AnswerCard()
-        rl.addWidget(self.card)
-        self.tabs = QTabWidget()
-        self.tabs.setUsesScrollButtons(True)  # many result tabs scroll; their titles are not cut
-        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
-        self.tabs.setDocumentMode(True)
-        rl.addWidget(self.tabs, 1)
-        self.headline = TableView()
-        self.headline.setObjectName("headline")
-        # the measure's name takes the room left by value, n and interval (never the last column)
-        self.headline.horizontalHeader().setStretchLastSection(False)
-        self.headline.frame_model().modelReset.connect(self._stretch_measure)
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        summary = QWidget()
-        sl = QVBoxLayout(summary)
-        sl.setContentsMargins(0, 4, 0, 0)
-        sl.addWidget(self.headline, 3)
-        notes_scroll = QScrollArea()
-        notes_scroll.setWidgetResizable(True)
-        notes_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        notes_scroll.setWidget(self.notes)
-        notes_scroll.setVisible(False)  # shown with notes: an empty box takes no room from the table
-        self.notes_scroll = notes_scroll
-        sl.addWidget(notes_scroll, 1)
-        self.tabs.addTab(summary, "Results")
-        self.charts = [cls() for cls in self.CHARTS]
-        for chart in self.charts:
-            self.tabs.addTab(chart, chart.title)
-            self.tabs.setTabVisible(self.tabs.indexOf(chart), False)
-        self._table_views: dict[str, TableView] = {}
-        sig_row = QHBoxLayout()
-        sig_row.addWidget(QLabel("Signature:"))
-        self.signature = QLineEdit()
-        self.signature.setReadOnly(True)
-        self.signature.setObjectName("signature")
-        self.signature.setToolTip("Every convention that produced these numbers.")
-        sig_row.addWidget(self.signature, 1)
-        rl.addLayout(sig_row)
-        split.addWidget(right)
+        split.addWidget(build_results_column(self))
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([360, 900])
@@ -249,7 +150,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._loading = True
         for ctl in self._controls.values():
             if ctl.spec.default is not None:
-                self._set_value(ctl, ctl.spec.default)
+                set_value(ctl, ctl.spec.default)
         self._loading = False
         self._update_visibility()
 
@@ -257,52 +158,13 @@ class AnalysisPanel(PanelMessages, QWidget):
         """Widgets added under the Run button (e.g. Compare's 'show discordant items')."""
         return []
 
-    def _add_control(self, spec: Field) -> None:
-        tip = spec.tooltip
-        if spec.kind == "column":
-            w = _combo()
-            w.currentIndexChanged.connect(self._changed)
-        elif spec.kind == "choice":
-            w = _combo()
-            for value, label in spec.choices:
-                w.addItem(label, value)
-            if spec.default is not None:
-                w.setCurrentIndex(max(0, w.findData(spec.default)))
-            w.currentIndexChanged.connect(self._changed)
-            w.currentIndexChanged.connect(self._update_visibility)
-        elif spec.kind == "bool":
-            w = QCheckBox()
-            w.toggled.connect(self._changed)
-        elif spec.kind == "int":
-            w = QSpinBox()
-            w.setRange(int(spec.minimum), int(spec.maximum))
-            w.setSingleStep(int(spec.step))
-            w.setGroupSeparatorShown(True)
-            w.valueChanged.connect(self._changed)
-        elif spec.kind == "float":
-            w = QDoubleSpinBox()
-            w.setRange(spec.minimum, spec.maximum)
-            w.setDecimals(spec.decimals)
-            w.setSingleStep(spec.step)
-            w.valueChanged.connect(self._changed)
-        elif spec.kind in ("cutoffs", "text"):
-            w = QLineEdit()
-            w.editingFinished.connect(self._changed)
-            w.textEdited.connect(lambda _t: self._debounce.start())
-        elif spec.kind == "file":
-            w = _FileField()
-            w.changed.connect(self._changed)
-        else:  # pragma: no cover - a programming error in a panel
-            raise ValueError(spec.kind)
-        w.setToolTip(tip)
-        w.setObjectName(spec.name)
-        label = QLabel(spec.label)
-        label.setToolTip(tip)
-        self.form.addRow(label, w)
-        self._controls[spec.name] = _Control(spec, w, label)
-
     def control(self, name: str) -> QWidget:
         return self._controls[name].widget
+
+    def value(self, name: str):
+        """The value of field ``name`` as the analysis gets it (a column left automatic: the
+        column its role names)."""
+        return value_of(self._controls[name], self._auto_column)
 
     def _current_form(self) -> str | None:
         if "form" in self._controls:
@@ -321,7 +183,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         """Hook: the input form (for panels with several) that these column roles suggest."""
         return None
 
-    def set_data(self, table, roles: dict[str, str]) -> None:
+    def set_data(self, table, roles: dict[str, str], *, run: bool = True) -> None:
         """A new table (or new roles): pick the form, refill the column choices and run."""
         wanted = self.form_for_roles(roles)
         if wanted is not None and "form" in self._controls:
@@ -355,7 +217,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.refresh_dependent_choices()
         self.fit_options_width()
         if self.table is not None or not self.NEEDS_DATA:
-            self.run_now()
+            self.run_now() if run else self.defer_run()
 
     def refresh_dependent_choices(self) -> None:
         """Hook for choices that depend on the data (e.g. system names)."""
@@ -376,30 +238,8 @@ class AnalysisPanel(PanelMessages, QWidget):
             spec = ctl.spec
             if name not in names or (spec.forms and form not in spec.forms):
                 continue
-            kwargs[name] = self._value_of(ctl)
+            kwargs[name] = value_of(ctl, self._auto_column)
         return self.module.Options(**kwargs)
-
-    def _value_of(self, ctl: _Control):
-        spec, w = ctl.spec, ctl.widget
-        if spec.kind == "column":
-            chosen = w.currentData()
-            return chosen if chosen is not None else self._auto_column(spec)
-        if spec.kind == "choice":
-            return w.currentData()
-        if spec.kind == "bool":
-            return w.isChecked()
-        if spec.kind == "int":
-            return int(w.value())
-        if spec.kind == "float":
-            return float(w.value())
-        if spec.kind == "cutoffs":
-            return w.text().strip()
-        if spec.kind == "text":
-            text = w.text().strip()
-            return text or None
-        if spec.kind == "file":
-            return w.path() or None
-        raise ValueError(spec.kind)  # pragma: no cover
 
     def reset_for_new_file(self) -> None:
         """Another file is opened (not a session): no choice made on the previous file decides
@@ -420,7 +260,7 @@ class AnalysisPanel(PanelMessages, QWidget):
                 elif kind == "file":
                     w.set_path("")
                 elif name not in options_fields and ctl.spec.default is not None:
-                    self._set_value(ctl, ctl.spec.default)
+                    set_value(ctl, ctl.spec.default)
                 elif name not in options_fields and kind == "text":  # a currency symbol
                     w.setText("")
         finally:
@@ -437,9 +277,9 @@ class AnalysisPanel(PanelMessages, QWidget):
             for name, ctl in self._controls.items():
                 if not hasattr(options, name):
                     continue
-                self._set_value(ctl, getattr(options, name))
+                set_value(ctl, getattr(options, name))
             if "form" in self._controls:
-                self._set_value(self._controls["form"], self.form_of(options))
+                set_value(self._controls["form"], self.form_of(options))
         finally:
             self._loading = False
         self._update_visibility()
@@ -447,26 +287,6 @@ class AnalysisPanel(PanelMessages, QWidget):
     def form_of(self, options) -> str | None:
         """Which form (for panels with several input shapes) these options use."""
         return None
-
-    def _set_value(self, ctl: _Control, value) -> None:
-        spec, w = ctl.spec, ctl.widget
-        if spec.kind in ("column", "choice"):
-            idx = w.findData(value)
-            if idx < 0 and spec.kind == "column" and value is not None:
-                w.addItem(str(value), value)
-                idx = w.count() - 1
-            w.setCurrentIndex(max(idx, 0))
-        elif spec.kind == "bool":
-            w.setChecked(bool(value))
-        elif spec.kind in ("int", "float"):
-            if value is not None:
-                w.setValue(value)
-        elif spec.kind == "cutoffs":
-            w.setText(",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value))
-        elif spec.kind == "text":
-            w.setText("" if value is None else str(value))
-        elif spec.kind == "file":
-            w.set_path(value or "")
 
     def _changed(self, *_args) -> None:
         if self._loading or self.closed:
@@ -478,22 +298,8 @@ class AnalysisPanel(PanelMessages, QWidget):
     # -- running ---------------------------------------------------------------------------------
     def run_now(self) -> None:
         self._debounce.stop()
-        if self.closed or (self.NEEDS_DATA and self.table is None):
-            return
-        missing = self.missing_columns()
-        self._set_applicable(self.reason_not_applicable(missing))
-        if missing:
-            self.runner.cancel()
-            self.clear_results()
-            self._show_message(self.not_applicable + " Choose the column on the left, or set its "
-                               "role in the Columns list.")
-            return
-        reason = self.precheck()
-        if reason:  # the data cannot give this analysis (one system to compare): said, not red
-            self._set_applicable(reason)
-            self.runner.cancel()
-            self.clear_results()
-            self._show_message(reason)
+        self.stale = False
+        if not self._can_run():
             return
         try:
             options = self.options()
@@ -504,7 +310,44 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._running_sha256 = getattr(table, "sha256", None) if table is not None else None
         self._show_message("")  # what was said of other data or options is not about this run
         self.busy.start(f"Computing {module.TITLE.lower()}…")
+        self._running_options = options  # the result's options (its Conventions tab reruns them)
         self.runner.start(lambda progress: module.run(table, options, progress))
+
+    def _can_run(self) -> bool:
+        """The quick checks before a run (columns there, the data fit for it); what stops the
+        run is said in the panel and its tab."""
+        if self.closed or (self.NEEDS_DATA and self.table is None):
+            return False
+        missing = self.missing_columns()
+        self._set_applicable(self.reason_not_applicable(missing))
+        if missing:
+            self.runner.cancel()
+            self.clear_results()
+            self._show_message(self.not_applicable + " Choose the column on the left, or set its "
+                               "role in the Columns list.")
+            return False
+        reason = self.precheck()
+        if reason:  # the data cannot give this analysis (one system to compare): said, not red
+            self._set_applicable(reason)
+            self.runner.cancel()
+            self.clear_results()
+            self._show_message(reason)
+            return False
+        return True
+
+    def defer_run(self) -> None:
+        """A large table: only the quick checks now (the tab says whether the panel applies);
+        the analysis runs when the panel is shown (:meth:`run_if_stale`)."""
+        self._debounce.stop()
+        self.runner.cancel()
+        if self._can_run():
+            self.stale = True
+            self._show_message("This panel computes when it is shown (a large table: only the "
+                               "panel on screen runs).")
+
+    def run_if_stale(self) -> None:
+        if self.stale:
+            self.run_now()
 
     def precheck(self) -> str:
         """Hook: "" when the analysis can run on the data with these options, else the
@@ -521,7 +364,7 @@ class AnalysisPanel(PanelMessages, QWidget):
             spec = ctl.spec
             if spec.kind != "column" or spec.optional or (spec.forms and form not in spec.forms):
                 continue
-            if self._value_of(ctl) is None:
+            if value_of(ctl, self._auto_column) is None:
                 out.append(spec.label.lower())
         return out
 
@@ -531,15 +374,13 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.closed = True
         self._debounce.stop()
         self.runner.detach()
+        if getattr(self, "conventions_tab", None) is not None:
+            self.conventions_tab.shutdown()
 
     def cancel(self) -> None:
         self.runner.cancel()
         self._show_message("Cancelled; the results shown are from the previous run."
                            if self.last_result else "Cancelled.")
-
-    def _on_busy(self, busy: bool) -> None:
-        if not busy:
-            self.busy.stop()
 
     def reason_not_applicable(self, missing: list[str]) -> str:
         if not missing:
@@ -555,18 +396,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         """Take every number off the panel (another file, or the panel cannot run on it)."""
         self.last_result = None
         self.last_input_sha256 = None
-        self.headline.frame_model().set_frame(pd.DataFrame())
-        self.notes.setText("")
-        self.notes_scroll.setVisible(False)
-        self.signature.setText("")
-        self.card.clear(message)
-        for chart in self.charts:
-            chart.reset()
-            self.tabs.setTabVisible(self.tabs.indexOf(chart), False)
-        for view in self._table_views.values():
-            view.frame_model().set_frame(pd.DataFrame())
-            self.tabs.setTabVisible(self.tabs.indexOf(view), False)
-        self.tabs.setCurrentIndex(0)
+        clear_view(self, message)
+        on_render(self, None)
         self._show_message("")  # the card says what there is to say
         self.on_cleared()
         self.cleared.emit()
@@ -582,6 +413,7 @@ class AnalysisPanel(PanelMessages, QWidget):
     def _on_result(self, result: AnalysisResult) -> None:
         self.last_result = result
         self.last_input_sha256 = self._running_sha256
+        self.last_options = getattr(self, "_running_options", None)
         self.last_error = None
         self._show_message("")
         self.render(result)
@@ -612,25 +444,8 @@ class AnalysisPanel(PanelMessages, QWidget):
             self.tabs.setTabVisible(self.tabs.indexOf(chart), shown)
             if shown:
                 chart.update_from(result)
-        names = set()
-        for tab in result.tables:
-            names.add(tab.name)
-            view = self._table_views.get(tab.name)
-            if view is None:
-                view = TableView(FrameModel())
-                view.setObjectName(f"table:{tab.name}")
-                self._table_views[tab.name] = view
-                label = short_title(tab.title)
-                self.tabs.addTab(view, label.replace("&", "&&"))
-            kinds, headers = table_formats(result, tab)
-            view.frame_model().currency = currency
-            view.frame_model().set_frame(tab.frame, kinds, tab.columns, headers)
-            view.fit_columns(max_width=self._column_cap())
-            view.setToolTip(tab.title)
-            self.tabs.setTabVisible(self.tabs.indexOf(view), True)
-        for name, view in self._table_views.items():
-            if name not in names:
-                self.tabs.setTabVisible(self.tabs.indexOf(view), False)
+        show_tables(self, result, currency)
+        on_render(self, result)
 
     def answer_for_card(self, result, sentences: tuple, badge: str, tone: str):
         """Hook: what only the panel knows added to the answer (the measure an outcome column
@@ -647,50 +462,12 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.options_scroll.setVisible(not on)
         self.card.set_scale(1.5 if on else 1.0)
 
-    def _stretch_measure(self) -> None:
-        from PySide6.QtWidgets import QHeaderView
-
-        header = self.headline.horizontalHeader()
-        for c in range(header.count()):
-            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if c == 0
-                                        else QHeaderView.ResizeMode.Interactive)
-
     def currency(self) -> str | None:
         """Hook: a currency symbol chosen for costs (None: the file's units)."""
         return None
 
     def fit_options_width(self) -> None:
-        """The options column as wide as its labels and its widest choice (a combo's closed
-        text is never cut: "(automatic): quer"), up to a third of the window; the splitter gives it
-        that room and the results the rest."""
-        from PySide6.QtWidgets import QAbstractSpinBox, QComboBox
-
-        fm = self.fontMetrics()
-        label_w = label_short = field_w = 0
-        for ctl in self._controls.values():
-            label_w = max(label_w, fm.horizontalAdvance(ctl.row_label.text()))
-            # where room is short a long label goes above its field (the form wraps long rows)
-            label_short = max(label_short, min(fm.horizontalAdvance(ctl.row_label.text()),
-                                               fm.averageCharWidth() * 22))
-            w = ctl.widget
-            if isinstance(w, QComboBox):
-                texts = [w.itemText(i) for i in range(w.count())] or [""]
-                need = max(fm.horizontalAdvance(t) for t in texts) + 52  # frame and arrow
-            elif isinstance(w, QAbstractSpinBox):
-                need = w.sizeHint().width()
-            else:
-                need = 0
-            field_w = max(field_w, need)
-        window = self.window().width() if self.window() is not None else 0
-        cap = max(320, int(window * 0.34)) if window > 400 else 440
-        want = label_w + field_w + 70  # form spacing, group box and scroll margins
-        if want > cap:
-            want = label_short + field_w + 70
-        width = max(300, min(want, cap))
-        self.options_scroll.setMinimumWidth(width)
-        sizes = self.splitter.sizes()
-        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] < width:
-            self.splitter.setSizes([width, max(200, sum(sizes) - width)])
+        fit_options_width(self)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -718,128 +495,4 @@ class AnalysisPanel(PanelMessages, QWidget):
         return view
 
 
-def short_title(title: str, limit: int = 26) -> str:
-    """A result table's tab title: whole up to ``limit`` characters, else cut at a word."""
-    if len(title) <= limit:
-        return title
-    cut = title[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:-–— ")
-    return (cut if len(cut) >= limit // 2 else title[:limit - 1]) + "…"
-
-
-def _combo() -> QComboBox:
-    combo = QComboBox()
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(10)
-    return combo
-
-
-class _FileField(QWidget):
-    changed = Signal()
-
-    def __init__(self) -> None:
-        super().__init__()
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        self.edit = QLineEdit()
-        self.edit.setPlaceholderText("none")
-        self.edit.editingFinished.connect(self.changed)
-        browse = QPushButton("…")
-        browse.setFixedWidth(32)
-        browse.clicked.connect(self._browse)
-        clear = QPushButton("×")
-        clear.setFixedWidth(28)
-        clear.clicked.connect(lambda: (self.edit.clear(), self.changed.emit()))
-        layout.addWidget(self.edit, 1)
-        layout.addWidget(browse)
-        layout.addWidget(clear)
-
-    def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Judgments (qrels) file", "",
-                                              "Tables (*.csv *.tsv *.txt *.xlsx *.parquet);;All files (*)")
-        if path:
-            self.edit.setText(path)
-            self.changed.emit()
-
-    def path(self) -> str:
-        return self.edit.text().strip()
-
-    def set_path(self, path: str) -> None:
-        self.edit.setText(path)
-
-
-#: the answer's columns first (value, n, interval), so n is on screen without scrolling
-HEADLINE_KEYS = ("metric", "value", "n", "ci_low", "ci_high", "system", "group", "version", "k", "from", "to")
-HEADLINE_HEADERS = {"metric": "Measure", "system": "System", "group": "Group", "version": "Version",
-                    "k": "k", "from": "From", "to": "To", "value": "Value", "n": "n",
-                    "ci_low": "95% CI low", "ci_high": "95% CI high"}
-
-
-def headline_frame(result: AnalysisResult):
-    """The result's records as a table: display names (the metric id in the tooltip and in a
-    copy), the value, its n right after it, its interval; each row's number kind from the
-    presentation policy.  Returns (frame, formats, tooltips, headers, labels)."""
-    from ...report import present
-
-    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records]
-    frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
-    keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
-    frame = frame[keep].copy()
-    pairs = {(r.get("from"), r.get("to")) for r in result.records
-             if r.get("from") is not None or r.get("to") is not None}
-    # Compare is about one pair: it is said once, in the header, not on every row
-    common = next(iter(pairs)) if len(pairs) == 1 and result.analysis == "compare" else None
-    labels = {"metric": [measure_label(present.display_name(r["metric"]),
-                                       {k: v for k, v in r.items() if common is None or k not in ("from", "to")})
-                         for r in result.records]}
-    kinds, tips = [], []
-    for r in result.records:
-        kinds.append(present.record_kind(result, r))
-        try:
-            formula = spec_for(r["metric"]).formula
-        except KeyError:
-            formula = ""
-        tips.append(f"{r['metric']}" + (f": {formula}" if formula else ""))
-    formats: dict[str, Any] = {"value": kinds, "ci_low": kinds, "ci_high": kinds, "n": "count", "k": "count"}
-    tooltips = {"metric:cells": tips, "value:cells": tips,
-                "n": "the denominator: the items, queries, tasks or requests the value is computed over",
-                "ci_low": "95% interval, low", "ci_high": "95% interval, high"}
-    headers = dict(HEADLINE_HEADERS)
-    if common is not None:
-        headers["metric"] = f"Measure ({common[0]} → {common[1]})"
-    return frame, formats, tooltips, headers, labels
-
-
-#: record keys that qualify a measure: shown in its label (their columns stay in a copy)
-QUALIFIERS = ("system", "group", "version", "k", "from", "to")
-
-
-def measure_label(name: str, rec: dict) -> str:
-    """``Success rate — A``, ``Wins (candidate only) — baseline → candidate``: the qualifiers
-    in the label, so the value, its n and its interval are the next columns on screen."""
-    parts = [str(rec[k]) for k in ("system", "group", "version") if rec.get(k) is not None]
-    if rec.get("from") is not None or rec.get("to") is not None:
-        parts.append(f"{rec.get('from', '')} → {rec.get('to', '')}")
-    return f"{name} — {' · '.join(parts)}" if parts else name
-
-
-def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
-    """A result table's column kinds and display names, by the presentation policy."""
-    from ...report import present
-
-    kinds = {str(col): kind for col, kind in present.table_kinds(result, tab).items()}
-    headers = {str(col): present.column_name(tab.name, col) for col in tab.frame.columns}
-    return kinds, headers
-
-
-def notes_html(notes) -> str:
-    if not notes:
-        return ""
-    items = "".join(f"<li>{_escape(n)}</li>" for n in notes)
-    return f"<b>Notes</b><ul style='margin-left:12px'>{items}</ul>"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-__all__ = ["AnalysisPanel", "Field", "headline_frame", "notes_html"]
+__all__ = ["AnalysisPanel", "Field", "PanelMessages", "headline_frame", "notes_html"]

@@ -281,11 +281,11 @@ class ComparePanel(AnalysisPanel):
             ctl.widget.setVisible(visible)
             ctl.row_label.setVisible(visible)
 
-    def set_data(self, table, roles):
+    def set_data(self, table, roles, *, run: bool = True):
         if table is not self.table and self._sources:  # another file: no table of the previous one
             self._sources.clear()
             self._refresh_sources()
-        super().set_data(table, roles)
+        super().set_data(table, roles, run=run)
 
     def missing_columns(self):
         return [] if self.source_key() != FILE else super().missing_columns()
@@ -294,7 +294,7 @@ class ComparePanel(AnalysisPanel):
         """Two systems to compare, in the long form: one is said, not tried."""
         if self.source_key() != FILE or self._current_form() != "long" or self.table is None:
             return ""
-        col = self._value_of(self._controls["system"])
+        col = self.value("system")
         if col is None or col not in self.table.frame.columns:
             return ""
         names = distinct_texts(self.table, col, 200)
@@ -404,7 +404,7 @@ class ComparePanel(AnalysisPanel):
 
     def refresh_dependent_choices(self):
         names = []
-        col = self._value_of(self._controls["system"])
+        col = self.value("system")
         if self.table is not None and col in self.table.frame.columns:
             names = distinct_texts(self.table, col, 200)
         wanted = getattr(self, "_wanted_systems", None)

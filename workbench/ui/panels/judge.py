@@ -38,6 +38,6 @@ class JudgePanel(AnalysisPanel):
     def options(self):
         """The form's options; the two people's columns become the analysis's list."""
         opts = super().options()
-        second = self._value_of(self._controls["human2"])
+        second = self.value("human2")
         humans = tuple(c for c in (opts.human, second) if c)
         return dataclasses.replace(opts, human=humans or None)

@@ -22,8 +22,10 @@ class RankingPanel(AnalysisPanel):
               "linear: gain = grade (trec_eval, ranx ndcg)\nexponential: 2^grade - 1 (ranx ndcg_burges)",
               choices=(("linear", "linear (grade)"), ("exponential", "exponential (2^grade - 1)"))),
         Field("ties", "Score ties", "choice",
-              "trec_eval: score descending, then document id descending\nstable: score descending, then file order",
-              choices=(("trec_eval", "trec_eval (doc id descending)"), ("stable", "stable (file order)"))),
+              "trec_eval: score descending, then document id descending\nstable: score descending, then file order\n"
+              "pessimistic: relevant documents last among equal scores\noptimistic: relevant documents first",
+              choices=(("trec_eval", "trec_eval (doc id descending)"), ("stable", "stable (file order)"),
+                       ("pessimistic", "pessimistic (relevant last)"), ("optimistic", "optimistic (relevant first)"))),
         Field("no_relevant", "Queries with no relevant doc", "choice",
               "Judged queries whose judgments are all below the threshold.\n"
               "zero: kept and scored 0 (trec_eval, ranx, sklearn)\nskip: left out; counted either way",
@@ -49,7 +51,7 @@ class RankingPanel(AnalysisPanel):
         tab says how to give them, in the window's words."""
         if self.table is None or self.control("qrels").path():
             return ""
-        if self._value_of(self._controls["relevance"]) is not None:
+        if self.value("relevance") is not None:
             return ""
         from ...io import guess_column
         from ...io.roles import ROLE_NAMES

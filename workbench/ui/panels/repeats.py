@@ -27,10 +27,10 @@ class RepeatsPanel(AnalysisPanel):
 
     def precheck(self):
         """Repeats need tries: a repeat column, or items with several rows."""
-        if self.table is None or self._value_of(self._controls["repeat"]):
+        if self.table is None or self.value("repeat"):
             return ""
-        item = self._value_of(self._controls["item"])
-        system = self._value_of(self._controls["system"])
+        item = self.value("item")
+        system = self.value("system")
         if not item or item not in self.table.frame.columns:
             return ""
         keys = [c for c in (item, system) if c and c in self.table.frame.columns]

@@ -49,11 +49,11 @@ class RubricPanel(AnalysisPanel):
 
     def precheck(self):
         """A rubric needs criteria: two or more yes/no columns (or the long form's columns)."""
-        if self.table is None or self._current_form() != "wide" or self._value_of(self._controls["criteria"]):
+        if self.table is None or self._current_form() != "wide" or self.value("criteria"):
             return ""
         from ...analyses._common import verdict_columns
 
-        skip = {c for c in (self._value_of(self._controls["item"]), self._value_of(self._controls["system"])) if c}
+        skip = {c for c in (self.value("item"), self.value("system")) if c}
         found = verdict_columns(self.table, skip, rows=2000)
         if len(found) >= 2:
             return ""

@@ -25,6 +25,7 @@ from ..tasks import TaskRunner
 from .. import presenting
 from ..widgets import AnswerCard, BusyBar, TableView
 from .base import PanelMessages, notes_html
+from .rule_baseline import BaselineStrip
 
 VERDICT_COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "INCONCLUSIVE": "#a05a00"}
 CARD_COLUMNS = ("condition", "status", "observed", "interval", "n", "threshold", "requirement",
@@ -54,6 +55,7 @@ class RulePanel(PanelMessages, QWidget):
         #: the shown decision was evaluated from the registered rule (else it is a draft)
         self.last_result_registered = False
         self.last_error: str | None = None
+        self.rule_path: str | None = None  # the rule file opened or saved: its folder holds the baselines
         self.runner = TaskRunner(self)
         self.runner.finished.connect(self._on_result)
         self.runner.failed.connect(self._on_failed)
@@ -119,6 +121,7 @@ class RulePanel(PanelMessages, QWidget):
         self.evaluate_button.clicked.connect(self.evaluate_now)
         head.addWidget(self.evaluate_button)
         rl.addLayout(head)
+        rl.addWidget(self._make_baseline_strip())
         self.busy = BusyBar()
         self.busy.cancel_requested.connect(self.runner.cancel)
         rl.addWidget(self.busy)
@@ -151,6 +154,12 @@ class RulePanel(PanelMessages, QWidget):
         split.setStretchFactor(1, 1)
         self._refresh_status()
 
+    def _make_baseline_strip(self) -> BaselineStrip:
+        """The blessed baseline of the rule's folder and "Bless this run as baseline…"."""
+        self.baseline_strip = BaselineStrip(lambda: self.table, lambda: self.rule_path)
+        self.baseline_strip.message.connect(lambda text, err: (self._show_error if err else self._show_message)(text))
+        return self.baseline_strip
+
     def set_presentation(self, on: bool) -> None:
         """Presentation mode: the decision takes the width, the editor folds away."""
         self.editor_box.setVisible(not on)
@@ -179,6 +188,8 @@ class RulePanel(PanelMessages, QWidget):
         try:
             with open(path, encoding="utf-8") as fh:
                 self.editor.setPlainText(fh.read())
+            self.rule_path = path
+            self.baseline_strip.refresh()
         except OSError as err:
             self._show_error(f"The rule file '{path}' cannot be read ({err.strerror or err}).")
 
@@ -186,10 +197,13 @@ class RulePanel(PanelMessages, QWidget):
         path, _ = QFileDialog.getSaveFileName(self, "Save the release rule", "release-rule.toml", "Rules (*.toml)")
         if path:
             atomic_write_text(path, self.rule_text())
+            self.rule_path = path
+            self.baseline_strip.refresh()
 
     def shutdown(self) -> None:
         """The window closes: the evaluation is cancelled and detached, nothing starts again."""
         self.runner.detach()
+        self.baseline_strip.shutdown()
 
     def _on_text_changed(self) -> None:
         self._refresh_status()
@@ -256,6 +270,7 @@ class RulePanel(PanelMessages, QWidget):
             self.clear_result()
         self.table = table
         self.roles = dict(roles or {})
+        self.baseline_strip.refresh()
         session: Session = self._session()
         if table is not None and session.rule_sha256 and session.rule_sha256 == sha256_text(self.rule_text()):
             self.evaluate_now()

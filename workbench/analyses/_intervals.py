@@ -1,0 +1,84 @@
+"""The intervals of one run's headline numbers, as record fields, notes and signature entries
+(issue 28); the computations are in :mod:`workbench.metrics.headline_ci`."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..metrics import headline_ci as hc
+from ..metrics.intervals import SMALL_N
+
+#: signature words of each interval method
+METHOD_WORDS = {
+    "bootstrap-percentile": "bootstrap-percentile-95",
+    "cluster-bootstrap-percentile": "cluster-bootstrap-percentile-95",
+    "wilson": "wilson-95",
+    "clopper-pearson": "clopper-pearson-95",
+}
+
+
+def fields(ci: hc.MeanCI) -> dict:
+    """The record fields of one interval: ci_low/ci_high (absent when degenerate), the method,
+    the t interval beside it, and ``degenerate`` when every resample was equal."""
+    method = METHOD_WORDS.get(ci.method, ci.method)
+    out: dict = {"ci_method": f"{method},B={ci.resamples}" if ci.resamples else method}
+    if not ci.degenerate:
+        out.update(ci_low=_num(ci.low), ci_high=_num(ci.high))
+    else:
+        out["degenerate"] = True
+    out.update(t_low=_num(ci.t_low), t_high=_num(ci.t_high))
+    return out
+
+
+def _num(x: float) -> float | None:
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+#: the draw budget in a signature: fewer resamples on large files (each record's ci_method says how many)
+BUDGET = f",max-draws:{hc.DRAW_BUDGET:.0e}(B>={hc.MIN_RESAMPLES})".replace("e+0", "e")
+
+
+def signature(resamples: int, seed: int, *, unit: str = "items", clusters: str | None = None) -> dict:
+    """The signature entries of the headline intervals."""
+    boot = (f"cluster-bootstrap-percentile-95,B={resamples},seed={seed},clusters:{clusters}" if clusters
+            else f"bootstrap-percentile-95,B={resamples},seed={seed},over:{unit}") + BUDGET
+    return {"ci": boot, "ci-t": "t(n-1)-95,beside,unclipped",
+            "ci-rate": f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)"}
+
+
+def notes(entries: list[tuple[str, hc.MeanCI]], unit: str = "items") -> list[str]:
+    """One sentence for the degenerate bootstraps and one for the rates shown with the exact
+    interval, each naming its records (``entries``: (label, interval))."""
+    out = []
+    flat = [label for label, ci in entries if ci.degenerate]
+    if flat:
+        out.append(f"No interval for {_list(flat)}: every bootstrap resample gives the same value (all "
+                   f"the {unit} have the same value, or there is only one), so the bootstrap has no spread, and a zero-width "
+                   "interval would claim a certainty the data do not give.")
+    exact = [label for label, ci in entries if ci.method == "clopper-pearson"]
+    if exact:
+        out.append(f"{_list(exact)}: means of 0/1 values (rates) over fewer than {SMALL_N} {unit}, or at "
+                   f"0% or 100%, so "
+                   "their interval is the exact Clopper-Pearson one; the normal (Wald) interval would "
+                   "be wrong there (zero width at 0% or 100%, past the 0-1 range near them).")
+    return out
+
+
+def _list(labels: list[str], most: int = 8) -> str:
+    shown = ", ".join(labels[:most])
+    return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
+
+
+def mean_cis(columns: dict[str, np.ndarray], *, resamples: int, seed: int, clusters=None, sample_means=None):
+    """:func:`workbench.metrics.headline_ci.mean_intervals`, with the options' names."""
+    return hc.mean_intervals(columns, resamples=resamples, seed=seed, clusters=clusters,
+                             sample_means=sample_means)
+
+
+def who(metric: str, system=None, group=None) -> str:
+    """``token_f1 (system A, group x)``: a record named in a note."""
+    parts = [f"system {system}" if system is not None else "", f"group {group}" if group is not None else ""]
+    parts = [p for p in parts if p]
+    return f"{metric}{' (' + ', '.join(parts) + ')' if parts else ''}"
