@@ -17,6 +17,8 @@ HEADLESS = ["workbench", "workbench.core.errors", "workbench.core.progress", "wo
             "workbench.metrics.text", "workbench.metrics.ranking", "workbench.metrics.passk",
             "workbench.metrics.aggregate", "workbench.metrics.significance", "workbench.metrics.cost",
             "workbench.metrics.registry", "workbench.io", "workbench.analyses", "workbench.cli.main",
+            "workbench.engines", "workbench.engines.ranking_sql", "workbench.engines.ranking_input",
+            "workbench.analyses.ranking_engines",
             "workbench.launcher"]
 
 

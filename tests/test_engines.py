@@ -393,3 +393,27 @@ def test_a_damaged_parquet_file_with_duckdb_is_one_sentence(tmp_path, capsys):
     path.write_bytes(b"PAR1 not really a parquet file PAR1")
     err = cli_error(capsys, path, "--k", "1", "--engine", "duckdb")
     assert "run.parquet" in err and "Parquet" in err
+
+
+def test_csv_run_with_a_trec_qrels(tmp_path, capsys):
+    """A qrels in a format DuckDB does not read (TREC) is read by the workbench's loader and
+    handed to DuckDB; the run CSV is read by DuckDB."""
+    table = load_table(os.path.join(TREC, "runA.run"))
+    run_path = tmp_path / "run.csv"
+    table.frame[["query", "doc", "score"]].to_csv(run_path, index=False)
+    args = [run_path, "--qrels", os.path.join(TREC, "qrels.test.txt"), "--k", "1,5,10"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    duck = cli_json(capsys, *args, "--engine", "duckdb")
+    assert "engine:duckdb" in duck["signature"]
+    assert [r["value"] for r in memory["results"]] == pytest.approx(
+        [r["value"] for r in duck["results"]], abs=ATOL)
+    assert [n for n in duck["notes"] if ENGINE_NOTE not in n] == memory["notes"]
+
+
+def test_two_grades_for_one_judgment_are_refused_by_both_engines(tmp_path, capsys):
+    run = tmp_path / "run.csv"
+    write_text(str(run), "system,query,doc,score,relevance", [
+        ("a", "q1", "d1", "1", "1"), ("b", "q1", "d1", "2", "2"), ("a", "q1", "d2", "3", "0")])
+    for engine in ("memory", "duckdb"):
+        err = cli_error(capsys, run, "--system", "system", "--k", "1", "--engine", engine)
+        assert "document 'd1' of query 'q1' different relevance grades" in err, err

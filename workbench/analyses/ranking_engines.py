@@ -115,9 +115,8 @@ def on_file(source: FileSource, cols, options, ks, progress) -> tuple[EngineRank
                 qrels_from_file(conn, qsource, cols.query, cols.doc, qrel_rel)
             else:  # a format DuckDB does not read: the qrels (small) are read in memory
                 from ..io import require_columns, to_float
-                from .ranking import load_qrels
 
-                qt = load_qrels(options.qrels)
+                qt = load_table(options.qrels)
                 require_columns(qt, [cols.query, cols.doc, qrel_rel])
                 qrels_from_arrays(conn, qt.cell_text(cols.query), qt.cell_text(cols.doc),
                                   to_float(qt, qrel_rel))

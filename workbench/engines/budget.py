@@ -74,7 +74,7 @@ def estimated_rows(path: str, kind: str) -> int:
         con = duckdb.connect()
         try:
             rows = con.execute("SELECT sum(num_rows) FROM parquet_file_metadata(?)",
-                               [str(path)]).fetchone()[0]
+                               [str(path)]).fetchall()[0][0]
         finally:
             con.close()
         return int(rows or 0)

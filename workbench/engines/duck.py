@@ -46,6 +46,11 @@ class Connection:
     def execute(self, sql: str, params=None):
         return self.con.execute(sql, params or [])
 
+    def run(self, sql: str, params=None) -> None:
+        """A statement without an answer (CREATE ...), finished before the next one (an
+        unfinished result blocks registering a frame on this connection)."""
+        self.con.execute(sql, params or []).fetchall()
+
     def close(self) -> None:
         try:
             self.con.close()

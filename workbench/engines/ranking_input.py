@@ -51,7 +51,7 @@ def run_from_file(conn: Connection, source: FileSource, cols: RunColumns) -> Non
     # Parquet is read again by each step (a column scan is cheap); CSV is parsed once into a
     # table of the database file in the spill folder (compressed, paged within the limit)
     what = "TABLE" if source.kind == "csv" else "VIEW"
-    conn.execute(f"""CREATE OR REPLACE {what} run_in AS
+    conn.run(f"""CREATE OR REPLACE {what} run_in AS
 SELECT rn, {sys_expr} AS sys, {id_text(cols.query, types[cols.query])} AS q,
   {id_text(cols.doc, types[cols.doc])} AS d,
   {_value(cols.order, types[cols.order], source.decimal, negate=cols.rank)} AS o,
@@ -59,7 +59,7 @@ SELECT rn, {sys_expr} AS sys, {id_text(cols.query, types[cols.query])} AS q,
 FROM ({source.scan()})""")
     bad_o, bad_g = conn.execute(
         "SELECT count(*) FILTER (WHERE o IS NULL OR isnan(o)), "
-        "count(*) FILTER (WHERE isnan(g)) FROM run_in").fetchone()
+        "count(*) FILTER (WHERE isnan(g)) FROM run_in").fetchall()[0]
     if bad_o:
         _diagnose(conn, source, cols.order, types[cols.order], allow_blank=False)
     if bad_g:
@@ -72,12 +72,12 @@ def qrels_from_file(conn: Connection, source: FileSource, query: str, doc: str,
     types = column_types(conn, source)
     _require(source, types, [query, doc, relevance])
     what = "TABLE" if source.kind == "csv" else "VIEW"
-    conn.execute(f"""CREATE OR REPLACE {what} qrels_in AS
+    conn.run(f"""CREATE OR REPLACE {what} qrels_in AS
 SELECT rn, {id_text(query, types[query])} AS q, {id_text(doc, types[doc])} AS d,
   {_value(relevance, types[relevance], source.decimal)} AS g
 FROM ({source.scan()})""")
     bad = conn.execute("SELECT count(*) FILTER (WHERE g IS NULL OR isnan(g)) FROM qrels_in"
-                       ).fetchone()[0]
+                       ).fetchall()[0][0]
     if bad:
         _diagnose(conn, source, relevance, types[relevance], allow_blank=False)
 
@@ -91,7 +91,7 @@ def _diagnose(conn: Connection, source: FileSource, column: str, dtype: str, *,
     rows = conn.execute(f"SELECT rn, CAST({c} AS VARCHAR) FROM ({source.scan()}) WHERE {bad} "
                         f"ORDER BY rn LIMIT 5").fetchall()
     if rows:
-        count = conn.execute(f"SELECT count(*) FROM ({source.scan()}) WHERE {bad}").fetchone()[0]
+        count = conn.execute(f"SELECT count(*) FROM ({source.scan()}) WHERE {bad}").fetchall()[0][0]
         shown = ", ".join(f"'{text}' ({source.describe_rows([rn])})" for rn, text in rows)
         more = f" and {count - len(rows)} more" if count > len(rows) else ""
         raise DataError(f"{where} must hold numbers (like 3, 0.25 or 1e-3), but "
@@ -114,7 +114,7 @@ def run_from_arrays(conn: Connection, q, d, order, grade, system=None) -> None:
         "q": np.asarray(q, dtype=object), "d": np.asarray(d, dtype=object),
         "o": np.asarray(order, dtype=float), "g": np.asarray(grade, dtype=float)})
     conn.con.register("run_frame", frame)
-    conn.execute("CREATE OR REPLACE TABLE run_in AS SELECT rn, sys::VARCHAR AS sys, "
+    conn.run("CREATE OR REPLACE TABLE run_in AS SELECT rn, sys::VARCHAR AS sys, "
                  "q::VARCHAR AS q, d::VARCHAR AS d, o, CASE WHEN isnan(g) THEN NULL ELSE g END "
                  "AS g FROM run_frame")
     conn.con.unregister("run_frame")
@@ -126,6 +126,6 @@ def qrels_from_arrays(conn: Connection, q, d, grade) -> None:
                           "q": np.asarray(q, dtype=object), "d": np.asarray(d, dtype=object),
                           "g": np.asarray(grade, dtype=float)})
     conn.con.register("qrels_frame", frame)
-    conn.execute("CREATE OR REPLACE TABLE qrels_in AS SELECT rn, q::VARCHAR AS q, "
+    conn.run("CREATE OR REPLACE TABLE qrels_in AS SELECT rn, q::VARCHAR AS q, "
                  "d::VARCHAR AS d, g FROM qrels_frame")
     conn.con.unregister("qrels_frame")

@@ -59,7 +59,8 @@ def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool) -> No
     tables = [("run", "run_in", keys)] + ([("qrels", "qrels_in", "q, d")] if has_qrels else [])
     for which, table, key in tables:
         row = conn.execute(f"SELECT {key}, count(*) FROM {table} GROUP BY {key} "
-                           f"HAVING count(*) > 1 LIMIT 1").fetchone()
+                           f"HAVING count(*) > 1 LIMIT 1").fetchall()
+        row = row[0] if row else None
         if row is not None:  # the error path: the rows of that key
             names = [k.strip() for k in key.split(",")]
             rns = conn.execute(f"SELECT rn FROM {table} WHERE "
@@ -75,7 +76,8 @@ def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> N
         if has_system:
             clash = conn.execute(
                 "SELECT q, d, list(DISTINCT g), min(rn) FROM run_in WHERE g IS NOT NULL "
-                "GROUP BY q, d HAVING count(DISTINCT g) > 1 LIMIT 1").fetchone()
+                "GROUP BY q, d HAVING count(DISTINCT g) > 1 LIMIT 1").fetchall()
+            clash = clash[0] if clash else None
             if clash is not None:
                 raise DataError(
                     f"The run gives document '{clash[1]}' of query '{clash[0]}' different "
@@ -90,7 +92,7 @@ def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> N
                f"ON r.q = j.q AND r.d = j.d")
     else:
         sql = f"SELECT q, d, g, false AS from_qrels FROM ({run_j})"
-    conn.execute(f"CREATE OR REPLACE TABLE judg AS {sql}")
+    conn.run(f"CREATE OR REPLACE TABLE judg AS {sql}")
 
 
 def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> str:
@@ -167,7 +169,7 @@ def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bo
         if has_system:  # a judged document retrieved by several systems counts once
             qrels_only = int(conn.execute(
                 "SELECT count(*) FROM qrels_in j ANTI JOIN (SELECT DISTINCT q, d FROM run_in) r "
-                "ON j.q = r.q AND j.d = r.d").fetchone()[0])
+                "ON j.q = r.q AND j.d = r.d").fetchall()[0][0])
         else:  # each (query, document) is retrieved at most once (duplicates are refused)
             qrels_only = int(qrels_first["n"].sum() - per["from_qrels"].sum())
     step(0.9, "gathering the per-query table")
