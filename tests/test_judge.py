@@ -230,3 +230,23 @@ def test_a_positive_label_with_more_than_two_labels_is_said_not_silently_dropped
     res = judge.run(table_of(frame), judge.Options(item="item", judge="judge", human="human", positive="PASS"))
     assert not res.find("sensitivity")
     assert any("--positive 'PASS' is not used" in n and "3" in n for n in res.notes)
+
+
+def _half_width(p, q0, q1, n, m0, m1):
+    """The delta-method half-width of the corrected pass rate, written out here."""
+    d = q0 + q1 - 1
+    theta = min(1, max(0, (p + q0 - 1) / d))
+    var = p * (1 - p) / n + theta ** 2 * q1 * (1 - q1) / m1 + (1 - theta) ** 2 * q0 * (1 - q0) / m0
+    return stats.norm.ppf(0.975) * np.sqrt(var) / d
+
+
+def test_how_many_more_human_labels_bring_the_corrected_rate_to_five_points():
+    p, q0, q1, n, m0, m1 = 0.62, 0.85, 0.9, 2000, 60, 90
+    share = ag.label_split(p, q0, q1, m0, m1)
+    extra = ag.labels_for_half_width(p, q0, q1, n, m0, m1, share)
+    assert extra is not None and extra > 0
+    assert _half_width(p, q0, q1, n, m0 + (1 - share) * extra, m1 + share * extra) <= 0.05
+    assert _half_width(p, q0, q1, n, m0 + (1 - share) * (extra - 1), m1 + share * (extra - 1)) > 0.05
+    # already narrow: none needed; a judge's rate on too few items: no number of labels does it
+    assert ag.labels_for_half_width(p, q0, q1, n, 20_000, 20_000, share) == 0
+    assert ag.labels_for_half_width(0.5, q0, q1, 300, m0, m1, share) is None

@@ -293,12 +293,22 @@ def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records
                      f"carries the uncertainty of all three (Lee et al. 2025). More human labels narrow it "
                      f"most when about {format_value(share, 'rate')} of them are on items people pass and "
                      f"{format_value(1 - share, 'rate')} on items they fail.")
+        extra = ag.labels_for_half_width(p, q0, q1, n_judge, m0, m1, share)
+        records.append(record("human_labels_needed", extra, n=m0 + m1))
+        if extra is None:
+            notes.append("No number of further human labels brings the corrected pass rate to +-5 points: "
+                         "the judge's pass rate on these items alone spreads it wider (more judged items would).")
+        elif extra:
+            notes.append(f"About {extra:,} more human labels ({format_value(share, 'rate')} on items people pass) "
+                         f"would bring the corrected pass rate's interval to +-5 points (delta method, the "
+                         f"judge's error rates as measured).")
         if corr.raw != corr.theta:
             notes.append(f"The corrected rate computes to {corr.raw:.3f}, outside 0-1, and is shown clipped to "
                          f"{format_value(corr.theta, 'rate')}: the judge's error rates measured on the "
                          f"labelled items do not fit its pass rate on all items.")
     sig.update({"positive": positive, "sens-spec-ci": RATE_CI,
-                "corrected": "rogan-gladen,ci:lee2025-smoothed-plugin-95,clipped[0,1]"})
+                "corrected": "rogan-gladen,ci:lee2025-smoothed-plugin-95,clipped[0,1]",
+                "labels-plan": "delta-method,half-width:0.05"})
 
 
 def _winners(table, column: str) -> np.ndarray:

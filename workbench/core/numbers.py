@@ -125,7 +125,7 @@ _EXACT_KINDS.update({
     "agreement": "rate", "kappa": "score", "kappa_se": "score", "kappa_linear": "score",
     "kappa_quadratic": "score", "ac1": "score", "pabak": "score", "alpha": "score",
     "disagreements": "count", "sensitivity": "rate", "specificity": "rate",
-    "judge_pass_rate": "rate", "corrected_pass_rate": "rate", "judge_pass_human_fail": "count",
+    "judge_pass_rate": "rate", "corrected_pass_rate": "rate", "human_labels_needed": "count", "judge_pass_human_fail": "count",
     "judge_fail_human_pass": "count", "position_flip_share": "rate",
     "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
     "length_p": "p",

@@ -267,6 +267,41 @@ def corrected_rate(p: float, q0: float, q1: float, n: int, m0: int, m1: int, *,
                      n, m0, m1)
 
 
+def labels_for_half_width(p: float, q0: float, q1: float, n: int, m0: int, m1: int, share: float,
+                          half_width: float = 0.05, z: float = 1.959963984540054) -> int | None:
+    """How many more human labels (``share`` of them on items people pass) bring the corrected
+    pass rate's interval to +-``half_width``, by the delta method with the rates as measured:
+    Var = (p(1-p)/n + theta^2 q1(1-q1)/m1 + (1-theta)^2 q0(1-q0)/m0) / (q0 + q1 - 1)^2.
+    0 when it is already that narrow; None when no number of labels can (the judge's own pass
+    rate on the n items already spreads it wider)."""
+    d = q0 + q1 - 1
+    if d <= 0 or n <= 0:
+        return None
+    theta = min(1.0, max(0.0, (p + q0 - 1) / d))
+
+    def width(extra: float) -> float:
+        a1, a0 = m1 + share * extra, m0 + (1 - share) * extra
+        var = p * (1 - p) / n
+        var += theta ** 2 * q1 * (1 - q1) / a1 if a1 > 0 else float("inf")
+        var += (1 - theta) ** 2 * q0 * (1 - q0) / a0 if a0 > 0 else float("inf")
+        return z * math.sqrt(var) / d
+
+    if width(0) <= half_width:
+        return 0
+    if z * math.sqrt(p * (1 - p) / n) / d >= half_width:
+        return None
+    hi = 1
+    while width(hi) > half_width:
+        hi *= 2
+        if hi > 10 ** 9:
+            return None
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if width(mid) <= half_width else (mid, hi)
+    return hi
+
+
 def label_split(p: float, q0: float, q1: float, m0: int, m1: int) -> float:
     """The share of further human labels best spent on items people pass (the rest on items
     they fail): Lee et al.'s (2025) allocation m1 / m = 1 / (1 + (1/p - 1) sqrt(r)), with r

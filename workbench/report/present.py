@@ -230,6 +230,7 @@ _NAMES.update({
     "disagreements": "Disagreements", "sensitivity": "Sensitivity (judge passes what people pass)",
     "specificity": "Specificity (judge fails what people fail)", "judge_pass_rate": "Judge's pass rate",
     "corrected_pass_rate": "Pass rate corrected for the judge's errors",
+    "human_labels_needed": "More human labels for +-5 pts on the corrected rate",
     "judge_pass_human_fail": "Judge pass, people fail", "judge_fail_human_pass": "Judge fail, people pass",
     "position_flip_share": "Verdicts that flip when the answers swap",
     "first_position_win_share": "Wins of the answer shown first", "position_p": "Position bias: p",
