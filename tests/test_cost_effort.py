@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from conftest import table_of
 from workbench.analyses import cost
@@ -55,7 +56,9 @@ def test_the_card_names_the_effort_beside_the_cost():
                           "cost": [0.01] * 4 + [0.02] * 4, "steps": [3, 5, 4, 4, 9, 12, 10, 11]})
     res = cost.run(table_of(frame), cost.Options(system="system", success="success", cost="cost", steps="steps"))
     text = answer(res).text
-    assert "steps per success: 'a' 5.33, 'b' 14.0" in text, text
+    # a: 16 steps / 3 successes, b: 42 / 3; cost per success 0.04 / 3 against 0.08 / 3 (by hand)
+    assert ("'a' succeeds on 75.0% (against 75.0% for 'b') with 5.33 steps per success against 14.00, "
+            "at 0.50 times the cost per success of 'b'") in text, text
 
 
 def test_cli_cost_with_effort_flags(tmp_path, cli):
@@ -69,3 +72,25 @@ def test_cli_cost_with_effort_flags(tmp_path, cli):
     assert rec[("steps_per_success", "a")]["value"] == pytest.approx(16 / 3)
     assert rec[("tool_calls_per_success", "b")]["value"] == pytest.approx(20 / 3)
     assert rec[("tokens_p50", "a")]["value"] == pytest.approx(410)
+
+
+def test_input_and_output_tokens_working_time_and_the_ratio_to_ideal_steps():
+    frame = pd.DataFrame({"system": ["a"] * 4 + ["b"] * 4, "success": [1, 1, 0, 1, 1, 0, 1, 1],
+                          "cost": [0.01] * 8, "steps": [3, 5, 4, 4, 9, 12, 10, 11],
+                          "ideal_steps": [3, 4, 2, 4, 3, 4, 2, 4],
+                          "prompt_tokens": [100, 120, 90, 110, 300, 310, 280, 320],
+                          "completion_tokens": [10, 12, 9, 11, 30, 31, 28, 32],
+                          "working_time": [1.5, 2.0, 1.0, 1.5, 4.0, 5.0, 4.5, 6.0]})
+    res = cost.run(table_of(frame), cost.Options(system="system", success="success", cost="cost"))
+    a = frame[frame.system == "a"]
+    assert res.value("input_tokens_per_success", system="a") == pytest.approx(a.prompt_tokens.sum() / 3)
+    assert res.value("output_tokens_mean", system="a") == pytest.approx(a.completion_tokens.mean())
+    assert res.value("working_time_p50", system="a") == pytest.approx(np.percentile(a.working_time, 50))
+    ratio = (a.steps / a.ideal_steps).to_numpy()
+    rec = res.find("steps_to_ideal", system="a")[0]
+    assert rec["value"] == pytest.approx(ratio.mean()) and rec["n"] == 4
+    ref = stats.ttest_1samp(ratio, 0).confidence_interval()
+    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((ref.low, ref.high))
+    assert "ideal-steps:column:ideal_steps" in res.signature
+    total = res.table("ideal_steps").frame.set_index("system").loc["b", "total_ratio"]
+    assert total == pytest.approx(42 / 13)

@@ -51,6 +51,12 @@ class Options:
     steps: str | None = None
     tool_calls: str | None = None
     tokens: str | None = None
+    input_tokens: str | None = None
+    output_tokens: str | None = None
+    #: the agent's working time per request (Inspect's working_time: without waits)
+    working_time: str | None = None
+    #: a reference ("ideal") number of steps per request: the steps' ratio to it
+    ideal_steps: str | None = None
     #: bootstrap resamples and seed of the headline intervals (over requests)
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
@@ -72,7 +78,8 @@ def latency_ecdf(latency: np.ndarray, codes: np.ndarray, labels: list[str]) -> p
 
 def check_options(options: Options) -> None:
     """Every option's type and range, before any work (an :class:`OptionError` sentence)."""
-    _checks.columns(options, ("system", "success", "cost", "latency", "error", "steps", "tool_calls", "tokens"))
+    _checks.columns(options, ("system", "success", "cost", "latency", "error", "steps", "tool_calls", "tokens",
+                              "input_tokens", "output_tokens", "working_time", "ideal_steps"))
     _rows.check(options.errored)
     _checks.choice("percentile_method", options.percentile_method, tuple(cm.PERCENTILE_METHODS))
     hc.check_resamples(options.ci_resamples, options.ci_seed)
@@ -255,10 +262,44 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
 
 
+def _ideal_ratio(table, options, steps_col, part, kept, measured, codes, labels, records, notes):
+    """Each request's steps over its reference ("ideal") steps, per system: the mean ratio with
+    its t interval and the ratio of the totals; None without an ideal-steps column."""
+    col = pick_column(table, options.ideal_steps, "ideal steps", "--ideal-steps", notes, names=IDEAL_STEPS,
+                      required=False)
+    if col is None:
+        return None
+    steps = np.full(len(measured), np.nan)
+    ideal = np.full(len(measured), np.nan)
+    steps[kept] = to_float(part, steps_col, allow_missing=True, min_value=0)
+    ideal[kept] = to_float(part, col, allow_missing=True, min_value=0)
+    rows = []
+    for s, label in enumerate(labels):
+        m = (codes == s) & measured & np.isfinite(steps) & np.isfinite(ideal) & (ideal > 0)
+        if not m.any():
+            continue
+        ratio = steps[m] / ideal[m]
+        t = pm.paired_t(ratio)
+        kw = {"system": label} if len(labels) > 1 or label != "(all)" else {}
+        two = ratio.size > 1
+        records.append(record("steps_to_ideal", float(ratio.mean()), n=int(ratio.size),
+                              ci_low=t.ci_low if two else None, ci_high=t.ci_high if two else None, **kw))
+        rows.append({"system": label, "requests": int(ratio.size), "mean_ratio": float(ratio.mean()),
+                     "ci_low": t.ci_low if two else np.nan, "ci_high": t.ci_high if two else np.nan,
+                     "total_ratio": float(steps[m].sum() / ideal[m].sum())})
+    if not rows:
+        return None
+    return rows, {"ideal-steps": f"column:{col},mean(steps/ideal),t-95,ideal>0"}
+
+
 #: The effort measures and the column names guessed for each (after the format's roles).
 EFFORT = {"steps": ("steps", "num_steps", "n_steps", "turns"),
           "tool_calls": ("tool_calls", "num_tool_calls", "n_tool_calls", "tools_called"),
-          "tokens": ("total_tokens", "tokens", "tokens_total", "token_count")}
+          "tokens": ("total_tokens", "tokens", "tokens_total", "token_count"),
+          "input_tokens": ("input_tokens", "prompt_tokens", "tokens_in"),
+          "output_tokens": ("output_tokens", "completion_tokens", "tokens_out"),
+          "working_time": ("working_time", "work_time", "agent_time")}
+IDEAL_STEPS = ("ideal_steps", "reference_steps", "optimal_steps", "min_steps")
 
 
 def _effort(table, options, res, measured, codes, labels, y, records, notes):
@@ -331,6 +372,16 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
                             columns={"share": "this tool's calls / all tool calls of the system"},
                             formats={"calls": "int", "share": "rate", "per_request_p50": "float",
                                      "per_request_p95": "float"}))
+    sig_extra = {}
+    if "steps" in cols:
+        ideal = _ideal_ratio(table, options, cols["steps"], part, kept, measured, codes, labels, records, notes)
+        if ideal:
+            rows_ideal, sig_extra = ideal
+            tables.append(Table("ideal_steps", "Steps against the reference (ideal) steps", pd.DataFrame(rows_ideal),
+                                columns={"mean_ratio": "mean over requests of steps / ideal steps (t 95% interval)",
+                                         "total_ratio": "all steps / all ideal steps"},
+                                formats={"mean_ratio": "float", "ci_low": "float", "ci_high": "float",
+                                         "total_ratio": "float", "requests": "int"}))
     if len(labels) > 1 and "steps" in cols:
         by = {r["system"]: r for r in rows if r["measure"] == "steps"}
         parts = [f"'{k}' {format_value(v['per_success'], 'statistic')} steps per success"
@@ -338,7 +389,7 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
         if parts:
             notes.append("Effort: " + ", ".join(parts) + " (every attempt's steps over the successes).")
     notes += _quantile_notes(short)
-    return tables, {"effort": ",".join(cols), "effort-per-success": "total/successes",
+    return tables, {**sig_extra, "effort": ",".join(cols), "effort-per-success": "total/successes",
                     "effort-ci": "t-95", "effort-ci-pct": "order-statistic-95",
                     "effort-ci-per-success": f"ratio-bootstrap-percentile-95,B={options.ci_resamples},"
                                              f"seed={options.ci_seed}"}

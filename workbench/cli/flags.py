@@ -150,6 +150,13 @@ def cost(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", help="an agent's steps per request (optional; guessed: steps, num_steps...)")
     p.add_argument("--tool-calls", help="tool calls per request (optional; guessed: tool_calls...)")
     p.add_argument("--tokens", help="tokens per request (optional; guessed: total_tokens, tokens...)")
+    p.add_argument("--input-tokens", help="input (prompt) tokens per request (optional; guessed: input_tokens, "
+                                          "prompt_tokens...)")
+    p.add_argument("--output-tokens", help="output (completion) tokens per request (optional; guessed: "
+                                           "output_tokens, completion_tokens...)")
+    p.add_argument("--working-time", help="the agent's working time per request (optional; guessed: working_time...)")
+    p.add_argument("--ideal-steps", help="a reference number of steps per request: the steps' ratio to it "
+                                         "(optional; guessed: ideal_steps, reference_steps...)")
     p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
                    help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")

@@ -134,8 +134,10 @@ _EXACT_KINDS.update({
     "var_within": "statistic", "within_share": "rate", "se_repeats": "score", "se_one_repeat": "score",
     "clustered_se": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
     # effort per request and per success (cost and latency)
-    **{f"{m}_{s}": "statistic" for m in ("steps", "tool_calls", "tokens")
+    **{f"{m}_{s}": "statistic" for m in ("steps", "tool_calls", "tokens", "input_tokens", "output_tokens",
+                                         "working_time")
        for s in ("mean", "p50", "p95", "per_success")},
+    "steps_to_ideal": "statistic",
     # runs side by side
     "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
     "only_from": "count", "only_to": "count",

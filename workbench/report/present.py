@@ -211,9 +211,13 @@ _NAMES.update({
 
 # effort (cost and latency)
 _NAMES.update({f"{m}_{s}": f"{w} {t}" for m, w in (("steps", "Steps"), ("tool_calls", "Tool calls"),
-                                                    ("tokens", "Tokens"))
+                                                    ("tokens", "Tokens"), ("input_tokens", "Input tokens"),
+                                                    ("output_tokens", "Output tokens"),
+                                                    ("working_time", "Working time"))
                for s, t in (("mean", "per request, mean"), ("p50", "per request, median"),
                             ("p95", "per request, p95"), ("per_success", "per success"))})
+
+_NAMES["steps_to_ideal"] = "Steps / ideal steps, mean per request"
 
 # runs side by side
 _NAMES.update({
@@ -847,16 +851,33 @@ def _answer_cost(result, currency):
     return Answer(sentences, badge, "neutral")
 
 
-def _effort_clause(result) -> str:
-    """"steps per success: 'B' 3.33, 'A' 4.00" -- an agent's effort beside its cost, when the
-    file has steps (else tool calls, else tokens) per request."""
+def _effort_clause(result, currency=None) -> str:
+    """The effort beside the cost: with two or more systems, the one with the fewest steps per
+    success against the one with the most ("'B' succeeds on 82% (against 81% for 'A') with 5.1
+    steps per success against 12.4, at 0.90 times the cost per success of 'A'"); else "steps
+    per success: 'B' 3.33"; steps, else tool calls, else tokens."""
     for measure, word in (("steps", "steps"), ("tool_calls", "tool calls"), ("tokens", "tokens")):
         recs = [r for r in result.find(f"{measure}_per_success") if r.get("value") is not None]
-        if recs:
-            recs.sort(key=lambda r: r["value"])
-            listed = ", ".join((f"{_q(r['system'])} " if r.get("system") is not None else "")
-                               + format_value(r["value"], "statistic") for r in recs[:3])
-            return f"{word} per success: {listed}"
+        if not recs:
+            continue
+        recs.sort(key=lambda r: r["value"])
+        if len(recs) >= 2 and recs[0].get("system") is not None:
+            best, worst = recs[0], recs[-1]
+            rb = _first(result, "success_rate", system=best["system"])
+            rw = _first(result, "success_rate", system=worst["system"])
+            cb = _first(result, "cost_per_success", system=best["system"])
+            cw = _first(result, "cost_per_success", system=worst["system"])
+            rates = (f" succeeds on {_fv(rb)} (against {_fv(rw)} for {_q(worst['system'])}) with"
+                     if rb and rw else " needs")
+            cost = ""
+            if cb and cw and cb.get("value") is not None and cw.get("value"):
+                cost = (f", at {format_value(cb['value'] / cw['value'], 'statistic')} times the cost per "
+                        f"success of {_q(worst['system'])}")
+            return (f"{_q(best['system'])}{rates} {format_value(best['value'], 'statistic')} {word} per "
+                    f"success against {format_value(worst['value'], 'statistic')}{cost}")
+        listed = ", ".join((f"{_q(r['system'])} " if r.get("system") is not None else "")
+                           + format_value(r["value"], "statistic") for r in recs[:3])
+        return f"{word} per success: {listed}"
     return ""
 
 
