@@ -334,3 +334,30 @@ def test_a_text_chart_of_many_items_draws_a_labelled_sample(qtbot):
     shown_item = text.split(" · ")[1].split(":")[0]
     row = items[items["item"].astype(str) == shown_item].iloc[0]
     assert row["token_f1"] == y[j] and "token F1" in text
+
+
+def test_the_effort_frontier_plots_steps_per_request_and_per_success(qtbot, window):
+    """Two Inspect agent logs: the frontier with steps on its x axis equals the effort table,
+    whose numbers the fixture's expected CSV gives (steps per request and per success)."""
+    import os
+
+    import pandas as pd
+
+    from conftest import open_file
+
+    folder = os.path.join(os.path.dirname(__file__), "..", "fixtures", "formats", "inspect_agent")
+    open_file(qtbot, window, os.path.join(folder, "agent_alpha.eval"))
+    window.dirty = False
+    from PySide6.QtWidgets import QFileDialog
+
+    paths = [os.path.abspath(os.path.join(folder, f"agent_{n}.eval")) for n in ("alpha", "beta")]
+    QFileDialog.getOpenFileNames = staticmethod(lambda *a, **k: (paths, ""))
+    with qtbot.waitSignal(window.table_loaded, timeout=60000):
+        window.open_action.trigger()
+    panel = window.panels["cost"]
+    wait_result(qtbot, panel)
+    drawn = _shown(panel, "EffortPerSuccessChart").plotted()["systems"]
+    expected = pd.read_csv(os.path.join(folder, "agent_expected.csv"))
+    by_model = expected.groupby("model")
+    for name, x in zip(drawn["system"], drawn["per_request"]):
+        assert x == pytest.approx(by_model.get_group(name)["steps"].mean())

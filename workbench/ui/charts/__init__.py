@@ -5,12 +5,12 @@ from .base import Chart
 from .intervals import (CompareIntervalChart, CorpusDiffChart, GroupRateChart, SystemRateChart,
                         SystemsDiffChart)
 from .judge_rubric import ConfusionChart, ContributionChart, CriterionRateChart, LabelShareChart
-from .others import (BootstrapChart, CostPerSuccessChart, LatencyChart, PassKChart, RankingCurveChart,
+from .others import (BootstrapChart, CostPerSuccessChart, EffortPerSuccessChart, LatencyChart, PassKChart, RankingCurveChart,
                      RankingSpreadChart, SegmentBarChart, TextScoreChart, PlanMdeChart)
 from .runs_repeats import ItemShareChart, NoiseSplitChart, RunGroupsChart, RunsHeatmap
 
 __all__ = ["Chart", "CompareIntervalChart", "GroupRateChart", "SystemRateChart", "SystemsDiffChart", "CorpusDiffChart", "BootstrapChart",
-           "CostPerSuccessChart", "LatencyChart", "PassKChart", "RankingCurveChart",
+           "CostPerSuccessChart", "EffortPerSuccessChart", "LatencyChart", "PassKChart", "RankingCurveChart",
            "RankingSpreadChart", "SegmentBarChart", "TextScoreChart", "PlanMdeChart",
            "ConfusionChart", "ContributionChart", "CriterionRateChart", "LabelShareChart", "ItemShareChart",
            "NoiseSplitChart", "RunGroupsChart", "RunsHeatmap"]

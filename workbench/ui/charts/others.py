@@ -47,11 +47,16 @@ class CostPerSuccessChart(Chart):
         dominated = set()
         if marginal is not None:
             dominated = set(marginal.loc[marginal["dominated"].astype(bool), "to"])
-        x = systems["cost_per_request"].to_numpy(dtype=float)
+        self.frontier(systems, systems["cost_per_request"].to_numpy(dtype=float),
+                      systems["cost_per_success"].to_numpy(dtype=float), dominated, "cost", "cost",
+                      x_key="cost_per_request")
+
+    def frontier(self, systems, x, cps, dominated, kind: str, word: str, x_key: str = "per_request") -> None:
+        """Success rate (with interval) against ``x`` per request, with a line of equal ``x``
+        per success through each system."""
         y = systems["success_rate"].to_numpy(dtype=float)
         low = systems["ci_low"].to_numpy(dtype=float)
         high = systems["ci_high"].to_numpy(dtype=float)
-        cps = systems["cost_per_success"].to_numpy(dtype=float)
         names = systems["system"].astype(str).tolist()
         # iso cost-per-success lines through each system: every point on a line has the same
         # cost per success (rate = cost per request / cost per success)
@@ -70,7 +75,7 @@ class CostPerSuccessChart(Chart):
             # the label sits above the line's end, inside the plot (the y range keeps room above
             # 100% for two rows): left-aligned, right-aligned near the right edge
             near_right = x_end > x_max * 0.72
-            self.text(x_end, x_end / level + 0.055 * row_of.get(i, 0), f" {fmt(level, 'cost')} per success ",
+            self.text(x_end, x_end / level + 0.055 * row_of.get(i, 0), f" {fmt(level, kind)} per success ",
                       anchor=(1 if near_right else 0, 1.0), color=col)
         for i, name in enumerate(names):
             grey = name in dominated
@@ -83,18 +88,46 @@ class CostPerSuccessChart(Chart):
             self.plotItem.addItem(point)
             self.legend.addItem(point, f"{name}{' (dominated)' if grey else ''}")
             self.text(x[i], y[i], f"  {name}", anchor=(0, 0.5), color=GREY if grey else system_colour(name))
-        self.legend_line(pg.mkPen(GREY, width=1, style=Qt.PenStyle.DotLine), "same cost per success")
+        self.legend_line(pg.mkPen(GREY, width=1, style=Qt.PenStyle.DotLine), f"same {word} per success")
         self.hover(x, y, [f"{n}: success {fmt_rate(r)} [{fmt_rate(lo)}, {fmt_rate(hi)}] of {int(req):,} "
-                          f"requests\ncost/request {fmt(c, 'cost')}, cost/success {fmt(s, 'cost')}"
+                          f"requests\n{word}/request {fmt(c, kind)}, {word}/success {fmt(s, kind)}"
                           f"{' — dominated' if n in dominated else ''}"
                           for n, r, lo, hi, req, c, s in zip(names, y, low, high, systems["requests"], x, cps)])
-        self.record("systems", system=np.array(names, dtype=object), cost_per_request=x, success_rate=y,
+        self.record("systems", system=np.array(names, dtype=object), **{x_key: x}, success_rate=y,
                     ci_low=low, ci_high=high, dominated=np.array([n in dominated for n in names]))
         self.plotItem.setXRange(0, x_max)
         self.plotItem.setYRange(-0.02, 1.17, padding=0)
         self.plotItem.getAxis("left").setTicks([[(v / 100, f"{v}%") for v in range(0, 101, 20)], []])
         self.set_labels(bottom="cost per request", left="success rate")
 
+
+
+class EffortPerSuccessChart(CostPerSuccessChart):
+    """The cost frontier with an agent's effort on the x axis: success rate against steps (else
+    tool calls, else tokens) per request, with lines of equal effort per success."""
+
+    title = "Effort per success"
+    MEASURES = (("steps", "steps"), ("tool_calls", "tool calls"), ("tokens", "tokens"))
+
+    def applies(self, result) -> bool:
+        return result.analysis == "cost" and self._measure(result) is not None
+
+    def _measure(self, result):
+        effort = _table(result, "effort")
+        if effort is None or _table(result, "systems") is None or effort["system"].nunique() < 2:
+            return None
+        return next(((m, w) for m, w in self.MEASURES if (effort["measure"] == m).any()), None)
+
+    def draw(self, result) -> None:
+        measure, word = self._measure(result)
+        effort = _table(result, "effort")
+        rows = effort[effort["measure"] == measure].set_index("system")
+        systems = _table(result, "systems")
+        systems = systems[systems["system"].isin(rows.index)].reset_index(drop=True)
+        x = rows.loc[systems["system"], "mean"].to_numpy(dtype=float)
+        per_success = rows.loc[systems["system"], "per_success"].to_numpy(dtype=float)
+        self.plotItem.setLabel("bottom", f"{word} per request (mean)")
+        self.frontier(systems, x, per_success, set(), "statistic", word)
 
 class PassKChart(Chart):
     """pass@k and pass^k against k: values on the 0-1 scale with the card's and the table's

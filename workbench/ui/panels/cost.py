@@ -1,10 +1,10 @@
 from ...analyses import cost
-from ..charts import CostPerSuccessChart, SystemRateChart, LatencyChart
+from ..charts import CostPerSuccessChart, EffortPerSuccessChart, LatencyChart, SystemRateChart
 from .base import AnalysisPanel, Field
 
 
 class CostPanel(AnalysisPanel):
-    CHARTS = (CostPerSuccessChart, SystemRateChart, LatencyChart,)
+    CHARTS = (CostPerSuccessChart, EffortPerSuccessChart, SystemRateChart, LatencyChart,)
     module = cost
     FIELDS = (
         Field("system", "System", "column", "One row per request; systems compared.", roles=("system", "version")),
