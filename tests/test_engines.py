@@ -421,3 +421,13 @@ def test_two_grades_for_one_judgment_are_refused_by_both_engines(tmp_path, capsy
     for engine in ("memory", "duckdb"):
         err = cli_error(capsys, run, "--system", "system", "--k", "1", "--engine", engine)
         assert "document 'd1' of query 'q1' different relevance grades" in err, err
+
+
+def test_the_spill_folder_is_removed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    run = tmp_path / "run.csv"
+    write_text(str(run), "query,doc,score,relevance", [("q1", "d1", "1", "1"), ("q1", "d2", "x", "0")])
+    cli_error(capsys, run, "--k", "1", "--engine", "duckdb")  # a bad cell: an error on the way
+    write_text(str(run), "query,doc,score,relevance", [("q1", "d1", "1", "1")])
+    cli_json(capsys, run, "--k", "1", "--engine", "duckdb")
+    assert not list(tmp_path.glob("workbench-duckdb-*"))
