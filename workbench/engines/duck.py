@@ -35,12 +35,16 @@ class Connection:
         self.spill = tempfile.mkdtemp(prefix="workbench-duckdb-")
         # a database file in the spill folder, not an in-memory one: the run's table is kept
         # compressed on disk (and in the buffer pool within the limit), not all in memory
-        self.con = duckdb.connect(os.path.join(self.spill, "work.duckdb"), config={
-            "memory_limit": f"{self.memory_limit // 10**6}MB",
-            "temp_directory": self.spill,
-            "threads": int(threads or os.cpu_count() or 1),
-        })
-        self.con.execute("SET enable_progress_bar = false")  # never DuckDB's bar on a terminal
+        try:
+            self.con = duckdb.connect(os.path.join(self.spill, "work.duckdb"), config={
+                "memory_limit": f"{self.memory_limit // 10**6}MB",
+                "temp_directory": self.spill,
+                "threads": int(threads or os.cpu_count() or 1),
+            })
+            self.con.execute("SET enable_progress_bar = false")  # never DuckDB's bar on a terminal
+        except BaseException:
+            shutil.rmtree(self.spill, ignore_errors=True)  # no spill folder left behind
+            raise
         self.error = duckdb.Error
 
     def execute(self, sql: str, params=None):

@@ -13,7 +13,8 @@ Input relations (temporary tables made by :mod:`workbench.engines.ranking_input`
 Conventions (as the in-memory path, trec_eval's unless stated): judgments are pooled (the
 run's grades, one per (query, document), then the qrels override them); a retrieved row
 without a judgment has grade 0; the order is ``o`` descending then the document id descending
-compared as binary strings (trec_eval; ``stable``: file order); binary relevance is
+compared as binary strings (trec_eval; ``stable``: file order; ``pessimistic`` and
+``optimistic``: the grade ascending or descending, then file order); binary relevance is
 ``grade >= threshold``; the gain is the grade (linear) or 2^grade - 1 (exponential), 0 for a
 grade <= 0; the discount 1 / log2(rank + 1); the ideal DCG comes from every judged document;
 P@k's denominator is k; MRR and MAP use the whole ranking, MAP divided by R.
@@ -105,7 +106,10 @@ def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> st
     else:
         graded = ("SELECT rn, sys, q, d, o, coalesce(g, 0.0) AS gr, g IS NOT NULL AS judged, "
                   "false AS from_qrels FROM run_in")
-    order = "o DESC, d DESC" if ties == "trec_eval" else "o DESC, rn ASC"
+    order = {"trec_eval": "o DESC, d DESC",
+             "pessimistic": "o DESC, gr ASC, rn ASC",   # relevant documents last among ties
+             "optimistic": "o DESC, gr DESC, rn ASC",   # first
+             }.get(ties, "o DESC, rn ASC")               # stable: file order
     rel = f"(gr >= {t})"
     cut = ",\n  ".join(
         f"count(*) FILTER (WHERE {rel} AND r <= {k}) AS hits_{k}, "
