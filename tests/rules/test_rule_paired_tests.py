@@ -36,3 +36,17 @@ def test_ranking_condition_with_the_new_tests(test):
                                      rng=np.random.default_rng(1))
         assert r["p_value"] == pytest.approx(ref.pvalue, abs=0.002)
     assert r["status"] == PASS
+
+
+def test_ranking_condition_with_the_t_test_states_t_df_and_dz():
+    frame = run_frame(cand="reversed")
+    text = rule_text('[[condition]]\nmetric = "mrr"\nmin_gain = 0\ntest = "t"\ninterval = "normal"\n',
+                     baseline="dense", candidate="bm25")
+    r = row(gate(text, frame))
+    ra = ranking.run(table_of(frame), ranking.Options(system="system", ks=(1,)))
+    q = ra.table("queries").frame
+    x = q[q.system == "dense"].set_index("query")["rr"]
+    y = q[q.system == "bm25"].set_index("query")["rr"].loc[x.index]
+    ref = stats.ttest_rel(y.to_numpy(), x.to_numpy())
+    d = y.to_numpy() - x.to_numpy()
+    assert f"t({int(ref.df)}) = {ref.statistic:.2f}, d_z = {d.mean() / d.std(ddof=1):.2f}" in r["basis"]

@@ -37,15 +37,18 @@ def _num(x: float) -> float | None:
 
 
 #: the draw budget in a signature: fewer resamples on large files (each record's ci_method says how many)
-BUDGET = f",max-draws:{hc.DRAW_BUDGET:.0e}(B>={hc.MIN_RESAMPLES})".replace("e+0", "e")
+BUDGET = f",max-draws:{hc.DRAW_BUDGET:.0e}".replace("e+0", "e")
+#: a rate's interval and the t interval beside a bootstrap, in a signature
+RATE_WORDS = f"wilson-95,clopper-pearson(n<{SMALL_N},0%,100%)"
+T_WORDS = "t-beside"
 
 
 def signature(resamples: int, seed: int, *, unit: str = "items", clusters: str | None = None) -> dict:
     """The signature entries of the headline intervals."""
     boot = (f"cluster-bootstrap-percentile-95,B={resamples},seed={seed},clusters:{clusters}" if clusters
-            else f"bootstrap-percentile-95,B={resamples},seed={seed},over:{unit}") + BUDGET
-    return {"ci": boot, "ci-t": "t(n-1)-95,beside,unclipped",
-            "ci-rate": f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)"}
+            else f"bootstrap-percentile-95,B={resamples},seed={seed}" + (f",over:{unit}" if unit != "items" else "")
+            ) + BUDGET
+    return {"ci": boot + ("" if clusters else "," + T_WORDS), "ci-rate": RATE_WORDS}
 
 
 def notes(entries: list[tuple[str, hc.MeanCI]], unit: str = "items") -> list[str]:
@@ -59,10 +62,8 @@ def notes(entries: list[tuple[str, hc.MeanCI]], unit: str = "items") -> list[str
                    "interval would claim a certainty the data do not give.")
     exact = [label for label, ci in entries if ci.method == "clopper-pearson"]
     if exact:
-        out.append(f"{_list(exact)}: means of 0/1 values (rates) over fewer than {SMALL_N} {unit}, or at "
-                   f"0% or 100%, so "
-                   "their interval is the exact Clopper-Pearson one; the normal (Wald) interval would "
-                   "be wrong there (zero width at 0% or 100%, past the 0-1 range near them).")
+        out.append(f"{_list(exact)}: rates of fewer than {SMALL_N} {unit} or at 0% or 100%, shown with the "
+                   "exact Clopper-Pearson interval; the normal one would be wrong there.")
     return out
 
 

@@ -22,7 +22,6 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
 from ..metrics import headline_ci as hc
-from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
 from . import _checks, _intervals, _rows
 from ._common import ROLE_NAMES, Resolver, base_signature
 
@@ -202,11 +201,11 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
     sig = base_signature(NAME)
     sig.update({"form": "group" + ("+version" if ver_col else ""), "micro": "sum/sum",
                 "macro": "mean-of-group-rates",
-                "ci": (f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)" if binary else
+                "ci": (_intervals.RATE_WORDS if binary else
                        f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items,"
-                       "t(n-1)-95-beside"),
+                       + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS),
                 "ci-macro": f"stratified-bootstrap-percentile-95(items-within-groups),B={options.ci_resamples},"
-                            f"seed={options.ci_seed}",
+                            f"seed={options.ci_seed}" + _intervals.BUDGET,
                 "outcome": "binary" if binary else "score[0,1]"})
     notes += _intervals.notes(ci_entries)
     if ver_col:
@@ -306,7 +305,7 @@ def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, fo
                 "ci-pooled": f"ratio-bootstrap-percentile-95(num-and-den-of-a-unit-together),B={options.ci_resamples},"
                              f"seed={options.ci_seed},over:units",
                 "ci-mean": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:units,"
-                           f"t(n-1)-95-beside"})
+                           + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS})
     summary = pd.DataFrame([
         {"measure": "pooled ratio", "value": pooled, "numerator": per_unit["numerator"].sum(),
          "denominator": per_unit["denominator"].sum(), "units": len(per_unit)},

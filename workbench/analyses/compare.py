@@ -767,5 +767,5 @@ def _system_ci_signature(options: Options, binary: bool) -> str:
     if options.cluster:
         return f"cluster-bootstrap-percentile-95,{boot},clusters:{options.cluster}"
     if binary:
-        return "wilson-95,clopper-pearson-95(n<30,0%,100%)"
-    return f"bootstrap-percentile-95,{boot},over:items,t(n-1)-95-beside"
+        return _intervals.RATE_WORDS
+    return f"bootstrap-percentile-95,{boot},over:items{_intervals.BUDGET},{_intervals.T_WORDS}"

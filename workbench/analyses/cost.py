@@ -15,7 +15,7 @@ from ..io import LoadedTable, to_binary, to_float, to_text
 from ..metrics import cost as cm
 from ..metrics import paired as pm
 from ..metrics import headline_ci as hc
-from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
+from ..metrics.intervals import proportion_interval, rate_interval_method
 from . import _checks, _intervals, _rows
 from ._common import Resolver, base_signature, pick_column
 
@@ -214,12 +214,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sig = base_signature(NAME)
     sig.update({
         "cps": "total-cost/successes", "cpr": "mean",
-        "ci": f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)",
+        "ci": _intervals.RATE_WORDS,
         "ci-cpr": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:requests"
-                  ",t(n-1)-95-beside",
-        "ci-cps": f"ratio-bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},"
-                  "cost-and-success-resampled-together",
-        "ci-pct": "order-statistic-95,distribution-free(binomial),as-scipy.quantile_test",
+                  + _intervals.BUDGET + "," + _intervals.T_WORDS,
+        "ci-cps": f"ratio-bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed}"
+                  + _intervals.BUDGET,
+        "ci-pct": "order-statistic-95,distribution-free",
         "pct": options.percentile_method if lat is not None else "none",
         "marginal": "dcost/drate,cheaper->dearer,all-pairs",
         "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
@@ -333,13 +333,9 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
             per_success = float(x.sum() / succ) if succ else float("nan")
             records += [record(f"{measure}_mean", float(x.mean()), n=int(x.size),
                                ci_low=t.ci_low if x.size > 1 else None, ci_high=t.ci_high if x.size > 1 else None, **kw),
-                        record(f"{measure}_p50", float(p50), n=int(x.size),
-                               **_quantile_fields(x, 50, f"{measure}_p50", label, short), **kw),
-                        record(f"{measure}_p95", float(p95), n=int(x.size),
-                               **_quantile_fields(x, 95, f"{measure}_p95", label, short), **kw),
-                        record(f"{measure}_per_success", per_success if succ else None, n=succ,
-                               **_intervals.fields(_ratio_ci(np.where(m, np.nan_to_num(values), 0.0)[codes == s],
-                                                             y[codes == s], options)), **kw)]
+                        *_effort_interval_records(measure, x, (p50, p95), per_success,
+                                                  np.where(m, np.nan_to_num(values), 0.0)[codes == s],
+                                                  y[codes == s], label, options, short, kw)]
             if not succ:
                 notes.append(f"System '{label}' has no success: its {measure.replace('_', ' ')} per success is "
                              f"undefined (shown empty), not a division by zero.")
@@ -435,3 +431,14 @@ def _quantile_notes(short: list) -> list[str]:
     return [f"System '{label}': {plural(n, 'request')} are too few for a distribution-free 95% interval "
             f"of its {metric.replace('_', ' ')} (it needs at least {need:,}); none is shown."
             for metric, label, n, need in short]
+
+
+def _effort_interval_records(measure, x, pcts, per_success, effort_or_zero, success, label, options, short,
+                             kw) -> list[dict]:
+    """An effort measure's p50 and p95 per request (order-statistic intervals) and its total per
+    success (ratio bootstrap over the requests)."""
+    succ = int(success.sum())
+    return [record(f"{measure}_p{q}", float(v), n=int(x.size),
+                   **_quantile_fields(x, q, f"{measure}_p{q}", label, short), **kw) for q, v in zip((50, 95), pcts)] + [
+        record(f"{measure}_per_success", per_success if succ else None, n=succ,
+               **_intervals.fields(_ratio_ci(effort_or_zero, success, options)), **kw)]

@@ -381,7 +381,7 @@ def _length_bias(table, judge_col, options, judge, records, notes, sig):
 
 
 #: the interval of a rate: Wilson, exact below 30 items or at 0% or 100% (issue 28)
-RATE_CI = f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)"
+RATE_CI = f"wilson-95,clopper-pearson(n<{SMALL_N},0%,100%)"
 
 
 def _rate_ci(successes, n):

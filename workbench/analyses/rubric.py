@@ -31,7 +31,7 @@ from ..io import LoadedTable, guess_column, require_columns, to_text
 from ..metrics import paired as pm
 from ..metrics import significance as sg
 from ..metrics import headline_ci as hc
-from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
+from ..metrics.intervals import proportion_interval, rate_interval_method
 from . import _intervals
 from .paired import t_record
 from ._common import ITEM_NAMES, base_signature, check_unique, verdict_columns, verdicts
@@ -272,21 +272,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                          "mean_score": float(x.mean()) if x.size else np.nan,
                          "ci_low": fields.get("ci_low", np.nan), "ci_high": fields.get("ci_high", np.nan),
                          "t_ci_low": fields.get("t_low", np.nan), "t_ci_high": fields.get("t_high", np.nan)})
-        for c, cname in enumerate(crit):
-            v = V[s, present[s], c]
-            have = v[~np.isnan(v)] if options.missing == "skip" else np.where(np.isnan(v), 0.0, v)
-            blanks = int(np.isnan(v).sum())
-            k, m = int(have.sum()), int(have.size)
-            method = rate_interval_method(k, m)
-            lo, hi = proportion_interval(k, m, method) if m else (np.nan, np.nan)
-            if m and method == "clopper-pearson":
-                ci_entries.append((_intervals.who(f"criterion_rate:{cname}", name if named else None),
-                                   hc.MeanCI(k / m, m, lo, hi, np.nan, np.nan, False, method)))
-            records.append(record(f"criterion_rate:{cname}", k / m if m else None, n=m, ci_low=lo, ci_high=hi,
-                                  ci_method=f"{method}-95" if m else None, **kw))
-            crit_rows.append({**({"system": name} if named else {}), "criterion": cname, "weight": float(w[c]),
-                              "description": rub.descriptions[c], "passes": k, "items": m, "rate": k / m if m else np.nan,
-                              "ci_low": lo, "ci_high": hi, "blank": blanks})
+        _criterion_rates(V[s, present[s]], crit, w, rub.descriptions, name if named else None, options,
+                         records, crit_rows, ci_entries)
     notes += _intervals.notes(ci_entries)
     total_blank = int(np.isnan(V[present]).sum()) if present.any() else 0
     if total_blank:
@@ -322,8 +309,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                 "w": ",".join(f"{x:g}" for x in w), "score": "sum(w*c)/sum(w)",
                 "missing": "skip-renormalise" if options.missing == "skip" else "fail",
                 "score-ci": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items,"
-                            "t(n-1)-95-beside-unclipped",
-                "rate-ci": f"wilson-95,clopper-pearson-95(n<{SMALL_N},0%,100%)"})
+                            + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS,
+                "rate-ci": _intervals.RATE_WORDS})
     if named and len(systems) > 1:
         progress.advance(0.2, "paired comparisons")
         _compare(systems, base_name, items, V, present, scores, w, crit, options, records, tables, notes, sig,
@@ -353,8 +340,7 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
     rows, crit_rows = [], []
     others = [s for s in range(len(systems)) if s != b]
     for step, s in enumerate(others):
-        name = systems[s]
-        kw = dict(from_=base_name, to=name)
+        name, kw = systems[s], dict(from_=base_name, to=systems[s])
         both = present[b] & present[s] & np.isfinite(scores[b]) & np.isfinite(scores[s])
         n = int(both.sum())
         only = int((present[b] ^ present[s]).sum())
@@ -366,11 +352,10 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
         lo = 0.2 + 0.8 * step / len(others)
         ps = pm.summarize(scores[b][both], scores[s][both], resamples=options.resamples, seed=options.seed,
                           progress=Scaled(progress, lo, lo + 0.8 / len(others)))
-        records.append(record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw))
-        records.append(record("t_test_p:rubric_score", ps.t.p, n=n, **kw))
-        records.append(t_record("t:rubric_score", ps, n=n, **kw))
-        records.append(record("effect_size:rubric_score", ps.effect, n=n, **kw))
-        records.append(record("randomization_p:rubric_score", ps.randomization.p, n=n, **kw))
+        records += [record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+                    record("t_test_p:rubric_score", ps.t.p, n=n, **kw), t_record("t:rubric_score", ps, n=n, **kw),
+                    record("effect_size:rubric_score", ps.effect, n=n, **kw),
+                    record("randomization_p:rubric_score", ps.randomization.p, n=n, **kw)]
         pvals, contrib = [], []
         for c, cname in enumerate(crit):
             vb, vs = V[b, both, c], V[s, both, c]
@@ -431,3 +416,24 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                 f"bs:{options.resamples},seed:{options.seed}", "diff-tests": "t,randomization",
                 "ties": pm.TIES_SIGNATURE, "criterion-tests": "exact-sign,mcnemar-uncorrected,holm",
                 "contribution": "w_i*delta_rate_i/sum(w)"})
+
+
+def _criterion_rates(V, crit, w, descriptions, name, options: Options, records, crit_rows, ci_entries) -> None:
+    """One system's pass rate per criterion (``V``: its items x criteria verdicts), with Wilson's
+    interval, or Clopper-Pearson's below 30 items or at 0% or 100%."""
+    kw = {"system": name} if name is not None else {}
+    for c, cname in enumerate(crit):
+        v = V[:, c]
+        have = v[~np.isnan(v)] if options.missing == "skip" else np.where(np.isnan(v), 0.0, v)
+        blanks = int(np.isnan(v).sum())
+        k, m = int(have.sum()), int(have.size)
+        method = rate_interval_method(k, m)
+        lo, hi = proportion_interval(k, m, method) if m else (np.nan, np.nan)
+        if m and method == "clopper-pearson":
+            ci_entries.append((_intervals.who(f"criterion_rate:{cname}", name),
+                               hc.MeanCI(k / m, m, lo, hi, np.nan, np.nan, False, method)))
+        records.append(record(f"criterion_rate:{cname}", k / m if m else None, n=m, ci_low=lo, ci_high=hi,
+                              ci_method=f"{method}-95" if m else None, **kw))
+        crit_rows.append({**kw, "criterion": cname, "weight": float(w[c]), "description": descriptions[c],
+                          "passes": k, "items": m, "rate": k / m if m else np.nan,
+                          "ci_low": lo, "ci_high": hi, "blank": blanks})

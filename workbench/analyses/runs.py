@@ -274,9 +274,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sig.update({"value": "binary" if binary else "score", "column": value_col, "runs": str(k),
                 "order": how,
                 "baseline": base, "pairs": "by-item-id,common-items",
-                "run-ci": (f"wilson-95,clopper-pearson-95(n<30,0%,100%)" if binary else
+                "run-ci": (_intervals.RATE_WORDS if binary else
                            f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items,"
-                           "t(n-1)-95-beside"),
+                           + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS),
                 "diff-ci": f"paired-bootstrap-percentile-95,bs:{options.resamples},seed:{options.seed}",
                 "diff-test": "exact-sign" if binary else "randomization",
                 "ties": pm.TIES_SIGNATURE,

@@ -204,6 +204,7 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
         lo, hi = sg.percentile_interval(samples, level=1 - alpha)
         how = f"{level} bootstrap interval ({cond.resamples:,} resamples of queries, seed {cond.seed})"
     p = None
+    t_text = ""
     if cond.test == "sign":
         p = sg.sign_test(wins, losses)[0]
     elif cond.test == "t":
@@ -212,14 +213,18 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
         else:
             from scipy.stats import ttest_1samp
 
-            p = float(ttest_1samp(diffs, 0.0).pvalue)
+            res = ttest_1samp(diffs, 0.0)
+            p = float(res.pvalue)
+            # as a statistics package reports it: t(df) and the standardised effect d_z
+            t_text = f", t({n - 1}) = {float(res.statistic):.2f}, d_z = {obs / sd:.2f}"
     elif cond.test in ("randomization", "wilcoxon"):  # workbench/metrics/paired.py
         p = (pm.sign_flip_test(diffs, rounds=10_000, seed=cond.seed, quantum=quantum).p
              if cond.test == "randomization" else pm.wilcoxon(diffs, quantum=quantum).p)
     side = {"lower": "lower bound", "point": "observed value"}[cond.bound]
     basis = f"{side} of the {how}"
     if cond.test != "none":
-        basis += f"; {TEST_NAMES[cond.test]} on the per-query differences (two-sided, alpha {alpha:g})"
+        basis += (f"; {TEST_NAMES[cond.test]} on the per-query differences (two-sided, alpha {alpha:g}"
+                  f"{t_text})")
     ranking_notes = [x for x in result.notes if "guessed" not in x]
     notes += cols.notes + ranking_notes
     return Outcome(observed=obs, ci_low=lo, ci_high=hi, n=n, input_index=0, p_value=p,
