@@ -177,7 +177,11 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
                 raise DataError(f"File '{table.name}': no column holds only yes/no verdicts; name the criterion "
                                 f"columns with --criteria C1,C2,... (wide form), or give --criterion and --verdict "
                                 f"(long form); its columns are: {', '.join(map(str, table.frame.columns))}.")
-            notes.append(f"The criteria are the columns that hold only yes/no verdicts, in file order: "
+            asserted = [c for c in criteria if str(c).startswith("assert.")]
+            if asserted:  # an eval tool's per-assertion verdicts (promptfoo): those are the rubric
+                criteria = asserted
+            notes.append(f"The criteria are the columns that hold only yes/no verdicts"
+                         f"{' of the assertions' if asserted else ''}, in file order: "
                          f"{', '.join(repr(c) for c in criteria)} (set --criteria to choose).")
         if len(set(criteria)) != len(criteria):
             raise OptionError("Each criterion may be named once in --criteria.")

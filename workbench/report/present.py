@@ -1086,7 +1086,8 @@ def _answer_runs(result, currency):
 
 
 def _answer_repeats(result, currency):
-    """"'model-a' 54.2% (95% CI 47.5% to 60.8%), 'model-b' 59.0% (...) over 120 items; 68 and 70
+    """"Success rate over each item's tries: 'model-a' 54.2% (95% CI 47.5% to 60.8%), 'model-b'
+    59.0% (...) over 120 items; 68 and 70
     items flip across tries; the model's own randomness is 55.0% and 58.9% of one try's variance."""
     means = [r for r in result.records if r["metric"] in ("repeats_mean", "repeats_rate")]
     if not means:
@@ -1104,7 +1105,8 @@ def _answer_repeats(result, currency):
         if m.get("ci_low") is not None:
             text += f" (95% CI {format_interval(m['ci_low'], m['ci_high'], kind)})"
         parts.append(text)
-    s1 = ", ".join(parts) + f" over {_plural(shown[0].get('n'), 'item')}"
+    what = "Success rate over each item's tries" if kind == "rate" else "Mean score over each item's tries"
+    s1 = f"{what}: " + ", ".join(parts) + f" over {_plural(shown[0].get('n'), 'item')}"
     flips = [_first(result, "flipping_items", **keyed(m)) for m in shown]
     shares = [_first(result, "within_share", **keyed(m)) for m in shown]
     tail = []

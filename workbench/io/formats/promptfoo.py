@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import re
 from typing import Any
 
@@ -49,22 +50,9 @@ def load(value: dict, path: str, shown: str):
         raise DataError(f"File {shown} is a promptfoo results file with no results; expected at "
                         "least one test result.")
     n = len(rows)
-
-    def provider(r: dict) -> str:
-        p = r.get("provider")
-        if isinstance(p, dict):
-            return str(p.get("label") or p.get("id") or "")
-        return render_json_value(p)
-
-    def prompt(r: dict) -> str:
-        p = r.get("prompt")
-        if isinstance(p, dict):
-            return str(p.get("label") or p.get("raw") or "")
-        return render_json_value(p)
-
     tests = [render_json_value(r.get("testIdx", "")) for r in rows]
-    prompts = [prompt(r) for r in rows]
-    providers, same_name = _distinct_providers([provider(r) for r in rows], tests, prompts, rows)
+    prompts = [_prompt_of(r) for r in rows]
+    providers, same_name = _distinct_providers([_provider_of(r) for r in rows], tests, prompts, rows)
     several_prompts = len(set(prompts)) > 1  # promptIdx counts prompt x provider, not prompts
     columns: dict[str, Any] = {
         "provider": text_column(providers),
@@ -74,26 +62,17 @@ def load(value: dict, path: str, shown: str):
         "description": text_column([((r.get("testCase") or {}).get("description") or "")
                                     for r in rows]),
     }
+    repeats = _repeats(rows, providers, prompts)
+    if repeats is not None:  # promptfoo --repeat N: each test case N times, each with its testIdx
+        columns["test_case"] = text_column(repeats[0])
+        columns["repeat"] = np.asarray(repeats[1], dtype=np.int64)
     var_names = list(dict.fromkeys(k for r in rows for k in (r.get("vars") or {})))
     for name in var_names:
         columns[f"vars.{name}"] = text_column([(r.get("vars") or {}).get(name) for r in rows])
     columns["output"] = text_column([_output(r) for r in rows])
-    success = [r.get("success") if "success" in r else (r.get("gradingResult") or {}).get("pass")
-               for r in rows]
-    columns["success"], _ = typed_column([None if s is None else bool(s) for s in success])
-    columns["score"], _ = typed_column([_number(r.get("score", (r.get("gradingResult") or {})
-                                                        .get("score"))) for r in rows])
-    columns["latency_ms"], _ = typed_column([_number(r.get("latencyMs")) for r in rows])
-    columns["cost"], _ = typed_column([_number(r.get("cost", (r.get("response") or {}).get("cost")))
-                                       for r in rows])
-    for key in ("prompt", "completion", "total"):
-        columns[f"tokens_{key}"], _ = typed_column(
-            [_number((r.get("tokenUsage") or (r.get("response") or {}).get("tokenUsage") or {})
-                     .get(key)) for r in rows])
-    named = list(dict.fromkeys(k for r in rows for k in (r.get("namedScores") or {})))
-    for name in named:
-        columns[f"named.{name}"], _ = typed_column(
-            [_number((r.get("namedScores") or {}).get(name)) for r in rows])
+    columns.update(_score_columns(rows))
+    asserts = _assertion_columns(rows)
+    columns.update(asserts)
     columns["reason"] = text_column([_reason(r) for r in rows])
     cached = [bool((r.get("response") or {}).get("cached")) if isinstance(r.get("response"), dict)
               else False for r in rows]
@@ -103,12 +82,116 @@ def load(value: dict, path: str, shown: str):
     if any(errors):
         columns["error"] = text_column(errors)
     frame = pd.DataFrame(columns)
+    names = [f"test {t}{f' / {p}' if several_prompts else ''} of '{v}'"
+             for t, p, v in zip(frame["test"], frame["prompt"], frame["provider"])]
+    notes = _notes(frame, columns, n, several_prompts, same_name, errors, cached, names, asserts, repeats)
+    roles = {"provider": "system", "item": "item", "success": "success", "cost": "cost",
+             "latency_ms": "latency", "output": "prediction",
+             **({"error": "error"} if any(errors) else {}),
+             **({"test_case": "task", "repeat": "epoch"} if repeats is not None else {})}
+    return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1),
+                 roles=roles, panel="repeats" if repeats is not None else "cost", row_word="row",
+                 row_names=names)
+
+
+def _provider_of(r: dict) -> str:
+    p = r.get("provider")
+    if isinstance(p, dict):
+        return str(p.get("label") or p.get("id") or "")
+    return render_json_value(p)
+
+
+def _prompt_of(r: dict) -> str:
+    p = r.get("prompt")
+    if isinstance(p, dict):
+        return str(p.get("label") or p.get("raw") or "")
+    return render_json_value(p)
+
+
+def _score_columns(rows: list[dict]) -> dict[str, Any]:
+    """Pass (success), score, latency, cost, tokens and the named scores of each result."""
+    out: dict[str, Any] = {}
+    success = [r.get("success") if "success" in r else (r.get("gradingResult") or {}).get("pass")
+               for r in rows]
+    out["success"], _ = typed_column([None if s is None else bool(s) for s in success])
+    out["score"], _ = typed_column([_number(r.get("score", (r.get("gradingResult") or {})
+                                                    .get("score"))) for r in rows])
+    out["latency_ms"], _ = typed_column([_number(r.get("latencyMs")) for r in rows])
+    out["cost"], _ = typed_column([_number(r.get("cost", (r.get("response") or {}).get("cost")))
+                                   for r in rows])
+    for key in ("prompt", "completion", "total"):
+        out[f"tokens_{key}"], _ = typed_column(
+            [_number((r.get("tokenUsage") or (r.get("response") or {}).get("tokenUsage") or {})
+                     .get(key)) for r in rows])
+    named = list(dict.fromkeys(k for r in rows for k in (r.get("namedScores") or {})))
+    for name in named:
+        out[f"named.{name}"], _ = typed_column(
+            [_number((r.get("namedScores") or {}).get(name)) for r in rows])
+    return out
+
+
+def _assertion_key(assertion: dict, seen: dict[str, int]) -> str:
+    """An assertion's criterion name: its ``metric``, else its type; a second one of the same
+    name in one test gets '#2'."""
+    base = str(assertion.get("metric") or assertion.get("type") or "assertion")
+    seen[base] = seen.get(base, 0) + 1
+    return base if seen[base] == 1 else f"{base} #{seen[base]}"
+
+
+def _assertion_columns(rows: list[dict]) -> dict[str, Any]:
+    """One 0/1 column per assertion (``assert.<metric or type>``) from each result's
+    gradingResult.componentResults: a rubric's criteria; blank where a test lacks it.  Only
+    when some result has two or more assertions (one assertion is the pass column already)."""
+    per_row = []
+    for r in rows:
+        seen: dict[str, int] = {}
+        got = {}
+        for part in (r.get("gradingResult") or {}).get("componentResults") or []:
+            if isinstance(part, dict) and isinstance(part.get("assertion"), dict) and "pass" in part:
+                got[_assertion_key(part["assertion"], seen)] = bool(part["pass"])
+        per_row.append(got)
+    if not any(len(g) >= 2 for g in per_row):
+        return {}
+    names = list(dict.fromkeys(k for g in per_row for k in g))
+    return {f"assert.{k}": np.array([float(g[k]) if k in g else np.nan for g in per_row]) for k in names}
+
+
+def _repeats(rows: list[dict], providers: list[str], prompts: list[str]):
+    """(test case id, repeat number) per row when promptfoo ran each test case several times
+    (--repeat: the same description and vars under several testIdx), else None.  The test case
+    is named by its first testIdx; repeats are numbered 1, 2... in testIdx order."""
+    def case(r: dict) -> str:
+        tc = r.get("testCase") or {}
+        return json.dumps([tc.get("description"), r.get("vars")], sort_keys=True, default=str)
+
+    keys = [case(r) for r in rows]
+    indices: dict[str, list] = {}
+    for i in sorted(range(len(rows)), key=lambda i: _number(rows[i].get("testIdx")) or 0):
+        seen = indices.setdefault(keys[i], [])
+        if rows[i].get("testIdx") not in seen:
+            seen.append(rows[i].get("testIdx"))
+    if all(len(v) == 1 for v in indices.values()):
+        return None
+    cases = [render_json_value(indices[k][0]) for k in keys]
+    number = [indices[k].index(r.get("testIdx")) + 1 for k, r in zip(keys, rows)]
+    return cases, number
+
+
+def _notes(frame, columns, n, several_prompts, same_name, errors, cached, names, asserts, repeats) -> list[str]:
     providers = list(dict.fromkeys(frame["provider"]))
     notes = [f"Read as promptfoo results ({len(providers)} provider"
              f"{'s' if len(providers) > 1 else ''}: {', '.join(repr(p) for p in providers[:5])}; "
              f"{frame['test'].nunique()} tests; {n} rows, one per test x prompt x provider): "
              "pass read as success 1/0, latency in milliseconds, cost in the provider's units "
              "(US dollars for promptfoo's built-in prices)."]
+    if repeats is not None:
+        k = max(repeats[1])
+        notes.append(f"promptfoo ran each test case several times (--repeat, up to {k}): column "
+                     f"'test_case' names the case (its first test number), 'repeat' the try; the "
+                     f"Repeats panel reads them.")
+    if asserts:
+        notes.append(f"Each assertion's pass is a 0/1 column ({', '.join(asserts)}), named by its "
+                     f"metric (else its type): the Rubric panel reads them as criteria.")
     if several_prompts:
         notes.append("The config has several prompts: items pair a test with a prompt "
                      "(column 'item').")
@@ -119,8 +202,6 @@ def load(value: dict, path: str, shown: str):
     missing = int(np.isnan(np.asarray(columns["cost"], dtype=float)).sum())
     if missing:
         notes.append(f"{missing} rows have no cost.")
-    names = [f"test {t}{f' / {p}' if several_prompts else ''} of '{v}'"
-             for t, p, v in zip(frame["test"], frame["prompt"], frame["provider"])]
     if any(errors):
         failed = [name for name, e in zip(names, errors) if e]
         notes.append(f"{len(failed)} of {n} requests ended with a provider error (column 'error'; "
@@ -134,11 +215,7 @@ def load(value: dict, path: str, shown: str):
         notes.append(f"{sum(cached)} of {n} responses came from promptfoo's cache (column "
                      "'cached'): their latency is the cache's, not the provider's; run promptfoo "
                      "with --no-cache to measure latency.")
-    roles = {"provider": "system", "item": "item", "success": "success", "cost": "cost",
-             "latency_ms": "latency", "output": "prediction",
-             **({"error": "error"} if any(errors) else {})}
-    return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1),
-                 roles=roles, panel="cost", row_word="row", row_names=names)
+    return notes
 
 
 #: The columns promptfoo's CSV export repeats after each "[provider] prompt" column.
