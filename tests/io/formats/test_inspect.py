@@ -195,3 +195,15 @@ def test_passk_on_two_logs_is_per_sample_not_per_task_name(fixture_path, capsys)
     assert {r["n"] for r in out["results"]} == {4}  # 4 samples per model
     assert cli_main(["passk", *paths]) == 2  # no task column to guess: a sentence, not a number
     assert "task" in capsys.readouterr().err
+
+
+def test_the_first_scorers_explanation_is_kept_when_the_log_has_one():
+    """Inspect writes each score's explanation (a model-graded scorer's reasons); the reader
+    keeps the first scorer's beside its answer, as the log has it."""
+    path = os.path.join(FIXTURES, "inspect", "arith_beta.json")  # the log as Inspect's JSON
+    with open(path, encoding="utf-8") as fh:
+        samples = json.load(fh)["samples"]
+    table = load_table(path)
+    want = {(str(s["id"]), int(s["epoch"])): next(iter(s["scores"].values())).get("explanation") for s in samples}
+    got = {(sid, int(e)): x for sid, e, x in zip(table.frame["sample_id"], table.frame["epoch"], table.frame["explanation"])}
+    assert got == {k: ("" if v is None else str(v)) for k, v in want.items()}

@@ -125,6 +125,10 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
         columns["answer"] = text_column([_text(((s.get("scores") or {}).get(first) or {})
                                                .get("answer"), a)
                                          for s, a in zip(samples, attachments)])
+        explanations = [_text(((s.get("scores") or {}).get(first) or {}).get("explanation"), a)
+                        for s, a in zip(samples, attachments)]
+        if any(explanations):  # a model-graded scorer's reasons (the judge's words)
+            columns["explanation"] = text_column(explanations)
     agent, errors = _effort_columns(samples, columns)
     if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
         columns["eval_id"] = text_column([str(spec["eval_id"])] * n)
