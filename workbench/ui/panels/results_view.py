@@ -157,20 +157,20 @@ def headline_frame(result: AnalysisResult):
     presentation policy.  Returns (frame, formats, tooltips, headers, labels)."""
     from ...report import present
 
-    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in result.records
-            if r.get("convention") is None]  # those are on the Conventions tab
+    shown = [r for r in result.records if r.get("convention") is None]  # those: the Conventions tab
+    rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in shown]
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
-    pairs = {(r.get("from"), r.get("to")) for r in result.records
+    pairs = {(r.get("from"), r.get("to")) for r in shown
              if r.get("from") is not None or r.get("to") is not None}
     # Compare is about one pair: it is said once, in the header, not on every row
     common = next(iter(pairs)) if len(pairs) == 1 and result.analysis == "compare" else None
     labels = {"metric": [measure_label(present.display_name(r["metric"]),
                                        {k: v for k, v in r.items() if common is None or k not in ("from", "to")})
-                         for r in result.records]}
+                         for r in shown]}
     kinds, tips = [], []
-    for r in result.records:
+    for r in shown:
         kinds.append(present.record_kind(result, r))
         try:
             formula = spec_for(r["metric"]).formula
@@ -178,9 +178,17 @@ def headline_frame(result: AnalysisResult):
             formula = ""
         tips.append(f"{r['metric']}" + (f": {formula}" if formula else ""))
     formats: dict[str, Any] = {"value": kinds, "ci_low": kinds, "ci_high": kinds, "n": "count", "k": "count"}
+    # each interval's method on its cells (a rate's Wilson or Clopper-Pearson, a bootstrap...),
+    # and the t interval beside a bootstrap one (the table keeps the value, n and interval on screen)
+    methods = [(r.get("ci_method") or "the signature's interval")
+               + (f"; t interval {present.format_value(r['t_low'], kind)} to "
+                  f"{present.format_value(r['t_high'], kind)}" if r.get("t_low") is not None else "")
+               + ("; no interval: every bootstrap resample gave the same value" if r.get("degenerate") else "")
+               for r, kind in zip(shown, kinds)]
     tooltips = {"metric:cells": tips, "value:cells": tips,
                 "n": "the denominator: the items, queries, tasks or requests the value is computed over",
-                "ci_low": "95% interval, low", "ci_high": "95% interval, high"}
+                "ci_low": "95% interval, low", "ci_high": "95% interval, high",
+                "ci_low:cells": methods, "ci_high:cells": methods}
     headers = dict(HEADLINE_HEADERS)
     if common is not None:
         headers["metric"] = f"Measure ({common[0]} → {common[1]})"
