@@ -574,6 +574,28 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
         records.append(record(metric, float(S[:, j].mean()) if n else float("nan"), system=name, n=n,
                               **_intervals.fields(cis[j])))
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    results = _pairs(S, names, col, options, codes, progress, unit_word, records, notes)
+    if codes is not None:
+        notes.append(f"The bootstrap resamples the {plural(n_clusters, 'cluster')} of column '{options.cluster}' "
+                     f"whole; the other tests treat the {plural(n, 'item')} as independent and are optimistic if "
+                     f"clusters matter.")
+    primary = "exact sign test" if col.binary else "randomization test"
+    if k == 2:
+        tables = _two_systems_tables(results[(0, 1)], S, n, options, unit)
+    else:
+        tables = _many_systems_tables(results, pairs, names, n, S, col, options, sign, primary, records, notes)
+    tables.append(_discordant_table(table, col, S, names, sign))
+    sig = _general_signature(options, col, family, unit, k)
+    progress.advance(1.0, "done")
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+
+
+def _pairs(S, names, col: Collected, options: Options, codes, progress, unit_word: str, records: list,
+           notes: list) -> dict:
+    """Every pair of systems: its tests and intervals as records, and per pair the difference,
+    p-value, interval and its summary row."""
+    k, n = len(names), S.shape[0]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     results: dict[tuple[int, int], dict] = {}
     for step, (i, j) in enumerate(pairs):
         progress.check_cancelled()
@@ -624,98 +646,109 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
                           pt.degenerate_notes(pm.paired_differences(x, y), unit=unit_word, mde=ps.mde,
                                               bounded=col.bounded)]
                 notes += pt.readings(ps, base=a, cand=b, unit=unit_word, bounded=col.bounded)
-    if codes is not None:
-        notes.append(f"The bootstrap resamples the {plural(n_clusters, 'cluster')} of column '{options.cluster}' "
-                     f"whole; the other tests treat the {plural(n, 'item')} as independent and are optimistic if "
-                     f"clusters matter.")
-    primary = "exact sign test" if col.binary else "randomization test"
+    return results
+
+
+def _two_systems_tables(r: dict, S, n: int, options: Options, unit: str) -> list:
+    """Two systems: the paired summary, the tests side by side, the intervals, the bootstrap."""
     tables = []
-    if k == 2:
-        r = results[(0, 1)]
-        summary = pd.DataFrame([r["row"]])
-        ps = r.get("ps")
-        tables += [
-            Table("summary", "Paired comparison", summary, columns={
-                "mean_diff": "mean of candidate - baseline over the items",
-                "sd_diff": "SD of the per-item differences (n - 1)",
-                "effect_size": "mean difference / SD of the differences (d_z)",
-                "mde_score": "minimum detectable mean difference 2.8 x SD / sqrt(n)",
-                "improved": "items where the candidate scores higher", "worse": "items where it scores lower",
-            }, formats={"baseline_mean": "float", "candidate_mean": "float", "mean_diff": "float",
-                        "sd_diff": "float", "effect_size": "float", "mde_score": "float", "items": "int",
-                        "improved": "int", "worse": "int", "tied": "int"}),
-            Table("tests", "Significance tests side by side", pd.DataFrame(pt.tests_rows(ps, options.zero_method)),
-                  formats={"p_value": "p", "statistic": "float"}),
-            Table("intervals", "95% intervals of the mean difference",
-                  pd.DataFrame(pt.interval_rows(ps, options.resamples, options.seed, unit)),
-                  formats={"diff": "float", "ci_low": "float", "ci_high": "float"}),
-        ]
-        # integer per-item differences: resampled means are multiples of 1/n (cluster ratios too
-        # when the clusters are equal-sized; bootstrap_histogram checks the samples)
-        d01 = pm.paired_differences(S[:, 0], S[:, 1])
-        on_lattice = n > 0 and bool(np.all(d01 == np.rint(d01)))
-        histogram, hist_columns = bootstrap_histogram(ps.samples, n if on_lattice else None)
-        tables.append(Table("bootstrap", "Bootstrap distribution of the mean difference", histogram,
-                            columns=hist_columns, formats={"difference": "float", "bin_low": "float",
-                                                           "bin_high": "float", "resamples": "int"}))
-    else:
-        base_rows = [results[(0, j)]["row"] for j in range(1, k)]
-        tables.append(Table("summary", "Each candidate against the baseline", pd.DataFrame(base_rows),
-                            formats={c: "rate" if col.binary and c in ("baseline_rate", "candidate_rate", "diff",
-                                                                       "discordance", "mde") else "float"
-                                     for c in base_rows[0] if c not in ("baseline", "candidate")}))
-        # corrections: candidates vs the baseline (one family), all pairs (another)
-        vs_base = [(0, j) for j in range(1, k)]
-        adj_base = pm.adjust([results[p]["p"] for p in vs_base], options.correction)
-        adj_all = pm.adjust([results[p]["p"] for p in pairs], options.correction)
-        adj_all_of = dict(zip(pairs, adj_all))
-        rows, answer = [], {"better": [], "worse": [], "unclear": []}
-        for (i, j), p_adj in zip(vs_base, adj_base):
-            r = results[(i, j)]
-            records.append(record("p_adjusted", p_adj, group="vs baseline", from_=names[0], to=names[j], n=n))
-            better = bool(np.isfinite(p_adj) and p_adj < ALPHA and sign * r["diff"] > 0)
-            worse = bool(np.isfinite(p_adj) and p_adj < ALPHA and sign * r["diff"] < 0)
-            records.append(record("beats_baseline", better, from_=names[0], to=names[j], n=n))
-            answer["better" if better else "worse" if worse else "unclear"].append(names[j])
-        tukey = _tukey_hsd(S) if not col.binary else None
-        for (i, j) in pairs:
-            r = results[(i, j)]
-            rows.append({"from": names[i], "to": names[j], "items": n, "diff": r["diff"],
-                         "ci_low": r["low"], "ci_high": r["high"], "p_value": r["p"],
-                         "p_adjusted_vs_baseline": dict(zip(vs_base, adj_base)).get((i, j), np.nan),
-                         "p_adjusted_all_pairs": adj_all_of[(i, j)],
-                         **({"tukey_hsd_p": float(tukey[i, j])} if tukey is not None else {})})
-            records.append(record("p_adjusted", adj_all_of[(i, j)], group="all pairs", from_=names[i],
-                                  to=names[j], n=n))
-            if tukey is not None:
-                records.append(record("tukey_hsd_p", float(tukey[i, j]), from_=names[i], to=names[j], n=n))
+    summary = pd.DataFrame([r["row"]])
+    ps = r.get("ps")
+    tables += [
+        Table("summary", "Paired comparison", summary, columns={
+            "mean_diff": "mean of candidate - baseline over the items",
+            "sd_diff": "SD of the per-item differences (n - 1)",
+            "effect_size": "mean difference / SD of the differences (d_z)",
+            "mde_score": "minimum detectable mean difference 2.8 x SD / sqrt(n)",
+            "improved": "items where the candidate scores higher", "worse": "items where it scores lower",
+        }, formats={"baseline_mean": "float", "candidate_mean": "float", "mean_diff": "float",
+                    "sd_diff": "float", "effect_size": "float", "mde_score": "float", "items": "int",
+                    "improved": "int", "worse": "int", "tied": "int"}),
+        Table("tests", "Significance tests side by side", pd.DataFrame(pt.tests_rows(ps, options.zero_method)),
+              formats={"p_value": "p", "statistic": "float"}),
+        Table("intervals", "95% intervals of the mean difference",
+              pd.DataFrame(pt.interval_rows(ps, options.resamples, options.seed, unit)),
+              formats={"diff": "float", "ci_low": "float", "ci_high": "float"}),
+    ]
+    # integer per-item differences: resampled means are multiples of 1/n (cluster ratios too
+    # when the clusters are equal-sized; bootstrap_histogram checks the samples)
+    d01 = pm.paired_differences(S[:, 0], S[:, 1])
+    on_lattice = n > 0 and bool(np.all(d01 == np.rint(d01)))
+    histogram, hist_columns = bootstrap_histogram(ps.samples, n if on_lattice else None)
+    tables.append(Table("bootstrap", "Bootstrap distribution of the mean difference", histogram,
+                        columns=hist_columns, formats={"difference": "float", "bin_low": "float",
+                                                       "bin_high": "float", "resamples": "int"}))
+    return tables
+
+
+def _many_systems_tables(results: dict, pairs, names, n: int, S, col: Collected, options: Options, sign: float,
+                         primary: str, records: list, notes: list) -> list:
+    """Three or more systems: each candidate against the baseline, every pair with its
+    corrections (and Tukey's HSD for scores), and which beat the baseline."""
+    k = len(names)
+    tables = []
+    base_rows = [results[(0, j)]["row"] for j in range(1, k)]
+    tables.append(Table("summary", "Each candidate against the baseline", pd.DataFrame(base_rows),
+                        formats={c: "rate" if col.binary and c in ("baseline_rate", "candidate_rate", "diff",
+                                                                   "discordance", "mde") else "float"
+                                 for c in base_rows[0] if c not in ("baseline", "candidate")}))
+    # corrections: candidates vs the baseline (one family), all pairs (another)
+    vs_base = [(0, j) for j in range(1, k)]
+    adj_base = pm.adjust([results[p]["p"] for p in vs_base], options.correction)
+    adj_all = pm.adjust([results[p]["p"] for p in pairs], options.correction)
+    adj_all_of = dict(zip(pairs, adj_all))
+    rows, answer = [], {"better": [], "worse": [], "unclear": []}
+    for (i, j), p_adj in zip(vs_base, adj_base):
+        r = results[(i, j)]
+        records.append(record("p_adjusted", p_adj, group="vs baseline", from_=names[0], to=names[j], n=n))
+        better = bool(np.isfinite(p_adj) and p_adj < ALPHA and sign * r["diff"] > 0)
+        worse = bool(np.isfinite(p_adj) and p_adj < ALPHA and sign * r["diff"] < 0)
+        records.append(record("beats_baseline", better, from_=names[0], to=names[j], n=n))
+        answer["better" if better else "worse" if worse else "unclear"].append(names[j])
+    tukey = _tukey_hsd(S) if not col.binary else None
+    for (i, j) in pairs:
+        r = results[(i, j)]
+        rows.append({"from": names[i], "to": names[j], "items": n, "diff": r["diff"],
+                     "ci_low": r["low"], "ci_high": r["high"], "p_value": r["p"],
+                     "p_adjusted_vs_baseline": dict(zip(vs_base, adj_base)).get((i, j), np.nan),
+                     "p_adjusted_all_pairs": adj_all_of[(i, j)],
+                     **({"tukey_hsd_p": float(tukey[i, j])} if tukey is not None else {})})
+        records.append(record("p_adjusted", adj_all_of[(i, j)], group="all pairs", from_=names[i],
+                              to=names[j], n=n))
         if tukey is not None:
-            notes.append("Tukey's HSD (as ranx offers it) compares all pairs at once with the studentized "
-                         "range, treating each system's scores as an independent sample: it ignores the "
-                         "pairing by item, so it is conservative next to the paired tests.")
-        fmt = "rate" if col.binary else "float"
-        tables.append(Table("pairs", f"Every pair: {primary} p-values, adjusted ({options.correction})",
-                            pd.DataFrame(rows), columns={
-                                "diff": "to - from", "ci_low": "paired bootstrap 95% percentile interval",
-                                "p_value": f"{primary}, two-sided",
-                                "p_adjusted_vs_baseline": f"{options.correction}-adjusted over the "
-                                                          f"{k - 1} candidate-vs-baseline comparisons",
-                                "p_adjusted_all_pairs": f"{options.correction}-adjusted over all "
-                                                        f"{len(pairs)} pairs"},
-                            formats={"diff": fmt, "ci_low": fmt, "ci_high": fmt, "p_value": "p",
-                                     "tukey_hsd_p": "p",
-                                     "p_adjusted_vs_baseline": "p", "p_adjusted_all_pairs": "p",
-                                     "items": "int"}))
-        direction = "higher" if options.better == "higher" else "lower"
-        parts = [f"Which beat the baseline '{names[0]}' ({options.correction}-adjusted {primary} p < "
-                 f"{ALPHA} and a {direction} score): "
-                 f"{', '.join(repr(x) for x in answer['better']) or 'none'}"]
-        if answer["worse"]:
-            parts.append(f"significantly worse: {', '.join(repr(x) for x in answer['worse'])}")
-        if answer["unclear"]:
-            parts.append(f"not distinguishable from it: {', '.join(repr(x) for x in answer['unclear'])}")
-        notes.insert(0, "; ".join(parts) + ".")
-    # items that changed (against the baseline)
+            records.append(record("tukey_hsd_p", float(tukey[i, j]), from_=names[i], to=names[j], n=n))
+    if tukey is not None:
+        notes.append("Tukey's HSD (as ranx offers it) compares all pairs at once with the studentized "
+                     "range, treating each system's scores as an independent sample: it ignores the "
+                     "pairing by item, so it is conservative next to the paired tests.")
+    fmt = "rate" if col.binary else "float"
+    tables.append(Table("pairs", f"Every pair: {primary} p-values, adjusted ({options.correction})",
+                        pd.DataFrame(rows), columns={
+                            "diff": "to - from", "ci_low": "paired bootstrap 95% percentile interval",
+                            "p_value": f"{primary}, two-sided",
+                            "p_adjusted_vs_baseline": f"{options.correction}-adjusted over the "
+                                                      f"{k - 1} candidate-vs-baseline comparisons",
+                            "p_adjusted_all_pairs": f"{options.correction}-adjusted over all "
+                                                    f"{len(pairs)} pairs"},
+                        formats={"diff": fmt, "ci_low": fmt, "ci_high": fmt, "p_value": "p",
+                                 "tukey_hsd_p": "p",
+                                 "p_adjusted_vs_baseline": "p", "p_adjusted_all_pairs": "p",
+                                 "items": "int"}))
+    direction = "higher" if options.better == "higher" else "lower"
+    parts = [f"Which beat the baseline '{names[0]}' ({options.correction}-adjusted {primary} p < "
+             f"{ALPHA} and a {direction} score): "
+             f"{', '.join(repr(x) for x in answer['better']) or 'none'}"]
+    if answer["worse"]:
+        parts.append(f"significantly worse: {', '.join(repr(x) for x in answer['worse'])}")
+    if answer["unclear"]:
+        parts.append(f"not distinguishable from it: {', '.join(repr(x) for x in answer['unclear'])}")
+    notes.insert(0, "; ".join(parts) + ".")
+    return tables
+
+
+def _discordant_table(table: LoadedTable, col: Collected, S, names, sign: float) -> Table:
+    """The items that changed against the baseline, with their input row."""
+    k = len(names)
     changed = []
     for j in range(1, k):
         dj = pm.paired_differences(S[:, 0], S[:, j])  # a difference of float noise is no change
@@ -730,11 +763,14 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
             **({"from": names[0], "to": names[j]} if k > 2 else {}),
             "result": label, "baseline": S[idx, 0], "candidate": S[idx, j], "difference": dj[idx],
         }), table.frame.iloc[col.rows[idx, 0]].reset_index(drop=True).add_prefix("input:")], axis=1))
-    tables.append(Table("discordant", "Items that changed against the baseline",
+    return Table("discordant", "Items that changed against the baseline",
                         pd.concat(changed, ignore_index=True) if changed else
                         pd.DataFrame(columns=["item", "line", "result", "baseline", "candidate", "difference"]),
                         formats={} if col.binary else {"baseline": "float", "candidate": "float",
-                                                       "difference": "float"}))
+                                                       "difference": "float"})
+
+
+def _general_signature(options: Options, col: Collected, family: str, unit: str, k: int) -> dict:
     sig = base_signature(NAME)
     sig.update({"family": family, "form": col.form, "pairs": "by-item-id", "systems": str(k)})
     if col.binary:
@@ -750,8 +786,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
         sig.update({"correction": options.correction, "adjusted": "sign-test" if col.binary else "randomization",
                     "alpha": f"{ALPHA:g}", "better": options.better})
     sig["mde"] = "2.8*sqrt(d/n)" if col.binary else "2.8*sd/sqrt(n)"
-    progress.advance(1.0, "done")
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+    return sig
 
 
 def _system_cis(scores: np.ndarray, names: list[str], codes, options: Options):
