@@ -77,6 +77,8 @@ def check_options(options: Options) -> None:
         raise OptionError("Give the weights either with --weights or in a --rubric file, not both.")
     if (options.criterion is None) != (options.verdict is None):
         raise OptionError("The long form needs both --criterion (the criterion column) and --verdict.")
+    if options.criteria and len(set(_split(options.criteria))) != len(_split(options.criteria)):
+        raise OptionError("Each criterion may be named once in --criteria.")
 
 
 @dataclass(frozen=True)
@@ -183,8 +185,6 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
             notes.append(f"The criteria are the columns that hold only yes/no verdicts"
                          f"{' of the assertions' if asserted else ''}, in file order: "
                          f"{', '.join(repr(c) for c in criteria)} (set --criteria to choose).")
-        if len(set(criteria)) != len(criteria):
-            raise OptionError("Each criterion may be named once in --criteria.")
         require_columns(table, criteria)
         if item_col:
             require_columns(table, [item_col])
@@ -218,8 +218,6 @@ def _long_criteria(table: LoadedTable, frame: pd.DataFrame, options: Options, no
     if not options.criteria:
         return found, frame
     criteria = _split(options.criteria)
-    if len(set(criteria)) != len(criteria):
-        raise OptionError("Each criterion may be named once in --criteria.")
     unknown = [c for c in criteria if c not in found]
     if unknown:
         raise DataError(f"File '{table.name}', column '{options.criterion}' has no criterion "

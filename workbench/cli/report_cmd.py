@@ -159,6 +159,11 @@ def _load_input(session, where: str, session_path, progress):
                             f"the file again.")
     if len(paths) > 1:
         table = load_many(paths, progress=progress)
+        changed = changed_inputs(session, table)
+        if changed:
+            raise DataError(f"Session '{session_path}': {'; '.join(changed)}, so the report would not "
+                            f"show the numbers the session saw; restore the file, or re-run the analyses "
+                            f"in the workbench and save the session again.")
     else:
         table = load_table(path, sheet=session.sheet, progress=progress)
         if session.input_sha256 and table.sha256 != session.input_sha256:
@@ -167,9 +172,4 @@ def _load_input(session, where: str, session_path, progress):
                             f"{session.input_sha256[:16]}...), so the report would not show the numbers "
                             f"the session saw; restore the file, or re-run the analyses in the workbench "
                             f"and save the session again.")
-    changed = changed_inputs(session, table)
-    if changed:
-        raise DataError(f"Session '{session_path}': {'; '.join(changed)}, so the report would not "
-                        f"show the numbers the session saw; restore the file, or re-run the analyses "
-                        f"in the workbench and save the session again.")
     return table

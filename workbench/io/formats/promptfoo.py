@@ -62,7 +62,7 @@ def load(value: dict, path: str, shown: str):
         "description": text_column([((r.get("testCase") or {}).get("description") or "")
                                     for r in rows]),
     }
-    repeats = _repeats(rows, providers, prompts)
+    repeats = _repeats(rows)
     if repeats is not None:  # promptfoo --repeat N: each test case N times, each with its testIdx
         columns["test_case"] = text_column(repeats[0])
         columns["repeat"] = np.asarray(repeats[1], dtype=np.int64)
@@ -156,7 +156,7 @@ def _assertion_columns(rows: list[dict]) -> dict[str, Any]:
     return {f"assert.{k}": np.array([float(g[k]) if k in g else np.nan for g in per_row]) for k in names}
 
 
-def _repeats(rows: list[dict], providers: list[str], prompts: list[str]):
+def _repeats(rows: list[dict]):
     """(test case id, repeat number) per row when promptfoo ran each test case several times
     (--repeat: the same description and vars under several testIdx), else None.  The test case
     is named by its first testIdx; repeats are numbered 1, 2... in testIdx order."""
@@ -231,7 +231,7 @@ def csv_names(header: list[str]) -> list[str] | None:
     names = [h.strip() for h in header]
     if len(set(names)) == len(names):
         return None
-    out, tag, seen = [], None, set()
+    out, tag = [], None
     for name in names:
         match = _CSV_OUTPUT.match(name)
         if match:
