@@ -574,7 +574,7 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
         records.append(record(metric, float(S[:, j].mean()) if n else float("nan"), system=name, n=n,
                               **_intervals.fields(cis[j])))
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    results = _pairs(S, names, col, options, codes, progress, unit_word, records, notes)
+    results = _pairs(S, names, pairs, col, options, codes, progress, unit_word, records, notes)
     if codes is not None:
         notes.append(f"The bootstrap resamples the {plural(n_clusters, 'cluster')} of column '{options.cluster}' "
                      f"whole; the other tests treat the {plural(n, 'item')} as independent and are optimistic if "
@@ -590,12 +590,11 @@ def _general(table: LoadedTable, options: Options, progress, res: Resolver, col:
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
 
 
-def _pairs(S, names, col: Collected, options: Options, codes, progress, unit_word: str, records: list,
-           notes: list) -> dict:
+def _pairs(S, names, pairs, col: Collected, options: Options, codes, progress, unit_word: str,
+           records: list, notes: list) -> dict:
     """Every pair of systems: its tests and intervals as records, and per pair the difference,
     p-value, interval and its summary row."""
     k, n = len(names), S.shape[0]
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     results: dict[tuple[int, int], dict] = {}
     for step, (i, j) in enumerate(pairs):
         progress.check_cancelled()
