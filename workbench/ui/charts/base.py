@@ -256,6 +256,43 @@ class Chart(pg.PlotWidget):
     def plotted(self) -> dict[str, dict]:
         return self._plotted
 
+    def interval_bars(self, x, y, low, high, pen, *, beam: float, horizontal: bool = False,
+                      name: str | None = None) -> int:
+        """Error bars from ``low`` to ``high`` around (x, y) where the bounds are finite (a
+        missing or degenerate interval draws no bar, never a zero-width one); vertical unless
+        ``horizontal``.  Recorded under ``name`` (for tests); returns how many were drawn."""
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+        ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(low) & np.isfinite(high)
+        if ok.any():
+            spread = {"left": x[ok] - low[ok], "right": high[ok] - x[ok]} if horizontal \
+                else {"bottom": y[ok] - low[ok], "top": high[ok] - y[ok]}
+            self.plotItem.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], beam=beam, pen=pen, **spread))
+        if name is not None:
+            self.record(name, x=x, y=y, ci_low=low, ci_high=high)
+        return int(ok.sum())
+
+    def mean_with_interval(self, result, metric: str, x: float, values, system, unit: str,
+                           units: str | None = None) -> int:
+        """Beside a strip of per-unit values at ``x``: the headline mean of ``metric`` (a
+        diamond) with its 95% interval from the result's records (a bar), hover naming n."""
+        found = [r for r in result.records if r.get("metric") == metric
+                 and (system is None or str(r.get("system", system)) == str(system))]
+        if len(found) != 1 or found[0].get("value") is None:
+            return 0
+        rec = found[0]
+        mean, (lo, hi) = float(rec["value"]), record_interval(result, metric, system)
+        at = x + 0.34
+        self.interval_bars([at], [mean], [lo], [hi], pg.mkPen(self._fg, width=1.6), beam=0.08,
+                           name=f"{system if system is not None else 'all'} mean interval")
+        self.plotItem.addItem(pg.ScatterPlotItem(x=[at], y=[mean], symbol="d", size=11, brush=pg.mkBrush(self._fg),
+                                                 pen=pg.mkPen("w", width=0.8)))
+        method = rec.get("ci_method") or ("degenerate: every resample equal" if rec.get("degenerate") else "none")
+        self.hover([at], [mean], [f"mean {fmt(mean, 'score')}{interval_text(lo, hi, 'score')} over "
+                                  f"{rec.get('n', len(values)):,} {unit if rec.get('n') == 1 else units or unit + 's'}"
+                                  f"\ninterval: {method}"])
+        return 1
+
     def hover(self, xs, ys, texts) -> None:
         """Points that show a tooltip when the mouse comes near them: ``texts`` is a sequence
         (one text per point) or a function of the point's position, called only for the point
@@ -411,6 +448,24 @@ class Chart(pg.PlotWidget):
         path, _ = QFileDialog.getSaveFileName(self, "Export chart as SVG", f"{self.title}.svg", "SVG (*.svg)")
         if path:
             self.export_svg(path)
+
+
+def record_interval(result, metric: str, system=None) -> tuple[float, float]:
+    """The 95% interval (low, high) of the headline record ``metric`` (of ``system`` when the
+    records name systems); (nan, nan) when there is none, or it is degenerate."""
+    found = [r for r in result.records if r.get("metric") == metric
+             and (system is None or str(r.get("system", system)) == str(system))]
+    if len(found) != 1 or found[0].get("degenerate"):
+        return math.nan, math.nan
+    lo, hi = found[0].get("ci_low"), found[0].get("ci_high")
+    if lo is None or hi is None:
+        return math.nan, math.nan
+    return float(lo), float(hi)
+
+
+def interval_text(low: float, high: float, kind: str) -> str:
+    """`` [low, high]`` for a hover text, or nothing when there is no interval."""
+    return f" [{fmt(low, kind)}, {fmt(high, kind)}]" if math.isfinite(low) and math.isfinite(high) else ""
 
 
 def fmt(v, kind: str) -> str:

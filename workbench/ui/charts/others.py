@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from .base import (GREY, Chart, IntegerAxis, LabelAxis, MarginAxis, PercentAxis, PlainAxis, PointsAxis, colour, fmt,
-                   fmt_num, fmt_points, fmt_rate, spaced_log_ticks, system_colour)
+                   fmt_num, fmt_points, fmt_rate, interval_text, record_interval, spaced_log_ticks, system_colour)
 
 
 def _name(metric_id: str) -> str:
@@ -143,6 +143,7 @@ class PassKChart(Chart):
     def draw(self, result) -> None:
         curve = _table(result, "curve")
         systems = list(dict.fromkeys(curve["system"])) if "system" in curve else [None]
+        bars = 0
         for s_i, system in enumerate(systems):
             sub = curve if system is None else curve[curve["system"] == system]
             k = sub["k"].to_numpy(dtype=float)
@@ -164,9 +165,17 @@ class PassKChart(Chart):
                 self.plotItem.addItem(item)
                 self.record(prefix + col, k=k, value=values, tasks=sub["tasks"].to_numpy(dtype=float))
                 if j < 2:
-                    self.hover(k, values, [f"{prefix}{col.replace('k', str(int(kk)))} = {fmt(v, 'score')} "
-                                           f"over {_count(int(t), 'task')}"
+                    bounds = {int(kk): record_interval(result, col.replace("k", str(int(kk))),
+                                                       None if system in (None, "(all)") else system)
+                              for kk in k}
+                    self.hover(k, values, [f"{prefix}{col.replace('k', str(int(kk)))} = {fmt(v, 'score')}"
+                                           f"{interval_text(*bounds[int(kk)], 'score')} over {_count(int(t), 'task')}"
                                            for kk, v, t in zip(k, values, sub["tasks"])])
+                    low, high = np.array([bounds[int(kk)] for kk in k], dtype=float).reshape(-1, 2).T
+                    bars += self.interval_bars(k, values, low, high, pg.mkPen(c, width=1.2), beam=0.15,
+                                               name=f"{prefix}{col} interval")
+        if bars:
+            self.legend_line(pg.mkPen(self._fg, width=1.2), "95% interval over tasks (at the k asked for)")
         summary = _table(result, "summary")
         if summary is not None and len(summary):
             informative = summary[(summary["pass@k"] < 1) & summary["per_try_p"].notna() & (summary["k"] > 1)]
@@ -241,6 +250,7 @@ class RankingCurveChart(Chart):
         # four colours apart (blue, orange, green, purple): R@k and Hit@k were two oranges
         styles = (("ndcg", Qt.PenStyle.SolidLine, 0), ("r", Qt.PenStyle.DashLine, 1),
                   ("p", Qt.PenStyle.DotLine, 2), ("hit", Qt.PenStyle.DashDotLine, 4))
+        bars = 0
         for s_i, (_, row) in enumerate(summary.iterrows()):
             for metric, style, c_i in styles:
                 values = np.array([row[f"{metric}@{k}"] for k in ks], dtype=float)
@@ -250,10 +260,16 @@ class RankingCurveChart(Chart):
                 item = pg.PlotDataItem(ks, values, pen=pg.mkPen(c, width=2.2, style=style),
                                        symbol="o", symbolSize=6, symbolBrush=c, name=name)
                 self.plotItem.addItem(item)
+                bounds = np.array([record_interval(result, f"{metric}@{k}", row["system"]) for k in ks], dtype=float)
+                bars += self.interval_bars(ks, values, bounds[:, 0], bounds[:, 1], pg.mkPen(c, width=1.2),
+                                           beam=0.12, name=f"{name} interval")
                 self.record(name, k=np.array(ks, dtype=float), value=values)
-                self.hover(ks, values, [f"{name.replace('@k', f'@{k}')} = {fmt(v, 'score')} over "
+                self.hover(ks, values, [f"{name.replace('@k', f'@{k}')} = {fmt(v, 'score')}"
+                                        f"{interval_text(lo, hi, 'score')} over "
                                         f"{_count(int(row['queries']), 'query', 'queries')}"
-                                        for k, v in zip(ks, values)])
+                                        for k, v, (lo, hi) in zip(ks, values, bounds)])
+        if bars:
+            self.legend_line(pg.mkPen(self._fg, width=1.2), "95% interval over queries (bars)")
         self.plotItem.getAxis("bottom").setTicks([[(float(k), str(k)) for k in ks], []])
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.set_labels(bottom="cut-off k", left="metric value (mean over queries)")
@@ -276,6 +292,7 @@ class RankingSpreadChart(Chart):
         systems = list(dict.fromkeys(queries["system"])) if "system" in queries else ["(all)"]
         self.plotItem.getAxis("bottom").set_labels(systems)
         rng = np.random.default_rng(0)
+        means = 0
         for i, system in enumerate(systems):
             sub = queries if "system" not in queries else queries[queries["system"] == system]
             values = sub[col].to_numpy(dtype=float)
@@ -292,10 +309,15 @@ class RankingSpreadChart(Chart):
             self.hover(x, values, [f"{system} · {q}: {_name(col)} = {fmt(v, 'score')}"
                                    for q, v in zip(sub["query"], values)])
             self.record(str(system), query=sub["query"].to_numpy(dtype=object), value=values)
+            means += self.mean_with_interval(result, col, i, values, None if "system" not in queries else system,
+                                             "query", "queries")
         self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
         self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
+        if means:
+            self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], symbol="d", size=11,
+                                                   brush=pg.mkBrush(self._fg)), "mean, 95% interval over queries")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
-        self.plotItem.setXRange(-0.6, len(systems) - 0.4, padding=0)
+        self.plotItem.setXRange(-0.6, len(systems) - 0.4 + 0.15, padding=0)
         self.set_labels(left=f"{_name(col)} per query")
 
 
@@ -377,6 +399,7 @@ class LatencyChart(Chart):
     def draw(self, result) -> None:
         ecdf = _table(result, "latency_ecdf")
         systems = _table(result, "systems")
+        bars = 0
         for i, system in enumerate(dict.fromkeys(ecdf["system"])):
             sub = ecdf[ecdf["system"] == system]
             x = sub["latency"].to_numpy(dtype=float)
@@ -390,11 +413,16 @@ class LatencyChart(Chart):
             my = np.array([m[1] for m in marks], dtype=float)
             self.plotItem.addItem(pg.ScatterPlotItem(x=mx, y=my, size=10, symbol="t",
                                                      brush=pg.mkBrush(system_colour(system))))
-            self.hover(mx, my, [f"{system}: p{int(q * 100)} = {fmt(v, 'latency')} of "
-                                f"{_count(int(row['requests']), 'request')}" for v, q in marks])
+            bounds = np.array([record_interval(result, f"latency_p{q}", system) for q in (50, 95, 99)], dtype=float)
+            bars += self.interval_bars(mx, my, bounds[:, 0], bounds[:, 1], pg.mkPen(system_colour(system), width=1.4),
+                                       beam=0.025, horizontal=True, name=f"{system} percentile intervals")
+            self.hover(mx, my, [f"{system}: p{int(q * 100)} = {fmt(v, 'latency')}{interval_text(lo, hi, 'latency')} of "
+                                f"{_count(int(row['requests']), 'request')}" for v, q, (lo, hi) in zip(mx, (50, 95, 99), bounds)])
             self.record(f"{system} percentiles", latency=mx, fraction=my)
         self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=10, symbol="t", brush=pg.mkBrush(GREY)),
                             "p50, p95, p99")
+        if bars:
+            self.legend_line(pg.mkPen(self._fg, width=1.4), "95% interval of each percentile (bars)")
         if self.threshold > 0:
             limit = pg.mkPen(colour(3), width=2, style=Qt.PenStyle.DashLine)
             self.plotItem.addItem(pg.InfiniteLine(pos=self.threshold, angle=90, pen=limit))
@@ -421,6 +449,7 @@ class TextScoreChart(Chart):
         systems = list(dict.fromkeys(items["system"])) if "system" in items else ["all items"]
         self.plotItem.getAxis("bottom").set_labels(systems)
         rng = np.random.default_rng(0)
+        means = 0
         # a sampled strip's longer legend text: two entries a row, so 1280 px holds them
         self.legend_max_cols = 2 if (items.groupby("system").size().max() if "system" in items
                                      else len(items)) > self.max_dots else 3
@@ -448,10 +477,15 @@ class TextScoreChart(Chart):
                        f"{system} · {shown[j] if ids is None else ids.iloc[shown[j]]}: "
                        f"token F1 {fmt(values[shown[j]], 'score')}")
             self.record(str(system), value=values)
+            means += self.mean_with_interval(result, self.metric, i, values,
+                                             None if "system" not in items else system, "item")
         self.legend_line(pg.mkPen(colour(3), width=3.5), "median")
         self.legend_line(pg.mkPen(colour(3), width=1.5), "quartiles")
+        if means:
+            self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], symbol="d", size=11,
+                                                   brush=pg.mkBrush(self._fg)), "mean, 95% interval over items")
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
-        self.plotItem.setXRange(-0.6, len(systems) - 0.4, padding=0)
+        self.plotItem.setXRange(-0.6, len(systems) - 0.4 + 0.15, padding=0)
         self.set_labels(left="token F1 per item (0 to 1)")
 
 

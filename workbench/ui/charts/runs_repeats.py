@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
+from PySide6.QtGui import QColor
 
-from .base import GREY, Chart, IntegerAxis, LabelAxis, PercentAxis, PlainAxis, colour, fmt, system_colour
+from .base import (GREY, Chart, IntegerAxis, LabelAxis, PercentAxis, PlainAxis, colour, fmt, interval_text,
+                   record_interval, system_colour)
 from .intervals import IntervalChart
 
 
@@ -271,6 +273,8 @@ class ItemShareChart(Chart):
                               + (f"{int(h)} of {t} tries" if hits is not None else f"mean {fmt(v, 'score')} over {t} tries")
                               for it, t, v, h in zip(items, tries, y, hits if hits is not None else y)])
             self.record(f"items:{system}", x=x, item=np.array(items, dtype=object), share=y, flips=fl, tries=tries)
+            if len(x):
+                self._mean_band(result, x, col, system or None, value == "share")
         self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=8, brush=pg.mkBrush(None),
                                                pen=pg.mkPen(GREY, width=1.2)), "always right or always wrong")
         self.plotItem.setYRange(-0.04, 1.12, padding=0)
@@ -278,6 +282,30 @@ class ItemShareChart(Chart):
         self.plotItem.getAxis("bottom").setTicks([ticks, []])
         self.set_labels(bottom="items, those that flip first (click: its tries)",
                         left="share of tries right" if value == "share" else "mean score of the tries")
+
+    def _mean_band(self, result, x, col, system, binary: bool) -> None:
+        """The system's mean over items as a line across its block, its 95% interval (the
+        standard error with the repeats, Miller 2024) as a band."""
+        metric = "repeats_rate" if binary else "repeats_mean"
+        found = result.find(metric, **({"system": system} if system else {}))
+        if len(found) != 1 or found[0].get("value") is None:
+            return
+        mean = float(found[0]["value"])
+        lo, hi = record_interval(result, metric, system)
+        ends = [float(x[0]) - 0.5, float(x[-1]) + 0.5]
+        line = pg.mkPen(col, width=1.6, style=Qt.PenStyle.DashLine)
+        self.plotItem.addItem(pg.PlotDataItem(ends, [mean, mean], pen=line))
+        if np.isfinite(lo) and np.isfinite(hi):
+            band = QColor(col)
+            band.setAlpha(50)
+            low = pg.PlotDataItem(ends, [lo, lo], pen=pg.mkPen(None))
+            high = pg.PlotDataItem(ends, [hi, hi], pen=pg.mkPen(None))
+            self.plotItem.addItem(low)
+            self.plotItem.addItem(high)
+            self.plotItem.addItem(pg.FillBetweenItem(low, high, brush=pg.mkBrush(band)))
+        self.legend_line(line, f"{system + ': ' if system else ''}mean {fmt(mean, 'rate' if binary else 'score')}"
+                               f"{interval_text(lo, hi, 'rate' if binary else 'score')} (band: 95% interval)")
+        self.record(f"mean:{system or ''}", mean=mean, ci_low=lo, ci_high=hi)
 
     def _clicked(self, _item, points, event=None) -> None:
         """The point nearest the click (neighbours overlap where items are many)."""
