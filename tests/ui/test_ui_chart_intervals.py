@@ -123,7 +123,7 @@ def test_text_strip_shows_the_mean_and_its_interval(qtbot):
 
 
 def test_latency_percentiles_have_horizontal_bars(qtbot):
-    from workbench.ui.charts.others import LatencyChart
+    from workbench.ui.charts.cost import LatencyChart
 
     frame = pd.read_csv(EXAMPLES / "cost_latency.csv")
     result = cost.run(table_of(frame), cost.Options(system="system", success="success", cost="cost",

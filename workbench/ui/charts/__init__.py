@@ -5,8 +5,9 @@ from .base import Chart
 from .intervals import (CompareIntervalChart, CorpusDiffChart, GroupRateChart, SystemRateChart,
                         SystemsDiffChart)
 from .judge_rubric import ConfusionChart, ContributionChart, CriterionRateChart, LabelShareChart
-from .others import (BootstrapChart, CostPerSuccessChart, EffortPerSuccessChart, LatencyChart, PassKChart, RankingCurveChart,
-                     RankingSpreadChart, SegmentBarChart, TextScoreChart, PlanMdeChart)
+from .cost import CostPerSuccessChart, EffortPerSuccessChart, LatencyChart
+from .others import (BootstrapChart, PassKChart, PlanMdeChart, RankingCurveChart, RankingSpreadChart, SegmentBarChart,
+                     TextScoreChart)
 from .runs_repeats import ItemShareChart, NoiseSplitChart, RunGroupsChart, RunsHeatmap
 
 __all__ = ["Chart", "CompareIntervalChart", "GroupRateChart", "SystemRateChart", "SystemsDiffChart", "CorpusDiffChart", "BootstrapChart",

@@ -6,8 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from .base import (GREY, Chart, LabelAxis, PercentAxis, PlainAxis, PointsAxis, colour, fmt, fmt_points, fmt_rate,
-                   system_colour)
+from .base import (GREY, Chart, LabelAxis, PercentAxis, PlainAxis, PointsAxis, colour, fmt, fmt_points, system_colour)
 
 
 class IntervalChart(Chart):
