@@ -8,9 +8,12 @@ same ``eval``, ``results`` and a ``samples`` list.
 One row per sample and epoch: ``model``, ``task``, ``sample_id`` (the id's exact text),
 ``epoch``, one column per scorer (``C``/``I``/``P``/``N`` read as 1/0/0.5/0, as Inspect's
 ``value_to_float`` does; numbers and true/false as they are; a scorer giving a dict of values
-gives one column per key, ``scorer.key``), ``input``, ``target``, ``output`` (the completion),
-``answer`` (the first scorer's extracted answer), ``input_tokens``, ``output_tokens``,
-``total_tokens`` (summed over the models a sample used), ``cost`` (the ``total_cost`` Inspect
+gives one column per key, ``scorer.key``; a column of grade letters also keeps the letters as
+text in ``<column>.grade``), ``input``, ``target``, ``output`` (the completion), ``answer`` (the
+first scorer's extracted answer), ``explanation`` (the first scorer's explanation, e.g. a
+model-graded scorer's grader reply) and ``explanation.<scorer>`` (each other scorer's),
+``metadata.<key>`` (the sample's plain metadata: text, numbers, true/false, e.g. a human
+label), ``input_tokens``, ``output_tokens``, ``total_tokens`` (summed over the models a sample used), ``cost`` (the ``total_cost`` Inspect
 recorded, when it did), ``steps`` (the assistant messages, the final answer included),
 ``tool_calls`` (every call, parallel ones each) and ``tool_calls.<name>`` per tool,
 ``total_time`` and ``working_time`` (seconds), and ``error`` when a sample failed.
@@ -32,7 +35,8 @@ from workbench.io.formats._common import almost, render_json_value, table, text_
 FORMAT = "inspect"
 #: Inspect's letter grades, read as numbers (inspect_ai.scorer.value_to_float).
 GRADES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
-GRADE_NOTE = "Inspect's grades C/I/P/N read as 1/0/0.5/0 (as its value_to_float)"
+GRADE_NOTE = ("Inspect's grades C/I/P/N read as 1/0/0.5/0 (as its value_to_float), the letters kept "
+              "as text in '<scorer>.grade' (labels for the Judge panel)")
 _SAMPLE_NAME = re.compile(r"samples/.+_epoch_\d+\.json\Z")
 
 
@@ -104,31 +108,8 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
         "epoch": np.array([int(s["epoch"]) for s in samples], dtype=np.int64),
     }
     scorers = list(dict.fromkeys(name for s in samples for name in (s.get("scores") or {})))
-    graded, score_cols = False, []
-    for name in scorers:
-        values = [((s.get("scores") or {}).get(name) or {}).get("value") for s in samples]
-        for col, vals in _score_columns(name, values):
-            if any(isinstance(v, str) and v in GRADES for v in vals):
-                graded = True
-                vals = [GRADES.get(v, v) if isinstance(v, str) else v for v in vals]
-            column, kind = typed_column(vals)
-            col = col if col not in columns else f"score.{col}"
-            columns[col] = column
-            score_cols.append((col, kind, column))
-    attachments = [s.get("attachments") or {} for s in samples]
-    columns["input"] = text_column([_text(s.get("input"), a) for s, a in zip(samples, attachments)])
-    columns["target"] = text_column([_text(s.get("target"), a) for s, a in zip(samples, attachments)])
-    columns["output"] = text_column([_text((s.get("output") or {}).get("completion"), a)
-                                     for s, a in zip(samples, attachments)])
-    first = scorers[0] if scorers else None
-    if first is not None:
-        columns["answer"] = text_column([_text(((s.get("scores") or {}).get(first) or {})
-                                               .get("answer"), a)
-                                         for s, a in zip(samples, attachments)])
-        explanations = [_text(((s.get("scores") or {}).get(first) or {}).get("explanation"), a)
-                        for s, a in zip(samples, attachments)]
-        if any(explanations):  # a model-graded scorer's reasons (the judge's words)
-            columns["explanation"] = text_column(explanations)
+    graded, score_cols, unscored = _score_block(samples, scorers, columns)
+    _text_columns(samples, scorers, columns)
     agent, errors = _effort_columns(samples, columns)
     if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
         columns["eval_id"] = text_column([str(spec["eval_id"])] * n)
@@ -144,6 +125,7 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     if success is None and score_cols:
         success = score_cols[0][0]
     notes = _notes(frame, task, model, status, score_cols, graded, epochs, errors, agent, "cost" in columns)
+    notes[1:1] = unscored
     roles = {"sample_id": "task", "model": "system", "output": "prediction", "target": "reference",
              "total_time": "latency", **({"item": "item"} if epochs > 1 else {}),
              **({"steps": "steps", "tool_calls": "tool_calls"} if agent else {}),
@@ -155,6 +137,59 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     return table(frame, path, fmt=FORMAT, notes=notes,
                  row_lines=np.arange(1, n + 1, dtype=np.int64), roles=roles, panel="passk",
                  row_word="row", row_names=names)
+
+
+def _score_block(samples: list[dict], scorers: list[str], columns: dict[str, Any]):
+    """Each scorer's column(s) (a dict value: one per key), added to ``columns``; a column of
+    grade letters also keeps the letters as text in ``<column>.grade``.  Returns whether any
+    grade letter was read, the (column, kind, values) of the scores, and a note per scorer
+    that left samples unscored (Inspect's NaN value, e.g. a grader reply without a grade)."""
+    graded, score_cols, letters, notes = False, [], {}, []
+    for name in scorers:
+        scores = [(s.get("scores") or {}).get(name) or {} for s in samples]
+        for col, vals in _score_columns(name, [sc.get("value") for sc in scores]):
+            if any(isinstance(v, str) and v in GRADES for v in vals):
+                graded = True
+                letters[col] = [v if isinstance(v, str) else "" for v in vals]
+                vals = [GRADES.get(v, v) if isinstance(v, str) else v for v in vals]
+            column, kind = typed_column(vals)
+            key = col if col not in columns else f"score.{col}"
+            columns[key] = column
+            score_cols.append((key, kind, column))
+            if col in letters:
+                letters[key] = letters.pop(col)
+        nan = [i for i, sc in enumerate(scores) if isinstance(sc.get("value"), float) and sc["value"] != sc["value"]]
+        if nan:
+            reasons = sorted({str(scores[i].get("reason") or "none given") for i in nan})
+            notes.append(f"{len(nan)} of {len(samples)} samples are unscored by '{name}' (Inspect's NaN "
+                         f"value; reason: {', '.join(reasons)}): blank in its column, left out of its "
+                         "numbers as Inspect leaves them out of its metrics.")
+    for key, vals in letters.items():
+        columns[f"{key}.grade"] = text_column(vals)
+    return graded, score_cols, notes
+
+
+def _text_columns(samples: list[dict], scorers: list[str], columns: dict[str, Any]) -> None:
+    """Input, target, output; the first scorer's answer and explanation (``explanation``), each
+    other scorer's explanation (``explanation.<scorer>``); the sample metadata that is plain
+    (``metadata.<key>``: text, numbers, true/false; lists and objects are left out)."""
+    attachments = [s.get("attachments") or {} for s in samples]
+    columns["input"] = text_column([_text(s.get("input"), a) for s, a in zip(samples, attachments)])
+    columns["target"] = text_column([_text(s.get("target"), a) for s, a in zip(samples, attachments)])
+    columns["output"] = text_column([_text((s.get("output") or {}).get("completion"), a)
+                                     for s, a in zip(samples, attachments)])
+    for k, name in enumerate(scorers):
+        scores = [(s.get("scores") or {}).get(name) or {} for s in samples]
+        if k == 0:
+            columns["answer"] = text_column([_text(sc.get("answer"), a) for sc, a in zip(scores, attachments)])
+        explanations = [_text(sc.get("explanation"), a) for sc, a in zip(scores, attachments)]
+        if any(explanations):  # a model-graded scorer's reasons (the judge's words)
+            columns["explanation" if k == 0 else f"explanation.{name}"] = text_column(explanations)
+    metadata = [s.get("metadata") if isinstance(s.get("metadata"), dict) else {} for s in samples]
+    for key in dict.fromkeys(k for m in metadata for k in m):
+        values = [m.get(key) for m in metadata]
+        if all(v is None or isinstance(v, (str, int, float, bool)) for v in values):
+            columns[f"metadata.{key}"], _ = typed_column(values)
 
 
 def _effort_columns(samples: list[dict], columns: dict[str, Any]):

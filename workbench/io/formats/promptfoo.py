@@ -5,7 +5,9 @@ label), ``test`` (the test's index in the config, as text), ``item`` (the test, 
 prompt when the config has several prompts: the pairing key for Compare), ``description``,
 ``vars.<name>`` (each test variable, as text), ``output``, ``success`` (pass as 1/0), ``score``,
 ``latency_ms``, ``cost``, ``tokens_prompt``, ``tokens_completion``, ``tokens_total``,
-``named.<metric>`` (named scores) and ``reason`` (the failure reason or error).
+``named.<metric>`` (named scores), ``reason`` (the failure reason or error), and, when a test
+has several assertions, ``assert.<metric>`` (each assertion's pass as 1/0) with
+``reason.<metric>`` (its grader's reason, e.g. an llm-rubric's).
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def load(value: dict, path: str, shown: str):
         columns[f"vars.{name}"] = text_column([(r.get("vars") or {}).get(name) for r in rows])
     columns["output"] = text_column([_output(r) for r in rows])
     columns.update(_score_columns(rows))
-    asserts = _assertion_columns(rows)
+    asserts, weights = _assertion_columns(rows)
     columns.update(asserts)
     columns["reason"] = text_column([_reason(r) for r in rows])
     cached = [bool((r.get("response") or {}).get("cached")) if isinstance(r.get("response"), dict)
@@ -84,7 +86,10 @@ def load(value: dict, path: str, shown: str):
     frame = pd.DataFrame(columns)
     names = [f"test {t}{f' / {p}' if several_prompts else ''} of '{v}'"
              for t, p, v in zip(frame["test"], frame["prompt"], frame["provider"])]
-    notes = _notes(frame, columns, n, several_prompts, same_name, errors, cached, names, asserts, repeats)
+    notes = _notes(frame, columns, n, several_prompts, same_name, errors, cached, names,
+                   [c for c in asserts if c.startswith("assert.")], repeats)
+    if _weights_note(weights):
+        notes.append(_weights_note(weights))
     roles = {"provider": "system", "item": "item", "success": "success", "cost": "cost",
              "latency_ms": "latency", "output": "prediction",
              **({"error": "error"} if any(errors) else {}),
@@ -138,22 +143,49 @@ def _assertion_key(assertion: dict, seen: dict[str, int]) -> str:
     return base if seen[base] == 1 else f"{base} #{seen[base]}"
 
 
-def _assertion_columns(rows: list[dict]) -> dict[str, Any]:
+def _assertion_columns(rows: list[dict]) -> tuple[dict[str, Any], dict[str, list]]:
     """One 0/1 column per assertion (``assert.<metric or type>``) from each result's
-    gradingResult.componentResults: a rubric's criteria; blank where a test lacks it.  Only
-    when some result has two or more assertions (one assertion is the pass column already)."""
-    per_row = []
+    gradingResult.componentResults: a rubric's criteria; blank where a test lacks it; beside it
+    the grader's reason (``reason.<metric or type>``: an llm-rubric or model-graded reason).
+    Only when some result has two or more assertions (one assertion is the pass column
+    already).  Also returns each criterion's weights as the config gave them (promptfoo's
+    score is the weighted mean of the assertions' scores)."""
+    per_row, reasons, weights = [], [], {}
     for r in rows:
         seen: dict[str, int] = {}
-        got = {}
+        got, why = {}, {}
         for part in (r.get("gradingResult") or {}).get("componentResults") or []:
             if isinstance(part, dict) and isinstance(part.get("assertion"), dict) and "pass" in part:
-                got[_assertion_key(part["assertion"], seen)] = bool(part["pass"])
+                key = _assertion_key(part["assertion"], seen)
+                got[key] = bool(part["pass"])
+                why[key] = render_json_value(part.get("reason") or "")
+                weight = _number(part["assertion"].get("weight"))
+                weights.setdefault(key, [])
+                if (1.0 if weight is None else weight) not in weights[key]:
+                    weights[key].append(1.0 if weight is None else weight)
         per_row.append(got)
+        reasons.append(why)
     if not any(len(g) >= 2 for g in per_row):
-        return {}
+        return {}, {}
     names = list(dict.fromkeys(k for g in per_row for k in g))
-    return {f"assert.{k}": np.array([float(g[k]) if k in g else np.nan for g in per_row]) for k in names}
+    out: dict[str, Any] = {f"assert.{k}": np.array([float(g[k]) if k in g else np.nan for g in per_row])
+                           for k in names}
+    for k in names:
+        if any(w.get(k) for w in reasons):
+            out[f"reason.{k}"] = text_column([w.get(k, "") for w in reasons])
+    return out, {k: weights[k] for k in names}
+
+
+def _weights_note(weights: dict[str, list]) -> str | None:
+    """The assertions' weights, when any is not 1: the weights to give the Rubric panel."""
+    if all(w == [1.0] for w in weights.values()):
+        return None
+    if any(len(w) > 1 for w in weights.values()):
+        return ("The assertions' weights differ between tests (" + "; ".join(
+            f"{k}: {', '.join(f'{x:g}' for x in w)}" for k, w in weights.items()) + ").")
+    return ("The assertions have weights (" + ", ".join(f"{k} {w[0]:g}" for k, w in weights.items())
+            + "): promptfoo's score is the weighted mean of their scores; give the Rubric panel "
+            "--weights " + ",".join(f"{w[0]:g}" for w in weights.values()) + " for the same weights.")
 
 
 def _repeats(rows: list[dict]):
@@ -191,7 +223,8 @@ def _notes(frame, columns, n, several_prompts, same_name, errors, cached, names,
                      f"Repeats panel reads them.")
     if asserts:
         notes.append(f"Each assertion's pass is a 0/1 column ({', '.join(asserts)}), named by its "
-                     f"metric (else its type): the Rubric panel reads them as criteria.")
+                     f"metric (else its type), its grader's reason in 'reason.<name>': the Rubric "
+                     f"panel reads them as criteria.")
     if several_prompts:
         notes.append("The config has several prompts: items pair a test with a prompt "
                      "(column 'item').")
