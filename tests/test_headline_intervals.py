@@ -101,10 +101,17 @@ def test_percentile_interval_is_scipys_quantile_test(n, q):
     np.testing.assert_array_equal(np.array(got), np.array([ref.low, ref.high]))
 
 
-def test_quantile_interval_size():
-    n = hc.quantile_interval_size(0.99)
-    assert not any(math.isnan(v) for v in hc.quantile_interval(np.arange(n, dtype=float), 0.99))
-    assert math.isnan(hc.quantile_interval(np.arange(n - 1, dtype=float), 0.99)[1])
+@pytest.mark.parametrize("q,level", [(0.99, 0.95), (0.5, 0.95), (0.95, 0.95), (0.9, 0.9), (0.01, 0.95),
+                                     (0.25, 0.99), (0.999, 0.95), (0.75, 0.5)])
+def test_quantile_interval_size(q, level):
+    n = hc.quantile_interval_size(q, level)
+    # the fewest values with both ends of scipy's quantile test: n has both, n - 1 misses one
+    both = stats.quantile_test(np.arange(n, dtype=float), q=0.0, p=q).confidence_interval(level)
+    assert np.isfinite([both.low, both.high]).all()
+    if n > 1:
+        fewer = stats.quantile_test(np.arange(n - 1, dtype=float), q=0.0, p=q).confidence_interval(level)
+        assert not np.isfinite([fewer.low, fewer.high]).all()
+    assert not any(math.isnan(v) for v in hc.quantile_interval(np.arange(n, dtype=float), q, level))
 
 
 def test_ratio_bootstrap_resamples_numerator_and_denominator_together():
