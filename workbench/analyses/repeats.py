@@ -25,7 +25,7 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, require_columns, to_float, to_text
+from ..io import LoadedTable, require_columns, text_codes, to_float
 from ..metrics import repeats as rp
 from ..metrics import passk as pk
 from ._common import ITEM_NAMES, base_signature, pick_column
@@ -90,24 +90,25 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         raise DataError(f"File '{table.name}', column '{out_col}': an outcome must be 0/1 or a score in [0, 1]; "
                         f"line {table.lines_of([i])[0]} holds {values[i]:g}.")
     binary = bool(np.isin(values[finite], (0.0, 1.0)).all())
-    frame = pd.DataFrame({"item": to_text(table, item_col), "y": values,
-                          "system": to_text(table, sys_col) if sys_col else "",
-                          "repeat": to_text(table, rep_col) if rep_col else ""})[finite]
+    item_c, item_l = _codes(table, item_col)
+    sys_c, sys_l = _codes(table, sys_col) if sys_col else (np.zeros(len(values), np.int64), np.array([""], object))
+    rep_c, rep_l = _codes(table, rep_col) if rep_col else (np.zeros(len(values), np.int64), np.array([""], object))
+    item_c, sys_c, rep_c, y = item_c[finite], sys_c[finite], rep_c[finite], values[finite]
     if rep_col:
-        dup = frame.duplicated(["system", "item", "repeat"])
+        dup = pd.DataFrame({"s": sys_c, "i": item_c, "r": rep_c}).duplicated().to_numpy()
         if dup.any():
-            row = frame[dup].iloc[0]
-            raise DataError(f"File '{table.name}': item '{row['item']}' has two rows for repeat '{row['repeat']}' "
-                            f"(column '{rep_col}')" + (f" of system '{row['system']}'" if sys_col else "") +
-                            "; each try must appear once.")
-    sys_codes, sys_names = pd.factorize(frame["system"].to_numpy(), sort=False)
-    systems = [str(x) for x in sys_names]
+            i = int(np.flatnonzero(dup)[0])
+            raise DataError(f"File '{table.name}': item '{item_l[item_c[i]]}' has two rows for repeat "
+                            f"'{rep_l[rep_c[i]]}' (column '{rep_col}')" +
+                            (f" of system '{sys_l[sys_c[i]]}'" if sys_col else "") + "; each try must appear once.")
+    sys_codes, sys_first = pd.factorize(sys_c, sort=False)  # the systems in order of first appearance
+    systems = [str(sys_l[c]) for c in sys_first]
     base = options.baseline_system if options.baseline_system is not None else systems[0]
     if sys_col and base not in systems:
         raise DataError(f"File '{table.name}', column '{sys_col}' has no system '{base}'; its systems are: "
                         f"{', '.join(systems)}.")
-    gcodes = pd.factorize(frame["item"].to_numpy(), sort=False)[0]
-    parts = {name: _System(frame, np.flatnonzero(sys_codes == i), gcodes) for i, name in enumerate(systems)}
+    tries = _Tries(item_c, item_l, y, rep_c, rep_l)
+    parts = {name: _System(tries, np.flatnonzero(sys_codes == i)) for i, name in enumerate(systems)}
     records, split_rows, item_frames, seed_rows, passk_frames = [], [], [], [], []
     for name, part in parts.items():
         kw = {"system": name} if sys_col else {}
@@ -150,16 +151,33 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                             if t.name in ("items", "split", "paired", "seeds", "passk")))
 
 
-class _System:
-    """One system's tries: item codes local to the system (first-seen order), the global item
-    codes, the values, the item names and the repeat labels."""
+def _codes(table: LoadedTable, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """A column's cells as integer codes and their text (a missing cell is '')."""
+    codes, labels = text_codes(table, column)
+    return codes, pd.Series(labels, dtype=object).fillna("").to_numpy(dtype=object)
 
-    def __init__(self, frame: pd.DataFrame, rows: np.ndarray, gcodes: np.ndarray) -> None:
-        items = frame["item"].to_numpy()[rows]
-        self.codes, self.items = pd.factorize(items, sort=False)
-        self.gcodes = gcodes[rows]
-        self.y = frame["y"].to_numpy()[rows]
-        self.repeat = frame["repeat"].to_numpy()[rows]
+
+@dataclass(frozen=True)
+class _Tries:
+    """Every try kept: its item code and the items' names, its value, its repeat code and names."""
+    item: np.ndarray
+    item_names: np.ndarray
+    y: np.ndarray
+    repeat: np.ndarray
+    repeat_names: np.ndarray
+
+
+class _System:
+    """One system's tries: item codes local to the system (first-seen order) and their names,
+    the global item codes, the values and the repeat codes."""
+
+    def __init__(self, tries: _Tries, rows: np.ndarray) -> None:
+        self.gcodes = tries.item[rows]
+        self.codes, first = pd.factorize(self.gcodes, sort=False)
+        self.items = tries.item_names[first]
+        self.y = tries.y[rows]
+        self.repeat = tries.repeat[rows]
+        self.repeat_names = tries.repeat_names
         self.split = rp.noise_split(self.codes, self.y)
         self.k = np.bincount(self.codes, minlength=len(self.items))
 
@@ -234,7 +252,8 @@ def _tables(split_rows, item_frames, binary) -> list:
 
 def _seeds(part: _System, kw, who, binary, records, seed_rows, notes) -> None:
     """The spread of whole runs (one mean per seed) beside the item-level interval of one run."""
-    rcodes, labels = pd.factorize(part.repeat, sort=False)
+    rcodes, first = pd.factorize(part.repeat, sort=False)
+    labels = part.repeat_names[first]
     sp = part.split
     counts = np.bincount(rcodes, minlength=len(labels))
     if len(labels) < 2:

@@ -109,7 +109,7 @@ def clustered_se(values, clusters) -> float:
     y = np.asarray(values, dtype=float)
     c = np.asarray(clusters, dtype=np.int64)
     n = y.size
-    groups = np.unique(c).size if n else 0
+    groups = int(np.count_nonzero(np.bincount(c))) if n else 0  # codes are >= 0
     if n == 0 or groups < 2:
         return float("nan")
     resid = np.bincount(c, weights=y - y.mean())
