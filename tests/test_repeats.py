@@ -251,3 +251,18 @@ def test_scores_have_no_passk_curve_and_say_why():
     res = repeats.run(table_of(frame), repeats.Options(item="item", outcome="score", repeat="epoch"))
     assert "passk" not in [t.name for t in res.tables]
     assert any("No pass@k curve" in n for n in res.notes)
+
+
+def test_json_rows_column_by_column_equal_pandas_records():
+    """The JSON tables are built column by column (speed); the rows equal pandas' own records
+    cleaned value by value (NaN and inf -> null, numpy scalars -> Python, pandas' NA -> null)."""
+    from workbench.core.result import _clean, _json_rows
+
+    frame = pd.DataFrame({"a": [1, 2], "b": [np.nan, 1.5], "c": ["x", None],
+                          "d": pd.array([1, None], dtype="Int64"), "e": [True, False],
+                          "s": pd.array(["u", None], dtype="string"), "i": [np.inf, 2.0],
+                          "f32": np.array([1.5, np.nan], dtype=np.float32)})
+    expected = [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    assert _json_rows(frame) == expected
+    assert _json_rows(frame)[1] == {"a": 2, "b": 1.5, "c": None, "d": None, "e": False, "s": None, "i": 2.0,
+                                    "f32": None}
