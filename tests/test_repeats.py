@@ -266,3 +266,18 @@ def test_json_rows_column_by_column_equal_pandas_records():
     assert _json_rows(frame) == expected
     assert _json_rows(frame)[1] == {"a": 2, "b": 1.5, "c": None, "d": None, "e": False, "s": None, "i": 2.0,
                                     "f32": None}
+
+
+def test_json_output_puts_a_table_row_per_line_and_parses_back():
+    import json
+
+    from workbench.cli.main import dumps_result
+
+    doc = {"analysis": "x", "results": [{"metric": "m", "value": 1.5}],
+           "tables": {"items": [{"item": "é", "k": 2, "share": None}, {"item": "b", "k": 1, "share": 0.5}],
+                      "empty": []}}
+    text = dumps_result(doc)
+    assert json.loads(text) == doc
+    assert '      {"item": "é", "k": 2, "share": null},\n' in text  # one line per row, UTF-8 kept
+    assert json.loads(dumps_result({"a": 1})) == {"a": 1} and json.loads(dumps_result({"a": 1, "tables": {}})) == {
+        "a": 1, "tables": {}}
