@@ -571,7 +571,7 @@ def row_repeats(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> 
     diff = max(abs(res["wb"][2][k] - res["ref"][2][k]) for k in res["ref"][2])
     table.add(f"Repeats end to end from a {len(frame):,}-row CSV (items x epochs x 2 systems)", res["wb"][0],
               "pandas.read_csv + eval-arena unbiasedK (numpy)", res["ref"][0],
-              "equal (4 variance parts, max diff %.1e)" % diff if diff < 1e-12 else f"DIFFERENT (max diff {diff:.2e})")
+              f"equal (4 variance parts, max diff {diff:.1e})" if diff < 1e-12 else f"DIFFERENT (max diff {diff:.2e})")
 
 
 def main(argv: list[str] | None = None) -> int:

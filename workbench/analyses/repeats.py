@@ -9,7 +9,11 @@ always wrong) first; per system the mean with its 95% interval from the standard
 repeats, the noise split of Miller (2024) (:mod:`workbench.metrics.repeats`) beside what one
 repeat would give and the clustered standard error with items as clusters; the items and the
 repeats needed for a target half-width; with a baseline system, the same split of the paired
-per-item differences.
+per-item differences and whether more items or more repeats narrow its interval more.  When the
+repeats are whole runs (a repeat column, every repeat over the same items): each run's mean, their
+standard deviation (divisor R - 1) and range beside one run's interval over items (from
+``se_one_repeat``), with a note when the seeds spread more.  With 0/1 outcomes, the unbiased
+pass@k and pass^k curve (:mod:`workbench.metrics.passk`) for k = 1..K_min from the same k of K.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, text_codes, to_float
-from ..metrics import repeats as rp
 from ..metrics import passk as pk
+from ..metrics import repeats as rp
 from ._common import ITEM_NAMES, base_signature, pick_column
 from .passk import curve_ks
 
@@ -266,13 +270,13 @@ def _seeds(part: _System, kw, who, binary, records, seed_rows, notes) -> None:
         return
     ss = rp.seed_spread(rcodes, part.y, len(labels))
     se1 = sp.se_one_repeat
-    half = rp.Z95 * se1 if se1 == se1 else None
+    half = rp.Z95 * se1 if math.isfinite(se1) else None
     records += [record("seed_sd", ss.sd, n=ss.n_seeds, **kw),
                 record("seed_min", ss.low, n=ss.n_seeds, **kw),
                 record("seed_max", ss.high, n=ss.n_seeds, **kw),
                 record("one_run_item_se", se1, n=sp.n_items, ci_low=sp.mean - half if half else None,
                        ci_high=sp.mean + half if half else None, **kw)]
-    larger = bool(ss.sd > se1) if se1 == se1 and ss.sd == ss.sd else None
+    larger = bool(ss.sd > se1) if math.isfinite(se1) and math.isfinite(ss.sd) else None
     seed_rows.append({**kw, "seeds": ss.n_seeds, "items": sp.n_items, "mean": sp.mean, "seed_sd": ss.sd,
                       "seed_min": ss.low, "seed_max": ss.high, "one_run_item_se": se1,
                       "one_run_ci_low": sp.mean - half if half else None,
