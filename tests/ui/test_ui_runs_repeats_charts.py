@@ -234,3 +234,10 @@ def test_seed_spread_passk_and_items_or_repeats_on_the_panel(qtbot, window):
         expected = np.mean([1 - comb(n - c, k) / comb(n, k) for n, c in zip(mine["size"], mine["sum"])])
         assert row["pass@k"] == pytest.approx(expected)
     assert any("narrow" in s and "interval of the difference" in s for s in panel.card.sentences)
+    chart = panel.chart("RepeatsPassKChart")
+    assert panel.tabs.isTabVisible(panel.tabs.indexOf(chart))
+    for system in ("model-a", "model-b"):
+        drawn = chart.plotted()[f"{system}: pass^k"]
+        mine = curve[curve["system"] == system]
+        np.testing.assert_allclose(drawn["value"], mine["pass^k"])
+        np.testing.assert_array_equal(drawn["items"], mine["items"])
