@@ -36,6 +36,11 @@ folder before any timing):
   before the call (VmHWM reset through ``/proc/self/clear_refs``), each in a fresh child
   process that loads the pickled result: the workbench at n items and at 2n (the items table
   doubled), and the reference at n.
+* ``repeats``: the Repeats analysis end to end from a 1M-row CSV (200k items x 5 epochs x 2
+  systems; issue 26): ``load_table`` + ``analyses.repeats.run`` (noise split, seed spread,
+  pass@k curve, paired split, the per-item table) / ``pandas.read_csv`` + eval-arena's
+  ``unbiasedK`` estimators written out in numpy on the items x epochs matrix of each system
+  (the split only).  Check: var_data and var_within of both systems equal to 1e-12.
 * ``ranking-memory``: ranking, 10M rows of an in-memory DataFrame: ``analyses.ranking.run`` /
   pytrec_eval, in one child process (the data made once, the tools interleaved), the peak
   resident memory of each run read from ``/proc/self/status`` (VmHWM, reset before each run
@@ -70,9 +75,10 @@ for p in (str(ROOT), str(HERE)):
 
 import bench_engine as be  # noqa: E402
 
-FULL = dict(csv=1_000_000, xlsx=100_000, parquet=1_000_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000)
-QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000)
-ROWS = ("csv", "csv-messy", "xlsx", "parquet", "ranking-csv", "text", "report", "ranking-memory")
+FULL = dict(csv=1_000_000, xlsx=100_000, parquet=1_000_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000,
+            repeats=1_000_000)
+QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000, repeats=5_000)
+ROWS = ("csv", "csv-messy", "xlsx", "parquet", "ranking-csv", "text", "report", "repeats", "ranking-memory")
 
 
 def load() -> str:
@@ -522,6 +528,52 @@ def row_ranking_memory(table: Table, rows: int, repeats: int, seed: int) -> None
 
 # --------------------------------------------------------------------------- main
 
+def repeats_frame(rows: int, seed: int, epochs: int = 5) -> pd.DataFrame:
+    """rows / (2 * epochs) items, each tried ``epochs`` times by two systems (0/1 outcomes)."""
+    rng = np.random.default_rng(seed)
+    n = rows // (2 * epochs)
+    p = rng.beta(0.7, 0.6, n)
+    parts = []
+    for name, shift in (("base", 0.0), ("cand", 0.03)):
+        y = (rng.random((n, epochs)) < np.clip(p + shift, 0, 1)[:, None]).astype(int)
+        parts.append(pd.DataFrame({"model": name, "item": np.repeat([f"q{i}" for i in range(n)], epochs),
+                                   "epoch": np.tile(np.arange(1, epochs + 1), n), "correct": y.ravel()}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _wb_repeats(path: Path) -> dict:
+    from workbench.analyses import repeats
+    from workbench.io import load_table
+
+    result = repeats.run(load_table(path), repeats.Options(item="item", outcome="correct", repeat="epoch",
+                                                           system="model", baseline_system="base"))
+    return {f"{m}:{s}": result.value(m, system=s) for m in ("var_data", "var_within") for s in ("base", "cand")}
+
+
+def _eval_arena_repeats(path: Path) -> dict:
+    """eval-arena's Unpaired.from_samples_unbiasedK: var_E = var(mean_i) - bias, E_var =
+    mean(var_i) + bias, bias = mean(var_i) / (K - 1), on each system's items x epochs matrix."""
+    frame = pd.read_csv(path, engine="c").sort_values(["model", "item", "epoch"], kind="stable")
+    out = {}
+    for name, part in frame.groupby("model", sort=False):
+        a = part["correct"].to_numpy(float).reshape(-1, part["epoch"].nunique())
+        bias = np.mean(np.var(a, axis=1)) / (a.shape[1] - 1)
+        out[f"var_data:{name}"] = max(float(np.var(a.mean(axis=1)) - bias), 0.0)
+        out[f"var_within:{name}"] = float(np.mean(np.var(a, axis=1)) + bias)
+    return out
+
+
+def row_repeats(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    path = tmp / "repeats.csv"
+    frame = repeats_frame(rows, seed)
+    frame.to_csv(path, index=False)
+    res = median_interleaved({"wb": lambda: _wb_repeats(path), "ref": lambda: _eval_arena_repeats(path)}, repeats)
+    diff = max(abs(res["wb"][2][k] - res["ref"][2][k]) for k in res["ref"][2])
+    table.add(f"Repeats end to end from a {len(frame):,}-row CSV (items x epochs x 2 systems)", res["wb"][0],
+              "pandas.read_csv + eval-arena unbiasedK (numpy)", res["ref"][0],
+              f"equal (4 variance parts, max diff {diff:.1e})" if diff < 1e-12 else f"DIFFERENT (max diff {diff:.2e})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -570,6 +622,8 @@ def main(argv: list[str] | None = None) -> int:
                 if text_result is None:
                     text_result = workbench_text(text_pairs(sizes["text"], args.seed))
                 row_report(table, text_result, args.repeats, tmp)
+            elif row == "repeats":
+                row_repeats(table, sizes["repeats"], args.repeats, tmp, args.seed)
             elif row == "ranking-memory":
                 row_ranking_memory(table, sizes["ranking_memory"], args.repeats, args.seed)
     be.section(f"Issue 13's table (medians of {args.repeats}; ratio = reference / workbench; "

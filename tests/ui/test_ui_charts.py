@@ -183,6 +183,7 @@ def _legend_outside(chart):
     ("simpson.csv", ["SegmentBarChart", "GroupRateChart"]),
     ("ranking_graded.csv", ["RankingCurveChart", "RankingSpreadChart"]),
     ("passk_counts.csv", ["PassKChart"]),
+    ("repeats_epochs.csv", ["RepeatsPassKChart"]),
     ("text_extraction.csv", ["TextScoreChart"]),
 ])
 def test_legends_sit_outside_the_data(qtbot, window, file_name, chart_names):

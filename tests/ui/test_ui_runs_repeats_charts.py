@@ -208,3 +208,36 @@ def test_scores_where_lower_is_better(qtbot, window, tmp_path):
     drawn = chart.plotted()["intervals"]
     assert list(drawn["est"]) == sorted(drawn["est"])  # lower is better: best (lowest) first
     np.testing.assert_allclose(sorted(drawn["est"]), sorted(pivot.mean()))
+
+
+def test_seed_spread_passk_and_items_or_repeats_on_the_panel(qtbot, window):
+    """The seeds and pass@k tables shown on the panel equal pandas' counts of the example; the
+    card says whether more items or more repeats narrow the difference's interval more."""
+    from math import comb
+
+    panel = open_example(qtbot, window, "repeats_epochs.csv")
+    result = wait_result(qtbot, panel)
+    raw = pd.read_csv(EXAMPLES / "repeats_epochs.csv")
+    runs = raw.groupby(["model", "epoch"])["correct"].mean()
+    seeds = panel.result_table("seeds").frame_model().frame
+    assert len(seeds) == 2
+    for system in ("model-a", "model-b"):
+        row = seeds[seeds["system"] == system].iloc[0]
+        assert row["seed_sd"] == pytest.approx(runs.loc[system].std(ddof=1))
+        assert (row["seed_min"], row["seed_max"]) == pytest.approx((runs.loc[system].min(), runs.loc[system].max()))
+    curve = panel.result_table("passk").frame_model().frame
+    counts = raw.groupby(["model", "sample_id"])["correct"].agg(["size", "sum"])
+    k_min = int(counts["size"].min())
+    assert len(curve) == 2 * k_min
+    for (system, k), row in curve.set_index(["system", "k"]).iterrows():
+        mine = counts.loc[system]
+        expected = np.mean([1 - comb(n - c, k) / comb(n, k) for n, c in zip(mine["size"], mine["sum"])])
+        assert row["pass@k"] == pytest.approx(expected)
+    assert any("narrow" in s and "interval of the difference" in s for s in panel.card.sentences)
+    chart = panel.chart("RepeatsPassKChart")
+    assert panel.tabs.isTabVisible(panel.tabs.indexOf(chart))
+    for system in ("model-a", "model-b"):
+        drawn = chart.plotted()[f"{system}: pass^k"]
+        mine = curve[curve["system"] == system]
+        np.testing.assert_allclose(drawn["value"], mine["pass^k"])
+        np.testing.assert_array_equal(drawn["items"], mine["items"])

@@ -9,7 +9,11 @@ always wrong) first; per system the mean with its 95% interval from the standard
 repeats, the noise split of Miller (2024) (:mod:`workbench.metrics.repeats`) beside what one
 repeat would give and the clustered standard error with items as clusters; the items and the
 repeats needed for a target half-width; with a baseline system, the same split of the paired
-per-item differences.
+per-item differences and whether more items or more repeats narrow its interval more.  When the
+repeats are whole runs (a repeat column, every repeat over the same items): each run's mean, their
+standard deviation (divisor R - 1) and range beside one run's interval over items (from
+``se_one_repeat``), with a note when the seeds spread more.  With 0/1 outcomes, the unbiased
+pass@k and pass^k curve (:mod:`workbench.metrics.passk`) for k = 1..K_min from the same k of K.
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, require_columns, to_float, to_text
+from ..io import LoadedTable, require_columns, text_codes, to_float
+from ..metrics import passk as pk
 from ..metrics import repeats as rp
 from ._common import ITEM_NAMES, base_signature, pick_column
+from .passk import curve_ks
 
 NAME = "repeats"
 TITLE = "Repeats"
@@ -88,85 +94,152 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         raise DataError(f"File '{table.name}', column '{out_col}': an outcome must be 0/1 or a score in [0, 1]; "
                         f"line {table.lines_of([i])[0]} holds {values[i]:g}.")
     binary = bool(np.isin(values[finite], (0.0, 1.0)).all())
-    frame = pd.DataFrame({"item": to_text(table, item_col), "y": values,
-                          "system": to_text(table, sys_col) if sys_col else "",
-                          "repeat": to_text(table, rep_col) if rep_col else ""})[finite]
+    item_c, item_l = _codes(table, item_col)
+    sys_c, sys_l = _codes(table, sys_col) if sys_col else (np.zeros(len(values), np.int64), np.array([""], object))
+    rep_c, rep_l = _codes(table, rep_col) if rep_col else (np.zeros(len(values), np.int64), np.array([""], object))
+    item_c, sys_c, rep_c, y = item_c[finite], sys_c[finite], rep_c[finite], values[finite]
     if rep_col:
-        dup = frame.duplicated(["system", "item", "repeat"])
+        dup = pd.DataFrame({"s": sys_c, "i": item_c, "r": rep_c}).duplicated().to_numpy()
         if dup.any():
-            row = frame[dup].iloc[0]
-            raise DataError(f"File '{table.name}': item '{row['item']}' has two rows for repeat '{row['repeat']}' "
-                            f"(column '{rep_col}')" + (f" of system '{row['system']}'" if sys_col else "") +
-                            "; each try must appear once.")
-    systems = list(dict.fromkeys(frame["system"]))
+            i = int(np.flatnonzero(dup)[0])
+            raise DataError(f"File '{table.name}': item '{item_l[item_c[i]]}' has two rows for repeat "
+                            f"'{rep_l[rep_c[i]]}' (column '{rep_col}')" +
+                            (f" of system '{sys_l[sys_c[i]]}'" if sys_col else "") + "; each try must appear once.")
+    sys_codes, sys_first = pd.factorize(sys_c, sort=False)  # the systems in order of first appearance
+    systems = [str(sys_l[c]) for c in sys_first]
     base = options.baseline_system if options.baseline_system is not None else systems[0]
     if sys_col and base not in systems:
         raise DataError(f"File '{table.name}', column '{sys_col}' has no system '{base}'; its systems are: "
                         f"{', '.join(systems)}.")
-    items_all = list(dict.fromkeys(frame["item"]))
-    code_of = {it: i for i, it in enumerate(items_all)}
-    records, split_rows, item_frames = [], [], []
-    splits: dict[str, rp.NoiseSplit] = {}
-    kind = "rate" if binary else "score"
-    for name in systems:
-        part = frame[frame["system"] == name]
-        sys_items = list(dict.fromkeys(part["item"]))
-        local = {it: i for i, it in enumerate(sys_items)}
-        codes = part["item"].map(local).to_numpy()
-        sp = rp.noise_split(codes, part["y"].to_numpy())
-        splits[name] = sp
+    tries = _Tries(item_c, item_l, y, rep_c, rep_l)
+    parts = {name: _System(tries, np.flatnonzero(sys_codes == i)) for i, name in enumerate(systems)}
+    records, split_rows, item_frames, seed_rows, passk_frames = [], [], [], [], []
+    for name, part in parts.items():
         kw = {"system": name} if sys_col else {}
-        half = rp.Z95 * sp.se
-        records += [
-            record("repeats_rate" if binary else "repeats_mean", sp.mean, n=sp.n_items,
-                   ci_low=max(0.0, sp.mean - half) if sp.se == sp.se else None,
-                   ci_high=min(1.0, sp.mean + half) if sp.se == sp.se else None, **kw),
-            record("var_data", sp.var_data, n=sp.n_items, **kw),
-            record("var_within", sp.var_within, n=sp.n_items, **kw),
-            record("within_share", sp.var_within / (sp.var_data + sp.var_within)
-                   if (sp.var_data + sp.var_within) > 0 else None, n=sp.n_items, **kw),
-            record("se_repeats", sp.se, n=sp.n_items, **kw),
-            record("se_one_repeat", sp.se_one_repeat, n=sp.n_items, **kw),
-            record("clustered_se", sp.clustered_se, n=sp.n_items, **kw),
-            record("items_needed", rp.items_needed(sp, options.target, sp.k_harmonic) if sp.se == sp.se else None,
-                   n=sp.n_items, **kw),
-            record("repeats_needed", _finite_or_none(rp.repeats_needed(sp, options.target)) if sp.se == sp.se
-                   else None, n=sp.n_items, **kw),
-        ]
-        # per item
-        g = part.groupby("item", sort=False)["y"]
-        per = pd.DataFrame({"item": g.size().index, "tries": g.size().to_numpy(),
-                            "successes" if binary else "score_sum": g.sum().to_numpy(),
-                            "share" if binary else "mean": g.mean().to_numpy()})
-        lo_hi = g.agg(["min", "max"])
-        per["flips"] = (lo_hi["min"] < lo_hi["max"]).to_numpy()
-        if sys_col:
-            per.insert(0, "system", name)
-        item_frames.append(per)
-        flips = int(per["flips"].sum())
-        records.append(record("flipping_items", flips, n=sp.n_items, **kw))
-        split_rows.append({**({"system": name} if sys_col else {}), "items": sp.n_items, "k_min": sp.k_min,
-                           "k_max": sp.k_max, "k_harmonic": sp.k_harmonic, "mean": sp.mean,
-                           "var_data": sp.var_data, "var_within": sp.var_within,
-                           "var_data_plugin": sp.var_data_plugin, "var_within_plugin": sp.var_within_plugin,
-                           "se": sp.se, "se_one_repeat": sp.se_one_repeat, "clustered_se": sp.clustered_se,
-                           "flipping_items": flips})
         who = f"'{name}': " if sys_col else ""
-        if sp.k_min != sp.k_max:
-            notes.append(f"{who}items have between {sp.k_min} and {sp.k_max} tries; the standard error uses the "
-                         f"harmonic mean {sp.k_harmonic:.2f} and each item's own K in the corrections.")
-        if sp.single_try_items:
-            notes.append(f"{who}{plural(sp.single_try_items, 'item')} with a single try show no within-item spread "
-                         f"and {'is' if sp.single_try_items == 1 else 'are'} left out of it.")
-        if sp.se == sp.se and (sp.mean - half < 0 or sp.mean + half > 1):
-            notes.append(f"{who}the normal interval runs past 0-1 ({plural(sp.n_items, 'item')} are few) and is "
-                         f"shown clipped to that range.")
-        if sp.clipped:
-            notes.append(f"{who}the data part, corrected for K, came out below 0 and is shown as 0 (the items "
-                         f"differ less than the tries do).")
+        split_rows.append(_one_system(part, name, sys_col, binary, options, records, item_frames, notes))
+        if rep_col:
+            _seeds(part, kw, who, binary, records, seed_rows, notes)
+        if binary:
+            passk_frames.append(_passk_curve(part, kw))
+    if not rep_col:
+        notes.append("No seed spread: without a repeat column an item's rows are its tries, not whole runs "
+                     "with a seed each.")
+    if not binary:
+        notes.append("No pass@k curve: the outcomes are scores, and pass@k and pass^k need 0/1 outcomes.")
+    tables = _tables(split_rows, item_frames, binary)
+    if seed_rows:
+        tables.append(_seed_table(seed_rows, binary))
+    if passk_frames:
+        tables.append(Table("passk", "pass@k and pass^k over k = 1..K (the same per-item k of K tries)",
+                            pd.concat(passk_frames, ignore_index=True),
+                            columns={"pass@k": "unbiased pass@k (Chen et al. 2021), mean over items",
+                                     "pass^k": "unbiased pass^k (Yao et al. 2024), mean over items"},
+                            formats={"pass@k": "rate", "pass^k": "rate", "k": "int", "items": "int"}))
+    if sys_col and len(systems) > 1:
+        _paired(parts, systems, base, records, tables, notes, binary)
+    sig = base_signature(NAME)
+    sig.update({"value": "binary" if binary else "score[0,1]", "repeat": f"column:{rep_col}" if rep_col else "rows-per-item",
+                "split": "miller2024,unbiased-K(eval-arena),var-over-items:ddof0,within:ddof0+s2/(K-1)",
+                "se": "sqrt((var_data+var_within/K)/N),K:harmonic", "ci": "normal-95(mean+-1.96se),clipped[0,1]",
+                "clustered-se": "items,C/(C-1)", "target": f"+-{options.target:g}"})
+    if seed_rows:
+        sig["seeds"] = "run-means,sd:ddof1,range:min-max,vs:se_one_repeat(normal-95,one-run)"
+    if passk_frames:
+        sig["passk"] = "unbiased(chen2021;yao2024),k:1..K_min,mean-over-items"
+    if sys_col:
+        sig["baseline"] = base
+    progress.advance(1.0, "done")
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
+                          json_tables=tuple(t.name for t in tables
+                                            if t.name in ("items", "split", "paired", "seeds", "passk")))
+
+
+def _codes(table: LoadedTable, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """A column's cells as integer codes and their text (a missing cell is '')."""
+    codes, labels = text_codes(table, column)
+    return codes, pd.Series(labels, dtype=object).fillna("").to_numpy(dtype=object)
+
+
+@dataclass(frozen=True)
+class _Tries:
+    """Every try kept: its item code and the items' names, its value, its repeat code and names."""
+    item: np.ndarray
+    item_names: np.ndarray
+    y: np.ndarray
+    repeat: np.ndarray
+    repeat_names: np.ndarray
+
+
+class _System:
+    """One system's tries: item codes local to the system (first-seen order) and their names,
+    the global item codes, the values and the repeat codes."""
+
+    def __init__(self, tries: _Tries, rows: np.ndarray) -> None:
+        self.gcodes = tries.item[rows]
+        self.codes, first = pd.factorize(self.gcodes, sort=False)
+        self.items = tries.item_names[first]
+        self.y = tries.y[rows]
+        self.repeat = tries.repeat[rows]
+        self.repeat_names = tries.repeat_names
+        self.split = rp.noise_split(self.codes, self.y)
+        self.k = np.bincount(self.codes, minlength=len(self.items))
+
+
+def _one_system(part: _System, name, sys_col, binary, options, records, item_frames, notes) -> dict:
+    sp = part.split
+    kw = {"system": name} if sys_col else {}
+    half = rp.Z95 * sp.se
+    ok = sp.se == sp.se
+    records += [
+        record("repeats_rate" if binary else "repeats_mean", sp.mean, n=sp.n_items,
+               ci_low=max(0.0, sp.mean - half) if ok else None, ci_high=min(1.0, sp.mean + half) if ok else None, **kw),
+        record("var_data", sp.var_data, n=sp.n_items, **kw),
+        record("var_within", sp.var_within, n=sp.n_items, **kw),
+        record("within_share", sp.var_within / (sp.var_data + sp.var_within)
+               if (sp.var_data + sp.var_within) > 0 else None, n=sp.n_items, **kw),
+        record("se_repeats", sp.se, n=sp.n_items, **kw),
+        record("se_one_repeat", sp.se_one_repeat, n=sp.n_items, **kw),
+        record("clustered_se", sp.clustered_se, n=sp.n_items, **kw),
+        record("items_needed", rp.items_needed(sp, options.target, sp.k_harmonic) if ok else None, n=sp.n_items, **kw),
+        record("repeats_needed", _finite_or_none(rp.repeats_needed(sp, options.target)) if ok else None,
+               n=sp.n_items, **kw),
+    ]
+    total = np.bincount(part.codes, weights=part.y, minlength=sp.n_items)
+    lo_hi = pd.Series(part.y).groupby(part.codes, sort=True).agg(["min", "max"])
+    per = pd.DataFrame({"item": np.asarray(part.items, dtype=object), "tries": part.k,
+                        "successes" if binary else "score_sum": total.astype(int) if binary else total,
+                        "share" if binary else "mean": total / part.k,
+                        "flips": (lo_hi["min"] < lo_hi["max"]).to_numpy()})
+    if sys_col:
+        per.insert(0, "system", name)
+    item_frames.append(per)
+    flips = int(per["flips"].sum())
+    records.append(record("flipping_items", flips, n=sp.n_items, **kw))
+    who = f"'{name}': " if sys_col else ""
+    if sp.k_min != sp.k_max:
+        notes.append(f"{who}items have between {sp.k_min} and {sp.k_max} tries; the standard error uses the "
+                     f"harmonic mean {sp.k_harmonic:.2f} and each item's own K in the corrections.")
+    if sp.single_try_items:
+        notes.append(f"{who}{plural(sp.single_try_items, 'item')} with a single try show no within-item spread "
+                     f"and {'is' if sp.single_try_items == 1 else 'are'} left out of it.")
+    if ok and (sp.mean - half < 0 or sp.mean + half > 1):
+        notes.append(f"{who}the normal interval runs past 0-1 ({plural(sp.n_items, 'item')} are few) and is "
+                     f"shown clipped to that range.")
+    if sp.clipped:
+        notes.append(f"{who}the data part, corrected for K, came out below 0 and is shown as 0 (the items "
+                     f"differ less than the tries do).")
+    return {**kw, "items": sp.n_items, "k_min": sp.k_min, "k_max": sp.k_max, "k_harmonic": sp.k_harmonic,
+            "mean": sp.mean, "var_data": sp.var_data, "var_within": sp.var_within,
+            "var_data_plugin": sp.var_data_plugin, "var_within_plugin": sp.var_within_plugin, "se": sp.se,
+            "se_one_repeat": sp.se_one_repeat, "clustered_se": sp.clustered_se, "flipping_items": flips}
+
+
+def _tables(split_rows, item_frames, binary) -> list:
     per_items = pd.concat(item_frames, ignore_index=True)
     per_items = per_items.sort_values(["flips"], ascending=False, kind="stable").reset_index(drop=True)
-    tables = [
+    kind = "rate" if binary else "score"
+    return [
         Table("split", "Noise split (Miller 2024)", pd.DataFrame(split_rows), columns={
             "var_data": "variance of the items' success rates, corrected for K (the data)",
             "var_within": "mean variance within an item across tries, corrected for K (the model's own randomness)",
@@ -179,52 +252,141 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         Table("items", "Per item: tries and successes (flipping items first)", per_items,
               formats={"share": "rate", "mean": "float", "tries": "int", "successes": "int", "score_sum": "float"}),
     ]
-    if sys_col and len(systems) > 1:
-        _paired(frame, systems, base, code_of, options, records, tables, notes, binary)
-    sig = base_signature(NAME)
-    sig.update({"value": "binary" if binary else "score[0,1]", "repeat": f"column:{rep_col}" if rep_col else "rows-per-item",
-                "split": "miller2024,unbiased-K(eval-arena),var-over-items:ddof0,within:ddof0+s2/(K-1)",
-                "se": "sqrt((var_data+var_within/K)/N),K:harmonic", "ci": "normal-95(mean+-1.96se),clipped[0,1]",
-                "clustered-se": "items,C/(C-1)", "target": f"+-{options.target:g}"})
-    if sys_col:
-        sig["baseline"] = base
-    progress.advance(1.0, "done")
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
-                          json_tables=tuple(t.name for t in tables if t.name in ("items", "split", "paired")))
+
+
+def _seeds(part: _System, kw, who, binary, records, seed_rows, notes) -> None:
+    """The spread of whole runs (one mean per seed) beside the item-level interval of one run."""
+    rcodes, first = pd.factorize(part.repeat, sort=False)
+    labels = part.repeat_names[first]
+    sp = part.split
+    counts = np.bincount(rcodes, minlength=len(labels))
+    if len(labels) < 2:
+        notes.append(f"{who}no seed spread: a single repeat ('{labels[0]}') is one run.")
+        return
+    if (counts != sp.n_items).any():
+        short = str(labels[int(np.argmin(counts))])
+        notes.append(f"{who}no seed spread: repeat '{short}' covers {int(counts.min()):,} of the "
+                     f"{sp.n_items:,} items, and run means over different items are not comparable.")
+        return
+    ss = rp.seed_spread(rcodes, part.y, len(labels))
+    se1 = sp.se_one_repeat
+    half = rp.Z95 * se1 if math.isfinite(se1) else None
+    records += [record("seed_sd", ss.sd, n=ss.n_seeds, **kw),
+                record("seed_min", ss.low, n=ss.n_seeds, **kw),
+                record("seed_max", ss.high, n=ss.n_seeds, **kw),
+                record("one_run_item_se", se1, n=sp.n_items, ci_low=sp.mean - half if half else None,
+                       ci_high=sp.mean + half if half else None, **kw)]
+    larger = bool(ss.sd > se1) if math.isfinite(se1) and math.isfinite(ss.sd) else None
+    seed_rows.append({**kw, "seeds": ss.n_seeds, "items": sp.n_items, "mean": sp.mean, "seed_sd": ss.sd,
+                      "seed_min": ss.low, "seed_max": ss.high, "one_run_item_se": se1,
+                      "one_run_ci_low": sp.mean - half if half else None,
+                      "one_run_ci_high": sp.mean + half if half else None, "seed_spread_larger": larger,
+                      **{f"run {lab}": m for lab, m in zip(labels, ss.means)}})
+    if larger:
+        notes.append(f"{who}the spread across {ss.n_seeds} seeds (SD {ss.sd:.4f}, from {ss.low:.4f} to "
+                     f"{ss.high:.4f}) is larger than the standard error over items of one run ({se1:.4f}): "
+                     f"an interval over items alone is too narrow for the decision; the seed is part of the "
+                     f"noise.")
+
+
+def _seed_table(seed_rows, binary) -> Table:
+    kind = "rate" if binary else "score"
+    frame = pd.DataFrame(seed_rows)
+    runs = {c: kind for c in frame.columns if str(c).startswith("run ")}
+    return Table("seeds", "Spread across seeds (whole runs) beside one run's interval over items", frame,
+                 columns={"seed_sd": "standard deviation of the run means (divisor R - 1)",
+                          "one_run_item_se": "standard error over items of one run's mean: "
+                                             "sqrt((var_data + var_within) / N)",
+                          "seed_spread_larger": "the seed spread exceeds one run's standard error over items"},
+                 formats={"seeds": "int", "items": "int", "mean": kind, "seed_sd": "float", "seed_min": kind,
+                          "seed_max": kind, "one_run_item_se": "float", "one_run_ci_low": kind,
+                          "one_run_ci_high": kind} | runs)
+
+
+def _passk_curve(part: _System, kw) -> pd.DataFrame:
+    """pass@k and pass^k for k = 1..K_min (thinned on a log scale past 60), every item counted."""
+    c = np.bincount(part.codes, weights=part.y, minlength=part.split.n_items).round().astype(np.int64)
+    n = part.k.astype(np.int64)
+    rows = [{**kw, "k": int(k), "items": int(n.size), "pass@k": float(np.mean(pk.pass_at_k(n, c, int(k)))),
+             "pass^k": float(np.mean(pk.pass_hat_k(n, c, int(k))))} for k in curve_ks(int(n.min()))]
+    return pd.DataFrame(rows)
 
 
 def _finite_or_none(x):
     return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
 
-def _paired(frame, systems, base, code_of, options, records, tables, notes, binary):
+def _paired(parts, systems, base, records, tables, notes, binary):
     rows = []
+    a_part = parts[base]
     for name in systems:
         if name == base:
             continue
-        a, b = frame[frame["system"] == base], frame[frame["system"] == name]
-        common = sorted(set(a["item"]) & set(b["item"]), key=list(code_of).index)
-        if not common:
+        b_part = parts[name]
+        size = int(max(a_part.gcodes.max(initial=-1), b_part.gcodes.max(initial=-1))) + 1
+        common = (np.bincount(a_part.gcodes, minlength=size) > 0) & (np.bincount(b_part.gcodes, minlength=size) > 0)
+        if not common.any():
             notes.append(f"'{name}' and '{base}' share no item: no paired split.")
             continue
-        local = {it: i for i, it in enumerate(common)}
-        a, b = a[a["item"].isin(local)], b[b["item"].isin(local)]
-        sp = rp.paired_noise_split(a["item"].map(local), a["y"], b["item"].map(local), b["y"], len(local))
+        local = np.cumsum(common) - 1  # global item code -> its place among the common items
+        ia, ib = common[a_part.gcodes], common[b_part.gcodes]
+        sp = rp.paired_noise_split(local[a_part.gcodes[ia]], a_part.y[ia], local[b_part.gcodes[ib]], b_part.y[ib],
+                                   int(common.sum()))
         half = rp.Z95 * sp.se
+        ok = sp.se == sp.se
         kw = dict(from_=base, to=name, n=sp.n_items)
-        records += [record("repeats_rate_diff" if binary else "repeats_diff", sp.mean, ci_low=sp.mean - half if sp.se == sp.se else None,
-                           ci_high=sp.mean + half if sp.se == sp.se else None, **kw),
+        records += [record("repeats_rate_diff" if binary else "repeats_diff", sp.mean,
+                           ci_low=sp.mean - half if ok else None, ci_high=sp.mean + half if ok else None, **kw),
                     record("var_data", sp.var_data, **kw), record("var_within", sp.var_within, **kw),
                     record("se_repeats", sp.se, **kw), record("se_one_repeat", sp.se_one_repeat, **kw)]
         rows.append({"from": base, "to": name, "items": sp.n_items, "diff": sp.mean, "var_data": sp.var_data,
                      "var_within": sp.var_within, "se": sp.se, "se_one_repeat": sp.se_one_repeat})
-        doubled_k = math.sqrt((sp.var_data + sp.var_within / (2 * sp.k_harmonic)) / sp.n_items)
-        doubled_n = sp.se / math.sqrt(2)
-        more = "items" if doubled_n <= doubled_k else "repeats"
-        notes.append(f"'{name}' vs '{base}': per-item differences on {plural(sp.n_items, 'common item')}; doubling "
-                     f"the items would bring the standard error to {doubled_n:.4f}, doubling the "
-                     f"repeats to {doubled_k:.4f}: more {more} narrow the interval more.")
+        if ok:
+            choice = more_items_or_repeats(sp.var_data, sp.var_within, sp.k_harmonic, sp.n_items)
+            records += [record("half_width_twice_items", choice.twice_items, **kw),
+                        record("half_width_twice_repeats", choice.twice_repeats, **kw),
+                        record("half_width_repeats_floor", choice.floor, **kw)]
+            notes.append(f"'{name}' vs '{base}' (per-item differences on {plural(sp.n_items, 'common item')}): "
+                         + choice.sentence(binary))
     if rows:
         tables.append(Table("paired", "Paired noise split of the per-item differences", pd.DataFrame(rows),
                             formats={"diff": "points" if binary else "score_diff", "var_data": "float", "var_within": "float",
                                      "se": "float", "se_one_repeat": "float", "items": "int"}))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """More items or more repeats: the 95% half-widths of the difference after doubling each."""
+    now: float
+    twice_items: float
+    twice_repeats: float
+    floor: float          # with endless repeats on these items: the data part alone
+    data_part: float      # var_data
+    within_part: float    # var_within / K
+
+    def sentence(self, binary: bool) -> str:
+        f = (lambda x: f"+-{100 * x:.2f} points") if binary else (lambda x: f"+-{x:.4f}")
+        if self.data_part <= 0:
+            head = (f"doubling the items and doubling the repeats narrow the interval of the difference alike "
+                    f"({f(self.now)} to {f(self.twice_items)}): the items' own spread is nil")
+            return head[:1].upper() + head[1:] + "."
+        head = (f"Doubling the items narrows the interval of the difference more than doubling the repeats "
+                f"({f(self.now)} to {f(self.twice_items)}, against {f(self.twice_repeats)}, for the same added tries)")
+        if self.within_part > self.data_part:
+            tail = (f"the tries' own randomness (var_within/K = {self.within_part:.4g}) outweighs the items' spread "
+                    f"(var_data = {self.data_part:.4g}), so more repeats on the same items come close")
+        else:
+            tail = (f"the items' spread (var_data = {self.data_part:.4g}) outweighs the tries' own randomness "
+                    f"(var_within/K = {self.within_part:.4g}): more repeats alone never narrow it below "
+                    f"{f(self.floor)}")
+        return f"{head}; {tail}."
+
+
+def more_items_or_repeats(var_data: float, var_within: float, k: float, n_items: int) -> Choice:
+    """Half-widths z*sqrt((var_data + var_within/K)/N) now, with 2N items, with 2K repeats, and
+    with K -> infinity (z*sqrt(var_data/N))."""
+    z = rp.Z95
+    return Choice(z * math.sqrt((var_data + var_within / k) / n_items),
+                  z * math.sqrt((var_data + var_within / k) / (2 * n_items)),
+                  z * math.sqrt((var_data + var_within / (2 * k)) / n_items),
+                  z * math.sqrt(var_data / n_items), var_data, var_within / k)

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 #: Keys a result record may carry.  ``k`` is kept for renderers (charts, tables) only: in the
@@ -119,8 +120,22 @@ class AnalysisResult:
 
 
 def _json_rows(frame: pd.DataFrame) -> list[dict]:
-    """A table's rows as JSON objects (NaN -> null, numpy scalars -> Python)."""
-    return [{str(k): _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    """A table's rows as JSON objects (NaN -> null, numpy scalars -> Python); column by column,
+    so that a table of a few hundred thousand rows takes well under a second."""
+    keys = [str(k) for k in frame.columns]
+    columns = [_json_column(frame.iloc[:, j]) for j in range(frame.shape[1])]
+    return [dict(zip(keys, values)) for values in zip(*columns)] if keys else [{} for _ in range(len(frame))]
+
+
+def _json_column(column: pd.Series) -> list:
+    values = column.to_numpy() if isinstance(column.dtype, np.dtype) else None
+    if values is None or values.dtype.kind not in "biuf":  # as pandas' to_dict boxes them, value by value
+        return [_clean(v) for v in pd.DataFrame({0: column}).to_dict("list")[0]]
+    out = values.tolist()
+    if values.dtype.kind == "f":
+        for i in np.flatnonzero(~np.isfinite(values)).tolist():
+            out[i] = None
+    return out
 
 
 def signature(parts: dict[str, Any]) -> str:

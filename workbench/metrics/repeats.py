@@ -109,7 +109,7 @@ def clustered_se(values, clusters) -> float:
     y = np.asarray(values, dtype=float)
     c = np.asarray(clusters, dtype=np.int64)
     n = y.size
-    groups = np.unique(c).size if n else 0
+    groups = int(np.count_nonzero(np.bincount(c))) if n else 0  # codes are >= 0
     if n == 0 or groups < 2:
         return float("nan")
     resid = np.bincount(c, weights=y - y.mean())
@@ -129,3 +129,26 @@ def repeats_needed(split: NoiseSplit, half_width: float) -> float:
     if split.var_within <= 0:
         return 1
     return math.ceil(split.var_within / room) if room > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class SeedSpread:
+    """Whole runs (seeds) over the same items: each run's mean and their spread."""
+    n_seeds: int
+    n_items: int
+    means: np.ndarray  # per run, the mean over its items (runs in the order of their codes)
+    sd: float          # standard deviation of the run means, ddof 1 (NaN with one run)
+    low: float
+    high: float
+
+
+def seed_spread(seed_codes, values, n_seeds: int) -> SeedSpread:
+    """Each run's mean over its tries and the spread of those means (SD with divisor R - 1).
+    The caller checks that every run covers the same items once."""
+    seed_codes = np.asarray(seed_codes, dtype=np.int64)
+    values = np.asarray(values, dtype=float)
+    counts = np.bincount(seed_codes, minlength=n_seeds).astype(float)
+    means = np.bincount(seed_codes, weights=values, minlength=n_seeds) / np.where(counts > 0, counts, 1)
+    sd = float(np.std(means, ddof=1)) if n_seeds >= 2 else float("nan")
+    return SeedSpread(n_seeds, int(counts[0]) if n_seeds else 0, means, sd,
+                      float(means.min()) if n_seeds else float("nan"), float(means.max()) if n_seeds else float("nan"))

@@ -207,6 +207,11 @@ _NAMES.update({
     "se_repeats": "Standard error with these repeats", "se_one_repeat": "Standard error with one repeat",
     "clustered_se": "Clustered standard error (items)", "items_needed": "Items needed for the target",
     "repeats_needed": "Repeats needed for the target", "flipping_items": "Items that flip",
+    "seed_sd": "Spread across seeds (SD of run means)", "seed_min": "Lowest run mean",
+    "seed_max": "Highest run mean", "one_run_item_se": "Standard error over items of one run",
+    "half_width_twice_items": "95% half-width with twice the items",
+    "half_width_twice_repeats": "95% half-width with twice the repeats",
+    "half_width_repeats_floor": "95% half-width with endless repeats",
 })
 
 # effort (cost and latency)
@@ -1118,7 +1123,30 @@ def _answer_repeats(result, currency):
         tail.append("the model's own randomness is " + " and ".join(format_value(x["value"], "rate") for x in shares)
                     + " of one try's variance")
     sentences = [s1 + "."] + (["; ".join(tail)[:1].upper() + "; ".join(tail)[1:] + "."] if tail else [])
+    sentences += _repeats_items_or_repeats(result, kind == "rate")
     return Answer(tuple(sentences), "repeats", "neutral")
+
+
+def _repeats_items_or_repeats(result, binary: bool) -> list[str]:
+    """Per compared pair: would more items or more repeats narrow the difference's interval more
+    (the half-widths the analysis recorded, the variance parts from its records)."""
+    from ..analyses.repeats import Choice
+
+    out = []
+    for twice in result.find("half_width_twice_items"):
+        pair = {"from_": twice["from"], "to": twice["to"]}
+        got = {m: _first(result, m, **pair) for m in ("half_width_twice_repeats", "half_width_repeats_floor",
+                                                     "se_repeats", "var_data")}
+        if any(r is None or r.get("value") is None for r in got.values()):
+            continue
+        se, n = got["se_repeats"]["value"], twice["n"]
+        data = got["var_data"]["value"]
+        choice = Choice(1.959963984540054 * se, twice["value"], got["half_width_twice_repeats"]["value"],
+                        got["half_width_repeats_floor"]["value"], data, max(0.0, n * se * se - data))
+        who = f"{_q(pair['to'])} vs {_q(pair['from_'])}: " if len(result.find("half_width_twice_items")) > 1 else ""
+        text = choice.sentence(binary)
+        out.append(who + (text if not who else text[:1].lower() + text[1:]))
+    return out
 
 
 def _answer_judge(result, currency):

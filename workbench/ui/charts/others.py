@@ -38,12 +38,13 @@ class PassKChart(Chart):
     title = "pass@k and pass^k"
     x_axis = IntegerAxis
     y_axis = PlainAxis
+    curve_table, counted = "curve", "task"  # the result table drawn, and what its counts count
 
     def applies(self, result) -> bool:
-        return _table(result, "curve") is not None and len(_table(result, "curve")) > 0
+        return _table(result, self.curve_table) is not None and len(_table(result, self.curve_table)) > 0
 
     def draw(self, result) -> None:
-        curve = _table(result, "curve")
+        curve = _table(result, self.curve_table)
         systems = list(dict.fromkeys(curve["system"])) if "system" in curve else [None]
         bars = 0
         for s_i, system in enumerate(systems):
@@ -54,7 +55,7 @@ class PassKChart(Chart):
                       ("pass^k", "pass^k (unbiased)", Qt.PenStyle.SolidLine, 2.4),
                       ("naive_pass@k", "pass@k plug-in", Qt.PenStyle.DashLine, 1.5),
                       ("naive_pass^k", "pass^k plug-in", Qt.PenStyle.DashLine, 1.5))
-            for j, (col, label, style, width) in enumerate(series):
+            for j, (col, label, style, width) in enumerate(s for s in series if s[0] in sub):
                 values = sub[col].to_numpy(dtype=float)
                 if len(systems) > 1:  # one colour per system; pass^k dash-dotted
                     c = system_colour(system)
@@ -65,19 +66,21 @@ class PassKChart(Chart):
                                        symbol="o" if j < 2 else None, symbolSize=5,
                                        symbolBrush=c, name=prefix + label)
                 self.plotItem.addItem(item)
-                self.record(prefix + col, k=k, value=values, tasks=sub["tasks"].to_numpy(dtype=float))
+                counts = sub[f"{self.counted}s"]
+                self.record(prefix + col, k=k, value=values, **{f"{self.counted}s": counts.to_numpy(dtype=float)})
                 if j < 2:
                     bounds = {int(kk): record_interval(result, col.replace("k", str(int(kk))),
                                                        None if system in (None, "(all)") else system)
                               for kk in k}
                     self.hover(k, values, [f"{prefix}{col.replace('k', str(int(kk)))} = {fmt(v, 'score')}"
-                                           f"{interval_text(*bounds[int(kk)], 'score')} over {_count(int(t), 'task')}"
-                                           for kk, v, t in zip(k, values, sub["tasks"])])
+                                           f"{interval_text(*bounds[int(kk)], 'score')} over "
+                                           f"{_count(int(t), self.counted)}"
+                                           for kk, v, t in zip(k, values, counts)])
                     low, high = np.array([bounds[int(kk)] for kk in k], dtype=float).reshape(-1, 2).T
                     bars += self.interval_bars(k, values, low, high, pg.mkPen(c, width=1.2), beam=0.15,
                                                name=f"{prefix}{col} interval")
         if bars:
-            self.legend_line(pg.mkPen(self._fg, width=1.2), "95% interval over tasks (at the k asked for)")
+            self.legend_line(pg.mkPen(self._fg, width=1.2), f"95% interval over {self.counted}s (at the k asked for)")
         summary = _table(result, "summary")
         if summary is not None and len(summary):
             informative = summary[(summary["pass@k"] < 1) & summary["per_try_p"].notna() & (summary["k"] > 1)]

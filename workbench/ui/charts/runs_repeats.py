@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 from .base import (GREY, Chart, IntegerAxis, LabelAxis, PercentAxis, PlainAxis, colour, fmt, interval_text,
                    record_interval, system_colour)
 from .intervals import IntervalChart
+from .others import PassKChart
 
 
 def _table(result, name):
@@ -362,3 +363,12 @@ class NoiseSplitChart(Chart):
         self.plotItem.setYRange(-0.7, len(rows) - 0.3, padding=0)
         self.record("split", label=np.array(labels, dtype=object), var_data=data, var_within=within)
         self.set_labels(bottom="variance of one try's outcome (corrected for K)")
+
+
+class RepeatsPassKChart(PassKChart):
+    """The pass@k and pass^k curve of the Repeats analysis: the same per-item k of K tries."""
+
+    curve_table, counted = "passk", "item"
+
+    def applies(self, result) -> bool:
+        return result.analysis == "repeats" and super().applies(result)
