@@ -273,7 +273,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             if glabel is not None:
                 frame = frame[frame["group"] == glabel].drop(columns=["group"])
             sc_table, sc_records, sc_notes, sig["systems-compared"] = text_systems_compared(
-                frame, has_ids=id_col is not None, objects=objects)
+                frame, has_ids=id_col is not None, objects=objects,
+                stats={"bleu": scores.bleu_stats, "chrf": scores.chrf_stats})
             if glabel is not None:
                 sc_records = [{**r, "group": glabel} for r in sc_records]
                 sc_notes = [f"{group_col} '{glabel}': {n}" for n in sc_notes]
