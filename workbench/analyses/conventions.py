@@ -39,8 +39,7 @@ NOT_AVAILABLE = {
                 "judged documents)",
                 "the tie expectation (McSherry-Najork) for MRR, MAP and recall (it is computed for "
                 "nDCG@k and P@k)"),
-    "text": ("BLEU tokenisers other than 13a (intl, char, none) and BLEU smoothing",
-             "chrF++ (word order 2)", "a ROUGE tokenizer that keeps non-Latin text"),
+    "text": ("BLEU tokenizers that need MeCab or sentencepiece (ja-mecab, ko-mecab, spm, flores)",),
     "passk": (),
     "aggregate": ("a paired verdict between versions (the conventions table gives each "
                   "aggregation's value and interval only)",),
@@ -112,10 +111,17 @@ def _ranking_alternatives(options, result) -> list[Convention]:
 
 
 def _text_alternatives(options, result) -> list[Convention]:
+    from ..metrics import text as tm
+    from ..metrics.text_variants import ROUGE_TOKENIZERS
+
     out = [Convention("normalize", options.normalize, default=True)]
     out += _others("normalize", options.normalize, ("none", "case_ws", "squad"))
     out.append(Convention("stemmer", "off" if options.stemmer else "on",
                           changes=(("stemmer", not options.stemmer),)))
+    out += _others("bleu_tokenize", options.bleu_tokenize, tm.BLEU_TOKENIZERS)
+    out += _others("bleu_smooth", options.bleu_smooth, tm.BLEU_SMOOTHING)
+    out += _others("chrf_word_order", options.chrf_word_order, tm.CHRF_WORD_ORDERS)
+    out += _others("rouge_tokenizer", options.rouge_tokenizer, ROUGE_TOKENIZERS)
     return out
 
 
@@ -303,10 +309,39 @@ _EXPECTED: dict = {}
 
 def _text_metrics(options, result) -> list[str]:
     # with a group column the metrics are per group, never pooled: no single headline to vary
-    return [] if options.group else ["exact_match", "token_f1", "rougeL"]
+    return [] if options.group else ["exact_match", "token_f1", "rougeL", "bleu", "chrf"]
+
+
+#: The corpus metrics of Text: read from the analysis's records (their sacrebleu intervals).
+_TEXT_CORPUS = ("bleu", "chrf")
+
+
+def _text_corpus_read(metric, conv, result) -> dict:
+    """Corpus BLEU or chrF: with 2+ systems the first two's difference with sacrebleu's paired
+    bootstrap interval (the systems-compared record), else the corpus score with its sacrebleu
+    ``--confidence`` interval."""
+    units = result.table("items").frame
+    names = sorted(dict.fromkeys(units["system"].tolist()), key=str) if "system" in units else []
+    if len(names) >= 2:
+        a, b = names[:2]
+        found = result.find(f"diff:{metric}", from_=a, to=b)
+        if not found:  # no item ids: no paired test
+            return _row(f"diff:{metric}", conv, None, 0, **{"from": a, "to": b})
+        rec = found[0]
+        return _row(rec["metric"], conv, rec["value"], rec.get("n"), rec.get("ci_low"),
+                    rec.get("ci_high"), interval="sacrebleu paired bootstrap, percentile 95% of "
+                    "the resampled difference", holds=_holds(rec["value"], rec.get("ci_low"),
+                                                             rec.get("ci_high")),
+                    **{"from": a, "to": b})
+    rec = result.find(metric)[0]
+    return _row(metric, conv, rec["value"], rec.get("n"), rec.get("ci_low"), rec.get("ci_high"),
+                interval="sacrebleu bootstrap (--confidence), as the analysis states it",
+                **({"system": names[0]} if names else {}))
 
 
 def _text_read(metric, conv, result, options, table) -> dict:
+    if metric in _TEXT_CORPUS:
+        return _text_corpus_read(metric, conv, result)
     units = result.table("items").frame
     unit = "item" if "item" in units else None
     if "system" in units and units["system"].nunique() > 1 and unit is None:

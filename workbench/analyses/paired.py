@@ -360,10 +360,14 @@ def systems_compared_result(per_unit: pd.DataFrame, *, system: str, unit: str, m
     return table, records, notes, sig
 
 
-def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu", "chrf")):
+def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu", "chrf"),
+                 objects: dict | None = None, stats: dict | None = None):
     """A ``systems_compared`` ``extra`` callback: sacrebleu's paired bootstrap and approximate
     randomization of corpus BLEU/chrF over the common items, from per-sentence statistics
-    extracted once per system."""
+    extracted once per system (``objects``: the sacrebleu metric object of each metric, for a
+    tokenizer, smoothing or word order other than sacrebleu's defaults; ``stats``: each metric's
+    per-item statistics already extracted, one row per row label of ``items``, used instead of
+    extracting them again)."""
     from ..metrics import corpus_paired as cp
 
     cache: dict = {}
@@ -372,7 +376,12 @@ def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu"
         key = (name, metric)
         if key not in cache:
             g = items[items[system] == name].drop_duplicates(unit)
-            m, st = cp.sentence_statistics(metric, g["prediction"].tolist(), g["reference"].tolist())
+            if stats is not None and metric in stats:
+                m = (objects or {}).get(metric) or cp._metric(metric)
+                st = np.asarray(stats[metric])[g.index.to_numpy()]
+            else:
+                m, st = cp.sentence_statistics(metric, g["prediction"].tolist(), g["reference"].tolist(),
+                                               metric=(objects or {}).get(metric))
             cache[key] = (m, st, pd.Index(g[unit]))
         return cache[key]
 
@@ -414,16 +423,20 @@ def ranking_systems_compared(queries: pd.DataFrame, ks, no_relevant: str):
         scope=f"the queries counted in both systems' means under the no-relevant policy '{no_relevant}'")
 
 
-def text_systems_compared(items: pd.DataFrame, *, has_ids: bool):
+def text_systems_compared(items: pd.DataFrame, *, has_ids: bool, objects: dict | None = None,
+                          stats: dict | None = None):
     """Text: paired per-item tests (exact match, token F1, ROUGE, sentence BLEU) and sacrebleu's
-    paired tests of corpus BLEU and chrF, over the items (by id) both systems have."""
+    paired tests of corpus BLEU and chrF, over the items (by id) both systems have
+    (``objects``: the sacrebleu metric objects of BLEU and chrF; ``stats``: their per-item
+    statistics by row label of ``items``; see :func:`corpus_extra`)."""
     frame = items.rename(columns={"bleu": "sentence_bleu", "chrf": "sentence_chrf"})
     if not has_ids:
         frame = frame.iloc[0:0]
     metrics = ["exact_match", "token_f1", "rouge1", "rouge2", "rougeL", "sentence_bleu"]
     table, records, notes, sig = systems_compared_result(
         frame, system="system", unit="item", metrics=metrics, unit_word="items",
-        scope="matched by item id", extra=corpus_extra(frame, system="system", unit="item"),
+        scope="matched by item id", extra=corpus_extra(frame, system="system", unit="item", objects=objects,
+                                                         stats=stats),
         extra_sig=f",corpus:sacrebleu-paired-bs:{CORPUS_RESAMPLES}+ar:{CORPUS_TRIALS},corpus-zero-diff:p=1")
     if not has_ids:
         notes = ["Systems compared needs an item id column (--id) to pair the systems' items; without "

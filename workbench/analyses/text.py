@@ -14,6 +14,7 @@ from ..core.errors import DataError
 from ..io import LoadedTable, to_text
 from ..metrics import headline_ci as hc
 from ..metrics import text as tm
+from ..metrics import text_variants as tv
 from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_interval_from_sums
 from . import _intervals
 from . import _rows
@@ -36,6 +37,14 @@ class Options:
     normalize: str = "case_ws"
     #: Porter stemmer in ROUGE (rouge-score's ``use_stemmer``)
     stemmer: bool = False
+    #: BLEU's sacrebleu tokenizer: 13a (sacrebleu's default) | intl | char | none | zh
+    bleu_tokenize: str = "13a"
+    #: BLEU's sacrebleu smoothing: exp (default) | floor | add-k | none (sacrebleu's default values)
+    bleu_smooth: str = "exp"
+    #: chrF's word n-gram order: 0 (chrF, default) | 2 (chrF++)
+    chrf_word_order: int = 0
+    #: ROUGE's tokenizer: default (rouge-score's, [a-z0-9] only) | unicode (words of any script)
+    rouge_tokenizer: str = "default"
     #: group column (a task): metrics per group, never pooled across groups (default: the
     #: group a format reader names, an lm-eval file's task)
     group: str | None = None
@@ -56,7 +65,13 @@ def check_options(options: Options) -> None:
     _checks.columns(options, ("prediction", "reference", "id", "system", "group", "error"))
     _rows.check(options.errored)
     tm.normalize("", options.normalize)
+    _conventions(options).check()
     hc.check_resamples(options.ci_resamples, options.ci_seed)
+
+
+def _conventions(options: Options) -> tv.TextConventions:
+    return tv.TextConventions(options.bleu_tokenize, options.bleu_smooth, options.chrf_word_order,
+                              options.rouge_tokenizer)
 
 
 def _scope(table: LoadedTable, options: Options):
@@ -139,13 +154,17 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
     scores = tm.score_pairs(preds, refs, normalize=options.normalize, stemmer=options.stemmer,
                             progress=progress)
+    conv = _conventions(options)
+    scores = tv.apply(scores, preds, refs, conv, stemmer=options.stemmer)
+    objects = {"bleu": conv.bleu_metric(), "chrf": conv.chrf_metric()}
     norm_preds, norm_refs = scores.norm_predictions, scores.norm_references
     em, f1, rouge = scores.exact_match, scores.token_f1, scores.rouge
     s_bleu, s_chrf = scores.bleu, scores.chrf
     blind = scores.rouge_blind
 
     records, summary_rows, ci_entries = [], [], []
-    bleu_sig = chrf_sig = ""
+    bleu_sig = tm.bleu_signature(options.bleu_tokenize, options.bleu_smooth)
+    chrf_sig = tm.chrf_signature(options.chrf_word_order)
     cells = [(c, label, g, glabel) for c, label in enumerate(sys_labels)
              for g, glabel in enumerate(grp_labels)]
     for code, label, g, glabel in cells:
@@ -155,8 +174,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         n = int(idx.size)
         if n == 0:
             continue
-        bleu, bleu_sig = tm.corpus_bleu_from_statistics(scores.bleu_stats[idx]), tm.bleu_signature()
-        chrf, chrf_sig = tm.corpus_chrf_from_statistics(scores.chrf_stats[idx]), tm.chrf_signature()
+        bleu = tm.corpus_bleu_from_statistics(scores.bleu_stats[idx], options.bleu_tokenize,
+                                              options.bleu_smooth)
+        chrf = tm.corpus_chrf_from_statistics(scores.chrf_stats[idx], options.chrf_word_order)
         values = {
             "exact_match": float(em[mask].mean()),
             "token_f1": float(f1[mask].mean()),
@@ -166,7 +186,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         }
         cis = _cell_cis({"exact_match": em[mask], "token_f1": f1[mask],
                          **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
-                        {"bleu": (bleu, scores.bleu_stats[idx]), "chrf": (chrf, scores.chrf_stats[idx])}, options)
+                        {"bleu": (bleu, scores.bleu_stats[idx]), "chrf": (chrf, scores.chrf_stats[idx])}, options,
+                        objects)
         for metric, value in values.items():
             records.append(record(metric, value, system=label, group=glabel, n=n,
                                   **_intervals.fields(cis[metric])))
@@ -180,7 +201,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         notes.append(f"Column '{group_col}' has {len(grp_labels)} groups ("
                      f"{', '.join(grp_labels[:8])}{' ...' if len(grp_labels) > 8 else ''}): each "
                      "is scored on its own, and no metric is pooled across them.")
-    if blind.any():
+    if blind.any() and options.rouge_tokenizer == "unicode":
+        notes.append(
+            f"{of_total(int(blind.sum()), n_rows, 'item')} {verb(blind.sum(), 'contains', 'contain')} "
+            "letters outside a-z; ROUGE here keeps them (the unicode tokenizer: words of any "
+            "script), where rouge-score's default tokenizer would drop them.")
+    elif blind.any():
         notes.append(
             f"{of_total(int(blind.sum()), n_rows, 'item')} {verb(blind.sum(), 'contains', 'contain')} "
             f"letters outside a-z (for example "
@@ -216,9 +242,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "f1": "squad-v2-bag",
         "bleu": f"[{bleu_sig}]",
         "chrf": f"[{chrf_sig}]",
-        "rouge": f"rouge-score-{tm.rouge_version()},tok:ascii,stem:{'yes' if options.stemmer else 'no'},"
-                 f"F,mean-over-items",
-        "item-bleu": "sentence,eff:yes",
+        "rouge": conv.rouge_signature(options.stemmer),
+        "item-bleu": "sentence,eff:yes" + ("" if options.bleu_smooth == "exp" else f",smooth:{options.bleu_smooth}"),
         **({"groups": "separate"} if group_col else {}),
         **_intervals.signature(options.ci_resamples, options.ci_seed),
         "ci-corpus": f"sacrebleu-confidence,B={CONFIDENCE_RESAMPLES},sorted,clipped",
@@ -231,8 +256,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             "items": "items scored (the denominator of every mean)",
             "exact_match": f"share of items whose normalised ({options.normalize}) prediction equals the reference",
             "token_f1": "mean SQuAD-v2 token F1 (2PR/(P+R) of the bag of normalised tokens)",
-            "bleu": "sacrebleu corpus BLEU, 0-100",
-            "chrf": "sacrebleu corpus chrF, 0-100",
+            "bleu": f"sacrebleu corpus BLEU (tokenizer {options.bleu_tokenize}, smoothing "
+                    f"{options.bleu_smooth}), 0-100",
+            "chrf": "sacrebleu corpus " + ("chrF++" if options.chrf_word_order else "chrF") + ", 0-100",
             "rouge1": "mean ROUGE-1 F", "rouge2": "mean ROUGE-2 F", "rougeL": "mean ROUGE-L F",
         }, formats=rate_fmt),
         Table("items", "Per-item scores", items, formats=rate_fmt),
@@ -247,7 +273,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             if glabel is not None:
                 frame = frame[frame["group"] == glabel].drop(columns=["group"])
             sc_table, sc_records, sc_notes, sig["systems-compared"] = text_systems_compared(
-                frame, has_ids=id_col is not None)
+                frame, has_ids=id_col is not None, objects=objects,
+                stats={"bleu": scores.bleu_stats, "chrf": scores.chrf_stats})
             if glabel is not None:
                 sc_records = [{**r, "group": glabel} for r in sc_records]
                 sc_notes = [f"{group_col} '{glabel}': {n}" for n in sc_notes]
@@ -262,7 +289,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
 
 def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.ndarray]],
-              options: Options) -> dict[str, hc.MeanCI]:
+              options: Options, objects: dict | None = None) -> dict[str, hc.MeanCI]:
     """The intervals of one system's (and group's) headlines from one set of resamples of its
     items: the means' percentile bootstrap (t beside) and the corpus scores' sacrebleu
     ``--confidence`` interval (its first 1,000 resamples, the draws sacrebleu makes with this
@@ -285,7 +312,7 @@ def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.nd
         shared.update(zip(stats, hc.resampled_sums(list(stats.values()), [b_corpus] * len(stats),
                                                    seed=options.ci_seed)))
     for metric, (score, _) in corpus.items():
-        mean, half, samples = corpus_interval_from_sums(metric, shared[metric])
+        mean, half, samples = corpus_interval_from_sums(metric, shared[metric], (objects or {}).get(metric))
         degenerate = hc.is_degenerate(samples, score)
         # mean +- half can pass the 0-100 range (sacrebleu does not clip); here it is clipped
         low, high = max(0.0, mean - half), min(100.0, mean + half)

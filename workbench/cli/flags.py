@@ -48,6 +48,16 @@ def text(p: argparse.ArgumentParser) -> None:
     p.add_argument("--normalize", default="case_ws", choices=["none", "case_ws", "squad"],
                    help="exact-match/F1 normalisation (default case_ws: lower-case, collapse whitespace)")
     p.add_argument("--stemmer", action="store_true", help="ROUGE with the Porter stemmer (default off)")
+    p.add_argument("--bleu-tokenize", default="13a", choices=["13a", "intl", "char", "none", "zh"],
+                   help="BLEU's sacrebleu tokenizer (default 13a, sacrebleu's)")
+    p.add_argument("--bleu-smooth", default="exp", choices=["exp", "floor", "add-k", "none"],
+                   help="BLEU's sacrebleu smoothing (default exp; floor 0.1 and add-k 1 are "
+                        "sacrebleu's default values)")
+    p.add_argument("--chrf-word-order", type=int, default=0, choices=[0, 2],
+                   help="chrF's word n-gram order: 0 = chrF (default), 2 = chrF++")
+    p.add_argument("--rouge-tokenizer", default="default", choices=["default", "unicode"],
+                   help="ROUGE's tokenizer: default = rouge-score's (keeps only a-z and 0-9, drops "
+                        "other scripts); unicode = lower-case words of any script")
     p.add_argument("--group", help="group column (a task): metrics per group, never pooled across "
                    "groups (default: an lm-eval file's task)")
     errored(p, "scored with an empty prediction")

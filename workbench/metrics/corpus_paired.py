@@ -35,9 +35,10 @@ from .paired import _check_rounds
 CORPUS_METRICS = ("bleu", "chrf")
 
 
-def sentence_statistics(metric_name: str, hypotheses, references):
-    """(sacrebleu metric object, per-sentence statistics as an int64 N x S array)."""
-    metric = _metric(metric_name)
+def sentence_statistics(metric_name: str, hypotheses, references, metric=None):
+    """(sacrebleu metric object, per-sentence statistics as an int64 N x S array); ``metric``:
+    the sacrebleu metric object to use (default: the metric's defaults)."""
+    metric = metric if metric is not None else _metric(metric_name)
     stats = metric._extract_corpus_statistics(list(hypotheses), [list(references)])
     return metric, np.asarray(stats, dtype=np.int64).reshape(len(hypotheses), -1)
 
@@ -66,8 +67,10 @@ def scores_from_sums(metric, sums: np.ndarray) -> np.ndarray:
     """Corpus scores of many rows of summed statistics at once (R x S -> R).
 
     Follows sacrebleu's ``compute_bleu`` (default smoothing ``exp``, no effective order) and
-    ``CHRF._compute_f_score`` (beta 2, no eps smoothing) operation by operation, in the dtype
-    of ``sums`` (float32 sums reproduce sacrebleu's bootstrap, int/float64 its randomization).
+    ``CHRF._compute_f_score`` (beta 2, no eps smoothing; any word order) operation by operation,
+    in the dtype of ``sums`` (float32 sums reproduce sacrebleu's bootstrap, int/float64 its
+    randomization).  BLEU with another smoothing is sacrebleu's own
+    ``_compute_score_from_stats`` on each row (a copy: add-k adds to the row it is given).
     """
     name = type(metric).__name__
     if name == "BLEU":
@@ -79,7 +82,8 @@ def scores_from_sums(metric, sums: np.ndarray) -> np.ndarray:
 
 def _bleu_scores(metric, sums: np.ndarray) -> np.ndarray:
     if metric.smooth_method != "exp" or metric.effective_order:
-        raise ValueError("only BLEU's default smoothing (exp, no effective order) is vectorised")
+        return np.array([metric._compute_score_from_stats(row.copy()).score for row in sums],
+                        dtype=float)
     order = metric.max_ngram_order
     dt = np.float32 if sums.dtype == np.float32 else np.float64
     s = sums.astype(dt, copy=False)
@@ -272,7 +276,7 @@ CONFIDENCE_RESAMPLES = 1000
 
 
 def corpus_bootstrap(metric_name: str, stats: np.ndarray, *, resamples: int = CONFIDENCE_RESAMPLES,
-                     seed: int = 12345) -> tuple[float, float, np.ndarray]:
+                     seed: int = 12345, metric=None) -> tuple[float, float, np.ndarray]:
     """One system's corpus-score interval as ``sacrebleu --confidence`` (``Metric.corpus_score(...,
     n_bootstrap=R)``, ``significance._bootstrap_resample``): ``rng = default_rng(seed)``, the
     resamples ``rng.choice(N, size=(R, N))`` of whole sentences (drawn here in blocks of rows of
@@ -287,11 +291,15 @@ def corpus_bootstrap(metric_name: str, stats: np.ndarray, *, resamples: int = CO
         return float("nan"), float("nan"), np.full(resamples, np.nan)
     from .headline_ci import resampled_sums
 
-    return corpus_interval_from_sums(metric_name, resampled_sums([stats], [resamples], seed=seed)[0])
+    return corpus_interval_from_sums(metric_name, resampled_sums([stats], [resamples], seed=seed)[0],
+                                     metric)
 
 
-def corpus_interval_from_sums(metric_name: str, sums: np.ndarray) -> tuple[float, float, np.ndarray]:
-    """sacrebleu's interval from the summed statistics of each resample (float32, as sacrebleu)."""
-    scores = scores_from_sums(_metric(metric_name), np.asarray(sums).astype(np.float32))
+def corpus_interval_from_sums(metric_name: str, sums: np.ndarray,
+                              metric=None) -> tuple[float, float, np.ndarray]:
+    """sacrebleu's interval from the summed statistics of each resample (float32, as sacrebleu);
+    ``metric``: the sacrebleu metric object (default: the metric's defaults)."""
+    metric = metric if metric is not None else _metric(metric_name)
+    scores = scores_from_sums(metric, np.asarray(sums).astype(np.float32))
     mean, half = estimate_ci(scores)
     return mean, half, scores

@@ -178,31 +178,52 @@ def bleu_statistics_from_tokens(tokens, tick=None) -> np.ndarray:
     return stats
 
 
-def _bleu_metric(effective_order: bool = False):
+#: sacrebleu's BLEU tokenizers that need no package beyond sacrebleu (13a is its default;
+#: ja-mecab, ko-mecab, spm and flores need MeCab or sentencepiece)
+BLEU_TOKENIZERS = ("13a", "intl", "char", "none", "zh")
+#: sacrebleu's BLEU smoothing methods (exp is its default; floor and add-k take sacrebleu's
+#: default smoothing values, 0.1 and 1)
+BLEU_SMOOTHING = ("exp", "floor", "add-k", "none")
+
+
+def bleu_metric(tokenize: str = "13a", smooth: str = "exp", effective_order: bool = False):
+    """sacrebleu's BLEU with this tokenizer and smoothing (the smoothing value sacrebleu's
+    default for the method), one reference per item."""
     from sacrebleu.metrics import BLEU
 
-    return BLEU(effective_order=effective_order)
-
-
-def bleu_signature() -> str:
-    """sacrebleu's signature of the corpus BLEU, one reference per item (sacrebleu sets
-    ``num_refs`` when it evaluates; the statistics here are always single-reference)."""
-    metric = _bleu_metric()
+    if tokenize not in BLEU_TOKENIZERS:
+        raise OptionError(f"`bleu_tokenize` must be one of {', '.join(BLEU_TOKENIZERS)}; got {tokenize!r}.")
+    if smooth not in BLEU_SMOOTHING:
+        raise OptionError(f"`bleu_smooth` must be one of {', '.join(BLEU_SMOOTHING)}; got {smooth!r}.")
+    metric = BLEU(tokenize=tokenize, smooth_method=smooth, effective_order=effective_order)
     metric.num_refs = 1
-    return str(metric.get_signature())
+    return metric
 
 
-def corpus_bleu_from_statistics(stats: np.ndarray) -> float:
-    """sacrebleu's corpus BLEU (defaults) from summed statistics, by sacrebleu's own code."""
-    metric = _bleu_metric()
-    total = [int(x) for x in np.asarray(stats, dtype=np.int64).sum(axis=0)]
+def bleu_signature(tokenize: str = "13a", smooth: str = "exp") -> str:
+    """sacrebleu's signature of the corpus BLEU, one reference per item (sacrebleu sets
+    ``num_refs`` when it evaluates; the statistics here are always single-reference): it names
+    the tokenizer (``tok``) and the smoothing (``smooth``)."""
+    return str(bleu_metric(tokenize, smooth).get_signature())
+
+
+def corpus_bleu_from_statistics(stats: np.ndarray, tokenize: str = "13a", smooth: str = "exp") -> float:
+    """sacrebleu's corpus BLEU from summed statistics, by sacrebleu's own code (the tokenizer
+    only names the statistics' origin; the smoothing enters the score)."""
+    metric = bleu_metric(tokenize, smooth)
+    total = [int(x) for x in np.asarray(stats, dtype=np.int64).reshape(-1, 2 + 2 * BLEU_ORDER).sum(axis=0)]
     return float(metric._compute_score_from_stats(total).score)
 
 
-def sentence_bleu_from_statistics(stats: np.ndarray) -> np.ndarray:
-    """sacrebleu ``BLEU(effective_order=True).sentence_score`` per row of statistics:
-    exp smoothing, effective order; the same floating-point operations in the same order."""
+def sentence_bleu_from_statistics(stats: np.ndarray, smooth: str = "exp") -> np.ndarray:
+    """sacrebleu ``BLEU(effective_order=True, smooth_method=smooth).sentence_score`` per row of
+    statistics: for exp (the default) the same floating-point operations in the same order,
+    vectorised; for the other smoothings sacrebleu's own ``_compute_score_from_stats`` per row."""
     stats = np.asarray(stats, dtype=np.int64)
+    if smooth != "exp":
+        metric = bleu_metric("none", smooth, effective_order=True)
+        return np.array([metric._compute_score_from_stats(row).score for row in stats.tolist()],
+                        dtype=float)
     sys_len = stats[:, 0].astype(float)
     ref_len = stats[:, 1].astype(float)
     correct = stats[:, 2:2 + BLEU_ORDER].astype(float)
@@ -265,26 +286,37 @@ def chrf_statistics(predictions, references, tick=None) -> np.ndarray:
     return stats
 
 
-def _chrf_metric():
+#: chrF's word n-gram orders: 0 (chrF, sacrebleu's default) or 2 (chrF++)
+CHRF_WORD_ORDERS = (0, 2)
+
+
+def chrf_metric(word_order: int = 0):
+    """sacrebleu's CHRF with this word order (2 = chrF++), one reference per item."""
     from sacrebleu.metrics import CHRF
 
-    return CHRF()
-
-
-def chrf_signature() -> str:
-    metric = _chrf_metric()
+    if word_order not in CHRF_WORD_ORDERS:
+        raise OptionError(f"`chrf_word_order` must be 0 (chrF) or 2 (chrF++); got {word_order!r}.")
+    metric = CHRF(word_order=word_order)
     metric.num_refs = 1
-    return str(metric.get_signature())
+    return metric
 
 
-def corpus_chrf_from_statistics(stats: np.ndarray) -> float:
-    """sacrebleu's corpus chrF (defaults) from summed statistics, by sacrebleu's own code."""
-    total = [int(x) for x in np.asarray(stats, dtype=np.int64).sum(axis=0)]
-    return float(_chrf_metric()._compute_f_score(total))
+def chrf_signature(word_order: int = 0) -> str:
+    """sacrebleu's signature of chrF (it names the word order, ``nw``)."""
+    return str(chrf_metric(word_order).get_signature())
+
+
+def corpus_chrf_from_statistics(stats: np.ndarray, word_order: int = 0) -> float:
+    """sacrebleu's corpus chrF (chrF++ with word order 2) from summed statistics, by
+    sacrebleu's own code."""
+    width = 3 * (CHRF_ORDER + word_order)
+    total = [int(x) for x in np.asarray(stats, dtype=np.int64).reshape(-1, width).sum(axis=0)]
+    return float(chrf_metric(word_order)._compute_f_score(total))
 
 
 def sentence_chrf_from_statistics(stats: np.ndarray) -> np.ndarray:
-    """sacrebleu ``CHRF()._compute_f_score`` per row (its operations, in its order)."""
+    """sacrebleu ``CHRF()._compute_f_score`` per row (its operations, in its order); the
+    orders are the statistics' columns / 3 (6 for chrF, 8 for chrF++)."""
     stats = np.asarray(stats, dtype=np.int64)
     m = len(stats)
     eps = 1e-16
@@ -293,7 +325,7 @@ def sentence_chrf_from_statistics(stats: np.ndarray) -> np.ndarray:
     avg_rec = np.zeros(m)
     eff = np.zeros(m, dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for k in range(CHRF_ORDER):
+        for k in range(stats.shape[1] // 3):
             n_hyp = stats[:, 3 * k].astype(float)
             n_ref = stats[:, 3 * k + 1].astype(float)
             n_match = stats[:, 3 * k + 2].astype(float)
