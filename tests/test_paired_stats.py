@@ -405,3 +405,30 @@ def test_bootstrap_quantiles_joint_law_of_two_percentiles():
     one = pm.bootstrap_quantiles([2.5], [50, 99], resamples=10, seed=1)
     assert np.all(one == 2.5)
     assert np.isnan(pm.bootstrap_quantiles([], [50], resamples=3, seed=1)).all()
+
+
+def test_sign_flip_on_a_grid_draws_by_value_within_error_of_exact(monkeypatch):
+    # a rubric-like score on a grid of tenths: few distinct |d|, so the Monte Carlo rounds draw
+    # one binomial count per size; with exact_max=10 the rounds run, the exact p is the reference
+    rng = np.random.default_rng(21)
+    d = np.round(rng.integers(-3, 5, 20) / 10, 1)
+    exact = pm.sign_flip_test(d).p
+    assert np.unique(np.abs(d[d != 0])).size <= pm.BY_VALUE_MAX
+    mc = pm.sign_flip_test(d, rounds=40_000, seed=3, exact_max=10)
+    se = np.sqrt(exact * (1 - exact) / 40_000)
+    assert mc.method == "monte-carlo" and abs(mc.p - exact) < 4 * se + 1 / 40_001
+    # the item-by-item path (every sign drawn) agrees within the error of both
+    monkeypatch.setattr(pm, "BY_VALUE_MAX", 0)
+    each = pm.sign_flip_test(d, rounds=40_000, seed=3, exact_max=10)
+    assert abs(each.p - exact) < 4 * se + 1 / 40_001
+
+
+def test_sign_flip_by_value_on_many_items_against_the_normal_law():
+    # 60,000 0/1-like differences of three sizes: the null sum is a sum of many independent
+    # signs, so p is close to the normal approximation's two-sided p
+    rng = np.random.default_rng(5)
+    d = rng.choice([-2, -1, 0, 1, 2], size=60_000, p=[0.1, 0.25, 0.3, 0.2, 0.15]).astype(float)
+    r = pm.sign_flip_test(d, rounds=20_000, seed=1)
+    z = abs(d.sum()) / np.sqrt((d ** 2).sum())
+    normal = 2 * stats.norm.sf(z)
+    assert r.p == pytest.approx(normal, abs=4 * np.sqrt(normal * (1 - normal) / 20_000) + 0.002)

@@ -196,19 +196,33 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
                 raise DataError(f"File '{table.name}': with a system column the items must be named; give the "
                                 f"item id column with --item.")
             items = [f"line {x}" for x in table.lines_of(range(len(table.frame)))]
-        parts = [pd.DataFrame({"item": items, "system": to_text(table, sys_col) if sys_col else "",
-                               "criterion": c, "v": verdicts(table, c)}) for c in criteria]
-        frame = pd.concat(parts, ignore_index=True)
-    # codes in order of first appearance (factorize: a hash pass, not a Python loop per row)
-    si, sys_uniques = pd.factorize(np.asarray(frame["system"], dtype=object), sort=False)
-    ii, item_uniques = pd.factorize(np.asarray(frame["item"], dtype=object), sort=False)
-    systems, item_ids = [str(x) for x in sys_uniques], [str(x) for x in item_uniques]
+        # one row per (system, item): the codes once, each criterion's verdicts a column of V
+        si, ii, systems, item_ids = _codes(to_text(table, sys_col) if sys_col else None, items)
+        V = np.full((len(systems), len(item_ids), len(criteria)), np.nan)
+        for c_i, c in enumerate(criteria):
+            V[si, ii, c_i] = verdicts(table, c)
+        present = np.zeros((len(systems), len(item_ids)), dtype=bool)
+        present[si, ii] = True
+        return item_ids, systems, criteria, V, present
+    si, ii, systems, item_ids = _codes(frame["system"] if sys_col else None, frame["item"])
     ci = pd.Index(criteria).get_indexer(np.asarray(frame["criterion"], dtype=object))
     V = np.full((len(systems), len(item_ids), len(criteria)), np.nan)
     present = np.zeros((len(systems), len(item_ids)), dtype=bool)
     V[si, ii, ci] = frame["v"].to_numpy()
     present[si, ii] = True
     return item_ids, systems, criteria, V, present
+
+
+def _codes(system_values, item_values):
+    """System and item codes in order of first appearance (factorize: a hash pass, not a Python
+    loop per row) and their labels; no system column: one system ''."""
+    ii, item_uniques = pd.factorize(np.asarray(item_values, dtype=object), sort=False)
+    if system_values is None:
+        si, systems = np.zeros(len(ii), dtype=np.int64), [""]
+    else:
+        si, sys_uniques = pd.factorize(np.asarray(system_values, dtype=object), sort=False)
+        systems = [str(x) for x in sys_uniques]
+    return si, ii, systems, [str(x) for x in item_uniques]
 
 
 def _long_criteria(table: LoadedTable, frame: pd.DataFrame, options: Options, notes: list[str]):
