@@ -179,3 +179,25 @@ def test_each_criterion_reports_its_raw_sign_and_mcnemar_p():
             chi2 = (wins - losses) ** 2 / (wins + losses)
             assert res.value(f"criterion_mcnemar_p:{c}", from_="old", to="new") == \
                 pytest.approx(stats.chi2.sf(chi2, 1))
+
+
+def test_repeated_item_ids_take_the_version_column_as_the_system(cli):
+    from conftest import EXAMPLES
+
+    path = EXAMPLES / "rubric_answers.csv"
+    guessed = cli("rubric", path)
+    named = cli("rubric", path, "--system", "version")
+    assert guessed["results"] == named["results"]
+    assert any("column 'version' was taken as the system column" in n for n in guessed["notes"])
+    # the pass rates per version, counted with pandas
+    raw = pd.read_csv(path)
+    for rec in (r for r in guessed["results"] if r["metric"] == "criterion_rate:cites_source"):
+        part = raw.loc[raw["version"] == rec["system"], "cites_source"]
+        assert rec["value"] == pytest.approx((part == "yes").mean())
+
+
+def test_repeated_item_ids_without_a_system_like_column_are_refused(cli, tmp_path):
+    path = tmp_path / "dup.csv"
+    pd.DataFrame({"item": ["a", "a", "b"], "ok": ["yes", "no", "yes"]}).to_csv(path, index=False)
+    err = cli("rubric", path, "--criteria", "ok", expect=2)
+    assert "repeat an item id" in err and "dup.csv" in err and "lines 2, 3" in err

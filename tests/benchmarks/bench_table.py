@@ -41,6 +41,17 @@ folder before any timing):
   pass@k curve, paired split, the per-item table) / ``pandas.read_csv`` + eval-arena's
   ``unbiasedK`` estimators written out in numpy on the items x epochs matrix of each system
   (the split only).  Check: var_data and var_within of both systems equal to 1e-12.
+* ``rubric``: the Rubric analysis end to end from a 1M-row CSV (500k items x 2 systems, 10 yes/no
+  criteria, weights 1..10, about 1% blank verdicts skipped; issue 25): ``load_table`` +
+  ``analyses.rubric.run`` (scores, Wilson intervals per criterion, the paired comparison with its
+  tests and contributions) / ``pandas.read_csv`` + the weighted scores in numpy + statsmodels'
+  ``proportion_confint(method="wilson")`` per criterion and system.  Check: every system's mean
+  score and every criterion's pass rate and Wilson bounds equal to 1e-12.
+* ``judge``: the Judge analysis end to end from a 1M-row CSV (a judge and two people, labels 1-5,
+  about 10% of the second person's blank; issue 25): ``load_table`` + ``analyses.judge.run`` /
+  ``pandas.read_csv`` + statsmodels' ``cohens_kappa`` (with its standard error, on the
+  judge x first person table) + the ``krippendorff`` package's ordinal alpha of the three raters.
+  Check: kappa, its standard error and alpha equal to 1e-9.
 * ``ranking-memory``: ranking, 10M rows of an in-memory DataFrame: ``analyses.ranking.run`` /
   pytrec_eval, in one child process (the data made once, the tools interleaved), the peak
   resident memory of each run read from ``/proc/self/status`` (VmHWM, reset before each run
@@ -76,9 +87,11 @@ for p in (str(ROOT), str(HERE)):
 import bench_engine as be  # noqa: E402
 
 FULL = dict(csv=1_000_000, xlsx=100_000, parquet=1_000_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000,
-            repeats=1_000_000)
-QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000, repeats=5_000)
-ROWS = ("csv", "csv-messy", "xlsx", "parquet", "ranking-csv", "text", "report", "repeats", "ranking-memory")
+            repeats=1_000_000, rubric=1_000_000, judge=1_000_000)
+QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000, repeats=5_000,
+             rubric=5_000, judge=5_000)
+ROWS = ("csv", "csv-messy", "xlsx", "parquet", "ranking-csv", "text", "report", "repeats", "rubric", "judge",
+        "ranking-memory")
 
 
 def load() -> str:
@@ -574,6 +587,121 @@ def row_repeats(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> 
               f"equal (4 variance parts, max diff {diff:.1e})" if diff < 1e-12 else f"DIFFERENT (max diff {diff:.2e})")
 
 
+RUBRIC_CRITERIA = [f"c{j}" for j in range(10)]
+
+
+def rubric_frame(rows: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = rows // 2
+    items = np.array([f"a{i}" for i in range(n)], dtype=object)
+    parts = []
+    for name, shift in (("base", 0.0), ("cand", 0.02)):
+        cols = {}
+        for j, c in enumerate(RUBRIC_CRITERIA):
+            v = np.where(rng.random(n) < 0.4 + 0.04 * j + shift, "yes", "no").astype(object)
+            v[rng.random(n) < 0.01] = ""
+            cols[c] = v
+        parts.append(pd.DataFrame({"system": name, "item": items, **cols}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _wb_rubric(path: Path) -> dict:
+    from workbench.analyses import rubric
+    from workbench.io import load_table
+
+    result = rubric.run(load_table(path), rubric.Options(
+        item="item", system="system", criteria=",".join(RUBRIC_CRITERIA), baseline_system="base",
+        weights=",".join(str(j + 1) for j in range(len(RUBRIC_CRITERIA)))))
+    out = {}
+    for s in ("base", "cand"):
+        out[f"score:{s}"] = result.value("rubric_score", system=s)
+        for c in RUBRIC_CRITERIA:
+            rec = result.find(f"criterion_rate:{c}", system=s)[0]
+            out.update({f"{c}:{s}": rec["value"], f"{c}:{s}:lo": rec["ci_low"], f"{c}:{s}:hi": rec["ci_high"]})
+    return out
+
+
+def _ref_rubric(path: Path) -> dict:
+    from statsmodels.stats.proportion import proportion_confint
+
+    frame = pd.read_csv(path, engine="c", keep_default_na=False, dtype=str)
+    w = np.arange(1, len(RUBRIC_CRITERIA) + 1, dtype=float)
+    out = {}
+    for s, part in frame.groupby("system", sort=False):
+        v = np.column_stack([np.where(part[c] == "yes", 1.0, np.where(part[c] == "no", 0.0, np.nan))
+                             for c in RUBRIC_CRITERIA])
+        have = ~np.isnan(v)
+        score = (np.where(have, v, 0) * w).sum(1) / (have * w).sum(1)
+        out[f"score:{s}"] = float(np.nanmean(score))
+        for j, c in enumerate(RUBRIC_CRITERIA):
+            k, n = int(np.nansum(v[:, j])), int(have[:, j].sum())
+            lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+            out.update({f"{c}:{s}": k / n, f"{c}:{s}:lo": float(lo), f"{c}:{s}:hi": float(hi)})
+    return out
+
+
+def row_rubric(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    path = tmp / "rubric.csv"
+    frame = rubric_frame(rows, seed)
+    frame.to_csv(path, index=False)
+    res = median_interleaved({"wb": lambda: _wb_rubric(path), "ref": lambda: _ref_rubric(path)}, repeats)
+    diff = max(abs(res["wb"][2][k] - res["ref"][2][k]) for k in res["ref"][2])
+    table.add(f"Rubric end to end from a {len(frame):,}-row CSV (10 criteria x 2 systems, paired)", res["wb"][0],
+              "pandas.read_csv + numpy scores + statsmodels Wilson", res["ref"][0],
+              f"equal ({len(res['ref'][2])} values, max diff {diff:.1e})" if diff < 1e-12
+              else f"DIFFERENT (max diff {diff:.2e})")
+
+
+def judge_frame(rows: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, 6, rows)
+
+    def rater(noise: float) -> np.ndarray:
+        off = rng.random(rows) < noise
+        return np.where(off, np.clip(truth + rng.choice([-1, 1], rows), 1, 5), truth)
+
+    second = rater(0.3).astype(object)
+    second[rng.random(rows) < 0.1] = ""
+    return pd.DataFrame({"item": [f"j{i}" for i in range(rows)], "judge": rater(0.25), "human": rater(0.2),
+                         "human2": second})
+
+
+def _wb_judge(path: Path) -> dict:
+    from workbench.analyses import judge
+    from workbench.io import load_table
+
+    result = judge.run(load_table(path), judge.Options(item="item", judge="judge", human=("human", "human2"),
+                                                       level="ordinal"))
+    return {"kappa": result.value("kappa"), "kappa_se": result.value("kappa_se"),
+            "alpha": result.value("alpha", group="judge and people")}
+
+
+def _ref_judge(path: Path) -> dict:
+    import krippendorff
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    frame = pd.read_csv(path, engine="c")
+    labels = np.arange(1, 6)
+    tab = pd.crosstab(frame["judge"], frame["human"]).reindex(index=labels, columns=labels, fill_value=0)
+    k = cohens_kappa(tab.to_numpy())
+    data = np.vstack([frame["judge"].to_numpy(float), frame["human"].to_numpy(float),
+                      frame["human2"].to_numpy(float)])
+    alpha = krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal")
+    return {"kappa": float(k.kappa), "kappa_se": float(k.std_kappa), "alpha": float(alpha)}
+
+
+def row_judge(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    path = tmp / "judge.csv"
+    frame = judge_frame(rows, seed)
+    frame.to_csv(path, index=False)
+    res = median_interleaved({"wb": lambda: _wb_judge(path), "ref": lambda: _ref_judge(path)}, repeats)
+    keys = [k for k in res["ref"][2] if k in res["wb"][2]]
+    diff = max(abs(res["wb"][2][k] - res["ref"][2][k]) for k in keys)
+    table.add(f"Judge end to end from a {len(frame):,}-row CSV (judge + 2 people, labels 1-5)", res["wb"][0],
+              "pandas.read_csv + statsmodels cohens_kappa + krippendorff", res["ref"][0],
+              f"equal ({', '.join(keys)}; max diff {diff:.1e})" if diff < 1e-9 else f"DIFFERENT (max diff {diff:.2e})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -624,6 +752,10 @@ def main(argv: list[str] | None = None) -> int:
                 row_report(table, text_result, args.repeats, tmp)
             elif row == "repeats":
                 row_repeats(table, sizes["repeats"], args.repeats, tmp, args.seed)
+            elif row == "rubric":
+                row_rubric(table, sizes["rubric"], args.repeats, tmp, args.seed)
+            elif row == "judge":
+                row_judge(table, sizes["judge"], args.repeats, tmp, args.seed)
             elif row == "ranking-memory":
                 row_ranking_memory(table, sizes["ranking_memory"], args.repeats, args.seed)
     be.section(f"Issue 13's table (medians of {args.repeats}; ratio = reference / workbench; "

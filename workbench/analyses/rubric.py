@@ -259,9 +259,34 @@ def item_scores(V: np.ndarray, weights: np.ndarray, missing: str) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
+def _with_system(table: LoadedTable, options: Options, notes: list[str]) -> Options:
+    """Without --system, when an item id repeats (per criterion in the long form): the column
+    the file's reader named the system (an Inspect model, a promptfoo provider), else one named
+    like a system or a version, if the items are unique within it -- said in a note."""
+    from dataclasses import replace
+
+    from ..core.role_names import ROLE_NAMES
+
+    item_col = options.item or guess_column(table, "item", ITEM_NAMES)
+    if options.system or item_col is None or item_col not in table.frame.columns:
+        return options
+    keys = [item_col] + ([options.criterion] if options.criterion in table.frame.columns else [])
+    if not table.frame.duplicated(keys).any():
+        return options
+    by_reader = [c for c, r in (table.roles or {}).items() if r == "system" and c in table.frame.columns]
+    named = guess_column(table, "system", ROLE_NAMES["system"] + ROLE_NAMES["version"])
+    for col in by_reader + ([named] if named else []):
+        if col not in keys and not table.frame.duplicated([col] + keys).any():
+            notes.append(f"Item ids repeat, so column '{col}' was taken as the system column (each system's "
+                         f"items are unique in it; set --system to choose another).")
+            return replace(options, system=col)
+    return options
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     check_options(options)
     notes: list[str] = []
+    options = _with_system(table, options, notes)
     items, systems, found, V_all, present = _collect(table, options, notes)
     rub = _rubric(options, found, notes)
     order = [found.index(c) for c in rub.criteria]
