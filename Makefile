@@ -31,12 +31,16 @@ gui: setup
 	.venv/bin/workbench $(EXAMPLES)/paired_14_to_5.csv
 
 ## test: the whole test suite (GUI tests run offscreen), then again without pyarrow as in the
-## standalone bundle (pandas' Python-backed text, Parquet through fastparquet); the packaging
-## test runs when PyInstaller is installed (`make package` or .ci/run install it)
+## standalone bundle (pandas' Python-backed text, Parquet through fastparquet): every test that
+## is not a GUI test, and the GUI tests that open files and show their cells (every real tool's
+## file, the formats, the window, the data view's model); the packaging test runs when
+## PyInstaller is installed (`make package` or .ci/run install it)
+NO_PYARROW_GUI = tests/ui/test_ui_first_contact.py tests/ui/test_ui_formats.py tests/ui/test_ui_window.py tests/ui/test_ui_models.py
 test: setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
-	@echo "-- the same tests without pyarrow, as in the standalone bundle --"
-	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider --ignore=tests/packaging
+	@echo "-- without pyarrow, as in the standalone bundle: the tests that are not GUI tests, then the GUI tests that open files --"
+	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider --ignore=tests/packaging -m "not gui"
+	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider $(NO_PYARROW_GUI)
 
 lint: setup
 	.venv/bin/lint-imports

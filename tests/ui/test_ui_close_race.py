@@ -20,6 +20,8 @@ from PySide6.QtWidgets import QApplication
 
 from workbench.ui.tasks import TaskRunner
 
+pytestmark = pytest.mark.gui
+
 
 @pytest.fixture
 def cpu_load():

@@ -16,6 +16,8 @@ from workbench.core.errors import WorkbenchError
 from workbench.resources_path import examples_dir
 from workbench.ui.controller import MAX_RECENT, Loaded, SessionController
 
+pytestmark = pytest.mark.gui
+
 EXAMPLES = examples_dir()
 
 
