@@ -356,7 +356,7 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
         return RandomizationResult(hits / count, "exact", count, m, 0.0)
     rng = np.random.default_rng(seed)
     values, counts = np.unique(absd, return_counts=True)
-    if values.size <= BY_VALUE_MAX:
+    if values.size <= max(BY_VALUE_MAX, m // 256):  # a binomial draw per size costs ~30 byte lookups
         return _sign_flip_by_value(values, counts, total, threshold, m, rounds, rng, progress)
     hits = 0
     batch = max(1, min(rounds, 8_000_000 // groups))
@@ -371,7 +371,8 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
     return RandomizationResult(p, "monte-carlo", int(rounds), m, float(np.sqrt(p * (1 - p) / rounds)))
 
 
-#: differences with at most this many distinct sizes draw each size's flips as one binomial count
+#: differences with at most this many distinct sizes (or fewer than one per 256 items) draw each
+#: size's flips as one binomial count
 BY_VALUE_MAX = 64
 
 
