@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..core.errors import DataError, OptionError
 from .budget import duckdb_memory_limit
+from .ranking_sql import DUCKDB
 
 
 class Connection:
@@ -46,9 +47,18 @@ class Connection:
             shutil.rmtree(self.spill, ignore_errors=True)  # no spill folder left behind
             raise
         self.error = duckdb.Error
+        self.dialect = DUCKDB
 
     def execute(self, sql: str, params=None):
         return self.con.execute(sql, params or [])
+
+    def rows(self, sql: str, params=None) -> list[tuple]:
+        """The answer's rows as tuples (``?`` parameters)."""
+        return self.con.execute(sql, params or []).fetchall()
+
+    def frame(self, sql: str):
+        """The answer as a pandas frame."""
+        return self.con.execute(sql).df()
 
     def run(self, sql: str, params=None) -> None:
         """A statement without an answer (CREATE ...), finished before the next one (an
