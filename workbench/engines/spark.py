@@ -50,11 +50,11 @@ def missing() -> str | None:
     except ImportError:
         return ("The Spark engine needs the pyspark package, which is not installed here "
                 "(pip install 'eval-workbench[spark]', or pip install 'pyspark>=3.5'); compute "
-                "with --engine duckdb or --engine memory instead.")
+                "with DuckDB or in memory instead (--engine duckdb or memory).")
     if java() is None:
         where = "in JAVA_HOME" if os.environ.get("JAVA_HOME") else "on the PATH"
         return (f"The Spark engine needs {INSTALL_JAVA}, and no java was found {where}; "
-                f"compute with --engine duckdb or --engine memory instead.")
+                f"compute with DuckDB or in memory instead (--engine duckdb or memory).")
     return None
 
 
