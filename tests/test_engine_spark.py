@@ -135,6 +135,18 @@ def test_files_read_by_spark(spark, tmp_path, capsys, kind):
     sp = cli_json(capsys, *args, "--engine", "spark")
     assert "engine:spark" in sp["signature"]
     same_json(memory, sp)
+    # the file in many small partitions: the rows keep the file's order (stable ties, the
+    # order of the queries)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "4096")
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    try:
+        if kind == "csv":
+            assert spark.read.csv(run_path).rdd.getNumPartitions() > 2
+        same_json(cli_json(capsys, *args, "--ties", "stable", "--engine", "memory"),
+                  cli_json(capsys, *args, "--ties", "stable", "--engine", "spark"))
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
     for system in ("a", "b"):
         qrels, run = as_trec(run_rows, qrels_rows, system)
         trec = trec_evaluate(qrels, run, measures={"ndcg_cut.10", "map"})
