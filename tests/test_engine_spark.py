@@ -94,6 +94,30 @@ def test_trec_fixtures_on_the_command_line(spark, capsys):
     assert any("computed by Spark" in n for n in sp["notes"])
 
 
+def test_a_trec_run_read_by_spark(spark, tmp_path, capsys, monkeypatch):
+    """One TREC run file: Spark reads its lines itself (ids as text, the tag as the system);
+    a line that is not a run line is one sentence with its line number (from the preview's
+    reading in the first lines, from Spark's beyond them)."""
+    from workbench.analyses import ranking_engines
+
+    args = [os.path.join(TREC, "runB.run"), "--qrels", os.path.join(TREC, "qrels.test.txt"),
+            "--k", "1,5,10"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    sp = cli_json(capsys, *args, "--engine", "spark")
+    assert {r.get("system") for r in sp["results"]} == {"runB"}
+    same_json(memory, sp)
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 d1 1 2.5 sys\n\n1 Q0 d2 2 1.5 sys\n1 Q0 d3 3 high sys\n")
+    qrels = tmp_path / "bad.qrels"
+    qrels.write_text("1 0 d1 1\n")
+    args = [bad, "--qrels", qrels, "--k", "1", "--engine", "spark"]
+    err = cli_error(capsys, *args)
+    assert "bad.run' line 4 has the score (field 5) 'high', which is not a number" in err, err
+    monkeypatch.setattr(ranking_engines, "TREC_HEAD", 20)  # the preview: the first line only
+    err = cli_error(capsys, *args)
+    assert "bad.run' line 4 reads '1 Q0 d3 3 high sys'; expected 6 whitespace" in err, err
+
+
 def test_graded_example_exponential_gain_and_tie_policies(spark):
     table = load_table(os.path.join(EXAMPLES, "ranking_graded.csv"))
     three(table, ks=(1, 3, 10), gain="exponential", ties="pessimistic", relevance_threshold=2)

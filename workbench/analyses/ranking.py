@@ -107,6 +107,11 @@ def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisRes
     import os
 
     kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
+    if kind is None and options.engine == "spark" and len(paths) == 1 and \
+            os.path.isfile(paths[0]):
+        from .ranking_engines import trec_run
+
+        kind = "trec" if trec_run(paths[0]) else None  # Spark reads a TREC run itself
     if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
         return None  # the loader reads it (and says what is wrong with a path)
     choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
@@ -121,6 +126,10 @@ def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisRes
         if spark.missing():  # before the file is looked at
             raise OptionError(spark.missing())
     source, preview = file_source(paths[0], kind)
+    if kind == "trec":  # the columns of the format, as when the file is loaded
+        from ..io.formats import with_roles
+
+        options, _ = with_roles(options, preview)
     return _run(preview, options, progress, source=source, choice=choice)
 
 

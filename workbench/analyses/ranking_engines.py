@@ -85,11 +85,44 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
     return ranked, conn
 
 
+#: Bytes of a TREC run read for its preview.
+TREC_HEAD = 1 << 20
+
+
+def trec_run(path: str) -> bool:
+    """Whether the file is a TREC run (its first line, or its name), which Spark reads itself."""
+    from ..io.formats import trec
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(200_000).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return (trec.sniff(head, path) or trec.announced(path)) == trec.RUN
+
+
+def _trec_preview(path: str) -> tuple[FileSource, LoadedTable]:
+    """A TREC run's first lines, read by the workbench (its sentences for a file that is not
+    one), and the file as Spark reads it."""
+    from ..io.formats import trec
+
+    with open(path, "rb") as handle:
+        data = handle.read(TREC_HEAD)
+    if len(data) == TREC_HEAD and b"\n" in data:
+        data = data[:data.rfind(b"\n") + 1]
+    shown = f"'{os.path.abspath(path)}'"
+    preview = trec.load(data.decode("utf-8", errors="replace"), os.path.abspath(path), shown,
+                        trec.RUN)
+    return FileSource(os.path.abspath(path), "trec", trec.RUN_COLUMNS), preview
+
+
 def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
     """The file as DuckDB reads it, and a table of its first rows (for the columns' names,
     their roles and the CSV dialect, read by the workbench's own sniffing)."""
     from ..io.loader import load_head
 
+    if kind == "trec":
+        return _trec_preview(path)
     if kind == "parquet":
         import duckdb
 

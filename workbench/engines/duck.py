@@ -92,7 +92,8 @@ def quote_text(text: str) -> str:
 class FileSource:
     """A run or qrels file that DuckDB reads itself.
 
-    ``kind`` is ``"csv"`` or ``"parquet"``; for CSV the dialect read by the workbench's own
+    ``kind`` is ``"csv"`` or ``"parquet"`` (or ``"trec"``, a TREC run only Spark reads
+    itself: :mod:`workbench.engines.spark_input`); for CSV the dialect read by the workbench's own
     sniffing (``delimiter``, ``columns`` in file order, ``decimal``), so DuckDB sniffs nothing.
     """
     path: str
@@ -126,7 +127,7 @@ class FileSource:
 
     def describe_rows(self, rns) -> str:
         rns = [int(r) for r in rns]
-        word = "line" if self.kind == "csv" else "row"
+        word = "row" if self.kind == "parquet" else "line"  # a CSV's or a TREC file's lines
         shown = ", ".join(str(r + self.first_line - 1) for r in rns[:5])
         return f"{word}{'s' if len(rns) > 1 else ''} {shown}"
 

@@ -39,10 +39,12 @@ def col(name: str):
 
 @dataclass
 class SparkFile:
-    """A run or qrels file as Spark reads it: the DataFrame of its columns plus ``rn``."""
+    """A run or qrels file as Spark reads it: the DataFrame of its columns plus ``rn``
+    (``lines``: every line of a TREC run, blank ones too, to count a line's number)."""
     source: FileSource
     frame: object  # pyspark DataFrame
     types: dict
+    lines: object = None
 
     @property
     def name(self) -> str:
@@ -57,8 +59,9 @@ class SparkFile:
         from pyspark.sql import functions as F
 
         rns = [int(r) for r in rns][:5]
-        counts = self.frame.select(*[F.sum((F.col("rn") <= r).cast("long")) for r in rns]
-                                   ).collect()[0]
+        every = self.lines if self.lines is not None else self.frame
+        counts = every.select(*[F.sum((F.col("rn") <= r).cast("long")) for r in rns]
+                              ).collect()[0]
         return self.source.describe_rows([int(c) for c in counts])
 
 
@@ -67,6 +70,8 @@ def read(conn: SparkConnection, source: FileSource) -> SparkFile:
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
+    if source.kind == "trec":
+        return _trec(conn, source)
     try:
         if source.kind == "parquet":
             frame = conn.session.read.parquet(source.path)
@@ -83,6 +88,35 @@ def read(conn: SparkConnection, source: FileSource) -> SparkFile:
         raise DataError(f"File '{source.path}' could not be read by Spark: {first}") from None
     types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
     return SparkFile(source, frame.withColumn("rn", F.monotonically_increasing_id()), types)
+
+
+def _trec(conn: SparkConnection, source: FileSource) -> SparkFile:
+    """A TREC run (``qid Q0 docno rank score tag``, whitespace-separated, no header) as the
+    columns of :data:`workbench.io.formats.trec.RUN_COLUMNS`, every field as text; the first
+    line that is not a run line is one sentence, as when the workbench reads the file."""
+    from pyspark.sql import functions as F
+
+    from ..io.formats import trec
+    from ..io.formats._common import almost, short
+
+    try:
+        lines = conn.session.read.text(source.path).withColumn(
+            "rn", F.monotonically_increasing_id())
+    except conn.error as err:
+        first = (str(err).strip().splitlines() or ["unreadable"])[0]
+        raise DataError(f"File '{source.path}' could not be read by Spark: {first}") from None
+    parts = F.split(F.regexp_replace("value", r"^\s+|\s+$", ""), r"\s+")
+    text = lines.where(~F.col("value").rlike(r"^\s*$"))
+    wrong = text.where((F.size(parts) != 6) | ~parts[3].rlike(r"^[+-]?[0-9]+$")
+                       | ~parts[4].rlike(NUMBER)).orderBy("rn").limit(1).collect()
+    spark_file = SparkFile(source, text.select(
+        "rn", *[parts[i].alias(name) for i, name in enumerate(trec.RUN_COLUMNS)]),
+        {name: "string" for name in trec.RUN_COLUMNS}, lines)
+    if wrong:
+        where = spark_file.describe_rows([wrong[0]["rn"]]).split()[-1]
+        raise almost(f"'{source.path}'", int(where), f"reads {short(wrong[0]['value'].strip())}",
+                     trec.RUN_EXPECTED)
+    return spark_file
 
 
 def id_text(name: str, dtype: str):
