@@ -30,6 +30,20 @@ SESSION_CONF = {
 #: Settings of every session the kernels run on (Spark 4 turns ANSI mode on by default; the
 #: kernels check their numbers themselves).
 RUNTIME_CONF = {"spark.sql.ansi.enabled": "false"}
+#: The JVM's log while a session starts: errors only (Spark's default shows warnings such as
+#: the host name's address on the terminal of a command that answers in JSON).  The root level
+#: stays Spark's shell level (WARN: Spark then says nothing about it) and the console keeps
+#: the errors.
+LOG4J2 = """rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.filter.threshold.type = ThresholdFilter
+appender.console.filter.threshold.level = error
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n
+"""
 INSTALL_JAVA = ("Java 17 (a JRE: 'apt-get install openjdk-17-jre-headless' on Debian or "
                 "Ubuntu, or set JAVA_HOME)")
 
@@ -76,6 +90,7 @@ class SparkConnection:
         active = SparkSession.getActiveSession()
         self.owned = active is None
         self.views: list[str] = []
+        self.log_file: str | None = None
         if active is not None:
             self.session = active
             self.master = active.sparkContext.master
@@ -89,6 +104,8 @@ class SparkConnection:
         conf = dict(SESSION_CONF)
         if self.master.startswith("local"):
             conf["spark.sql.shuffle.partitions"] = "4"
+        if "SPARK_CONF_DIR" not in os.environ:  # the cluster's own log settings win
+            conf["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={self._log()}"
         for key, value in conf.items():
             builder = builder.config(key, value)
         try:
@@ -100,6 +117,16 @@ class SparkConnection:
                               f"(--spark-master local[2] runs on this machine).") from None
         session.sparkContext.setLogLevel("ERROR")
         return session
+
+    def _log(self) -> str:
+        """A log4j2 configuration file for the JVM (removed when the connection closes)."""
+        import tempfile
+
+        handle, path = tempfile.mkstemp(prefix="workbench-spark-log-", suffix=".properties")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(LOG4J2)
+        self.log_file = path
+        return path
 
     # ------------------------------------------------------------------ the kernels' interface
 
@@ -137,6 +164,11 @@ class SparkConnection:
         finally:
             if self.owned:
                 self.session.stop()
+            if self.log_file:
+                try:
+                    os.remove(self.log_file)
+                except OSError:
+                    pass
 
     def __enter__(self) -> "SparkConnection":
         return self
