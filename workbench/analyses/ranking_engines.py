@@ -80,6 +80,10 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
                           ties=options.ties, has_system=bool(cols.system),
                           has_qrels=qt is not None, has_grade=bool(cols.relevance),
                           progress=progress)
+    except conn.error as err:
+        raise DataError(f"{ENGINE_NAMES[engine]} could not compute the ranking of "
+                        f"'{table.path}': "
+                        f"{(str(err).strip().splitlines() or [type(err).__name__])[0]}") from None
     finally:
         conn.close()
     return ranked, conn

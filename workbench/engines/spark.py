@@ -96,8 +96,23 @@ class SparkConnection:
             self.master = active.sparkContext.master
         else:
             self.session = self._start(SparkSession)
-        for key, value in RUNTIME_CONF.items():
-            self.session.conf.set(key, value)
+        try:  # the first calls to the session: a master that gave up fails here
+            if self.owned:
+                self.session.sparkContext.setLogLevel("ERROR")
+            for key, value in RUNTIME_CONF.items():
+                self.session.conf.set(key, value)
+        except self.error as err:
+            if self.owned:
+                self.close()
+            raise self._refused(err) from None
+
+    def _refused(self, err: BaseException) -> OptionError:
+        """The sentence for a session that did not start (no JVM, a master that refused)."""
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        return OptionError(f"Spark could not start a session on master '{self.master}' "
+                           f"({first}; Spark's own lines above may say why); it needs "
+                           f"{INSTALL_JAVA} and a reachable master (--spark-master local[2] "
+                           f"runs on this machine).")
 
     def _start(self, session_class):
         builder = session_class.builder.master(self.master).appName("workbench ranking")
@@ -111,11 +126,9 @@ class SparkConnection:
         try:
             session = builder.getOrCreate()
         except Exception as err:  # noqa: BLE001 -- the JVM did not start or the master refused
-            first = (str(err).strip().splitlines() or [type(err).__name__])[0]
-            raise OptionError(f"Spark could not start a session on master '{self.master}' "
-                              f"({first}); it needs {INSTALL_JAVA} and a reachable master "
-                              f"(--spark-master local[2] runs on this machine).") from None
-        session.sparkContext.setLogLevel("ERROR")
+            if self.log_file:
+                os.remove(self.log_file)
+            raise self._refused(err) from None
         return session
 
     def _log(self) -> str:
@@ -163,7 +176,10 @@ class SparkConnection:
                     pass
         finally:
             if self.owned:
-                self.session.stop()
+                try:
+                    self.session.stop()
+                except self.error:  # noqa: PERF203 -- a context that died: nothing to stop
+                    pass
             if self.log_file:
                 try:
                     os.remove(self.log_file)
