@@ -15,9 +15,13 @@ import os
 import subprocess
 import sys
 
+import tempfile
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("duckdb")
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -25,7 +29,7 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 from tests.test_crosscheck_ranking import (as_trec, assert_matches_trec, generate,  # noqa: E402
                                            qrels_frame, run_frame, trec_evaluate)
 from tests.test_engines import (ATOL, EXAMPLES, TREC, assert_same_result, cli_error,  # noqa: E402
-                                cli_json, write, write_text)
+                                cli_json, odd_runs, write, write_text)
 from workbench.analyses import ranking as ra  # noqa: E402
 from workbench.core.errors import OptionError  # noqa: E402
 from workbench.engines import spark as spark_engine  # noqa: E402
@@ -198,6 +202,25 @@ def test_digit_only_ids_stay_text_in_a_csv_read_by_spark(spark, tmp_path, capsys
     path = write(frame, tmp_path / "typed", "parquet")  # number-typed ids: 42.0 is '42'
     same_json(cli_json(capsys, path, "--k", "1,2", "--engine", "memory"),
               cli_json(capsys, path, "--k", "1,2", "--engine", "spark"))
+
+
+@settings(max_examples=8, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=odd_runs(), ties=st.sampled_from(["trec_eval", "stable", "pessimistic", "optimistic"]),
+       threshold=st.sampled_from([1.0, 2.0, 0.0]))
+def test_odd_ids_and_scores_as_text_files(spark, data, ties, threshold):
+    """test_engines' generated text files (digit-only ids, tied scores written as 1e2 and 100,
+    missing, negative and qrels-only judgments), read by Spark: the in-memory table."""
+    run_lines, qrels_lines = data
+    with tempfile.TemporaryDirectory() as tmp:
+        run_path, qrels_path = os.path.join(tmp, "run.csv"), os.path.join(tmp, "qrels.csv")
+        write_text(run_path, "query,doc,score", run_lines)
+        write_text(qrels_path, "query,doc,relevance", qrels_lines)
+        options = dict(query="query", doc="doc", score="score", qrels=qrels_path, ks=(1, 3),
+                       ties=ties, relevance_threshold=threshold)
+        memory = ra.run(load_table(run_path), ra.Options(engine="memory", **options))
+        spark_result = ra.run_unloaded([run_path], ra.Options(engine="spark", **options))
+    assert_same_result(memory, spark_result, "spark")
 
 
 # --------------------------------------------------------------------------- bad input
