@@ -59,7 +59,7 @@ RECOMMENDS = ["shared-mime-info", "desktop-file-utils", "hicolor-icon-theme"]
 FORBIDDEN = ("ranx", "numba", "llvmlite", "statsmodels", "pytrec_eval", "ir_datasets", "PyQt5",
              "PyQt6", "PySide2", "matplotlib", "pytest", "_pytest", "hypothesis", "seaborn",
              "pyarrow", "botocore", "zstandard", "pydantic", "inspect_ai", "torch", "sympy",
-             "lm_eval", "sklearn", "transformers", "datasets", "duckdb")
+             "lm_eval", "sklearn", "transformers", "datasets", "duckdb", "pyspark", "py4j")
 #: Must be in the bundle: its Parquet reader and what that needs (the `package` extra).
 REQUIRED = ("fastparquet", "cramjam")  # folders with binaries; fsspec is pure Python (in the PYZ)
 #: The bundle must stay under this many bytes unpacked (the issue's "~350 MB"; decimal MB).

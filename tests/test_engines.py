@@ -39,9 +39,14 @@ ENGINE_NOTE = "computed by DuckDB"
 # --------------------------------------------------------------------------- comparison
 
 
-def assert_same_result(memory, duck) -> None:
+ENGINE_NOTES = {"duckdb": ENGINE_NOTE, "spark": "computed by Spark"}
+
+
+def assert_same_result(memory, duck, engine: str = "duckdb") -> None:
     """Same per-query table (values within 1e-12, everything else equal), same summary, same
-    headline records, same notes and signature but for the engine."""
+    headline records, same notes and signature but for the engine (``duck``: the result of
+    ``engine``)."""
+    note = ENGINE_NOTES[engine]
     for name in ("queries", "summary"):
         a, b = memory.table(name).frame, duck.table(name).frame
         assert list(a.columns) == list(b.columns), name
@@ -64,11 +69,12 @@ def assert_same_result(memory, duck) -> None:
                 assert b is None or np.isnan(b), (r["metric"], key)
             else:
                 assert a == b, (r["metric"], key)
-    assert [n for n in duck.notes if ENGINE_NOTE not in n] == list(memory.notes)
-    assert sum(ENGINE_NOTE in n for n in duck.notes) == 1
+    assert [n for n in duck.notes if note not in n] == list(memory.notes)
+    assert sum(note in n for n in duck.notes) == 1
     assert "|engine:memory" in memory.signature
-    assert "|engine:duckdb" in duck.signature
-    assert memory.signature.replace("engine:memory", "") == duck.signature.replace("engine:duckdb", "")
+    assert f"|engine:{engine}" in duck.signature
+    assert memory.signature.replace("engine:memory", "") == \
+        duck.signature.replace(f"engine:{engine}", "")
 
 
 def both(table: LoadedTable, **options):
@@ -333,7 +339,7 @@ def test_auto_takes_memory_within_the_budget_and_duckdb_over_it(tmp_path, capsys
 
 def test_engine_option_is_checked():
     with pytest.raises(OptionError, match="engine"):
-        ra.check_options(ra.Options(engine="spark"))
+        ra.check_options(ra.Options(engine="hadoop"))
 
 
 def test_estimated_rows_of_csv_and_parquet(tmp_path):

@@ -6,6 +6,7 @@ Not a test (pytest skips ``tests/benchmarks``).  Run it from the project root::
     .venv/bin/python tests/benchmarks/bench_duckdb.py                  # 1M and 10M rows
     .venv/bin/python tests/benchmarks/bench_duckdb.py --rows 1000000   # one size
     .venv/bin/python tests/benchmarks/bench_duckdb.py --quick          # 100k rows
+    .venv/bin/python tests/benchmarks/bench_duckdb.py --rows 1000000 --spark  # and Spark
 
 For each size it writes a generated run (queries x 100 documents with string ids, scores with
 four decimals so some tie, one system) as CSV and as Parquet, and a qrels CSV (about 12
@@ -14,7 +15,10 @@ fresh child process, what ``workbench ranking RUN --qrels QRELS --k 10,100 --eng
 
 * memory: ``load_table`` of the run, then ``analyses.ranking.run`` (pandas and numpy);
 * duckdb: ``analyses.ranking.run_unloaded`` (DuckDB reads the file itself, memory limit and
-  spill folder as in ``workbench/engines/budget.py``).
+  spill folder as in ``workbench/engines/budget.py``);
+* spark (with ``--spark``): the same on a Spark session on ``local[2]`` that the call starts
+  (its time includes the session's start; its peak RSS and CPU are the Python driver's only,
+  not the JVM's).
 
 Time is the wall time of that call inside the child (interpreter start and imports excluded),
 CPU the child's user + system seconds (all threads; imports included: the fairer figure on a
@@ -135,7 +139,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, action="append",
                         help="rows of the run (repeatable; default 1M and 10M)")
     parser.add_argument("--quick", action="store_true", help="100,000 rows only")
+    parser.add_argument("--spark", action="store_true",
+                        help="also the Spark engine on local[2] (needs pyspark and Java 17)")
     args = parser.parse_args()
+    engines = ("memory", "duckdb") + (("spark",) if args.spark else ())
     sizes = [100_000] if args.quick else (args.rows or [1_000_000, 10_000_000])
     import duckdb
 
@@ -151,7 +158,7 @@ def main() -> None:
             paths = generate(rows, folder)
             for kind in ("csv", "parquet"):
                 tables = {}
-                for engine in ("memory", "duckdb"):
+                for engine in engines:
                     out = folder / f"{engine}-{kind}.parquet"
                     load = load_average()
                     got = child(engine, paths[kind], paths["qrels"], out)
@@ -160,7 +167,7 @@ def main() -> None:
                     if engine == "memory":
                         equal = "(reference)"
                     else:
-                        same, worst = compare(tables["memory"], tables["duckdb"])
+                        same, worst = compare(tables["memory"], tables[engine])
                         equal = f"{'yes' if same else 'NO'} (max diff {worst:.1e})"
                     print(f"| {rows:,} | {kind} | {engine} | {got['seconds']:.2f} s | "
                           f"{got['cpu']:.1f} s | "

@@ -24,3 +24,20 @@ def test_choosing_duckdb_reruns_with_the_same_numbers(qtbot, window):
     for a, b in zip(first.records, second.records):
         assert b["value"] == pytest.approx(a["value"], abs=1e-12) and a["n"] == b["n"]
     assert any("computed by DuckDB" in note for note in second.notes)
+
+
+def test_spark_is_offered_and_without_pyspark_it_is_one_sentence(qtbot, window, monkeypatch):
+    """The 'Computed by' option lists Spark; where pyspark is missing, choosing it says what
+    to install (in the window's words) instead of failing."""
+    import sys
+
+    panel = open_example(qtbot, window, "ranking_graded.csv")
+    wait_result(qtbot, panel)
+    engine = panel.control("engine")
+    assert engine.findData("spark") >= 0
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark raises ImportError
+    engine.setCurrentIndex(engine.findData("spark"))
+    qtbot.waitUntil(lambda: bool(panel.last_error), timeout=30000)
+    assert "needs the pyspark package" in panel.last_error
+    assert "eval-workbench[spark]" in panel.last_error
+    assert "'Computed by' option" in panel.last_error

@@ -22,6 +22,7 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
+from ..engines import ENGINES
 from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
 from ..metrics import headline_ci as hc
 from ..metrics.ranking import GAINS, rank_metrics, repeated_pairs
@@ -33,7 +34,6 @@ TITLE = "Ranking metrics"
 TIES = ("trec_eval", "stable", "pessimistic", "optimistic")
 NO_RELEVANT = ("zero", "skip")
 UNJUDGED = ("skip", "zero")
-ENGINES = ("auto", "memory", "duckdb")
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,11 @@ class Options:
     #: bootstrap resamples and seed of the headline intervals (over queries)
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
-    #: per-query table: auto (memory within the memory budget, else DuckDB), memory or duckdb
+    #: per-query table: auto (memory within the memory budget, else DuckDB), memory, duckdb
+    #: or spark (never chosen by auto)
     engine: str = "auto"
+    #: the Spark engine's master: local[N], spark://host:7077, yarn...
+    spark_master: str = "local[2]"
 
 
 def _check(options: Options) -> tuple[int, ...]:
@@ -78,6 +81,9 @@ def _check(options: Options) -> tuple[int, ...]:
     if options.engine not in ENGINES:
         raise OptionError(f"`engine` must be one of {', '.join(ENGINES)}; "
                           f"got engine={options.engine!r}.")
+    if not str(options.spark_master or "").strip():
+        raise OptionError("`spark_master` must name a Spark master (local[2], "
+                          "spark://host:7077, yarn...); got an empty one.")
     if not np.isfinite(options.relevance_threshold):
         raise OptionError("`relevance_threshold` must be a number.")
     hc.check_resamples(options.ci_resamples, options.ci_seed)
@@ -94,12 +100,18 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
     """The command line's entry before any file is loaded: DuckDB reads a CSV or Parquet run
     itself with ``engine='duckdb'``, or with ``'auto'`` when the file is over the memory budget
-    (:mod:`workbench.engines.budget`).  ``None``: load the file and call :func:`run`."""
+    (:mod:`workbench.engines.budget`); Spark with ``engine='spark'``.  ``None``: load the file
+    and call :func:`run`."""
     from ..engines import budget
 
     import os
 
     kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
+    if kind is None and options.engine == "spark" and len(paths) == 1 and \
+            os.path.isfile(paths[0]):
+        from .ranking_engines import trec_run
+
+        kind = "trec" if trec_run(paths[0]) else None  # Spark reads a TREC run itself
     if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
         return None  # the loader reads it (and says what is wrong with a path)
     choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
@@ -108,7 +120,16 @@ def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisRes
     from .ranking_engines import file_source
 
     _check(options)
+    if options.engine == "spark":
+        from ..engines import spark
+
+        if spark.missing():  # before the file is looked at
+            raise OptionError(spark.missing())
     source, preview = file_source(paths[0], kind)
+    if kind == "trec":  # the columns of the format, as when the file is loaded
+        from ..io.formats import with_roles
+
+        options, _ = with_roles(options, preview)
     return _run(preview, options, progress, source=source, choice=choice)
 
 
@@ -119,17 +140,17 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
     res = Resolver(table)
     cols = _columns(table, options, res)
     notes = list(res.notes)
-    if source is not None or options.engine == "duckdb":
+    if source is not None or options.engine in ("duckdb", "spark"):
         from . import ranking_engines as eng
 
+        engine = "spark" if options.engine == "spark" else "duckdb"
         progress.advance(0.05, "reading the run")
         if source is None:
             ranked, conn = eng.on_table(table, _read_run(table, options, cols), cols, options,
-                                        ks, progress)
+                                        ks, progress, engine)
         else:
-            ranked, conn = eng.on_file(source, cols, options, ks, progress)
-        notes.append(eng.engine_note("duckdb", conn, choice))
-        engine = "duckdb"
+            ranked, conn = eng.on_file(source, cols, options, ks, progress, engine)
+        notes.append(eng.engine_note(engine, conn, choice))
     else:
         ranked, engine = _memory_ranked(table, options, cols, ks, progress), "memory"
     progress.check_cancelled()

@@ -1,6 +1,6 @@
-"""The ranking analysis on DuckDB (:mod:`workbench.engines`): the per-query arrays from the SQL
-kernels, for a table already in memory or for a CSV/Parquet file that DuckDB reads itself
-(the command line, before anything is loaded).  The means, notes, tests and report are the
+"""The ranking analysis on DuckDB or Spark (:mod:`workbench.engines`): the per-query arrays
+from the SQL kernels, for a table already in memory or for a CSV/Parquet file that the engine
+reads itself (the command line, before anything is loaded).  The means, notes, tests and report are the
 analysis's own (:mod:`workbench.analyses.ranking`)."""
 
 from __future__ import annotations
@@ -10,9 +10,29 @@ import os
 from ..core.errors import DataError, OptionError
 from ..engines import budget
 from ..engines.duck import Connection, FileSource
-from ..engines.ranking_input import (RunColumns, qrels_from_arrays, qrels_from_file,
-                                     run_from_arrays, run_from_file)
+from ..engines.ranking_input import RunColumns
 from ..engines.ranking_sql import EngineRanking, check_duplicates, rank_sql
+
+#: The engines' names in sentences.
+ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
+
+
+def connect(engine: str, options):
+    """A connection of the engine (DuckDB, or a Spark session on ``options.spark_master``)."""
+    if engine == "spark":
+        from ..engines.spark import SparkConnection
+
+        return SparkConnection(options.spark_master)
+    return Connection()
+
+
+def _inputs(conn):
+    """The module that makes ``run_in`` and ``qrels_in`` for the connection's engine."""
+    if conn.dialect.name == "spark":
+        from ..engines import spark_input
+        return spark_input
+    from ..engines import ranking_input
+    return ranking_input
 from ..io import LoadedTable, load_table
 from ._common import article, check_unique
 
@@ -24,23 +44,29 @@ def engine_note(engine: str, conn: Connection | None, choice: budget.Choice | No
         return (f"The per-query table was computed by DuckDB with a memory limit of "
                 f"{conn.memory_limit / 1e9:.1f} GB and a spill folder in the temporary "
                 f"directory{why}.")
+    if engine == "spark" and conn is not None:
+        return (f"The per-query table was computed by Spark {conn.session.version} on master "
+                f"'{conn.master}' (the same SQL definitions as DuckDB){why}.")
     return f"The per-query table was computed in memory{why}."
 
 
-def on_table(table: LoadedTable, run, cols, options, ks, progress) -> tuple[EngineRanking, Connection]:
-    """DuckDB on a table already loaded (its cells checked by the in-memory reading)."""
-    conn = Connection()
+def on_table(table: LoadedTable, run, cols, options, ks, progress,
+             engine: str = "duckdb") -> tuple[EngineRanking, Connection]:
+    """The engine on a table already loaded (its cells checked by the in-memory reading)."""
+    conn = connect(engine, options)
+    inputs = _inputs(conn)
     try:
         system = None
         if cols.system:
             import numpy as np
             system = np.asarray(run.sys_labels, dtype=object)[run.sys_codes]
-        run_from_arrays(conn, table.cell_text(cols.query), table.cell_text(cols.doc),
-                        run.order_val, run.run_grade, system)
+        inputs.run_from_arrays(conn, table.cell_text(cols.query), table.cell_text(cols.doc),
+                               run.order_val, run.run_grade, system)
         qt = None
         if run.qrels:
             qt, q_grade = run.qrels
-            qrels_from_arrays(conn, qt.cell_text(cols.query), qt.cell_text(cols.doc), q_grade)
+            inputs.qrels_from_arrays(conn, qt.cell_text(cols.query), qt.cell_text(cols.doc),
+                                     q_grade)
 
         def duplicate(which: str, row) -> None:
             if which == "run":
@@ -54,9 +80,44 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress) -> tuple[Engi
                           ties=options.ties, has_system=bool(cols.system),
                           has_qrels=qt is not None, has_grade=bool(cols.relevance),
                           progress=progress)
+    except conn.error as err:
+        raise DataError(f"{ENGINE_NAMES[engine]} could not compute the ranking of "
+                        f"'{table.path}': "
+                        f"{(str(err).strip().splitlines() or [type(err).__name__])[0]}") from None
     finally:
         conn.close()
     return ranked, conn
+
+
+#: Bytes of a TREC run read for its preview.
+TREC_HEAD = 1 << 20
+
+
+def trec_run(path: str) -> bool:
+    """Whether the file is a TREC run (its first line, or its name), which Spark reads itself."""
+    from ..io.formats import trec
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(200_000).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return (trec.sniff(head, path) or trec.announced(path)) == trec.RUN
+
+
+def _trec_preview(path: str) -> tuple[FileSource, LoadedTable]:
+    """A TREC run's first lines, read by the workbench (its sentences for a file that is not
+    one), and the file as Spark reads it."""
+    from ..io.formats import trec
+
+    with open(path, "rb") as handle:
+        data = handle.read(TREC_HEAD)
+    if len(data) == TREC_HEAD and b"\n" in data:
+        data = data[:data.rfind(b"\n") + 1]
+    shown = f"'{os.path.abspath(path)}'"
+    preview = trec.load(data.decode("utf-8", errors="replace"), os.path.abspath(path), shown,
+                        trec.RUN)
+    return FileSource(os.path.abspath(path), "trec", trec.RUN_COLUMNS), preview
 
 
 def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
@@ -64,6 +125,8 @@ def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
     their roles and the CSV dialect, read by the workbench's own sniffing)."""
     from ..io.loader import load_head
 
+    if kind == "trec":
+        return _trec_preview(path)
     if kind == "parquet":
         import duckdb
 
@@ -97,29 +160,33 @@ def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
     return source, preview
 
 
-def on_file(source: FileSource, cols, options, ks, progress) -> tuple[EngineRanking, Connection]:
-    """DuckDB reading the run file (and the qrels file) itself."""
-    conn = Connection()
+def on_file(source: FileSource, cols, options, ks, progress,
+            engine: str = "duckdb") -> tuple[EngineRanking, Connection]:
+    """The engine reading the run file (and the qrels file) itself."""
+    conn = connect(engine, options)
+    inputs, name = _inputs(conn), ENGINE_NAMES[engine]
     try:
         if progress is not None:
-            progress.advance(0.1, "reading the run with DuckDB")
+            progress.advance(0.1, f"reading the run with {name}")
         order = cols.rank or cols.score
-        run_from_file(conn, source, RunColumns(cols.query, cols.doc, order, bool(cols.rank),
-                                               cols.relevance, cols.system))
+        read = inputs.run_from_file(conn, source, RunColumns(
+            cols.query, cols.doc, order, bool(cols.rank), cols.relevance, cols.system))
+        source = read or source  # Spark's file counts its rows on the error path
         has_qrels = bool(options.qrels)
         if has_qrels:
             kind = budget.file_kind(options.qrels)
             qrel_rel = cols.relevance or options.relevance or "relevance"
             if kind is not None:
                 qsource, _ = file_source(options.qrels, kind)
-                qrels_from_file(conn, qsource, cols.query, cols.doc, qrel_rel)
+                qsource = inputs.qrels_from_file(conn, qsource, cols.query, cols.doc,
+                                                 qrel_rel) or qsource
             else:  # a format DuckDB does not read: the qrels (small) are read in memory
                 from ..io import require_columns, to_float
 
                 qt = load_table(options.qrels)
                 require_columns(qt, [cols.query, cols.doc, qrel_rel])
-                qrels_from_arrays(conn, qt.cell_text(cols.query), qt.cell_text(cols.doc),
-                                  to_float(qt, qrel_rel))
+                inputs.qrels_from_arrays(conn, qt.cell_text(cols.query),
+                                         qt.cell_text(cols.doc), to_float(qt, qrel_rel))
                 qsource = FileSource(qt.path, "csv", ())
 
         def duplicate(which: str, row) -> None:
@@ -138,8 +205,8 @@ def on_file(source: FileSource, cols, options, ks, progress) -> tuple[EngineRank
                           ties=options.ties, has_system=bool(cols.system), has_qrels=has_qrels,
                           has_grade=bool(cols.relevance), progress=progress)
     except conn.error as err:
-        raise DataError(f"DuckDB could not compute the ranking of '{source.path}': "
-                        f"{str(err).splitlines()[0]}") from None
+        raise DataError(f"{name} could not compute the ranking of '{source.path}': "
+                        f"{(str(err).strip().splitlines() or [type(err).__name__])[0]}") from None
     finally:
         conn.close()
     return ranked, conn

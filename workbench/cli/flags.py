@@ -89,11 +89,15 @@ def ranking(p: argparse.ArgumentParser) -> None:
     p.add_argument("--relevance-threshold", type=float, default=1.0,
                    help="grade >= T is relevant for the binary metrics (default 1)")
     intervals(p, "queries")
-    p.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb"],
+    p.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark"],
                    help="what computes the per-query table: memory = pandas/numpy; duckdb = DuckDB "
                         "reads a CSV/Parquet run itself, out of core (memory limit, spill folder); "
-                        "auto = memory while the file's estimated size fits in a quarter of the "
-                        "RAM, else duckdb (default auto)")
+                        "spark = Spark reads it (local mode or a cluster: --spark-master; needs "
+                        "pyspark and Java 17); auto = memory while the file's estimated size fits "
+                        "in a quarter of the RAM, else duckdb, never spark (default auto)")
+    p.add_argument("--spark-master", default="local[2]",
+                   help="the Spark engine's master: local[2] (this machine, 2 cores), "
+                        "spark://host:7077, yarn... (default local[2])")
 
 
 def passk(p: argparse.ArgumentParser) -> None:

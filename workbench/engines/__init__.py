@@ -1,5 +1,6 @@
 """Engines that compute an analysis's per-query (per-item) table: the in-memory numpy path of
-:mod:`workbench.metrics`, or DuckDB running the same definitions as SQL, out of core.
+:mod:`workbench.metrics`, or DuckDB (out of core) or Spark (a cluster) running the same
+definitions as SQL.
 
 The statistics stay the workbench's: an engine returns the per-query values, and the means,
 paired tests, notes and report are computed from them as for the in-memory path.
@@ -9,8 +10,12 @@ paired tests, notes and report are computed from them as for the in-memory path.
 * ``duckdb``: DuckDB reads the file itself (CSV/TSV with every column as text, or Parquet)
   with a memory limit and a spill folder, and runs the SQL kernels of
   :mod:`workbench.engines.ranking_sql`;
+* ``spark``: a Spark session (``local[2]`` or a cluster's master) reads the file itself and
+  runs the same SQL kernels (:mod:`workbench.engines.spark`, an optional extra: pyspark and
+  Java 17; never imported unless asked for);
 * ``auto``: ``memory`` when the estimated in-memory size of the file is within the budget
-  (:data:`MEMORY_SHARE` of the machine's RAM), ``duckdb`` above it (when DuckDB is installed).
+  (:data:`MEMORY_SHARE` of the machine's RAM), ``duckdb`` above it (when DuckDB is installed);
+  never ``spark``.
 
 No Qt here (pure).
 """
@@ -20,7 +25,7 @@ from __future__ import annotations
 from .budget import (DUCKDB_MEMORY_CAP, MEMORY_SHARE, Choice, choose_for_file, duckdb_available,
                      file_kind, memory_budget, ram_bytes)
 
-ENGINES = ("auto", "memory", "duckdb")
+ENGINES = ("auto", "memory", "duckdb", "spark")
 
 __all__ = ["ENGINES", "MEMORY_SHARE", "DUCKDB_MEMORY_CAP", "Choice", "choose_for_file",
            "duckdb_available", "file_kind", "memory_budget", "ram_bytes"]

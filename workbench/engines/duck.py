@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..core.errors import DataError, OptionError
 from .budget import duckdb_memory_limit
+from .ranking_sql import DUCKDB
 
 
 class Connection:
@@ -46,9 +47,18 @@ class Connection:
             shutil.rmtree(self.spill, ignore_errors=True)  # no spill folder left behind
             raise
         self.error = duckdb.Error
+        self.dialect = DUCKDB
 
     def execute(self, sql: str, params=None):
         return self.con.execute(sql, params or [])
+
+    def rows(self, sql: str, params=None) -> list[tuple]:
+        """The answer's rows as tuples (``?`` parameters)."""
+        return self.con.execute(sql, params or []).fetchall()
+
+    def frame(self, sql: str):
+        """The answer as a pandas frame."""
+        return self.con.execute(sql).df()
 
     def run(self, sql: str, params=None) -> None:
         """A statement without an answer (CREATE ...), finished before the next one (an
@@ -82,7 +92,8 @@ def quote_text(text: str) -> str:
 class FileSource:
     """A run or qrels file that DuckDB reads itself.
 
-    ``kind`` is ``"csv"`` or ``"parquet"``; for CSV the dialect read by the workbench's own
+    ``kind`` is ``"csv"`` or ``"parquet"`` (or ``"trec"``, a TREC run only Spark reads
+    itself: :mod:`workbench.engines.spark_input`); for CSV the dialect read by the workbench's own
     sniffing (``delimiter``, ``columns`` in file order, ``decimal``), so DuckDB sniffs nothing.
     """
     path: str
@@ -116,7 +127,7 @@ class FileSource:
 
     def describe_rows(self, rns) -> str:
         rns = [int(r) for r in rns]
-        word = "line" if self.kind == "csv" else "row"
+        word = "row" if self.kind == "parquet" else "line"  # a CSV's or a TREC file's lines
         shown = ", ".join(str(r + self.first_line - 1) for r in rns[:5])
         return f"{word}{'s' if len(rns) > 1 else ''} {shown}"
 

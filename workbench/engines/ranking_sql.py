@@ -1,7 +1,9 @@
-"""The ranking kernels as SQL, run by DuckDB: the per-query table of
-:func:`workbench.metrics.ranking.rank_metrics` with the same conventions.
+"""The ranking kernels as SQL, written once and rendered for DuckDB and for Spark SQL
+(:class:`Dialect`): the per-query table of :func:`workbench.metrics.ranking.rank_metrics`
+with the same conventions.
 
-Input relations (temporary tables made by :mod:`workbench.engines.ranking_input`):
+Input relations (temporary tables or views made by :mod:`workbench.engines.ranking_input`
+for DuckDB, :mod:`workbench.engines.spark_input` for Spark):
 
 * ``run_in(rn, sys, q, d, o, g)``: one row per retrieved document; ``rn`` the row's number in
   the file (file order: the stable tie policy and the order in which queries are listed),
@@ -18,6 +20,15 @@ compared as binary strings (trec_eval; ``stable``: file order; ``pessimistic`` a
 ``grade >= threshold``; the gain is the grade (linear) or 2^grade - 1 (exponential), 0 for a
 grade <= 0; the discount 1 / log2(rank + 1); the ideal DCG comes from every judged document;
 P@k's denominator is k; MRR and MAP use the whole ranking, MAP divided by R.
+
+The two dialects differ only where :class:`Dialect` says: a number literal is a DOUBLE in
+both (Spark reads ``1.0`` as a DECIMAL, whose division rounds to 6 places), an anti join's
+keyword, the list of distinct values, and a step's result kept as a table (DuckDB) or as a
+cached temporary view (Spark).  ``count(*) FILTER (WHERE ...)``, ``bool_or``, ``TRY_CAST``,
+``any_value`` (Spark 3.4+), ``log2``, ``pow`` and the window functions are written the same.
+A connection (:class:`workbench.engines.duck.Connection`,
+:class:`workbench.engines.spark.SparkConnection`) has ``dialect``, ``run(sql)``,
+``rows(sql, params)`` (tuples; ``?`` parameters) and ``frame(sql)`` (pandas).
 """
 
 from __future__ import annotations
@@ -29,6 +40,30 @@ import pandas as pd
 
 from ..core.errors import DataError
 from ..metrics.ranking import RankingArrays
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between the SQL of DuckDB and of Spark."""
+    name: str
+    anti_join: str
+    distinct_list: str
+    #: the statements that keep a step's result, ``{name}`` and ``{sql}`` filled in
+    create: tuple[str, ...]
+
+    def num(self, value: float) -> str:
+        """A DOUBLE literal (a bare ``1.0`` is a DECIMAL in both engines)."""
+        return f"CAST({float(value)!r} AS DOUBLE)"
+
+    def table(self, name: str, sql: str) -> list[str]:
+        return [c.format(name=name, sql=sql) for c in self.create]
+
+
+DUCKDB = Dialect("duckdb", anti_join="ANTI JOIN", distinct_list="list(DISTINCT {})",
+                 create=("CREATE OR REPLACE TABLE {name} AS {sql}",))
+#: Spark: a temporary view, cached (computed once, read by the two kernels that follow)
+SPARK = Dialect("spark", anti_join="LEFT ANTI JOIN", distinct_list="collect_set({})",
+                create=("CREATE OR REPLACE TEMP VIEW {name} AS {sql}", "CACHE TABLE {name}"))
 
 
 @dataclass(frozen=True)
@@ -46,10 +81,11 @@ class EngineRanking:
     negative_grades: int
 
 
-def _gain(expr: str, gain: str) -> str:
+def _gain(expr: str, gain: str, sql: Dialect) -> str:
+    one, zero = sql.num(1), sql.num(0)
     if gain == "exponential":
-        return f"(CASE WHEN {expr} > 0 THEN pow(2.0, {expr}) - 1.0 ELSE 0.0 END)"
-    return f"(CASE WHEN {expr} > 0 THEN {expr} ELSE 0.0 END)"
+        return f"(CASE WHEN {expr} > 0 THEN pow({sql.num(2)}, {expr}) - {one} ELSE {zero} END)"
+    return f"(CASE WHEN {expr} > 0 THEN {expr} ELSE {zero} END)"
 
 
 def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool) -> None:
@@ -59,70 +95,75 @@ def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool) -> No
     keys = "sys, q, d" if has_system else "q, d"
     tables = [("run", "run_in", keys)] + ([("qrels", "qrels_in", "q, d")] if has_qrels else [])
     for which, table, key in tables:
-        row = conn.execute(f"SELECT {key}, count(*) FROM {table} GROUP BY {key} "
-                           f"HAVING count(*) > 1 LIMIT 1").fetchall()
+        row = conn.rows(f"SELECT {key}, count(*) FROM {table} GROUP BY {key} "
+                        f"HAVING count(*) > 1 LIMIT 1")
         row = row[0] if row else None
         if row is not None:  # the error path: the rows of that key
             names = [k.strip() for k in key.split(",")]
-            rns = conn.execute(f"SELECT rn FROM {table} WHERE "
-                               + " AND ".join(f"{n} = ?" for n in names) + " ORDER BY rn LIMIT 5",
-                               list(row[:-1])).fetchnumpy()["rn"]
-            describe(which, (*row, list(rns)))
+            rns = conn.rows(f"SELECT rn FROM {table} WHERE "
+                            + " AND ".join(f"{n} = ?" for n in names) + " ORDER BY rn LIMIT 5",
+                            list(row[:-1]))
+            describe(which, (*row, [r[0] for r in rns]))
 
 
 def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> None:
     """``judg(q, d, g, from_qrels)``: the pooled judgments."""
+    sql = conn.dialect
     run_j = "SELECT q, d, g FROM run_in WHERE false"
     if has_grade:
         if has_system:
-            clash = conn.execute(
-                "SELECT q, d, list(DISTINCT g), min(rn) FROM run_in WHERE g IS NOT NULL "
-                "GROUP BY q, d HAVING count(DISTINCT g) > 1 LIMIT 1").fetchall()
+            clash = conn.rows(
+                f"SELECT q, d, {sql.distinct_list.format('g')}, min(rn) FROM run_in "
+                f"WHERE g IS NOT NULL GROUP BY q, d HAVING count(DISTINCT g) > 1 LIMIT 1")
             clash = clash[0] if clash else None
             if clash is not None:
                 raise DataError(
                     f"The run gives document '{clash[1]}' of query '{clash[0]}' different "
-                    f"relevance grades ({', '.join(f'{g:g}' for g in clash[2])}); a judgment "
-                    f"must be the same in every row (or give the grades in a qrels file).")
+                    f"relevance grades ({', '.join(f'{g:g}' for g in sorted(clash[2]))}); a "
+                    f"judgment must be the same in every row (or give the grades in a qrels "
+                    f"file).")
             run_j = "SELECT q, d, any_value(g) AS g FROM run_in WHERE g IS NOT NULL GROUP BY q, d"
         else:
             run_j = "SELECT q, d, g FROM run_in WHERE g IS NOT NULL"
     if has_qrels:
-        sql = (f"SELECT q, d, g, true AS from_qrels FROM qrels_in UNION ALL "
-               f"SELECT r.q, r.d, r.g, false FROM ({run_j}) r ANTI JOIN qrels_in j "
-               f"ON r.q = j.q AND r.d = j.d")
+        select = (f"SELECT q, d, g, true AS from_qrels FROM qrels_in UNION ALL "
+                  f"SELECT r.q, r.d, r.g, false FROM ({run_j}) r {sql.anti_join} qrels_in j "
+                  f"ON r.q = j.q AND r.d = j.d")
     else:
-        sql = f"SELECT q, d, g, false AS from_qrels FROM ({run_j})"
-    conn.run(f"CREATE OR REPLACE TABLE judg AS {sql}")
+        select = f"SELECT q, d, g, false AS from_qrels FROM ({run_j}) r"
+    for statement in sql.table("judg", select):
+        conn.run(statement)
 
 
-def _per_query_sql(ks, gain: str, threshold: float, ties: str, join: bool) -> str:
+def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str,
+                   join: bool) -> str:
     """One row per (system, query) of the run: the sums every metric needs."""
-    t = repr(float(threshold))
+    t, one, zero = sql.num(threshold), sql.num(1), sql.num(0)
     if join:
-        graded = ("SELECT r.rn, r.sys, r.q, r.d, r.o, coalesce(j.g, 0.0) AS gr, "
+        graded = (f"SELECT r.rn, r.sys, r.q, r.d, r.o, coalesce(j.g, {zero}) AS gr, "
                   "j.g IS NOT NULL AS judged, coalesce(j.from_qrels, false) AS from_qrels "
                   "FROM run_in r LEFT JOIN judg j ON r.q = j.q AND r.d = j.d")
     else:
-        graded = ("SELECT rn, sys, q, d, o, coalesce(g, 0.0) AS gr, g IS NOT NULL AS judged, "
+        graded = (f"SELECT rn, sys, q, d, o, coalesce(g, {zero}) AS gr, g IS NOT NULL AS judged, "
                   "false AS from_qrels FROM run_in")
     order = {"trec_eval": "o DESC, d DESC",
              "pessimistic": "o DESC, gr ASC, rn ASC",   # relevant documents last among ties
              "optimistic": "o DESC, gr DESC, rn ASC",   # first
              }.get(ties, "o DESC, rn ASC")               # stable: file order
+    window = f"PARTITION BY sys, q ORDER BY {order}"
     rel = f"(gr >= {t})"
     cut = ",\n  ".join(
         f"count(*) FILTER (WHERE {rel} AND r <= {k}) AS hits_{k}, "
-        f"coalesce(sum({_gain('gr', gain)} / log2(r + 1.0)) FILTER (WHERE r <= {k}), 0.0) "
-        f"AS dcg_{k}" for k in ks)
+        f"coalesce(sum({_gain('gr', gain, sql)} / log2(r + {one})) FILTER (WHERE r <= {k}), "
+        f"{zero}) AS dcg_{k}" for k in ks)
     return f"""
 WITH graded AS ({graded}),
 ranked AS (
-  SELECT sys, q, rn, gr, judged, from_qrels, o, row_number() OVER w AS r,
-    lag(o) OVER w AS prev,
-    sum(CASE WHEN {rel} THEN 1 ELSE 0 END) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING
+  SELECT sys, q, rn, gr, judged, from_qrels, o, row_number() OVER ({window}) AS r,
+    lag(o) OVER ({window}) AS prev,
+    sum(CASE WHEN {rel} THEN 1 ELSE 0 END) OVER ({window} ROWS BETWEEN UNBOUNDED PRECEDING
                                                 AND CURRENT ROW) AS nrel
-  FROM graded WINDOW w AS (PARTITION BY sys, q ORDER BY {order})
+  FROM graded
 )
 SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved,
   coalesce(bool_or(o = prev), false) AS tied,
@@ -130,24 +171,24 @@ SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved,
     AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
   count(*) FILTER (WHERE from_qrels) AS from_qrels,
   {cut},
-  coalesce(max(1.0 / r) FILTER (WHERE {rel}), 0.0) AS rr,
-  coalesce(sum(nrel / r) FILTER (WHERE {rel}), 0.0) AS ap_sum
+  coalesce(max({one} / r) FILTER (WHERE {rel}), {zero}) AS rr,
+  coalesce(sum(nrel / r) FILTER (WHERE {rel}), {zero}) AS ap_sum
 FROM ranked GROUP BY sys, q"""
 
 
-def _ideal_sql(ks, gain: str, threshold: float) -> str:
+def _ideal_sql(sql: Dialect, ks, gain: str, threshold: float) -> str:
     """One row per judged query: R, the negative grades, the ideal DCG at each k (only
     judgments with a positive gain add to it)."""
-    t = repr(float(threshold))
+    t, one, zero = sql.num(threshold), sql.num(1), sql.num(0)
     cut = ",\n  ".join(
-        f"coalesce(sum(ig / log2(jr + 1.0)) FILTER (WHERE jr <= {k} AND ig > 0), 0.0) "
+        f"coalesce(sum(ig / log2(jr + {one})) FILTER (WHERE jr <= {k} AND ig > 0), {zero}) "
         f"AS idcg_{k}" for k in ks)
     return f"""
 SELECT q, count(*) FILTER (WHERE g >= {t}) AS relevant,
   count(*) FILTER (WHERE g < 0) AS negative, {cut}
-FROM (SELECT q, g, {_gain('g', gain)} AS ig,
-             row_number() OVER (PARTITION BY q ORDER BY {_gain('g', gain)} DESC) AS jr
-      FROM judg)
+FROM (SELECT q, g, {_gain('g', gain, sql)} AS ig,
+             row_number() OVER (PARTITION BY q ORDER BY {_gain('g', gain, sql)} DESC) AS jr
+      FROM judg) j
 GROUP BY q"""
 
 
@@ -163,17 +204,17 @@ def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bo
     _judgments(conn, has_system=has_system, has_qrels=has_qrels, has_grade=has_grade)
     step(0.55, "ranking every query")
     join = has_qrels or has_system
-    per = conn.execute(_per_query_sql(ks, gain, threshold, ties, join)).df()
+    per = conn.frame(_per_query_sql(conn.dialect, ks, gain, threshold, ties, join))
     step(0.8, "the ideal rankings")
-    ideal = conn.execute(_ideal_sql(ks, gain, threshold)).df()
+    ideal = conn.frame(_ideal_sql(conn.dialect, ks, gain, threshold))
     qrels_only, qrels_first = 0, None
     if has_qrels:
-        qrels_first = conn.execute("SELECT q, min(rn) AS first_rn, count(*) AS n FROM qrels_in "
-                                   "GROUP BY q").df()
+        qrels_first = conn.frame("SELECT q, min(rn) AS first_rn, count(*) AS n FROM qrels_in "
+                                 "GROUP BY q")
         if has_system:  # a judged document retrieved by several systems counts once
-            qrels_only = int(conn.execute(
-                "SELECT count(*) FROM qrels_in j ANTI JOIN (SELECT DISTINCT q, d FROM run_in) r "
-                "ON j.q = r.q AND j.d = r.d").fetchall()[0][0])
+            qrels_only = int(conn.rows(
+                f"SELECT count(*) FROM qrels_in j {conn.dialect.anti_join} "
+                f"(SELECT DISTINCT q, d FROM run_in) r ON j.q = r.q AND j.d = r.d")[0][0])
         else:  # each (query, document) is retrieved at most once (duplicates are refused)
             qrels_only = int(qrels_first["n"].sum() - per["from_qrels"].sum())
     step(0.9, "gathering the per-query table")

@@ -41,9 +41,12 @@ class RankingPanel(AnalysisPanel):
               "What computes the per-query table (the numbers are the same).\n"
               "automatic: in memory, as the file is already loaded here\n"
               "DuckDB: the same definitions as SQL (for a file larger than memory, use the "
-              "command line's --engine duckdb, which reads the file without loading it)",
+              "command line's --engine duckdb, which reads the file without loading it)\n"
+              "Spark: the same SQL on a local Spark session (local[2]; needs pyspark and "
+              "Java 17; it takes a while to start; for a cluster, use the command line's "
+              "--engine spark --spark-master)",
               choices=(("auto", "automatic (in memory)"), ("memory", "in memory"),
-                       ("duckdb", "DuckDB"))),
+                       ("duckdb", "DuckDB"), ("spark", "Spark (local)"))),
     )
 
     def precheck(self):

@@ -1,0 +1,282 @@
+"""The Spark engine of the ranking analysis (workbench/engines/spark*.py, issue 29): the SQL
+kernels DuckDB runs, rendered for Spark SQL, give the in-memory engine's per-query table
+(within 1e-12, same queries, same order, same notes) and pytrec_eval's numbers: on the TREC
+fixtures (two runs as systems), a graded run with exponential gain and every tie policy,
+generated runs with a system column, ties, unjudged queries and judged queries never
+retrieved, CSV and Parquet files Spark reads itself, and digit-only ids that must stay text.
+
+One Spark session for the module (local[2], no UI, 4 shuffle partitions): the engine uses the
+session already running.  Skipped with the reason when pyspark or Java is missing (CI has
+both: packaging/dev-setup.sh installs openjdk-17-jre-headless)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import tempfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("duckdb")
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+from tests.test_crosscheck_ranking import (as_trec, assert_matches_trec, generate,  # noqa: E402
+                                           qrels_frame, run_frame, trec_evaluate)
+from tests.test_engines import (ATOL, EXAMPLES, TREC, assert_same_result, cli_error,  # noqa: E402
+                                cli_json, odd_runs, write, write_text)
+from workbench.analyses import ranking as ra  # noqa: E402
+from workbench.core.errors import OptionError  # noqa: E402
+from workbench.engines import spark as spark_engine  # noqa: E402
+from workbench.io import LoadedTable, load_table  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: pyspark 3.5's own deprecation warnings (distutils, pandas 3) are not the workbench's
+pytestmark = pytest.mark.filterwarnings("ignore:::pyspark")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    """The module's Spark session (the engine runs on it instead of starting its own)."""
+    pytest.importorskip("pyspark", reason="the Spark engine needs pyspark (pip install "
+                                          "'eval-workbench[spark]')")
+    if spark_engine.java() is None:
+        pytest.skip("the Spark engine needs Java 17 (apt-get install openjdk-17-jre-headless)")
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("workbench tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def three(table: LoadedTable, **options):
+    """Memory, DuckDB and Spark on one table: the same result (but for the engine's note)."""
+    memory = ra.run(table, ra.Options(engine="memory", **options))
+    duck = ra.run(table, ra.Options(engine="duckdb", **options))
+    spark = ra.run(table, ra.Options(engine="spark", **options))
+    assert_same_result(memory, duck, "duckdb")
+    assert_same_result(memory, spark, "spark")
+    return memory, spark
+
+
+def same_json(a: dict, b: dict) -> None:
+    assert [(r["metric"], r.get("system"), r["n"]) for r in a["results"]] == \
+        [(r["metric"], r.get("system"), r["n"]) for r in b["results"]]
+    for x, y in zip(a["results"], b["results"]):
+        if x["value"] is None:
+            assert y["value"] is None, x["metric"]
+        else:
+            assert y["value"] == pytest.approx(x["value"], abs=ATOL), x["metric"]
+
+
+# --------------------------------------------------------------------------- the three engines
+
+
+def test_trec_fixtures_on_the_command_line(spark, capsys):
+    """Two TREC runs (their tags as systems) and a TREC qrels: the workbench reads them, Spark
+    computes; the signature names Spark."""
+    runs = [os.path.join(TREC, "runA.run"), os.path.join(TREC, "runB.run")]
+    args = [*runs, "--qrels", os.path.join(TREC, "qrels.test.txt"), "--k", "1,5,10"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    duck = cli_json(capsys, *args, "--engine", "duckdb")
+    sp = cli_json(capsys, *args, "--engine", "spark", "--spark-master", "local[2]")
+    assert "engine:spark" in sp["signature"] and "engine:spark" not in memory["signature"]
+    assert sp["signature"].replace("engine:spark", "") == \
+        duck["signature"].replace("engine:duckdb", "")
+    same_json(memory, duck)
+    same_json(memory, sp)
+    assert any("computed by Spark" in n for n in sp["notes"])
+
+
+def test_a_trec_run_read_by_spark(spark, tmp_path, capsys, monkeypatch):
+    """One TREC run file: Spark reads its lines itself (ids as text, the tag as the system);
+    a line that is not a run line is one sentence with its line number (from the preview's
+    reading in the first lines, from Spark's beyond them)."""
+    from workbench.analyses import ranking_engines
+
+    args = [os.path.join(TREC, "runB.run"), "--qrels", os.path.join(TREC, "qrels.test.txt"),
+            "--k", "1,5,10"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    sp = cli_json(capsys, *args, "--engine", "spark")
+    assert {r.get("system") for r in sp["results"]} == {"runB"}
+    same_json(memory, sp)
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 d1 1 2.5 sys\n\n1 Q0 d2 2 1.5 sys\n1 Q0 d3 3 high sys\n")
+    qrels = tmp_path / "bad.qrels"
+    qrels.write_text("1 0 d1 1\n")
+    args = [bad, "--qrels", qrels, "--k", "1", "--engine", "spark"]
+    err = cli_error(capsys, *args)
+    assert "bad.run' line 4 has the score (field 5) 'high', which is not a number" in err, err
+    monkeypatch.setattr(ranking_engines, "TREC_HEAD", 20)  # the preview: the first line only
+    err = cli_error(capsys, *args)
+    assert "bad.run' line 4 reads '1 Q0 d3 3 high sys'; expected 6 whitespace" in err, err
+
+
+def test_graded_example_exponential_gain_and_tie_policies(spark):
+    table = load_table(os.path.join(EXAMPLES, "ranking_graded.csv"))
+    three(table, ks=(1, 3, 10), gain="exponential", ties="pessimistic", relevance_threshold=2)
+    for ties in ("trec_eval", "stable", "optimistic"):
+        memory = ra.run(table, ra.Options(engine="memory", ks=(1, 5), ties=ties))
+        assert_same_result(memory, ra.run(table, ra.Options(engine="spark", ks=(1, 5),
+                                                            ties=ties)), "spark")
+
+
+def test_systems_ties_unjudged_and_missed_queries_match_pytrec_eval(spark, tmp_path):
+    systems = ("bm25", "dense")
+    run_rows, qrels_rows = generate(3, n_queries=40, ties=True, systems=systems)
+    run_rows += [(s, "unjudged-q", f"d{i}", float(i)) for s in systems for i in range(4)]
+    qrels_rows += [("missed-q", "d1", 2), ("missed-q", "d2", 0)]
+    qrels_path = tmp_path / "qrels.csv"
+    qrels_frame(qrels_rows).to_csv(qrels_path, index=False)
+    options = dict(query="query", doc="doc", score="score", qrels=str(qrels_path),
+                   ks=(1, 3, 5, 10), system="system")
+    table = LoadedTable(frame=run_frame(run_rows), path="<memory>")
+    _, spark_result = three(table, **options)
+    three(table, **{**options, "unjudged": "zero", "no_relevant": "skip"})
+    per = spark_result.table("queries").frame
+    for system in systems:
+        qrels, run = as_trec(run_rows, qrels_rows, system)
+        assert_matches_trec(per[per["system"] == system].set_index("query"),
+                            trec_evaluate(qrels, run))
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_files_read_by_spark(spark, tmp_path, capsys, kind):
+    """Spark reads the run and the qrels itself (CSV: every column as text), with a system
+    column; the same numbers as memory and DuckDB, and as pytrec_eval."""
+    run_rows, qrels_rows = generate(7, n_queries=50, ties=True, systems=("a", "b"))
+    run_path = write(run_frame(run_rows), tmp_path / "run", kind)
+    qrels_path = write(qrels_frame(qrels_rows), tmp_path / "qrels", kind)
+    args = [run_path, "--qrels", qrels_path, "--query", "query", "--doc", "doc", "--score",
+            "score", "--system", "system", "--k", "10,100"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    sp = cli_json(capsys, *args, "--engine", "spark")
+    assert "engine:spark" in sp["signature"]
+    same_json(memory, sp)
+    # the file in many small partitions: the rows keep the file's order (stable ties, the
+    # order of the queries)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "4096")
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    try:
+        if kind == "csv":
+            assert spark.read.csv(run_path).rdd.getNumPartitions() > 2
+        same_json(cli_json(capsys, *args, "--ties", "stable", "--engine", "memory"),
+                  cli_json(capsys, *args, "--ties", "stable", "--engine", "spark"))
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+    for system in ("a", "b"):
+        qrels, run = as_trec(run_rows, qrels_rows, system)
+        trec = trec_evaluate(qrels, run, measures={"ndcg_cut.10", "map"})
+        values = {r["metric"]: r["value"] for r in sp["results"] if r.get("system") == system}
+        assert values["map"] == pytest.approx(np.mean([trec[q]["map"] for q in trec]), abs=1e-9)
+        assert values["ndcg@10"] == pytest.approx(
+            np.mean([trec[q]["ndcg_cut_10"] for q in trec]), abs=1e-9)
+
+
+def test_digit_only_ids_stay_text_in_a_csv_read_by_spark(spark, tmp_path, capsys):
+    """'9' > '10' > '00042' > '42.0' as strings (trec_eval's tie break); scores in scientific
+    notation tie with their plain spelling; '7' and '007' are two queries."""
+    run = tmp_path / "run.csv"
+    write_text(str(run), "query,doc,score,relevance", [
+        ("007", "9", "1", "0"), ("007", "10", "1e0", "0"), ("007", "00042", "1.0", "1"),
+        ("007", "42.0", "0.5", "1"), ("7", "42", "1E0", "1"), ("7", "9", "1e-3", "")])
+    sp = cli_json(capsys, run, "--k", "1,3", "--engine", "spark")
+    values = {r["metric"]: r["value"] for r in sp["results"]}
+    # query '007': order 9, 10, 00042, 42.0 (first relevant at rank 3); query '7': rank 1
+    assert values["mrr"] == pytest.approx((1 / 3 + 1) / 2, abs=ATOL)
+    assert values["p@1"] == pytest.approx(0.5, abs=ATOL)
+    same_json(cli_json(capsys, run, "--k", "1,3", "--engine", "memory"), sp)
+    frame = pd.DataFrame({"query": [1, 1, 1, 2, 2], "doc": [9.0, 10.0, 42.0, 42.0, 0.5],
+                          "score": [1.0, 1.0, 1.0, 2.0, 1.0], "relevance": [0, 1, 2, 1, 0]})
+    path = write(frame, tmp_path / "typed", "parquet")  # number-typed ids: 42.0 is '42'
+    same_json(cli_json(capsys, path, "--k", "1,2", "--engine", "memory"),
+              cli_json(capsys, path, "--k", "1,2", "--engine", "spark"))
+
+
+@settings(max_examples=8, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=odd_runs(), ties=st.sampled_from(["trec_eval", "stable", "pessimistic", "optimistic"]),
+       threshold=st.sampled_from([1.0, 2.0, 0.0]))
+def test_odd_ids_and_scores_as_text_files(spark, data, ties, threshold):
+    """test_engines' generated text files (digit-only ids, tied scores written as 1e2 and 100,
+    missing, negative and qrels-only judgments), read by Spark: the in-memory table."""
+    run_lines, qrels_lines = data
+    with tempfile.TemporaryDirectory() as tmp:
+        run_path, qrels_path = os.path.join(tmp, "run.csv"), os.path.join(tmp, "qrels.csv")
+        write_text(run_path, "query,doc,score", run_lines)
+        write_text(qrels_path, "query,doc,relevance", qrels_lines)
+        options = dict(query="query", doc="doc", score="score", qrels=qrels_path, ks=(1, 3),
+                       ties=ties, relevance_threshold=threshold)
+        memory = ra.run(load_table(run_path), ra.Options(engine="memory", **options))
+        spark_result = ra.run_unloaded([run_path], ra.Options(engine="spark", **options))
+    assert_same_result(memory, spark_result, "spark")
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_bad_cells_and_duplicates_are_one_sentence_with_the_line(spark, tmp_path, capsys):
+    run = tmp_path / "run.csv"
+    for cell, expected in [("abc", "but 1 row does not: 'abc' (line 3)"),
+                           ("1.5d", "but 1 row does not: '1.5d' (line 3)"),
+                           ("", "has an empty cell (line 3); expected a number in every row")]:
+        write_text(str(run), "query,doc,score,relevance",
+                   [("q1", "d1", "1", "1"), ("q1", "d2", cell, "0")])
+        err = cli_error(capsys, run, "--k", "1", "--engine", "spark")
+        assert "Column 'score' of file" in err and expected in err, err
+        assert "\n" not in err
+    write_text(str(run), "query,doc,score,relevance",
+               [("q1", "d1", "1", "1"), ("q1", "d2", "2", "0"), ("q1", "d1", "3", "1")])
+    err = cli_error(capsys, run, "--k", "1", "--engine", "spark")
+    assert "repeat a (query, document) pair" in err and "query=q1, doc=d1" in err, err
+    assert "lines 2, 4" in err, err
+
+
+# --------------------------------------------------------------------------- without Spark
+
+
+def test_without_pyspark_or_java_the_engine_is_one_sentence(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run.csv"
+    write_text(str(run), "query,doc,score,relevance", [("q1", "d1", "1", "1")])
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark raises ImportError
+    err = cli_error(capsys, run, "--k", "1", "--engine", "spark")
+    assert "needs the pyspark package" in err and "eval-workbench[spark]" in err, err
+    with pytest.raises(OptionError, match="pyspark"):
+        ra.run(load_table(str(run)), ra.Options(engine="spark", ks=(1,)))
+    monkeypatch.delitem(sys.modules, "pyspark")
+    pytest.importorskip("pyspark")
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java"))
+    err = cli_error(capsys, run, "--k", "1", "--engine", "spark")
+    assert "needs Java 17" in err and "openjdk-17-jre-headless" in err, err
+
+
+def test_auto_never_chooses_spark(tmp_path, capsys, monkeypatch):
+    from workbench.engines import budget
+
+    run_rows, qrels_rows = generate(11, n_queries=5)
+    run_path = write(run_frame(run_rows), tmp_path / "run", "csv")
+    qrels_path = write(qrels_frame(qrels_rows), tmp_path / "qrels", "csv")
+    monkeypatch.setattr(budget, "BYTES_PER_ROW", 10**9)  # over any budget: DuckDB, not Spark
+    assert "engine:duckdb" in cli_json(capsys, run_path, "--qrels", qrels_path, "--k", "5",
+                                       "--engine", "auto")["signature"]
+
+
+def test_the_workbench_does_not_import_pyspark_unless_asked():
+    code = ("import sys, workbench, workbench.cli.main, workbench.analyses.ranking, "
+            "workbench.analyses.ranking_engines, workbench.engines.spark; "
+            "print(any(m == 'pyspark' or m.startswith('pyspark.') or m == 'py4j' "
+            "for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,275 @@
+"""The ranking kernels' input views ``run_in`` and ``qrels_in`` on Spark (see
+:mod:`workbench.engines.ranking_sql`), from a file Spark reads itself or from arrays already in
+memory, with the columns of :mod:`workbench.engines.ranking_input` (the DuckDB engine's).
+
+Ids stay exact text: a CSV/TSV is read with every column as a string (Spark infers nothing:
+``9``, ``10``, ``00042`` and ``42.0`` stay those texts); a Parquet id column typed as a number
+is rendered as the in-memory path renders it (``42`` for 42 and 42.0).  A number cell must be
+a plain decimal number (the in-memory path's :data:`workbench.io.cells.NUMBER_RE`: ``3``,
+``-0.25``, ``1e-3``; not ``inf``, ``1_000`` or Java's ``1.5d``), checked with one sentence
+naming the file, column, line and cell.
+
+``rn`` orders the rows as in the file (Spark's ``monotonically_increasing_id``: increasing in
+file order for one file, not consecutive); the exact line of a row is counted only on the
+error path (:meth:`SparkFile.describe_rows`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError
+from .duck import FileSource
+from .ranking_input import RunColumns
+from .spark import SparkConnection
+
+#: A plain decimal number with optional spaces around (``workbench.io.cells.NUMBER_RE``).
+NUMBER = r"^[ \t]*[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?[ \t]*$"
+
+
+def col(name: str):
+    """A column by its exact name (dots and spaces are not paths)."""
+    from pyspark.sql import functions as F
+
+    return F.col("`" + str(name).replace("`", "``") + "`")
+
+
+@dataclass
+class SparkFile:
+    """A run or qrels file as Spark reads it: the DataFrame of its columns plus ``rn``
+    (``lines``: every line of a TREC run, blank ones too, to count a line's number)."""
+    source: FileSource
+    frame: object  # pyspark DataFrame
+    types: dict
+    lines: object = None
+
+    @property
+    def name(self) -> str:
+        return self.source.name
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    def describe_rows(self, rns) -> str:
+        """``line 3`` / ``rows 2, 4``: the rows' positions in the file, counted."""
+        from pyspark.sql import functions as F
+
+        rns = [int(r) for r in rns][:5]
+        every = self.lines if self.lines is not None else self.frame
+        counts = every.select(*[F.sum((F.col("rn") <= r).cast("long")) for r in rns]
+                              ).collect()[0]
+        return self.source.describe_rows([int(c) for c in counts])
+
+
+def read(conn: SparkConnection, source: FileSource) -> SparkFile:
+    """The file as a DataFrame (CSV: every column a string; Parquet: its own types)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if source.kind == "trec":
+        return _trec(conn, source)
+    try:
+        if source.kind == "parquet":
+            frame = conn.session.read.parquet(source.path)
+        else:
+            schema = T.StructType([T.StructField(c, T.StringType()) for c in source.columns])
+            encoding = "UTF-8" if source.encoding in ("utf-8", "utf-8-sig", "ascii") \
+                else source.encoding
+            frame = (conn.session.read.schema(schema).option("header", True)
+                     .option("enforceSchema", True).option("sep", source.delimiter)
+                     .option("quote", '"').option("escape", '"').option("encoding", encoding)
+                     .option("mode", "PERMISSIVE").csv(source.path))
+    except conn.error as err:
+        first = (str(err).strip().splitlines() or ["unreadable"])[0]
+        raise DataError(f"File '{source.path}' could not be read by Spark: {first}") from None
+    types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
+    return SparkFile(source, frame.withColumn("rn", F.monotonically_increasing_id()), types)
+
+
+def _trec(conn: SparkConnection, source: FileSource) -> SparkFile:
+    """A TREC run (``qid Q0 docno rank score tag``, whitespace-separated, no header) as the
+    columns of :data:`workbench.io.formats.trec.RUN_COLUMNS`, every field as text; the first
+    line that is not a run line is one sentence, as when the workbench reads the file."""
+    from pyspark.sql import functions as F
+
+    from ..io.formats import trec
+    from ..io.formats._common import almost, short
+
+    try:
+        lines = conn.session.read.text(source.path).withColumn(
+            "rn", F.monotonically_increasing_id())
+    except conn.error as err:
+        first = (str(err).strip().splitlines() or ["unreadable"])[0]
+        raise DataError(f"File '{source.path}' could not be read by Spark: {first}") from None
+    parts = F.split(F.regexp_replace("value", r"^\s+|\s+$", ""), r"\s+")
+    text = lines.where(~F.col("value").rlike(r"^\s*$"))
+    wrong = text.where((F.size(parts) != 6) | ~parts[3].rlike(r"^[+-]?[0-9]+$")
+                       | ~parts[4].rlike(NUMBER)).orderBy("rn").limit(1).collect()
+    spark_file = SparkFile(source, text.select(
+        "rn", *[parts[i].alias(name) for i, name in enumerate(trec.RUN_COLUMNS)]),
+        {name: "string" for name in trec.RUN_COLUMNS}, lines)
+    if wrong:
+        where = spark_file.describe_rows([wrong[0]["rn"]]).split()[-1]
+        raise almost(f"'{source.path}'", int(where), f"reads {short(wrong[0]['value'].strip())}",
+                     trec.RUN_EXPECTED)
+    return spark_file
+
+
+def id_text(name: str, dtype: str):
+    """The cells as the exact text the in-memory path uses for ids (missing as ``''``; whole
+    floats below 1e16 as integers, as :func:`workbench.io.cells.format_cell`)."""
+    from pyspark.sql import functions as F
+
+    c = col(name)
+    if dtype == "string":
+        text = c
+    elif dtype in ("float", "double") or dtype.startswith("decimal"):
+        x = c.cast("double")
+        text = (F.when(F.isnan(x), F.lit(None))
+                .when((F.abs(x) < 1e16) & (x == F.floor(x)), x.cast("long").cast("string"))
+                .otherwise(x.cast("string")))
+    elif dtype == "boolean":
+        text = F.when(c, F.lit("True")).when(~c, F.lit("False"))
+    else:
+        text = c.cast("string")
+    return F.coalesce(text, F.lit(""))
+
+
+def number(name: str, dtype: str, decimal: str = "."):
+    """(the cell as a DOUBLE, NULL when blank or not a number; a condition true for a cell
+    that is neither blank nor a finite plain number)."""
+    from pyspark.sql import functions as F
+
+    c = col(name)
+    inf = float("inf")
+    if dtype != "string":
+        x = c.cast("double")
+        finite = ~F.isnan(x) & (F.abs(x) < inf)
+        return F.when(finite, x), c.isNotNull() & ~finite
+    text = c
+    if decimal == ",":
+        text = F.when(F.instr(c, ".") == 0, F.regexp_replace(c, ",", ".")).otherwise(c)
+    parsed = F.trim(text).cast("double")
+    ok = text.rlike(NUMBER) & (F.abs(parsed) < inf)
+    return F.when(ok, parsed), ~blank(name, dtype) & ~F.coalesce(ok, F.lit(False))
+
+
+def blank(name: str, dtype: str):
+    from pyspark.sql import functions as F
+
+    c = col(name)
+    return (c.isNull() | (F.trim(c) == "")) if dtype == "string" else c.isNull()
+
+
+def _value(name: str, dtype: str, decimal: str, *, negate: bool = False):
+    """The number; NULL for an empty cell, NaN for a cell that is not a number."""
+    from pyspark.sql import functions as F
+
+    value, bad = number(name, dtype, decimal)
+    return F.when(bad, F.lit(float("nan"))).otherwise(-value if negate else value)
+
+
+def _require(spark_file: SparkFile, names) -> None:
+    missing = [n for n in names if n and n not in spark_file.types]
+    if missing:
+        raise DataError(f"File '{spark_file.name}' has no column "
+                        f"{', '.join(map(repr, missing))} (its columns are: "
+                        f"{', '.join(spark_file.types)}).")
+
+
+def run_from_file(conn: SparkConnection, source: FileSource, cols: RunColumns) -> SparkFile:
+    """``run_in`` from the file, the cells checked."""
+    from pyspark.sql import functions as F
+
+    src = read(conn, source)
+    _require(src, [cols.query, cols.doc, cols.order, cols.relevance, cols.system])
+    t = src.types
+    g = (_value(cols.relevance, t[cols.relevance], source.decimal) if cols.relevance
+         else F.lit(None).cast("double"))
+    run = src.frame.select(
+        F.col("rn"),
+        (id_text(cols.system, t[cols.system]) if cols.system else F.lit("")).alias("sys"),
+        id_text(cols.query, t[cols.query]).alias("q"), id_text(cols.doc, t[cols.doc]).alias("d"),
+        _value(cols.order, t[cols.order], source.decimal, negate=cols.rank).alias("o"),
+        g.alias("g"))
+    conn.view("run_in", run)
+    bad_o, bad_g = conn.rows("SELECT count(*) FILTER (WHERE o IS NULL OR isnan(o)), "
+                             "count(*) FILTER (WHERE isnan(g)) FROM run_in")[0]
+    if bad_o:
+        _diagnose(src, cols.order, allow_blank=False)
+    if bad_g:
+        _diagnose(src, cols.relevance, allow_blank=True)
+    return src
+
+
+def qrels_from_file(conn: SparkConnection, source: FileSource, query: str, doc: str,
+                    relevance: str) -> SparkFile:
+    """``qrels_in`` from the file, the grades checked (none may be empty)."""
+    from pyspark.sql import functions as F
+
+    src = read(conn, source)
+    _require(src, [query, doc, relevance])
+    t = src.types
+    conn.view("qrels_in", src.frame.select(
+        F.col("rn"), id_text(query, t[query]).alias("q"), id_text(doc, t[doc]).alias("d"),
+        _value(relevance, t[relevance], source.decimal).alias("g")))
+    bad = conn.rows("SELECT count(*) FILTER (WHERE g IS NULL OR isnan(g)) FROM qrels_in")[0][0]
+    if bad:
+        _diagnose(src, relevance, allow_blank=False)
+    return src
+
+
+def _diagnose(src: SparkFile, column: str, *, allow_blank: bool) -> None:
+    """Raise the sentence for the column's bad cells (more reads, on the error path only)."""
+    dtype = src.types[column]
+    _, bad = number(column, dtype, src.source.decimal)
+    where = f"Column '{column}' of file '{src.path}'"
+    wrong = src.frame.where(bad)
+    rows = wrong.orderBy("rn").select("rn", col(column).cast("string")).limit(5).collect()
+    if rows:
+        count = wrong.count()
+        shown = ", ".join(f"'{text}' ({src.describe_rows([rn])})" for rn, text in rows)
+        more = f" and {count - len(rows)} more" if count > len(rows) else ""
+        raise DataError(f"{where} must hold numbers (like 3, 0.25 or 1e-3), but "
+                        f"{count} {'row does' if count == 1 else 'rows do'} not: {shown}{more}.")
+    if not allow_blank:
+        empty = [r[0] for r in src.frame.where(blank(column, dtype)).orderBy("rn")
+                 .select("rn").limit(5).collect()]
+        total = src.frame.where(blank(column, dtype)).count()
+        cells = "an empty cell" if total == 1 else f"{total} empty cells"
+        raise DataError(f"{where} has {cells} ({src.describe_rows(empty)}); expected a "
+                        f"number in every row.")
+
+
+def _frame(conn: SparkConnection, name: str, data: dict, schema: str) -> None:
+    """Columns already checked as the view ``name`` (NaN grades as NULL)."""
+    frame = conn.session.createDataFrame(pd.DataFrame(data), schema=schema)
+    conn.view(f"{name}_frame", frame, cache=False)
+    cols = [c.split()[0] for c in schema.split(",")]
+    select = ", ".join("CASE WHEN isnan(g) THEN NULL ELSE g END AS g" if c == "g" else c
+                       for c in cols)
+    conn.view(name, conn.session.sql(f"SELECT {select} FROM {name}_frame"), cache=False)
+
+
+def run_from_arrays(conn: SparkConnection, q, d, order, grade, system=None) -> None:
+    """``run_in`` from arrays already checked (ids as text, the ordering value, grades with
+    NaN where unjudged)."""
+    n = len(order)
+    _frame(conn, "run_in", {
+        "rn": np.arange(1, n + 1, dtype=np.int64),
+        "sys": np.asarray(system, dtype=object) if system is not None else np.full(n, "", object),
+        "q": np.asarray(q, dtype=object), "d": np.asarray(d, dtype=object),
+        "o": np.asarray(order, dtype=float), "g": np.asarray(grade, dtype=float)},
+        "rn long, sys string, q string, d string, o double, g double")
+
+
+def qrels_from_arrays(conn: SparkConnection, q, d, grade) -> None:
+    """``qrels_in`` from arrays already checked."""
+    _frame(conn, "qrels_in", {"rn": np.arange(1, len(grade) + 1, dtype=np.int64),
+                              "q": np.asarray(q, dtype=object), "d": np.asarray(d, dtype=object),
+                              "g": np.asarray(grade, dtype=float)},
+           "rn long, q string, d string, g double")
