@@ -52,6 +52,12 @@ if ! "$PY" -c "import venv, ensurepip" >/dev/null 2>&1; then
 fi
 # shellcheck disable=SC2086  # word splitting of the package list is intended
 apt_install "the system libraries Qt needs" $missing
+# Java 17 for the Spark engine's tests (pyspark 3.5 comes with the test extra and runs on Java
+# 8/11/17); a system without that package (Debian 13 has Java 21 only) skips those tests
+if ! command -v java >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+  apt_install "Java for the Spark engine's tests" openjdk-17-jre-headless \
+    || echo "dev-setup: openjdk-17-jre-headless could not be installed; the Spark engine's tests will skip" >&2
+fi
 
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
