@@ -51,7 +51,7 @@ def _flag_values(action: argparse.Action):
     if action.nargs == 0:  # store_true
         return st.just([flag])
     if action.choices:
-        values = st.sampled_from(list(action.choices) + ["bogus", ""])
+        values = st.sampled_from([str(c) for c in action.choices] + ["bogus", ""])  # argv is text
     elif action.type in (int, float):
         values = st.one_of(st.sampled_from(NUMBERS), st.integers(-10**13, 10**13).map(str),
                            st.floats(allow_nan=True, allow_infinity=True).map(repr))
