@@ -145,3 +145,33 @@ def test_one_file_per_run_is_ordered_by_file_time_and_the_baseline_named_by_its_
     out = cli("runs", *paths, "--item", "item", "--outcome", "correct", "--baseline-system", "r1",
               "--rounds", "2000", "--resamples", "1000")
     assert "baseline:r1.csv" in out["signature"]
+
+
+def test_the_grid_carries_each_items_cost_steps_and_latency_per_run(qtbot):
+    from workbench.ui.charts.runs_repeats import RunsHeatmap
+
+    rng = np.random.default_rng(4)
+    rows = []
+    for run in ("r1", "r2", "r3"):
+        for i in range(12):
+            if run == "r3" and i == 0:
+                continue  # an item missing in a run: blank cost there
+            rows.append({"run": run, "item": f"i{i}", "correct": int(rng.random() < 0.6),
+                         "cost": round(float(rng.random()), 4), "steps": int(rng.integers(1, 9)),
+                         "latency_s": round(float(rng.random() * 3), 3)})
+    frame = pd.DataFrame(rows)
+    result = runs.run(table_of(frame), runs.Options(system="run", item="item", outcome="correct"))
+    details = result.table("grid_details").frame
+    for measure, col in (("cost", "cost"), ("steps", "steps"), ("latency", "latency_s")):
+        want = frame.pivot(index="item", columns="run", values=col).reindex(details["item"])
+        for run in ("r1", "r2", "r3"):
+            np.testing.assert_array_equal(details[f"{measure}: {run}"].to_numpy(), want[run].to_numpy())
+    assert np.isnan(details.loc[details["item"] == "i0", "cost: r3"]).all()
+    # the heat map's hover names them beside the outcome
+    heat = RunsHeatmap()
+    qtbot.addWidget(heat)
+    heat.update_from(result)
+    grid = result.table("grid").frame
+    top = heat.tooltip_row(len(grid) - 1)        # the first item, on top
+    first = frame[(frame["item"] == grid["item"].iloc[0]) & (frame["run"] == "r1")].iloc[0]
+    assert f"cost {first['cost']:g}" in top and f"steps {int(first['steps'])}" in top

@@ -130,7 +130,35 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     grid = frame.pivot(index="item", columns="run", values="y")
     items = list(dict.fromkeys(frame["item"]))
     grid = grid.reindex(index=items, columns=names)
-    return names, items, grid.to_numpy(dtype=float), binary, value_col, how
+    details = _details(table, frame, items, names, {sys_col, item_col, value_col})
+    return names, items, grid.to_numpy(dtype=float), binary, value_col, how, details
+
+
+#: what the grid's hover shows beside an item's outcome, when the file has it: role -> label
+DETAIL_ROLES = {"cost": "cost", "steps": "steps", "tool_calls": "tool calls", "latency": "latency"}
+
+
+def _details(table: LoadedTable, frame: pd.DataFrame, items, names, taken) -> dict[str, tuple[str, np.ndarray]]:
+    """Per role of :data:`DETAIL_ROLES` the file has (named by its reader, else by a usual name):
+    (column, items x runs numbers, NaN where missing or not a number)."""
+    from ..core.role_names import ROLE_NAMES
+    from ..io import guess_column
+
+    out: dict[str, tuple[str, np.ndarray]] = {}
+    for role in DETAIL_ROLES:
+        by_reader = next((c for c, r in (table.roles or {}).items() if r == role and c in table.frame.columns), None)
+        col = by_reader or guess_column(table, role, ROLE_NAMES.get(role, []))
+        if col is None or col in taken:
+            continue
+        try:
+            values = to_float(table, col, allow_missing=True)
+        except DataError:  # not numbers: nothing to show
+            continue
+        wide = pd.DataFrame({"run": frame["run"], "item": frame["item"], "v": values}).pivot(
+            index="item", columns="run", values="v").reindex(index=items, columns=names)
+        out[role] = (col, wide.to_numpy(dtype=float))
+        taken = taken | {col}
+    return out
 
 
 def _ordered(table: LoadedTable, names: list[str], systems, sys_col: str, options: Options,
@@ -196,7 +224,7 @@ def _baseline_of(table: LoadedTable, names: list[str], wanted: str | None) -> st
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     check_options(options)
     notes: list[str] = []
-    names, items, G, binary, value_col, how = _grid(table, options, notes)
+    names, items, G, binary, value_col, how, details = _grid(table, options, notes)
     k = len(names)
     if k < 2:
         raise DataError(f"File '{table.name}' holds {plural(k, 'run')}; runs side by side need two or more "
@@ -270,6 +298,14 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
               formats={"p_value": "p", "diff": "points" if binary else "score_diff", "items": "int"}),
         Table("grid", "Items x runs", grid, formats={n: "int" if binary else "float" for n in names}),
     ]
+    if details:  # the hover's cost, steps and latency of each item in each run
+        detail = pd.DataFrame({"item": items})
+        for role, (col, M) in details.items():
+            for j, name in enumerate(names):
+                detail[f"{DETAIL_ROLES[role]}: {name}"] = M[:, j]
+        tables.append(Table("grid_details", "Items x runs: " + ", ".join(
+            f"{DETAIL_ROLES[r]} (column '{c}')" for r, (c, _) in details.items()), detail,
+            formats={c: "float" for c in detail.columns if c != "item"}))
     sig = base_signature(NAME)
     sig.update({"value": "binary" if binary else "score", "column": value_col, "runs": str(k),
                 "order": how,

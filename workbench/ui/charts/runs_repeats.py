@@ -123,6 +123,10 @@ class RunsHeatmap(Chart):
         self._values = grid[self.runs].to_numpy(dtype=float)
         self._items = grid["item"].astype(str).to_numpy()
         self._binary = _binary(result)
+        # the cost, steps, tool calls and latency of each item in each run, when the file has them
+        details = _table(result, "grid_details")
+        self._details = {} if details is None else {c: details[c].to_numpy(dtype=float)
+                                                     for c in details.columns if c != "item"}
         self.show_rows(np.arange(len(grid)) if not len(self._rows) or self._rows.max() >= len(grid) else self._rows,
                        redraw=False)
         self._paint()
@@ -196,10 +200,21 @@ class RunsHeatmap(Chart):
         i = n - 1 - int(round(y))
         if not 0 <= i < n:
             return ""
-        vals = self._values[self._rows[i]]
+        row = self._rows[i]
+        vals = self._values[row]
         cells = ", ".join(f"{r}: {'–' if not np.isfinite(v) else fmt(v, 'count' if self._binary else 'score')}"
-                          for r, v in zip(self._short(self.runs), vals))
-        return f"item {self._items[self._rows[i]]}: {cells}"
+                          f"{self._detail_text(run, row)}"
+                          for run, r, v in zip(self.runs, self._short(self.runs), vals))
+        return f"item {self._items[row]}: {cells}"
+
+    def _detail_text(self, run: str, row: int) -> str:
+        """`` (cost 0.012, steps 5, latency 1.2)`` of the item in this run, when known."""
+        parts = []
+        for key, values in getattr(self, "_details", {}).items():
+            measure, _, of_run = key.partition(": ")
+            if of_run == run and np.isfinite(values[row]):
+                parts.append(f"{measure} {fmt(values[row], 'plain')}")
+        return f" ({', '.join(parts)})" if parts else ""
 
     def _on_mouse_moved(self, pos) -> None:
         if not len(self._rows) or not self.plotItem.sceneBoundingRect().contains(pos):
