@@ -48,6 +48,9 @@ class Session:
     #: "text", "metric": "ndcg@10", "baseline": ..., "candidate": ...}; None (also what older
     #: files, which have none, mean): Compare on the file's columns
     compare_source: dict[str, str] | None = None
+    #: the Runs panel's item-grid filter: {"filter": "a_not_b", "run_a": ..., "run_b": ...};
+    #: None (also what older files mean): every item, A the baseline, B the last run
+    runs_grid: dict[str, str] | None = None
     schema: int = SCHEMA
 
     def set_options(self, analysis: str, options: Any) -> None:
@@ -154,6 +157,9 @@ def _check_types(data: dict[str, Any], path) -> None:
             isinstance(data["compare_source"], dict)
             and all(isinstance(v, str) for v in data["compare_source"].values())):
         raise bad("compare_source", "an object of text values (source, metric, baseline, candidate) or null")
+    if data.get("runs_grid") is not None and not (
+            isinstance(data["runs_grid"], dict) and all(isinstance(v, str) for v in data["runs_grid"].values())):
+        raise bad("runs_grid", "an object of text values (filter, run_a, run_b) or null")
     if "panels" in data and not (isinstance(data["panels"], dict)
                                  and all(isinstance(v, dict) for v in data["panels"].values())):
         raise bad("panels", "an object from analysis names to objects of options")

@@ -193,6 +193,8 @@ class Workspace(QTabWidget):
             self.apply_options(session)
         if "compare" in self.panels:  # chosen again once that panel's result on this file is in
             self.panels["compare"].set_source_setting(session.compare_source if session is not None else None)
+        if "runs" in self.panels:  # the item grid's filter, once the Runs result is in
+            self.panels["runs"].grid_view.set_setting(session.runs_grid if session is not None else None)
         colour_systems(table, roles)
         if session is None:  # another file: nothing chosen on the previous one decides its analyses
             for panel in self.panels.values():
@@ -241,6 +243,8 @@ class Workspace(QTabWidget):
         session.currency = cost.currency() if cost is not None else None
         compare = self.panels.get("compare")
         session.compare_source = compare.source_setting() if compare is not None else None
+        runs = self.panels.get("runs")
+        session.runs_grid = runs.grid_view.setting() if runs is not None and runs.table is not None else None
 
     def results(self) -> list:
         """Every result on screen, the decision card first (the report's summary leads with it)."""

@@ -33,6 +33,7 @@ class RunsGrid(QWidget):
         super().__init__(parent)
         self.setObjectName("grid:runs")
         self.result = None
+        self._pending: dict[str, str] | None = None   # a session's filter, until a result comes
         self.grid = pd.DataFrame()
         self.runs: list[str] = []
         self.binary = True
@@ -75,6 +76,30 @@ class RunsGrid(QWidget):
         for combo in (self.filter, self.run_a, self.run_b):
             combo.currentIndexChanged.connect(self.apply_filter)
 
+    def setting(self) -> dict[str, str] | None:
+        """The filter and the two runs it compares, for a session (None: nothing chosen yet)."""
+        if self.result is None:
+            return self._pending
+        return {"filter": str(self.filter.currentData()), "run_a": self.run_a.currentText(),
+                "run_b": self.run_b.currentText()}
+
+    def set_setting(self, setting: dict[str, str] | None) -> None:
+        """A session's filter, applied when the panel's result on the session's file arrives (a
+        session always runs the panel again; a result still shown is the previous file's): a
+        run that result does not have keeps the default pick, an unknown filter shows every item."""
+        self._pending = dict(setting) if setting else None
+
+    def _apply_pending(self) -> None:
+        setting, self._pending = self._pending, None
+        if not setting:
+            return
+        index = self.filter.findData(setting.get("filter"))
+        if index >= 0 and self.filter.model().item(index).isEnabled():
+            self.filter.setCurrentIndex(index)
+        for combo, key in ((self.run_a, "run_a"), (self.run_b, "run_b")):
+            if setting.get(key) in self.runs:
+                combo.setCurrentText(setting[key])
+
     def set_result(self, result) -> None:
         """A new result: the pickers list its runs (A the baseline, B the last run)."""
         self.result = result
@@ -96,6 +121,13 @@ class RunsGrid(QWidget):
             combo.addItems(self.runs)
             combo.setCurrentText(previous if previous in self.runs else wanted)
             combo.blockSignals(False)
+        for combo in (self.filter, self.run_a, self.run_b):
+            combo.blockSignals(True)
+        try:
+            self._apply_pending()
+        finally:
+            for combo in (self.filter, self.run_a, self.run_b):
+                combo.blockSignals(False)
         self.heatmap.update_from(result)
         self.apply_filter()
 
