@@ -90,3 +90,29 @@ def test_letters_separate_exactly_the_significant_pairs(case):
         # copies, and absorbing drops only groups inside another: a pair shares a letter
         # exactly when it is not significant
         assert share == (not sig[i, j]), (letters, i, j)
+
+
+def test_two_value_scores_match_the_exact_enumeration_and_the_shuffles():
+    # 0/1 outcomes: the rounds drawn by counts (binomial per column) against every arrangement
+    rng = np.random.default_rng(11)
+    scores = (rng.random((6, 3)) < 0.5).astype(int)
+    scores[0] = [1, 0, 0]  # at least one item that varies
+    exact = exact_tukey_p(scores)
+    res = randomized_tukey_hsd(scores, rounds=40_000, seed=3)
+    se = np.sqrt(exact * (1 - exact) / 40_000)
+    off = ~np.eye(3, dtype=bool)
+    assert np.all(np.abs(res.p - exact)[off] <= 4 * se[off] + 1e-4)
+    # many items: the same p as shuffling every item's row, within the error of both
+    big = (rng.random((3000, 5)) < np.linspace(0.45, 0.55, 5)).astype(float)
+    from workbench.metrics import multiple
+
+    counts = randomized_tukey_hsd(big, rounds=20_000, seed=5).p
+    shuffled_units = multiple._shuffled_rounds  # the item-by-item path on the same data
+    units = big[(big != big[:, :1]).any(axis=1)].astype(np.int64)
+    largest = np.sort(shuffled_units(units, 20_000, np.random.default_rng(6), multiple.NULL_PROGRESS))
+    sums = big.sum(axis=0)
+    observed = np.abs(sums[None, :] - sums[:, None])
+    ref = (1.0 + 20_000 - np.searchsorted(largest, observed, side="left")) / 20_001
+    se = np.sqrt(ref * (1 - ref) / 20_000)
+    off = ~np.eye(5, dtype=bool)
+    assert np.all(np.abs(counts - ref)[off] <= 5 * np.sqrt(2) * se[off] + 2e-4)

@@ -119,7 +119,7 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
             raise DataError(f"File '{table.name}', column '{value_col}' must hold 0/1 outcomes for --outcome; "
                             f"use --score for other numbers.")
     systems = to_text(table, sys_col)
-    names = list(dict.fromkeys(systems))
+    names = _first_seen(systems)
     names, how = _ordered(table, names, systems, sys_col, options, notes)
     frame = pd.DataFrame({"run": systems, "item": to_text(table, item_col), "y": values,
                           "line": table.lines_of(np.arange(len(values)))})
@@ -128,10 +128,16 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
         notes.append(f"{plural(int(blank.sum()), 'row')} without a value in column '{value_col}' count as "
                      f"missing for their run.")
     grid = frame.pivot(index="item", columns="run", values="y")
-    items = list(dict.fromkeys(frame["item"]))
+    items = _first_seen(frame["item"])
     grid = grid.reindex(index=items, columns=names)
     details = _details(table, frame, items, names, {sys_col, item_col, value_col})
     return names, items, grid.to_numpy(dtype=float), binary, value_col, how, details
+
+
+def _first_seen(values) -> list:
+    """The distinct values in order of first appearance (a hash pass over a numpy array:
+    iterating an Arrow-backed column value by value took seconds for a few hundred thousand)."""
+    return pd.unique(np.asarray(values, dtype=object)).tolist()
 
 
 #: what the grid's hover shows beside an item's outcome, when the file has it: role -> label
@@ -271,7 +277,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         both = finite[:, j] & finite[:, j - 1]
         changed |= both & (pm.paired_differences(np.nan_to_num(G[:, j - 1]), np.nan_to_num(G[:, j])) != 0)
     grid["changed"] = changed
-    grid["missing_in"] = [", ".join(n for n, f in zip(names, row) if not f) for row in finite]
+    missing_in = np.full(len(items), "", dtype=object)
+    for i in np.flatnonzero(~finite.all(axis=1)):  # only the items some run lacks
+        missing_in[i] = ", ".join(n for n, f in zip(names, finite[i]) if not f)
+    grid["missing_in"] = missing_in
     if binary:
         grid["wrong_in_every_run"] = np.all(finite & (G == 0) | ~finite, axis=1) & finite.any(axis=1)
         grid["right_in_baseline_wrong_in_last"] = finite[:, b] & finite[:, -1] & (G[:, b] == 1) & (G[:, -1] == 0)

@@ -46,6 +46,8 @@ def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
     never gives 0.  Scores are taken as whole numbers of the step of
     :func:`~workbench.metrics.paired.tie_quantum` (10 digits of their scale), so sums are exact
     and a difference equal to a round's largest one up to float noise counts as reaching it.
+    When every score is one of two values (0/1 outcomes), a round is drawn by counts
+    (:func:`_two_value_rounds`: the same law, another random stream than the shuffles).
     """
     _check_rounds(rounds, "rounds")
     s = np.asarray(scores, dtype=float)
@@ -68,6 +70,46 @@ def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
     if n == 0:
         return TukeyResult(means, diffs, np.ones((k, k)), rounds, seed)  # every column sum equal
     rng = np.random.default_rng(seed)
+    levels = np.unique(units)
+    if levels.size == 2:  # 0/1 outcomes (any two values): the rounds by counts, not by items
+        largest = _two_value_rounds(units, levels, rounds, rng, progress)
+    else:
+        largest = _shuffled_rounds(units, rounds, rng, progress)
+    largest.sort()
+    # rounds whose largest difference reaches each observed one: from the sorted maxima
+    reach = rounds - np.searchsorted(largest, observed, side="left")
+    p = (1.0 + reach) / (1.0 + rounds)
+    np.fill_diagonal(p, 1.0)
+    return TukeyResult(means, diffs, p, rounds, seed)
+
+
+def _two_value_rounds(units, levels, rounds: int, rng, progress) -> np.ndarray:
+    """Each round's max - min column sum when every score is one of two values (0/1
+    outcomes): shuffling an item's row puts its t high values on a uniform random t-subset of
+    the k columns, so column by column, of the items still needing t of the R remaining
+    columns, Binomial(count, t / R) take this one (each independently, the subset staying
+    uniform over the rest).  The same law as shuffling every item, at a cost per round of
+    k x k binomial draws whatever the number of items (10,000 items x 10 runs: 47 s -> 0.1 s)."""
+    n, k = units.shape
+    lo, hi = int(levels[0]), int(levels[1])
+    need = np.bincount((units == hi).sum(axis=1), minlength=k + 1).astype(np.int64)  # items by t
+    t = np.arange(1, k + 1)
+    state = np.broadcast_to(need, (rounds, k + 1)).copy()
+    counts = np.empty((rounds, k), dtype=np.int64)
+    for j in range(k):
+        progress.check_cancelled()
+        take = rng.binomial(state[:, 1:], np.minimum(t / (k - j), 1.0))   # rounds x k (t = 1..k)
+        counts[:, j] = take.sum(axis=1)
+        state[:, 1:] -= take
+        state[:, :-1] += take
+        progress.advance((j + 1) / k, "randomised Tukey HSD")
+    return (hi - lo) * (counts.max(axis=1) - counts.min(axis=1))
+
+
+def _shuffled_rounds(units, rounds: int, rng, progress) -> np.ndarray:
+    """Each round's max - min column sum, every item's row shuffled (the order of k random
+    keys)."""
+    n, k = units.shape
     largest = np.empty(rounds, dtype=np.int64)
     batch = max(1, min(rounds, BATCH_ELEMENTS // max(n * k, 1)))
     for start in range(0, rounds, batch):
@@ -79,12 +121,7 @@ def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
         col = np.take_along_axis(np.broadcast_to(units, (r, n, k)), order, axis=2).sum(axis=1)  # r x k
         largest[start:start + r] = col.max(axis=1) - col.min(axis=1)
         progress.advance((start + r) / rounds, "randomised Tukey HSD")
-    largest.sort()
-    # rounds whose largest difference reaches each observed one: from the sorted maxima
-    reach = rounds - np.searchsorted(largest, observed, side="left")
-    p = (1.0 + reach) / (1.0 + rounds)
-    np.fill_diagonal(p, 1.0)
-    return TukeyResult(means, diffs, p, rounds, seed)
+    return largest
 
 
 def compact_letters(order, significant) -> list[str]:
