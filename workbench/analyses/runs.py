@@ -118,33 +118,30 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
         if binary and not np.isin(values[np.isfinite(values)], (0.0, 1.0)).all():
             raise DataError(f"File '{table.name}', column '{value_col}' must hold 0/1 outcomes for --outcome; "
                             f"use --score for other numbers.")
-    systems = to_text(table, sys_col)
-    names = _first_seen(systems)
-    names, how = _ordered(table, names, systems, sys_col, options, notes)
-    frame = pd.DataFrame({"run": systems, "item": to_text(table, item_col), "y": values,
-                          "line": table.lines_of(np.arange(len(values)))})
-    blank = frame["y"].isna()
-    if blank.any():
-        notes.append(f"{plural(int(blank.sum()), 'row')} without a value in column '{value_col}' count as "
+    systems = np.asarray(to_text(table, sys_col), dtype=object)
+    run_codes, run_uniques = pd.factorize(systems, sort=False)
+    names, how = _ordered(table, run_uniques.tolist(), systems, sys_col, options, notes)
+    item_codes, item_uniques = pd.factorize(np.asarray(to_text(table, item_col), dtype=object), sort=False)
+    items = item_uniques.tolist()
+    # each row's cell of the (items x runs) grid, runs in their order (a pair is on one row:
+    # check_unique above)
+    column = np.array([names.index(u) for u in run_uniques.tolist()], dtype=np.int64)[run_codes]
+    cells = (item_codes, column)
+    blank = int(np.isnan(values).sum())
+    if blank:
+        notes.append(f"{plural(blank, 'row')} without a value in column '{value_col}' count as "
                      f"missing for their run.")
-    grid = frame.pivot(index="item", columns="run", values="y")
-    items = _first_seen(frame["item"])
-    grid = grid.reindex(index=items, columns=names)
-    details = _details(table, frame, items, names, {sys_col, item_col, value_col})
-    return names, items, grid.to_numpy(dtype=float), binary, value_col, how, details
-
-
-def _first_seen(values) -> list:
-    """The distinct values in order of first appearance (a hash pass over a numpy array:
-    iterating an Arrow-backed column value by value took seconds for a few hundred thousand)."""
-    return pd.unique(np.asarray(values, dtype=object)).tolist()
+    G = np.full((len(items), len(names)), np.nan)
+    G[cells] = values
+    details = _details(table, cells, G.shape, {sys_col, item_col, value_col})
+    return names, items, G, binary, value_col, how, details
 
 
 #: what the grid's hover shows beside an item's outcome, when the file has it: role -> label
 DETAIL_ROLES = {"cost": "cost", "steps": "steps", "tool_calls": "tool calls", "latency": "latency"}
 
 
-def _details(table: LoadedTable, frame: pd.DataFrame, items, names, taken) -> dict[str, tuple[str, np.ndarray]]:
+def _details(table: LoadedTable, cells, shape, taken) -> dict[str, tuple[str, np.ndarray]]:
     """Per role of :data:`DETAIL_ROLES` the file has (named by its reader, else by a usual name):
     (column, items x runs numbers, NaN where missing or not a number)."""
     from ..core.role_names import ROLE_NAMES
@@ -160,9 +157,9 @@ def _details(table: LoadedTable, frame: pd.DataFrame, items, names, taken) -> di
             values = to_float(table, col, allow_missing=True)
         except DataError:  # not numbers: nothing to show
             continue
-        wide = pd.DataFrame({"run": frame["run"], "item": frame["item"], "v": values}).pivot(
-            index="item", columns="run", values="v").reindex(index=items, columns=names)
-        out[role] = (col, wide.to_numpy(dtype=float))
+        wide = np.full(shape, np.nan)
+        wide[cells] = values
+        out[role] = (col, wide)
         taken = taken | {col}
     return out
 
