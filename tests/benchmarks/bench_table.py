@@ -64,6 +64,12 @@ folder before any timing):
   issue's 10,000 samples x 5 epochs are not the default: inspect_ai itself needs about 40 ms of
   CPU per sample and epoch to write the log (about 35 minutes at 10,000 x 5); ``--inspect-samples``
   sets N.  Without a Python with inspect_ai the row is skipped (a sentence says so; no row).
+  One run (2026-12-02, inspect_ai 0.3.285, nice 19 on a shared 2-core machine, load average
+  about 3.3; the log written in 412 s, not timed; medians of 3)::
+
+    | Inspect .eval log, 2,000 samples x 5 epochs with tool calls: read + Cost + Repeats | 10.24 s |
+    inspect_ai read_eval_log (read only) 36.03 s | **3.52x** | equal (samples 10,000 vs 10,000,
+    tool_calls 20,000 vs 20,000, steps 25,000 vs 25,000) |
 * ``ranking-memory``: ranking, 10M rows of an in-memory DataFrame: ``analyses.ranking.run`` /
   pytrec_eval, in one child process (the data made once, the tools interleaved), the peak
   resident memory of each run read from ``/proc/self/status`` (VmHWM, reset before each run
