@@ -4,7 +4,7 @@
 Not a test (pytest skips ``tests/benchmarks``; ``tests/test_bench_quick.py`` runs ``--quick``).
 From the project root::
 
-    .venv/bin/python tests/benchmarks/bench_table.py            # the sizes (~10-20 min)
+    .venv/bin/python tests/benchmarks/bench_table.py            # the sizes (~20-30 min with inspect-log)
     .venv/bin/python tests/benchmarks/bench_table.py --quick    # small sizes, a smoke test
     .venv/bin/python tests/benchmarks/bench_table.py --only text --only report
 
