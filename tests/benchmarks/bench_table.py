@@ -4,7 +4,7 @@
 Not a test (pytest skips ``tests/benchmarks``; ``tests/test_bench_quick.py`` runs ``--quick``).
 From the project root::
 
-    .venv/bin/python tests/benchmarks/bench_table.py            # the issue's sizes (~10-20 min)
+    .venv/bin/python tests/benchmarks/bench_table.py            # the issue's sizes (~20-30 min with inspect-log)
     .venv/bin/python tests/benchmarks/bench_table.py --quick    # small sizes, a smoke test
     .venv/bin/python tests/benchmarks/bench_table.py --only text --only report
 
@@ -52,6 +52,24 @@ folder before any timing):
   ``pandas.read_csv`` + statsmodels' ``cohens_kappa`` (with its standard error, on the
   judge x first person table) + the ``krippendorff`` package's ordinal alpha of the three raters.
   Check: kappa, its standard error and alpha equal to 1e-9.
+* ``inspect-log``: an Inspect ``.eval`` log of 2,000 samples x 5 epochs of an agent with 1-3 tool
+  calls per sample (some parallel), scorer ``match``, written by inspect_ai's own ``eval()`` with
+  ``mockllm`` (``make_inspect_bench_log.py``, run once by ``$INSPECT_PYTHON``, default
+  ``/tmp/iv/bin/python``, into the temporary folder; not timed; issue 26): ``load_table`` +
+  ``analyses.cost.run`` (the roles the reader suggests, as the CLI) + ``analyses.repeats.run``
+  (item ``sample_id``, outcome ``match``, repeat ``epoch``, system ``model``) / inspect_ai's own
+  ``read_eval_log`` in a child process of ``$INSPECT_PYTHON`` (read only, timed inside the child).
+  Check: the samples x epochs, the tool calls and the steps (assistant messages) counted from
+  inspect_ai's objects equal the workbench's rows and its ``tool_calls`` and ``steps`` sums.  The
+  issue's 10,000 samples x 5 epochs are not the default: inspect_ai itself needs about 40 ms of
+  CPU per sample and epoch to write the log (about 35 minutes at 10,000 x 5); ``--inspect-samples``
+  sets N.  Without a Python with inspect_ai the row is skipped (a sentence says so; no row).
+  One run (2026-12-02, inspect_ai 0.3.285, nice 19 on a shared 2-core machine, load average
+  about 3.3; the log written in 412 s, not timed; medians of 3)::
+
+    | Inspect .eval log, 2,000 samples x 5 epochs with tool calls: read + Cost + Repeats | 10.24 s |
+    inspect_ai read_eval_log (read only) 36.03 s | **3.52x** | equal (samples 10,000 vs 10,000,
+    tool_calls 20,000 vs 20,000, steps 25,000 vs 25,000) |
 * ``ranking-memory``: ranking, 10M rows of an in-memory DataFrame: ``analyses.ranking.run`` /
   pytrec_eval, in one child process (the data made once, the tools interleaved), the peak
   resident memory of each run read from ``/proc/self/status`` (VmHWM, reset before each run
@@ -87,11 +105,11 @@ for p in (str(ROOT), str(HERE)):
 import bench_engine as be  # noqa: E402
 
 FULL = dict(csv=1_000_000, xlsx=100_000, parquet=1_000_000, ranking_csv=1_000_000, text=100_000, ranking_memory=10_000_000,
-            repeats=1_000_000, rubric=1_000_000, judge=1_000_000)
+            repeats=1_000_000, rubric=1_000_000, judge=1_000_000, inspect=2_000)
 QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000, repeats=5_000,
-             rubric=5_000, judge=5_000)
+             rubric=5_000, judge=5_000, inspect=50)
 ROWS = ("csv", "csv-messy", "xlsx", "parquet", "ranking-csv", "text", "report", "repeats", "rubric", "judge",
-        "ranking-memory")
+        "inspect-log", "ranking-memory")
 
 
 def load() -> str:
@@ -702,6 +720,81 @@ def row_judge(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> No
               f"equal ({', '.join(keys)}; max diff {diff:.1e})" if diff < 1e-9 else f"DIFFERENT (max diff {diff:.2e})")
 
 
+#: inspect_ai's own reader, run by INSPECT_PYTHON: each log read with ``read_eval_log`` (timed), then
+#: the samples, tool calls and assistant messages counted from its objects (not timed)
+INSPECT_READ = r"""
+import glob, json, os, sys, time
+from inspect_ai.log import read_eval_log
+paths = sorted(glob.glob(os.path.join(sys.argv[1], "*.eval")))
+t = time.perf_counter()
+logs = [read_eval_log(p) for p in paths]
+seconds = time.perf_counter() - t
+samples = [s for log in logs for s in log.samples]
+assistant = [m for s in samples for m in s.messages if m.role == "assistant"]
+print(json.dumps({"seconds": seconds, "logs": len(logs), "samples": len(samples), "steps": len(assistant),
+                  "tool_calls": sum(len(m.tool_calls or []) for m in assistant)}))
+"""
+
+
+def inspect_python() -> str | None:
+    """INSPECT_PYTHON (default /tmp/iv/bin/python) when it exists and imports inspect_ai, else None."""
+    exe = os.environ.get("INSPECT_PYTHON", "/tmp/iv/bin/python")
+    if not exe or not os.access(exe, os.X_OK):
+        return None
+    probe = subprocess.run([exe, "-c", "import inspect_ai"], capture_output=True, check=False)
+    return exe if probe.returncode == 0 else None
+
+
+def _wb_inspect(folder: Path) -> dict:
+    from workbench.analyses import cost, repeats
+    from workbench.io import load_table
+    from workbench.io.formats import with_roles
+
+    table = load_table(folder)
+    options, _ = with_roles(cost.Options(), table)  # the roles the reader suggests, as the CLI
+    spend = cost.run(table, options)
+    tries = repeats.run(table, repeats.Options(item="sample_id", outcome="match", repeat="epoch", system="model"))
+    frame = table.frame
+    return {"samples": len(frame), "steps": int(frame["steps"].sum()), "tool_calls": int(frame["tool_calls"].sum()),
+            "records": len(spend.records) + len(tries.records)}
+
+
+def _ref_inspect(exe: str, folder: Path, seconds: list[float]) -> dict:
+    proc = subprocess.run([exe, "-c", INSPECT_READ, str(folder)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        print(proc.stderr[-3000:])
+        raise SystemExit("inspect_ai's read_eval_log failed")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    seconds.append(out["seconds"])
+    return out
+
+
+def row_inspect(table: Table, samples: int, repeats: int, tmp: Path) -> None:
+    exe, maker = inspect_python(), HERE / "make_inspect_bench_log.py"
+    if exe is None or not maker.exists():
+        print("Skipped: no Python with inspect_ai (set INSPECT_PYTHON; default /tmp/iv/bin/python) or no "
+              f"{maker.name}; the inspect-log row needs both.")
+        return
+    folder = tmp / "inspect_logs"
+    made = subprocess.run([exe, str(maker), str(folder), "--samples", str(samples)], capture_output=True,
+                          text=True, check=False)
+    if made.returncode != 0:
+        print(made.stderr[-3000:])
+        raise SystemExit("make_inspect_bench_log.py failed")
+    gen = json.loads(made.stdout.strip().splitlines()[-1])
+    print(f"  inspect_ai wrote the log ({gen['samples']:,} samples x {gen['epochs']} epochs, "
+          f"{gen['models']} model) in {gen['seconds']:.0f} s (not timed)", flush=True)
+    ref_s: list[float] = []
+    res = median_interleaved({"wb": lambda: _wb_inspect(folder), "ref": lambda: _ref_inspect(exe, folder, ref_s)},
+                             repeats)
+    wb, ref = res["wb"][2], res["ref"][2]
+    keys = ("samples", "tool_calls", "steps")
+    same = all(wb[k] == ref[k] for k in keys)
+    table.add(f"Inspect .eval log, {gen['samples']:,} samples x {gen['epochs']} epochs with tool calls: read + "
+              "Cost + Repeats", res["wb"][0], "inspect_ai read_eval_log (read only)", statistics.median(ref_s),
+              ("equal (" if same else "DIFFERENT (") + ", ".join(f"{k} {wb[k]:,} vs {ref[k]:,}" for k in keys) + ")")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -709,6 +802,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="median of N interleaved runs (default 3)")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--only", choices=ROWS, action="append", help="only these rows (repeatable)")
+    parser.add_argument("--inspect-samples", type=int,
+                        help="samples of the inspect-log row's log (default 2,000; --quick 50)")
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
     parser.add_argument("--child-ranking-memory", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child-report-memory", nargs=2, help=argparse.SUPPRESS)
@@ -756,6 +851,8 @@ def main(argv: list[str] | None = None) -> int:
                 row_rubric(table, sizes["rubric"], args.repeats, tmp, args.seed)
             elif row == "judge":
                 row_judge(table, sizes["judge"], args.repeats, tmp, args.seed)
+            elif row == "inspect-log":
+                row_inspect(table, args.inspect_samples or sizes["inspect"], args.repeats, tmp)
             elif row == "ranking-memory":
                 row_ranking_memory(table, sizes["ranking_memory"], args.repeats, args.seed)
     be.section(f"Issue 13's table (medians of {args.repeats}; ratio = reference / workbench; "
