@@ -45,7 +45,7 @@ def test_ranking_each_convention_equals_the_analysis_run_with_it():
     assert {"gain: exponential", "ties: stable", "ties: pessimistic", "ties: optimistic",
             "ties: expected", "unjudged: zero", "no_relevant: skip", "relevance_threshold: 2"} <= names
     for c in cv.alternatives("ranking", opts):
-        if c.value == "expected":
+        if c.value in ("expected", "retrieved"):  # not options of the analysis: tested below
             continue
         direct = REGISTRY["ranking"].run(table, replace(opts, **dict(c.changes)))
         for metric in ("ndcg@5", "p@5"):
@@ -108,6 +108,51 @@ def test_ranking_tie_expectation_against_brute_force_over_tied_orders():
         row = _rows(conv, m)
         got = row[row["convention"] == "ties: expected"]["value"].item()
         assert got == pytest.approx(float(np.mean(vals)), abs=1e-12)
+
+
+def _ndcg_retrieved_ideal(frame: pd.DataFrame, k: int) -> float:
+    """By hand: each query's DCG@k in trec_eval's order (score descending, then doc id
+    descending), over the ideal DCG@k of its own retrieved documents' grades sorted
+    descending (0 when that ideal is 0); the mean over queries."""
+    values = []
+    for _q, f in frame.groupby("query"):
+        ranked = sorted(zip(f["score"], f["doc"], f["relevance"]), key=lambda t: (-t[0], tuple(-ord(c) for c in t[1])))
+        dcg = sum(g / math.log2(i + 2) for i, (_, _, g) in enumerate(ranked[:k]))
+        best = sorted(f["relevance"], reverse=True)[:k]
+        ideal = sum(g / math.log2(i + 2) for i, g in enumerate(best))
+        values.append(dcg / ideal if ideal > 0 else 0.0)
+    return float(np.mean(values))
+
+
+def test_ranking_ideal_from_the_retrieved_list_by_hand(tmp_path):
+    # query a retrieves 3 of its judged documents (a grade-3 document is judged but never
+    # retrieved); query b retrieves only non-relevant ones
+    frame = pd.DataFrame({"query": ["a"] * 3 + ["b"] * 2,
+                          "doc": ["x", "y", "z", "u", "v"],
+                          "score": [0.9, 0.8, 0.7, 0.5, 0.4],
+                          "relevance": [0, 2, 1, 0, 0]})
+    qrels = tmp_path / "qrels.csv"
+    pd.concat([frame[["query", "doc", "relevance"]],
+               pd.DataFrame({"query": ["a"], "doc": ["w"], "relevance": [3]})]).to_csv(qrels, index=False)
+    table = table_of(frame.drop(columns="relevance"))
+    opts = REGISTRY["ranking"].Options(ks=(2, 3), qrels=str(qrels), query="query", doc="doc",
+                                       score="score")
+    conv = cv.evaluate("ranking", table, opts)
+    row = _rows(conv, "ndcg@3")
+    got = row[row["convention"] == "ideal: retrieved"]["value"].item()
+    # query a: DCG@3 = 0 + 2/log2(3) + 1/2; the retrieved ideal = 2 + 1/log2(3); query b: 0
+    hand = ((2 / math.log2(3) + 0.5) / (2 + 1 / math.log2(3)) + 0.0) / 2
+    assert got == pytest.approx(hand, abs=1e-12)
+    judged = row[row["default"]]["value"].item()
+    assert judged < got  # the judged ideal holds the unretrieved grade-3 document
+
+
+def test_ranking_ideal_from_the_retrieved_list_on_random_runs():
+    frame = _ranking_frame(seed=4, ties=False, systems=("A",)).drop(columns="system")
+    conv = cv.evaluate("ranking", table_of(frame), REGISTRY["ranking"].Options(ks=(3,)))
+    row = _rows(conv, "ndcg@3")
+    got = row[row["convention"] == "ideal: retrieved"]["value"].item()
+    assert got == pytest.approx(_ndcg_retrieved_ideal(frame, 3), abs=1e-12)
 
 
 def test_text_normalisation_and_stemmer_against_references():

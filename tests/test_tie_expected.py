@@ -15,7 +15,8 @@ KS = (1, 2, 3, 5)
 def _brute(q, score, grade, jq, jgrade, Q, gain, threshold):
     """Average of rank_metrics (file order breaks ties) over every permutation of the rows."""
     rows = np.arange(q.size)
-    sums = {k: np.zeros(Q) for k in KS}, {k: np.zeros(Q) for k in KS}
+    sums = {k: np.zeros(Q) for k in KS}, {k: np.zeros(Q) for k in KS}, \
+        {k: np.zeros(Q) for k in KS}, np.zeros(Q)
     count = 0
     for perm in itertools.permutations(rows):
         p = np.asarray(perm)
@@ -24,8 +25,10 @@ def _brute(q, score, grade, jq, jgrade, Q, gain, threshold):
         for k in KS:
             sums[0][k] += arr.ndcg[k]
             sums[1][k] += arr.precision[k]
+            sums[2][k] += arr.recall[k]
+        sums[3][:] += arr.rr
         count += 1
-    return ({k: v / count for k, v in sums[0].items()}, {k: v / count for k, v in sums[1].items()})
+    return tuple({k: v / count for k, v in part.items()} for part in sums[:3]) + (sums[3] / count,)
 
 
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
@@ -37,12 +40,29 @@ def test_tie_expected_equals_brute_force_over_all_orders(gain, threshold):
     grade = np.array([0, 3, 2, 0, 1, 1, 0], dtype=float)
     jq = np.array([0, 0, 0, 0, 0, 1, 1, 1])
     jgrade = np.array([0, 3, 2, 0, 1, 1, 0, 2], dtype=float)  # one judged doc never retrieved
-    nd, pr = _brute(q, score, grade, jq, jgrade, 2, gain, threshold)
+    nd, pr, rc, rr = _brute(q, score, grade, jq, jgrade, 2, gain, threshold)
     got = tie_expected(q, score, grade, jq, jgrade, n_queries=2, ks=KS, gain=gain,
                        threshold=threshold)
     for k in KS:
         np.testing.assert_allclose(got.ndcg[k], nd[k], rtol=0, atol=1e-12)
         np.testing.assert_allclose(got.precision[k], pr[k], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(got.recall[k], rc[k], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got.rr, rr, rtol=0, atol=1e-12)
+
+
+def test_tie_expected_reciprocal_rank_with_several_relevant_in_a_group():
+    # one query: a non-relevant document first, then five tied documents of which two are
+    # relevant, then a third (query 1: nothing relevant retrieved, RR 0)
+    q = np.array([0] * 7 + [1])
+    score = np.array([3, 2, 2, 2, 2, 2, 1, 1.0])
+    grade = np.array([0, 1, 0, 0, 1, 0, 1, 0], dtype=float)
+    nd, pr, rc, rr = _brute(q, score, grade, q, grade, 2, "linear", 1.0)
+    got = tie_expected(q, score, grade, q, grade, n_queries=2, ks=KS)
+    np.testing.assert_allclose(got.rr, rr, rtol=0, atol=1e-12)
+    # by hand: the first relevant of the group is its 1st..4th with probability 2/5, 3/10,
+    # 1/5, 1/10, at ranks 2..5
+    assert got.rr[0] == pytest.approx(0.4 / 2 + 0.3 / 3 + 0.2 / 4 + 0.1 / 5, abs=1e-15)
+    assert got.rr[1] == 0.0
 
 
 def test_tie_expected_hand_value():

@@ -35,10 +35,8 @@ BOOTSTRAP = f"bootstrap percentile 95%, {RESAMPLES} resamples, seed {SEED}"
 
 #: Conventions the issue asks for that the analysis does not have (said in the output).
 NOT_AVAILABLE = {
-    "ranking": ("ideal DCG from the retrieved list only (the ideal DCG is always built from all "
-                "judged documents)",
-                "the tie expectation (McSherry-Najork) for MRR, MAP and recall (it is computed for "
-                "nDCG@k and P@k)"),
+    "ranking": ("the tie expectation (McSherry-Najork) for MAP (it is computed for nDCG@k, P@k, "
+                "recall@k and MRR)",),
     "text": ("BLEU tokenizers that need MeCab or sentencepiece (ja-mecab, ko-mecab, spm, flores)",),
     "passk": (),
     "aggregate": ("a paired verdict between versions (the conventions table gives each "
@@ -107,6 +105,7 @@ def _ranking_alternatives(options, result) -> list[Convention]:
     other = 2.0 if options.relevance_threshold != 2.0 else 1.0
     out.append(Convention("relevance_threshold", f"{other:g}",
                           changes=(("relevance_threshold", other),)))
+    out.append(Convention("ideal", "retrieved"))  # the ideal DCG of the retrieved list only
     return out
 
 
@@ -265,45 +264,89 @@ def _ranking_read(metric, conv, result, options, table) -> dict:
     units = _ranking_units(result)
     if conv.value == "expected" and conv.key == "ties":
         units = _with_tie_expectation(units, table, options, metric)
+    elif conv.key == "ideal" and conv.value == "retrieved":
+        units = _with_retrieved_ideal(units, table, options, metric)
     return _units_reading(metric, conv, units, "query", "system" if "system" in units else None)
 
 
-def _with_tie_expectation(units: pd.DataFrame, table, options, metric: str) -> pd.DataFrame:
-    """The per-query table with ``metric`` (nDCG@k or P@k) replaced by its expectation over every
-    order of the tied documents (:func:`workbench.metrics.ranking.tie_expected`)."""
-    from ..metrics.ranking import tie_expected
+def _coded_run(table, options):
+    """(query labels, per system: the run's query codes, order scores and grades) with the
+    judgments' query codes and grades; one coding of the run per evaluation (the last table)."""
     from . import ranking as rk
 
-    name, _, k = metric.partition("@")
-    if name not in ("ndcg", "p"):
-        return units.assign(**{metric: np.nan})
-    key = (id(table), options)
-    if key not in _EXPECTED:  # one coding of the run for every metric (the last table only)
+    key = ("coded", id(table), options)
+    if key not in _EXPECTED:
         _EXPECTED.clear()
         res = rk.Resolver(table)
         cols = rk._columns(table, options, res)
         run = rk._read_run(table, options, cols)
         coded = rk._code_ids(table, run, cols)
         judg = rk._judgments(table, run, coded, cols)
-        labels = pd.Index(coded.q_labels).astype(str)
-        ks = tuple(rk.parse_ks(options.ks))
         per_system = {}
         for code, label in enumerate(run.sys_labels):
             m = run.sys_codes == code
-            per_system[label] = tie_expected(
-                coded.rq[m], run.order_val[m], judg.grade_for_run[m], judg.jq, judg.jgrade,
-                n_queries=len(labels), ks=ks, gain=options.gain, threshold=options.relevance_threshold)
-        _EXPECTED[key] = (labels, per_system)
-    labels, per_system = _EXPECTED[key]
+            per_system[label] = (coded.rq[m], run.order_val[m], judg.grade_for_run[m])
+        _EXPECTED[key] = (pd.Index(coded.q_labels).astype(str), per_system, judg.jq, judg.jgrade)
+    return _EXPECTED[key]
+
+
+def _replace_per_query(units: pd.DataFrame, metric: str, labels, per_system: dict) -> pd.DataFrame:
+    """``units`` with ``metric`` taken from per-system arrays indexed by query code."""
     out = units.copy()
-    for label, exp in per_system.items():
-        values = pd.Series((exp.ndcg if name == "ndcg" else exp.precision)[int(k)], index=labels)
+    for label, values in per_system.items():
+        values = pd.Series(values, index=labels)
         rows = (out["system"] == label) if label is not None else np.ones(len(out), bool)
         out.loc[rows, metric] = values.reindex(out.loc[rows, "query"].astype(str)).to_numpy()
     return out
 
 
-#: The tie expectations of the last table: (id of the table, options) -> (labels, per system).
+def _with_tie_expectation(units: pd.DataFrame, table, options, metric: str) -> pd.DataFrame:
+    """The per-query table with ``metric`` (nDCG@k, P@k, recall@k or MRR) replaced by its
+    expectation over every order of the tied documents
+    (:func:`workbench.metrics.ranking.tie_expected`); MAP's is not computed (NaN)."""
+    from ..metrics.ranking import tie_expected
+    from . import ranking as rk
+
+    name, _, k = metric.partition("@")
+    if name not in ("ndcg", "p", "r", "mrr"):
+        return units.assign(**{metric: np.nan})
+    labels, runs, jq, jgrade = _coded_run(table, options)
+    ks = tuple(rk.parse_ks(options.ks)) or (1,)
+    per_system = {}
+    for label, (rq, order_val, grade) in runs.items():
+        exp = tie_expected(rq, order_val, grade, jq, jgrade, n_queries=len(labels), ks=ks,
+                           gain=options.gain, threshold=options.relevance_threshold)
+        per_system[label] = (exp.rr if name == "mrr" else
+                             {"ndcg": exp.ndcg, "p": exp.precision, "r": exp.recall}[name][int(k)])
+    return _replace_per_query(units, metric, labels, per_system)
+
+
+def _with_retrieved_ideal(units: pd.DataFrame, table, options, metric: str) -> pd.DataFrame:
+    """The per-query table with nDCG@k normalised by the ideal DCG of the retrieved list only
+    (the query's retrieved documents' gains sorted descending) instead of all judged documents;
+    the DCG is the one of the ties option as set.  Other metrics are unchanged."""
+    from ..metrics.ranking import ideal_dcg
+
+    name, _, k = metric.partition("@")
+    if name != "ndcg":
+        return units
+    k = int(k)
+    labels, runs, jq, jgrade = _coded_run(table, options)
+    Q = len(labels)
+    judged = pd.Series(ideal_dcg(jq, jgrade, Q, (k,), options.gain)[k], index=labels)
+    out = units.copy()
+    for label, (rq, _order, grade) in runs.items():
+        retrieved = pd.Series(ideal_dcg(rq, grade, Q, (k,), options.gain)[k], index=labels)
+        rows = (out["system"] == label) if label is not None else np.ones(len(out), bool)
+        queries = out.loc[rows, "query"].astype(str)
+        dcg = out.loc[rows, metric].to_numpy(float) * judged.reindex(queries).to_numpy()
+        ideal = retrieved.reindex(queries).to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.loc[rows, metric] = np.where(ideal > 0, dcg / ideal, 0.0)
+    return out
+
+
+#: The coding of the last table's run: ("coded", id of the table, options) -> its arrays.
 _EXPECTED: dict = {}
 
 

@@ -271,10 +271,13 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
 @dataclass(frozen=True)
 class TieExpected:
     """Per-query expectations over every order of the tied documents (McSherry and Najork
-    2008), each an array of length Q: nDCG@k and P@k for each k."""
+    2008), each an array of length Q: nDCG@k, P@k and recall@k for each k, and the reciprocal
+    rank (MRR's per-query value)."""
 
     ndcg: dict[int, np.ndarray]
     precision: dict[int, np.ndarray]
+    recall: dict[int, np.ndarray]
+    rr: np.ndarray
 
 
 def tie_expected(q, score, grade, jq, jgrade, *, n_queries: int, ks, gain: str = "linear",
@@ -285,9 +288,13 @@ def tie_expected(q, score, grade, jq, jgrade, *, n_queries: int, ks, gain: str =
     likely, so each position the group spans holds, in expectation, the group's mean gain:
     a document of a group of m spanning 0-based ranks [s, e) adds gain / m times the sum of
     the discounts 1 / log2(rank + 2) over [s, min(e, k)), and relevance / m times the number of
-    those ranks to the hits of P@k.  The ideal DCG is the one of :func:`rank_metrics` (all
-    judged documents; it does not depend on the order).  Without ties this is
-    :func:`rank_metrics`' nDCG@k and P@k.
+    those ranks to the hits of P@k (recall@k: those hits over the query's relevant count R).
+    The ideal DCG is the one of :func:`rank_metrics` (all judged documents; it does not depend
+    on the order).  The reciprocal rank depends only on the first tie group holding a relevant
+    document: starting at 0-based rank s, of m documents of which r are relevant, the first
+    relevant one is the group's j-th with probability C(m-j, r-1) / C(m, r), so the expectation is
+    the sum over j of that probability times 1 / (s + j).  Without ties this is
+    :func:`rank_metrics`' nDCG@k, P@k, recall@k and reciprocal rank.
     """
     ks = [int(k) for k in ks]
     if not ks or any(k < 1 for k in ks):
@@ -310,19 +317,49 @@ def tie_expected(q, score, grade, jq, jgrade, *, n_queries: int, ks, gain: str =
     disc_cum = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(kmax) + 2.0))]
     gains = gain_of(gs, gain)
     rel = (gs >= threshold).astype(float)
-    ideal = _ideal_dcg(jq, jgrade, Q, ks, gain)
-    ndcg, precision = {}, {}
+    ideal = ideal_dcg(jq, jgrade, Q, ks, gain)
+    jg = np.nan_to_num(np.asarray(jgrade, dtype=float), nan=0.0)
+    R = np.bincount(np.asarray(jq, dtype=np.int64), weights=(jg >= threshold), minlength=Q)
+    ndcg, precision, recall = {}, {}, {}
     for k in ks:
         lo, hi = np.minimum(start, k), np.minimum(end, k)
         dcg = np.bincount(qs, weights=gains * (disc_cum[hi] - disc_cum[lo]) / size, minlength=Q)
         hits = np.bincount(qs, weights=rel * (hi - lo) / size, minlength=Q)
         with np.errstate(invalid="ignore", divide="ignore"):
             ndcg[k] = np.where(ideal[k] > 0, dcg / ideal[k], 0.0)
+            recall[k] = np.where(R > 0, hits / R, 0.0)
         precision[k] = hits / k
-    return TieExpected(ndcg=ndcg, precision=precision)
+    rr = _expected_rr(qs, rel, g_start, g_size, rank, Q)
+    return TieExpected(ndcg=ndcg, precision=precision, recall=recall, rr=rr)
 
 
-def _ideal_dcg(jq, jgrade, n_queries: int, ks, gain: str) -> dict[int, np.ndarray]:
+def _expected_rr(qs, rel, g_start, g_size, rank, n_queries: int) -> np.ndarray:
+    """Each query's reciprocal rank averaged over the orders of its tied documents (see
+    :func:`tie_expected`); 0 for a query without a relevant retrieved document."""
+    rr = np.zeros(n_queries)
+    if g_start.size == 0:
+        return rr
+    r_in = np.add.reduceat(rel, g_start)
+    with_rel = np.flatnonzero(r_in > 0)
+    if with_rel.size == 0:
+        return rr
+    gq = qs[g_start[with_rel]]
+    _, first = np.unique(gq, return_index=True)  # the groups are in ranking order
+    groups = with_rel[first]
+    s = rank[g_start[groups]].astype(float)
+    m, r = g_size[groups], r_in[groups].astype(np.int64)
+    single = m == 1
+    rr[gq[first][single]] = 1.0 / (s[single] + 1.0)
+    for g, q_, s0, mm, rcount in zip(groups[~single], gq[first][~single], s[~single],
+                                     m[~single], r[~single]):
+        j = np.arange(1, mm - rcount + 2)
+        # P(J = 1) = r / m, P(J = j + 1) = P(J = j) (m - j - r + 1) / (m - j)
+        ratios = np.r_[rcount / mm, (mm - j[:-1] - rcount + 1) / (mm - j[:-1])]
+        rr[q_] = float(np.sum(np.cumprod(ratios) / (s0 + j)))
+    return rr
+
+
+def ideal_dcg(jq, jgrade, n_queries: int, ks, gain: str) -> dict[int, np.ndarray]:
     """Each query's ideal DCG@k from all its judged documents (gains sorted descending)."""
     jq = np.asarray(jq, dtype=np.int64)
     jgain = gain_of(np.nan_to_num(np.asarray(jgrade, dtype=float), nan=0.0), gain)
