@@ -83,6 +83,17 @@ def parse_ks(ks, name: str = "k") -> tuple[int, ...]:
     return tuple(sorted(set(out)))
 
 
+def in_memory(table, title: str) -> None:
+    """Raise for a file read page by page (:mod:`workbench.engines.paged`): an analysis
+    without an engine needs the rows in memory, never only the first rows that stand in for
+    the table."""
+    large = getattr(table, "large", None)
+    if large is not None:
+        from ..engines.paged import refusal
+
+        raise DataError(refusal(title, large))
+
+
 def base_signature(analysis: str) -> dict[str, str]:
     return {"workbench": __version__, "analysis": analysis}
 

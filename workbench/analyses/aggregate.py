@@ -23,7 +23,7 @@ from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
 from ..metrics import headline_ci as hc
 from . import _checks, _intervals, _rows
-from ._common import ROLE_NAMES, Resolver, base_signature
+from ._common import ROLE_NAMES, Resolver, base_signature, in_memory
 
 
 def _rate(value) -> str:
@@ -83,6 +83,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     :mod:`workbench.analyses._rows`); the notes and the signature say which."""
     from dataclasses import replace
 
+    in_memory(table, TITLE)
     check_options(options)
     err = _rows.find(table, options.error, options.errored)
     outcome = options.outcome or _rows.role_column(table, "success") or \

@@ -33,7 +33,7 @@ from ..metrics import headline_ci as hc
 from ..metrics import paired as pm
 from . import _intervals
 from . import paired as pt
-from ._common import ROLE_NAMES, Resolver, base_signature, check_unique
+from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, in_memory
 
 NAME = "compare"
 TITLE = "Paired comparison"
@@ -493,6 +493,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
 
     from . import _rows
 
+    in_memory(table, TITLE)
     check_options(options)
     err = _rows.find(table, options.error, options.errored)
     if err.mode == "failure" and err.count and options.better == "lower":

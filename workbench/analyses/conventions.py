@@ -477,6 +477,13 @@ def evaluate(analysis: str, table, options, *, result: AnalysisResult | None = N
     result with ``options``, reused when given)."""
     from . import REGISTRY
 
+    large = getattr(table, "large", None)
+    if large is not None:
+        from ..core.errors import DataError
+
+        raise DataError(f"The conventions table recomputes the analysis a dozen times and reads "
+                        f"the rows in memory; file '{table.name}' ({large.rows:,} rows) is read "
+                        f"by DuckDB page by page. Open an extract of it to see the conventions.")
     module = REGISTRY[analysis]
     _EXPECTED.clear()  # a cache of this evaluation only
     runs: dict[tuple, AnalysisResult] = {}

@@ -17,7 +17,7 @@ from ..metrics import paired as pm
 from ..metrics import headline_ci as hc
 from ..metrics.intervals import proportion_interval, rate_interval_method
 from . import _checks, _intervals, _rows
-from ._common import Resolver, base_signature, pick_column
+from ._common import Resolver, base_signature, pick_column, in_memory
 
 
 def _rate(value) -> str:
@@ -91,6 +91,7 @@ def _same_cost(a: float, b: float) -> bool:
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    in_memory(table, TITLE)
     check_options(options)
     err = _rows.find(table, options.error, options.errored)
     if err.mode == "exclude":

@@ -27,7 +27,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import agreement as ag
 from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
-from ._common import ITEM_NAMES, base_signature, check_unique, pick_column
+from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, in_memory
 
 NAME = "judge"
 TITLE = "Judge"
@@ -106,6 +106,7 @@ def _guess_positive(labels: list[str]) -> str | None:
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    in_memory(table, TITLE)
     check_options(options)
     notes: list[str] = []
     judge_col = pick_column(table, options.judge, "judge", "--judge", notes, names=JUDGE_NAMES)

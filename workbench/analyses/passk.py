@@ -16,7 +16,7 @@ from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics.intervals import implied_per_try_rate
 from . import _checks, _intervals, _rows
-from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks
+from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks, in_memory
 
 NAME = "passk"
 TITLE = "pass@k and pass^k"
@@ -123,6 +123,7 @@ def _estimate(fn, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    in_memory(table, TITLE)
     ks = check_options(options)
     err = _rows.find(table, options.error, options.errored)
     if err.mode == "exclude":

@@ -31,6 +31,8 @@ from ._common import Resolver, base_signature, check_unique, parse_ks
 
 NAME = "ranking"
 TITLE = "Ranking metrics"
+#: Computes a file read page by page (beyond the memory budget) with an engine.
+LARGE_FILES = True
 TIES = ("trec_eval", "stable", "pessimistic", "optimistic")
 NO_RELEVANT = ("zero", "skip")
 UNJUDGED = ("skip", "zero")
@@ -94,7 +96,25 @@ check_options = _check  # the command line checks every option before reading th
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    large = table.large
+    if large is not None:  # a file read page by page: the engine reads it whole
+        return _run_large(table, large, options, progress)
     return _run(table, options, progress)
+
+
+def _run_large(table: LoadedTable, large, options: Options, progress) -> AnalysisResult:
+    """A file the window reads page by page (:mod:`workbench.engines.paged`): DuckDB (or
+    Spark when asked) reads the whole file; ``table`` holds its first rows (the columns)."""
+    from dataclasses import replace
+
+    if options.engine == "memory":
+        raise OptionError(f"File '{table.name}' has {large.rows:,} rows, over the memory budget "
+                          f"({large.choice.reason}): computing in memory would load it all. "
+                          f"Compute it with DuckDB (the engine 'automatic' or 'DuckDB').")
+    choice = large.choice if options.engine == "auto" else None
+    if options.engine == "auto":
+        options = replace(options, engine="duckdb")
+    return _run(table, options, progress, source=large.source, choice=choice)
 
 
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:

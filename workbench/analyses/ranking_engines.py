@@ -6,8 +6,10 @@ analysis's own (:mod:`workbench.analyses.ranking`)."""
 from __future__ import annotations
 
 import os
+import threading
 
-from ..core.errors import DataError, OptionError
+from ..core.errors import Cancelled, DataError, OptionError
+from ..core.progress import NULL_PROGRESS
 from ..engines import budget
 from ..engines.duck import Connection, FileSource
 from ..engines.ranking_input import RunColumns
@@ -24,6 +26,40 @@ def connect(engine: str, options):
 
         return SparkConnection(options.spark_master)
     return Connection()
+
+
+def _cancelled(progress) -> bool:
+    try:
+        progress.check_cancelled()
+    except Cancelled:
+        return True
+    return False
+
+
+def _raise_if_cancelled(progress) -> None:
+    """An engine's error after a cancel is the cancel (DuckDB raises on an interrupt)."""
+    if progress is not None and _cancelled(progress):
+        raise Cancelled("the run was cancelled")
+
+
+def _watch_cancel(conn, progress) -> threading.Event:
+    """A cancel interrupts the engine's running query (checked every 0.1 s on a thread that
+    ends with the run: set the returned event)."""
+    done = threading.Event()
+    if progress is None or progress is NULL_PROGRESS:
+        return done
+
+    def watch() -> None:
+        while not done.wait(0.1):
+            if _cancelled(progress):
+                try:
+                    conn.interrupt()
+                except Exception:  # noqa: BLE001 - the run ends at its next check instead
+                    pass
+                return
+
+    threading.Thread(target=watch, name="workbench-engine-cancel", daemon=True).start()
+    return done
 
 
 def _inputs(conn):
@@ -55,6 +91,7 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
     """The engine on a table already loaded (its cells checked by the in-memory reading)."""
     conn = connect(engine, options)
     inputs = _inputs(conn)
+    watch = _watch_cancel(conn, progress)
     try:
         system = None
         if cols.system:
@@ -81,10 +118,12 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
                           has_qrels=qt is not None, has_grade=bool(cols.relevance),
                           progress=progress)
     except conn.error as err:
+        _raise_if_cancelled(progress)
         raise DataError(f"{ENGINE_NAMES[engine]} could not compute the ranking of "
                         f"'{table.path}': "
                         f"{(str(err).strip().splitlines() or [type(err).__name__])[0]}") from None
     finally:
+        watch.set()
         conn.close()
     return ranked, conn
 
@@ -165,6 +204,7 @@ def on_file(source: FileSource, cols, options, ks, progress,
     """The engine reading the run file (and the qrels file) itself."""
     conn = connect(engine, options)
     inputs, name = _inputs(conn), ENGINE_NAMES[engine]
+    watch = _watch_cancel(conn, progress)
     try:
         if progress is not None:
             progress.advance(0.1, f"reading the run with {name}")
@@ -205,8 +245,10 @@ def on_file(source: FileSource, cols, options, ks, progress,
                           ties=options.ties, has_system=bool(cols.system), has_qrels=has_qrels,
                           has_grade=bool(cols.relevance), progress=progress)
     except conn.error as err:
+        _raise_if_cancelled(progress)
         raise DataError(f"{name} could not compute the ranking of '{source.path}': "
                         f"{(str(err).strip().splitlines() or [type(err).__name__])[0]}") from None
     finally:
+        watch.set()
         conn.close()
     return ranked, conn

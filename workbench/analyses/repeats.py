@@ -32,7 +32,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, text_codes, to_float
 from ..metrics import passk as pk
 from ..metrics import repeats as rp
-from ._common import ITEM_NAMES, base_signature, pick_column
+from ._common import ITEM_NAMES, base_signature, pick_column, in_memory
 from .passk import curve_ks
 
 NAME = "repeats"
@@ -74,6 +74,7 @@ def item_column(table: LoadedTable, options: Options, notes: list[str]) -> str:
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    in_memory(table, TITLE)
     check_options(options)
     notes: list[str] = []
     item_col = item_column(table, options, notes)

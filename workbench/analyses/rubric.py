@@ -34,7 +34,7 @@ from ..metrics import headline_ci as hc
 from ..metrics.intervals import proportion_interval, rate_interval_method
 from . import _intervals
 from .paired import t_record
-from ._common import ITEM_NAMES, base_signature, check_unique, verdict_columns, verdicts
+from ._common import ITEM_NAMES, base_signature, check_unique, verdict_columns, verdicts, in_memory
 
 NAME = "rubric"
 TITLE = "Rubric"
@@ -284,6 +284,7 @@ def _with_system(table: LoadedTable, options: Options, notes: list[str]) -> Opti
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    in_memory(table, TITLE)
     check_options(options)
     notes: list[str] = []
     options = _with_system(table, options, notes)

@@ -35,7 +35,7 @@ from ..metrics import significance as sg
 from ..metrics import headline_ci as hc
 from . import _intervals
 from ..metrics.multiple import compact_letters, randomized_tukey_hsd
-from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, verdicts
+from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, verdicts, in_memory
 
 NAME = "runs"
 TITLE = "Runs"
@@ -225,6 +225,7 @@ def _baseline_of(table: LoadedTable, names: list[str], wanted: str | None) -> st
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    in_memory(table, TITLE)
     check_options(options)
     notes: list[str] = []
     names, items, G, binary, value_col, how, details = _grid(table, options, notes)

@@ -18,7 +18,7 @@ from ..metrics import text_variants as tv
 from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_interval_from_sums
 from . import _intervals
 from . import _rows
-from ._common import Resolver, base_signature, check_unique, codes_of
+from ._common import Resolver, base_signature, check_unique, codes_of, in_memory
 
 #: lm-eval output types whose rows hold generated text (workbench/io/formats/lmeval.py).
 GENERATION = ("generate_until",)
@@ -122,6 +122,7 @@ def _scope(table: LoadedTable, options: Options):
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
+    in_memory(table, TITLE)
     check_options(options)  # validates the options before any work
     table, errored, scope_notes, scope_sig = _scope(table, options)
     res = Resolver(table)

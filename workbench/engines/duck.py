@@ -65,6 +65,10 @@ class Connection:
         unfinished result blocks registering a frame on this connection)."""
         self.con.execute(sql, params or []).fetchall()
 
+    def interrupt(self) -> None:
+        """Stop the query running on another thread (it raises DuckDB's interrupt error)."""
+        self.con.interrupt()
+
     def close(self) -> None:
         try:
             self.con.close()

@@ -166,6 +166,10 @@ class SparkConnection:
         if cache:
             self.session.sql(f"CACHE LAZY TABLE {name}").collect()
 
+    def interrupt(self) -> None:
+        """Cancel the jobs running (a cancelled run)."""
+        self.session.sparkContext.cancelAllJobs()
+
     def close(self) -> None:
         try:  # the views last made first (a view may read an earlier one)
             for name in dict.fromkeys(reversed(self.views)):

@@ -58,6 +58,10 @@ class LoadedTable:
     row_names: Any = field(default=None, repr=False, compare=False)
     #: Files stacked into this table: (path, SHA-256) of each, in order; () for one file.
     parts: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
+    #: A file beyond the memory budget read page by page by DuckDB
+    #: (:class:`workbench.engines.paged.LargeFile`): ``frame`` then holds its first rows only,
+    #: and only analyses with an engine compute on it.
+    large: Any = field(default=None, repr=False, compare=False)
 
     @property
     def sha256(self) -> str:

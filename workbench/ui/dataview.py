@@ -70,33 +70,72 @@ class DataView(QWidget):
         layout.addLayout(row)
         # sorting a text column or searching every cell of a large table takes a second per
         # million rows: above BACKGROUND_ROWS it runs on a worker and the view follows
-        self.model = FrameModel(background_rows=BACKGROUND_ROWS)
+        self.frame_model = FrameModel(background_rows=BACKGROUND_ROWS)
+        #: the model of a file read page by page (made when the first such file opens)
+        self.paged_model = None
+        self.model = self.frame_model
         self.view = TableView(self.model)
         self.view.setObjectName("dataTable")
         self.view.setSelectionBehavior(TableView.SelectionBehavior.SelectRows)
         layout.addWidget(self.view, 1)
-        self.model.modelReset.connect(self._update_info)
-        self.model.layoutChanged.connect(self._update_info)
-        self.model.busy_changed.connect(lambda _busy: self._update_info())
         self._problem = ""
-        self.model.failed.connect(self._on_failed)
         self._when_ready: list = []
-        self.model.rows_ready.connect(self._run_when_ready)
+        self._connect(self.frame_model)
+
+    def _connect(self, model) -> None:
+        model.modelReset.connect(self._update_info)
+        model.layoutChanged.connect(self._update_info)
+        model.busy_changed.connect(lambda _busy: self._update_info())
+        model.failed.connect(self._on_failed)
+        model.rows_ready.connect(self._run_when_ready)
 
     def shutdown(self) -> None:
         """The window closes: the filter timer stops, a background sort or search is
-        cancelled and detached."""
+        cancelled and detached, a file read page by page is closed."""
         self._timer.stop()
-        self.model.shutdown()
+        self.frame_model.shutdown()
+        if self.paged_model is not None:
+            self.paged_model.shutdown()
+
+    def clear(self) -> None:
+        """No table."""
+        self._use(self.frame_model)
+        self.frame_model.set_frame(pd.DataFrame())
 
     def set_table(self, table: LoadedTable) -> None:
         self._when_ready = []  # selections asked for on the previous table
         self.filter.clear()
-        labels = {str(c): FileText(table, c) for c in table.frame.columns
-                  if pd.api.types.is_float_dtype(table.frame[c].dtype)}
-        self.model.set_frame(table.frame, labels=labels)
+        self._problem = ""
+        large = getattr(table, "large", None)
+        if large is not None:  # a file beyond the memory budget: its rows page by page
+            if self.paged_model is None:
+                from .paged_model import PagedModel
+
+                self.paged_model = PagedModel(self)
+                self._connect(self.paged_model)
+            self.paged_model.set_source(large.paged, table.frame)
+            self._use(self.paged_model)
+            self.filter.setEnabled(False)
+            self.filter.setPlaceholderText("Filtering and sorting need the rows in memory: this "
+                                           "file is read page by page")
+        else:
+            labels = {str(c): FileText(table, c) for c in table.frame.columns
+                      if pd.api.types.is_float_dtype(table.frame[c].dtype)}
+            self.frame_model.set_frame(table.frame, labels=labels)
+            self._use(self.frame_model)
+            self.filter.setEnabled(True)
+            self.filter.setPlaceholderText("Filter rows: text in any column")
         self.view.fit_columns()
         self.show_all.setVisible(False)
+        self._update_info()
+
+    def _use(self, model) -> None:
+        if self.model is not model:
+            if self.model is self.paged_model and self.paged_model is not None:
+                self.paged_model.set_source(None, pd.DataFrame())  # nothing asked of the old file
+            self.model = model
+            self.view.setModel(model)
+            self.view.horizontalHeader().setSortIndicator(-1, self.view.horizontalHeader().sortIndicatorOrder())
 
     def show_rows(self, rows, label: str = "") -> None:
         """Filter the view to these source rows and select them."""
@@ -143,7 +182,9 @@ class DataView(QWidget):
         self.show_all.setVisible(False)
 
     def _update_info(self) -> None:
-        total = len(self.model.frame)
+        total = getattr(self.model, "total_rows", None)
+        if total is None:
+            total = len(self.model.frame)
         shown = self.model.rowCount()
         text = f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows"
         if self.model.busy:
@@ -151,6 +192,8 @@ class DataView(QWidget):
             self._problem = ""
         elif self._problem:
             text += f" (not sorted or filtered: {self._problem})"
+        elif self.model is self.paged_model:
+            text += " (read page by page by DuckDB, in file order)"
         self.info.setText(text)
 
     def _on_failed(self, message: str) -> None:

@@ -3,23 +3,60 @@ stacked, the first rows of a large one) and the names a table's path is shown by
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 
 def preview_job(path: str):
-    """On a worker: the first rows of a large delimited text file (``None`` for others)."""
+    """On a worker: the first rows of a large delimited text file, or of a Parquet file over
+    the memory budget (``None`` for others)."""
     from ..io import loader
 
+    large = open_large(path)
+    if large is not None:
+        try:  # the first rows only (the loaded table reads the others page by page)
+            return path, dataclasses.replace(large_table(large, hash_now=False), large=None)
+        finally:
+            large.paged.close()
     table = loader.load_head(path, loader.HEAD_BYTES)
     return None if table is None else (path, table)
 
 
+def open_large(path: str):
+    """A Parquet file over the memory budget, opened for paging by DuckDB
+    (:mod:`workbench.engines.paged`), or None: the file is loaded."""
+    try:
+        from ..engines.paged import open_if_large
+    except ImportError:  # pragma: no cover - the engines are part of the package
+        return None
+    return open_if_large(path)
+
+
+def large_table(large, *, hash_now: bool = True):
+    """The table of a file read page by page: its first rows stand in for the columns."""
+    from ..io.loader import Digest
+    from ..io.table import PARQUET, LoadedTable
+
+    path = large.source.path
+    stat = os.stat(path)
+    digest = Digest(None, background=hash_now,
+                    file=(path, (stat.st_size, stat.st_mtime_ns), f"'{path}'"))
+    return LoadedTable(frame=large.paged.head(), path=path, format=PARQUET, digest=digest,
+                       size_bytes=stat.st_size, notes=(large.sentence(),), large=large)
+
+
 def load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress):
-    """On a worker: load the file, take the saved roles (or guess them), check the data."""
+    """On a worker: load the file, take the saved roles (or guess them), check the data.  A
+    Parquet file over the memory budget is not loaded: it is read page by page."""
     from ..io import load_table
     from ..io.roles import guess_roles
 
-    table = load_table(path, sheet=sheet, progress=progress, hash_now=True)
+    large = open_large(path)
+    if large is not None:
+        progress.advance(0.5, "reading the first rows (the file is read page by page)")
+        table = large_table(large)
+    else:
+        table = load_table(path, sheet=sheet, progress=progress, hash_now=True)
     table.sha256  # the panels and the session read it on the GUI thread: ready before that
     roles = {c: r for c, r in saved_roles.items() if c in table.frame.columns} or guess_roles(table)
     find_systems(table, roles)

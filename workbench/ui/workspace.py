@@ -187,6 +187,7 @@ class Workspace(QTabWidget):
     def set_table(self, table, roles: dict[str, str], session: Session | None, qrels: str | None,
                   *, rule_registered: bool = False) -> None:
         """A new table: the saved session's options (or a fresh start), then every panel runs."""
+        close_large(self.table, table)
         self.table, self.roles = table, dict(roles)
         self.data.set_table(table)
         if session is not None:
@@ -223,9 +224,7 @@ class Workspace(QTabWidget):
             self.data.set_table(self.table)
             self.set_roles(self.roles)
         else:
-            import pandas as pd
-
-            self.data.model.set_frame(pd.DataFrame())
+            self.data.clear()
 
     # -- the session and the report -------------------------------------------------------------
     def apply_options(self, session: Session) -> None:
@@ -284,9 +283,17 @@ class Workspace(QTabWidget):
             panel.shutdown()  # its debounce timer too: it would start a run after this
         self.rule_panel.shutdown()
         self.data.shutdown()
+        close_large(self.table, None)
 
     def wait(self) -> None:
         self.data.model.wait(30000)
+
+
+def close_large(old, new) -> None:
+    """The file read page by page of the table no longer open is closed (its DuckDB reader)."""
+    large = getattr(old, "large", None)
+    if large is not None and old is not new:
+        large.paged.close()
 
 
 def colour_systems(table, roles: dict[str, str]) -> None:

@@ -318,6 +318,16 @@ class AnalysisPanel(PanelMessages, QWidget):
         run is said in the panel and its tab."""
         if self.closed or (self.NEEDS_DATA and self.table is None):
             return False
+        large = getattr(self.table, "large", None) if self.NEEDS_DATA else None
+        if large is not None and not getattr(self.module, "LARGE_FILES", False):
+            from ...engines.paged import refusal  # a file read page by page: no engine here
+
+            reason = refusal(self.module.TITLE, large)
+            self._set_applicable(reason)
+            self.runner.cancel()
+            self.clear_results()
+            self._show_message(reason)
+            return False
         missing = self.missing_columns()
         self._set_applicable(self.reason_not_applicable(missing))
         if missing:

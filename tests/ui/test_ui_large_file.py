@@ -1,0 +1,173 @@
+"""A Parquet file over the memory budget opened in the window (issue 29): it is not loaded but
+read by DuckDB page by page.  The data view shows every row of the file (pages read on a
+worker as they are scrolled to), Ranking computes on the whole file with DuckDB (the same
+numbers as the in-memory engine and pytrec_eval), the panels without an engine say why they do
+not compute instead of computing on the first rows, and a run can be cancelled.  The budget is
+lowered so that a small file counts as large."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import open_file, table_of, wait_result
+
+from workbench.analyses import REGISTRY
+
+pytestmark = pytest.mark.gui
+duckdb = pytest.importorskip("duckdb")
+
+
+def _run_frame(n_queries: int = 300, depth: int = 20, seed: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    q = np.repeat(np.arange(n_queries), depth)
+    return pd.DataFrame({
+        "query": [f"q{i:04d}" for i in q],
+        "doc": [f"{d:05d}" for d in rng.integers(0, 50_000, q.size)],  # digit-only ids
+        "score": np.round(rng.random(q.size), 2),  # ties
+        "relevance": rng.integers(0, 3, q.size),
+    }).drop_duplicates(["query", "doc"], ignore_index=True)
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    """Every Parquet file counts as over the memory budget."""
+    from workbench.engines import budget
+
+    monkeypatch.setattr(budget, "BYTES_PER_ROW", 10**9)
+
+
+@pytest.fixture
+def large_parquet(tmp_path):
+    frame = _run_frame()
+    path = tmp_path / "run.parquet"
+    frame.to_parquet(path, index=False, row_group_size=1000)
+    return path, frame
+
+
+def test_the_data_view_pages_through_every_row(qtbot, window, small_budget, large_parquet):
+    path, frame = large_parquet
+    open_file(qtbot, window, path)
+    table = window.workspace.table
+    assert table.large is not None and len(table.frame) == 1000  # the first rows only
+    data = window.workspace.data
+    model = data.view.model()
+    assert model is data.paged_model
+    assert model.rowCount() == len(frame)  # every row of the file
+    assert f"{len(frame):,} rows" in data.info.text() and "page by page" in data.info.text()
+    # the first rows are at hand; a row near the end is read on a worker when asked for
+    assert model.data(model.index(0, 1)) == frame["doc"].iloc[0]
+    last = len(frame) - 1
+    first_ask = model.data(model.index(last, 1))
+    if first_ask == "…":
+        with qtbot.waitSignal(model.dataChanged, timeout=10000):
+            pass
+    assert model.data(model.index(last, 1)) == frame["doc"].iloc[last]  # '00042' stays text
+    assert model.data(model.index(last, 2)) == repr(float(frame["score"].iloc[last]))
+    # scrolling the view to the end shows the file's last row
+    data.view.scrollToBottom()
+    qtbot.waitUntil(lambda: model.data(model.index(last, 0)) == frame["query"].iloc[last],
+                    timeout=10000)
+    assert model.headerData(last, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Vertical) \
+        == str(len(frame))
+    # copying rows reads them (full precision)
+    text = model.to_tsv(rows=[last], columns=[0, 1])
+    assert text.splitlines() == ["query\tdoc", f"{frame['query'].iloc[last]}\t{frame['doc'].iloc[last]}"]
+
+
+def test_ranking_computes_the_whole_file_with_duckdb(qtbot, window, small_budget, large_parquet):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    path, frame = large_parquet
+    open_file(qtbot, window, path)
+    panel = window.panels["ranking"]
+    window.show_panel("ranking")
+    result = wait_result(qtbot, panel, timeout=60000)
+    assert "engine:duckdb" in result.signature
+    assert any("'auto'" in n and "over the budget" in n for n in result.notes)
+    memory = REGISTRY["ranking"].run(table_of(frame), REGISTRY["ranking"].Options(
+        query="query", doc="doc", score="score", relevance="relevance", ks=panel.options().ks))
+    for metric in ("ndcg@10", "p@5", "mrr", "map"):
+        assert result.value(metric) == pytest.approx(memory.value(metric), abs=1e-12), metric
+    # pytrec_eval on the whole file
+    qrel = {q: {d: int(g) for d, g in zip(f["doc"], f["relevance"])} for q, f in frame.groupby("query")}
+    run = {q: {d: float(s) for d, s in zip(f["doc"], f["score"])} for q, f in frame.groupby("query")}
+    ref = pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut_10"}).evaluate(run)
+    assert result.value("ndcg@10") == pytest.approx(np.mean([v["ndcg_cut_10"] for v in ref.values()]),
+                                                    abs=1e-9)
+    assert result.find("ndcg@10")[0]["n"] == frame["query"].nunique()
+
+
+def test_panels_without_an_engine_say_why_and_do_not_compute(qtbot, window, small_budget,
+                                                             large_parquet, tmp_path):
+    path, _frame = large_parquet
+    open_file(qtbot, window, path)
+    for name in ("compare", "cost", "aggregate"):
+        if name not in window.panels:
+            continue
+        panel = window.panels[name]
+        window.show_panel(name)
+        qtbot.waitUntil(lambda panel=panel: "page by page" in panel.message.text(), timeout=10000)
+        assert panel.last_result is None
+        assert "wrong number" in panel.not_applicable
+        assert not window.workspace.applies(name)
+    # the conventions table and the analyses themselves refuse too (never the first rows)
+    from workbench.analyses import conventions
+    from workbench.core.errors import DataError
+
+    table = window.workspace.table
+    with pytest.raises(DataError, match="page by page"):
+        REGISTRY["compare"].run(table, REGISTRY["compare"].Options())
+    with pytest.raises(DataError, match="page by page"):
+        conventions.evaluate("ranking", table, REGISTRY["ranking"].Options())
+    # a small file opened next is loaded as before, and the large one is closed
+    small = tmp_path / "small.csv"
+    pd.DataFrame({"item": ["a", "b"], "correct": [1, 0]}).to_csv(small, index=False)
+    open_file(qtbot, window, small)
+    assert window.workspace.table.large is None
+    assert table.large.paged.closed
+    assert window.workspace.data.view.model() is window.workspace.data.frame_model
+    assert window.workspace.data.model.rowCount() == 2
+
+
+def test_memory_engine_on_a_large_file_is_one_sentence(qtbot, window, small_budget, large_parquet):
+    path, _frame = large_parquet
+    open_file(qtbot, window, path)
+    from dataclasses import replace
+
+    from workbench.core.errors import OptionError
+
+    table = window.workspace.table
+    options = replace(window.panels["ranking"].options(), engine="memory")
+    with pytest.raises(OptionError, match="would load it all"):
+        REGISTRY["ranking"].run(table, options)
+
+
+def test_a_duckdb_run_is_cancelled_mid_query(small_budget, large_parquet):
+    """A cancel interrupts DuckDB's running query (not only the next check between steps)."""
+    import threading
+    import time
+
+    from workbench.core.errors import Cancelled
+    from workbench.core.progress import Progress
+    from workbench.ui.loading import large_table, open_large
+
+    path, _frame = large_parquet
+    large = open_large(str(path))
+    table = large_table(large)
+    progress = Progress()
+    seen = []
+
+    def cancel_soon():
+        time.sleep(0.05)
+        progress.cancel()
+
+    threading.Thread(target=cancel_soon).start()
+    try:
+        with pytest.raises(Cancelled):
+            REGISTRY["ranking"].run(table, REGISTRY["ranking"].Options(
+                query="query", doc="doc", score="score", relevance="relevance",
+                ci_resamples=200_000), progress)
+            seen.append("finished")
+    finally:
+        large.paged.close()
+    assert not seen
