@@ -35,6 +35,10 @@ SHOTS = [  # (name, example file or session, panel)
     ("rubric", "rubric_answers.csv", "rubric"),
     ("runs", "runs_nightly.csv", "runs"),
     ("repeats", "repeats_epochs.csv", "repeats"),
+    # a Parquet file over the memory budget, read page by page (written by large_run(); the
+    # budget is lowered to 2% of the RAM so that 2M rows are over it)
+    ("large-data", "large_run.parquet", "data"),
+    ("large-ranking", "large_run.parquet", "ranking"),
 ]
 
 #: a "Metric from" source to choose in Compare before the shot (Compare's combo box)
@@ -71,6 +75,20 @@ def two_system_runs(folder: Path) -> Path:
                 rows.append((system, f"q{q}", f"q{q}-d{d}", round(float(rng.random() + lift * grade), 4), grade))
     path = folder / "two_systems.csv"
     pd.DataFrame(rows, columns=["system", "query", "doc", "score", "relevance"]).to_csv(path, index=False)
+    return path
+
+
+def large_run(folder: Path, rows: int = 2_000_000) -> Path:
+    """A ranking run of ``rows`` rows (100 documents per query, graded labels) as Parquet."""
+    import duckdb
+
+    path = folder / "large_run.parquet"
+    duckdb.connect().execute(
+        f"COPY (SELECT 'q' || lpad(CAST(i // 100 AS VARCHAR), 6, '0') AS query, "
+        f"'d' || (hash(i) % 1000000) || '-' || (i % 100) AS doc, "
+        f"round((hash(i * 7) % 100000) / 100000.0, 4) AS score, "
+        f"CAST(hash(i * 13) % 4 AS INTEGER) AS relevance FROM range({rows}) t(i)) "
+        f"TO '{path}' (FORMAT parquet)")
     return path
 
 
@@ -121,10 +139,19 @@ def main(out: str, size: str, only: str | None = None) -> int:
         grab(out_dir / f"start-{size}.png")
     by_file = {e.file: e for e in (*EXAMPLES, *EXAMPLE_SESSIONS)}
     generated = two_system_runs(Path(tempfile.mkdtemp()))
+    large = None
     for name, file, panel in SHOTS:
         if only and name not in only.split(","):
             continue
-        if file == generated.name:
+        if file == "large_run.parquet":
+            from workbench.engines import budget
+
+            budget.MEMORY_SHARE = 0.02
+            if large is None:
+                large = large_run(Path(tempfile.mkdtemp()))
+                window.open_path(str(large))
+            settle(window, 180000)
+        elif file == generated.name:
             if window.table is None or window.table.path != str(generated):
                 window.open_path(str(generated))
             settle(window)

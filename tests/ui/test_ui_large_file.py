@@ -34,7 +34,7 @@ def small_budget(monkeypatch):
     """Every Parquet file counts as over the memory budget."""
     from workbench.engines import budget
 
-    monkeypatch.setattr(budget, "BYTES_PER_ROW", 10**9)
+    monkeypatch.setattr(budget, "WINDOW_BYTES_PER_ROW", 10**9)
 
 
 @pytest.fixture
@@ -171,3 +171,16 @@ def test_a_duckdb_run_is_cancelled_mid_query(small_budget, large_parquet):
     finally:
         large.paged.close()
     assert not seen
+
+
+def test_a_parquet_file_loaded_in_memory_is_previewed_first(monkeypatch, large_parquet):
+    """Within the budget a Parquet file is loaded whole; its first rows are shown meanwhile."""
+    from workbench.ui import loading
+
+    path, frame = large_parquet
+    monkeypatch.setattr(loading, "PREVIEW_PARQUET_BYTES", 0)
+    shown, table = loading.preview_job(str(path))
+    assert shown == str(path) and table.large is None
+    assert len(table.frame) == 1000
+    assert table.frame["doc"].tolist() == frame["doc"].iloc[:1000].tolist()
+    assert loading.preview_job(str(path) + ".missing.parquet") is None

@@ -97,7 +97,7 @@ def open_if_large(path: str) -> LargeFile | None:
     None for any other file (loaded into memory as before)."""
     if budget.file_kind(path) != "parquet" or not os.path.isfile(path):
         return None
-    choice = budget.choose_for_file(path, "parquet")
+    choice = budget.choose_for_file(path, "parquet", budget.WINDOW_BYTES_PER_ROW)
     if choice.engine != "duckdb":
         return None
     paged = PagedParquet(path)

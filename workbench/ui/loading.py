@@ -18,8 +18,32 @@ def preview_job(path: str):
             return path, dataclasses.replace(large_table(large, hash_now=False), large=None)
         finally:
             large.paged.close()
+    if path.lower().endswith(loader.PARQUET_EXTENSIONS) and os.path.isfile(path) and \
+            os.path.getsize(path) > PREVIEW_PARQUET_BYTES:
+        return _parquet_head(path)
     table = loader.load_head(path, loader.HEAD_BYTES)
     return None if table is None else (path, table)
+
+
+#: A Parquet file loaded into memory above this size is previewed (its first rows) meanwhile.
+PREVIEW_PARQUET_BYTES = 16 << 20
+
+
+def _parquet_head(path: str):
+    """The first rows of a Parquet file read by DuckDB (None without DuckDB or for a file
+    DuckDB cannot read: the loader says what is wrong)."""
+    from ..io.table import PARQUET, LoadedTable
+
+    try:
+        from ..engines.paged import PagedParquet
+
+        paged = PagedParquet(path)
+    except Exception:  # noqa: BLE001 - no DuckDB, a damaged file: no preview
+        return None
+    try:
+        return path, LoadedTable(frame=paged.head(), path=os.path.abspath(path), format=PARQUET)
+    finally:
+        paged.close()
 
 
 def open_large(path: str):

@@ -39,13 +39,13 @@ class RankingPanel(AnalysisPanel):
               minimum=-100, maximum=100, decimals=2, step=1),
         Field("engine", "Computed by", "choice",
               "What computes the per-query table (the numbers are the same).\n"
-              "automatic: in memory, as the file is already loaded here\n"
-              "DuckDB: the same definitions as SQL (for a file larger than memory, use the "
-              "command line's --engine duckdb, which reads the file without loading it)\n"
+              "automatic: in memory for a loaded file; DuckDB for a Parquet file over the "
+              "memory budget, which the window reads page by page without loading it\n"
+              "DuckDB: the same definitions as SQL (on a loaded file or on the whole file)\n"
               "Spark: the same SQL on a local Spark session (local[2]; needs pyspark and "
               "Java 17; it takes a while to start; for a cluster, use the command line's "
               "--engine spark --spark-master)",
-              choices=(("auto", "automatic (in memory)"), ("memory", "in memory"),
+              choices=(("auto", "automatic"), ("memory", "in memory"),
                        ("duckdb", "DuckDB"), ("spark", "Spark (local)"))),
     )
 
