@@ -55,6 +55,7 @@ def test_the_data_view_pages_through_every_row(qtbot, window, small_budget, larg
     assert model is data.paged_model
     assert model.rowCount() == len(frame)  # every row of the file
     assert f"{len(frame):,} rows" in data.info.text() and "page by page" in data.info.text()
+    assert f"{len(frame):,} rows read page by page" in window.statusBar().currentMessage()
     # the first rows are at hand; a row near the end is read on a worker when asked for
     assert model.data(model.index(0, 1)) == frame["doc"].iloc[0]
     last = len(frame) - 1

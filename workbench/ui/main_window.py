@@ -184,8 +184,11 @@ class MainWindow(FileCommands, QMainWindow):
         said = ""
         if loaded.session is None:  # a file by name: the panel that fits and can run
             panel, said = self.workspace.landing_panel(table, roles, panel or table.panel)
+        large = table.large
+        rows = f"{large.rows:,} rows read page by page" if large is not None else f"{len(table.frame):,} rows"
         self.statusBar().showMessage(
-            f"{said}Loaded {table.name}: {len(table.frame):,} rows, {table.frame.shape[1]} columns. "
+            f"{said}{'Opened' if large is not None else 'Loaded'} {table.name}: {rows}, "
+            f"{table.frame.shape[1]} columns. "
             f"{' '.join(table.notes)}", 20000 if said else 15000)
         self.workspace.land(panel, table)
         self.table_loaded.emit(table)
