@@ -26,3 +26,13 @@ def test_bench_table_quick_runs_every_row_and_values_agree():
                  "rows in memory"):
         assert work in out
     assert "load average" in out and "ratio" in out
+
+
+def test_bench_conventions_quick_runs_both_rows_and_values_agree():
+    """Issue 28's conventions rows: the quick way and the plain way give the same table."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, str(ROOT / "tests/benchmarks/bench_conventions.py"), "--quick"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.count("| equal (") == 2
+    assert "Ranking conventions" in proc.stdout and "Text conventions" in proc.stdout

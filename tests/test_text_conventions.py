@@ -248,3 +248,40 @@ def test_cli_conventions_lists_the_new_conventions_with_values(cli, tmp_path):
     scorer = rouge.RougeScorer(["rougeL"], tokenizer=tv.UnicodeTokenizer())
     assert conv[("rougeL", "rouge_tokenizer: unicode")]["value"] == pytest.approx(
         np.mean([scorer.score(r, p)["rougeL"].fmeasure for p, r in zip(PREDS, REFS)]), abs=1e-9)
+
+
+# -- the engine's counts on sacrebleu's tokens equal sacrebleu's own statistics ---------------
+
+_WORDS = ["the", "a", "cat,", "(dog)", "mat.", "Über", "café", "東京", "北京。", "3.5%", "e-mail",
+          "don't", "&amp;", "--", "!", "x", "ÿ", "日本語のテキスト", "10:30"]
+
+
+@pytest.mark.parametrize("tokenize", ["intl", "char", "none", "zh", "13a"])
+def test_bleu_statistics_equal_sacrebleus_own_per_item(tokenize):
+    rng = random.Random(hash(tokenize) % 1000)
+    preds, refs = list(PREDS), list(REFS)
+    for _ in range(300):  # repeated texts, trailing spaces, empty sides, long rows
+        pred = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 40)))
+        ref = pred if rng.random() < 0.2 else " ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 40)))
+        preds.append(pred + (" " if rng.random() < 0.2 else ""))
+        refs.append(ref + ("  " if rng.random() < 0.1 else ""))
+    got = tv.bleu_statistics(preds, refs, tokenize)
+    want = tv.reference_bleu_statistics(preds, refs, tokenize)
+    np.testing.assert_array_equal(got, want)
+    metric = BLEU(tokenize=tokenize)
+    assert tm.corpus_bleu_from_statistics(got) == pytest.approx(
+        metric.corpus_score(preds, [refs]).score, abs=1e-9)
+
+
+def test_chrf_plus_plus_statistics_equal_sacrebleus_own_per_item():
+    rng = random.Random(7)
+    preds, refs = list(PREDS), list(REFS)
+    for _ in range(300):
+        pred = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 30)))
+        preds.append(pred)
+        refs.append(pred if rng.random() < 0.2 else " ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 30))))
+    got = tv.chrf_statistics(preds, refs, 2)
+    np.testing.assert_array_equal(got, tv.reference_chrf_statistics(preds, refs, 2))
+    assert got.shape == (len(preds), 24)
+    assert tm.chrf_metric(2)._compute_score_from_stats(got.sum(axis=0).tolist()).score == \
+        pytest.approx(CHRF(word_order=2).corpus_score(preds, [refs]).score, abs=1e-9)

@@ -18,6 +18,7 @@ verdict, only the value and its interval under each convention.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -269,25 +270,42 @@ def _ranking_read(metric, conv, result, options, table) -> dict:
     return _units_reading(metric, conv, units, "query", "system" if "system" in units else None)
 
 
-def _coded_run(table, options):
-    """(query labels, per system: the run's query codes, order scores and grades) with the
-    judgments' query codes and grades; one coding of the run per evaluation (the last table)."""
+def _prepared(table, options):
+    """The run read and coded once per evaluation (:func:`workbench.analyses.ranking.prepare`):
+    no convention changes the columns, so every convention reuses it."""
     from . import ranking as rk
 
-    key = ("coded", id(table), options)
+    key = ("prepared", id(table), options.query, options.doc, options.score, options.rank,
+           options.relevance, options.system, options.qrels)
     if key not in _EXPECTED:
-        _EXPECTED.clear()
-        res = rk.Resolver(table)
-        cols = rk._columns(table, options, res)
-        run = rk._read_run(table, options, cols)
-        coded = rk._code_ids(table, run, cols)
-        judg = rk._judgments(table, run, coded, cols)
-        per_system = {}
-        for code, label in enumerate(run.sys_labels):
-            m = run.sys_codes == code
-            per_system[label] = (coded.rq[m], run.order_val[m], judg.grade_for_run[m])
-        _EXPECTED[key] = (pd.Index(coded.q_labels).astype(str), per_system, judg.jq, judg.jgrade)
+        _EXPECTED[key] = rk.prepare(table, options)
+        _EXPECTED[key].keep_orders = True  # the tie rules' orders, shared by the conventions
     return _EXPECTED[key]
+
+
+def _ranking_fast(table, options) -> AnalysisResult | None:
+    """The per-query table under ``options`` from the prepared run (no records, intervals or
+    paired tests, which the conventions table does not read); None for an engine other than
+    memory (the analysis runs as it is)."""
+    from . import ranking as rk
+
+    if options.engine not in ("auto", "memory") or getattr(table, "large", None) is not None:
+        return None
+    frame = rk.per_query_table(table, options, _prepared(table, options))
+    return AnalysisResult(rk.NAME, "", (), (Table("queries", "Per-query metrics", frame),), (),
+                          table.path)
+
+
+def _coded_run(table, options):
+    """(query labels, per system: the run's query codes, order scores and grades) with the
+    judgments' query codes and grades."""
+    prep = _prepared(table, options)
+    run, coded, judg = prep.run, prep.coded, prep.judg
+    per_system = {}
+    for code, label in enumerate(run.sys_labels):
+        m = prep.system_rows(code) if len(run.sys_labels) > 1 else slice(None)
+        per_system[label] = (coded.rq[m], run.order_val[m], judg.grade_for_run[m])
+    return pd.Index(coded.q_labels).astype(str), per_system, judg.jq, judg.jgrade
 
 
 def _replace_per_query(units: pd.DataFrame, metric: str, labels, per_system: dict) -> pd.DataFrame:
@@ -312,10 +330,14 @@ def _with_tie_expectation(units: pd.DataFrame, table, options, metric: str) -> p
         return units.assign(**{metric: np.nan})
     labels, runs, jq, jgrade = _coded_run(table, options)
     ks = tuple(rk.parse_ks(options.ks)) or (1,)
+    key = ("expected", id(table), options)
+    if key not in _EXPECTED:  # one expectation per system for every metric
+        _EXPECTED[key] = {label: tie_expected(rq, order_val, grade, jq, jgrade,
+                                              n_queries=len(labels), ks=ks, gain=options.gain,
+                                              threshold=options.relevance_threshold)
+                          for label, (rq, order_val, grade) in runs.items()}
     per_system = {}
-    for label, (rq, order_val, grade) in runs.items():
-        exp = tie_expected(rq, order_val, grade, jq, jgrade, n_queries=len(labels), ks=ks,
-                           gain=options.gain, threshold=options.relevance_threshold)
+    for label, exp in _EXPECTED[key].items():
         per_system[label] = (exp.rr if name == "mrr" else
                              {"ndcg": exp.ndcg, "p": exp.precision, "r": exp.recall}[name][int(k)])
     return _replace_per_query(units, metric, labels, per_system)
@@ -346,7 +368,8 @@ def _with_retrieved_ideal(units: pd.DataFrame, table, options, metric: str) -> p
     return out
 
 
-#: The coding of the last table's run: ("coded", id of the table, options) -> its arrays.
+#: What one evaluation computes once for every convention: the prepared run, the tie
+#: expectations (cleared when an evaluation starts).
 _EXPECTED: dict = {}
 
 
@@ -468,6 +491,19 @@ _READERS = {
     "cost": (_cost_metrics, _cost_read), "compare": (_compare_metrics, _compare_read),
 }
 
+#: A quicker run for the conventions that reads only the per-unit table (None: run the analysis).
+_FAST = {"ranking": _ranking_fast}
+
+
+def _text_reusing():
+    from . import text
+
+    return text.reusing_scores()
+
+
+#: A context within which the analysis reuses what no convention changes.
+_REUSING = {"text": _text_reusing}
+
 
 # -- evaluation ---------------------------------------------------------------------------
 
@@ -492,21 +528,30 @@ def evaluate(analysis: str, table, options, *, result: AnalysisResult | None = N
     else:
         runs[()] = module.run(table, options)
     convs = alternatives(analysis, options, runs[()])
+    with _REUSING.get(analysis, nullcontext)():
+        rows = _evaluate_each(analysis, module, table, options, convs, runs, progress)
+    progress.advance(1.0, "conventions")
+    frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(EMPTY_COLUMNS))
+    has_verdict = bool(len(frame)) and frame["holds"].notna().any()
+    return Conventions(analysis, frame, NOT_AVAILABLE.get(analysis, ()), has_verdict)
+
+
+def _evaluate_each(analysis, module, table, options, convs, runs, progress) -> list[dict]:
     metrics_of, read = _READERS[analysis]
     rows = []
     for i, conv in enumerate(convs):
         progress.check_cancelled()
         progress.advance(i / len(convs), f"convention {conv.name}")
         if conv.changes not in runs:
-            runs[conv.changes] = module.run(table, replace(options, **dict(conv.changes)),
-                                            Scaled(progress, i / len(convs), (i + 1) / len(convs)))
+            changed = replace(options, **dict(conv.changes))
+            fast = _FAST.get(analysis)
+            res = fast(table, changed) if fast is not None else None
+            runs[conv.changes] = res if res is not None else module.run(
+                table, changed, Scaled(progress, i / len(convs), (i + 1) / len(convs)))
         res = runs[conv.changes]
         for metric in metrics_of(options, runs[()]):
             rows.append(read(metric, conv, res, options, table))
-    progress.advance(1.0, "conventions")
-    frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(EMPTY_COLUMNS))
-    has_verdict = bool(len(frame)) and frame["holds"].notna().any()
-    return Conventions(analysis, frame, NOT_AVAILABLE.get(analysis, ()), has_verdict)
+    return rows
 
 
 #: The columns of a conventions table without a row (an analysis without its headline, such

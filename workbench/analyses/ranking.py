@@ -13,7 +13,7 @@ applies to the judged queries whose judgments are all below the relevance thresh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,7 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..engines import ENGINES
 from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
 from ..metrics import headline_ci as hc
-from ..metrics.ranking import GAINS, rank_metrics, repeated_pairs
+from ..metrics.ranking import GAINS, rank_metrics, ranking_order, repeated_pairs
 from . import _intervals
 from ._common import Resolver, base_signature, check_unique, parse_ks
 
@@ -212,14 +212,14 @@ class _Ranked:
     negative_grades: int
 
 
-def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress) -> _Ranked:
-    """The per-query arrays of every system, in memory (numpy)."""
+def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress,
+                   prepared: "Prepared | None" = None) -> _Ranked:
+    """The per-query arrays of every system, in memory (numpy); ``prepared``: the run read and
+    coded already (:func:`prepare`), which no convention option changes."""
     progress.advance(0.05, "reading the run")
-    run = _read_run(table, options, cols)
-    progress.check_cancelled()
-    progress.advance(0.2, "coding queries and documents")
-    coded = _code_ids(table, run, cols)
-    judg = _judgments(table, run, coded, cols)
+    if prepared is None:
+        prepared = prepare(table, options, cols, progress)
+    run, coded, judg = prepared.run, prepared.coded, prepared.judg
     tie = _tie_breaker(options, coded, judg.grade_for_run)
 
     progress.check_cancelled()
@@ -231,12 +231,13 @@ def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress) -> 
         if len(run.sys_labels) == 1:
             m_q, m_val, m_tie, m_grade = coded.rq, run.order_val, tie, judg.grade_for_run
         else:
-            m = run.sys_codes == code
+            m = prepared.system_rows(code)
             m_q, m_val, m_tie, m_grade = (coded.rq[m], run.order_val[m], _subset(tie, m),
                                           judg.grade_for_run[m])
+        ordered = prepared.ordered(code, options.ties, lambda: ranking_order(m_q, m_val, m_tie))
         arrays.append(rank_metrics(m_q, m_val, m_tie, m_grade, judg.jq, judg.jgrade,
                                    n_queries=Q, ks=ks, gain=options.gain,
-                                   threshold=options.relevance_threshold))
+                                   threshold=options.relevance_threshold, ordered=ordered))
     # trec_eval's query set: the judged queries (a judged query a system missed scores 0, as
     # with trec_eval -c); retrieved queries without any judgment are left out ('skip') or
     # kept and scored 0 ('zero')
@@ -245,6 +246,58 @@ def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress) -> 
                    any_run=np.bincount(coded.rq, minlength=Q) > 0,
                    unjudged_rows=judg.unjudged_rows, qrels_only_docs=judg.qrels_only_docs,
                    negative_grades=int((judg.jgrade < 0).sum()))
+
+
+@dataclass
+class Prepared:
+    """A run read and coded (queries, documents, judgments): what no convention option (gain,
+    ties, relevance threshold, query set) changes, kept to recompute under each."""
+    cols: "_Columns"
+    run: "_Run"
+    coded: "_Coded"
+    judg: object
+    _rows: dict = field(default_factory=dict)
+    #: (system code, tie rule) -> the ranking order; kept only when ``keep_orders``
+    _orders: dict = field(default_factory=dict)
+    keep_orders: bool = False
+
+    def ordered(self, code: int, ties: str, compute):
+        """The ranking order of a system under a tie rule (computed once when kept)."""
+        if not self.keep_orders:
+            return compute()
+        key = (code, ties)
+        if key not in self._orders:
+            self._orders[key] = compute()
+        return self._orders[key]
+
+    def system_rows(self, code: int) -> np.ndarray:
+        rows = self._rows.get(code)
+        if rows is None:
+            rows = self._rows[code] = self.run.sys_codes == code
+        return rows
+
+
+def prepare(table: LoadedTable, options: Options, cols=None, progress=NULL_PROGRESS) -> Prepared:
+    """The run of ``table`` read and coded (the columns from ``options``)."""
+    if cols is None:
+        cols = _columns(table, options, Resolver(table))
+    run = _read_run(table, options, cols)
+    progress.check_cancelled()
+    progress.advance(0.2, "coding queries and documents")
+    coded = _code_ids(table, run, cols)
+    return Prepared(cols, run, coded, _judgments(table, run, coded, cols))
+
+
+def per_query_table(table: LoadedTable, options: Options, prepared: Prepared) -> pd.DataFrame:
+    """The "queries" table of :func:`run` with these options (the same values: the same
+    code), without the records, intervals and paired tests: what the conventions table reads
+    under each option."""
+    ks = _check(options)
+    ranked = _memory_ranked(table, options, prepared.cols, ks, NULL_PROGRESS, prepared)
+    universe = ranked.judged_queries | (ranked.any_run if options.unjudged == "zero" else False)
+    return pd.concat([_query_frame(arr, label, universe, ks, options, prepared.cols,
+                                   ranked.q_labels)
+                      for label, arr in zip(ranked.sys_labels, ranked.arrays)], ignore_index=True)
 
 
 @dataclass(frozen=True)
@@ -470,8 +523,16 @@ def _system_result(arr, label, universe: np.ndarray, ks, options: Options, cols:
     notes += _intervals.notes([(_intervals.who(m, label), ci) for m, ci in cis.items()], "queries")
     row = {"system": label if label is not None else "(all)", "queries": n_use,
            "no_relevant": int(no_rel.sum()), "tied_queries": n_tied, **values}
+    return records, notes, row, _query_frame(arr, label, universe, ks, options, cols, q_labels)
+
+
+def _query_frame(arr, label, universe: np.ndarray, ks, options: Options, cols: _Columns,
+                 q_labels) -> pd.DataFrame:
+    """One system's rows of the per-query table (every query of ``universe``)."""
+    no_rel = universe & (arr.relevant == 0)
+    use = universe & ~no_rel if options.no_relevant == "skip" else universe
     idx = np.flatnonzero(universe)
-    frame = pd.DataFrame({
+    return pd.DataFrame({
         **({"system": [label] * idx.size} if cols.system else {}),
         "query": pd.Index(q_labels).take(idx).astype(str).to_numpy(dtype=object),
         "retrieved": arr.retrieved[idx],
@@ -485,7 +546,6 @@ def _system_result(arr, label, universe: np.ndarray, ks, options: Options, cols:
         "rr": arr.rr[idx],
         "ap": arr.ap[idx],
     })
-    return records, notes, row, frame
 
 
 def _system_notes(arr, label, universe, no_rel, in_run, n_tied: int, options: Options,

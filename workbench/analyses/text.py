@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from contextlib import contextmanager
+
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -121,9 +123,29 @@ def _scope(table: LoadedTable, options: Options):
     return table, errored, notes, sig
 
 
+#: The default conventions' scores kept while the conventions table recomputes the analysis
+#: on one table (:func:`reusing_scores`): a BLEU tokenizer, a smoothing, chrF++ or the ROUGE
+#: tokenizer recompute only their own metric.  None: nothing kept.
+_REUSE: dict | None = None
+
+
+@contextmanager
+def reusing_scores():
+    """Within: :func:`run` on the same table object with options that differ only in BLEU,
+    chrF or ROUGE conventions computes the other metrics once."""
+    global _REUSE
+    _REUSE = {}
+    try:
+        yield
+    finally:
+        _REUSE = None
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     in_memory(table, TITLE)
     check_options(options)  # validates the options before any work
+    reuse_key = (id(table), replace(options, bleu_tokenize="13a", bleu_smooth="exp",
+                                    chrf_word_order=0, rouge_tokenizer="default"))
     table, errored, scope_notes, scope_sig = _scope(table, options)
     res = Resolver(table)
     pred_col = res.required(options.prediction, "prediction", "--prediction")
@@ -153,8 +175,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     else:
         grp_codes, grp_labels = np.zeros(n_rows, dtype=np.int64), [None]
 
-    scores = tm.score_pairs(preds, refs, normalize=options.normalize, stemmer=options.stemmer,
-                            progress=progress)
+    scores = _REUSE.get(reuse_key) if _REUSE is not None else None
+    if scores is None:
+        scores = tm.score_pairs(preds, refs, normalize=options.normalize,
+                                stemmer=options.stemmer, progress=progress)
+        if _REUSE is not None:
+            _REUSE[reuse_key] = scores
     conv = _conventions(options)
     scores = tv.apply(scores, preds, refs, conv, stemmer=options.stemmer)
     objects = {"bleu": conv.bleu_metric(), "chrf": conv.chrf_metric()}

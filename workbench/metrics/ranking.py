@@ -188,9 +188,17 @@ def _order(q: np.ndarray, score: np.ndarray, tie):
     return order, rank
 
 
+def ranking_order(q, score, tie) -> tuple[np.ndarray, np.ndarray]:
+    """(the rows in ranking order, each sorted row's 0-based rank in its query): the order
+    :func:`rank_metrics` ranks by (``tie`` as there)."""
+    return _order(np.asarray(q, dtype=np.int64), np.asarray(score, dtype=float), tie)
+
+
 def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
-                 gain: str = "linear", threshold: float = 1.0) -> RankingArrays:
-    """Compute every rank metric for every query (see module docstring)."""
+                 gain: str = "linear", threshold: float = 1.0, ordered=None) -> RankingArrays:
+    """Compute every rank metric for every query (see module docstring); ``ordered``: the
+    ``(order, rank)`` of :func:`ranking_order` for these rows and tie rule, when already known
+    (it depends on neither the gain nor the threshold)."""
     ks = [int(k) for k in ks]
     if not ks or any(k < 1 for k in ks):
         raise OptionError(f"Every `k` must be >= 1; got k={ks}.")
@@ -198,7 +206,7 @@ def rank_metrics(q, score, tie, grade, jq, jgrade, *, n_queries: int, ks,
     score = np.asarray(score, dtype=float)
     Q = int(n_queries)
 
-    order, rank = _order(q, score, tie)
+    order, rank = _order(q, score, tie) if ordered is None else ordered
     qs = q[order]
     ss = score[order]
     gs = np.asarray(grade, dtype=float)[order]

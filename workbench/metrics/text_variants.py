@@ -2,12 +2,16 @@
 exp smoothing, chrF and rouge-score's tokenizer stay in :mod:`workbench.metrics.text`).
 
 * BLEU with another sacrebleu tokenizer (intl, char, none, zh) or smoothing (floor, add-k,
-  none, with sacrebleu's default smoothing values): the per-item sufficient statistics by
-  sacrebleu's own ``BLEU(tokenize=..., smooth_method=...)._extract_corpus_statistics`` (no
-  tokenizer is re-written here); sentence scores by sacrebleu's ``_compute_score_from_stats``
-  with effective order (what ``sentence_score`` computes).
-* chrF++ (word order 2): ``CHRF(word_order=2)._extract_corpus_statistics``, 24 columns
-  (``[hyp, ref, match]`` for 6 character orders then 2 word orders).
+  none, with sacrebleu's default smoothing values): the tokens are sacrebleu's own (its
+  tokenizer object, called once per distinct text: no tokenizer is re-written here) and the
+  n-gram matches are counted by the fast engine, which gives exactly the statistics of
+  ``BLEU(tokenize=...)._extract_corpus_statistics`` (:func:`reference_bleu_statistics`, the
+  tests' reference) about 10 times faster; sentence scores by sacrebleu's
+  ``_compute_score_from_stats`` with effective order (what ``sentence_score`` computes).
+* chrF++ (word order 2): the character part is the engine's chrF, the word part sacrebleu's
+  own word split (``CHRF._remove_punctuation``) counted by the engine; 24 columns
+  (``[hyp, ref, match]`` for 6 character orders then 2 word orders), exactly
+  ``CHRF(word_order=2)._extract_corpus_statistics`` (:func:`reference_chrf_statistics`).
 * ROUGE with :class:`UnicodeTokenizer`, a tokenizer that keeps non-Latin words (rouge-score's
   own keeps only ``[a-z0-9]``): lower-case, split on non-word characters (Unicode ``\\w``).
   rouge-score accepts it as ``RougeScorer(..., tokenizer=UnicodeTokenizer())``; here the same
@@ -92,15 +96,70 @@ class TextConventions:
 
 
 def bleu_statistics(predictions, references, tokenize: str, smooth: str = "exp") -> np.ndarray:
-    """sacrebleu's per-item BLEU statistics with this tokenizer (int64, N x 10), by
-    ``BLEU(tokenize=..., smooth_method=...)._extract_corpus_statistics(hyps, [refs])``."""
-    metric = tm.bleu_metric(tokenize, smooth)
-    return _stats(metric, predictions, references, 2 + 2 * tm.BLEU_ORDER)
+    """sacrebleu's per-item BLEU statistics with this tokenizer (int64, N x 10): sacrebleu's
+    tokens (``tokenizer(text.rstrip()).split()``, as ``BLEU._preprocess_segment``), the
+    engine's n-gram counts."""
+    preds, refs = list(predictions), list(references)
+    if len(preds) != len(refs):
+        raise ValueError("predictions and references differ in length")
+    if not preds:
+        return np.zeros((0, 2 + 2 * tm.BLEU_ORDER), dtype=np.int64)
+    tokenizer = tm.bleu_metric(tokenize, smooth).tokenizer
+    tokens = _token_ids(eng.interleave(preds, refs), lambda t: tokenizer(t.rstrip()).split())
+    return tm.bleu_statistics_from_tokens(tokens)
 
 
 def chrf_statistics(predictions, references, word_order: int) -> np.ndarray:
     """sacrebleu's per-item chrF statistics with this word order (int64, N x 3(6 + word
-    order)), by ``CHRF(word_order=...)._extract_corpus_statistics(hyps, [refs])``."""
+    order)): the engine's character statistics, then the word orders from sacrebleu's own
+    word split counted by the engine."""
+    preds, refs = list(predictions), list(references)
+    chars = tm.chrf_statistics(preds, refs)
+    if word_order == 0 or not preds:
+        return np.hstack([chars, np.zeros((len(preds), 3 * word_order), dtype=np.int64)])
+    split = tm.chrf_metric(word_order)._remove_punctuation
+    ids, lengths = _token_ids(eng.interleave(preds, refs), split)
+    pairs = eng.Pairs(ids, lengths, len(preds))
+    match = eng.clipped_matches(pairs, word_order)
+    words = np.zeros((len(preds), 3 * word_order), dtype=np.int64)
+    for k in range(word_order):
+        ref_n = np.maximum(pairs.len_r - k, 0)
+        words[:, 3 * k] = np.where(ref_n > 0, np.maximum(pairs.len_h - k, 0), 0)
+        words[:, 3 * k + 1] = ref_n
+        words[:, 3 * k + 2] = match[:, k]
+    return np.hstack([chars, words])
+
+
+def _token_ids(texts: list[str], split) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, lengths) of the tokens of ``texts`` by ``split`` (called once per distinct text),
+    ids shared by every text (as :class:`workbench.metrics._text_engine.Pairs` expects)."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(pd.Series(texts, dtype=object), sort=False)
+    token_lists = [split(t) for t in distinct]
+    per_distinct = np.fromiter((len(t) for t in token_lists), dtype=np.int64,
+                               count=len(token_lists))
+    flat = [tok for toks in token_lists for tok in toks]
+    tok_codes = pd.factorize(pd.Series(flat, dtype=object), sort=False)[0].astype(np.int64) \
+        if flat else np.zeros(0, dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(per_distinct)[:-1]))
+    lengths = per_distinct[codes]
+    # each text's tokens: its distinct text's run of token codes
+    index = np.repeat(starts[codes] - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + \
+        np.arange(int(lengths.sum()), dtype=np.int64)
+    return tok_codes[index] + 1, lengths
+
+
+def reference_bleu_statistics(predictions, references, tokenize: str, smooth: str = "exp") -> np.ndarray:
+    """sacrebleu's own per-item BLEU statistics, one pair at a time in Python (the tests'
+    reference for :func:`bleu_statistics`)."""
+    metric = tm.bleu_metric(tokenize, smooth)
+    return _stats(metric, predictions, references, 2 + 2 * tm.BLEU_ORDER)
+
+
+def reference_chrf_statistics(predictions, references, word_order: int) -> np.ndarray:
+    """sacrebleu's own per-item chrF statistics (the tests' reference for
+    :func:`chrf_statistics`)."""
     return _stats(tm.chrf_metric(word_order), predictions, references,
                   3 * (tm.CHRF_ORDER + word_order))
 
