@@ -431,3 +431,20 @@ def test_column_names_read_as_words_but_data_named_columns_keep_their_names():
     assert column_name("groups", "ci_low") == "Wilson 95% CI low"
     assert column_name("versions", "old") == "old" and column_name("summary", "bm25") == "bm25"
     assert column_name("summary", "ndcg@10") == "nDCG@10"
+
+
+def test_answer_text_names_chrf_plus_plus_when_it_was_computed(examples):
+    """The card names the metric the signature says: chrF++ (word order 2), not chrF."""
+    import sacrebleu
+
+    from workbench.analyses import REGISTRY
+    from workbench.io import load_table
+
+    table = load_table(str(examples / "text_extraction.csv"))
+    plus = REGISTRY["text"].run(table, REGISTRY["text"].Options(chrf_word_order=2))
+    sentence = answer(plus).sentences[0]
+    frame = table.frame
+    want = sacrebleu.metrics.CHRF(word_order=2).corpus_score(
+        frame["prediction"].astype(str).tolist(), [frame["reference"].astype(str).tolist()]).score
+    assert f"chrF++ {want:.1f}" in sentence
+    assert "chrF " not in sentence.replace("chrF++", "")

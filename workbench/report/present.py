@@ -417,10 +417,12 @@ def _answer_text(result, currency):
             continue
         n = em.get("n")
         extra = []
+        chrf_name = "chrF++" if "nw:2" in str(getattr(result, "signature", "")) else "chrF"
         for metric in ("token_f1", "bleu", "chrf", "rougeL"):
             rec = _first(result, metric, **keys)
             if rec is not None:
-                extra.append(f"{display_name(metric).replace(' (0-100)', '')} {_fv(rec)}")
+                name = chrf_name if metric == "chrf" else display_name(metric).replace(' (0-100)', '')
+                extra.append(f"{name} {_fv(rec)}")
         on = f" on {group}" if group is not None else ""
         who = (f"{_q(system)}{on}: exact match" if system is not None
                else (f"{group}: exact match" if group is not None else "Exact match"))
