@@ -280,3 +280,28 @@ def test_the_workbench_does_not_import_pyspark_unless_asked():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_poisson_hash_weights_and_means_equal_in_spark_sql(spark):
+    """The hashed Poisson bootstrap's SQL in Spark: the same weights and replicate means as numpy
+    (and so as DuckDB, tests/test_poisson_bootstrap.py)."""
+    from workbench.metrics import poisson_bootstrap as pb
+
+    ids = [f"q{i}" for i in range(300)] + ["東京", "", "00042", "42", "a'b"]
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"id": ids, "a": rng.random(len(ids)), "n": rng.integers(1, 4, len(ids))})
+    spark.createDataFrame(frame).createOrReplaceTempView("pb_units")
+    try:
+        got = spark.sql(f"SELECT id, reps.r, {pb.weight_sql(pb._sql_key('id', 'spark'), 'reps.r', 8, 'spark')} AS w "
+                        f"FROM pb_units CROSS JOIN (SELECT id AS r FROM range(20)) reps").toPandas()
+        want = pb.weights(pb.unit_keys(ids), np.arange(20), 8)
+        pos = {u: i for i, u in enumerate(ids)}
+        assert len(got) == len(ids) * 20
+        assert all(want[pos[u], int(r)] == int(w) for u, r, w in got.itertuples(index=False))
+        means = spark.sql(pb.means_sql("pb_units", "id", ["a"], resamples=100, seed=8, dialect="spark",
+                                       denominator="n")).toPandas()
+        ours = pb.replicate_means(frame["a"].to_numpy(), ids, resamples=100, seed=8, denominators=frame["n"])
+        np.testing.assert_array_equal(means["r"].to_numpy(), np.arange(100))
+        np.testing.assert_allclose(means["mean_0"].to_numpy(), ours[:, 0], rtol=0, atol=1e-12)
+    finally:
+        spark.catalog.dropTempView("pb_units")

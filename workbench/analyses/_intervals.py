@@ -14,6 +14,7 @@ from ..metrics.intervals import SMALL_N
 METHOD_WORDS = {
     "bootstrap-percentile": "bootstrap-percentile-95",
     "cluster-bootstrap-percentile": "cluster-bootstrap-percentile-95",
+    "poisson-hash-bootstrap-percentile": "poisson-hash-bootstrap-percentile-95",
     "wilson": "wilson-95",
     "clopper-pearson": "clopper-pearson-95",
 }
@@ -43,8 +44,20 @@ RATE_WORDS = f"wilson-95,clopper-pearson(n<{SMALL_N},0%,100%)"
 T_WORDS = "t-beside"
 
 
-def signature(resamples: int, seed: int, *, unit: str = "items", clusters: str | None = None) -> dict:
+#: the headline bootstraps: multinomial resampling (numpy's stream of the seed) or the Poisson
+#: bootstrap of hashed weights (the same in numpy, DuckDB and Spark)
+BOOTSTRAPS = ("multinomial", "poisson-hash")
+
+
+def signature(resamples: int, seed: int, *, unit: str = "items", clusters: str | None = None,
+              bootstrap: str = "multinomial") -> dict:
     """The signature entries of the headline intervals."""
+    if bootstrap == "poisson-hash" and not clusters:
+        from ..metrics.poisson_bootstrap import SIGNATURE
+
+        boot = (f"poisson-hash-bootstrap-percentile-95,B={resamples},seed={seed},over:{unit},"
+                f"weights:{SIGNATURE}") + BUDGET
+        return {"ci": boot + "," + T_WORDS, "ci-rate": RATE_WORDS}
     boot = (f"cluster-bootstrap-percentile-95,B={resamples},seed={seed},clusters:{clusters}" if clusters
             else f"bootstrap-percentile-95,B={resamples},seed={seed}" + (f",over:{unit}" if unit != "items" else "")
             ) + BUDGET
@@ -72,10 +85,11 @@ def _list(labels: list[str], most: int = 8) -> str:
     return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
 
 
-def mean_cis(columns: dict[str, np.ndarray], *, resamples: int, seed: int, clusters=None, sample_means=None):
+def mean_cis(columns: dict[str, np.ndarray], *, resamples: int, seed: int, clusters=None, sample_means=None,
+             unit_ids=None):
     """:func:`workbench.metrics.headline_ci.mean_intervals`, with the options' names."""
     return hc.mean_intervals(columns, resamples=resamples, seed=seed, clusters=clusters,
-                             sample_means=sample_means)
+                             sample_means=sample_means, unit_ids=unit_ids)
 
 
 def who(metric: str, system=None, group=None) -> str:

@@ -62,6 +62,9 @@ class Options:
     #: bootstrap resamples and seed of the headline intervals (over queries)
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
+    #: the headline intervals' bootstrap over queries: multinomial (numpy's stream of the seed)
+    #: or poisson-hash (weights hashed from the query id, the same in numpy, DuckDB and Spark)
+    ci_bootstrap: str = "multinomial"
     #: per-query table: auto (memory within the memory budget, else DuckDB), memory, duckdb
     #: or spark (never chosen by auto)
     engine: str = "auto"
@@ -89,6 +92,9 @@ def _check(options: Options) -> tuple[int, ...]:
     if not np.isfinite(options.relevance_threshold):
         raise OptionError("`relevance_threshold` must be a number.")
     hc.check_resamples(options.ci_resamples, options.ci_seed)
+    if options.ci_bootstrap not in _intervals.BOOTSTRAPS:
+        raise OptionError(f"`ci_bootstrap` must be one of {', '.join(_intervals.BOOTSTRAPS)}; "
+                          f"got ci_bootstrap={options.ci_bootstrap!r}.")
     return parse_ks(options.ks)
 
 
@@ -96,7 +102,7 @@ check_options = _check  # the command line checks every option before reading th
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    large = table.large
+    large = getattr(table, "large", None)
     if large is not None:  # a file read page by page: the engine reads it whole
         return _run_large(table, large, options, progress)
     return _run(table, options, progress)
@@ -512,8 +518,11 @@ def _system_result(arr, label, universe: np.ndarray, ks, options: Options, cols:
     values["map"] = _mean(arr.ap, use)
     per_query = {f"{kind}@{k}": getattr(arr, attr)[k][use] for k in ks
                  for kind, attr in (("p", "precision"), ("r", "recall"), ("hit", "hit"), ("ndcg", "ndcg"))}
+    unit_ids = (pd.Index(q_labels).take(np.flatnonzero(use)).astype(str).to_numpy(dtype=object)
+                if options.ci_bootstrap == "poisson-hash" else None)
     cis = _intervals.mean_cis({**per_query, "mrr": arr.rr[use], "map": arr.ap[use]},
-                              resamples=options.ci_resamples, seed=options.ci_seed)
+                              resamples=options.ci_resamples, seed=options.ci_seed,
+                              unit_ids=unit_ids)
     records = []
     for metric, value in values.items():
         k = int(metric.split("@")[1]) if "@" in metric else None
@@ -634,7 +643,8 @@ def _signature(options: Options, ks, cols: _Columns) -> dict:
         "p@k-denom": "k",
         "rr": "full-list",
         "map": "full-list/R",
-        **_intervals.signature(options.ci_resamples, options.ci_seed, unit="queries"),
+        **_intervals.signature(options.ci_resamples, options.ci_seed, unit="queries",
+                               bootstrap=options.ci_bootstrap),
     })
     return sig
 

@@ -89,6 +89,10 @@ def ranking(p: argparse.ArgumentParser) -> None:
     p.add_argument("--relevance-threshold", type=float, default=1.0,
                    help="grade >= T is relevant for the binary metrics (default 1)")
     intervals(p, "queries")
+    p.add_argument("--ci-bootstrap", default="multinomial", choices=["multinomial", "poisson-hash"],
+                   help="the headline intervals' bootstrap over queries: multinomial (default) or "
+                        "poisson-hash (Poisson(1) weights hashed from each query id, the replicate "
+                        "and the seed: the same draws in numpy, DuckDB and Spark)")
     p.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark"],
                    help="what computes the per-query table: memory = pandas/numpy; duckdb = DuckDB "
                         "reads a CSV/Parquet run itself, out of core (memory limit, spill folder); "

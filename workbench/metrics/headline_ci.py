@@ -167,7 +167,8 @@ def is_binary(values) -> bool:
 
 
 def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES, seed: int = SEED,
-                   clusters=None, level: float = 0.95, sample_means=None) -> dict[str, MeanCI]:
+                   clusters=None, level: float = 0.95, sample_means=None,
+                   unit_ids=None) -> dict[str, MeanCI]:
     """The headline interval of each column's mean (all columns the same n items).
 
     A 0/1 column is a rate: its interval is the proportion interval
@@ -179,7 +180,11 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
 
     ``sample_means(matrix, resamples)``, if given, makes the bootstrap means of the columns of
     ``matrix`` (items in the canonical order) instead of :func:`bootstrap_means` (shared draws,
-    see :func:`resampled_sums`)."""
+    see :func:`resampled_sums`).
+
+    ``unit_ids`` (one id per row): the Poisson bootstrap whose weights are a hash of (unit id,
+    replicate, seed) (:mod:`workbench.metrics.poisson_bootstrap`), the same in every engine,
+    instead of the multinomial resampling."""
     from .intervals import proportion_interval, rate_interval_method
 
     names = list(columns)
@@ -195,8 +200,14 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     samples = None
     if boot and n:
         cols = mat[:, [names.index(k) for k in boot]]
-        samples = (sample_means(cols[_canonical(cols)], drawn) if sample_means is not None and clusters is None
-                   else bootstrap_means(cols, resamples=drawn, seed=seed, clusters=clusters))
+        if unit_ids is not None and clusters is None:
+            from .poisson_bootstrap import replicate_means
+
+            samples = replicate_means(cols, unit_ids, resamples=drawn, seed=seed)
+            samples = samples[~np.isnan(samples).any(axis=1)]  # a replicate of all-0 weights
+        else:
+            samples = (sample_means(cols[_canonical(cols)], drawn) if sample_means is not None and clusters is None
+                       else bootstrap_means(cols, resamples=drawn, seed=seed, clusters=clusters))
     for j, k in enumerate(names):
         x = mat[:, j]
         mean = float(x.mean()) if n else float("nan")
@@ -211,7 +222,8 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
         s = samples[:, boot.index(k)] if samples is not None else np.full(1, np.nan)
         degenerate = n > 0 and is_degenerate(s, mean)
         low, high = (float("nan"), float("nan")) if degenerate else percentile_interval(s, level)
-        method = "cluster-bootstrap-percentile" if clusters is not None else "bootstrap-percentile"
+        method = ("cluster-bootstrap-percentile" if clusters is not None else
+                  "poisson-hash-bootstrap-percentile" if unit_ids is not None else "bootstrap-percentile")
         out[k] = MeanCI(mean, n, low, high, t_low, t_high, degenerate, method, drawn)
     return out
 
