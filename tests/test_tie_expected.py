@@ -16,7 +16,7 @@ def _brute(q, score, grade, jq, jgrade, Q, gain, threshold):
     """Average of rank_metrics (file order breaks ties) over every permutation of the rows."""
     rows = np.arange(q.size)
     sums = {k: np.zeros(Q) for k in KS}, {k: np.zeros(Q) for k in KS}, \
-        {k: np.zeros(Q) for k in KS}, np.zeros(Q)
+        {k: np.zeros(Q) for k in KS}, np.zeros(Q), np.zeros(Q)
     count = 0
     for perm in itertools.permutations(rows):
         p = np.asarray(perm)
@@ -27,7 +27,9 @@ def _brute(q, score, grade, jq, jgrade, Q, gain, threshold):
             sums[1][k] += arr.precision[k]
             sums[2][k] += arr.recall[k]
         sums[3][:] += arr.rr
+        sums[4][:] += arr.ap
         count += 1
+    _brute.ap = sums[4] / count  # the mean average precision of each query over the orders
     return tuple({k: v / count for k, v in part.items()} for part in sums[:3]) + (sums[3] / count,)
 
 
@@ -48,6 +50,23 @@ def test_tie_expected_equals_brute_force_over_all_orders(gain, threshold):
         np.testing.assert_allclose(got.precision[k], pr[k], rtol=0, atol=1e-12)
         np.testing.assert_allclose(got.recall[k], rc[k], rtol=0, atol=1e-12)
     np.testing.assert_allclose(got.rr, rr, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got.ap, _brute.ap, rtol=0, atol=1e-12)
+
+
+def test_tie_expected_average_precision_with_large_groups():
+    # query 0: a relevant document, then a tie of 4 with 2 relevant (one graded 2), then the
+    # last; query 1: two tied documents, one relevant; 7 rows, 7! orders of the file
+    q = np.array([0] * 5 + [1] * 2)
+    score = np.array([9, 5, 5, 5, 5, 1, 1.0])
+    grade = np.array([1, 0, 2, 0, 1, 1, 0], dtype=float)
+    jq = np.r_[q, [0]]
+    jgrade = np.r_[grade, [1.0]]  # a relevant document never retrieved (R counts it)
+    _brute(q, score, grade, jq, jgrade, 2, "linear", 1.0)
+    got = tie_expected(q, score, grade, jq, jgrade, n_queries=2, ks=KS)
+    np.testing.assert_allclose(got.ap, _brute.ap, rtol=0, atol=1e-12)
+    # by hand, query 1: the relevant document is first or second with probability 1/2: AP
+    # (1/R = 1) * (1/2 * 1 + 1/2 * 1/2) = 0.75
+    assert got.ap[1] == pytest.approx(0.75, abs=1e-15)
 
 
 def test_tie_expected_reciprocal_rank_with_several_relevant_in_a_group():

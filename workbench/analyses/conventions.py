@@ -36,8 +36,7 @@ BOOTSTRAP = f"bootstrap percentile 95%, {RESAMPLES} resamples, seed {SEED}"
 
 #: Conventions the issue asks for that the analysis does not have (said in the output).
 NOT_AVAILABLE = {
-    "ranking": ("the tie expectation (McSherry-Najork) for MAP (it is computed for nDCG@k, P@k, "
-                "recall@k and MRR)",),
+    "ranking": (),
     "text": ("BLEU tokenizers that need MeCab or sentencepiece (ja-mecab, ko-mecab, spm, flores)",),
     "passk": (),
     "aggregate": ("a paired verdict between versions (the conventions table gives each "
@@ -319,14 +318,14 @@ def _replace_per_query(units: pd.DataFrame, metric: str, labels, per_system: dic
 
 
 def _with_tie_expectation(units: pd.DataFrame, table, options, metric: str) -> pd.DataFrame:
-    """The per-query table with ``metric`` (nDCG@k, P@k, recall@k or MRR) replaced by its
+    """The per-query table with ``metric`` (nDCG@k, P@k, recall@k, MRR or MAP) replaced by its
     expectation over every order of the tied documents
-    (:func:`workbench.metrics.ranking.tie_expected`); MAP's is not computed (NaN)."""
+    (:func:`workbench.metrics.ranking.tie_expected`)."""
     from ..metrics.ranking import tie_expected
     from . import ranking as rk
 
     name, _, k = metric.partition("@")
-    if name not in ("ndcg", "p", "r", "mrr"):
+    if name not in ("ndcg", "p", "r", "mrr", "map"):
         return units.assign(**{metric: np.nan})
     labels, runs, jq, jgrade = _coded_run(table, options)
     ks = tuple(rk.parse_ks(options.ks)) or (1,)
@@ -338,7 +337,7 @@ def _with_tie_expectation(units: pd.DataFrame, table, options, metric: str) -> p
                           for label, (rq, order_val, grade) in runs.items()}
     per_system = {}
     for label, exp in _EXPECTED[key].items():
-        per_system[label] = (exp.rr if name == "mrr" else
+        per_system[label] = (exp.rr if name == "mrr" else exp.ap if name == "map" else
                              {"ndcg": exp.ndcg, "p": exp.precision, "r": exp.recall}[name][int(k)])
     return _replace_per_query(units, metric, labels, per_system)
 

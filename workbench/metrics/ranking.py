@@ -286,6 +286,8 @@ class TieExpected:
     precision: dict[int, np.ndarray]
     recall: dict[int, np.ndarray]
     rr: np.ndarray
+    #: average precision (MAP's per-query value)
+    ap: np.ndarray
 
 
 def tie_expected(q, score, grade, jq, jgrade, *, n_queries: int, ks, gain: str = "linear",
@@ -301,8 +303,9 @@ def tie_expected(q, score, grade, jq, jgrade, *, n_queries: int, ks, gain: str =
     on the order).  The reciprocal rank depends only on the first tie group holding a relevant
     document: starting at 0-based rank s, of m documents of which r are relevant, the first
     relevant one is the group's j-th with probability C(m-j, r-1) / C(m, r), so the expectation is
-    the sum over j of that probability times 1 / (s + j).  Without ties this is
-    :func:`rank_metrics`' nDCG@k, P@k, recall@k and reciprocal rank.
+    the sum over j of that probability times 1 / (s + j); average precision in
+    :func:`_expected_ap`.  Without ties this is :func:`rank_metrics`' nDCG@k, P@k, recall@k,
+    reciprocal rank and average precision.
     """
     ks = [int(k) for k in ks]
     if not ks or any(k < 1 for k in ks):
@@ -338,7 +341,42 @@ def tie_expected(q, score, grade, jq, jgrade, *, n_queries: int, ks, gain: str =
             recall[k] = np.where(R > 0, hits / R, 0.0)
         precision[k] = hits / k
     rr = _expected_rr(qs, rel, g_start, g_size, rank, Q)
-    return TieExpected(ndcg=ndcg, precision=precision, recall=recall, rr=rr)
+    ap = _expected_ap(qs, rel, g_start, g_size, rank, R, Q)
+    return TieExpected(ndcg=ndcg, precision=precision, recall=recall, rr=rr, ap=ap)
+
+
+def _expected_ap(qs, rel, g_start, g_size, rank, R, n_queries: int) -> np.ndarray:
+    """Each query's average precision averaged over the orders of its tied documents.
+
+    AP = (1/R) * sum over relevant retrieved documents of (relevant at or above it) / its rank.
+    A relevant document of a tie group starting at 0-based rank s, of m documents of which r are
+    relevant, after c relevant documents of earlier groups, is the group's j-th with probability
+    1/m, and then has in expectation (j - 1)(r - 1)/(m - 1) relevant group mates above it (a
+    hypergeometric draw), so its expected precision is the mean over j of
+    (c + 1 + (j - 1)(r - 1)/(m - 1)) / (s + j).  With H the harmonic numbers and
+    D = H(s + m) - H(s): the sum over j of 1/(s + j) is D and of (j - 1)/(s + j) is
+    m - (s + 1) D; the group adds r/m times (c + 1) D + (r - 1)/(m - 1) (m - (s + 1) D)."""
+    ap = np.zeros(n_queries)
+    if g_start.size == 0:
+        return ap
+    r_in = np.add.reduceat(rel, g_start)
+    gq = qs[g_start]
+    # relevant documents of the query's earlier groups
+    before = np.cumsum(r_in) - r_in
+    first_of_query = np.r_[True, gq[1:] != gq[:-1]]
+    query_base = np.maximum.accumulate(np.where(first_of_query, np.arange(gq.size), 0))
+    c = before - before[query_base]
+    s = rank[g_start].astype(np.int64)
+    m = g_size.astype(np.int64)
+    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, int((s + m).max()) + 1))]
+    d = harmonic[s + m] - harmonic[s]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mates = np.where(m > 1, (r_in - 1) / np.maximum(m - 1, 1) * (m - (s + 1) * d), 0.0)
+        contrib = np.where(r_in > 0, r_in / m * ((c + 1) * d + mates), 0.0)
+    sums = np.bincount(gq, weights=contrib, minlength=n_queries)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ap = np.where(R > 0, sums / np.where(R > 0, R, 1), 0.0)
+    return ap
 
 
 def _expected_rr(qs, rel, g_start, g_size, rank, n_queries: int) -> np.ndarray:
