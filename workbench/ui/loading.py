@@ -176,3 +176,14 @@ def report_name(table) -> str:
     stems = [os.path.splitext(os.path.basename(p))[0] for p in parts]
     stem = "+".join(stems) if len(stems) <= 3 else f"{stems[0]}+{len(stems) - 1}-more"
     return os.path.join(os.path.dirname(parts[0]), stem + "-report.xlsx")
+
+
+def large_file_reason(table, module) -> str:
+    """Why a panel does not compute a file read page by page ("" when it can: the file is
+    loaded, or the analysis has an engine that reads the whole file)."""
+    large = getattr(table, "large", None)
+    if large is None or getattr(module, "LARGE_FILES", False):
+        return ""
+    from ..engines.paged import refusal
+
+    return refusal(module.TITLE, large)

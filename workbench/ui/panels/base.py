@@ -18,42 +18,15 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxL
 from ...core.errors import WorkbenchError
 from ...core.result import AnalysisResult
 from .. import presenting
+from ..loading import large_file_reason
 from ..tasks import TaskRunner
 from ..widgets import TableView
-from .fields import (AUTO, NONE, Control, Field, fit_options_width, gui_words, make_control, set_value,
+from .fields import (AUTO, NONE, Control, Field, fit_options_width, make_control, set_value,
                      value_of)
 from .conventions_tab import on_render
+from .messages import PanelMessages
 from .results_view import (QUALIFIERS, build_results_column, clear_view, headline_frame, notes_html,
                            show_tables)
-
-class PanelMessages:
-    """The message line of a panel (a ``message`` QLabel, ``last_error``, an ``error`` signal):
-    user errors in red, unexpected ones also to the exception dialog."""
-
-    def _gui_words(self, text: str) -> str:
-        controls = getattr(self, "_controls", {})
-        return gui_words(text, {name: ctl.spec.label for name, ctl in controls.items()})
-
-    def _on_failed(self, error: object, details: str) -> None:
-        if isinstance(error, WorkbenchError):
-            self._show_error(str(error))
-        else:
-            self._show_error(f"Unexpected error: {error!r}")
-            self.error.emit(f"{type(error).__name__}: {error}", details)
-
-    def _show_error(self, text: str) -> None:
-        text = self._gui_words(text)
-        self.last_error = text
-        self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
-        self.message.setText(text)
-        self.message.setVisible(True)
-
-    def _show_message(self, text: str) -> None:
-        text = self._gui_words(text)
-        self.message.setStyleSheet("")
-        self.message.setText(text)
-        self.message.setVisible(bool(text))
-
 
 class AnalysisPanel(PanelMessages, QWidget):
     """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and ``CHARTS``, and may
@@ -318,16 +291,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         run is said in the panel and its tab."""
         if self.closed or (self.NEEDS_DATA and self.table is None):
             return False
-        large = getattr(self.table, "large", None) if self.NEEDS_DATA else None
-        if large is not None and not getattr(self.module, "LARGE_FILES", False):
-            from ...engines.paged import refusal  # a file read page by page: no engine here
-
-            reason = refusal(self.module.TITLE, large)
-            self._set_applicable(reason)
-            self.runner.cancel()
-            self.clear_results()
-            self._show_message(reason)
-            return False
+        if self.NEEDS_DATA and large_file_reason(self.table, self.module):
+            return self._cannot_run(large_file_reason(self.table, self.module))
         missing = self.missing_columns()
         self._set_applicable(self.reason_not_applicable(missing))
         if missing:
@@ -338,12 +303,16 @@ class AnalysisPanel(PanelMessages, QWidget):
             return False
         reason = self.precheck()
         if reason:  # the data cannot give this analysis (one system to compare): said, not red
-            self._set_applicable(reason)
-            self.runner.cancel()
-            self.clear_results()
-            self._show_message(reason)
-            return False
+            return self._cannot_run(reason)
         return True
+
+    def _cannot_run(self, reason: str) -> bool:
+        """Said in the panel and its tab (not red); nothing computes."""
+        self._set_applicable(reason)
+        self.runner.cancel()
+        self.clear_results()
+        self._show_message(reason)
+        return False
 
     def defer_run(self) -> None:
         """A large table: only the quick checks now (the tab says whether the panel applies);

@@ -25,6 +25,7 @@ from ..tasks import TaskRunner
 from .. import presenting
 from ..widgets import AnswerCard, BusyBar, TableView
 from .base import PanelMessages, notes_html
+from . import rule_conventions
 from .rule_baseline import BaselineStrip
 
 VERDICT_COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "INCONCLUSIVE": "#a05a00"}
@@ -120,13 +121,7 @@ class RulePanel(PanelMessages, QWidget):
                                         "register the rule: an unregistered rule gives a draft decision.")
         self.evaluate_button.clicked.connect(lambda: self.evaluate_now())
         head.addWidget(self.evaluate_button)
-        self.conventions_button = QPushButton("Conventions")
-        self.conventions_button.setObjectName("ruleConventions")
-        self.conventions_button.setToolTip(
-            "Judge the rule again under each alternative convention its conditions state (ranking "
-            "gain, ties, no-relevant and unjudged policies, relevance threshold; latency percentile "
-            "method), one changed at a time, and say whether the verdict holds under each.")
-        self.conventions_button.clicked.connect(self.check_conventions)
+        self.conventions_button = rule_conventions.button(self.check_conventions)
         head.addWidget(self.conventions_button)
         rl.addLayout(head)
         rl.addWidget(self._make_baseline_strip())
@@ -142,10 +137,7 @@ class RulePanel(PanelMessages, QWidget):
         self.card.setObjectName("decisionCard")
         self.card.setWordWrap(True)
         rl.addWidget(self.card, 3)
-        #: the rule's verdict under each convention (after "Conventions"; hidden until then)
-        self.conventions_view = TableView(FrameModel())
-        self.conventions_view.setObjectName("ruleConventionsTable")
-        self.conventions_view.setVisible(False)
+        self.conventions_view = rule_conventions.view()  # after "Conventions"
         rl.addWidget(self.conventions_view, 2)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
@@ -289,8 +281,7 @@ class RulePanel(PanelMessages, QWidget):
             self.evaluate_now()
 
     def evaluate_now(self, *, conventions: bool = False) -> None:
-        """Evaluate the rule in the editor on the loaded data (``conventions``: then judge it
-        again under each alternative convention its conditions state)."""
+        """Evaluate the rule in the editor on the loaded data (``conventions``: and under each)."""
         if self.table is None:
             self._show_message("Open a results file to evaluate the rule on it.")
             return
@@ -311,16 +302,8 @@ class RulePanel(PanelMessages, QWidget):
         tables, changed = [self.table], bool(session.rule_changed_after_results) and registered
         self._running = (registered, getattr(self.table, "sha256", None))
         if conventions:
-            from ...core.progress import Scaled
-            from ...rules.conventions import with_conventions
-
-            def job(progress):
-                result = evaluate(rule, tables, rule_changed_after_results=changed,
-                                  progress=Scaled(progress, 0.0, 0.2))
-                return with_conventions(rule, tables, result, Scaled(progress, 0.2, 1.0))
-
             self.busy.start("Judging the rule under each convention…")
-            self.runner.start(job)
+            self.runner.start(rule_conventions.job(rule, tables, changed))
             return
         self.busy.start("Evaluating the rule…")
         self.runner.start(lambda progress: evaluate(rule, tables, rule_changed_after_results=changed,
@@ -339,8 +322,7 @@ class RulePanel(PanelMessages, QWidget):
         self.verdict.setText("No decision yet")
         self.verdict.setStyleSheet("")
         self.card.frame_model().set_frame(pd_empty())
-        self.conventions_view.frame_model().set_frame(pd_empty())
-        self.conventions_view.setVisible(False)
+        rule_conventions.clear(self.conventions_view)
         self.notes.setText("")
         self.notes_scroll.setVisible(False)
         self.signature.setText("")
@@ -390,32 +372,12 @@ class RulePanel(PanelMessages, QWidget):
                 *ans.sentences[:1], "Draft: the rule is not registered, so this is not the release decision.")
             self.answer.set_answer(sentences, "", ans.tone)  # the verdict banner is the badge
         self.card.resizeRowsToContents()
-        self._show_conventions(result, registered)
+        if sentence := rule_conventions.show(self.conventions_view, result):
+            self._show_message(sentence + ("" if registered else " (a draft: the rule is not registered)"))
         self.notes.setText(notes_html(result.notes))
         self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(f"<small>Signature: {result.signature}</small>")
         self.result_ready.emit(result)
-
-
-    def _show_conventions(self, result, registered: bool) -> None:
-        """The conventions table of a result that has one (else hidden), its sentence above it."""
-        from ...analyses.conventions import TABLE
-        from ...rules.conventions import verdict_sentence
-
-        try:
-            frame = result.table(TABLE).frame
-        except KeyError:
-            self.conventions_view.setVisible(False)
-            return
-        shown = frame.assign(holds=frame["holds"].map(lambda h: "yes" if bool(h) else "NO"))
-        shown = shown[["convention", "value", "holds"]]
-        self.conventions_view.frame_model().set_frame(
-            shown, headers={"convention": "Convention", "value": "Verdict", "holds": "Holds"})
-        self.conventions_view.fit_columns()
-        self.conventions_view.setVisible(True)
-        sentence = verdict_sentence(frame)
-        self._show_message(sentence if registered else
-                           f"{sentence} (a draft: the rule is not registered)")
 
 
 def pd_empty():
