@@ -185,3 +185,30 @@ def test_a_parquet_file_loaded_in_memory_is_previewed_first(monkeypatch, large_p
     assert len(table.frame) == 1000
     assert table.frame["doc"].tolist() == frame["doc"].iloc[:1000].tolist()
     assert loading.preview_job(str(path) + ".missing.parquet") is None
+
+
+def test_the_interval_bootstrap_choice_reaches_the_signature(qtbot, window, tmp_path):
+    """The Ranking panel's "Interval bootstrap" control: Poisson, hashed weights."""
+    frame = _run_frame(n_queries=40, depth=5)
+    path = tmp_path / "run.csv"
+    frame.to_csv(path, index=False)
+    open_file(qtbot, window, path)
+    panel = window.panels["ranking"]
+    window.show_panel("ranking")
+    first = wait_result(qtbot, panel, timeout=60000)
+    assert "ci:bootstrap-percentile-95" in first.signature
+    combo = panel.control("ci_bootstrap")
+    with qtbot.waitSignal(panel.result_ready, timeout=60000) as blocker:
+        combo.setCurrentIndex(combo.findData("poisson-hash"))
+    result = blocker.args[0]
+    assert "ci:poisson-hash-bootstrap-percentile-95" in result.signature
+    from workbench.metrics import poisson_bootstrap as pb
+    from workbench.metrics.significance import percentile_interval
+
+    per_query = result.table("queries").frame
+    counted = per_query[per_query["counted"]]
+    means = pb.replicate_means(counted["ndcg@10"].to_numpy(), counted["query"].tolist(),
+                               resamples=2000, seed=12345)[:, 0]
+    low, high = percentile_interval(means[~np.isnan(means)], 0.95)
+    rec = result.find("ndcg@10")[0]
+    assert rec["ci_low"] == pytest.approx(low, abs=1e-12) and rec["ci_high"] == pytest.approx(high, abs=1e-12)

@@ -37,6 +37,12 @@ class RankingPanel(AnalysisPanel):
         Field("relevance_threshold", "Relevant when grade ≥", "float",
               "The binary metrics (P, R, hit, MRR, MAP) count a document relevant at this grade.",
               minimum=-100, maximum=100, decimals=2, step=1),
+        Field("ci_bootstrap", "Interval bootstrap", "choice",
+              "How the headline intervals resample the queries (the method is in the signature).\n"
+              "resample queries: the usual bootstrap, numpy's stream of the seed\n"
+              "Poisson, hashed weights: each query's weight per resample comes from a hash of its "
+              "id, the resample and the seed: the same draws in DuckDB and Spark SQL",
+              choices=(("multinomial", "resample queries"), ("poisson-hash", "Poisson, hashed weights"))),
         Field("engine", "Computed by", "choice",
               "What computes the per-query table (the numbers are the same).\n"
               "automatic: in memory for a loaded file; DuckDB for a Parquet file over the "
