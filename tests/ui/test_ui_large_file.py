@@ -212,3 +212,17 @@ def test_the_interval_bootstrap_choice_reaches_the_signature(qtbot, window, tmp_
     low, high = percentile_interval(means[~np.isnan(means)], 0.95)
     rec = result.find("ndcg@10")[0]
     assert rec["ci_low"] == pytest.approx(low, abs=1e-12) and rec["ci_high"] == pytest.approx(high, abs=1e-12)
+
+
+def test_duckdb_out_of_its_memory_limit_says_so(monkeypatch, large_parquet):
+    """A memory limit too small for the file: the sentence names the limit, not the file."""
+    from workbench.analyses import ranking as ra
+    from workbench.core.errors import DataError
+    from workbench.engines import budget
+
+    path, _frame = large_parquet
+    monkeypatch.setattr(budget, "duckdb_memory_limit", lambda: 1000)
+    with pytest.raises(DataError, match="ran out of its memory limit") as err:
+        ra.run_unloaded([str(path)], ra.Options(query="query", doc="doc", score="score",
+                                                relevance="relevance", engine="duckdb"))
+    assert "could not be read as Parquet" not in str(err.value)

@@ -144,9 +144,20 @@ def column_types(conn: Connection, source: FileSource) -> dict[str, str]:
         rows = conn.execute(f"DESCRIBE SELECT * FROM read_parquet({quote_text(source.path)})"
                             ).fetchall()
     except conn.error as err:
+        if "out of memory" in str(err).lower():  # the limit, not the file
+            raise DataError(f"DuckDB ran out of its memory limit of {conn.memory_limit / 1e9:.2f} GB "
+                            f"reading file '{source.path}' (the limit is {budget_words()}); free "
+                            f"memory on this machine, or compute on a larger one.") from None
         raise DataError(f"File '{source.path}' could not be read as Parquet by DuckDB: "
                         f"{str(err).splitlines()[0]}") from None
     return {str(r[0]): str(r[1]).upper() for r in rows}
+
+
+def budget_words() -> str:
+    """How DuckDB's memory limit is set, in words."""
+    from .budget import DUCKDB_MEMORY_CAP, MEMORY_SHARE
+
+    return (f"{MEMORY_SHARE:.0%} of the RAM, at most {DUCKDB_MEMORY_CAP / 1e9:.0f} GB")
 
 
 def id_text(column: str, dtype: str) -> str:
