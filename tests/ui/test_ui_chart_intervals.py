@@ -157,3 +157,36 @@ def test_repeats_strip_has_each_systems_mean_and_band(qtbot):
         assert float(band["mean"]) == pytest.approx(part.groupby("sample_id")["correct"].mean().mean())
         rec = _rec(result, "repeats_rate", system)
         assert (float(band["ci_low"]), float(band["ci_high"])) == pytest.approx((rec["ci_low"], rec["ci_high"]))
+
+
+def test_repeats_pass_k_curve_has_intervals_over_items(qtbot):
+    """The Repeats panel's pass@k curve: 95% intervals over items at k = 1, the powers of two and
+    K; at k = K every item's pass@K (any of its K tries) and pass^K (all of them) is 0/1, so
+    the interval is the proportion interval, checked against statsmodels."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from workbench.analyses import repeats
+    from workbench.ui.charts.runs_repeats import RepeatsPassKChart
+
+    rng = np.random.default_rng(5)
+    items, K = 60, 6
+    p = rng.beta(2, 2, items)
+    frame = pd.DataFrame([{"item": f"i{i}", "epoch": e, "correct": int(rng.random() < p[i])}
+                          for i in range(items) for e in range(K)])
+    result = repeats.run(table_of(frame), repeats.Options(item="item", outcome="correct", repeat="epoch"))
+    curve = result.table("passk").frame.set_index("k")
+    assert set(curve.index[curve["pass@k_low"].notna()]) == {1, 2, 4, 6}
+    per_item = frame.groupby("item")["correct"].sum()
+    for col, hits in (("pass@k", int((per_item > 0).sum())), ("pass^k", int((per_item == K).sum()))):
+        low, high = proportion_confint(hits, items, alpha=0.05, method="wilson")
+        assert curve.loc[K, col] == pytest.approx(hits / items)
+        assert (curve.loc[K, f"{col}_low"], curve.loc[K, f"{col}_high"]) == pytest.approx((low, high), abs=1e-12)
+    mean1 = float((per_item / K).mean())  # pass@1: the mean per-try rate
+    assert curve.loc[1, "pass@k_low"] < mean1 < curve.loc[1, "pass@k_high"]
+    assert "ci:bootstrap-percentile-95" in result.signature.split("passk:")[1]
+    chart = _chart(qtbot, RepeatsPassKChart)
+    chart.update_from(result)
+    bars = chart.plotted()["pass@k interval"]
+    drawn = {int(k): (lo, hi) for k, lo, hi in zip(bars["x"], bars["ci_low"], bars["ci_high"]) if np.isfinite(lo)}
+    assert set(drawn) == {1, 2, 4, 6}
+    assert drawn[K] == pytest.approx((curve.loc[K, "pass@k_low"], curve.loc[K, "pass@k_high"]))

@@ -135,8 +135,14 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         tables.append(Table("passk", "pass@k and pass^k over k = 1..K (the same per-item k of K tries)",
                             pd.concat(passk_frames, ignore_index=True),
                             columns={"pass@k": "unbiased pass@k (Chen et al. 2021), mean over items",
-                                     "pass^k": "unbiased pass^k (Yao et al. 2024), mean over items"},
-                            formats={"pass@k": "rate", "pass^k": "rate", "k": "int", "items": "int"}))
+                                     "pass^k": "unbiased pass^k (Yao et al. 2024), mean over items",
+                                     "pass@k_low": "95% interval over items (k = 1, powers of 2, K)",
+                                     "pass@k_high": "95% interval over items (k = 1, powers of 2, K)",
+                                     "pass^k_low": "95% interval over items (k = 1, powers of 2, K)",
+                                     "pass^k_high": "95% interval over items (k = 1, powers of 2, K)"},
+                            formats={"pass@k": "rate", "pass^k": "rate", "k": "int", "items": "int",
+                                     "pass@k_low": "rate", "pass@k_high": "rate",
+                                     "pass^k_low": "rate", "pass^k_high": "rate"}))
     if sys_col and len(systems) > 1:
         _paired(parts, systems, base, records, tables, notes, binary)
     sig = base_signature(NAME)
@@ -147,7 +153,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     if seed_rows:
         sig["seeds"] = "run-means,sd:ddof1,range:min-max,vs:se_one_repeat(normal-95,one-run)"
     if passk_frames:
-        sig["passk"] = "unbiased(chen2021;yao2024),k:1..K_min,mean-over-items"
+        sig["passk"] = ("unbiased(chen2021;yao2024),k:1..K_min,mean-over-items,ci:bootstrap-percentile-95,"
+                        f"B={hc_resamples()},seed={hc_seed()},over:items,at-k:1,2^j,K_min,"
+                        "wilson/clopper-pearson-if-0/1")
     if sys_col:
         sig["baseline"] = base
     progress.advance(1.0, "done")
@@ -304,13 +312,49 @@ def _seed_table(seed_rows, binary) -> Table:
                           "one_run_ci_high": kind} | runs)
 
 
+#: the curve's intervals: at k = 1, the powers of two and K_min (bootstrap over items)
+def _interval_ks(ks) -> set[int]:
+    ks = [int(k) for k in ks]
+    return {k for k in ks if k in (ks[0], ks[-1]) or k & (k - 1) == 0}
+
+
 def _passk_curve(part: _System, kw) -> pd.DataFrame:
-    """pass@k and pass^k for k = 1..K_min (thinned on a log scale past 60), every item counted."""
+    """pass@k and pass^k for k = 1..K_min (thinned on a log scale past 60), every item counted;
+    at the k of :func:`_interval_ks` their 95% intervals over items (the headline intervals'
+    percentile bootstrap, one set of resamples for every column; Wilson or Clopper-Pearson for
+    a 0/1 column, as at k = K with one try)."""
+    from ..metrics import headline_ci as hc
+
     c = np.bincount(part.codes, weights=part.y, minlength=part.split.n_items).round().astype(np.int64)
     n = part.k.astype(np.int64)
-    rows = [{**kw, "k": int(k), "items": int(n.size), "pass@k": float(np.mean(pk.pass_at_k(n, c, int(k)))),
-             "pass^k": float(np.mean(pk.pass_hat_k(n, c, int(k))))} for k in curve_ks(int(n.min()))]
+    ks = curve_ks(int(n.min()))
+    values = {(m, int(k)): (pk.pass_at_k if m == "pass@k" else pk.pass_hat_k)(n, c, int(k))
+              for k in ks for m in ("pass@k", "pass^k")}
+    chosen = _interval_ks(ks)
+    cis = hc.mean_intervals({f"{m}|{k}": v for (m, k), v in values.items() if k in chosen})
+    rows = []
+    for k in ks:
+        row = {**kw, "k": int(k), "items": int(n.size)}
+        for m in ("pass@k", "pass^k"):
+            row[m] = float(np.mean(values[(m, int(k))]))
+            ci = cis.get(f"{m}|{int(k)}")
+            ok = ci is not None and not ci.degenerate
+            row[f"{m}_low"] = ci.low if ok else float("nan")
+            row[f"{m}_high"] = ci.high if ok else float("nan")
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+def hc_resamples() -> int:
+    from ..metrics import headline_ci as hc
+
+    return hc.RESAMPLES
+
+
+def hc_seed() -> int:
+    from ..metrics import headline_ci as hc
+
+    return hc.SEED
 
 
 def _finite_or_none(x):

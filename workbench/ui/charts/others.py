@@ -69,9 +69,13 @@ class PassKChart(Chart):
                 counts = sub[f"{self.counted}s"]
                 self.record(prefix + col, k=k, value=values, **{f"{self.counted}s": counts.to_numpy(dtype=float)})
                 if j < 2:
-                    bounds = {int(kk): record_interval(result, col.replace("k", str(int(kk))),
-                                                       None if system in (None, "(all)") else system)
-                              for kk in k}
+                    if f"{col}_low" in sub:  # the curve's own intervals (Repeats)
+                        bounds = {int(kk): (lo, hi) for kk, lo, hi in
+                                  zip(k, sub[f"{col}_low"].to_numpy(float), sub[f"{col}_high"].to_numpy(float))}
+                    else:
+                        bounds = {int(kk): record_interval(result, col.replace("k", str(int(kk))),
+                                                           None if system in (None, "(all)") else system)
+                                  for kk in k}
                     self.hover(k, values, [f"{prefix}{col.replace('k', str(int(kk)))} = {fmt(v, 'score')}"
                                            f"{interval_text(*bounds[int(kk)], 'score')} over "
                                            f"{_count(int(t), self.counted)}"
