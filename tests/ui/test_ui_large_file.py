@@ -218,11 +218,30 @@ def test_duckdb_out_of_its_memory_limit_says_so(monkeypatch, large_parquet):
     """A memory limit too small for the file: the sentence names the limit, not the file."""
     from workbench.analyses import ranking as ra
     from workbench.core.errors import DataError
-    from workbench.engines import budget
+    from workbench.engines import duck
 
     path, _frame = large_parquet
-    monkeypatch.setattr(budget, "duckdb_memory_limit", lambda: 1000)
+
+    monkeypatch.setattr(duck, "duckdb_memory_limit", lambda: 1000)
     with pytest.raises(DataError, match="ran out of its memory limit") as err:
         ra.run_unloaded([str(path)], ra.Options(query="query", doc="doc", score="score",
                                                 relevance="relevance", engine="duckdb"))
     assert "could not be read as Parquet" not in str(err.value)
+
+
+def test_a_table_that_is_not_a_ranking_run_is_loaded_unless_it_cannot_be(monkeypatch, small_budget, tmp_path):
+    """Only Ranking computes on DuckDB: over the budget, per-item results are still loaded (their
+    panels compute in memory), unless loading them alone would pass half the RAM."""
+    from workbench.engines import budget
+    from workbench.ui.loading import open_large
+
+    path = tmp_path / "items.parquet"
+    pd.DataFrame({"item": [f"i{i}" for i in range(3000)], "system": ["a", "b"] * 1500,
+                  "correct": np.arange(3000) % 2, "cost": np.linspace(0, 1, 3000)}).to_parquet(path, index=False)
+    assert open_large(str(path)) is None  # over the budget, but loadable: loaded
+    monkeypatch.setattr(budget, "LOAD_BYTES_PER_ROW", 10**9)  # its load alone would not fit
+    large = open_large(str(path))
+    try:
+        assert large is not None and large.rows == 3000
+    finally:
+        large.paged.close()

@@ -23,6 +23,11 @@ BYTES_PER_ROW = 300
 #: run) while a panel computes: a 20M-row run measured 1.9 GB loaded and a 5.4 GB peak for the
 #: in-memory ranking (``/usr/bin/time -v``, 2026-12-04).
 WINDOW_BYTES_PER_ROW = 400
+#: A table that is not a ranking run (only Ranking computes on DuckDB) is loaded in the window
+#: unless its load alone would pass this share of the RAM (about LOAD_BYTES_PER_ROW a row
+#: loaded: a 20M-row, 4-column Parquet file measured 1.9 GB in pandas).
+LOAD_SHARE = 0.5
+LOAD_BYTES_PER_ROW = 100
 #: File kinds DuckDB reads itself (others are loaded into memory first).
 TEXT_EXTENSIONS = (".csv", ".tsv", ".tab")
 PARQUET_EXTENSIONS = (".parquet", ".pq")

@@ -1,6 +1,7 @@
 """A Parquet file beyond the memory budget, read a page at a time by DuckDB.
 
-The desktop workbench does not load such a file: its data view shows the file's rows page by
+The desktop workbench does not load such a file when it is a ranking run (or too large to load
+at all): its data view shows the file's rows page by
 page (DuckDB reads only the row groups of the page, found by ``file_row_number``), the first
 rows stand in for the table where only the columns are needed (names, roles, the column
 checks), and the analyses that have an engine (Ranking) read the whole file with DuckDB.  The
@@ -94,14 +95,34 @@ class LargeFile:
 
 def open_if_large(path: str) -> LargeFile | None:
     """A Parquet file over the memory budget (``auto``'s choice is DuckDB), opened for paging;
-    None for any other file (loaded into memory as before)."""
+    None for any other file (loaded into memory as before).
+
+    Only Ranking computes on DuckDB, so a table over the budget whose columns are not a ranking
+    run (no query and document columns with a score or rank) is still loaded, and its panels
+    compute in memory (only the one on screen), unless loading it alone would pass
+    :data:`budget.LOAD_SHARE` of the RAM: then it is read page by page too, and its panels say
+    that they need the rows in memory."""
     if budget.file_kind(path) != "parquet" or not os.path.isfile(path):
         return None
     choice = budget.choose_for_file(path, "parquet", budget.WINDOW_BYTES_PER_ROW)
     if choice.engine != "duckdb":
         return None
     paged = PagedParquet(path)
+    if not _ranking_run(paged) and \
+            paged.rows * budget.LOAD_BYTES_PER_ROW <= budget.ram_bytes() * budget.LOAD_SHARE:
+        paged.close()
+        return None
     return LargeFile(paged, FileSource(paged.path, "parquet", paged.columns), choice)
+
+
+def _ranking_run(paged: PagedParquet) -> bool:
+    """Whether the file's columns are a ranking run by their names (the roles the window
+    would guess from its first rows): a query, a document, and a score or a rank."""
+    from ..io.roles import guess_roles
+    from ..io.table import PARQUET, LoadedTable
+
+    roles = set(guess_roles(LoadedTable(frame=paged.head(), path=paged.path, format=PARQUET)).values())
+    return {"query", "doc"} <= roles and bool({"score", "rank"} & roles)
 
 
 def refusal(title: str, large: LargeFile | None) -> str:
