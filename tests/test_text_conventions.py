@@ -285,3 +285,19 @@ def test_chrf_plus_plus_statistics_equal_sacrebleus_own_per_item():
     assert got.shape == (len(preds), 24)
     assert tm.chrf_metric(2)._compute_score_from_stats(got.sum(axis=0).tolist()).score == \
         pytest.approx(CHRF(word_order=2).corpus_score(preds, [refs]).score, abs=1e-9)
+
+
+@pytest.mark.parametrize("smooth", ["exp", "floor", "add-k", "none"])
+def test_vectorised_sentence_bleu_equals_sacrebleus_per_item(smooth):
+    """Every smoothing's sentence BLEU (effective order) from the statistics, vectorised, against
+    sacrebleu's own ``sentence_score`` on 1,500 random pairs (short ones: orders with no n-gram,
+    no match at some order, empty sides)."""
+    rng = random.Random(11)
+    words = ["the", "a", "cat", "dog", "sat", "on", "mat", "x", "y", "1", "2", ",", "!"]
+    preds = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 10))) for _ in range(1500)]
+    refs = [p if rng.random() < 0.2 else " ".join(rng.choice(words) for _ in range(rng.randint(0, 10)))
+            for p in preds]
+    metric = BLEU(smooth_method=smooth, effective_order=True)
+    want = [metric.sentence_score(p, [r]).score for p, r in zip(preds, refs)]
+    got = tm.sentence_bleu_from_statistics(tm.bleu_statistics(preds, refs), smooth)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)

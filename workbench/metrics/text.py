@@ -217,34 +217,43 @@ def corpus_bleu_from_statistics(stats: np.ndarray, tokenize: str = "13a", smooth
 
 def sentence_bleu_from_statistics(stats: np.ndarray, smooth: str = "exp") -> np.ndarray:
     """sacrebleu ``BLEU(effective_order=True, smooth_method=smooth).sentence_score`` per row of
-    statistics: for exp (the default) the same floating-point operations in the same order,
-    vectorised; for the other smoothings sacrebleu's own ``_compute_score_from_stats`` per row."""
+    statistics: sacrebleu's ``compute_bleu`` with the same floating-point operations in the same
+    order, vectorised (exp, floor 0.1, add-k 1 and none, sacrebleu's default values; a zero
+    precision's log is sacrebleu's floor, -9999999999)."""
     stats = np.asarray(stats, dtype=np.int64)
-    if smooth != "exp":
-        metric = bleu_metric("none", smooth, effective_order=True)
-        return np.array([metric._compute_score_from_stats(row).score for row in stats.tolist()],
-                        dtype=float)
+    if smooth not in BLEU_SMOOTHING:
+        raise OptionError(f"`bleu_smooth` must be one of {', '.join(BLEU_SMOOTHING)}; got {smooth!r}.")
     sys_len = stats[:, 0].astype(float)
     ref_len = stats[:, 1].astype(float)
-    correct = stats[:, 2:2 + BLEU_ORDER].astype(float)
+    raw_correct = stats[:, 2:2 + BLEU_ORDER]
+    correct = raw_correct.astype(float)
     total = stats[:, 2 + BLEU_ORDER:].astype(float)
+    if smooth == "add-k":  # orders 2..4 get k = 1 added (before the checks below)
+        correct[:, 1:] += 1.0
+        total[:, 1:] += 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
         bp = np.where(sys_len < ref_len,
                       np.where(sys_len > 0, np.exp(1 - ref_len / sys_len), 0.0), 1.0)
-        smooth = np.ones(len(stats))
+        smooth_mteval = np.ones(len(stats))
         running = np.ones(len(stats), dtype=bool)   # no order with total 0 met yet
         eff = np.zeros(len(stats))
         log_sum = np.zeros(len(stats))
         for k in range(BLEU_ORDER):
             running &= total[:, k] != 0
-            zero = running & (correct[:, k] == 0)
-            smooth = np.where(zero, smooth * 2, smooth)
-            prec = np.where(correct[:, k] == 0, 100.0 / (smooth * total[:, k]),
-                            100.0 * correct[:, k] / total[:, k])
-            log_sum = np.where(running, log_sum + np.log(np.where(running, prec, 1.0)), log_sum)
+            zero = correct[:, k] == 0
+            if smooth == "exp":
+                smooth_mteval = np.where(running & zero, smooth_mteval * 2, smooth_mteval)
+                prec = np.where(zero, 100.0 / (smooth_mteval * total[:, k]),
+                                100.0 * correct[:, k] / total[:, k])
+            elif smooth == "floor":
+                prec = np.where(zero, 100.0 * 0.1 / total[:, k], 100.0 * correct[:, k] / total[:, k])
+            else:  # none, add-k: a zero precision stays 0
+                prec = np.where(zero, 0.0, 100.0 * correct[:, k] / total[:, k])
+            logged = np.where(prec == 0.0, -9999999999.0, np.log(np.where(prec > 0, prec, 1.0)))
+            log_sum = np.where(running, log_sum + logged, log_sum)
             eff = np.where(running, k + 1, eff)
         score = bp * np.exp(log_sum / np.where(eff > 0, eff, 1))
-    return np.where(correct.any(axis=1), score, 0.0)
+    return np.where(raw_correct.any(axis=1), score, 0.0)
 
 
 def corpus_bleu(predictions, references):
