@@ -301,3 +301,21 @@ def test_vectorised_sentence_bleu_equals_sacrebleus_per_item(smooth):
     want = [metric.sentence_score(p, [r]).score for p, r in zip(preds, refs)]
     got = tm.sentence_bleu_from_statistics(tm.bleu_statistics(preds, refs), smooth)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("normalize", ["none", "case_ws", "squad"])
+@pytest.mark.parametrize("stemmer", [False, True])
+def test_rescore_from_another_setting_equals_scoring_afresh(normalize, stemmer):
+    """The conventions table derives one normalisation's or the stemmer's scores from another
+    setting's: the same arrays as scoring the pairs afresh."""
+    base = tm.score_pairs(PREDS, REFS, normalize="case_ws", stemmer=False)
+    got = tm.rescore(base, PREDS, REFS, normalize=normalize, stemmer=stemmer,
+                     base_normalize="case_ws", base_stemmer=False)
+    want = tm.score_pairs(PREDS, REFS, normalize=normalize, stemmer=stemmer)
+    np.testing.assert_array_equal(got.exact_match, want.exact_match)
+    np.testing.assert_array_equal(got.token_f1, want.token_f1)
+    for t in tm.ROUGE_TYPES:
+        np.testing.assert_array_equal(got.rouge[t], want.rouge[t])
+    np.testing.assert_array_equal(got.bleu_stats, want.bleu_stats)
+    np.testing.assert_array_equal(got.chrf_stats, want.chrf_stats)
+    assert got.norm_predictions == want.norm_predictions

@@ -141,6 +141,28 @@ def reusing_scores():
         _REUSE = None
 
 
+def _base_key(reuse_key):
+    """The reuse key without the normalisation and the stemmer (which change only some scores)."""
+    table_id, opts = reuse_key
+    return ("base", table_id, replace(opts, normalize="case_ws", stemmer=False))
+
+
+def _reused_scores(reuse_key, preds, refs, options: Options):
+    """The scores kept for these options, or derived from those of another normalisation or
+    stemmer setting (:func:`workbench.metrics.text.rescore`); None: compute them."""
+    if _REUSE is None:
+        return None
+    if reuse_key in _REUSE:
+        return _REUSE[reuse_key]
+    base = _REUSE.get(_base_key(reuse_key))
+    if base is None:
+        return None
+    scores = tm.rescore(base[0], preds, refs, normalize=options.normalize, stemmer=options.stemmer,
+                        base_normalize=base[1], base_stemmer=base[2])
+    _REUSE[reuse_key] = scores
+    return scores
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     in_memory(table, TITLE)
     check_options(options)  # validates the options before any work
@@ -175,12 +197,13 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     else:
         grp_codes, grp_labels = np.zeros(n_rows, dtype=np.int64), [None]
 
-    scores = _REUSE.get(reuse_key) if _REUSE is not None else None
+    scores = _reused_scores(reuse_key, preds, refs, options)
     if scores is None:
         scores = tm.score_pairs(preds, refs, normalize=options.normalize,
                                 stemmer=options.stemmer, progress=progress)
         if _REUSE is not None:
             _REUSE[reuse_key] = scores
+            _REUSE.setdefault(_base_key(reuse_key), (scores, options.normalize, options.stemmer))
     conv = _conventions(options)
     scores = tv.apply(scores, preds, refs, conv, stemmer=options.stemmer)
     objects = {"bleu": conv.bleu_metric(), "chrf": conv.chrf_metric()}

@@ -524,6 +524,29 @@ def score_pairs(predictions, references, *, normalize: str = "case_ws", stemmer:
         norm_predictions=list(norm_p), norm_references=list(norm_r))
 
 
+def rescore(base: TextScores, predictions, references, *, normalize: str, stemmer: bool,
+            base_normalize: str, base_stemmer: bool) -> TextScores:
+    """``base`` (the scores of the same pairs with ``base_normalize`` and ``base_stemmer``) with
+    only what the normalisation (exact match, token F1) or the stemmer (ROUGE) changes
+    recomputed: the values of :func:`score_pairs` with ``normalize`` and ``stemmer``."""
+    from dataclasses import replace
+
+    _normalize_word(normalize)
+    preds, refs = list(predictions), list(references)
+    words = eng.Words(eng.interleave(preds, refs))
+    out = base
+    if normalize != base_normalize:
+        norm, f1_tokens = normalized_tokens(words, normalize)
+        norm_p, norm_r = (preds, refs) if norm is None else (norm[0::2], norm[1::2])
+        em = np.fromiter((a == b for a, b in zip(norm_p, norm_r)), dtype=bool,
+                         count=len(preds)).astype(float)
+        out = replace(out, exact_match=em, token_f1=token_f1_from_tokens(f1_tokens),
+                      norm_predictions=list(norm_p), norm_references=list(norm_r))
+    if stemmer != base_stemmer:
+        out = replace(out, rouge=rouge_from_tokens(rouge_tokens(words, stemmer)))
+    return out
+
+
 def rouge_version() -> str:
     try:
         from importlib.metadata import version
