@@ -71,9 +71,19 @@ def test_the_data_view_pages_through_every_row(qtbot, window, small_budget, larg
                     timeout=10000)
     assert model.headerData(last, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Vertical) \
         == str(len(frame))
-    # copying rows reads them (full precision)
+    # copying rows reads them (full precision); copying more than the cap says so
     text = model.to_tsv(rows=[last], columns=[0, 1])
     assert text.splitlines() == ["query\tdoc", f"{frame['query'].iloc[last]}\t{frame['doc'].iloc[last]}"]
+    from workbench.ui import paged_model
+
+    paged_model.COPY_ROWS = 1000
+    try:
+        with qtbot.waitSignal(model.failed, timeout=5000):
+            copied = model.to_tsv()
+    finally:
+        paged_model.COPY_ROWS = 100_000
+    assert len(copied.splitlines()) == 1001
+    assert f"copied the first 1,000 of {len(frame):,} rows" in data.info.text()
 
 
 def test_ranking_computes_the_whole_file_with_duckdb(qtbot, window, small_budget, large_parquet):

@@ -190,6 +190,8 @@ class DataView(QWidget):
         if self.model.busy:
             text += " (sorting and filtering…)"
             self._problem = ""
+        elif self._problem and self.model is self.paged_model:
+            text += f" ({self._problem})"
         elif self._problem:
             text += f" (not sorted or filtered: {self._problem})"
         elif self.model is self.paged_model:

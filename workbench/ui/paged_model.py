@@ -174,6 +174,11 @@ class PagedModel(QAbstractTableModel):
                              "and shown in file order")
 
     def to_tsv(self, rows=None, columns=None) -> str:
+        """The rows as tab-separated text (at most :data:`COPY_ROWS`, said when more were asked)."""
+        asked = self._rows if rows is None else len(rows)
+        if asked > COPY_ROWS:
+            self.failed.emit(f"copied the first {COPY_ROWS:,} of {asked:,} rows: a file read page "
+                             f"by page is copied {COPY_ROWS:,} rows at most")
         rows = range(min(self._rows, COPY_ROWS)) if rows is None else rows
         columns = list(range(len(self._names))) if columns is None else list(columns)
         values = self.fetch_rows(rows)
