@@ -90,6 +90,7 @@ def test_ranking_computes_the_whole_file_with_duckdb(qtbot, window, small_budget
     pytrec_eval = pytest.importorskip("pytrec_eval")
     path, frame = large_parquet
     open_file(qtbot, window, path)
+    assert window.workspace.lazy()  # only the panel on screen computes
     panel = window.panels["ranking"]
     window.show_panel("ranking")
     result = wait_result(qtbot, panel, timeout=60000)

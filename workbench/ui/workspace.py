@@ -107,8 +107,10 @@ class Workspace(QTabWidget):
             shown.run_if_stale()
 
     def lazy(self) -> bool:
-        """Only the panel on screen computes (a table of more than :data:`LAZY_ROWS` rows)."""
-        return self.table is not None and len(self.table.frame) > LAZY_ROWS
+        """Only the panel on screen computes (a table of more than :data:`LAZY_ROWS` rows, or a
+        file read page by page)."""
+        return self.table is not None and (len(self.table.frame) > LAZY_ROWS
+                                           or getattr(self.table, "large", None) is not None)
 
     def current_name(self) -> str:
         shown = self.currentWidget()
