@@ -39,9 +39,9 @@ class RankingPanel(AnalysisPanel):
               minimum=-100, maximum=100, decimals=2, step=1),
         Field("ci_bootstrap", "Interval bootstrap", "choice",
               "How the headline intervals resample the queries (the method is in the signature).\n"
-              "resample queries: the usual bootstrap, numpy's stream of the seed\n"
+              "resample queries: the usual bootstrap, numpy's stream of its seed\n"
               "Poisson, hashed weights: each query's weight per resample comes from a hash of its "
-              "id, the resample and the seed: the same draws in DuckDB and Spark SQL",
+              "id, the resample and its seed: the same draws in DuckDB and Spark SQL",
               choices=(("multinomial", "resample queries"), ("poisson-hash", "Poisson, hashed weights"))),
         Field("engine", "Computed by", "choice",
               "What computes the per-query table (the numbers are the same).\n"
