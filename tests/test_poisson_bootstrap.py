@@ -25,7 +25,7 @@ def _plain_weight(unit: str, r: int, seed: int) -> int:
     for mult, inc in ((742938285, 12345), (1226874159, 67890), (62089911, 13579)):
         x = ((x ^ (x >> 15)) * mult + inc) % P
     u = (x ^ (x >> 15)) / 2.0**31
-    cdf, w, term = 0.0, 0, math.exp(-1.0)
+    w = 0
     for j in range(13):
         cdf = float(sum(math.exp(-1.0) / math.factorial(i) for i in range(j + 1)))
         if u >= cdf:

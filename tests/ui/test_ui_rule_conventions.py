@@ -6,36 +6,14 @@ rule of tests/test_conventions_rule.py: linear p95 of 1..20 is 19.05, nearest ra
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from conftest import open_file
+from test_conventions_rule import RULE, _files
 
 pytestmark = pytest.mark.gui
 
-RULE = """
-[rule]
-name = "latency"
-baseline = "old"
-candidate = "new"
-
-[data]
-item = "item"
-system = "system"
-outcome = "success"
-latency = "latency"
-
-[[condition]]
-metric = "latency_p95"
-max = 19.02
-bound = "point"
-"""
-
-
 def test_conventions_button_shows_the_verdict_under_each_convention(qtbot, window, tmp_path):
-    rows = [("old", f"i{i}", 1, 5.0) for i in range(20)] + \
-        [("new", f"i{i}", 1, float(i + 1)) for i in range(20)]
-    data = tmp_path / "runs.csv"
-    pd.DataFrame(rows, columns=["system", "item", "success", "latency"]).to_csv(data, index=False)
+    _rule_path, data = _files(tmp_path)  # latencies 5 (old) and 1..20 (new)
     assert np.percentile(np.arange(1, 21), 95) == 19.05  # linear: over 19.02, FAIL
     open_file(qtbot, window, data)
     window.view_actions["rule"].trigger()

@@ -277,8 +277,7 @@ def _prepared(table, options):
     key = ("prepared", id(table), options.query, options.doc, options.score, options.rank,
            options.relevance, options.system, options.qrels)
     if key not in _EXPECTED:
-        _EXPECTED[key] = rk.prepare(table, options)
-        _EXPECTED[key].keep_orders = True  # the tie rules' orders, shared by the conventions
+        _EXPECTED[key] = rk.prepare(table, options, keep_orders=True)  # shared by the conventions
     return _EXPECTED[key]
 
 

@@ -283,15 +283,17 @@ class Prepared:
         return rows
 
 
-def prepare(table: LoadedTable, options: Options, cols=None, progress=NULL_PROGRESS) -> Prepared:
-    """The run of ``table`` read and coded (the columns from ``options``)."""
+def prepare(table: LoadedTable, options: Options, cols=None, progress=NULL_PROGRESS, *,
+            keep_orders: bool = False) -> Prepared:
+    """The run of ``table`` read and coded (the columns from ``options``); ``keep_orders``:
+    each tie rule's ranking order is kept for the next run on it."""
     if cols is None:
         cols = _columns(table, options, Resolver(table))
     run = _read_run(table, options, cols)
     progress.check_cancelled()
     progress.advance(0.2, "coding queries and documents")
     coded = _code_ids(table, run, cols)
-    return Prepared(cols, run, coded, _judgments(table, run, coded, cols))
+    return Prepared(cols, run, coded, _judgments(table, run, coded, cols), keep_orders=keep_orders)
 
 
 def per_query_table(table: LoadedTable, options: Options, prepared: Prepared) -> pd.DataFrame:

@@ -30,6 +30,7 @@ from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, text_codes, to_float
+from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics import repeats as rp
 from ._common import ITEM_NAMES, base_signature, pick_column, in_memory
@@ -154,7 +155,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         sig["seeds"] = "run-means,sd:ddof1,range:min-max,vs:se_one_repeat(normal-95,one-run)"
     if passk_frames:
         sig["passk"] = ("unbiased(chen2021;yao2024),k:1..K_min,mean-over-items,ci:bootstrap-percentile-95,"
-                        f"B={hc_resamples()},seed={hc_seed()},over:items,at-k:1,2^j,K_min,"
+                        f"B={hc.RESAMPLES},seed={hc.SEED},over:items,at-k:1,2^j,K_min,"
                         "wilson/clopper-pearson-if-0/1")
     if sys_col:
         sig["baseline"] = base
@@ -323,8 +324,6 @@ def _passk_curve(part: _System, kw) -> pd.DataFrame:
     at the k of :func:`_interval_ks` their 95% intervals over items (the headline intervals'
     percentile bootstrap, one set of resamples for every column; Wilson or Clopper-Pearson for
     a 0/1 column, as at k = K with one try)."""
-    from ..metrics import headline_ci as hc
-
     c = np.bincount(part.codes, weights=part.y, minlength=part.split.n_items).round().astype(np.int64)
     n = part.k.astype(np.int64)
     ks = curve_ks(int(n.min()))
@@ -343,18 +342,6 @@ def _passk_curve(part: _System, kw) -> pd.DataFrame:
             row[f"{m}_high"] = ci.high if ok else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def hc_resamples() -> int:
-    from ..metrics import headline_ci as hc
-
-    return hc.RESAMPLES
-
-
-def hc_seed() -> int:
-    from ..metrics import headline_ci as hc
-
-    return hc.SEED
 
 
 def _finite_or_none(x):

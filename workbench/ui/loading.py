@@ -3,21 +3,14 @@ stacked, the first rows of a large one) and the names a table's path is shown by
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 
 def preview_job(path: str):
-    """On a worker: the first rows of a large delimited text file, or of a Parquet file over
-    the memory budget (``None`` for others)."""
+    """On a worker: the first rows of a large delimited text file, or of a large Parquet file
+    (loaded in memory or read page by page) (``None`` for others)."""
     from ..io import loader
 
-    large = open_large(path)
-    if large is not None:
-        try:  # the first rows only (the loaded table reads the others page by page)
-            return path, dataclasses.replace(large_table(large, hash_now=False), large=None)
-        finally:
-            large.paged.close()
     if path.lower().endswith(loader.PARQUET_EXTENSIONS) and os.path.isfile(path) and \
             os.path.getsize(path) > PREVIEW_PARQUET_BYTES:
         return _parquet_head(path)
@@ -25,7 +18,7 @@ def preview_job(path: str):
     return None if table is None else (path, table)
 
 
-#: A Parquet file loaded into memory above this size is previewed (its first rows) meanwhile.
+#: A Parquet file above this size is previewed (its first rows) while it is loaded or opened.
 PREVIEW_PARQUET_BYTES = 16 << 20
 
 

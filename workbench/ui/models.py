@@ -51,6 +51,13 @@ def format_value(value, fmt: str | None = None, currency: str | None = None) -> 
     return str(value)
 
 
+def alignment(value) -> int:
+    """A cell's alignment: numbers to the right, anything else to the left."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+
+
 def full_precision(value) -> str:
     """A cell for the clipboard: full precision, no thousands separators, no percent."""
     if value is None:
@@ -197,9 +204,7 @@ class FrameModel(QAbstractTableModel):
         if role in (SORT_ROLE, RAW_ROLE):
             return _qt_value(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            return alignment(value)
         if role == Qt.ItemDataRole.ToolTipRole:
             tips = self._tooltips.get(f"{self._names[c]}:cells")
             if tips is not None:

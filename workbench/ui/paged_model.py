@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
-from .models import RAW_ROLE, SORT_ROLE, _qt_value, format_value, full_precision
+from .models import RAW_ROLE, SORT_ROLE, _qt_value, alignment, format_value, full_precision
 
 #: Rows per page read.
 PAGE_ROWS = 500
@@ -236,9 +236,7 @@ class PagedModel(QAbstractTableModel):
         if role in (SORT_ROLE, RAW_ROLE):
             return _qt_value(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            return alignment(value)
         text = str(value)
         return text if len(text) > 40 else None
 
