@@ -56,6 +56,11 @@ class Errored:
         return int(self.mask.sum())
 
     @property
+    def total(self) -> int:
+        """Rows of the table (errored or not)."""
+        return len(self.mask)
+
+    @property
     def active(self) -> bool:
         return self.column is not None
 
@@ -65,7 +70,7 @@ class Errored:
     def note(self, *, failure_means: str = "scored as failures (outcome 0)") -> list[str]:
         if not self.active or not self.count:
             return []
-        n = len(self.mask)
+        n = self.total
         shown = ", ".join(self.names[:5]) + (f" and {self.count - 5} more" if self.count > 5 else "")
         what = (f"{self.count} of {n} rows ended with an error (column '{self.column}'): {shown}. "
                 "Errors are not measurements: ")

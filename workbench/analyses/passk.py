@@ -15,8 +15,8 @@ from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics.intervals import implied_per_try_rate
-from . import _checks, _intervals, _rows
-from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks, in_memory
+from . import _checks, _engine, _intervals, _rows
+from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks
 
 NAME = "passk"
 TITLE = "pass@k and pass^k"
@@ -40,6 +40,10 @@ class Options:
     #: bootstrap resamples and seed of the headline intervals (over tasks)
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
+    #: what counts the attempts per task: memory, duckdb, spark, or auto (memory within the
+    #: budget, DuckDB above it; :mod:`workbench.engines`)
+    engine: str = "auto"
+    spark_master: str = "local[2]"
 
 
 def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Errored"):
@@ -49,16 +53,7 @@ def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Err
     if sys_col:
         res.optional(sys_col, "system", "--system")
     keys = ([sys_col] if sys_col else []) + [task_col]
-    use_counts = options.n is not None or options.correct is not None
-    if not use_counts and options.success is None:
-        n_guess = guess_column(table, "n", ROLE_NAMES["n"])
-        c_guess = guess_column(table, "correct", ROLE_NAMES["correct"])
-        if n_guess and c_guess and n_guess != c_guess:
-            use_counts = True
-            options = replace(options, n=n_guess, correct=c_guess)
-            res.notes.append(f"Columns '{n_guess}' and '{c_guess}' were taken as the per-task "
-                             f"attempts n and passes c (guessed from their names; set --n and "
-                             f"--correct, or --success for per-attempt rows).")
+    options, use_counts = _form(table, options, res)
     if use_counts:
         if err.mode == "failure" and err.count:
             raise DataError(f"File '{table.name}' gives attempts and passes per task (counts), so "
@@ -102,10 +97,26 @@ def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Err
     return out, "attempts"
 
 
+def _form(table: LoadedTable, options: Options, res: Resolver) -> tuple[Options, bool]:
+    """Whether the table gives counts per task (n and c, given or guessed from their names)."""
+    use_counts = options.n is not None or options.correct is not None
+    if not use_counts and options.success is None:
+        n_guess = guess_column(table, "n", ROLE_NAMES["n"])
+        c_guess = guess_column(table, "correct", ROLE_NAMES["correct"])
+        if n_guess and c_guess and n_guess != c_guess:
+            use_counts = True
+            options = replace(options, n=n_guess, correct=c_guess)
+            res.notes.append(f"Columns '{n_guess}' and '{c_guess}' were taken as the per-task "
+                             f"attempts n and passes c (guessed from their names; set --n and "
+                             f"--correct, or --success for per-attempt rows).")
+    return options, use_counts
+
+
 def check_options(options: Options) -> tuple[int, ...]:
     """Every option's type and range, before any work; returns the values of k."""
     _checks.columns(options, ("task", "n", "correct", "success", "system", "error"))
     _rows.check(options.errored)
+    _engine.check_engine(options)
     ks = parse_ks(options.ks)
     hc.check_resamples(options.ci_resamples, options.ci_seed)
     if ks[-1] > MAX_ATTEMPTS:
@@ -123,13 +134,135 @@ def _estimate(fn, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    in_memory(table, TITLE)
+    if getattr(table, "large", None) is not None:  # a file read page by page: the engine counts
+        return _run_engine(_engine.of_large(table, options, TITLE), options, progress)
     ks = check_options(options)
     err = _rows.find(table, options.error, options.errored)
     if err.mode == "exclude":
         table = _rows.apply(table, err, [])
     res = Resolver(table)
     counts, form = _counts(table, options, res, err)
+    return _result(counts, form, list(res.notes), err, options, ks, progress, table.path)
+
+
+def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
+    """The command line's entry before any file is loaded: DuckDB (or Spark) counts the
+    attempts of a CSV or Parquet file itself with ``engine='duckdb'`` (``'spark'``), or with
+    ``'auto'`` over the memory budget; ``None``: load the file and call :func:`run`."""
+    check_options(options)
+    got = _engine.unloaded(paths, options)
+    return None if got is None else _run_engine(got, options, progress)
+
+
+def _run_engine(got, options: Options, progress) -> AnalysisResult:
+    """The counts per (system, task) from the engine, then the analysis as in memory."""
+    from ..io.formats import with_roles
+
+    ks = check_options(options)
+    preview = got.preview
+    options, _ = with_roles(options, preview)
+    res = Resolver(preview)
+    task_col = res.required(options.task, "task", "--task")
+    sys_col = res.optional(options.system, "system", "--system") if options.system else None
+    err_col = _engine.error_column(preview, options)
+    options, use_counts = _form(preview, options, res)
+    keys = [sys_col, task_col]
+    if use_counts:
+        n_col = res.required(options.n, "n", "--n")
+        c_col = res.required(options.correct, "correct", "--correct")
+        keys, sums, s_col = keys + [err_col], [n_col, c_col], None
+    else:
+        s_col = res.required(options.success, "success", "--success")
+        keys, sums, n_col, c_col = keys + [s_col, err_col], (), None, None
+
+    def counted(tallied):
+        return _tallied_counts(tallied, got, options, err_col, sys_col, task_col, s_col, n_col,
+                               c_col)
+
+    (counts, form, err), engine_note = _engine.tally(got, options, keys, sums, progress,
+                                                     "the table of attempts per task", counted)
+    return _result(counts, form, list(res.notes) + [engine_note], err, options, ks, progress,
+                   got.source.path, engine=got.engine)
+
+
+def _tallied_counts(tallied, got, options, err_col, sys_col, task_col, s_col, n_col, c_col):
+    """The engine's counts as the in-memory counts per (system, task), the form and the
+    errored rows."""
+    use_counts = s_col is None
+    bad, err = _engine.errored(tallied, err_col, options.errored)
+    frame = tallied.frame
+    if use_counts:
+        if err.mode == "failure" and err.count:
+            raise DataError(f"File '{got.source.name}' gives attempts and passes per task (counts), "
+                            f"so its {err.count} errored rows cannot be counted as failed "
+                            "attempts; leave them out (--errored exclude) or give one row per "
+                            "attempt.")
+        frame = frame[~bad]
+        counts = _engine_counts(frame, tallied, sys_col, task_col, n_col, c_col)
+        form = "counts"
+    else:
+        ok = ~bad
+        success = _engine.decode_binary(tallied, s_col, keep=ok)
+        s = np.where(ok, success, 0)  # errored attempts as failures (excluded ones dropped)
+        keep = ok | (err.mode == "failure")
+        part = pd.DataFrame({"task": frame[task_col].to_numpy(dtype=object),
+                             "w": frame["w"].to_numpy(), "s": s * frame["w"].to_numpy(),
+                             "first": frame["first_rn"].to_numpy()})[keep]
+        if sys_col:
+            part.insert(0, "system", frame[sys_col].to_numpy(dtype=object)[keep])
+        by = (["system"] if sys_col else []) + ["task"]
+        counts = (part.groupby(by, sort=False).agg(n=("w", "sum"), c=("s", "sum"),
+                                                   first=("first", "min"))
+                  .sort_values("first", kind="stable").drop(columns="first").reset_index())
+        counts["n"] = counts["n"].astype(np.int64)
+        counts["c"] = counts["c"].astype(np.int64)
+        form = "attempts"
+    return counts, form, err
+
+
+def _engine_counts(frame: pd.DataFrame, tallied, sys_col, task_col, n_col, c_col) -> pd.DataFrame:
+    """The engine's per-task rows checked as the in-memory counts form checks them."""
+    by = ([sys_col] if sys_col else []) + [task_col]
+    repeated = frame[frame.duplicated(subset=by, keep=False)]
+    if len(repeated) or (frame["w"] > 1).any():
+        first = repeated.iloc[0] if len(repeated) else frame[frame["w"] > 1].iloc[0]
+        value = ", ".join(f"{k}={first[k]}" for k in by)
+        rows = int(frame.loc[(frame[by] == first[by]).all(axis=1), "w"].sum())
+        raise DataError(f"File '{tallied.path}' has {rows} rows that repeat a task ({value} "
+                        f"appears first on {tallied.describe_rows([first['first_rn']])}); each "
+                        f"task must appear once.")
+    n = frame[f"sum:{n_col}"].to_numpy(dtype=float)
+    c = frame[f"sum:{c_col}"].to_numpy(dtype=float)
+    for column in (n_col, c_col):
+        tallied.refuse_negative(column)
+    for col, vals in ((n_col, n), (c_col, c)):
+        frac = np.flatnonzero(vals != np.round(vals))
+        if frac.size:
+            raise DataError(f"File '{tallied.path}', column '{col}' must hold whole numbers of "
+                            f"attempts; found {vals[frac[0]]:g} on "
+                            f"{tallied.describe_rows([frame['first_rn'].iloc[frac[0]]])}.")
+    big = np.flatnonzero(n > MAX_ATTEMPTS)
+    if big.size:
+        raise DataError(f"File '{tallied.path}', column '{n_col}' has {big.size} task(s) with more "
+                        f"than {MAX_ATTEMPTS:,} attempts (for example {n[big[0]]:g} on "
+                        f"{tallied.describe_rows([frame['first_rn'].iloc[big[0]]])}); the attempts "
+                        f"per task must be at most {MAX_ATTEMPTS:,}.")
+    over = np.flatnonzero(c > n)
+    if over.size:
+        raise DataError(f"File '{tallied.path}' has {over.size} task(s) with more passes than "
+                        f"attempts (column '{c_col}' > column '{n_col}') on "
+                        f"{tallied.describe_rows(frame['first_rn'].iloc[over[:5]])}; c must be "
+                        f"between 0 and n.")
+    out = pd.DataFrame({"task": frame[task_col].to_numpy(dtype=object),
+                        "n": n.astype(np.int64), "c": c.astype(np.int64)})
+    if sys_col:
+        out.insert(0, "system", frame[sys_col].to_numpy(dtype=object))
+    return out
+
+
+def _result(counts: pd.DataFrame, form: str, notes: list[str], err, options: Options, ks,
+            progress, path: str, engine: str = "memory") -> AnalysisResult:
+    """The estimates, intervals, notes and tables from the counts per (system, task)."""
     progress.advance(0.3, "estimating")
     has_sys = "system" in counts
     systems = list(dict.fromkeys(counts["system"])) if has_sys else [None]
@@ -139,8 +272,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     for k in ks:
         per_task[f"pass@{k}"] = _estimate(pk.pass_at_k, n_all, c_all, k)
         per_task[f"pass^{k}"] = _estimate(pk.pass_hat_k, n_all, c_all, k)
-    records, summary_rows, ci_entries, notes = [], [], [], list(res.notes) + err.note(
-        failure_means="counted as failed attempts (success 0)")
+    records, summary_rows, ci_entries = [], [], []
+    notes = notes + err.note(failure_means="counted as failed attempts (success 0)")
     for label in systems:
         progress.check_cancelled()
         m = (counts["system"] == label).to_numpy() if has_sys else np.ones(len(counts), bool)
@@ -201,6 +334,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         **_intervals.signature(options.ci_resamples, options.ci_seed, unit="tasks"),
         "ci-per_try_p": "pass@k-interval-transformed",
         **err.signature(),
+        "engine": engine,
     })
     fmt = {c: "float" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k", "per_try_p")}
     fmt.update({"tasks": "int", "left_out": "int", "k": "int"})
@@ -221,7 +355,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         }, formats={**{c: "float" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k")},
                     "k": "int", "tasks": "int"}),
     )
-    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), path)
 
 
 CURVE_POINTS = 60

@@ -93,9 +93,13 @@ def ranking(p: argparse.ArgumentParser) -> None:
                    help="the headline intervals' bootstrap over queries: multinomial (default) or "
                         "poisson-hash (Poisson(1) weights hashed from each query id, the replicate "
                         "and the seed: the same draws in numpy, DuckDB and Spark)")
+    engine(p, "the per-query table")
+
+
+def engine(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark"],
-                   help="what computes the per-query table: memory = pandas/numpy; duckdb = DuckDB "
-                        "reads a CSV/Parquet run itself, out of core (memory limit, spill folder); "
+                   help=f"what computes {what}: memory = pandas/numpy; duckdb = DuckDB "
+                        "reads a CSV/Parquet file itself, out of core (memory limit, spill folder); "
                         "spark = Spark reads it (local mode or a cluster: --spark-master; needs "
                         "pyspark and Java 17); auto = memory while the file's estimated size fits "
                         "in a quarter of the RAM, else duckdb, never spark (default auto)")
@@ -115,6 +119,7 @@ def passk(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
     errored(p, "counted as failed attempts")
     intervals(p, "tasks")
+    engine(p, "the attempts per task")
 
 
 def aggregate(p: argparse.ArgumentParser) -> None:
