@@ -113,7 +113,7 @@ def test_panels_without_an_engine_say_why_and_do_not_compute(qtbot, window, smal
                                                              large_parquet, tmp_path):
     path, _frame = large_parquet
     open_file(qtbot, window, path)
-    for name in ("compare", "cost", "aggregate"):
+    for name in ("compare", "cost", "text"):
         if name not in window.panels:
             continue
         panel = window.panels[name]
@@ -256,3 +256,47 @@ def test_a_table_that_is_not_a_ranking_run_is_loaded_unless_it_cannot_be(monkeyp
         assert large is not None and large.rows == 3000
     finally:
         large.paged.close()
+
+
+@pytest.fixture
+def large_attempts(tmp_path, monkeypatch):
+    """Attempts of two models at tasks, as a Parquet file the window reads page by page."""
+    from workbench.engines import budget
+
+    monkeypatch.setattr(budget, "LOAD_BYTES_PER_ROW", 10**12)  # too large to load at all
+    rng = np.random.default_rng(11)
+    n = 6000
+    frame = pd.DataFrame({"model": rng.choice(["base", "cand"], n),
+                          "task_id": [f"{t:03d}" for t in rng.integers(0, 200, n)],
+                          "segment": rng.choice(["web", "app", "api"], n),
+                          "passed": rng.integers(0, 2, n)})
+    path = tmp_path / "attempts.parquet"
+    frame.to_parquet(path, index=False, row_group_size=500)
+    return path, frame
+
+
+def test_pass_at_k_and_aggregation_compute_the_whole_file_with_duckdb(qtbot, window, small_budget,
+                                                                      large_attempts):
+    path, frame = large_attempts
+    open_file(qtbot, window, path)
+    table = window.workspace.table
+    assert table.large is not None and len(table.frame) == 1000  # the first rows stand in
+    for name in ("passk", "aggregate"):
+        assert window.workspace.applies(name), name
+    panel = window.panels["passk"]
+    window.show_panel("passk")
+    result = wait_result(qtbot, panel, timeout=60000)
+    assert "engine:duckdb" in result.signature
+    options = panel.options()
+    memory = REGISTRY["passk"].run(table_of(frame), options)  # the whole frame, in memory
+    assert "engine:memory" in memory.signature
+    assert [r for r in result.records] == [r for r in memory.records]
+    assert result.value("pass@1", system="cand") == pytest.approx(
+        frame[frame["model"] == "cand"].groupby("task_id")["passed"].mean().mean(), abs=1e-12)
+    panel = window.panels["aggregate"]
+    window.show_panel("aggregate")
+    result = wait_result(qtbot, panel, timeout=60000)
+    assert "engine:duckdb" in result.signature
+    memory = REGISTRY["aggregate"].run(table_of(frame), panel.options())
+    assert result.records == memory.records
+    assert any("computed by DuckDB" in n for n in result.notes)

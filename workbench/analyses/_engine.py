@@ -151,8 +151,9 @@ def errored(tallied, column: str | None, mode: str) -> tuple[np.ndarray, Tallied
         return np.zeros(len(frame), dtype=bool), TalliedErrored(None, mode, 0, tallied.rows, [])
     text = pd.Series(frame[column].to_numpy(dtype=object)).fillna("").astype(str).str.strip()
     mask = ((text != "") & ~text.str.lower().isin(_rows._NOT_AN_ERROR)).to_numpy()
-    firsts = np.sort(frame["first_rn"].to_numpy()[mask])[:5]
     count = int(frame["w"].to_numpy()[mask].sum())
+    firsts = tallied.first_rows(column, sorted(set(frame[column].to_numpy(dtype=object)[mask])),
+                                5) if count else []
     if mode == "exclude" and count and count == tallied.rows:
         raise DataError(f"Every row of file '{os.path.basename(tallied.path)}' ended with an "
                         f"error (column '{column}'); there is no measurement to analyse (set "

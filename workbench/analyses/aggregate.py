@@ -22,8 +22,8 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
 from ..metrics import headline_ci as hc
-from . import _checks, _intervals, _rows
-from ._common import ROLE_NAMES, Resolver, base_signature, in_memory
+from . import _checks, _engine, _intervals, _rows
+from ._common import ROLE_NAMES, Resolver, base_signature
 
 
 def _rate(value) -> str:
@@ -32,6 +32,8 @@ def _rate(value) -> str:
 
 NAME = "aggregate"
 TITLE = "Aggregation"
+#: Computes a file read page by page (beyond the memory budget) with an engine.
+LARGE_FILES = True
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,10 @@ class Options:
     #: bootstrap resamples and seed of the headline intervals
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
+    #: what counts the rows per group or unit: memory, duckdb, spark, or auto (memory within
+    #: the budget, DuckDB above it; :mod:`workbench.engines`)
+    engine: str = "auto"
+    spark_master: str = "local[2]"
 
 
 def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[np.ndarray, bool]:
@@ -76,23 +82,82 @@ def check_options(options: Options) -> None:
                               "error"))
     _rows.check(options.errored)
     hc.check_resamples(options.ci_resamples, options.ci_seed)
+    _engine.check_engine(options)
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     """Rows that ended with an error are left out, or counted with outcome 0 (see
     :mod:`workbench.analyses._rows`); the notes and the signature say which."""
-    from dataclasses import replace
-
-    in_memory(table, TITLE)
+    if getattr(table, "large", None) is not None:  # a file read page by page: the engine counts
+        return run_engine(_engine.of_large(table, options, TITLE), options, progress)
     check_options(options)
     err = _rows.find(table, options.error, options.errored)
     outcome = options.outcome or _rows.role_column(table, "success") or \
         guess_column(table, "outcome", ROLE_NAMES["outcome"])
     result = _run(_rows.apply(table, err, [outcome, options.numerator]), options, progress)
+    return with_errored(result, err)
+
+
+def with_errored(result: AnalysisResult, err) -> AnalysisResult:
+    """The errored rows' note first and their convention in the signature."""
+    from dataclasses import replace
+
     if not err.active:
         return result
     return replace(result, notes=tuple(err.note()) + result.notes,
                    signature=result.signature + "|" + signature(err.signature()))
+
+
+def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
+    """The command line's entry before any file is loaded: DuckDB (or Spark) counts the rows
+    per group or unit of a CSV or Parquet file itself (``engine='duckdb'``/``'spark'``, or
+    ``'auto'`` over the memory budget); ``None``: load the file and call :func:`run`."""
+    check_options(options)
+    got = _engine.unloaded(paths, options)
+    return None if got is None else run_engine(got, options, progress)
+
+
+def run_engine(got, options: Options, progress) -> AnalysisResult:
+    """The forms on DuckDB or Spark: the engine counts, the numbers are computed as in memory
+    (:mod:`workbench.analyses.aggregate_engine`)."""
+    from ..io.formats import with_roles
+    from . import aggregate_engine as ae
+
+    check_options(options)
+    preview = got.preview
+    options, _ = with_roles(options, preview)
+    res = Resolver(preview)
+    err_col = _engine.error_column(preview, options)
+    notes = res.notes
+    path, engine = got.source.path, got.engine
+    if options.numerator or options.denominator:
+        if not (options.numerator and options.denominator):
+            raise OptionError("The ratio form needs both a numerator and a denominator column.")
+        num_col = res.required(options.numerator, "numerator", "--numerator")
+        den_col = res.required(options.denominator, "denominator", "--denominator")
+        if options.unit:
+            res.optional(options.unit, "unit", "--unit")
+        per_unit, err, note = ae.ratio_table(got, options, num_col, den_col, options.unit,
+                                             err_col, notes, progress)
+        pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
+        result = _ratio_result(path, notes + [note], per_unit, pooled, mean, used, zero,
+                               float(per_unit["denominator"].sum()), "ratio", options.unit,
+                               options, engine)
+    elif options.unit and not options.group:
+        out_col = res.required(options.outcome, "outcome", "--outcome")
+        res.optional(options.unit, "unit", "--unit")
+        per_unit, rows, err, note = ae.unit_table(got, options, out_col, options.unit, err_col,
+                                                  notes, progress)
+        pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
+        result = _ratio_result(path, notes + [note], per_unit, pooled, mean, used, zero, rows,
+                               "outcome+unit", options.unit, options, engine)
+    else:
+        out_col, grp_col, ver_col = _group_columns(preview, options, res)
+        items, succ, g_labels, v_labels, err, note = ae.group_counts(
+            got, options, out_col, grp_col, ver_col, err_col, notes, progress)
+        result = _group_result(_Counts(items, succ, g_labels, options), g_labels, v_labels,
+                               ver_col, True, notes + [note], options, progress, path, engine)
+    return with_errored(result, err)
 
 
 def _run(table: LoadedTable, options: Options, progress) -> AnalysisResult:
@@ -122,7 +187,8 @@ def _ratio_hint(table, options) -> str | None:
             + (f" --unit {unit}" if unit else "") + " (or name the outcome column with --outcome).")
 
 
-def _group_form(table, options, res, progress) -> AnalysisResult:
+def _group_columns(table, options, res) -> tuple[str, str, str | None]:
+    """The outcome, group and version columns of the group form."""
     if options.outcome is None and guess_column(table, "outcome", ROLE_NAMES["outcome"]) is None:
         hint = _ratio_hint(table, options)
         if hint is not None:
@@ -132,6 +198,11 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
     ver_col = options.version
     if ver_col:
         res.optional(ver_col, "version", "--version")
+    return out_col, grp_col, ver_col
+
+
+def _group_form(table, options, res, progress) -> AnalysisResult:
+    out_col, grp_col, ver_col = _group_columns(table, options, res)
     notes = res.notes
     y, binary = outcome_values(table, out_col, notes)
     groups = pd.Series(to_text(table, grp_col))
@@ -143,18 +214,77 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
         v_labels = [str(x) for x in v_labels]
     else:
         v_codes, v_labels = np.zeros(len(y), dtype=np.int64), [None]
+    if binary:  # 0/1 outcomes: every number comes from the counts per (version, group)
+        items = np.zeros((len(v_labels), G), dtype=np.int64)
+        succ = np.zeros((len(v_labels), G), dtype=np.int64)
+        np.add.at(items, (v_codes, g_codes), 1)
+        np.add.at(succ, (v_codes, g_codes), y.astype(np.int64))
+        stats = _Counts(items, succ, g_labels, options)
+    else:
+        stats = _Items(y, g_codes, v_codes, g_labels, options)
+    return _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, progress,
+                         table.path)
+
+
+class _Counts:
+    """The group form's numbers from counts of 0/1 outcomes per (version, group)."""
+
+    def __init__(self, items, successes, g_labels, options) -> None:
+        self.items, self.successes, self.labels, self.options = items, successes, g_labels, options
+
+    def rates(self, v: int):
+        items, succ = self.items[v].astype(float), self.successes[v].astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return items, succ, succ / items
+
+    def rate_ci(self, v: int, g: int) -> hc.MeanCI:
+        return hc.rate_ci(int(self.successes[v, g]), int(self.items[v, g]))
+
+    def micro_ci(self, v: int) -> hc.MeanCI:
+        return hc.rate_ci(int(self.successes[v].sum()), int(self.items[v].sum()))
+
+    def macro_ci(self, v: int, macro: float) -> hc.MeanCI:
+        samples = hc.stratified_rates(self.items[v], self.successes[v], self.labels,
+                                      resamples=self.options.ci_resamples, seed=self.options.ci_seed)
+        return _macro_interval(samples, macro, len(self.labels))
+
+
+class _Items:
+    """The group form's numbers from the items' outcomes (scores in [0, 1])."""
+
+    def __init__(self, y, g_codes, v_codes, g_labels, options) -> None:
+        self.y, self.g, self.v, self.labels, self.options = y, g_codes, v_codes, g_labels, options
+
+    def rates(self, v: int):
+        m = self.v == v
+        return group_rates(self.y[m], self.g[m], len(self.labels))
+
+    def rate_ci(self, v: int, g: int) -> hc.MeanCI:
+        m = self.v == v
+        return _mean_ci(self.y[m][self.g[m] == g], self.options)
+
+    def micro_ci(self, v: int) -> hc.MeanCI:
+        return _mean_ci(self.y[self.v == v], self.options)
+
+    def macro_ci(self, v: int, macro: float) -> hc.MeanCI:
+        m = self.v == v
+        return _macro_ci(self.y[m], self.g[m], self.labels, macro, self.options)
+
+
+def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, progress,
+                  path: str, engine: str = "memory") -> AnalysisResult:
+    G = len(g_labels)
     records, rows, overall_rows, ci_entries = [], [], [], []
     seg_rates = np.full((len(v_labels), G), np.nan)
     overall = np.full(len(v_labels), np.nan)
     for v, vlabel in enumerate(v_labels):
         progress.check_cancelled()
-        m = v_codes == v
-        items, succ, rate = group_rates(y[m], g_codes[m], G)
+        items, succ, rate = stats.rates(v)
         micro, macro = micro_macro(items, succ)
         present = items > 0
         seg_rates[v] = np.where(present, rate, np.nan)
         overall[v] = micro
-        cis = {g: _mean_ci(y[m][g_codes[m] == g], options) for g in np.flatnonzero(present)}
+        cis = {g: stats.rate_ci(v, g) for g in np.flatnonzero(present)}
         low = np.array([cis[g].low if g in cis and not cis[g].degenerate else np.nan for g in range(G)])
         high = np.array([cis[g].high if g in cis and not cis[g].degenerate else np.nan for g in range(G)])
         for g in np.flatnonzero(present):
@@ -166,9 +296,9 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
                          "ci_low": low[g], "ci_high": high[g],
                          "share_of_items": items[g] / items.sum()})
         tot_n, tot_s = items.sum(), succ.sum()
-        micro_ci = _mean_ci(y[m], options)
+        micro_ci = stats.micro_ci(v)
         m_low, m_high = (np.nan, np.nan) if micro_ci.degenerate else (micro_ci.low, micro_ci.high)
-        macro_ci = _macro_ci(y[m], g_codes[m], g_labels, macro, options)
+        macro_ci = stats.macro_ci(v, macro)
         records.append(record("micro", micro, version=vlabel, n=tot_n, **_intervals.fields(micro_ci)))
         records.append(record("macro", macro, version=vlabel, n=int(present.sum()),
                               **_intervals.fields(macro_ci)))
@@ -207,7 +337,7 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
                        + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS),
                 "ci-macro": f"stratified-bootstrap-percentile-95(items-within-groups),B={options.ci_resamples},"
                             f"seed={options.ci_seed}" + _intervals.BUDGET,
-                "outcome": "binary" if binary else "score[0,1]"})
+                "outcome": "binary" if binary else "score[0,1]", "engine": engine})
     notes += _intervals.notes(ci_entries)
     if ver_col:
         pairs = simpson_pairs(seg_rates, overall, v_labels)
@@ -226,7 +356,7 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
         tables.append(Table("versions", "Rate per version and segment", pivot,
                             formats={v: "rate" for v in v_labels}))
         sig["simpson"] = "better-in-every-segment-and-worse-micro"
-    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), path)
 
 
 def _ratio_form(table, options, res) -> AnalysisResult:
@@ -246,7 +376,7 @@ def _ratio_form(table, options, res) -> AnalysisResult:
     pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
     with np.errstate(invalid="ignore", divide="ignore"):
         per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"].where(per_unit["denominator"] != 0)
-    return _ratio_result(table, res.notes, per_unit, pooled, mean, used, zero,
+    return _ratio_result(table.path, res.notes, per_unit, pooled, mean, used, zero,
                          float(per_unit["denominator"].sum()), "ratio", unit_col, options)
 
 
@@ -280,11 +410,12 @@ def _unit_form(table, options, res) -> AnalysisResult:
     per_unit = frame.groupby("unit", sort=False).sum().reset_index()
     per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"]
     pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
-    return _ratio_result(table, res.notes, per_unit, pooled, mean, used, zero,
+    return _ratio_result(table.path, res.notes, per_unit, pooled, mean, used, zero,
                          float(len(y)), "outcome+unit", unit_col, options)
 
 
-def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, form, unit_col, options):
+def _ratio_result(path: str, notes, per_unit, pooled, mean, used, zero, pooled_n, form, unit_col,
+                  options, engine: str = "memory"):
     notes = list(notes)
     pooled_ci, mean_ci = _ratio_cis(per_unit, pooled, options)
     notes += _intervals.notes([("pooled_ratio", pooled_ci), ("mean_of_ratios", mean_ci)], "units")
@@ -306,7 +437,7 @@ def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, fo
                 "ci-pooled": f"ratio-bootstrap-percentile-95(num-and-den-of-a-unit-together),B={options.ci_resamples},"
                              f"seed={options.ci_seed},over:units",
                 "ci-mean": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:units,"
-                           + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS})
+                           + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS, "engine": engine})
     summary = pd.DataFrame([
         {"measure": "pooled ratio", "value": pooled, "numerator": per_unit["numerator"].sum(),
          "denominator": per_unit["denominator"].sum(), "units": len(per_unit)},
@@ -320,7 +451,7 @@ def _ratio_result(table, notes, per_unit, pooled, mean, used, zero, pooled_n, fo
         }, formats={"value": "rate", "units": "int"}),
         Table("units", "Per-unit ratios", per_unit, formats={"ratio": "rate"}),
     )
-    return AnalysisResult(NAME, signature(sig), records, tables, tuple(notes), table.path)
+    return AnalysisResult(NAME, signature(sig), records, tables, tuple(notes), path)
 
 
 def _of_version(vlabel) -> str:
@@ -335,9 +466,13 @@ def _mean_ci(x: np.ndarray, options: Options) -> hc.MeanCI:
 def _macro_ci(y: np.ndarray, codes: np.ndarray, labels: list[str], macro: float, options: Options) -> hc.MeanCI:
     """The macro average's interval: items resampled within each group (the groups are fixed)."""
     samples = hc.stratified_mean_of_means(y, codes, labels, resamples=options.ci_resamples, seed=options.ci_seed)
+    return _macro_interval(samples, macro, len(labels))
+
+
+def _macro_interval(samples: np.ndarray, macro: float, groups: int) -> hc.MeanCI:
     degenerate = hc.is_degenerate(samples, macro)
     low, high = (float("nan"),) * 2 if degenerate else hc.percentile_interval(samples)
-    return hc.MeanCI(macro, len(labels), low, high, float("nan"), float("nan"), degenerate,
+    return hc.MeanCI(macro, groups, low, high, float("nan"), float("nan"), degenerate,
                      "stratified-bootstrap-percentile-95", len(samples))
 
 

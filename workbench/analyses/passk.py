@@ -20,6 +20,8 @@ from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_k
 
 NAME = "passk"
 TITLE = "pass@k and pass^k"
+#: Computes a file read page by page (beyond the memory budget) with an engine.
+LARGE_FILES = True
 #: Most attempts one task may have in the counts form: the estimators multiply up to n factors
 #: per task, so this bounds their work and memory (per-attempt rows are bounded by the file).
 MAX_ATTEMPTS = 1_000_000
@@ -333,8 +335,8 @@ def _result(counts: pd.DataFrame, form: str, notes: list[str], err, options: Opt
         "agg": "mean-over-tasks",
         **_intervals.signature(options.ci_resamples, options.ci_seed, unit="tasks"),
         "ci-per_try_p": "pass@k-interval-transformed",
-        **err.signature(),
         "engine": engine,
+        **err.signature(),
     })
     fmt = {c: "float" for c in ("pass@k", "pass^k", "naive_pass@k", "naive_pass^k", "per_try_p")}
     fmt.update({"tasks": "int", "left_out": "int", "k": "int"})

@@ -133,6 +133,7 @@ def aggregate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", help="unit column (conversation, user...)")
     errored(p, "outcome 0 (a failure)")
     intervals(p)
+    engine(p, "the counts per group or unit")
 
 
 def compare(p: argparse.ArgumentParser) -> None:

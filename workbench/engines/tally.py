@@ -35,6 +35,9 @@ class Tallied:
     path: str
     #: per sum column with negative cells: (how many, the first one's row)
     negatives: dict
+    #: ``first_rows(column, cells, limit)``: the first rows (``rn``, file order) whose cell of
+    #: the key column is one of ``cells`` (one more read of the file; the engine must be open)
+    first_rows: object = None
 
     def refuse_negative(self, column: str) -> None:
         """The in-memory reading's refusal of a negative number where none may be."""
@@ -68,7 +71,8 @@ def _names(keys, sums):
     return ([f"k{i}" for i in range(len(keys))], [f"s{j}" for j in range(len(sums))])
 
 
-def _finish(frame: pd.DataFrame, keys, sums, rows: int, describe, path: str) -> Tallied:
+def _finish(frame: pd.DataFrame, keys, sums, rows: int, describe, path: str,
+            first_rows) -> Tallied:
     knames, snames = _names(keys, sums)
     frame = frame.sort_values("first_rn", kind="stable").reset_index(drop=True)
     out = pd.DataFrame({key: frame[k].astype(object).to_numpy() for key, k in zip(keys, knames)})
@@ -80,7 +84,7 @@ def _finish(frame: pd.DataFrame, keys, sums, rows: int, describe, path: str) -> 
         count = int(frame[f"neg_{s}"].sum())
         if count:
             negatives[column] = (count, int(frame[f"negrn_{s}"].min()))
-    return Tallied(out, rows, describe, path, negatives)
+    return Tallied(out, rows, describe, path, negatives, first_rows)
 
 
 def _duckdb(conn, source: FileSource, keys, sums) -> Tallied:
@@ -107,7 +111,15 @@ def _duckdb(conn, source: FileSource, keys, sums) -> Tallied:
     for c, s in zip(sums, snames):
         if int(frame[f"bad_{s}"].sum()):
             _diagnose(conn, source, c, types[c], allow_blank=False)
-    return _finish(frame, keys, sums, int(frame["w"].sum()), source.describe_rows, source.path)
+
+    def first_rows(column: str, cells, limit: int = 5) -> list[int]:
+        got = conn.rows(f"SELECT rn FROM ({source.scan()}) WHERE {id_text(column, types[column])} "
+                        f"IN (SELECT unnest(?)) ORDER BY rn LIMIT {int(limit)}",
+                        [[str(c) for c in cells]])
+        return [int(r[0]) for r in got]
+
+    return _finish(frame, keys, sums, int(frame["w"].sum()), source.describe_rows, source.path,
+                   first_rows)
 
 
 def _spark(conn, source: FileSource, keys, sums) -> Tallied:
@@ -132,4 +144,11 @@ def _spark(conn, source: FileSource, keys, sums) -> Tallied:
     for c, s in zip(sums, snames):
         if int(frame[f"bad_{s}"].sum()):
             si._diagnose(src, c, allow_blank=False)
-    return _finish(frame, keys, sums, int(frame["w"].sum()), src.describe_rows, source.path)
+
+    def first_rows(column: str, cells, limit: int = 5) -> list[int]:
+        got = (src.frame.where(si.id_text(column, t[column]).isin([str(c) for c in cells]))
+               .orderBy("rn").select("rn").limit(int(limit)).collect())
+        return [int(r[0]) for r in got]
+
+    return _finish(frame, keys, sums, int(frame["w"].sum()), src.describe_rows, source.path,
+                   first_rows)

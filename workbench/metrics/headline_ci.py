@@ -185,8 +185,6 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     ``unit_ids`` (one id per row): the Poisson bootstrap whose weights are a hash of (unit id,
     replicate, seed) (:mod:`workbench.metrics.poisson_bootstrap`), the same in every engine,
     instead of the multinomial resampling."""
-    from .intervals import proportion_interval, rate_interval_method
-
     names = list(columns)
     out: dict[str, MeanCI] = {}
     if not names:
@@ -214,10 +212,7 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
         # the t interval treats the items as independent: not beside a cluster bootstrap
         t_low, t_high = t_interval(x, level) if clusters is None else (float("nan"), float("nan"))
         if binary[k]:
-            succ = int(round(float(x.sum())))
-            method = rate_interval_method(succ, n)
-            low, high = proportion_interval(succ, n, method, level=level)
-            out[k] = MeanCI(mean, n, low, high, float("nan"), float("nan"), False, method)
+            out[k] = rate_ci(int(round(float(x.sum()))), n, level=level)
             continue
         s = samples[:, boot.index(k)] if samples is not None else np.full(1, np.nan)
         degenerate = n > 0 and is_degenerate(s, mean)
@@ -226,6 +221,18 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
                   "poisson-hash-bootstrap-percentile" if unit_ids is not None else "bootstrap-percentile")
         out[k] = MeanCI(mean, n, low, high, t_low, t_high, degenerate, method, drawn)
     return out
+
+
+def rate_ci(successes: int, n: int, level: float = 0.95) -> MeanCI:
+    """A rate's headline interval from its counts: the proportion interval of
+    :func:`~workbench.metrics.intervals.rate_interval_method` (what :func:`mean_intervals`
+    gives a 0/1 column)."""
+    from .intervals import proportion_interval, rate_interval_method
+
+    method = rate_interval_method(successes, n)
+    low, high = proportion_interval(successes, n, method, level=level)
+    mean = successes / n if n else float("nan")
+    return MeanCI(float(mean), n, low, high, float("nan"), float("nan"), False, method)
 
 
 def ratio_bootstrap(numerator, denominator, *, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
@@ -306,10 +313,31 @@ def stratified_mean_of_means(values, codes, labels, *, resamples: int = RESAMPLE
         x = v[codes == g]
         ss = np.random.SeedSequence(seed, spawn_key=(j,))
         if is_binary(x):
-            rng = np.random.default_rng(ss)
-            total += rng.binomial(x.size, float(x.mean()), size=resamples) / x.size
+            total += _binomial_rates(x.size, int(round(float(x.sum()))), resamples, ss)
         else:
             total += bootstrap_means(x, resamples=resamples, seed=ss)
+    return total / max(len(present), 1)
+
+
+def _binomial_rates(n: int, successes: int, resamples: int, seed_sequence) -> np.ndarray:
+    """Resampled rates of a group of n 0/1 values: Binomial(n, rate) / n."""
+    rng = np.random.default_rng(seed_sequence)
+    return rng.binomial(n, successes / n, size=resamples) / n
+
+
+def stratified_rates(items, successes, labels, *, resamples: int = RESAMPLES,
+                     seed: int = SEED) -> np.ndarray:
+    """:func:`stratified_mean_of_means` of 0/1 values from their counts per group (``items``
+    and ``successes`` per label; groups without items are left out): the same draws, so the
+    same resamples, as from the values themselves."""
+    items = np.asarray(items, dtype=np.int64)
+    successes = np.asarray(successes, dtype=np.int64)
+    resamples = effective_resamples(resamples, int(items.sum()))
+    total = np.zeros(resamples)
+    present = [g for g in range(len(labels)) if items[g] > 0]
+    for j, g in enumerate(sorted(present, key=lambda g: str(labels[g]))):
+        ss = np.random.SeedSequence(seed, spawn_key=(j,))
+        total += _binomial_rates(int(items[g]), int(successes[g]), resamples, ss)
     return total / max(len(present), 1)
 
 

@@ -1,0 +1,276 @@
+"""pass@k and aggregation on DuckDB and Spark (workbench/engines/tally.py, issue 29): the engine
+counts the file's rows per (system, task) or per (version, group) or per unit, and the analysis
+computes from those counts; every record (values, intervals, n) equals the in-memory engine's on
+the same file, CSV and Parquet, with digit-only ids that must stay text, errored rows left out
+or counted as failures, and the counts form.  A bad cell is one sentence naming the file, the
+column, the value and its line, as in memory.  Spark runs when pyspark and Java are installed
+(CI has both), on one local[2] session for the module."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("duckdb")
+
+from workbench.cli.main import main as cli_main  # noqa: E402
+from workbench.engines import spark as spark_engine  # noqa: E402
+from workbench.metrics import headline_ci as hc  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:::pyspark")
+ENGINES = ["duckdb", "spark"]
+
+
+@pytest.fixture(scope="module")
+def spark_session():
+    if spark_engine.missing():
+        return None
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("workbench tally tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request, spark_session):
+    if request.param == "spark" and spark_session is None:
+        pytest.skip(spark_engine.missing())
+    return request.param
+
+
+def run(capsys, analysis: str, *argv) -> dict:
+    code = cli_main([analysis, *map(str, argv), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def error(capsys, analysis: str, *argv) -> str:
+    code = cli_main([analysis, *map(str, argv)])
+    out, err = capsys.readouterr()
+    assert code == 2, out
+    return " ".join(err.split())
+
+
+def assert_same(a: dict, b: dict) -> None:
+    """The same records (values within 1e-12: a sum of scores may be added in another order),
+    the same notes but the engine's, the same signature but its engine."""
+    assert len(a["results"]) == len(b["results"])
+    for x, y in zip(a["results"], b["results"]):
+        assert x.keys() == y.keys()
+        for key in x:
+            if isinstance(x[key], float) and isinstance(y[key], float):
+                assert x[key] == pytest.approx(y[key], rel=1e-12, abs=1e-12, nan_ok=True), (x, key)
+            else:
+                assert x[key] == y[key], (x, key)
+    engine_note = [n for n in b["notes"] if "computed by" in n]
+    assert len(engine_note) == 1
+    # the loader's notes (an id column kept as text) are the in-memory reading's own: an
+    # engine reads every id as text
+    assert [n for n in a["notes"] if "was kept as text" not in n] == \
+        [n for n in b["notes"] if n not in engine_note]
+    def strip(sig: str) -> str:
+        return "|".join(p for p in sig.split("|") if not p.startswith("engine:"))
+
+    assert strip(a["signature"]) == strip(b["signature"])
+    assert "engine:memory" in a["signature"]
+
+
+def write(frame: pd.DataFrame, path, kind: str) -> str:
+    path = f"{path}.{kind}"
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
+    return path
+
+
+def attempts(seed: int, n: int = 3000, error_share: float = 0.02) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    tasks = ["9", "10", "00042", "42", "42.0"] + [f"t{i}" for i in range(60)]
+    frame = pd.DataFrame({
+        "model": rng.choice(["base", "cand"], n),
+        "task": rng.choice(tasks, n),
+        "passed": rng.choice(["yes", "no"], n, p=[0.4, 0.6]),
+        "error": np.where(rng.random(n) < error_share, "timeout", ""),
+    })
+    return frame
+
+
+# --------------------------------------------------------------------------------------- pass@k
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("errored", ["exclude", "failure"])
+def test_pass_at_k_per_attempt_equals_memory(engine, tmp_path, capsys, kind, errored):
+    frame = attempts(3)
+    path = write(frame, tmp_path / "attempts", kind)
+    args = [path, "--task", "task", "--success", "passed", "--system", "model", "--k", "1,2,5",
+            "--error", "error", "--errored", errored]
+    memory = run(capsys, "passk", *args, "--engine", "memory")
+    other = run(capsys, "passk", *args, "--engine", engine)
+    assert_same(memory, other)
+    assert f"engine:{engine}" in other["signature"]
+    # by hand: the mean over tasks of the share of passes, errored attempts left out or failed
+    kept = frame if errored == "failure" else frame[frame["error"] == ""]
+    ok = (kept["passed"] == "yes") & (kept["error"] == "")
+    cand = ok[kept["model"] == "cand"].groupby(kept["task"]).mean()
+    value = next(r for r in other["results"] if r["metric"] == "pass@1" and r.get("system") == "cand")
+    assert value["value"] == pytest.approx(cand.mean(), abs=1e-12)
+    assert value["n"] == 65  # '9', '10', '00042', '42' and '42.0' are five tasks
+
+
+def test_pass_at_k_counts_form_and_its_sentences(engine, tmp_path, capsys):
+    counts = pd.DataFrame({"task": ["a", "b", "007", "7"], "n": [10, 5, 4, 3], "c": [3, 5, 0, 1]})
+    path = write(counts, tmp_path / "counts", "csv")
+    args = [path, "--task", "task", "--n", "n", "--correct", "c", "--k", "1,5"]
+    memory = run(capsys, "passk", *args, "--engine", "memory")
+    other = run(capsys, "passk", *args, "--engine", engine)
+    assert_same(memory, other)
+    assert "input:counts" in other["signature"]
+    # by hand: pass@1 = mean of c/n over the four tasks
+    assert other["results"][0]["value"] == pytest.approx(np.mean([0.3, 1.0, 0.0, 1 / 3]), abs=1e-12)
+    repeated = pd.concat([counts, counts.iloc[[1]]])
+    bad = write(repeated, tmp_path / "repeated", "csv")
+    said = error(capsys, "passk", bad, "--task", "task", "--n", "n", "--correct", "c",
+                 "--engine", engine)
+    assert "repeated.csv" in said and "task=b" in said and "line 3" in said
+    over = counts.assign(c=[3, 6, 0, 1])
+    bad = write(over, tmp_path / "over", "csv")
+    said = error(capsys, "passk", bad, "--task", "task", "--n", "n", "--correct", "c",
+                 "--engine", engine)
+    assert "more passes than attempts" in said and "line 3" in said
+
+
+def test_a_bad_success_cell_is_one_sentence_with_its_line(engine, tmp_path, capsys):
+    frame = attempts(4, n=50, error_share=0)
+    frame.loc[17, "passed"] = "maybe"
+    path = write(frame, tmp_path / "bad", "csv")
+    said = error(capsys, "passk", path, "--task", "task", "--success", "passed",
+                 "--engine", engine)
+    assert "Column 'passed'" in said and "bad.csv" in said and "'maybe' (line 19)" in said
+    assert "binary values" in said
+
+
+def test_auto_counts_with_duckdb_over_the_budget(tmp_path, capsys, monkeypatch):
+    from workbench.engines import budget
+
+    path = write(attempts(5), tmp_path / "attempts", "parquet")
+    args = [path, "--task", "task", "--success", "passed", "--system", "model"]
+    below = run(capsys, "passk", *args)
+    assert "engine:memory" in below["signature"]
+    monkeypatch.setattr(budget, "BYTES_PER_ROW", 10**12)
+    above = run(capsys, "passk", *args)
+    assert "engine:duckdb" in above["signature"]
+    assert any("'auto'" in n and "over the budget" in n for n in above["notes"])
+    assert_same(below, above)
+
+
+# ---------------------------------------------------------------------------------- aggregation
+
+
+def outcomes(seed: int, n: int = 4000) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "version": rng.choice(["v1", "v2"], n),
+        "segment": rng.choice(["web", "app", "api", "00042", "42"], n, p=[.4, .3, .2, .05, .05]),
+        "correct": rng.integers(0, 2, n),
+        "user": [f"{u:04d}" for u in rng.integers(0, 300, n)],
+        "score": rng.choice([0.0, 0.25, 0.5, 1.0], n),
+        "claims": rng.integers(0, 7, n),
+        "error": np.where(rng.random(n) < 0.02, "boom", ""),
+    }).assign(supported=lambda f: rng.binomial(f["claims"], 0.7))
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("form", [
+    ["--outcome", "correct", "--group", "segment", "--version", "version"],
+    ["--outcome", "correct", "--group", "segment"],
+    ["--outcome", "score", "--unit", "user"],
+    ["--numerator", "supported", "--denominator", "claims", "--unit", "user"],
+])
+@pytest.mark.parametrize("errored", ["exclude", "failure"])
+def test_aggregation_forms_equal_memory(engine, tmp_path, capsys, kind, form, errored):
+    path = write(outcomes(6), tmp_path / "outcomes", kind)
+    args = [path, *form, "--error", "error", "--errored", errored]
+    memory = run(capsys, "aggregate", *args, "--engine", "memory")
+    other = run(capsys, "aggregate", *args, "--engine", engine)
+    if "--numerator" in form:  # the whole-row repeats note is the in-memory reading's only
+        memory["notes"] = [n for n in memory["notes"] if "repeat another row" not in n]
+        memory["notes"] = [n.split(" unit '")[0] for n in memory["notes"]]
+        other["notes"] = [n.split(" unit '")[0] for n in other["notes"]]
+    assert_same(memory, other)
+
+
+def test_group_form_by_hand(engine, tmp_path, capsys):
+    frame = outcomes(7, n=600)
+    path = write(frame, tmp_path / "outcomes", "csv")
+    out = run(capsys, "aggregate", path, "--outcome", "correct", "--group", "segment",
+              "--engine", engine)
+    micro = next(r for r in out["results"] if r["metric"] == "micro")
+    macro = next(r for r in out["results"] if r["metric"] == "macro")
+    assert micro["value"] == pytest.approx(frame["correct"].mean(), abs=1e-12)
+    assert micro["n"] == 600
+    rates = frame.groupby("segment")["correct"].mean()
+    assert macro["value"] == pytest.approx(rates.mean(), abs=1e-12)
+    assert macro["n"] == 5
+    from statsmodels.stats.proportion import proportion_confint  # the micro rate's: Wilson
+
+    low, high = proportion_confint(int(frame["correct"].sum()), 600, method="wilson")
+    assert (micro["ci_low"], micro["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+
+
+def test_aggregation_refusals_are_sentences(engine, tmp_path, capsys):
+    path = write(outcomes(8, n=200), tmp_path / "outcomes", "csv")
+    said = error(capsys, "aggregate", path, "--outcome", "score", "--group", "segment",
+                 "--engine", engine)
+    assert "scores between 0 and 1" in said and "--engine memory" in said
+    said = error(capsys, "aggregate", path, "--numerator", "supported", "--denominator",
+                 "claims", "--engine", engine)
+    assert "--unit" in said and "--engine memory" in said
+    frame = outcomes(8, n=200)
+    frame.loc[40, "claims"] = -2
+    bad = write(frame, tmp_path / "negative", "csv")
+    said = error(capsys, "aggregate", bad, "--numerator", "supported", "--denominator",
+                 "claims", "--unit", "user", "--engine", engine)
+    assert "Column 'claims'" in said and "line 42" in said and "at least 0" in said
+    frame = outcomes(8, n=200).astype({"claims": object})
+    frame.loc[9, "claims"] = "n/a"
+    bad = write(frame, tmp_path / "text", "csv")
+    said = error(capsys, "aggregate", bad, "--numerator", "supported", "--denominator",
+                 "claims", "--unit", "user", "--engine", engine)
+    assert "Column 'claims'" in said and "'n/a' (line 11)" in said
+
+
+# ------------------------------------------------------------------------- the counts' intervals
+
+
+@settings(max_examples=30, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(groups=st.lists(st.tuples(st.integers(1, 40), st.floats(0, 1)), min_size=1, max_size=6),
+       seed=st.integers(0, 2**31 - 1))
+def test_stratified_rates_from_counts_equal_the_resampled_values(groups, seed):
+    rng = np.random.default_rng(seed)
+    values, codes = [], []
+    for g, (n, p) in enumerate(groups):
+        values.append((rng.random(n) < p).astype(float))
+        codes.append(np.full(n, g))
+    values, codes = np.concatenate(values), np.concatenate(codes)
+    labels = [f"g{g}" for g in range(len(groups))][::-1]  # not in order: sorted by label
+    items = np.bincount(codes, minlength=len(groups))
+    successes = np.bincount(codes, weights=values, minlength=len(groups)).round().astype(int)
+    a = hc.stratified_mean_of_means(values, codes, labels, resamples=300, seed=seed)
+    b = hc.stratified_rates(items, successes, labels, resamples=300, seed=seed)
+    assert np.array_equal(a, b)
+    ci = hc.mean_intervals({"x": values})["x"]
+    assert repr(hc.rate_ci(int(values.sum()), values.size)) == repr(ci)  # NaN t ends alike
