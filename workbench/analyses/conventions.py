@@ -252,7 +252,7 @@ def _units_reading(metric: str, conv: Convention, units: pd.DataFrame, unit: str
 
 def _ranking_metrics(options, result) -> list[str]:
     ks = sorted({r["k"] for r in result.records if r["metric"].startswith("ndcg@") and "k" in r})
-    return [f"ndcg@{ks[-1]}", f"p@{ks[-1]}"] if ks else ["mrr"]
+    return [f"ndcg@{ks[-1]}", f"p@{ks[-1]}", "map"] if ks else ["mrr", "map"]
 
 
 def _ranking_units(result: AnalysisResult) -> pd.DataFrame:
