@@ -318,3 +318,24 @@ def test_shared_draws_are_the_separate_ones():
     np.testing.assert_allclose(sa[:, 0] / 80, hc.bootstrap_means(a, resamples=300, seed=6), rtol=1e-12)
     idx = np.random.default_rng(6).choice(80, size=(120, 80))   # sacrebleu's draws
     np.testing.assert_allclose(sb, b[idx].sum(axis=1), rtol=1e-12)
+
+
+def test_resampled_sums_reuse_the_last_draws_exactly():
+    """The conventions table runs an analysis once per convention on the same items: the
+    resamples' counts are drawn once and reused, giving the very sums of the documented draws
+    (``default_rng(seed).integers(0, n, size=(R, n))``)."""
+    from workbench.metrics import headline_ci as hc_
+
+    rng = np.random.default_rng(0)
+    m = rng.random((500, 3))
+    hc_._COUNTS_CACHE.clear()
+    first = hc_.resampled_sums([m], [300], seed=7)[0]
+    assert hc_._COUNTS_CACHE  # kept for the next call
+    second = hc_.resampled_sums([m[:, ::-1], m[:, :1]], [300, 120], seed=7)
+    # (the same counts; a matrix product of other columns may round in another order)
+    assert np.allclose(first[:, ::-1], second[0], rtol=1e-13, atol=0)
+    assert np.allclose(first[:120, :1], second[1], rtol=1e-13, atol=0)
+    idx = np.random.default_rng(7).integers(0, 500, size=(300, 500))
+    assert np.allclose(first, m[idx].sum(axis=1), rtol=1e-12, atol=0)
+    other = hc_.resampled_sums([m], [300], seed=8)[0]  # another seed: other draws
+    assert not np.allclose(other, first)

@@ -351,13 +351,50 @@ def resampled_sums(matrices: list[np.ndarray], resamples: list[int], *, seed: in
     most = max(resamples)
     outs = [np.empty((r, m.shape[1])) for r, m in zip(resamples, matrices)]
     mats = [np.asarray(m, dtype=np.float64) for m in matrices]
-    rng = np.random.default_rng(seed)
-    for start, stop, idx in _index_blocks(rng, n, most, n):
-        rows = stop - start
-        flat = (idx + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+    for start, stop, counts in _resample_counts(n, most, seed):
+        counts = counts.astype(np.float64)
         for out, m, r in zip(outs, mats, resamples):
             if start < r:
                 take = min(stop, r) - start
                 out[start:start + take] = counts[:take] @ m
     return outs
+
+
+#: The last resamples' counts kept for the next call with the same (n, resamples, seed): the
+#: conventions table runs an analysis once per convention on the same items, and each run draws
+#: the same resamples (at most this many bytes are kept).
+COUNTS_CACHE_BYTES = 64 * 10**6
+_COUNTS_CACHE: dict = {}
+_COUNTS_LOCK = __import__("threading").Lock()
+
+
+def _resample_counts(n: int, resamples: int, seed: int):
+    """Blocks ``(start, stop, counts)`` of how many times each of the n rows is drawn in each
+    resample (``counts[i, j]``: row j in resample start + i), from ``default_rng(seed)``'s
+    ``integers(0, n, size=(resamples, n))`` drawn in blocks of rows; the last call's counts are
+    reused when they fit in :data:`COUNTS_CACHE_BYTES` (as small integers)."""
+    key = (int(n), int(resamples), int(seed))
+    with _COUNTS_LOCK:
+        cached = _COUNTS_CACHE.get(key)
+    if cached is not None:
+        yield from cached
+        return
+    keep = resamples * n <= COUNTS_CACHE_BYTES
+    blocks = []
+    rng = np.random.default_rng(seed)
+    for start, stop, idx in _index_blocks(rng, n, resamples, n):
+        rows = stop - start
+        flat = (idx + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n)
+        if keep:
+            small = counts.astype(np.uint8)
+            if int(counts.max(initial=0)) > 255:  # never in practice: keep nothing then
+                keep = False
+            else:
+                counts = small
+                blocks.append((start, stop, small))
+        yield start, stop, counts
+    if keep:
+        with _COUNTS_LOCK:
+            _COUNTS_CACHE.clear()
+            _COUNTS_CACHE[key] = blocks
