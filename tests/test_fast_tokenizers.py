@@ -1,4 +1,4 @@
-"""The fast ``zh`` and ``char`` BLEU tokenizers (workbench/metrics/fast_tokenizers.py) give
+"""The fast ``zh``, ``intl`` and ``char`` BLEU tokenizers (workbench/metrics/fast_tokenizers.py) give
 sacrebleu's own tokens: on every code point (the CJK set of ``TokenizerZh._is_chinese_char``,
 including the ranges its two-character bounds such as ``'\\u20000'`` really give), and on
 generated lines mixing CJK, ASCII punctuation, digits next to ``.``, ``,`` and ``-``, spaces of
@@ -16,10 +16,11 @@ from workbench.metrics import fast_tokenizers as ft
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.tokenizers.tokenizer_char import TokenizerChar  # noqa: E402
+from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International  # noqa: E402
 from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp  # noqa: E402
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh  # noqa: E402
 
-ALPHABET = ("ab Z09.,-/!?()[]{}<>'\"&;:@#$%^*_+=~`|\\ \t\n\u3000\u00a0"
+ALPHABET = ("ab Z09.,-/!?()[]{}<>'\"&;:@#$%^*_+=~`|\\ \t\n\u3000\u00a0\u0660\u00b2\u00bd¡¿«»"
             "東京北京。、（）「」〜ｱｲ가나\u2019\u2026\u20ac€§→😀é\u2a6d\u2a6e\u2001\u2000\u2f81\u2fa1")
 
 
@@ -32,6 +33,14 @@ def test_the_cjk_set_is_sacrebleus_on_every_code_point():
     assert 0x2000 not in table and 0x2001 in table and 0x2A6D in table and 0x2A6E not in table
 
 
+def test_the_symbols_of_intl_are_sacrebleus_on_every_code_point():
+    pattern = TokenizerV14International()._re[2][0]
+    table = ft._intl_tables()["symbols"]
+    wrong = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF
+             and (c in table) != bool(pattern.fullmatch(chr(c)))]
+    assert wrong == [] and len(table) > 5000
+
+
 def test_the_first_rule_is_sacrebleus_on_the_bmp():
     pattern = TokenizerRegexp()._re[0][0]
     table = ft._tables()["rule_one"]
@@ -42,13 +51,14 @@ def test_the_first_rule_is_sacrebleus_on_the_bmp():
 @given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=40))
 def test_generated_lines_give_sacrebleus_tokens(line):
     assert ft.zh(line) == TokenizerZh()(line)
+    assert ft.intl(line) == TokenizerV14International()(line)
     assert ft.regexp(line) == TokenizerRegexp()(line)
     assert ft.char(line) == TokenizerChar()(line)
 
 
 def test_many_random_lines_with_any_characters():
     rng = random.Random(7)
-    zh, post, char = TokenizerZh(), TokenizerRegexp(), TokenizerChar()
+    zh, post, char, intl = TokenizerZh(), TokenizerRegexp(), TokenizerChar(), TokenizerV14International()
     for _ in range(3000):
         line = "".join(chr(rng.choice([rng.randrange(0x20, 0x80), rng.randrange(0x80, 0x3400),
                                       rng.randrange(0x3400, 0xA000), rng.randrange(0xF900, 0x110000)]))
@@ -56,5 +66,6 @@ def test_many_random_lines_with_any_characters():
         if any(0xD800 <= ord(c) <= 0xDFFF for c in line):
             continue
         assert ft.zh(line) == zh(line)
+        assert ft.intl(line) == intl(line)
         assert ft.regexp(line) == post(line)
         assert ft.char(line) == char(line)

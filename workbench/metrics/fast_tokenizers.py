@@ -1,4 +1,5 @@
-"""sacrebleu's ``zh`` and ``char`` BLEU tokenizers, computed faster and giving the same tokens.
+"""sacrebleu's ``zh``, ``intl`` and ``char`` BLEU tokenizers, computed faster and giving the same
+tokens.
 
 The conventions table tokenizes every distinct text once per BLEU tokenizer; sacrebleu's ``zh``
 tokenizer walks each line character by character in Python and then applies the ``re``
@@ -13,8 +14,12 @@ steps map one character at a time, which ``str.translate`` does in C:
   ASCII characters, so every occurrence is matched and padded, which is a per-character map.
 
 The other three rules (``.`` and ``,`` next to non-digits, ``-`` after a digit) depend on the
-neighbouring character and are applied with sacrebleu's own compiled patterns, in its order.
-``char`` is ``" ".join(line)``, as sacrebleu's generator join.  Equality with sacrebleu is
+neighbouring character and are applied with sacrebleu's own compiled patterns, in its order,
+only to a line holding the character they need (no rule adds or removes one).  ``intl``'s last
+rule, ``(\\p{S})`` to `` \\1 ``, is a per-character map too (its symbols read once from
+sacrebleu's own pattern over every code point); its two punctuation rules run, with its own
+patterns, on a line that holds a ``\\p{P}`` character (each needs one).  ``char`` is
+``" ".join(line)``, as sacrebleu's generator join.  Equality with sacrebleu is
 tested on generated text and on every code point (``tests/test_fast_tokenizers.py``).
 """
 
@@ -73,20 +78,49 @@ def _zh_table() -> dict:
 
 def _tables():
     with _LOCK:
-        if not _TABLES:
+        if "zh" not in _TABLES:
             post = _post()
             _TABLES.update(rule_one=_rule_one_table(), zh=_zh_table(),
                            rules=[(p, r) for p, r in post._re[1:]])
     return _TABLES
 
 
+def _intl_tables():
+    with _LOCK:
+        if "intl" not in _TABLES:
+            import regex
+            from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+
+            rules = TokenizerV14International()._re
+            symbol = rules[2][0]
+            _TABLES["intl"] = {
+                "punctuation": regex.compile(r"\p{P}").search,
+                "rules": [(p, r) for p, r in rules[:2]],
+                "symbols": {c: f" {chr(c)} " for c in range(0x110000)
+                            if not 0xD800 <= c <= 0xDFFF and symbol.fullmatch(chr(c))},
+            }
+    return _TABLES["intl"]
+
+
 def regexp(line: str) -> str:
     """sacrebleu's ``TokenizerRegexp()(line)``."""
     t = _tables()
     line = line.translate(t["rule_one"])
-    for pattern, repl in t["rules"]:
-        line = pattern.sub(repl, line)
+    (period, period_repl), (period_after, after_repl), (dash, dash_repl) = t["rules"]
+    if "." in line or "," in line:
+        line = period_after.sub(after_repl, period.sub(period_repl, line))
+    if "-" in line:
+        line = dash.sub(dash_repl, line)
     return " ".join(line.split())
+
+
+def intl(line: str) -> str:
+    """sacrebleu's ``TokenizerV14International()(line)``."""
+    t = _intl_tables()
+    if t["punctuation"](line):
+        for pattern, repl in t["rules"]:
+            line = pattern.sub(repl, line)
+    return " ".join(line.translate(t["symbols"]).split())
 
 
 def zh(line: str) -> str:
@@ -100,4 +134,4 @@ def char(line: str) -> str:
 
 
 #: The tokenizers given here, by sacrebleu's name.
-TOKENIZERS = {"zh": zh, "char": char}
+TOKENIZERS = {"zh": zh, "intl": intl, "char": char}

@@ -3,7 +3,7 @@ exp smoothing, chrF and rouge-score's tokenizer stay in :mod:`workbench.metrics.
 
 * BLEU with another sacrebleu tokenizer (intl, char, none, zh) or smoothing (floor, add-k,
   none, with sacrebleu's default smoothing values): the tokens are sacrebleu's own (its
-  tokenizer object, called once per distinct text; ``zh`` and ``char`` by
+  tokenizer object, called once per distinct text; ``zh``, ``intl`` and ``char`` by
   :mod:`workbench.metrics.fast_tokenizers`, which gives the same tokens faster) and the
   n-gram matches are counted by the fast engine, which gives exactly the statistics of
   ``BLEU(tokenize=...)._extract_corpus_statistics`` (:func:`reference_bleu_statistics`, the
