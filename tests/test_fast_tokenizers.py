@@ -56,6 +56,22 @@ def test_generated_lines_give_sacrebleus_tokens(line):
     assert ft.char(line) == TokenizerChar()(line)
 
 
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=40))
+def test_chrf_word_split_is_sacrebleus(line):
+    from sacrebleu.metrics import CHRF
+
+    metric = CHRF(word_order=2)
+    assert ft.chrf_words(metric)(line) == metric._remove_punctuation(line)
+
+
+def test_token_lists_are_the_split_lines():
+    for line in ["東京 is big.", " a-1 2-b, c.d ", "x\u3000y\tz", "", "€5 (ok)!"]:
+        assert ft.TOKEN_LISTS["zh"](line) == TokenizerZh()(line).split()
+        assert ft.TOKEN_LISTS["intl"](line) == TokenizerV14International()(line).split()
+        assert ft.TOKEN_LISTS["char"](line) == TokenizerChar()(line).split()
+
+
 def test_many_random_lines_with_any_characters():
     rng = random.Random(7)
     zh, post, char, intl = TokenizerZh(), TokenizerRegexp(), TokenizerChar(), TokenizerV14International()
@@ -69,3 +85,5 @@ def test_many_random_lines_with_any_characters():
         assert ft.intl(line) == intl(line)
         assert ft.regexp(line) == post(line)
         assert ft.char(line) == char(line)
+        for name, tokenizer in (("zh", zh), ("intl", intl), ("char", char)):
+            assert ft.TOKEN_LISTS[name](line) == tokenizer(line).split()

@@ -77,6 +77,8 @@ def _zh_table() -> dict:
 
 
 def _tables():
+    if "zh" in _TABLES:  # built (never changed after)
+        return _TABLES
     with _LOCK:
         if "zh" not in _TABLES:
             post = _post()
@@ -86,6 +88,9 @@ def _tables():
 
 
 def _intl_tables():
+    built = _TABLES.get("intl")
+    if built is not None:
+        return built
     with _LOCK:
         if "intl" not in _TABLES:
             import regex
@@ -102,8 +107,8 @@ def _intl_tables():
     return _TABLES["intl"]
 
 
-def regexp(line: str) -> str:
-    """sacrebleu's ``TokenizerRegexp()(line)``."""
+def regexp(line: str, join: bool = True):
+    """sacrebleu's ``TokenizerRegexp()(line)`` (``join=False``: its tokens, a list)."""
     t = _tables()
     line = line.translate(t["rule_one"])
     (period, period_repl), (period_after, after_repl), (dash, dash_repl) = t["rules"]
@@ -111,16 +116,17 @@ def regexp(line: str) -> str:
         line = period_after.sub(after_repl, period.sub(period_repl, line))
     if "-" in line:
         line = dash.sub(dash_repl, line)
-    return " ".join(line.split())
+    return " ".join(line.split()) if join else line.split()
 
 
-def intl(line: str) -> str:
-    """sacrebleu's ``TokenizerV14International()(line)``."""
+def intl(line: str, join: bool = True):
+    """sacrebleu's ``TokenizerV14International()(line)`` (``join=False``: its tokens)."""
     t = _intl_tables()
     if t["punctuation"](line):
         for pattern, repl in t["rules"]:
             line = pattern.sub(repl, line)
-    return " ".join(line.translate(t["symbols"]).split())
+    tokens = line.translate(t["symbols"]).split()
+    return " ".join(tokens) if join else tokens
 
 
 def zh(line: str) -> str:
@@ -135,3 +141,32 @@ def char(line: str) -> str:
 
 #: The tokenizers given here, by sacrebleu's name.
 TOKENIZERS = {"zh": zh, "intl": intl, "char": char}
+
+
+def _char_tokens(line: str) -> list[str]:
+    # " ".join(line).split(): every character not white space, one token each
+    return list("".join(line.split()))
+
+
+#: ``tokenizer(line).split()`` for the tokenizers given here, without joining the tokens into
+#: a line and splitting it again (each of them ends with ``" ".join(line.split())``).
+TOKEN_LISTS = {
+    "zh": lambda line: regexp(line.strip().translate(_tables()["zh"]), join=False),
+    "intl": lambda line: intl(line, join=False),
+    "char": _char_tokens,
+}
+
+
+def chrf_words(metric):
+    """sacrebleu's ``CHRF._remove_punctuation`` of ``metric`` (chrF++'s word split): a line
+    without any of its punctuation characters is split on white space, as that function then
+    does; any other line goes to the function itself."""
+    import re
+
+    remove = metric._remove_punctuation
+    search = re.compile("[" + re.escape("".join(sorted(metric._PUNCTS))) + "]").search
+
+    def words(line: str) -> list[str]:
+        return line.split() if search(line) is None else remove(line)
+
+    return words

@@ -105,11 +105,13 @@ def bleu_statistics(predictions, references, tokenize: str, smooth: str = "exp")
         raise ValueError("predictions and references differ in length")
     if not preds:
         return np.zeros((0, 2 + 2 * tm.BLEU_ORDER), dtype=np.int64)
-    from .fast_tokenizers import TOKENIZERS
+    from .fast_tokenizers import TOKEN_LISTS
 
     tokenizer = tm.bleu_metric(tokenize, smooth).tokenizer  # (checks the names)
-    tokenizer = TOKENIZERS.get(tokenize, tokenizer)  # zh and char: the same tokens, faster
-    tokens = _token_ids(eng.interleave(preds, refs), lambda t: tokenizer(t.rstrip()).split())
+    fast = TOKEN_LISTS.get(tokenize)  # zh, intl and char: the same tokens, faster
+    split = (lambda t: fast(t.rstrip())) if fast is not None else \
+        (lambda t: tokenizer(t.rstrip()).split())
+    tokens = _token_ids(eng.interleave(preds, refs), split)
     return tm.bleu_statistics_from_tokens(tokens)
 
 
@@ -121,7 +123,9 @@ def chrf_statistics(predictions, references, word_order: int) -> np.ndarray:
     chars = tm.chrf_statistics(preds, refs)
     if word_order == 0 or not preds:
         return np.hstack([chars, np.zeros((len(preds), 3 * word_order), dtype=np.int64)])
-    split = tm.chrf_metric(word_order)._remove_punctuation
+    from .fast_tokenizers import chrf_words
+
+    split = chrf_words(tm.chrf_metric(word_order))
     ids, lengths = _token_ids(eng.interleave(preds, refs), split)
     pairs = eng.Pairs(ids, lengths, len(preds))
     match = eng.clipped_matches(pairs, word_order)
