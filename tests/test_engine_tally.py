@@ -1,6 +1,7 @@
-"""pass@k and aggregation on DuckDB and Spark (workbench/engines/tally.py, issue 29): the engine
-counts the file's rows per (system, task) or per (version, group) or per unit, and the analysis
-computes from those counts; every record (values, intervals, n) equals the in-memory engine's on
+"""pass@k, aggregation and cost on DuckDB and Spark (workbench/engines/tally.py and project.py,
+issue 29): the engine counts the file's rows per (system, task) or per (version, group) or per
+unit, and the analysis computes from those counts; for cost and latency the engine reads only
+the columns used (every row, in file order).  Every record (values, intervals, n) equals the in-memory engine's on
 the same file, CSV and Parquet, with digit-only ids that must stay text, errored rows left out
 or counted as failures, and the counts form.  A bad cell is one sentence naming the file, the
 column, the value and its line, as in memory.  Spark runs when pyspark and Java are installed
@@ -274,3 +275,54 @@ def test_stratified_rates_from_counts_equal_the_resampled_values(groups, seed):
     assert np.array_equal(a, b)
     ci = hc.mean_intervals({"x": values})["x"]
     assert repr(hc.rate_ci(int(values.sum()), values.size)) == repr(ci)  # NaN t ends alike
+
+
+# ------------------------------------------------------------------------------ cost and latency
+
+
+def requests(seed: int, n: int = 3000) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "provider": rng.choice(["gpt", "claude", "0042"], n),
+        "passed": rng.choice(["true", "false"], n, p=[0.7, 0.3]),
+        "cost": np.round(rng.gamma(2.0, 0.001, n), 6),
+        "latency_ms": np.round(rng.lognormal(6, 0.5, n), 1),
+        "steps": rng.integers(1, 20, n),
+        "tool_calls.search": rng.integers(0, 5, n),
+        "prompt": ["a long prompt the engine never reads " * 3] * n,
+        "error": np.where(rng.random(n) < 0.02, "rate limit", ""),
+    })
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("extra", [[], ["--error", "error", "--errored", "failure"],
+                                   ["--percentile-method", "nearest_rank", "--error", "error"]])
+def test_cost_and_latency_equal_memory(engine, tmp_path, capsys, kind, extra):
+    frame = requests(9)
+    path = write(frame, tmp_path / "requests", kind)
+    args = [path, "--system", "provider", "--success", "passed", "--cost", "cost",
+            "--latency", "latency_ms", *extra]
+    memory = run(capsys, "cost", *args, "--engine", "memory")
+    other = run(capsys, "cost", *args, "--engine", engine)
+    assert memory["results"] == other["results"]  # every row read, in file order: the same
+    note = next(n for n in other["notes"] if n.startswith("Only the columns used"))
+    assert "'cost'" in note and "'steps'" in note and "'prompt'" not in note
+    assert f"engine:{engine}" in other["signature"]
+    if not extra:  # by hand: cost per success and the p95 latency of one system
+        part = frame[frame["provider"] == "0042"]
+        cps = next(r for r in other["results"]
+                   if r["metric"] == "cost_per_success" and r.get("system") == "0042")
+        assert cps["value"] == pytest.approx(part["cost"].sum() / (part["passed"] == "true").sum(),
+                                             rel=1e-12)
+        p95 = next(r for r in other["results"]
+                   if r["metric"] == "latency_p95" and r.get("system") == "0042")
+        assert p95["value"] == pytest.approx(np.percentile(part["latency_ms"], 95), rel=1e-12)
+
+
+def test_a_bad_cost_cell_is_one_sentence_with_its_line(engine, tmp_path, capsys):
+    frame = requests(10, n=40).astype({"cost": object})
+    frame.loc[12, "cost"] = "12 USD"
+    path = write(frame, tmp_path / "bad", "csv")
+    said = error(capsys, "cost", path, "--system", "provider", "--success", "passed", "--cost",
+                 "cost", "--engine", engine)
+    assert "Column 'cost'" in said and "bad.csv" in said and "'12 USD' (line 14)" in said

@@ -113,7 +113,7 @@ def test_panels_without_an_engine_say_why_and_do_not_compute(qtbot, window, smal
                                                              large_parquet, tmp_path):
     path, _frame = large_parquet
     open_file(qtbot, window, path)
-    for name in ("compare", "cost", "text"):
+    for name in ("compare", "text", "repeats"):
         if name not in window.panels:
             continue
         panel = window.panels[name]
@@ -269,19 +269,22 @@ def large_attempts(tmp_path, monkeypatch):
     frame = pd.DataFrame({"model": rng.choice(["base", "cand"], n),
                           "task_id": [f"{t:03d}" for t in rng.integers(0, 200, n)],
                           "segment": rng.choice(["web", "app", "api"], n),
-                          "passed": rng.integers(0, 2, n)})
+                          "passed": rng.integers(0, 2, n),
+                          "cost": np.round(rng.gamma(2.0, 0.001, n), 6),
+                          "latency_ms": np.round(rng.lognormal(6, 0.5, n), 1),
+                          "prompt": ["a long prompt, never read by the engine"] * n})
     path = tmp_path / "attempts.parquet"
     frame.to_parquet(path, index=False, row_group_size=500)
     return path, frame
 
 
-def test_pass_at_k_and_aggregation_compute_the_whole_file_with_duckdb(qtbot, window, small_budget,
+def test_pass_at_k_aggregation_and_cost_compute_the_whole_file_with_duckdb(qtbot, window, small_budget,
                                                                       large_attempts):
     path, frame = large_attempts
     open_file(qtbot, window, path)
     table = window.workspace.table
     assert table.large is not None and len(table.frame) == 1000  # the first rows stand in
-    for name in ("passk", "aggregate"):
+    for name in ("passk", "aggregate", "cost"):
         assert window.workspace.applies(name), name
     panel = window.panels["passk"]
     window.show_panel("passk")
@@ -300,3 +303,11 @@ def test_pass_at_k_and_aggregation_compute_the_whole_file_with_duckdb(qtbot, win
     memory = REGISTRY["aggregate"].run(table_of(frame), panel.options())
     assert result.records == memory.records
     assert any("computed by DuckDB" in n for n in result.notes)
+    # cost and latency: DuckDB reads only the columns used, every row
+    panel = window.panels["cost"]
+    window.show_panel("cost")
+    result = wait_result(qtbot, panel, timeout=60000)
+    assert "engine:duckdb" in result.signature
+    memory = REGISTRY["cost"].run(table_of(frame), panel.options())
+    assert result.records == memory.records
+    assert any("Only the columns used" in n and "'prompt'" not in n for n in result.notes)

@@ -99,7 +99,42 @@ def tally(got: Unloaded, options, keys, sums=(), progress=None, what: str = "the
         conn.close()
     if progress is not None:
         progress.check_cancelled()
-    return answer, eng.engine_note(got.engine, conn, got.choice, what=what)
+    return answer, eng.engine_note(got.engine, conn, got.choice, what=what, sql=False)
+
+
+def project(got: Unloaded, options, columns: dict, progress=None):
+    """The file's ``columns`` read by the engine (:func:`workbench.engines.project.project`),
+    as a table the analysis computes on as on a loaded file (rows numbered as the file's
+    lines), and the note naming the engine."""
+    from ..engines.project import project as read
+    from ..io import LoadedTable
+    from . import ranking_engines as eng
+
+    conn = eng.connect(got.engine, options)
+    watch = eng._watch_cancel(conn, progress)
+    name = eng.ENGINE_NAMES[got.engine]
+    try:
+        if progress is not None:
+            progress.advance(0.1, f"reading {len(columns)} columns with {name}")
+        frame = read(conn, got.source, columns)
+    except conn.error as err:
+        eng._raise_if_cancelled(progress)
+        raise DataError(f"{name} could not read '{got.source.path}': "
+                        f"{(str(err).strip().splitlines() or [type(err).__name__])[0]}") from None
+    finally:
+        watch.set()
+        conn.close()
+    if progress is not None:
+        progress.check_cancelled()
+    preview = got.preview
+    table = LoadedTable(frame=frame, path=got.source.path, format=preview.format,
+                        roles={c: r for c, r in (preview.roles or {}).items() if c in columns},
+                        encoding=preview.encoding, delimiter=preview.delimiter,
+                        decimal=preview.decimal)
+    names = ", ".join(f"'{c}'" for c in columns)
+    return table, eng.engine_note(got.engine, conn, got.choice,
+                                  what=f"only the columns used ({names})", done="were read",
+                                  sql=False)
 
 
 def decode_binary(tallied, column: str, keep: np.ndarray | None = None) -> np.ndarray:

@@ -16,8 +16,8 @@ from ..metrics import cost as cm
 from ..metrics import paired as pm
 from ..metrics import headline_ci as hc
 from ..metrics.intervals import proportion_interval, rate_interval_method
-from . import _checks, _intervals, _rows
-from ._common import Resolver, base_signature, pick_column, in_memory
+from . import _checks, _engine, _intervals, _rows
+from ._common import Resolver, base_signature, pick_column
 
 
 def _rate(value) -> str:
@@ -31,6 +31,9 @@ def _cost(value) -> str:
 
 NAME = "cost"
 TITLE = "Cost and latency"
+#: Computes a file read page by page (beyond the memory budget) with an engine: the engine
+#: reads only the columns the analysis needs (:mod:`workbench.engines.project`).
+LARGE_FILES = True
 QUANTILES = (50, 95, 99)
 
 
@@ -60,6 +63,10 @@ class Options:
     #: bootstrap resamples and seed of the headline intervals (over requests)
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
+    #: what reads the file: memory (all of it), duckdb or spark (only the columns used), or
+    #: auto (memory within the budget, DuckDB above it; :mod:`workbench.engines`)
+    engine: str = "auto"
+    spark_master: str = "local[2]"
 
 
 ECDF_POINTS = 1000
@@ -83,6 +90,7 @@ def check_options(options: Options) -> None:
     _rows.check(options.errored)
     _checks.choice("percentile_method", options.percentile_method, tuple(cm.PERCENTILE_METHODS))
     hc.check_resamples(options.ci_resamples, options.ci_seed)
+    _engine.check_engine(options)
 
 
 def _same_cost(a: float, b: float) -> bool:
@@ -91,7 +99,59 @@ def _same_cost(a: float, b: float) -> bool:
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    in_memory(table, TITLE)
+    if getattr(table, "large", None) is not None:  # a file read page by page
+        return _run_engine(_engine.of_large(table, options, TITLE), options, progress)
+    return _run(table, options, progress)
+
+
+def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
+    """The command line's entry before any file is loaded: DuckDB (or Spark) reads only the
+    columns used from a CSV or Parquet file (``engine='duckdb'``/``'spark'``, or ``'auto'`` over
+    the memory budget); ``None``: load the file and call :func:`run`."""
+    check_options(options)
+    got = _engine.unloaded(paths, options)
+    return None if got is None else _run_engine(got, options, progress)
+
+
+def used_columns(table: LoadedTable, options: Options) -> dict[str, str]:
+    """The columns the analysis reads (given, or guessed from their names as :func:`run`
+    guesses them), each as ``"text"`` or ``"number"``."""
+    res, quiet = Resolver(table), []
+    used = {}
+    for col, kind in ((res.optional(options.system, "system", "--system"), "text"),
+                      (res.required(options.success, "success", "--success"), "text"),
+                      (res.required(options.cost, "cost", "--cost"), "number"),
+                      (res.optional(options.latency, "latency", "--latency"), "number"),
+                      (_engine.error_column(table, options), "text")):
+        if col is not None:
+            used.setdefault(col, kind)
+    efforts = [pick_column(table, getattr(options, measure), measure,
+                           f"--{measure.replace('_', '-')}", quiet, names=names, required=False)
+               for measure, names in EFFORT.items()]
+    efforts.append(pick_column(table, options.ideal_steps, "ideal steps", "--ideal-steps", quiet,
+                               names=IDEAL_STEPS, required=False))
+    efforts += [c for c in map(str, table.frame.columns) if c.startswith("tool_calls.")]
+    for col in efforts:
+        if col is not None:
+            used.setdefault(col, "number")
+    return used
+
+
+def _run_engine(got, options: Options, progress) -> AnalysisResult:
+    """The engine reads the columns used (every row, in file order, the others never read);
+    the analysis runs on them as on a loaded file."""
+    from dataclasses import replace
+
+    from ..io.formats import with_roles
+
+    check_options(options)
+    options, _ = with_roles(options, got.preview)
+    table, note = _engine.project(got, options, used_columns(got.preview, options), progress)
+    result = _run(table, options, progress, engine=got.engine)
+    return replace(result, notes=(note,) + result.notes)
+
+
+def _run(table: LoadedTable, options: Options, progress, engine: str = "memory") -> AnalysisResult:
     check_options(options)
     err = _rows.find(table, options.error, options.errored)
     if err.mode == "exclude":
@@ -226,6 +286,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
         **({"errored": "excluded" if err.mode == "exclude" else "failures,no-latency-no-cost"}
            if err.active else {}),
+        "engine": engine,
     })
     fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "total_cost": "money",
            "cost_per_request": "money", "cost_per_success": "money", "requests": "int", "measured": "int",

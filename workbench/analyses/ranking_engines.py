@@ -74,18 +74,19 @@ from ._common import article, check_unique
 
 
 def engine_note(engine: str, conn: Connection | None, choice: budget.Choice | None,
-                what: str = "the per-query table") -> str:
+                what: str = "the per-query table", done: str = "was computed",
+                sql: bool = True) -> str:
     """The sentence that says which engine ran, with its memory limit (and why, for auto)."""
     why = f" ('auto': {choice.reason})" if choice is not None else ""
-    what = what[:1].upper() + what[1:]
+    what = what[:1].upper() + what[1:] + " " + done
     if engine == "duckdb" and conn is not None:
-        return (f"{what} was computed by DuckDB with a memory limit of "
+        return (f"{what} by DuckDB with a memory limit of "
                 f"{conn.memory_limit / 1e9:.1f} GB and a spill folder in the temporary "
                 f"directory{why}.")
     if engine == "spark" and conn is not None:
-        return (f"{what} was computed by Spark {conn.session.version} on master "
-                f"'{conn.master}' (the same SQL definitions as DuckDB){why}.")
-    return f"{what} was computed in memory{why}."
+        return (f"{what} by Spark {conn.session.version} on master "
+                f"'{conn.master}'{' (the same SQL definitions as DuckDB)' if sql else ''}{why}.")
+    return f"{what} in memory{why}."
 
 
 def on_table(table: LoadedTable, run, cols, options, ks, progress,

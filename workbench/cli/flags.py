@@ -93,12 +93,12 @@ def ranking(p: argparse.ArgumentParser) -> None:
                    help="the headline intervals' bootstrap over queries: multinomial (default) or "
                         "poisson-hash (Poisson(1) weights hashed from each query id, the replicate "
                         "and the seed: the same draws in numpy, DuckDB and Spark)")
-    engine(p, "the per-query table")
+    engine(p, "computes the per-query table")
 
 
 def engine(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark"],
-                   help=f"what computes {what}: memory = pandas/numpy; duckdb = DuckDB "
+                   help=f"what {what}: memory = pandas/numpy; duckdb = DuckDB "
                         "reads a CSV/Parquet file itself, out of core (memory limit, spill folder); "
                         "spark = Spark reads it (local mode or a cluster: --spark-master; needs "
                         "pyspark and Java 17); auto = memory while the file's estimated size fits "
@@ -119,7 +119,7 @@ def passk(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
     errored(p, "counted as failed attempts")
     intervals(p, "tasks")
-    engine(p, "the attempts per task")
+    engine(p, "counts the attempts per task")
 
 
 def aggregate(p: argparse.ArgumentParser) -> None:
@@ -133,7 +133,7 @@ def aggregate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", help="unit column (conversation, user...)")
     errored(p, "outcome 0 (a failure)")
     intervals(p)
-    engine(p, "the counts per group or unit")
+    engine(p, "counts the rows per group or unit")
 
 
 def compare(p: argparse.ArgumentParser) -> None:
@@ -185,6 +185,7 @@ def cost(p: argparse.ArgumentParser) -> None:
                    help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")
     intervals(p, "requests")
+    engine(p, "reads the file (duckdb and spark read only the columns used)")
 
 
 def plan(p: argparse.ArgumentParser) -> None:

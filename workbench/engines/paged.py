@@ -90,14 +90,15 @@ class LargeFile:
                 f"({self.choice.reason}), so it is read by DuckDB page by page instead of "
                 f"being loaded: the data view pages through it, the columns are named and "
                 f"checked from its first {min(HEAD_ROWS, self.rows):,} rows, and Ranking, "
-                f"pass@k and Aggregation compute on the whole file with DuckDB.")
+                f"pass@k, Aggregation and Cost and latency compute on the whole file with "
+                f"DuckDB.")
 
 
 def open_if_large(path: str) -> LargeFile | None:
     """A Parquet file over the memory budget (``auto``'s choice is DuckDB), opened for paging;
     None for any other file (loaded into memory as before).
 
-    Only Ranking, pass@k and Aggregation compute on DuckDB, so a table over the budget whose
+    Only Ranking, pass@k, Aggregation and Cost compute on DuckDB, so a table over the budget whose
     columns are not a ranking run (no query and document columns with a score or rank) is still loaded, and its panels
     compute in memory (only the one on screen), unless loading it alone would pass
     :data:`budget.LOAD_SHARE` of the RAM: then it is read page by page too, and its panels say
@@ -132,6 +133,6 @@ def refusal(title: str, large: LargeFile | None) -> str:
         return ""
     return (f"{title} needs the rows in memory, and file '{os.path.basename(large.source.path)}' "
             f"({large.rows:,} rows, {large.choice.reason}) is read by DuckDB page by page; "
-            f"computing on its first rows would give a wrong number. Ranking, pass@k and "
-            f"Aggregation compute such a file with DuckDB; for {title}, open an extract of the "
-            f"rows it needs.")
+            f"computing on its first rows would give a wrong number. Ranking, pass@k, "
+            f"Aggregation and Cost and latency compute such a file with DuckDB; for {title}, "
+            f"open an extract of the rows it needs.")
