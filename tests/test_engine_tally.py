@@ -326,3 +326,18 @@ def test_a_bad_cost_cell_is_one_sentence_with_its_line(engine, tmp_path, capsys)
     said = error(capsys, "cost", path, "--system", "provider", "--success", "passed", "--cost",
                  "cost", "--engine", engine)
     assert "Column 'cost'" in said and "bad.csv" in said and "'12 USD' (line 14)" in said
+
+
+@pytest.mark.parametrize("analysis, args", [
+    ("passk", ["--task", "task", "--success", "passed"]),
+    ("aggregate", ["--outcome", "passed", "--group", "task"]),
+    ("cost", ["--success", "passed", "--cost", "cost"]),
+])
+def test_an_input_the_engines_do_not_read_is_computed_in_memory_and_said(tmp_path, capsys,
+                                                                         analysis, args):
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"task": "a", "passed": 1, "cost": 0.5}\n{"task": "b", "passed": 0, "cost": 1}\n')
+    out = run(capsys, analysis, path, *args, "--engine", "duckdb")
+    assert "engine:memory" in out["signature"]
+    assert any("DuckDB reads a CSV or Parquet file itself" in n and "rows.jsonl" in n
+               for n in out["notes"])

@@ -60,6 +60,16 @@ def unloaded(paths, options) -> Unloaded | None:
     return Unloaded(source, preview, "spark" if options.engine == "spark" else "duckdb", choice)
 
 
+def memory_notes(table, options) -> list[str]:
+    """A note when an engine was asked for but the table was loaded (an input that is not one
+    CSV or Parquet file: the engines read those themselves)."""
+    if getattr(options, "engine", "auto") not in ("duckdb", "spark"):
+        return []
+    name = "DuckDB" if options.engine == "duckdb" else "Spark"
+    return [f"{name} reads a CSV or Parquet file itself; this input ('{table.name}') was loaded, "
+            f"so it was computed in memory (the signature says engine:memory)."]
+
+
 def of_large(table, options, title: str) -> Unloaded:
     """A file the window reads page by page: the engine reads it whole (``auto``: DuckDB)."""
     large = table.large

@@ -144,7 +144,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         table = _rows.apply(table, err, [])
     res = Resolver(table)
     counts, form = _counts(table, options, res, err)
-    return _result(counts, form, list(res.notes), err, options, ks, progress, table.path)
+    return _result(counts, form, list(res.notes) + _engine.memory_notes(table, options), err,
+                   options, ks, progress, table.path)
 
 
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
