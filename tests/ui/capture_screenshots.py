@@ -39,6 +39,8 @@ SHOTS = [  # (name, example file or session, panel)
     # budget is lowered to 2% of the RAM so that 2M rows are over it)
     ("large-data", "large_run.parquet", "data"),
     ("large-ranking", "large_run.parquet", "ranking"),
+    # a request log too large to load (its load share lowered too): Cost reads only its columns
+    ("large-cost", "large_log.parquet", "cost"),
 ]
 
 #: a "Metric from" source to choose in Compare before the shot (Compare's combo box)
@@ -88,6 +90,22 @@ def large_run(folder: Path, rows: int = 2_000_000) -> Path:
         f"'d' || (hash(i) % 1000000) || '-' || (i % 100) AS doc, "
         f"round((hash(i * 7) % 100000) / 100000.0, 4) AS score, "
         f"CAST(hash(i * 13) % 4 AS INTEGER) AS relevance FROM range({rows}) t(i)) "
+        f"TO '{path}' (FORMAT parquet)")
+    return path
+
+
+def large_log(folder: Path, rows: int = 2_000_000) -> Path:
+    """A request log of ``rows`` rows (three models, success, cost, latency, a prompt) as
+    Parquet."""
+    import duckdb
+
+    path = folder / "large_log.parquet"
+    duckdb.connect().execute(
+        f"COPY (SELECT ['base', 'cand', 'large'][1 + CAST(hash(i) % 3 AS INTEGER)] AS model, "
+        f"CAST(hash(i * 3) % 100 < 60 + 10 * (hash(i) % 3) AS INTEGER) AS passed, "
+        f"round(0.001 * (1 + hash(i) % 3) * (0.5 + (hash(i * 5) % 1000) / 1000.0), 6) AS cost, "
+        f"round(300 + (hash(i * 7) % 100000) / 100.0 * (1 + hash(i) % 3), 1) AS latency_ms, "
+        f"'Answer with the passages, citing each: ' || i AS prompt FROM range({rows}) t(i)) "
         f"TO '{path}' (FORMAT parquet)")
     return path
 
@@ -143,12 +161,15 @@ def main(out: str, size: str, only: str | None = None) -> int:
     for name, file, panel in SHOTS:
         if only and name not in only.split(","):
             continue
-        if file == "large_run.parquet":
+        if file in ("large_run.parquet", "large_log.parquet"):
             from workbench.engines import budget
 
             budget.MEMORY_SHARE = 0.02
-            if large is None:
-                large = large_run(Path(tempfile.mkdtemp()))
+            if file == "large_log.parquet":
+                budget.LOAD_SHARE = 0.005  # a log (not a ranking run) paged too
+            if large is None or large.name != file:
+                large = (large_run if file == "large_run.parquet" else large_log)(
+                    Path(tempfile.mkdtemp()))
                 window.open_path(str(large))
             settle(window, 180000)
         elif file == generated.name:
