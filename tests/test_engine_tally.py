@@ -341,3 +341,19 @@ def test_an_input_the_engines_do_not_read_is_computed_in_memory_and_said(tmp_pat
     assert "engine:memory" in out["signature"]
     assert any("DuckDB reads a CSV or Parquet file itself" in n and "rows.jsonl" in n
                for n in out["notes"])
+
+
+def test_a_bad_cell_after_blank_lines_and_a_quoted_newline_names_its_file_line(tmp_path, capsys):
+    """DuckDB numbers records (blank lines skipped, a quoted field may span lines): the
+    sentence counts the file's lines to name the one the cell is on, as the in-memory reading."""
+    path = tmp_path / "run.csv"
+    path.write_text('query,doc,score,relevance\nq1,d1,0.5,1\n\nq1,"d\n2",0.4,0\nq2,d3,abc,1\n')
+    said = {engine: error(capsys, "ranking", path, "--engine", engine)
+            for engine in ("memory", "duckdb")}
+    assert "'abc' (line 6)" in said["duckdb"]
+    assert said["duckdb"] == said["memory"]
+    from workbench.engines import duck
+
+    source = duck.FileSource(str(path), "csv", ("query", "doc", "score", "relevance"))
+    assert source.csv_lines([1, 2, 3]) == [2, 4, 6]
+    assert source.describe_rows([2, 3]) == "lines 4, 6"

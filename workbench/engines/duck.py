@@ -92,6 +92,11 @@ def quote_text(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
+#: A CSV's rows are located by counting its lines up to this data row (on the error path only);
+#: beyond it a sentence names the data row instead of the line.
+COUNT_LINES_UPTO = 5_000_000
+
+
 @dataclass(frozen=True)
 class FileSource:
     """A run or qrels file that DuckDB reads itself.
@@ -132,8 +137,46 @@ class FileSource:
     def describe_rows(self, rns) -> str:
         rns = [int(r) for r in rns]
         word = "row" if self.kind == "parquet" else "line"  # a CSV's or a TREC file's lines
-        shown = ", ".join(str(r + self.first_line - 1) for r in rns[:5])
+        if self.kind == "csv":
+            lines = self.csv_lines(rns[:5])
+            if lines is None:  # too far into the file to count its lines: the data row
+                shown = ", ".join(str(r) for r in rns[:5])
+                return f"data row{'s' if len(rns) > 1 else ''} {shown}"
+        else:
+            lines = [r + self.first_line - 1 for r in rns[:5]]
+        shown = ", ".join(str(n) for n in lines)
         return f"{word}{'s' if len(rns) > 1 else ''} {shown}"
+
+    def csv_lines(self, rns) -> list[int] | None:
+        """The file line where each data row ``rn`` (1-based, as DuckDB numbers the records:
+        blank lines skipped) starts, counted by reading the file with Python's csv module
+        (quoted fields may span lines); None beyond :data:`COUNT_LINES_UPTO` rows."""
+        import csv
+
+        if not rns or max(rns) > COUNT_LINES_UPTO:
+            return None if rns else []
+        wanted = set(rns)
+        found: dict[int, int] = {}
+        encoding = "utf-8-sig" if self.encoding in ("utf-8", "utf-8-sig", "ascii") else self.encoding
+        try:
+            with open(self.path, newline="", encoding=encoding, errors="replace") as handle:
+                reader = csv.reader(handle, delimiter=self.delimiter, quotechar='"',
+                                    doublequote=True)
+                record, before = -1, 0
+                for row in reader:
+                    start, before = before + 1, reader.line_num
+                    if not row:  # a blank line: not a record
+                        continue
+                    record += 1  # the header is record 0
+                    if record in wanted:
+                        found[record] = start
+                        if len(found) == len(wanted):
+                            break
+        except (OSError, csv.Error, UnicodeError):
+            return None
+        if len(found) < len(wanted):
+            return None
+        return [found[r] for r in rns]
 
 
 def column_types(conn: Connection, source: FileSource) -> dict[str, str]:
