@@ -343,15 +343,22 @@ def test_an_input_the_engines_do_not_read_is_computed_in_memory_and_said(tmp_pat
                for n in out["notes"])
 
 
-def test_a_bad_cell_after_blank_lines_and_a_quoted_newline_names_its_file_line(tmp_path, capsys):
-    """DuckDB numbers records (blank lines skipped, a quoted field may span lines): the
-    sentence counts the file's lines to name the one the cell is on, as the in-memory reading."""
+def test_a_bad_cell_after_blank_lines_and_a_quoted_newline_names_its_file_line(tmp_path, capsys,
+                                                                              spark_session):
+    """DuckDB and Spark number records (blank lines skipped, a quoted field may span lines): the
+    sentence counts the file's lines to name the one the cell is on, as the in-memory reading;
+    without the bad cell, every engine reads the quoted newline as the workbench does."""
     path = tmp_path / "run.csv"
     path.write_text('query,doc,score,relevance\nq1,d1,0.5,1\n\nq1,"d\n2",0.4,0\nq2,d3,abc,1\n')
-    said = {engine: error(capsys, "ranking", path, "--engine", engine)
-            for engine in ("memory", "duckdb")}
+    engines = ("memory", "duckdb") + (("spark",) if spark_session is not None else ())
+    said = {engine: error(capsys, "ranking", path, "--engine", engine) for engine in engines}
     assert "'abc' (line 6)" in said["duckdb"]
-    assert said["duckdb"] == said["memory"]
+    assert all(said[e] == said["memory"] for e in engines)
+    good = tmp_path / "good.csv"
+    good.write_text('query,doc,score,relevance\nq1,d1,0.5,0\n\nq1,"d\n2",0.4,1\nq2,d3,0.3,1\n')
+    values = {e: run(capsys, "ranking", good, "--k", "1", "--engine", e)["results"] for e in engines}
+    assert all(values[e] == values["memory"] for e in engines)
+    assert next(r for r in values["memory"] if r["metric"] == "mrr")["value"] == pytest.approx(0.75)
     from workbench.engines import duck
 
     source = duck.FileSource(str(path), "csv", ("query", "doc", "score", "relevance"))

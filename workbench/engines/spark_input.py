@@ -2,7 +2,9 @@
 :mod:`workbench.engines.ranking_sql`), from a file Spark reads itself or from arrays already in
 memory, with the columns of :mod:`workbench.engines.ranking_input` (the DuckDB engine's).
 
-Ids stay exact text: a CSV/TSV is read with every column as a string (Spark infers nothing:
+A CSV is read with ``multiLine`` (a quoted field may span lines, as DuckDB and the workbench
+read it; Spark then reads each file in one task).  Ids stay exact text: a CSV/TSV is read with
+every column as a string (Spark infers nothing:
 ``9``, ``10``, ``00042`` and ``42.0`` stay those texts); a Parquet id column typed as a number
 is rendered as the in-memory path renders it (``42`` for 42 and 42.0).  A number cell must be
 a plain decimal number (the in-memory path's :data:`workbench.io.cells.NUMBER_RE`: ``3``,
@@ -82,7 +84,9 @@ def read(conn: SparkConnection, source: FileSource) -> SparkFile:
             frame = (conn.session.read.schema(schema).option("header", True)
                      .option("enforceSchema", True).option("sep", source.delimiter)
                      .option("quote", '"').option("escape", '"').option("encoding", encoding)
-                     .option("mode", "PERMISSIVE").csv(source.path))
+                     .option("mode", "PERMISSIVE")
+                     # a quoted field may span lines (as DuckDB and the workbench read it)
+                     .option("multiLine", True).csv(source.path))
     except conn.error as err:
         first = (str(err).strip().splitlines() or ["unreadable"])[0]
         raise DataError(f"File '{source.path}' could not be read by Spark: {first}") from None
