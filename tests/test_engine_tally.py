@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("duckdb")
 
+from tests.test_engines import write  # noqa: E402
 from workbench.cli.main import main as cli_main  # noqa: E402
 from workbench.engines import spark as spark_engine  # noqa: E402
 from workbench.metrics import headline_ci as hc  # noqa: E402
@@ -85,15 +86,6 @@ def assert_same(a: dict, b: dict) -> None:
 
     assert strip(a["signature"]) == strip(b["signature"])
     assert "engine:memory" in a["signature"]
-
-
-def write(frame: pd.DataFrame, path, kind: str) -> str:
-    path = f"{path}.{kind}"
-    if kind == "csv":
-        frame.to_csv(path, index=False)
-    else:
-        frame.to_parquet(path, index=False)
-    return path
 
 
 def attempts(seed: int, n: int = 3000, error_share: float = 0.02) -> pd.DataFrame:

@@ -90,6 +90,21 @@ def tally(got: Unloaded, options, keys, sums=(), progress=None, what: str = "the
     ``then(tallied)`` (called while the engine is open: Spark counts a row's line when a
     sentence names it) and the note naming the engine."""
     from ..engines.tally import tally as count
+
+    def work(conn):
+        tallied = count(conn, got.source, [k for k in keys if k], [s for s in sums if s])
+        return then(tallied) if then is not None else tallied
+
+    answer, note = _on_engine(got, options, progress, "counting the rows", work)
+    return answer, note(what=what)
+
+
+def _on_engine(got: Unloaded, options, progress, doing: str, work):
+    """``work(conn)`` on a connection of the engine, with progress, a cancel that interrupts
+    the engine, and one sentence for the engine's own errors; returns its answer and the
+    engine's note (``note(what=..., done=...)``)."""
+    from functools import partial
+
     from . import ranking_engines as eng
 
     conn = eng.connect(got.engine, options)
@@ -97,9 +112,8 @@ def tally(got: Unloaded, options, keys, sums=(), progress=None, what: str = "the
     name = eng.ENGINE_NAMES[got.engine]
     try:
         if progress is not None:
-            progress.advance(0.1, f"counting the rows with {name}")
-        tallied = count(conn, got.source, [k for k in keys if k], [s for s in sums if s])
-        answer = then(tallied) if then is not None else tallied
+            progress.advance(0.1, f"{doing} with {name}")
+        answer = work(conn)
     except conn.error as err:
         eng._raise_if_cancelled(progress)
         raise DataError(f"{name} could not read '{got.source.path}': "
@@ -109,7 +123,7 @@ def tally(got: Unloaded, options, keys, sums=(), progress=None, what: str = "the
         conn.close()
     if progress is not None:
         progress.check_cancelled()
-    return answer, eng.engine_note(got.engine, conn, got.choice, what=what, sql=False)
+    return answer, partial(eng.engine_note, got.engine, conn, got.choice, sql=False)
 
 
 def project(got: Unloaded, options, columns: dict, progress=None):
@@ -118,33 +132,16 @@ def project(got: Unloaded, options, columns: dict, progress=None):
     lines), and the note naming the engine."""
     from ..engines.project import project as read
     from ..io import LoadedTable
-    from . import ranking_engines as eng
 
-    conn = eng.connect(got.engine, options)
-    watch = eng._watch_cancel(conn, progress)
-    name = eng.ENGINE_NAMES[got.engine]
-    try:
-        if progress is not None:
-            progress.advance(0.1, f"reading {len(columns)} columns with {name}")
-        frame = read(conn, got.source, columns)
-    except conn.error as err:
-        eng._raise_if_cancelled(progress)
-        raise DataError(f"{name} could not read '{got.source.path}': "
-                        f"{(str(err).strip().splitlines() or [type(err).__name__])[0]}") from None
-    finally:
-        watch.set()
-        conn.close()
-    if progress is not None:
-        progress.check_cancelled()
+    frame, note = _on_engine(got, options, progress, f"reading {len(columns)} columns",
+                             lambda conn: read(conn, got.source, columns))
     preview = got.preview
     table = LoadedTable(frame=frame, path=got.source.path, format=preview.format,
                         roles={c: r for c, r in (preview.roles or {}).items() if c in columns},
                         encoding=preview.encoding, delimiter=preview.delimiter,
                         decimal=preview.decimal)
     names = ", ".join(f"'{c}'" for c in columns)
-    return table, eng.engine_note(got.engine, conn, got.choice,
-                                  what=f"only the columns used ({names})", done="were read",
-                                  sql=False)
+    return table, note(what=f"only the columns used ({names})", done="were read")
 
 
 def decode_binary(tallied, column: str, keep: np.ndarray | None = None) -> np.ndarray:

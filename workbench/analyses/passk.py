@@ -66,22 +66,7 @@ def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Err
         check_unique(table, keys, "task")
         n = to_float(table, n_col, min_value=0)
         c = to_float(table, c_col, min_value=0)
-        for col, vals in ((n_col, n), (c_col, c)):
-            frac = np.flatnonzero(vals != np.round(vals))
-            if frac.size:
-                raise DataError(f"File '{table.name}', column '{col}' must hold whole numbers of "
-                                f"attempts; found {vals[frac[0]]:g} on line {table.line_of(frac[0])}.")
-        big = np.flatnonzero(n > MAX_ATTEMPTS)
-        if big.size:
-            raise DataError(f"File '{table.name}', column '{n_col}' has {big.size} task(s) with more "
-                            f"than {MAX_ATTEMPTS:,} attempts (for example {n[big[0]]:g} on line "
-                            f"{table.line_of(big[0])}); the attempts per task must be at most "
-                            f"{MAX_ATTEMPTS:,}.")
-        bad = np.flatnonzero(c > n)
-        if bad.size:
-            raise DataError(f"File '{table.name}' has {bad.size} task(s) with more passes than "
-                            f"attempts (column '{c_col}' > column '{n_col}') on "
-                            f"{table.describe_rows(bad)}; c must be between 0 and n.")
+        check_counts(n, c, n_col, c_col, table.name, table.describe_rows)
         frame = pd.DataFrame({"task": to_text(table, task_col), "n": n.astype(np.int64),
                               "c": c.astype(np.int64)})
         if sys_col:
@@ -112,6 +97,28 @@ def _form(table: LoadedTable, options: Options, res: Resolver) -> tuple[Options,
                              f"attempts n and passes c (guessed from their names; set --n and "
                              f"--correct, or --success for per-attempt rows).")
     return options, use_counts
+
+
+def check_counts(n: np.ndarray, c: np.ndarray, n_col: str, c_col: str, name: str,
+                 describe_rows) -> None:
+    """Whole numbers of attempts and passes, at most :data:`MAX_ATTEMPTS` attempts, c <= n: one
+    sentence naming the file, column and rows (``describe_rows(positions)``) otherwise."""
+    for col, vals in ((n_col, n), (c_col, c)):
+        frac = np.flatnonzero(vals != np.round(vals))
+        if frac.size:
+            raise DataError(f"File '{name}', column '{col}' must hold whole numbers of "
+                            f"attempts; found {vals[frac[0]]:g} on {describe_rows(frac[:1])}.")
+    big = np.flatnonzero(n > MAX_ATTEMPTS)
+    if big.size:
+        raise DataError(f"File '{name}', column '{n_col}' has {big.size} task(s) with more "
+                        f"than {MAX_ATTEMPTS:,} attempts (for example {n[big[0]]:g} on "
+                        f"{describe_rows(big[:1])}); the attempts per task must be at most "
+                        f"{MAX_ATTEMPTS:,}.")
+    bad = np.flatnonzero(c > n)
+    if bad.size:
+        raise DataError(f"File '{name}' has {bad.size} task(s) with more passes than "
+                        f"attempts (column '{c_col}' > column '{n_col}') on "
+                        f"{describe_rows(bad)}; c must be between 0 and n.")
 
 
 def check_options(options: Options) -> tuple[int, ...]:
@@ -238,24 +245,9 @@ def _engine_counts(frame: pd.DataFrame, tallied, sys_col, task_col, n_col, c_col
     c = frame[f"sum:{c_col}"].to_numpy(dtype=float)
     for column in (n_col, c_col):
         tallied.refuse_negative(column)
-    for col, vals in ((n_col, n), (c_col, c)):
-        frac = np.flatnonzero(vals != np.round(vals))
-        if frac.size:
-            raise DataError(f"File '{tallied.path}', column '{col}' must hold whole numbers of "
-                            f"attempts; found {vals[frac[0]]:g} on "
-                            f"{tallied.describe_rows([frame['first_rn'].iloc[frac[0]]])}.")
-    big = np.flatnonzero(n > MAX_ATTEMPTS)
-    if big.size:
-        raise DataError(f"File '{tallied.path}', column '{n_col}' has {big.size} task(s) with more "
-                        f"than {MAX_ATTEMPTS:,} attempts (for example {n[big[0]]:g} on "
-                        f"{tallied.describe_rows([frame['first_rn'].iloc[big[0]]])}); the attempts "
-                        f"per task must be at most {MAX_ATTEMPTS:,}.")
-    over = np.flatnonzero(c > n)
-    if over.size:
-        raise DataError(f"File '{tallied.path}' has {over.size} task(s) with more passes than "
-                        f"attempts (column '{c_col}' > column '{n_col}') on "
-                        f"{tallied.describe_rows(frame['first_rn'].iloc[over[:5]])}; c must be "
-                        f"between 0 and n.")
+    rows = frame["first_rn"].to_numpy()
+    check_counts(n, c, n_col, c_col, tallied.path,
+                 lambda idx: tallied.describe_rows(rows[np.asarray(idx)[:5]]))
     out = pd.DataFrame({"task": frame[task_col].to_numpy(dtype=object),
                         "n": n.astype(np.int64), "c": c.astype(np.int64)})
     if sys_col:
