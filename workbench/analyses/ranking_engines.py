@@ -115,11 +115,12 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
             else:
                 check_unique(qt, [cols.query, cols.doc], "(query, document) judgment")
 
-        check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=qt is not None)
+        check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=qt is not None,
+                         run=False)
         ranked = rank_sql(conn, ks=ks, gain=options.gain, threshold=options.relevance_threshold,
                           ties=options.ties, has_system=bool(cols.system),
                           has_qrels=qt is not None, has_grade=bool(cols.relevance),
-                          progress=progress)
+                          progress=progress, duplicate=duplicate)
     except conn.error as err:
         _raise_if_cancelled(progress)
         raise DataError(f"{ENGINE_NAMES[engine]} could not compute the ranking of "
@@ -243,10 +244,11 @@ def on_file(source: FileSource, cols, options, ks, progress,
                             f"({value} appears on {where.describe_rows(rns)}); each {what} "
                             f"must appear once.")
 
-        check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=has_qrels)
+        check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=has_qrels,
+                         run=False)
         ranked = rank_sql(conn, ks=ks, gain=options.gain, threshold=options.relevance_threshold,
                           ties=options.ties, has_system=bool(cols.system), has_qrels=has_qrels,
-                          has_grade=bool(cols.relevance), progress=progress)
+                          has_grade=bool(cols.relevance), progress=progress, duplicate=duplicate)
     except conn.error as err:
         _raise_if_cancelled(progress)
         raise DataError(f"{name} could not compute the ranking of '{source.path}': "

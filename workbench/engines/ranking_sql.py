@@ -48,6 +48,9 @@ class Dialect:
     name: str
     anti_join: str
     distinct_list: str
+    #: the number of distinct values in a group (Spark plans ``count(DISTINCT)`` beside other
+    #: aggregates with an expand step; the size of the set is one aggregation)
+    distinct_count: str
     #: the statements that keep a step's result, ``{name}`` and ``{sql}`` filled in
     create: tuple[str, ...]
 
@@ -60,10 +63,10 @@ class Dialect:
 
 
 DUCKDB = Dialect("duckdb", anti_join="ANTI JOIN", distinct_list="list(DISTINCT {})",
-                 create=("CREATE OR REPLACE TABLE {name} AS {sql}",))
+                 distinct_count="count(DISTINCT {})", create=("CREATE OR REPLACE TABLE {name} AS {sql}",))
 #: Spark: a temporary view, cached (computed once, read by the two kernels that follow)
 SPARK = Dialect("spark", anti_join="LEFT ANTI JOIN", distinct_list="collect_set({})",
-                create=("CREATE OR REPLACE TEMP VIEW {name} AS {sql}", "CACHE TABLE {name}"))
+                distinct_count="size(collect_set({}))", create=("CREATE OR REPLACE TEMP VIEW {name} AS {sql}", "CACHE TABLE {name}"))
 
 
 @dataclass(frozen=True)
@@ -88,12 +91,15 @@ def _gain(expr: str, gain: str, sql: Dialect) -> str:
     return f"(CASE WHEN {expr} > 0 THEN {expr} ELSE {zero} END)"
 
 
-def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool) -> None:
+def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool,
+                     run: bool = True) -> None:
     """A (system, query, document) twice in the run, or a (query, document) twice in the
     qrels: one sentence naming the value and its rows (``describe(which, row)``, the row being
-    the key's values, the count and the first row numbers)."""
+    the key's values, the count and the first row numbers).  ``run=False``: the qrels only
+    (:func:`rank_sql` finds a repeated run row with the per-query sums, and then calls this)."""
     keys = "sys, q, d" if has_system else "q, d"
-    tables = [("run", "run_in", keys)] + ([("qrels", "qrels_in", "q, d")] if has_qrels else [])
+    tables = ([("run", "run_in", keys)] if run else []) + \
+        ([("qrels", "qrels_in", "q, d")] if has_qrels else [])
     for which, table, key in tables:
         row = conn.rows(f"SELECT {key}, count(*) FROM {table} GROUP BY {key} "
                         f"HAVING count(*) > 1 LIMIT 1")
@@ -159,13 +165,13 @@ def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str,
     return f"""
 WITH graded AS ({graded}),
 ranked AS (
-  SELECT sys, q, rn, gr, judged, from_qrels, o, row_number() OVER ({window}) AS r,
+  SELECT sys, q, d, rn, gr, judged, from_qrels, o, row_number() OVER ({window}) AS r,
     lag(o) OVER ({window}) AS prev,
     sum(CASE WHEN {rel} THEN 1 ELSE 0 END) OVER ({window} ROWS BETWEEN UNBOUNDED PRECEDING
                                                 AND CURRENT ROW) AS nrel
   FROM graded
 )
-SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved,
+SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved, {sql.distinct_count.format('d')} AS docs,
   coalesce(bool_or(o = prev), false) AS tied,
   coalesce(bool_or(o <> prev AND TRY_CAST(o AS FLOAT) = TRY_CAST(prev AS FLOAT)), false)
     AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
@@ -193,8 +199,10 @@ GROUP BY q"""
 
 
 def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bool,
-             has_qrels: bool, has_grade: bool, progress=None) -> EngineRanking:
-    """Run the kernels on ``run_in`` (and ``qrels_in``) and gather the per-query arrays."""
+             has_qrels: bool, has_grade: bool, progress=None, duplicate=None) -> EngineRanking:
+    """Run the kernels on ``run_in`` (and ``qrels_in``) and gather the per-query arrays.  A
+    document retrieved twice for a query (fewer distinct documents than rows) is the sentence
+    of :func:`check_duplicates` (``duplicate``: its ``describe``)."""
     def step(fraction: float, text: str) -> None:
         if progress is not None:
             progress.check_cancelled()
@@ -205,6 +213,8 @@ def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bo
     step(0.55, "ranking every query")
     join = has_qrels or has_system
     per = conn.frame(_per_query_sql(conn.dialect, ks, gain, threshold, ties, join))
+    if duplicate is not None and (per["retrieved"].to_numpy() != per["docs"].to_numpy()).any():
+        check_duplicates(conn, duplicate, has_system=has_system, has_qrels=False)
     step(0.8, "the ideal rankings")
     ideal = conn.frame(_ideal_sql(conn.dialect, ks, gain, threshold))
     qrels_only, qrels_first = 0, None

@@ -200,7 +200,9 @@ def run_from_file(conn: SparkConnection, source: FileSource, cols: RunColumns) -
         id_text(cols.query, t[cols.query]).alias("q"), id_text(cols.doc, t[cols.doc]).alias("d"),
         _value(cols.order, t[cols.order], source.decimal, negate=cols.rank).alias("o"),
         g.alias("g"))
-    conn.view("run_in", run)
+    # a CSV is parsed once and kept in memory for the kernels that read it; a Parquet file is
+    # read again by each of them (a columnar scan: cheaper than building the cache)
+    conn.view("run_in", run, cache=source.kind != "parquet")
     bad_o, bad_g = conn.rows("SELECT count(*) FILTER (WHERE o IS NULL OR isnan(o)), "
                              "count(*) FILTER (WHERE isnan(g)) FROM run_in")[0]
     if bad_o:
@@ -218,7 +220,7 @@ def qrels_from_file(conn: SparkConnection, source: FileSource, query: str, doc: 
     src = read(conn, source)
     _require(src, [query, doc, relevance])
     t = src.types
-    conn.view("qrels_in", src.frame.select(
+    conn.view("qrels_in", cache=source.kind != "parquet", frame=src.frame.select(
         F.col("rn"), id_text(query, t[query]).alias("q"), id_text(doc, t[doc]).alias("d"),
         _value(relevance, t[relevance], source.decimal).alias("g")))
     bad = conn.rows("SELECT count(*) FILTER (WHERE g IS NULL OR isnan(g)) FROM qrels_in")[0][0]
