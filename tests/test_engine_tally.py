@@ -356,3 +356,34 @@ def test_a_bad_cell_after_blank_lines_and_a_quoted_newline_names_its_file_line(t
     source = duck.FileSource(str(path), "csv", ("query", "doc", "score", "relevance"))
     assert source.csv_lines([1, 2, 3]) == [2, 4, 6]
     assert source.describe_rows([2, 3]) == "lines 4, 6"
+
+
+@pytest.mark.parametrize("analysis, args", [
+    ("ranking", ["--qrels", None]),
+    ("passk", ["--task", "task", "--success", "passed", "--system", "model"]),
+    ("aggregate", ["--outcome", "passed", "--group", "task"]),
+    ("cost", ["--success", "passed", "--cost", "cost"]),
+])
+def test_without_duckdb_auto_stays_in_memory_and_duckdb_is_one_sentence(tmp_path, capsys,
+                                                                        monkeypatch, analysis,
+                                                                        args):
+    """The standalone installer leaves DuckDB out: a Parquet file over the budget is computed
+    in memory by auto, and asking for DuckDB is one sentence saying what to do."""
+    import sys
+
+    from workbench.engines import budget
+
+    frame = attempts(12, n=200, error_share=0).assign(cost=0.5, query=lambda f: f["task"],
+                                                      doc=lambda f: f.index.astype(str),
+                                                      score=0.5)
+    path = write(frame, tmp_path / "rows", "parquet")
+    if analysis == "ranking":
+        qrels = write(frame[["query", "doc"]].assign(relevance=1), tmp_path / "qrels", "csv")
+        args = ["--qrels", qrels, "--query", "query", "--doc", "doc", "--score", "score",
+                "--system", "model"]
+    monkeypatch.setitem(sys.modules, "duckdb", None)  # import duckdb raises ImportError
+    monkeypatch.setattr(budget, "BYTES_PER_ROW", 10**9)
+    auto = run(capsys, analysis, path, *args)
+    assert "engine:memory" in auto["signature"]
+    said = error(capsys, analysis, path, *args, "--engine", "duckdb")
+    assert "needs the duckdb package" in said and "--engine memory" in said

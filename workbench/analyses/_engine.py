@@ -54,6 +54,10 @@ def unloaded(paths, options) -> Unloaded | None:
 
         if spark.missing():  # before the file is looked at
             raise OptionError(spark.missing())
+    elif not budget.duckdb_available():  # asked for by name (auto chose memory above)
+        from ..engines.duck import MISSING
+
+        raise OptionError(MISSING)
     from .ranking_engines import file_source
 
     source, preview = file_source(paths[0], kind)

@@ -151,6 +151,10 @@ def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisRes
 
         if spark.missing():  # before the file is looked at
             raise OptionError(spark.missing())
+    elif not budget.duckdb_available():  # asked for by name (auto chose memory above)
+        from ..engines.duck import MISSING
+
+        raise OptionError(MISSING)
     source, preview = file_source(paths[0], kind)
     if kind == "trec":  # the columns of the format, as when the file is loaded
         from ..io.formats import with_roles

@@ -22,6 +22,12 @@ from .budget import duckdb_memory_limit
 from .ranking_sql import DUCKDB
 
 
+#: The sentence when the DuckDB engine is asked for and the package is missing.
+MISSING = ("The DuckDB engine needs the duckdb package, which is not installed here (the "
+           "standalone installer leaves it out; pip install duckdb); compute in memory instead "
+           "(--engine memory).")
+
+
 class Connection:
     """A DuckDB connection with a memory limit and its own spill folder (a context manager)."""
 
@@ -29,9 +35,7 @@ class Connection:
         try:
             import duckdb
         except ImportError:
-            raise OptionError("The DuckDB engine needs the duckdb package, which is not "
-                              "installed here (the standalone installer leaves it out; pip "
-                              "install duckdb); compute in memory instead (--engine memory).") from None
+            raise OptionError(MISSING) from None
         self.memory_limit = int(memory_limit or duckdb_memory_limit())
         self.spill = tempfile.mkdtemp(prefix="workbench-duckdb-")
         # a database file in the spill folder, not an in-memory one: the run's table is kept
