@@ -9,9 +9,11 @@ paired tests, notes and report are computed from them as for the in-memory path.
   memory budget);
 * ``duckdb``: DuckDB reads the file itself (CSV/TSV with every column as text, or Parquet)
   with a memory limit and a spill folder, and runs the SQL kernels of
-  :mod:`workbench.engines.ranking_sql`;
+  :mod:`workbench.engines.ranking_sql` (ranking), the counts of
+  :mod:`workbench.engines.tally` (pass@k per task, aggregation per group or unit) or reads only
+  the columns an analysis uses (:mod:`workbench.engines.project`: cost and latency);
 * ``spark``: a Spark session (``local[2]`` or a cluster's master) reads the file itself and
-  runs the same SQL kernels (:mod:`workbench.engines.spark`, an optional extra: pyspark and
+  runs the same SQL kernels and counts (:mod:`workbench.engines.spark`, an optional extra: pyspark and
   Java 17; never imported unless asked for);
 * ``auto``: ``memory`` when the estimated in-memory size of the file is within the budget
   (:data:`MEMORY_SHARE` of the machine's RAM), ``duckdb`` above it (when DuckDB is installed);
