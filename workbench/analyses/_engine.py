@@ -38,12 +38,18 @@ def check_engine(options) -> None:
                           f"got engine={options.engine!r}.")
 
 
-def unloaded(paths, options) -> Unloaded | None:
-    """The file an engine reads itself, or None (see the module's text)."""
+def unloaded(paths, options, *, spark_trec: bool = False) -> Unloaded | None:
+    """The file an engine reads itself, or None (see the module's text); ``spark_trec``: a
+    TREC run is read by Spark itself too (the ranking)."""
     from ..engines import budget
 
     check_engine(options)
     kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
+    if kind is None and spark_trec and options.engine == "spark" and len(paths) == 1 and \
+            os.path.isfile(paths[0]):
+        from .ranking_engines import trec_run
+
+        kind = "trec" if trec_run(paths[0]) else None
     if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
         return None  # the loader reads it (and says what is wrong with a path)
     choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
@@ -72,6 +78,14 @@ def memory_notes(table, options) -> list[str]:
     name = "DuckDB" if options.engine == "duckdb" else "Spark"
     return [f"{name} reads a CSV or Parquet file itself; this input ('{table.name}') was loaded, "
             f"so it was computed in memory (the signature says engine:memory)."]
+
+
+def with_memory_notes(result, table, options):
+    """``result`` with :func:`memory_notes` after its own notes."""
+    from dataclasses import replace
+
+    extra = memory_notes(table, options)
+    return replace(result, notes=result.notes + tuple(extra)) if extra else result
 
 
 def of_large(table, options, title: str) -> Unloaded:

@@ -95,12 +95,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     outcome = options.outcome or _rows.role_column(table, "success") or \
         guess_column(table, "outcome", ROLE_NAMES["outcome"])
     result = _run(_rows.apply(table, err, [outcome, options.numerator]), options, progress)
-    extra = _engine.memory_notes(table, options)
-    if extra:
-        from dataclasses import replace
-
-        result = replace(result, notes=result.notes + tuple(extra))
-    return with_errored(result, err)
+    return with_errored(_engine.with_memory_notes(result, table, options), err)
 
 
 def with_errored(result: AnalysisResult, err) -> AnalysisResult:

@@ -101,13 +101,7 @@ def _same_cost(a: float, b: float) -> bool:
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     if getattr(table, "large", None) is not None:  # a file read page by page
         return _run_engine(_engine.of_large(table, options, TITLE), options, progress)
-    result = _run(table, options, progress)
-    extra = _engine.memory_notes(table, options)
-    if extra:
-        from dataclasses import replace
-
-        result = replace(result, notes=result.notes + tuple(extra))
-    return result
+    return _engine.with_memory_notes(_run(table, options, progress), table, options)
 
 
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:

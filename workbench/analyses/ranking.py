@@ -102,25 +102,18 @@ check_options = _check  # the command line checks every option before reading th
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
-    large = getattr(table, "large", None)
-    if large is not None:  # a file read page by page: the engine reads it whole
-        return _run_large(table, large, options, progress)
+    if getattr(table, "large", None) is not None:  # read page by page: the engine reads it whole
+        return _run_large(table, options, progress)
     return _run(table, options, progress)
 
 
-def _run_large(table: LoadedTable, large, options: Options, progress) -> AnalysisResult:
+def _run_large(table: LoadedTable, options: Options, progress) -> AnalysisResult:
     """A file the window reads page by page (:mod:`workbench.engines.paged`): DuckDB (or
     Spark when asked) reads the whole file; ``table`` holds its first rows (the columns)."""
-    from dataclasses import replace
+    from . import _engine
 
-    if options.engine == "memory":
-        raise OptionError(f"File '{table.name}' has {large.rows:,} rows, over the memory budget "
-                          f"({large.choice.reason}): computing in memory would load it all. "
-                          f"Compute it with DuckDB (the engine 'automatic' or 'DuckDB').")
-    choice = large.choice if options.engine == "auto" else None
-    if options.engine == "auto":
-        options = replace(options, engine="duckdb")
-    return _run(table, options, progress, source=large.source, choice=choice)
+    got = _engine.of_large(table, options, TITLE)
+    return _run(table, options, progress, source=got.source, choice=got.choice)
 
 
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
@@ -128,39 +121,17 @@ def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisRes
     itself with ``engine='duckdb'``, or with ``'auto'`` when the file is over the memory budget
     (:mod:`workbench.engines.budget`); Spark with ``engine='spark'``.  ``None``: load the file
     and call :func:`run`."""
-    from ..engines import budget
-
-    import os
-
-    kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
-    if kind is None and options.engine == "spark" and len(paths) == 1 and \
-            os.path.isfile(paths[0]):
-        from .ranking_engines import trec_run
-
-        kind = "trec" if trec_run(paths[0]) else None  # Spark reads a TREC run itself
-    if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
-        return None  # the loader reads it (and says what is wrong with a path)
-    choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
-    if choice is not None and choice.engine != "duckdb":
-        return None
-    from .ranking_engines import file_source
+    from . import _engine
 
     _check(options)
-    if options.engine == "spark":
-        from ..engines import spark
-
-        if spark.missing():  # before the file is looked at
-            raise OptionError(spark.missing())
-    elif not budget.duckdb_available():  # asked for by name (auto chose memory above)
-        from ..engines.duck import MISSING
-
-        raise OptionError(MISSING)
-    source, preview = file_source(paths[0], kind)
-    if kind == "trec":  # the columns of the format, as when the file is loaded
+    got = _engine.unloaded(paths, options, spark_trec=True)
+    if got is None:
+        return None  # the loader reads it (and says what is wrong with a path)
+    if got.source.kind == "trec":  # the columns of the format, as when the file is loaded
         from ..io.formats import with_roles
 
-        options, _ = with_roles(options, preview)
-    return _run(preview, options, progress, source=source, choice=choice)
+        options, _ = with_roles(options, got.preview)
+    return _run(got.preview, options, progress, source=got.source, choice=got.choice)
 
 
 def _run(table: LoadedTable, options: Options, progress, source=None,

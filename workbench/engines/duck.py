@@ -183,6 +183,14 @@ class FileSource:
         return [found[r] for r in rns]
 
 
+def require(path: str, present, names) -> None:
+    """One sentence for the columns of ``names`` the file does not have."""
+    missing = [n for n in names if n not in present]
+    if missing:
+        raise DataError(f"File '{path}' has no column {', '.join(map(repr, missing))} (its "
+                        f"columns are: {', '.join(map(str, present))}).")
+
+
 def column_types(conn: Connection, source: FileSource) -> dict[str, str]:
     """Each column's DuckDB type (CSV: all VARCHAR)."""
     if source.kind == "csv":

@@ -19,15 +19,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..core.errors import DataError
-from .duck import FileSource
-
-
-def _require(path: str, present, names) -> None:
-    missing = [n for n in names if n not in present]
-    if missing:
-        raise DataError(f"File '{path}' has no column {', '.join(map(repr, missing))} (its "
-                        f"columns are: {', '.join(map(str, present))}).")
+from .duck import FileSource, require
 
 
 def project(conn, source: FileSource, columns: dict[str, str]) -> pd.DataFrame:
@@ -42,8 +34,8 @@ def _duckdb(conn, source: FileSource, columns: dict[str, str]) -> pd.DataFrame:
     from .ranking_input import _diagnose
 
     types = column_types(conn, source)
-    _require(source.path, list(types), list(columns))
-    select = []
+    require(source.path, list(types), list(columns))
+    select, bad_cells = [], {}
     for i, (name, kind) in enumerate(columns.items()):
         if kind == "text":
             text = id_text(name, types[name])
@@ -53,11 +45,15 @@ def _duckdb(conn, source: FileSource, columns: dict[str, str]) -> pd.DataFrame:
                      f"min(rn) AS first FROM ({source.scan()}) GROUP BY 1) ORDER BY first)")
             select.append(f"CAST({text} AS workbench_e{i}) AS {quote_ident(name)}")
         else:
-            value, bad = number(name, types[name], source.decimal)
-            count = conn.rows(f"SELECT count(*) FROM ({source.scan()}) WHERE {bad}")[0][0]
+            value, bad_cells[name] = number(name, types[name], source.decimal)
+            select.append(f"CAST({value} AS DOUBLE) AS {quote_ident(name)}")
+    if bad_cells:  # every number column checked in one read
+        counts = conn.rows("SELECT " + ", ".join(f"count(*) FILTER (WHERE {bad})"
+                                                 for bad in bad_cells.values())
+                           + f" FROM ({source.scan()})")[0]
+        for name, count in zip(bad_cells, counts):
             if count:
                 _diagnose(conn, source, name, types[name], allow_blank=True)
-            select.append(f"CAST({value} AS DOUBLE) AS {quote_ident(name)}")
     # a plain scan keeps the file's order (DuckDB's preserve_insertion_order)
     frame = conn.frame(f"SELECT {', '.join(select)} FROM ({source.scan()})")
     for name, kind in columns.items():
@@ -73,17 +69,21 @@ def _spark(conn, source: FileSource, columns: dict[str, str]) -> pd.DataFrame:
     from . import spark_input as si
 
     src = si.read(conn, source)
-    _require(source.path, [c for c in src.types if c != "rn"], list(columns))
+    require(source.path, [c for c in src.types if c != "rn"], list(columns))
     t = src.types
-    cols = [F.col("rn")]
+    cols, bad_cells = [F.col("rn")], {}
     for name, kind in columns.items():
         if kind == "text":
             cols.append(si.id_text(name, t[name]).alias(name))
         else:
-            value, bad = si.number(name, t[name], source.decimal)
-            if src.frame.where(bad).limit(1).count():
-                si._diagnose(src, name, allow_blank=True)
+            value, bad_cells[name] = si.number(name, t[name], source.decimal)
             cols.append(value.alias(name))
+    if bad_cells:  # every number column checked in one read
+        counts = src.frame.select(*[F.sum(bad.cast("long")) for bad in bad_cells.values()]
+                                  ).collect()[0]
+        for name, count in zip(bad_cells, counts):
+            if count:
+                si._diagnose(src, name, allow_blank=True)
     frame = src.frame.select(*cols).orderBy("rn").drop("rn").toPandas()
     for name, kind in columns.items():
         if kind == "text":

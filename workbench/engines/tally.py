@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..core.errors import DataError
-from .duck import FileSource
+from .duck import FileSource, require
 
 
 @dataclass(frozen=True)
@@ -52,13 +52,6 @@ class Tallied:
         return [self.describe_rows([rn]) for rn in rns]
 
 
-def _require(path: str, columns, names) -> None:
-    missing = [n for n in names if n not in columns]
-    if missing:
-        raise DataError(f"File '{path}' has no column {', '.join(map(repr, missing))} (its "
-                        f"columns are: {', '.join(map(str, columns))}).")
-
-
 def tally(conn, source: FileSource, keys: list[str], sums: list[str] = ()) -> Tallied:
     """Count the rows of ``source`` per distinct key (DuckDB or Spark by ``conn``'s dialect)."""
     keys, sums = list(dict.fromkeys(keys)), list(dict.fromkeys(sums))
@@ -71,8 +64,7 @@ def _names(keys, sums):
     return ([f"k{i}" for i in range(len(keys))], [f"s{j}" for j in range(len(sums))])
 
 
-def _finish(frame: pd.DataFrame, keys, sums, rows: int, describe, path: str,
-            first_rows) -> Tallied:
+def _finish(frame: pd.DataFrame, keys, sums, describe, path: str, first_rows) -> Tallied:
     knames, snames = _names(keys, sums)
     frame = frame.sort_values("first_rn", kind="stable").reset_index(drop=True)
     out = pd.DataFrame({key: frame[k].astype(object).to_numpy() for key, k in zip(keys, knames)})
@@ -84,7 +76,7 @@ def _finish(frame: pd.DataFrame, keys, sums, rows: int, describe, path: str,
         count = int(frame[f"neg_{s}"].sum())
         if count:
             negatives[column] = (count, int(frame[f"negrn_{s}"].min()))
-    return Tallied(out, rows, describe, path, negatives, first_rows)
+    return Tallied(out, int(out["w"].sum()), describe, path, negatives, first_rows)
 
 
 def _duckdb(conn, source: FileSource, keys, sums) -> Tallied:
@@ -92,7 +84,7 @@ def _duckdb(conn, source: FileSource, keys, sums) -> Tallied:
     from .ranking_input import _diagnose
 
     types = column_types(conn, source)
-    _require(source.path, list(types), keys + sums)
+    require(source.path, list(types), keys + sums)
     knames, snames = _names(keys, sums)
     select = [f"{id_text(c, types[c])} AS {k}" for c, k in zip(keys, knames)]
     checks = []
@@ -118,8 +110,7 @@ def _duckdb(conn, source: FileSource, keys, sums) -> Tallied:
                         [[str(c) for c in cells]])
         return [int(r[0]) for r in got]
 
-    return _finish(frame, keys, sums, int(frame["w"].sum()), source.describe_rows, source.path,
-                   first_rows)
+    return _finish(frame, keys, sums, source.describe_rows, source.path, first_rows)
 
 
 def _spark(conn, source: FileSource, keys, sums) -> Tallied:
@@ -128,7 +119,7 @@ def _spark(conn, source: FileSource, keys, sums) -> Tallied:
     from . import spark_input as si
 
     src = si.read(conn, source)
-    _require(source.path, [c for c in src.types if c != "rn"], keys + sums)
+    require(source.path, [c for c in src.types if c != "rn"], keys + sums)
     knames, snames = _names(keys, sums)
     t = src.types
     cols = [F.col("rn")] + [si.id_text(c, t[c]).alias(k) for c, k in zip(keys, knames)]
@@ -150,5 +141,4 @@ def _spark(conn, source: FileSource, keys, sums) -> Tallied:
                .orderBy("rn").select("rn").limit(int(limit)).collect())
         return [int(r[0]) for r in got]
 
-    return _finish(frame, keys, sums, int(frame["w"].sum()), src.describe_rows, source.path,
-                   first_rows)
+    return _finish(frame, keys, sums, src.describe_rows, source.path, first_rows)
