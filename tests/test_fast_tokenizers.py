@@ -65,11 +65,39 @@ def test_chrf_word_split_is_sacrebleus(line):
     assert ft.chrf_words(metric)(line) == metric._remove_punctuation(line)
 
 
-def test_token_lists_are_the_split_lines():
-    for line in ["東京 is big.", " a-1 2-b, c.d ", "x\u3000y\tz", "", "€5 (ok)!"]:
-        assert ft.TOKEN_LISTS["zh"](line) == TokenizerZh()(line).split()
-        assert ft.TOKEN_LISTS["intl"](line) == TokenizerV14International()(line).split()
-        assert ft.TOKEN_LISTS["char"](line) == TokenizerChar()(line).split()
+def _by_words(name: str, line: str) -> list[str]:
+    """``line``'s tokens by :func:`ft.word_tokens`, each whitespace word told by hand whether the
+    line has white space before and after it (what ``Words.transform_at_edges`` tells it)."""
+    fn, edges, lead = ft.word_tokens(name)
+    text = line.rstrip()  # what BLEU gives its tokenizer
+    words = text.split()
+    if not edges:
+        return [t for w in words for t in fn(w)]
+    out = []
+    for i, w in enumerate(words):
+        left = i > 0 or (lead and text[:1].isspace())
+        out += fn(w, left, i < len(words) - 1)
+    return out
+
+
+_SACREBLEU = {"zh": TokenizerZh, "intl": TokenizerV14International, "char": TokenizerChar}
+
+
+@pytest.mark.parametrize("name", ["zh", "intl", "char"])
+def test_word_by_word_tokens_at_the_lines_ends(name):
+    tokenizer = _SACREBLEU[name]()
+    # a period after a number stays at the line's end for intl and zh, splits inside it
+    for line in ["In 2019.", "2019. was", " .5 and 5.", ".5", "5.", "\t,x y, ", "a.. ..b", "東京。 5,",
+                 "(1) 3- -3 1,000", " ¡hola! ", "x\u3000.5", "", "   ", "€5 (ok)!", "a -"]:
+        assert _by_words(name, line) == tokenizer(line.rstrip()).split(), line
+
+
+@settings(max_examples=500, deadline=None, database=None, derandomize=True)
+@given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=40))
+def test_generated_lines_word_by_word_give_sacrebleus_tokens(line):
+    for name, tokenizer in _SACREBLEU.items():
+        assert _by_words(name, line) == tokenizer()(line.rstrip()).split()
+    assert _by_words("none", line) == line.rstrip().split()
 
 
 def test_many_random_lines_with_any_characters():
@@ -86,4 +114,4 @@ def test_many_random_lines_with_any_characters():
         assert ft.regexp(line) == post(line)
         assert ft.char(line) == char(line)
         for name, tokenizer in (("zh", zh), ("intl", intl), ("char", char)):
-            assert ft.TOKEN_LISTS[name](line) == tokenizer(line).split()
+            assert _by_words(name, line) == tokenizer(line.rstrip()).split()

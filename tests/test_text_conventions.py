@@ -253,7 +253,8 @@ def test_cli_conventions_lists_the_new_conventions_with_values(cli, tmp_path):
 # -- the engine's counts on sacrebleu's tokens equal sacrebleu's own statistics ---------------
 
 _WORDS = ["the", "a", "cat,", "(dog)", "mat.", "Über", "café", "東京", "北京。", "3.5%", "e-mail",
-          "don't", "&amp;", "--", "!", "x", "ÿ", "日本語のテキスト", "10:30"]
+          "don't", "&amp;", "--", "!", "x", "ÿ", "日本語のテキスト", "10:30", ".5", "5.", "2019.",
+          ",", "a-", "-3", "1,000", "¡sí!", "«x»", "€5"]
 
 
 @pytest.mark.parametrize("tokenize", ["intl", "char", "none", "zh", "13a"])
@@ -263,8 +264,9 @@ def test_bleu_statistics_equal_sacrebleus_own_per_item(tokenize):
     for _ in range(300):  # repeated texts, trailing spaces, empty sides, long rows
         pred = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 40)))
         ref = pred if rng.random() < 0.2 else " ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 40)))
-        preds.append(pred + (" " if rng.random() < 0.2 else ""))
-        refs.append(ref + ("  " if rng.random() < 0.1 else ""))
+        # trailing and leading white space: intl keeps a line's leading space, zh strips it
+        preds.append(rng.choice(["", "", " ", "\t"]) + pred + (" " if rng.random() < 0.2 else ""))
+        refs.append(rng.choice(["", "", "\u3000"]) + ref + ("  " if rng.random() < 0.1 else ""))
     got = tv.bleu_statistics(preds, refs, tokenize)
     want = tv.reference_bleu_statistics(preds, refs, tokenize)
     np.testing.assert_array_equal(got, want)
@@ -319,3 +321,30 @@ def test_rescore_from_another_setting_equals_scoring_afresh(normalize, stemmer):
     np.testing.assert_array_equal(got.bleu_stats, want.bleu_stats)
     np.testing.assert_array_equal(got.chrf_stats, want.chrf_stats)
     assert got.norm_predictions == want.norm_predictions
+
+
+def test_the_conventions_table_reuses_the_panels_own_scores_of_the_same_table_only(monkeypatch):
+    """After the panel's run, the conventions table on the same table object takes the panel's
+    scores instead of scoring the pairs again; a look-alike table (equal as a value, another
+    object) is scored afresh; and the table's numbers are the same either way."""
+    frame = pd.DataFrame({"id": [f"i{k}" for k in range(len(PREDS))], "prediction": PREDS,
+                          "reference": REFS})
+    opts = text.Options()
+    calls = []
+    real = tm.score_pairs
+    monkeypatch.setattr(tm, "score_pairs", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    first = table_of(frame)
+    result = text.run(first, opts)
+    assert len(calls) == 1
+    reused = cv.evaluate("text", first, opts, result=result)
+    assert len(calls) == 1  # the panel's scores, not a second scoring
+
+    other = table_of(frame.copy())
+    fresh = cv.evaluate("text", other, opts, result=text.run(other, opts))
+    assert len(calls) == 2  # its own panel run, which its conventions then reuse
+    third = table_of(frame.copy())  # never run: its conventions score it afresh
+    cv.evaluate("text", third, opts, result=result)
+    assert len(calls) == 3
+    cols = ["metric", "convention", "value", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(reused.frame[cols], fresh.frame[cols])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from contextlib import contextmanager
 
 from dataclasses import dataclass, replace
@@ -147,11 +149,16 @@ def _base_key(reuse_key):
     return ("base", table_id, replace(opts, normalize="case_ws", stemmer=False))
 
 
-def _reused_scores(reuse_key, preds, refs, options: Options):
+def _reused_scores(reuse_key, table, preds, refs, options: Options):
     """The scores kept for these options, or derived from those of another normalisation or
     stemmer setting (:func:`workbench.metrics.text.rescore`); None: compute them."""
     if _REUSE is None:
         return None
+    if reuse_key not in _REUSE and _base_key(reuse_key) not in _REUSE:
+        last = _last_scores(table)  # the panel's own run on this table object
+        if last is not None and _base_key((reuse_key[0], last[0])) == _base_key(reuse_key):
+            _REUSE[(reuse_key[0], last[0])] = last[1]
+            _REUSE[_base_key(reuse_key)] = (last[1], last[0].normalize, last[0].stemmer)
     if reuse_key in _REUSE:
         return _REUSE[reuse_key]
     base = _REUSE.get(_base_key(reuse_key))
@@ -163,11 +170,42 @@ def _reused_scores(reuse_key, preds, refs, options: Options):
     return scores
 
 
+#: The last run's default-convention scores, for the conventions table that may follow on the
+#: same table object (held while that table lives, one run at a time): table (a weak
+#: reference), options (without the conventions), scores.
+_LAST: dict = {}
+_LAST_LOCK = threading.Lock()
+
+
+def _remember(table, opts, scores) -> None:
+    def forget(ref) -> None:
+        with _LAST_LOCK:
+            if _LAST.get("table") is ref:
+                _LAST.clear()
+
+    with _LAST_LOCK:
+        _LAST.clear()
+        try:
+            _LAST.update(table=weakref.ref(table, forget), options=opts, scores=scores)
+        except TypeError:  # pragma: no cover - a table that takes no weak reference
+            _LAST.clear()
+
+
+def _last_scores(table):
+    """(options, scores) of the last run when it was on this table object, else None."""
+    with _LAST_LOCK:
+        ref = _LAST.get("table")
+        if ref is None or ref() is not table:
+            return None
+        return _LAST["options"], _LAST["scores"]
+
+
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
     in_memory(table, TITLE)
     check_options(options)  # validates the options before any work
     reuse_key = (id(table), replace(options, bleu_tokenize="13a", bleu_smooth="exp",
                                     chrf_word_order=0, rouge_tokenizer="default"))
+    source = table
     table, errored, scope_notes, scope_sig = _scope(table, options)
     res = Resolver(table)
     pred_col = res.required(options.prediction, "prediction", "--prediction")
@@ -197,13 +235,15 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     else:
         grp_codes, grp_labels = np.zeros(n_rows, dtype=np.int64), [None]
 
-    scores = _reused_scores(reuse_key, preds, refs, options)
+    scores = _reused_scores(reuse_key, source, preds, refs, options)
     if scores is None:
         scores = tm.score_pairs(preds, refs, normalize=options.normalize,
                                 stemmer=options.stemmer, progress=progress)
         if _REUSE is not None:
             _REUSE[reuse_key] = scores
             _REUSE.setdefault(_base_key(reuse_key), (scores, options.normalize, options.stemmer))
+        else:
+            _remember(source, reuse_key[1], scores)
     conv = _conventions(options)
     scores = tv.apply(scores, preds, refs, conv, stemmer=options.stemmer)
     objects = {"bleu": conv.bleu_metric(), "chrf": conv.chrf_metric()}
@@ -236,8 +276,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         }
         cis = _cell_cis({"exact_match": em[mask], "token_f1": f1[mask],
                          **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
-                        {"bleu": (bleu, scores.bleu_stats[idx]), "chrf": (chrf, scores.chrf_stats[idx])}, options,
-                        objects)
+                        {"bleu": (bleu, _canonical_stats(scores.bleu_stats, idx, (code, g))),
+                         "chrf": (chrf, _canonical_stats(scores.chrf_stats, idx, (code, g)))},
+                        options, objects)
         for metric, value in values.items():
             records.append(record(metric, value, system=label, group=glabel, n=n,
                                   **_intervals.fields(cis[metric])))
@@ -338,16 +379,32 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
 
 
+def _canonical_stats(full: np.ndarray, idx: np.ndarray, cell) -> np.ndarray:
+    """The rows ``idx`` of the corpus statistics ``full``, sorted (a canonical order, so that
+    the file's row order never changes an interval), as float64; kept while the conventions
+    table reuses scores (the same statistics object under several conventions)."""
+    key = ("canonical", id(full), cell)
+    hit = _REUSE.get(key) if _REUSE is not None else None
+    if hit is not None and hit[0] is full:
+        return hit[1]
+    sub = full[idx]
+    out = sub[np.lexsort(sub.T[::-1])].astype(np.float64)
+    if _REUSE is not None:
+        _REUSE[key] = (full, out)
+    return out
+
+
 def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.ndarray]],
               options: Options, objects: dict | None = None) -> dict[str, hc.MeanCI]:
     """The intervals of one system's (and group's) headlines from one set of resamples of its
     items: the means' percentile bootstrap (t beside) and the corpus scores' sacrebleu
     ``--confidence`` interval (its first 1,000 resamples, the draws sacrebleu makes with this
-    seed).  Each matrix's rows are first put in a canonical order (the means' by their values,
-    the corpus statistics sorted), so the row order of the file never changes an interval."""
+    seed).  Each matrix's rows are in a canonical order (the means' sorted by their values
+    here, the corpus statistics given sorted, :func:`_canonical_stats`), so the row order of
+    the file never changes an interval."""
     n = len(next(iter(means.values())))
     b_corpus = hc.effective_resamples(CONFIDENCE_RESAMPLES, n)
-    stats = {m: st[np.lexsort(st.T[::-1])].astype(np.float64) for m, (_, st) in corpus.items()}
+    stats = {m: st for m, (_, st) in corpus.items()}
     shared: dict[str, np.ndarray] = {}
 
     def sample_means(matrix: np.ndarray, drawn: int) -> np.ndarray:

@@ -111,19 +111,50 @@ class Words:
     def transform(self, fn: Callable[[str], list[str]]) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """(ids, lengths per text, vocabulary) of the tokens ``fn(word)`` of each text."""
         outs = [[self.marker]] + [fn(w) for w in self.vocab[1:]]
+        return self._expanded(self.codes, outs)
+
+    def transform_at_edges(self, fn: Callable[[str, bool, bool], list[str]],
+                           lead_space: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """:meth:`transform` for a tokeniser whose rules see the line's ends: ``fn(word, left,
+        right)``, ``left`` (``right``) True when the word has white space before (after) it
+        in its text, False for a text's first (last) word -- unless ``lead_space[text]`` says
+        the text starts with white space, which its first word then has before it.  ``fn``
+        runs once per distinct (word, left, right)."""
+        codes = self.codes
+        if codes.size == 0:
+            return self._expanded(codes, [[self.marker]])
+        is_marker = codes == 0
+        first = np.empty(codes.size, dtype=bool)
+        first[0] = False
+        first[1:] = is_marker[:-1] & ~is_marker[1:]
+        last = np.empty(codes.size, dtype=bool)
+        last[-1] = not is_marker[-1]
+        last[:-1] = is_marker[1:] & ~is_marker[:-1]
+        if lead_space is not None and lead_space.any():
+            text_of = np.cumsum(is_marker.view(np.int8), dtype=np.int64) - 1
+            first &= ~np.asarray(lead_space, dtype=bool)[text_of]
+        key = codes * 4 + first.view(np.int8) + 2 * last.view(np.int8)
+        kcodes, kinds = pd.factorize(key, sort=False)  # the marker (key 0) first
+        kinds = kinds.astype(np.int64)
+        vocab = self.vocab
+        outs = [[self.marker]] + [fn(vocab[k >> 2], not k & 1, not k & 2) for k in kinds[1:].tolist()]
+        return self._expanded(kcodes.astype(np.int64, copy=False), outs)
+
+    def _expanded(self, codes: np.ndarray, outs: list[list[str]]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """(ids, lengths per text, vocabulary) of the tokens ``outs[code]`` at each position."""
         counts = np.fromiter((len(o) for o in outs), dtype=np.int64, count=len(outs))
         flat = [t for o in outs for t in o]
         out_codes, out_vocab = pd.factorize(np.asarray(flat, dtype=object), sort=False)
         out_codes = out_codes.astype(np.int64, copy=False)
         if (counts == 1).all():
-            expanded = out_codes[self.codes]
+            expanded = out_codes[codes]
         else:
             offsets = np.cumsum(counts) - counts
-            cnt = counts[self.codes]
+            cnt = counts[codes]
             total = int(cnt.sum())
             first = np.cumsum(cnt) - cnt
             within = np.arange(total, dtype=np.int64) - np.repeat(first, cnt)
-            expanded = out_codes[np.repeat(offsets[self.codes], cnt) + within]
+            expanded = out_codes[np.repeat(offsets[codes], cnt) + within]
         is_marker = expanded == 0
         where = np.flatnonzero(is_marker)
         lengths = np.diff(np.append(where, expanded.size)) - 1

@@ -21,6 +21,16 @@ sacrebleu's own pattern over every code point); its two punctuation rules run, w
 patterns, on a line that holds a ``\\p{P}`` character (each needs one).  ``char`` is
 ``" ".join(line)``, as sacrebleu's generator join.  Equality with sacrebleu is
 tested on generated text and on every code point (``tests/test_fast_tokenizers.py``).
+
+:func:`word_tokens` gives each tokenizer word by word (the conventions table calls it once per
+distinct whitespace word instead of once per text).  Every rule above looks at most one
+character either side and never at two white space characters, and a white space character is
+never a digit, punctuation or a symbol; so a line's tokens are those of its whitespace words,
+one after the other, each tokenized with one space on each side where the line has white space
+there.  Only the line's ends differ: ``intl`` and ``zh`` do not pad the line (``13a`` does), so
+a word at the end of a line sees nothing after it (``2019.`` keeps its period there, as
+sacrebleu's own documentation of ``intl`` says), and a first word sees nothing before it
+unless the line starts with white space (``zh`` strips the line, ``intl`` does not).
 """
 
 from __future__ import annotations
@@ -143,20 +153,6 @@ def char(line: str) -> str:
 TOKENIZERS = {"zh": zh, "intl": intl, "char": char}
 
 
-def _char_tokens(line: str) -> list[str]:
-    # " ".join(line).split(): every character not white space, one token each
-    return list("".join(line.split()))
-
-
-#: ``tokenizer(line).split()`` for the tokenizers given here, without joining the tokens into
-#: a line and splitting it again (each of them ends with ``" ".join(line.split())``).
-TOKEN_LISTS = {
-    "zh": lambda line: regexp(line.strip().translate(_tables()["zh"]), join=False),
-    "intl": lambda line: intl(line, join=False),
-    "char": _char_tokens,
-}
-
-
 def chrf_words(metric):
     """sacrebleu's ``CHRF._remove_punctuation`` of ``metric`` (chrF++'s word split): a line
     without any of its punctuation characters is split on white space, as that function then
@@ -170,3 +166,32 @@ def chrf_words(metric):
         return line.split() if search(line) is None else remove(line)
 
     return words
+
+
+def _padded(word: str, left: bool, right: bool) -> str:
+    return f"{' ' if left else ''}{word}{' ' if right else ''}"
+
+
+def _intl_word(word: str, left: bool, right: bool) -> list[str]:
+    return intl(_padded(word, left, right), join=False)
+
+
+def _zh_word(word: str, left: bool, right: bool) -> list[str]:
+    return regexp(_padded(word.translate(_tables()["zh"]), left, right), join=False)
+
+
+def word_tokens(name: str):
+    """``(fn, edges, lead)``: the BLEU tokenizer ``name`` (``intl``, ``zh``, ``char``, ``none``)
+    word by word.  Without ``edges``, ``fn(word)`` gives the word's tokens; with ``edges``,
+    ``fn(word, left, right)``, where ``left``/``right`` say whether the word has white space
+    before/after it in the line as the tokenizer sees it (``lead``: a line's leading white space
+    counts, as ``intl`` does not strip it; ``zh`` strips both ends)."""
+    if name == "none":
+        return (lambda word: [word]), False, False
+    if name == "char":
+        return list, False, False
+    if name == "intl":
+        return _intl_word, True, True
+    if name == "zh":
+        return _zh_word, True, False
+    raise ValueError(f"no word-by-word form of the {name!r} tokenizer")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -456,6 +456,9 @@ class TextScores:
     rouge_blind: np.ndarray
     norm_predictions: list[str]
     norm_references: list[str]
+    #: the whitespace words of the interleaved texts (:class:`eng.Words`), kept so that other
+    #: tokenisers of the same texts need not split and hash them again
+    words: "eng.Words | None" = field(default=None, repr=False, compare=False)
 
 
 def score_pairs(predictions, references, *, normalize: str = "case_ws", stemmer: bool = False,
@@ -521,7 +524,7 @@ def score_pairs(predictions, references, *, normalize: str = "case_ws", stemmer:
         chrf=sentence_chrf_from_statistics(chrf_stats),
         rouge=results["ROUGE"], bleu_stats=bleu_stats, chrf_stats=chrf_stats,
         rouge_blind=blind,
-        norm_predictions=list(norm_p), norm_references=list(norm_r))
+        norm_predictions=list(norm_p), norm_references=list(norm_r), words=words)
 
 
 def rescore(base: TextScores, predictions, references, *, normalize: str, stemmer: bool,
@@ -533,7 +536,7 @@ def rescore(base: TextScores, predictions, references, *, normalize: str, stemme
 
     _normalize_word(normalize)
     preds, refs = list(predictions), list(references)
-    words = eng.Words(eng.interleave(preds, refs))
+    words = base.words if base.words is not None else eng.Words(eng.interleave(preds, refs))
     out = base
     if normalize != base_normalize:
         norm, f1_tokens = normalized_tokens(words, normalize)

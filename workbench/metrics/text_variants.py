@@ -2,15 +2,15 @@
 exp smoothing, chrF and rouge-score's tokenizer stay in :mod:`workbench.metrics.text`).
 
 * BLEU with another sacrebleu tokenizer (intl, char, none, zh) or smoothing (floor, add-k,
-  none, with sacrebleu's default smoothing values): the tokens are sacrebleu's own (its
-  tokenizer object, called once per distinct text; ``zh``, ``intl`` and ``char`` by
-  :mod:`workbench.metrics.fast_tokenizers`, which gives the same tokens faster) and the
+  none, with sacrebleu's default smoothing values): the tokens are sacrebleu's own, computed
+  once per distinct whitespace word by :func:`workbench.metrics.fast_tokenizers.word_tokens`
+  (which says why a line's tokens are those of its words, and how a line's ends differ), and the
   n-gram matches are counted by the fast engine, which gives exactly the statistics of
   ``BLEU(tokenize=...)._extract_corpus_statistics`` (:func:`reference_bleu_statistics`, the
   tests' reference) about 10 times faster; sentence scores by sacrebleu's
   ``_compute_score_from_stats`` with effective order (what ``sentence_score`` computes).
 * chrF++ (word order 2): the character part is the engine's chrF, the word part sacrebleu's
-  own word split (``CHRF._remove_punctuation``) counted by the engine; 24 columns
+  own word split (``CHRF._remove_punctuation``, a word at a time) counted by the engine; 24 columns
   (``[hyp, ref, match]`` for 6 character orders then 2 word orders), exactly
   ``CHRF(word_order=2)._extract_corpus_statistics`` (:func:`reference_chrf_statistics`).
 * ROUGE with :class:`UnicodeTokenizer`, a tokenizer that keeps non-Latin words (rouge-score's
@@ -96,66 +96,60 @@ class TextConventions:
                 "F,mean-over-items")
 
 
-def bleu_statistics(predictions, references, tokenize: str, smooth: str = "exp") -> np.ndarray:
+def bleu_statistics(predictions, references, tokenize: str, smooth: str = "exp", *,
+                    words: "eng.Words | None" = None) -> np.ndarray:
     """sacrebleu's per-item BLEU statistics with this tokenizer (int64, N x 10): sacrebleu's
     tokens (``tokenizer(text.rstrip()).split()``, as ``BLEU._preprocess_segment``), the
-    engine's n-gram counts."""
+    engine's n-gram counts.  The tokenizer runs once per distinct whitespace word of the texts
+    (``words``, :class:`workbench.metrics._text_engine.Words` of the interleaved texts, split
+    here when not given), told whether the word has white space on each side
+    (:func:`workbench.metrics.fast_tokenizers.word_tokens`)."""
     preds, refs = list(predictions), list(references)
     if len(preds) != len(refs):
         raise ValueError("predictions and references differ in length")
+    tm.bleu_metric(tokenize, smooth)  # (checks the names)
     if not preds:
         return np.zeros((0, 2 + 2 * tm.BLEU_ORDER), dtype=np.int64)
-    from .fast_tokenizers import TOKEN_LISTS
+    if tokenize == "13a":
+        return tm.bleu_statistics(preds, refs, words=words)
+    from .fast_tokenizers import word_tokens
 
-    tokenizer = tm.bleu_metric(tokenize, smooth).tokenizer  # (checks the names)
-    fast = TOKEN_LISTS.get(tokenize)  # zh, intl and char: the same tokens, faster
-    split = (lambda t: fast(t.rstrip())) if fast is not None else \
-        (lambda t: tokenizer(t.rstrip()).split())
-    tokens = _token_ids(eng.interleave(preds, refs), split)
-    return tm.bleu_statistics_from_tokens(tokens)
+    texts = eng.interleave(preds, refs)
+    words = words if words is not None else eng.Words(texts)
+    fn, edges, lead = word_tokens(tokenize)
+    if not edges:
+        ids, lengths, _ = words.transform(fn)
+    else:
+        lead_space = np.fromiter((t[:1].isspace() for t in texts), dtype=bool, count=len(texts)) \
+            if lead else None
+        ids, lengths, _ = words.transform_at_edges(fn, lead_space)
+    return tm.bleu_statistics_from_tokens((ids, lengths))
 
 
-def chrf_statistics(predictions, references, word_order: int) -> np.ndarray:
+def chrf_statistics(predictions, references, word_order: int, *, words: "eng.Words | None" = None,
+                    chars: np.ndarray | None = None) -> np.ndarray:
     """sacrebleu's per-item chrF statistics with this word order (int64, N x 3(6 + word
-    order)): the engine's character statistics, then the word orders from sacrebleu's own
-    word split counted by the engine."""
+    order)): the engine's character statistics (``chars`` when given: chrF's, word order 0),
+    then the word orders from sacrebleu's own word split, once per distinct whitespace word
+    (``words`` as in :func:`bleu_statistics`), counted by the engine."""
     preds, refs = list(predictions), list(references)
-    chars = tm.chrf_statistics(preds, refs)
+    if chars is None:
+        chars = tm.chrf_statistics(preds, refs)
     if word_order == 0 or not preds:
         return np.hstack([chars, np.zeros((len(preds), 3 * word_order), dtype=np.int64)])
     from .fast_tokenizers import chrf_words
 
-    split = chrf_words(tm.chrf_metric(word_order))
-    ids, lengths = _token_ids(eng.interleave(preds, refs), split)
+    words = words if words is not None else eng.Words(eng.interleave(preds, refs))
+    ids, lengths, _ = words.transform(chrf_words(tm.chrf_metric(word_order)))
     pairs = eng.Pairs(ids, lengths, len(preds))
     match = eng.clipped_matches(pairs, word_order)
-    words = np.zeros((len(preds), 3 * word_order), dtype=np.int64)
+    counts = np.zeros((len(preds), 3 * word_order), dtype=np.int64)
     for k in range(word_order):
         ref_n = np.maximum(pairs.len_r - k, 0)
-        words[:, 3 * k] = np.where(ref_n > 0, np.maximum(pairs.len_h - k, 0), 0)
-        words[:, 3 * k + 1] = ref_n
-        words[:, 3 * k + 2] = match[:, k]
-    return np.hstack([chars, words])
-
-
-def _token_ids(texts: list[str], split) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, lengths) of the tokens of ``texts`` by ``split`` (called once per distinct text),
-    ids shared by every text (as :class:`workbench.metrics._text_engine.Pairs` expects)."""
-    import pandas as pd
-
-    codes, distinct = pd.factorize(pd.Series(texts, dtype=object), sort=False)
-    token_lists = [split(t) for t in distinct]
-    per_distinct = np.fromiter((len(t) for t in token_lists), dtype=np.int64,
-                               count=len(token_lists))
-    flat = [tok for toks in token_lists for tok in toks]
-    tok_codes = pd.factorize(pd.Series(flat, dtype=object), sort=False)[0].astype(np.int64) \
-        if flat else np.zeros(0, dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(per_distinct)[:-1]))
-    lengths = per_distinct[codes]
-    # each text's tokens: its distinct text's run of token codes
-    index = np.repeat(starts[codes] - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + \
-        np.arange(int(lengths.sum()), dtype=np.int64)
-    return tok_codes[index] + 1, lengths
+        counts[:, 3 * k] = np.where(ref_n > 0, np.maximum(pairs.len_h - k, 0), 0)
+        counts[:, 3 * k + 1] = ref_n
+        counts[:, 3 * k + 2] = match[:, k]
+    return np.hstack([chars, counts])
 
 
 def reference_bleu_statistics(predictions, references, tokenize: str, smooth: str = "exp") -> np.ndarray:
@@ -190,30 +184,35 @@ def rouge_unicode(words: "eng.Words", stemmer: bool, tick=None) -> dict[str, np.
     return tm.rouge_from_tokens((ids, lengths), tick)
 
 
-def rouge_f_unicode(predictions, references, *, stemmer: bool = False) -> dict[str, np.ndarray]:
+def rouge_f_unicode(predictions, references, *, stemmer: bool = False,
+                    words: "eng.Words | None" = None) -> dict[str, np.ndarray]:
     preds, refs = list(predictions), list(references)
     if len(preds) != len(refs):
         raise ValueError("predictions and references differ in length")
     if not preds:
         return {t: np.zeros(0) for t in tm.ROUGE_TYPES}
-    return rouge_unicode(eng.Words(eng.interleave(preds, refs)), stemmer)
+    return rouge_unicode(words if words is not None else eng.Words(eng.interleave(preds, refs)), stemmer)
 
 
 def apply(scores: "tm.TextScores", predictions, references, conv: TextConventions, *,
           stemmer: bool) -> "tm.TextScores":
     """``scores`` (the default conventions') with BLEU, chrF and ROUGE under ``conv``: only the
-    metrics whose convention differs are recomputed."""
+    metrics whose convention differs are recomputed (from the whitespace words that ``scores``
+    keeps, and chrF's character statistics)."""
     out = scores
+    words = scores.words
     if not conv.default_bleu:
         if conv.bleu_tokenize == "13a":  # the engine's statistics are sacrebleu's 13a ones
             stats = scores.bleu_stats
         else:
-            stats = bleu_statistics(predictions, references, conv.bleu_tokenize, conv.bleu_smooth)
+            stats = bleu_statistics(predictions, references, conv.bleu_tokenize, conv.bleu_smooth,
+                                    words=words)
         out = replace(out, bleu_stats=stats,
                       bleu=tm.sentence_bleu_from_statistics(stats, conv.bleu_smooth))
     if conv.chrf_word_order != 0:
-        stats = chrf_statistics(predictions, references, conv.chrf_word_order)
+        chars = scores.chrf_stats if scores.chrf_stats.shape[1] == 3 * tm.CHRF_ORDER else None
+        stats = chrf_statistics(predictions, references, conv.chrf_word_order, words=words, chars=chars)
         out = replace(out, chrf_stats=stats, chrf=tm.sentence_chrf_from_statistics(stats))
     if conv.rouge_tokenizer == "unicode":
-        out = replace(out, rouge=rouge_f_unicode(predictions, references, stemmer=stemmer))
+        out = replace(out, rouge=rouge_f_unicode(predictions, references, stemmer=stemmer, words=words))
     return out
