@@ -54,6 +54,31 @@ def test_ranking_each_convention_equals_the_analysis_run_with_it():
             assert got == pytest.approx(direct.value(metric), abs=1e-12), c.name
 
 
+def test_ranking_conventions_reuse_the_panels_prepared_run_of_the_same_table_only(monkeypatch):
+    """After the panel's run, the conventions table on the same table object takes the run the
+    panel read and coded (and its trec_eval order) instead of reading it again; another table
+    object with the same rows is read afresh; the numbers are the same either way."""
+    from workbench.analyses import ranking as rk
+
+    calls = []
+    real = rk.prepare
+    monkeypatch.setattr(rk, "prepare", lambda *a, **k: calls.append(1) or real(*a, **k))
+    opts = REGISTRY["ranking"].Options(ks=(3, 5), system="system")
+    frame = _ranking_frame()
+    first = table_of(frame)
+    result = REGISTRY["ranking"].run(first, opts)
+    assert len(calls) == 1
+    reused = cv.evaluate("ranking", first, opts, result=result)
+    assert len(calls) == 1
+    other = table_of(frame.copy())  # never run: its conventions read it
+    fresh = cv.evaluate("ranking", other, opts, result=result)
+    assert len(calls) == 2
+    cols = ["metric", "convention", "value", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(reused.frame[cols], fresh.frame[cols])
+    # the orders of the other tie rules stay with the evaluation, not with the panel's run
+    assert set(rk.LAST.get(first, rk.prepared_key(opts))._orders) == {(0, "trec_eval"), (1, "trec_eval")}
+
+
 def test_ranking_two_systems_default_interval_equals_the_analysis_paired_interval():
     table = table_of(_ranking_frame())
     conv = cv.evaluate("ranking", table, REGISTRY["ranking"].Options(ks=(5,), system="system"))

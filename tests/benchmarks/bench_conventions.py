@@ -16,8 +16,9 @@ Rows (data generated with a fixed seed before any timing):
   plain way (the analysis run again under each convention: records, intervals, paired tests,
   then read).  Check: every row's value and interval equal to 1e-12.
 * ``text``: 100k (prediction, reference) pairs (Zipf words, punctuation, accents, CJK) of
-  one system: the panel's run, then ``conventions.evaluate`` (the default scores reused, BLEU
-  tokenizers' n-grams counted by the engine on sacrebleu's tokens, chrF++'s word part the same)
+  one system: the panel's run, then ``conventions.evaluate`` (the panel's scores reused, the
+  other BLEU tokenizers run once per distinct word and their n-grams counted by the engine,
+  chrF++'s word part the same)
   / the plain way (the analysis run again under each convention, BLEU and chrF++ statistics by
   sacrebleu's own ``_extract_corpus_statistics``).  Check: every row's value and interval
   equal to 1e-9.
@@ -115,7 +116,12 @@ def row_text(n: int, seed: int):
     panel_s, result = _timed(lambda: REGISTRY["text"].run(table, opts))
     wb_s, ours = _timed(lambda: cv.evaluate("text", table, opts, result=result))
     saved = cv._REUSING.pop("text"), tv.bleu_statistics, tv.chrf_statistics
-    tv.bleu_statistics, tv.chrf_statistics = tv.reference_bleu_statistics, tv.reference_chrf_statistics
+    # sacrebleu's own statistics, pair by pair (the words and character statistics the
+    # workbench would reuse are ignored)
+    tv.bleu_statistics = lambda p, r, tok, smooth="exp", words=None: \
+        tv.reference_bleu_statistics(p, r, tok, smooth)
+    tv.chrf_statistics = lambda p, r, order, words=None, chars=None: \
+        tv.reference_chrf_statistics(p, r, order)
     try:
         ref_s, plain = _timed(lambda: cv.evaluate("text", table, opts, result=result))
     finally:

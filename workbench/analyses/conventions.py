@@ -271,13 +271,16 @@ def _ranking_read(metric, conv, result, options, table) -> dict:
 
 def _prepared(table, options):
     """The run read and coded once per evaluation (:func:`workbench.analyses.ranking.prepare`):
-    no convention changes the columns, so every convention reuses it."""
+    no convention changes the columns, so every convention reuses it -- the panel's own when
+    its last run was on this table object with these columns."""
     from . import ranking as rk
 
-    key = ("prepared", id(table), options.query, options.doc, options.score, options.rank,
-           options.relevance, options.system, options.qrels)
+    key = ("prepared", id(table), *rk.prepared_key(options))
     if key not in _EXPECTED:
-        _EXPECTED[key] = rk.prepare(table, options, keep_orders=True)  # shared by the conventions
+        panel = rk.LAST.get(table, rk.prepared_key(options))
+        # the other tie rules' orders are kept for this evaluation only, not with the panel's
+        _EXPECTED[key] = (replace(panel, _orders=dict(panel._orders)) if panel is not None
+                          else rk.prepare(table, options, keep_orders=True))
     return _EXPECTED[key]
 
 
@@ -526,8 +529,11 @@ def evaluate(analysis: str, table, options, *, result: AnalysisResult | None = N
     else:
         runs[()] = module.run(table, options)
     convs = alternatives(analysis, options, runs[()])
-    with _REUSING.get(analysis, nullcontext)():
-        rows = _evaluate_each(analysis, module, table, options, convs, runs, progress)
+    try:
+        with _REUSING.get(analysis, nullcontext)():
+            rows = _evaluate_each(analysis, module, table, options, convs, runs, progress)
+    finally:
+        _EXPECTED.clear()  # (the prepared run and the orders: not held after the table)
     progress.advance(1.0, "conventions")
     frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(EMPTY_COLUMNS))
     has_verdict = bool(len(frame)) and frame["holds"].notna().any()

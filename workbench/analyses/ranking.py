@@ -27,6 +27,7 @@ from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
 from ..metrics import headline_ci as hc
 from ..metrics.ranking import GAINS, rank_metrics, ranking_order, repeated_pairs
 from . import _intervals
+from ._last_run import LastRun
 from ._common import Resolver, base_signature, check_unique, parse_ks
 
 NAME = "ranking"
@@ -199,7 +200,8 @@ def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress,
     coded already (:func:`prepare`), which no convention option changes."""
     progress.advance(0.05, "reading the run")
     if prepared is None:
-        prepared = prepare(table, options, cols, progress)
+        prepared = prepare(table, options, cols, progress, keep_orders=True)
+        LAST.remember(table, prepared_key(options), prepared)
     run, coded, judg = prepared.run, prepared.coded, prepared.judg
     tie = _tie_breaker(options, coded, judg.grade_for_run)
 
@@ -256,6 +258,17 @@ class Prepared:
         if rows is None:
             rows = self._rows[code] = self.run.sys_codes == code
         return rows
+
+
+#: The last in-memory run's prepared run (with the ranking orders it computed), for the
+#: conventions table that may follow on the same table object.
+LAST = LastRun()
+
+
+def prepared_key(options: Options) -> tuple:
+    """The options a :class:`Prepared` run depends on (no convention changes them)."""
+    return (options.query, options.doc, options.score, options.rank, options.relevance,
+            options.system, options.qrels)
 
 
 def prepare(table: LoadedTable, options: Options, cols=None, progress=NULL_PROGRESS, *,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import weakref
 from contextlib import contextmanager
 
 from dataclasses import dataclass, replace
@@ -22,6 +20,7 @@ from ..metrics import text_variants as tv
 from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_interval_from_sums
 from . import _intervals
 from . import _rows
+from ._last_run import LastRun
 from ._common import Resolver, base_signature, check_unique, codes_of, in_memory
 
 #: lm-eval output types whose rows hold generated text (workbench/io/formats/lmeval.py).
@@ -155,7 +154,7 @@ def _reused_scores(reuse_key, table, preds, refs, options: Options):
     if _REUSE is None:
         return None
     if reuse_key not in _REUSE and _base_key(reuse_key) not in _REUSE:
-        last = _last_scores(table)  # the panel's own run on this table object
+        last = _LAST.get(table, any_key=True)  # the panel's own run on this table object
         if last is not None and _base_key((reuse_key[0], last[0])) == _base_key(reuse_key):
             _REUSE[(reuse_key[0], last[0])] = last[1]
             _REUSE[_base_key(reuse_key)] = (last[1], last[0].normalize, last[0].stemmer)
@@ -171,33 +170,8 @@ def _reused_scores(reuse_key, table, preds, refs, options: Options):
 
 
 #: The last run's default-convention scores, for the conventions table that may follow on the
-#: same table object (held while that table lives, one run at a time): table (a weak
-#: reference), options (without the conventions), scores.
-_LAST: dict = {}
-_LAST_LOCK = threading.Lock()
-
-
-def _remember(table, opts, scores) -> None:
-    def forget(ref) -> None:
-        with _LAST_LOCK:
-            if _LAST.get("table") is ref:
-                _LAST.clear()
-
-    with _LAST_LOCK:
-        _LAST.clear()
-        try:
-            _LAST.update(table=weakref.ref(table, forget), options=opts, scores=scores)
-        except TypeError:  # pragma: no cover - a table that takes no weak reference
-            _LAST.clear()
-
-
-def _last_scores(table):
-    """(options, scores) of the last run when it was on this table object, else None."""
-    with _LAST_LOCK:
-        ref = _LAST.get("table")
-        if ref is None or ref() is not table:
-            return None
-        return _LAST["options"], _LAST["scores"]
+#: same table object: key the options without the conventions.
+_LAST = LastRun()
 
 
 def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS) -> AnalysisResult:
@@ -243,7 +217,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             _REUSE[reuse_key] = scores
             _REUSE.setdefault(_base_key(reuse_key), (scores, options.normalize, options.stemmer))
         else:
-            _remember(source, reuse_key[1], scores)
+            _LAST.remember(source, reuse_key[1], scores)
     conv = _conventions(options)
     scores = tv.apply(scores, preds, refs, conv, stemmer=options.stemmer)
     objects = {"bleu": conv.bleu_metric(), "chrf": conv.chrf_metric()}
