@@ -337,6 +337,29 @@ def test_auto_takes_memory_within_the_budget_and_duckdb_over_it(tmp_path, capsys
         [r["value"] for r in large["results"]], abs=ATOL)
 
 
+def test_duckdbs_memory_limit_is_fitted_to_the_run(tmp_path, capsys, monkeypatch):
+    """DuckDB's limit for a ranking run is DUCKDB_RANKING_BYTES_PER_ROW per row (at least the
+    floor, never above the budget's limit), set on the connection, and the note states it; the
+    numbers do not change with it."""
+    assert budget.fitted_duckdb_limit(10_000_000, 70, 4 * 10**9) == 700 * 10**6
+    assert budget.fitted_duckdb_limit(100_000_000, 70, 4 * 10**9) == 4 * 10**9
+    assert budget.fitted_duckdb_limit(1_000, 70, 4 * 10**9) == budget.DUCKDB_MEMORY_FLOOR
+    assert budget.fitted_duckdb_limit(1_000, 70, 10**8) == 10**8  # never raised
+    run_rows, qrels_rows = generate(12, n_queries=30)
+    run_path = write(run_frame(run_rows), tmp_path / "run", "parquet")
+    qrels_path = write(qrels_frame(qrels_rows), tmp_path / "qrels", "csv")
+    args = [run_path, "--qrels", qrels_path, "--k", "5", "--engine", "duckdb"]
+    wide = cli_json(capsys, *args)
+    rows = len(run_rows)
+    monkeypatch.setattr(budget, "DUCKDB_MEMORY_FLOOR", 10**6)
+    monkeypatch.setattr(budget, "DUCKDB_RANKING_BYTES_PER_ROW", 10**6)  # 1 MB a row
+    fitted = cli_json(capsys, *args)
+    want = max(10**6, rows * 10**6)
+    assert any(f"memory limit of {want / 1e9:.1f} GB" in n for n in fitted["notes"]), fitted["notes"]
+    assert [r["value"] for r in fitted["results"]] == pytest.approx(
+        [r["value"] for r in wide["results"]], abs=ATOL)
+
+
 def test_engine_option_is_checked():
     with pytest.raises(OptionError, match="engine"):
         ra.check_options(ra.Options(engine="hadoop"))

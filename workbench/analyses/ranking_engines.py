@@ -89,6 +89,15 @@ def engine_note(engine: str, conn: Connection | None, choice: budget.Choice | No
     return f"{what} in memory{why}."
 
 
+def _fit_memory(conn) -> None:
+    """DuckDB's memory limit fitted to the run (:func:`workbench.engines.budget.fitted_duckdb_limit`);
+    Spark's executors keep their own."""
+    fit = getattr(conn, "fit_memory", None)
+    if fit is not None:
+        rows = int(conn.rows("SELECT count(*) FROM run_in")[0][0])
+        fit(rows, budget.DUCKDB_RANKING_BYTES_PER_ROW)
+
+
 def on_table(table: LoadedTable, run, cols, options, ks, progress,
              engine: str = "duckdb") -> tuple[EngineRanking, Connection]:
     """The engine on a table already loaded (its cells checked by the in-memory reading)."""
@@ -117,6 +126,7 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
 
         check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=qt is not None,
                          run=False)
+        _fit_memory(conn)
         ranked = rank_sql(conn, ks=ks, gain=options.gain, threshold=options.relevance_threshold,
                           ties=options.ties, has_system=bool(cols.system),
                           has_qrels=qt is not None, has_grade=bool(cols.relevance),
@@ -246,6 +256,7 @@ def on_file(source: FileSource, cols, options, ks, progress,
 
         check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=has_qrels,
                          run=False)
+        _fit_memory(conn)
         ranked = rank_sql(conn, ks=ks, gain=options.gain, threshold=options.relevance_threshold,
                           ties=options.ties, has_system=bool(cols.system), has_qrels=has_qrels,
                           has_grade=bool(cols.relevance), progress=progress, duplicate=duplicate)

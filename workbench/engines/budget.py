@@ -5,7 +5,12 @@ memory grows with the number of rows (about :data:`BYTES_PER_ROW` per row of a r
 with short ids, measured with ``tests/benchmarks/bench_duckdb.py``).  ``auto`` keeps the
 in-memory path while that estimate fits in :data:`MEMORY_SHARE` of the machine's RAM, and
 hands larger files to DuckDB, whose own memory limit is the same budget capped at
-:data:`DUCKDB_MEMORY_CAP` (it spills to a temporary folder beyond it).
+:data:`DUCKDB_MEMORY_CAP` (it spills to a temporary folder beyond it), and for a ranking run
+lowered to :data:`DUCKDB_RANKING_BYTES_PER_ROW` per row of the run (at least
+:data:`DUCKDB_MEMORY_FLOOR`): DuckDB's sort spills to disk at little cost (measured 10M rows
+from Parquet: 7.1 s and a 0.90 GB peak with a 700 MB limit, 7.1 s and 1.30 GB with 4 GB,
+9.5 s and 0.70 GB with 500 MB; the in-memory path 18.5 s and 2.96 GB), so the process stays
+near a third of what the in-memory path would take.
 """
 
 from __future__ import annotations
@@ -17,6 +22,10 @@ from dataclasses import dataclass
 MEMORY_SHARE = 0.25
 #: DuckDB's memory limit: the budget, at most this many bytes.
 DUCKDB_MEMORY_CAP = 4 * 10**9
+#: DuckDB's memory limit for a ranking run: this many bytes per row of the run ...
+DUCKDB_RANKING_BYTES_PER_ROW = 70
+#: ... and never less than this (small runs need no spilling)
+DUCKDB_MEMORY_FLOOR = 512 * 10**6
 #: Estimated peak bytes per row of the in-memory ranking path (load, coding, sorting).
 BYTES_PER_ROW = 300
 #: The same in the window, which keeps the loaded table (about 100 bytes per row of a ranking
@@ -62,6 +71,12 @@ def memory_budget() -> int:
 def duckdb_memory_limit() -> int:
     """DuckDB's memory limit in bytes: the budget, at most :data:`DUCKDB_MEMORY_CAP`."""
     return min(memory_budget(), DUCKDB_MEMORY_CAP)
+
+
+def fitted_duckdb_limit(rows: int, bytes_per_row: int, limit: int) -> int:
+    """``limit`` lowered to ``rows * bytes_per_row``, at least :data:`DUCKDB_MEMORY_FLOOR`
+    (and never raised)."""
+    return min(int(limit), max(DUCKDB_MEMORY_FLOOR, int(rows) * int(bytes_per_row)))
 
 
 def file_kind(path: str) -> str | None:

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ..core.errors import DataError, OptionError
+from . import budget
 from .budget import duckdb_memory_limit
 from .ranking_sql import DUCKDB
 
@@ -68,6 +69,16 @@ class Connection:
         """A statement without an answer (CREATE ...), finished before the next one (an
         unfinished result blocks registering a frame on this connection)."""
         self.con.execute(sql, params or []).fetchall()
+
+    def fit_memory(self, rows: int, bytes_per_row: int) -> None:
+        """Lower the memory limit to ``rows * bytes_per_row`` (at least
+        :data:`~workbench.engines.budget.DUCKDB_MEMORY_FLOOR`; never above the limit set):
+        DuckDB then spills its sort to the folder sooner, for a process that uses a fraction
+        of what the file would take in memory."""
+        limit = budget.fitted_duckdb_limit(rows, bytes_per_row, self.memory_limit)
+        if limit < self.memory_limit:
+            self.con.execute(f"SET memory_limit = '{limit // 10**6}MB'")
+            self.memory_limit = limit
 
     def interrupt(self) -> None:
         """Stop the query running on another thread (it raises DuckDB's interrupt error)."""
