@@ -311,3 +311,35 @@ def test_pass_at_k_aggregation_and_cost_compute_the_whole_file_with_duckdb(qtbot
     memory = REGISTRY["cost"].run(table_of(frame), panel.options())
     assert result.records == memory.records
     assert any("Only the columns used" in n and "'prompt'" not in n for n in result.notes)
+
+
+def test_computed_by_of_pass_at_k_aggregation_and_cost(qtbot, window, small_budget, large_attempts):
+    """Their 'Computed by' option: on a file read page by page, 'in memory' is the sentence that
+    it would load it all, and DuckDB computes it again (the signature says so)."""
+    path, _frame = large_attempts
+    open_file(qtbot, window, path)
+    for name in ("passk", "aggregate", "cost"):
+        panel = window.panels[name]
+        window.show_panel(name)
+        assert "engine:duckdb" in wait_result(qtbot, panel, timeout=60000).signature
+        combo = panel.control("engine")
+        assert [combo.itemData(i) for i in range(combo.count())] == ["auto", "memory", "duckdb", "spark"]
+        combo.setCurrentIndex(combo.findData("memory"))
+        qtbot.waitUntil(lambda: bool(panel.last_error), timeout=60000)
+        assert "would load it all" in panel.last_error, name
+        with qtbot.waitSignal(panel.result_ready, timeout=60000) as blocker:
+            combo.setCurrentIndex(combo.findData("duckdb"))
+        assert "engine:duckdb" in blocker.args[0].signature, name
+
+
+def test_computed_by_duckdb_on_a_loaded_file_says_it_computed_in_memory(qtbot, window):
+    from conftest import open_example
+
+    panel = open_example(qtbot, window, "passk_counts.csv")
+    wait_result(qtbot, panel)
+    combo = panel.control("engine")
+    with qtbot.waitSignal(panel.result_ready, timeout=30000) as blocker:
+        combo.setCurrentIndex(combo.findData("duckdb"))
+    result = blocker.args[0]
+    assert "engine:memory" in result.signature
+    assert any("was loaded, so it was computed in memory" in n for n in result.notes)

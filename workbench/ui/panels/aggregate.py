@@ -1,6 +1,7 @@
 from ...analyses import aggregate
 from ..charts import SegmentBarChart, GroupRateChart
 from .base import AnalysisPanel, Field
+from .engine_field import engine_field
 
 FORMS = (("group", "outcome per group (micro / macro)"), ("ratio", "numerator / denominator"),
          ("unit", "outcome per unit (pooled / mean)"))
@@ -25,6 +26,7 @@ class AggregatePanel(AnalysisPanel):
               forms=("ratio",), optional=False),
         Field("unit", "Unit", "column", "Conversation, user…: the ratio is formed per unit.",
               roles=("unit", "cluster"), forms=("ratio", "unit")),
+        engine_field("the counts per group"),
     )
 
     def form_for_roles(self, roles):

@@ -1,6 +1,7 @@
 from ...analyses import cost
 from ..charts import CostPerSuccessChart, EffortPerSuccessChart, LatencyChart, SystemRateChart
 from .base import AnalysisPanel, Field
+from .engine_field import engine_field
 
 
 class CostPanel(AnalysisPanel):
@@ -32,6 +33,7 @@ class CostPanel(AnalysisPanel):
         Field("currency", "Currency", "text",
               "A symbol shown with every cost (e.g. $ or €). Empty: costs in the file's units, no "
               "symbol. Display only: the numbers do not change."),
+        engine_field("the columns of the requests"),
     )
 
     def __init__(self, parent=None):

@@ -1,6 +1,7 @@
 from ...analyses import passk
 from ..charts import PassKChart
 from .base import AnalysisPanel, Field
+from .engine_field import engine_field
 
 FORMS = (("counts", "per-task counts (n, c)"), ("attempts", "per-attempt rows (task, success)"))
 
@@ -19,6 +20,7 @@ class PassKPanel(AnalysisPanel):
         Field("system", "System", "column", "Optional: per system.", roles=("system",)),
         Field("ks", "k values", "cutoffs",
               "pass@k = 1 - C(n-c,k)/C(n,k), pass^k = C(c,k)/C(n,k); tasks with n < k are left out."),
+        engine_field("the attempts and passes per task"),
     )
 
     def form_for_roles(self, roles):
