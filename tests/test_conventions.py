@@ -325,3 +325,26 @@ def test_each_convention_equals_the_analysis_run_with_it(analysis, frame, option
         for metric in metrics:
             row = conv.frame[(conv.frame["metric"] == metric) & (conv.frame["convention"] == c.name)]
             assert row["value"].item() == pytest.approx(direct.value(metric), abs=1e-12), (c.name, metric)
+
+
+def test_a_bootstrap_without_spread_is_named_not_shown_as_a_zero_width_interval():
+    """One query (or every unit equal): every resample has the same mean, so the conventions
+    table leaves the bounds empty, says why in its interval column, the records say
+    ``degenerate`` and a note names the metrics; with spread the bounds are there."""
+    frame = _ranking_frame(systems=("A",)).drop(columns="system")
+    one = table_of(frame[frame["query"] == "q00"])
+    result = cv.with_conventions(REGISTRY["ranking"].run(one, REGISTRY["ranking"].Options(ks=(3,))),
+                                 one, REGISTRY["ranking"].Options(ks=(3,)))
+    table = result.table(cv.TABLE).frame
+    assert table["ci_low"].isna().all() and table["ci_high"].isna().all()
+    assert (table["interval"] == cv.DEGENERATE).all()
+    recs = [r for r in result.records if r.get("convention")]
+    assert recs and all(r.get("degenerate") is True and r.get("ci_low") is None for r in recs)
+    assert any(n.startswith("Conventions: no interval in") and "ndcg@3" in n for n in result.notes)
+    many = table_of(frame)
+    table = cv.evaluate("ranking", many, REGISTRY["ranking"].Options(ks=(3,))).frame
+    assert table["ci_low"].notna().all() and (table["ci_low"] < table["ci_high"]).all()
+    # a paired difference the same on every query: no interval either
+    assert all(np.isnan(x) for x in cv.paired_interval([0.1, 0.2, 0.3], [0.2, 0.3, 0.4])[2:])
+    low, high = cv.paired_interval([0.1, 0.2, 0.3], [0.2, 0.2, 0.5])[2:]
+    assert low < high

@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..core.progress import NULL_PROGRESS, Scaled
 from ..core.result import AnalysisResult, Table, record
+from ..metrics import headline_ci as hc
 from ..metrics import paired as pm
 from ..metrics.significance import percentile_interval
 
@@ -192,13 +193,24 @@ def _interval(sorted_values: np.ndarray) -> tuple[float, float]:
     return _INTERVALS[key]
 
 
+#: The interval column of a row whose bootstrap has no spread (its bounds are left empty).
+DEGENERATE = "none: every resample gives the same value (all units equal, or one unit)"
+
+
+def _degenerate(sorted_values: np.ndarray) -> bool:
+    """Every bootstrap resample of these values has the same mean: they are all equal."""
+    return bool(sorted_values.size) and hc.is_degenerate(sorted_values, float(sorted_values[0]))
+
+
 def mean_interval(values) -> tuple[float, int, float, float]:
-    """Mean of the finite values, their count and the bootstrap percentile interval."""
+    """Mean of the finite values, their count and the bootstrap percentile interval (NaN
+    bounds when the bootstrap has no spread: a zero-width interval would claim a certainty the
+    data do not give)."""
     v = np.sort(np.asarray(values, dtype=float))
     v = v[np.isfinite(v)]
     if v.size == 0:
         return float("nan"), 0, float("nan"), float("nan")
-    low, high = _interval(v)
+    low, high = (float("nan"), float("nan")) if _degenerate(v) else _interval(v)
     return float(v.mean()), int(v.size), low, high
 
 
@@ -210,7 +222,7 @@ def paired_interval(base, cand) -> tuple[float, int, float, float]:
     if not ok.any():
         return float("nan"), 0, float("nan"), float("nan")
     d = np.sort(pm.paired_differences(b[ok], c[ok]))
-    low, high = _interval(d)
+    low, high = (float("nan"), float("nan")) if _degenerate(d) else _interval(d)
     return float(d.mean()), int(d.size), low, high
 
 
@@ -226,7 +238,7 @@ def _row(metric, conv: Convention, value, n, low=None, high=None, *, interval=""
          holds=None, **who) -> dict:
     return {"metric": metric, "convention": conv.name, "changed": conv.key, "setting": conv.value,
             "default": conv.default, "value": value, "ci_low": low, "ci_high": high,
-            "interval": interval if low is not None and np.isfinite(low) else "",
+            "interval": interval if (low is not None and np.isfinite(low)) or interval == DEGENERATE else "",
             "p": p, "n": n, "holds": holds, **who}
 
 
@@ -238,13 +250,15 @@ def _units_reading(metric: str, conv: Convention, units: pd.DataFrame, unit: str
              if system and system in units else [])
     if len(names) < 2:
         value, n, low, high = mean_interval(units[metric])
-        return _row(metric, conv, value, n, low, high, interval=BOOTSTRAP,
+        return _row(metric, conv, value, n, low, high,
+                    interval=BOOTSTRAP if n == 0 or np.isfinite(low) else DEGENERATE,
                     **({"system": names[0]} if names else {}))
     a, b = names[:2]
     by = {s: g.drop_duplicates(unit).set_index(unit)[metric] for s, g in units.groupby(system)}
     common = by[a].index.intersection(by[b].index)
     value, n, low, high = paired_interval(by[a].loc[common], by[b].loc[common])
-    return _row(f"diff:{metric}", conv, value, n, low, high, interval="paired " + BOOTSTRAP,
+    return _row(f"diff:{metric}", conv, value, n, low, high,
+                interval="paired " + BOOTSTRAP if n == 0 or np.isfinite(low) else DEGENERATE,
                 holds=_holds(value, low, high, sign), **{"from": a, "to": b})
 
 
@@ -628,6 +642,7 @@ def with_conventions(result: AnalysisResult, table, options, progress=NULL_PROGR
         records.append(record(r["metric"], r["value"], n=r["n"], ci_low=_opt(r["ci_low"]),
                               ci_high=_opt(r["ci_high"]), group=f"convention: {r['convention']}",
                               convention=r["convention"], holds=_opt(r["holds"]),
+                              **({"degenerate": True} if r.get("interval") == DEGENERATE else {}),
                               **{("from_" if k == "from" else k): v for k, v in who.items()}))
     for metric, rows in frame.groupby("metric", sort=False):
         judged = rows[rows["holds"].notna()]
@@ -644,6 +659,13 @@ def with_conventions(result: AnalysisResult, table, options, progress=NULL_PROGR
     elif not conv.has_verdict:
         notes.append("Conventions: with one system there is no verdict to hold; the table gives the "
                      "headline and its interval under each convention.")
+    flat = frame[frame["interval"] == DEGENERATE] if "interval" in frame else frame.iloc[:0]
+    if len(flat):
+        names = ", ".join(dict.fromkeys(flat["metric"]))
+        notes.append(f"Conventions: no interval in {len(flat)} of {len(frame)} rows ({names}): "
+                     "every bootstrap resample gives the same value (all the units have the same "
+                     "value, or there is only one), and a zero-width interval would claim a "
+                     "certainty the data do not give.")
     fmt = {"value": "float", "ci_low": "float", "ci_high": "float", "p": "p", "n": "int", "holds": "text"}
     tab = Table(TABLE, "What changes the number: the headline under each convention", frame,
                 columns={k: v for k, v in COLUMNS.items() if k in frame}, formats=fmt)
