@@ -202,6 +202,12 @@ def _degenerate(sorted_values: np.ndarray) -> bool:
     return bool(sorted_values.size) and hc.is_degenerate(sorted_values, float(sorted_values[0]))
 
 
+def _named(method: str, n: int, low: float) -> str:
+    """The interval column of a row: ``method``, or :data:`DEGENERATE` for bounds left empty
+    because the bootstrap had no spread."""
+    return method if n == 0 or np.isfinite(low) else DEGENERATE
+
+
 def mean_interval(values) -> tuple[float, int, float, float]:
     """Mean of the finite values, their count and the bootstrap percentile interval (NaN
     bounds when the bootstrap has no spread: a zero-width interval would claim a certainty the
@@ -250,15 +256,14 @@ def _units_reading(metric: str, conv: Convention, units: pd.DataFrame, unit: str
              if system and system in units else [])
     if len(names) < 2:
         value, n, low, high = mean_interval(units[metric])
-        return _row(metric, conv, value, n, low, high,
-                    interval=BOOTSTRAP if n == 0 or np.isfinite(low) else DEGENERATE,
+        return _row(metric, conv, value, n, low, high, interval=_named(BOOTSTRAP, n, low),
                     **({"system": names[0]} if names else {}))
     a, b = names[:2]
     by = {s: g.drop_duplicates(unit).set_index(unit)[metric] for s, g in units.groupby(system)}
     common = by[a].index.intersection(by[b].index)
     value, n, low, high = paired_interval(by[a].loc[common], by[b].loc[common])
     return _row(f"diff:{metric}", conv, value, n, low, high,
-                interval="paired " + BOOTSTRAP if n == 0 or np.isfinite(low) else DEGENERATE,
+                interval=_named("paired " + BOOTSTRAP, n, low),
                 holds=_holds(value, low, high, sign), **{"from": a, "to": b})
 
 
@@ -659,7 +664,7 @@ def with_conventions(result: AnalysisResult, table, options, progress=NULL_PROGR
     elif not conv.has_verdict:
         notes.append("Conventions: with one system there is no verdict to hold; the table gives the "
                      "headline and its interval under each convention.")
-    flat = frame[frame["interval"] == DEGENERATE] if "interval" in frame else frame.iloc[:0]
+    flat = frame[frame["interval"] == DEGENERATE]
     if len(flat):
         names = ", ".join(dict.fromkeys(flat["metric"]))
         notes.append(f"Conventions: no interval in {len(flat)} of {len(frame)} rows ({names}): "

@@ -18,8 +18,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ..core.errors import DataError, OptionError
-from . import budget
-from .budget import duckdb_memory_limit
+from .budget import duckdb_memory_limit, fitted_duckdb_limit
 from .ranking_sql import DUCKDB
 
 
@@ -75,7 +74,7 @@ class Connection:
         :data:`~workbench.engines.budget.DUCKDB_MEMORY_FLOOR`; never above the limit set):
         DuckDB then spills its sort to the folder sooner, for a process that uses a fraction
         of what the file would take in memory."""
-        limit = budget.fitted_duckdb_limit(rows, bytes_per_row, self.memory_limit)
+        limit = fitted_duckdb_limit(rows, bytes_per_row, self.memory_limit)
         if limit < self.memory_limit:
             self.con.execute(f"SET memory_limit = '{limit // 10**6}MB'")
             self.memory_limit = limit

@@ -114,9 +114,9 @@ def bleu_statistics(predictions, references, tokenize: str, smooth: str = "exp",
         return tm.bleu_statistics(preds, refs, words=words)
     from .fast_tokenizers import word_tokens
 
-    texts = eng.interleave(preds, refs)
-    words = words if words is not None else eng.Words(texts)
     fn, edges, lead = word_tokens(tokenize)
+    texts = eng.interleave(preds, refs) if words is None or lead else None
+    words = words if words is not None else eng.Words(texts)
     if not edges:
         ids, lengths, _ = words.transform(fn)
     else:
