@@ -46,6 +46,34 @@ def test_row_order_does_not_change_a_seeded_interval():
         hc.bootstrap_means(v, resamples=300, seed=3, clusters=codes), rel=1e-12)
 
 
+
+def test_float_noise_in_a_column_does_not_reorder_the_others():
+    # an engine sums a query's terms in a thread-dependent order: 0.5 comes back as
+    # 0.49999999999999994 in one run and 0.5 in the next.  Ties of the first column then must
+    # not be broken by the noise (which would swap the rows' other columns and move the
+    # second column's interval far beyond noise).
+    rng = np.random.default_rng(11)
+    n = 400
+    first = rng.choice([0.0, 1 / 3, 0.5, 1.0], size=n)
+    second = rng.random(n)
+    noisy = first.copy()
+    flip = rng.random(n) < 0.5
+    noisy[flip] = np.nextafter(first[flip], np.where(rng.random(flip.sum()) < 0.5, -1.0, 2.0))
+    assert (noisy != first).sum() > 100
+    clean = hc.mean_intervals({"a": first, "b": second}, resamples=500, seed=4)
+    other = hc.mean_intervals({"a": noisy, "b": second}, resamples=500, seed=4)
+    for k in ("a", "b"):
+        assert (other[k].low, other[k].high) == pytest.approx((clean[k].low, clean[k].high),
+                                                              abs=1e-12)
+    # the same through bootstrap_means' own ordering, and with the rows shuffled
+    perm = rng.permutation(n)
+    a = hc.bootstrap_means(np.column_stack([first, second]), resamples=300, seed=5)
+    b = hc.bootstrap_means(np.column_stack([noisy, second])[perm], resamples=300, seed=5)
+    assert b == pytest.approx(a, abs=1e-12)
+    # a real difference still orders the rows: the canonical order of distinct values is sorted
+    v = np.column_stack([np.linspace(1, 0, 50), rng.random(50)])
+    assert np.array_equal(hc._canonical(v), np.arange(50)[::-1])
+
 def test_hand_computed_resamples():
     # two items: each resample is one of (a, a), (a, b), (b, a), (b, b); the draws are the seed's
     x = np.array([0.2, 0.6])  # sorted: the canonical order

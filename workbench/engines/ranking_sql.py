@@ -61,6 +61,11 @@ class Dialect:
     def table(self, name: str, sql: str) -> list[str]:
         return [c.format(name=name, sql=sql) for c in self.create]
 
+    def view(self, name: str, sql: str) -> str:
+        """A step read once: a view, computed where it is read."""
+        temp = "TEMP " if self.name == "spark" else ""
+        return f"CREATE OR REPLACE {temp}VIEW {name} AS {sql}"
+
 
 DUCKDB = Dialect("duckdb", anti_join="ANTI JOIN", distinct_list="list(DISTINCT {})",
                  distinct_count="count(DISTINCT {})", create=("CREATE OR REPLACE TABLE {name} AS {sql}",))
@@ -113,7 +118,9 @@ def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool,
 
 
 def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> None:
-    """``judg(q, d, g, from_qrels)``: the pooled judgments."""
+    """``judg(q, d, g, from_qrels)``: the pooled judgments; kept as a table when the ranking
+    joins them too (a qrels file, or grades pooled over systems), else a view read once by
+    the ideal rankings (at 100M rows, writing the run's graded rows to a table took 3 s)."""
     sql = conn.dialect
     run_j = "SELECT q, d, g FROM run_in WHERE false"
     if has_grade:
@@ -137,49 +144,73 @@ def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> N
                   f"ON r.q = j.q AND r.d = j.d")
     else:
         select = f"SELECT q, d, g, false AS from_qrels FROM ({run_j}) r"
+    if not (has_qrels or has_system):
+        conn.run(sql.view("judg", select))
+        return
     for statement in sql.table("judg", select):
         conn.run(statement)
 
 
-def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str,
-                   join: bool) -> str:
-    """One row per (system, query) of the run: the sums every metric needs."""
+def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str, *,
+                   has_system: bool, has_qrels: bool) -> str:
+    """One row per (system, query) of the run: the sums every metric needs.
+
+    The window's sort is most of the work, so only what the sums need goes through it: the
+    system only when there are several (a constant partition key costs a sort key), whether a
+    judgment came from the qrels only when there is a qrels file, and the row number only when
+    the order uses it (the first row of each query comes from a grouping of its own, joined to
+    the sums: a hash aggregate instead of a sort payload)."""
     t, one, zero = sql.num(threshold), sql.num(1), sql.num(0)
-    if join:
-        graded = (f"SELECT r.rn, r.sys, r.q, r.d, r.o, coalesce(j.g, {zero}) AS gr, "
-                  "j.g IS NOT NULL AS judged, coalesce(j.from_qrels, false) AS from_qrels "
+    sys_col = "r.sys, " if has_system else ""
+    if has_qrels or has_system:
+        qrels_col = ", coalesce(j.from_qrels, false) AS from_qrels" if has_qrels else ""
+        graded = (f"SELECT r.rn, {sys_col}r.q, r.d, r.o, coalesce(j.g, {zero}) AS gr, "
+                  f"j.g IS NOT NULL AS judged{qrels_col} "
                   "FROM run_in r LEFT JOIN judg j ON r.q = j.q AND r.d = j.d")
     else:
-        graded = (f"SELECT rn, sys, q, d, o, coalesce(g, {zero}) AS gr, g IS NOT NULL AS judged, "
-                  "false AS from_qrels FROM run_in")
+        graded = (f"SELECT rn, q, d, o, coalesce(g, {zero}) AS gr, g IS NOT NULL AS judged "
+                  "FROM run_in")
     order = {"trec_eval": "o DESC, d DESC",
              "pessimistic": "o DESC, gr ASC, rn ASC",   # relevant documents last among ties
              "optimistic": "o DESC, gr DESC, rn ASC",   # first
              }.get(ties, "o DESC, rn ASC")               # stable: file order
-    window = f"PARTITION BY sys, q ORDER BY {order}"
+    rn_in_order = "rn" in order
+    key = "sys, q" if has_system else "q"
+    window = f"PARTITION BY {key} ORDER BY {order}"
     rel = f"(gr >= {t})"
     cut = ",\n  ".join(
         f"count(*) FILTER (WHERE {rel} AND r <= {k}) AS hits_{k}, "
         f"coalesce(sum({_gain('gr', gain, sql)} / log2(r + {one})) FILTER (WHERE r <= {k}), "
         f"{zero}) AS dcg_{k}" for k in ks)
-    return f"""
+    payload = ", ".join((["sys"] if has_system else []) + ["q", "d"] + (["rn"] if rn_in_order else [])
+                        + ["gr", "judged"] + (["from_qrels"] if has_qrels else []) + ["o"])
+    from_qrels = ("count(*) FILTER (WHERE from_qrels)" if has_qrels
+                  else "CAST(0 AS BIGINT)")
+    first = "min(rn) AS first_rn, " if rn_in_order else ""
+    sys_out = "sys" if has_system else "'' AS sys"
+    sums = f"""
 WITH graded AS ({graded}),
 ranked AS (
-  SELECT sys, q, d, rn, gr, judged, from_qrels, o, row_number() OVER ({window}) AS r,
+  SELECT {payload}, row_number() OVER ({window}) AS r,
     lag(o) OVER ({window}) AS prev,
     sum(CASE WHEN {rel} THEN 1 ELSE 0 END) OVER ({window} ROWS BETWEEN UNBOUNDED PRECEDING
                                                 AND CURRENT ROW) AS nrel
   FROM graded
 )
-SELECT sys, q, min(rn) AS first_rn, count(*) AS retrieved, {sql.distinct_count.format('d')} AS docs,
+SELECT {sys_out}, q, {first}count(*) AS retrieved,
+  {sql.distinct_count.format('d')} AS docs,
   coalesce(bool_or(o = prev), false) AS tied,
   coalesce(bool_or(o <> prev AND TRY_CAST(o AS FLOAT) = TRY_CAST(prev AS FLOAT)), false)
     AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
-  count(*) FILTER (WHERE from_qrels) AS from_qrels,
+  {from_qrels} AS from_qrels,
   {cut},
   coalesce(max({one} / r) FILTER (WHERE {rel}), {zero}) AS rr,
   coalesce(sum(nrel / r) FILTER (WHERE {rel}), {zero}) AS ap_sum
-FROM ranked GROUP BY sys, q"""
+FROM ranked GROUP BY {key}"""
+    if rn_in_order:
+        return sums
+    return (f"SELECT p.*, f.first_rn FROM ({sums}) p JOIN (SELECT {key}, min(rn) AS first_rn "
+            f"FROM run_in GROUP BY {key}) f USING ({key})")
 
 
 def _ideal_sql(sql: Dialect, ks, gain: str, threshold: float) -> str:
@@ -211,8 +242,8 @@ def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bo
     step(0.45, "pooling the judgments")
     _judgments(conn, has_system=has_system, has_qrels=has_qrels, has_grade=has_grade)
     step(0.55, "ranking every query")
-    join = has_qrels or has_system
-    per = conn.frame(_per_query_sql(conn.dialect, ks, gain, threshold, ties, join))
+    per = conn.frame(_per_query_sql(conn.dialect, ks, gain, threshold, ties,
+                                    has_system=has_system, has_qrels=has_qrels))
     if duplicate is not None and (per["retrieved"].to_numpy() != per["docs"].to_numpy()).any():
         check_duplicates(conn, duplicate, has_system=has_system, has_qrels=False)
     step(0.8, "the ideal rankings")

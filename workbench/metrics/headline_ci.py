@@ -66,6 +66,12 @@ def check_resamples(resamples, seed) -> None:
         raise OptionError(f"`ci_seed` must be a whole number >= 0; got ci_seed={seed!r}.")
 
 
+#: the steps of a column's largest magnitude its values are rounded to before the canonical
+#: sort of several columns (2**32: far coarser than float noise, far finer than any real
+#: difference between two items' metrics)
+CANONICAL_STEPS = 2.0**32
+
+
 def _index_blocks(rng: np.random.Generator, high: int, resamples: int, width: int):
     """Blocks of rows of ``rng.integers(0, high, size=(resamples, width))``, in order."""
     rows = max(1, min(resamples, BLOCK_DRAWS // max(width, 1)))
@@ -117,8 +123,24 @@ def bootstrap_means(values, *, resamples: int = RESAMPLES, seed=SEED, clusters=N
 
 def _canonical(rows: np.ndarray) -> np.ndarray:
     """The order of the rows sorted by their first column, then the next...: resampling the
-    rows in this order makes a seeded result depend on the data only, never on the row order."""
-    return np.lexsort(rows.T[::-1]) if rows.shape[1] > 1 else np.argsort(rows[:, 0], kind="stable")
+    rows in this order makes a seeded result depend on the data only, never on the row order.
+
+    With several columns each is first rounded to :data:`CANONICAL_STEPS` steps of its largest
+    magnitude: two rows whose first values differ only by the float noise of summing in
+    another order (an engine's parallel sums, 1e-16) are then ordered by their next column, as
+    equal rows are, instead of by the noise, which would swap their other columns and move an
+    interval in its 7th digit from one run to the next.  One column needs no rounding (swapping
+    two values that differ by noise moves a mean by noise)."""
+    if rows.shape[1] == 1:
+        return np.argsort(rows[:, 0], kind="stable")
+    keys = np.empty_like(rows, dtype=float)
+    for j in range(rows.shape[1]):
+        column = rows[:, j]
+        finite = np.isfinite(column)
+        scale = float(np.abs(column[finite]).max()) if finite.any() else 0.0
+        step = scale / CANONICAL_STEPS if scale > 0 else 1.0
+        keys[:, j] = np.where(finite, np.round(column / step), column)
+    return np.lexsort(keys.T[::-1])
 
 
 def percentile_interval(samples, level: float = 0.95) -> tuple[float, float]:
