@@ -198,12 +198,32 @@ def test_aggregation_forms_equal_memory(engine, tmp_path, capsys, kind, form, er
     args = [path, *form, "--error", "error", "--errored", errored]
     memory = run(capsys, "aggregate", *args, "--engine", "memory")
     other = run(capsys, "aggregate", *args, "--engine", engine)
-    if "--numerator" in form:  # the whole-row repeats note is the in-memory reading's only
-        memory["notes"] = [n for n in memory["notes"] if "repeat another row" not in n]
-        memory["notes"] = [n.split(" unit '")[0] for n in memory["notes"]]
-        other["notes"] = [n.split(" unit '")[0] for n in other["notes"]]
+    if "--numerator" in form:  # the notes of repeated units and of rows repeated whole
+        assert any("repeat another row exactly" in n for n in memory["notes"])
     assert_same(memory, other)
 
+
+
+@pytest.mark.parametrize("errored", ["exclude", "failure"])
+def test_ratio_form_names_repeated_units_and_copies_as_memory_does(engine, tmp_path, capsys,
+                                                                    errored):
+    # line 2 and line 5 are copies written differently (1 and 1.0); unit u1 is on lines 2, 3,
+    # 5, 7, 8, 9 and 10 (more than five); line 6 errored: with --errored failure its numerator
+    # counts as 0 and it repeats line 4 exactly (u3, 0, 2), left out it repeats nothing
+    path = tmp_path / "claims.csv"
+    path.write_text("unit,supported,claims,error\n"
+                    "u1,1,2,\n" "u1,2,3,\n" "u3,0,2,\n" "u1,1.0,2,\n" "u3,4,2,boom\n"
+                    "u1,3,4,\n" "u1,0,1,\n" "u1,5,5,\n" "u1,1,1,\n" "u2,1,1,\n")
+    args = [path, "--numerator", "supported", "--denominator", "claims", "--unit", "unit",
+            "--error", "error", "--errored", errored]
+    memory = run(capsys, "aggregate", *args, "--engine", "memory")
+    other = run(capsys, "aggregate", *args, "--engine", engine)
+    assert_same(memory, other)
+    said = " ".join(other["notes"])
+    assert "unit 'u1' on lines 2, 3, 5, 7, 8 and 2 more" in said
+    copies = "4 rows repeat another row exactly" if errored == "failure" else \
+        "2 rows repeat another row exactly"
+    assert copies in said, said
 
 def test_group_form_by_hand(engine, tmp_path, capsys):
     frame = outcomes(7, n=600)

@@ -119,6 +119,38 @@ def unit_table(got, options, out_col, unit_col, err_col, notes, progress):
     return per_unit, rows, err, note
 
 
+def _more(tallied, rns, count: int) -> str:
+    """The rows named as the in-memory reading names them (``lines 3, 7 and 2 more``)."""
+    return tallied.describe_rows(rns) + (f" and {count - len(rns)} more" if count > len(rns) else "")
+
+
+def _note_repeats(tallied, per_unit, unit_col, num_col, den_col, err_col, bad, mode,
+                  notes) -> None:
+    """The in-memory ratio form's notes of unit ids on several rows (naming the first such
+    unit's rows) and of rows repeated whole (unit, numerator and denominator; errored rows
+    left out, or with numerator 0, as the in-memory reading has them): two more reads of the
+    file, the second only when a unit repeats."""
+    repeated = per_unit[per_unit["rows"] > 1]
+    if not len(repeated):
+        return
+    cells = sorted(set(tallied.frame[err_col].to_numpy(dtype=object)[bad])) if bad.any() else []
+    first = repeated.iloc[0]
+    skip = (err_col, cells) if cells and mode == "exclude" else None
+    rns = tallied.first_rows(unit_col, [first["unit"]], 5, skip=skip)
+    units = len(repeated)
+    which = "1 unit id" if units == 1 else f"{units} unit ids"
+    notes.append(f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
+                 f"than one row ({int(repeated['rows'].sum())} rows; unit '{first['unit']}' on "
+                 f"{_more(tallied, rns, int(first['rows']))}): each unit's numerators and "
+                 f"denominators are summed into one ratio, so the mean of ratios counts it once.")
+    errored = (err_col, cells, mode, (num_col,)) if cells else None
+    whole, rns = tallied.repeats([unit_col], [num_col, den_col], errored)
+    if whole:
+        notes.append(f"{whole} rows repeat another row exactly (the same unit, numerator and "
+                     f"denominator; for example {_more(tallied, rns, whole)}); if they are "
+                     f"copies, remove them: summed, they count twice.")
+
+
 def ratio_table(got, options, num_col, den_col, unit_col, err_col, notes, progress):
     """Per unit the numerators' and denominators' sums (units in order of first appearance),
     the errored rows and the engine's note."""
@@ -136,16 +168,8 @@ def ratio_table(got, options, num_col, den_col, unit_col, err_col, notes, progre
         numerator = np.where(bad, 0.0, tallied.frame[f"sum:{num_col}"].to_numpy())[keep]
         per_unit = _per_unit(frame, unit_col, numerator,
                              frame[f"sum:{den_col}"].to_numpy(dtype=float))
-        repeated = per_unit[per_unit["rows"] > 1]
-        if len(repeated):
-            first = repeated.iloc[0]
-            units = len(repeated)
-            which = "1 unit id" if units == 1 else f"{units} unit ids"
-            notes.append(f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} "
-                         f"on more than one row ({int(repeated['rows'].sum())} rows; unit "
-                         f"'{first['unit']}' first on {tallied.describe_rows([first['first']])}):"
-                         f" each unit's numerators and denominators are summed into one ratio, "
-                         f"so the mean of ratios counts it once.")
+        _note_repeats(tallied, per_unit, unit_col, num_col, den_col, err_col, bad, err.mode,
+                      notes)
         return per_unit, err
 
     (per_unit, err), note = _engine.tally(got, options, [unit_col, err_col], [num_col, den_col],

@@ -35,9 +35,18 @@ class Tallied:
     path: str
     #: per sum column with negative cells: (how many, the first one's row)
     negatives: dict
-    #: ``first_rows(column, cells, limit)``: the first rows (``rn``, file order) whose cell of
-    #: the key column is one of ``cells`` (one more read of the file; the engine must be open)
+    #: ``first_rows(column, cells, limit, skip=None)``: the first rows (``rn``, file order)
+    #: whose cell of the key column is one of ``cells``, without those whose cell of column
+    #: ``skip[0]`` is one of ``skip[1]`` (one more read of the file; the engine must be open)
     first_rows: object = None
+    #: ``repeats(texts, numbers, errored=None)``: the rows whose cells of the ``texts`` columns
+    #: (exact text) and ``numbers`` columns (as numbers: ``1`` and ``1.0`` are equal) are
+    #: those of another row, as ``(how many rows, the first 5 rows' rn)``; ``errored`` =
+    #: ``(column, cells, mode, zeroed)``: rows whose cell of that column is one of ``cells``
+    #: are left out (``exclude``) or have their ``zeroed`` number columns set to 0
+    #: (``failure``), as the in-memory reading treats errored rows.  One more read of the file (a grouping); the engine must
+    #: be open.
+    repeats: object = None
 
     def refuse_negative(self, column: str) -> None:
         """The in-memory reading's refusal of a negative number where none may be."""
@@ -64,7 +73,8 @@ def _names(keys, sums):
     return ([f"k{i}" for i in range(len(keys))], [f"s{j}" for j in range(len(sums))])
 
 
-def _finish(frame: pd.DataFrame, keys, sums, describe, path: str, first_rows) -> Tallied:
+def _finish(frame: pd.DataFrame, keys, sums, describe, path: str, first_rows,
+            repeats=None) -> Tallied:
     knames, snames = _names(keys, sums)
     frame = frame.sort_values("first_rn", kind="stable").reset_index(drop=True)
     out = pd.DataFrame({key: frame[k].astype(object).to_numpy() for key, k in zip(keys, knames)})
@@ -76,7 +86,7 @@ def _finish(frame: pd.DataFrame, keys, sums, describe, path: str, first_rows) ->
         count = int(frame[f"neg_{s}"].sum())
         if count:
             negatives[column] = (count, int(frame[f"negrn_{s}"].min()))
-    return Tallied(out, int(out["w"].sum()), describe, path, negatives, first_rows)
+    return Tallied(out, int(out["w"].sum()), describe, path, negatives, first_rows, repeats)
 
 
 def _duckdb(conn, source: FileSource, keys, sums) -> Tallied:
@@ -104,13 +114,43 @@ def _duckdb(conn, source: FileSource, keys, sums) -> Tallied:
         if int(frame[f"bad_{s}"].sum()):
             _diagnose(conn, source, c, types[c], allow_blank=False)
 
-    def first_rows(column: str, cells, limit: int = 5) -> list[int]:
-        got = conn.rows(f"SELECT rn FROM ({source.scan()}) WHERE {id_text(column, types[column])} "
-                        f"IN (SELECT unnest(?)) ORDER BY rn LIMIT {int(limit)}",
-                        [[str(c) for c in cells]])
+    def first_rows(column: str, cells, limit: int = 5, skip=None) -> list[int]:
+        where, params = f"{id_text(column, types[column])} IN (SELECT unnest(?))", [[str(c) for c in cells]]
+        if skip is not None:  # (column, cells): rows left out
+            where += f" AND {id_text(skip[0], types[skip[0]])} NOT IN (SELECT unnest(?))"
+            params.append([str(c) for c in skip[1]])
+        got = conn.rows(f"SELECT rn FROM ({source.scan()}) WHERE {where} ORDER BY rn "
+                        f"LIMIT {int(limit)}", params)
         return [int(r[0]) for r in got]
 
-    return _finish(frame, keys, sums, source.describe_rows, source.path, first_rows)
+    def repeats(texts, numbers, errored=None) -> tuple[int, list[int]]:
+        cols = [f"{id_text(c, types[c])} AS t{i}" for i, c in enumerate(texts)]
+        where = ""
+        if errored is not None:
+            column, cells, mode, zeroed = errored
+            conn.run("CREATE OR REPLACE TEMP TABLE errored_cells AS SELECT unnest(?) AS cell",
+                     [[str(c) for c in cells]])
+            bad = f"{id_text(column, types[column])} IN (SELECT cell FROM errored_cells)"
+            if mode == "exclude":
+                where = f" WHERE NOT ({bad})"
+        for i, c in enumerate(numbers):
+            value = number(c, types[c], source.decimal)[0]
+            if errored is not None and mode != "exclude" and c in zeroed:
+                value = f"CASE WHEN {bad} THEN 0.0 ELSE {value} END"
+            cols.append(f"{value} AS n{i}")
+        key = ", ".join([f"t{i}" for i in range(len(texts))] + [f"n{i}" for i in range(len(numbers))])
+        reading = f"SELECT rn, {', '.join(cols)} FROM ({source.scan()}){where}"
+        conn.run(f"CREATE OR REPLACE TEMP TABLE repeated_keys AS SELECT {key}, count(*) AS c "
+                 f"FROM ({reading}) GROUP BY {key} HAVING count(*) > 1")
+        total = int(conn.rows("SELECT coalesce(sum(c), 0) FROM repeated_keys")[0][0])
+        if not total:
+            return 0, []
+        on = " AND ".join(f"r.{k} IS NOT DISTINCT FROM k.{k}" for k in key.split(", "))
+        got = conn.rows(f"SELECT r.rn FROM ({reading}) r JOIN repeated_keys k ON {on} "
+                        f"ORDER BY r.rn LIMIT 5")
+        return total, [int(r[0]) for r in got]
+
+    return _finish(frame, keys, sums, source.describe_rows, source.path, first_rows, repeats)
 
 
 def _spark(conn, source: FileSource, keys, sums) -> Tallied:
@@ -136,9 +176,36 @@ def _spark(conn, source: FileSource, keys, sums) -> Tallied:
         if int(frame[f"bad_{s}"].sum()):
             si._diagnose(src, c, allow_blank=False)
 
-    def first_rows(column: str, cells, limit: int = 5) -> list[int]:
-        got = (src.frame.where(si.id_text(column, t[column]).isin([str(c) for c in cells]))
-               .orderBy("rn").select("rn").limit(int(limit)).collect())
+    def first_rows(column: str, cells, limit: int = 5, skip=None) -> list[int]:
+        rows = src.frame.where(si.id_text(column, t[column]).isin([str(c) for c in cells]))
+        if skip is not None:  # (column, cells): rows left out
+            rows = rows.where(~si.id_text(skip[0], t[skip[0]]).isin([str(c) for c in skip[1]]))
+        got = rows.orderBy("rn").select("rn").limit(int(limit)).collect()
         return [int(r[0]) for r in got]
 
-    return _finish(frame, keys, sums, src.describe_rows, source.path, first_rows)
+    def repeats(texts, numbers, errored=None) -> tuple[int, list[int]]:
+        from pyspark.sql import Window
+
+        reading = src.frame
+        cols = [F.col("rn")] + [si.id_text(c, t[c]).alias(f"t{i}") for i, c in enumerate(texts)]
+        bad = None
+        if errored is not None:
+            column, cells, mode, zeroed = errored
+            bad = si.id_text(column, t[column]).isin([str(c) for c in cells])
+            if mode == "exclude":
+                reading, bad = reading.where(~bad), None
+        for i, c in enumerate(numbers):
+            value = si.number(c, t[c], source.decimal)[0]
+            if bad is not None and c in zeroed:
+                value = F.when(bad, F.lit(0.0)).otherwise(value)
+            cols.append(value.alias(f"n{i}"))
+        key = [f"t{i}" for i in range(len(texts))] + [f"n{i}" for i in range(len(numbers))]
+        counted = reading.select(*cols).withColumn("c", F.count(F.lit(1)).over(
+            Window.partitionBy(*key)))
+        repeated = counted.where(F.col("c") > 1)
+        total = int(repeated.count())
+        if not total:
+            return 0, []
+        return total, [int(r[0]) for r in repeated.orderBy("rn").select("rn").limit(5).collect()]
+
+    return _finish(frame, keys, sums, src.describe_rows, source.path, first_rows, repeats)
