@@ -131,6 +131,21 @@ def test_graded_example_exponential_gain_and_tie_policies(spark):
                                                             ties=ties)), "spark")
 
 
+
+def test_a_session_of_someone_else_gets_its_settings_back(spark):
+    # the kernels set what they need on the session they run on (ANSI off, joins that reuse a
+    # partitioning by query); a session they did not start is left as it was
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    spark.conf.unset("spark.sql.requireAllClusterKeysForCoPartition")
+    before = spark.conf.get("spark.sql.requireAllClusterKeysForCoPartition")
+    try:
+        three(load_table(os.path.join(EXAMPLES, "ranking_graded.csv")), ks=(1, 3))
+        assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+        assert spark.conf.get("spark.sql.requireAllClusterKeysForCoPartition") == before
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", "false")
+
+
 def test_systems_ties_unjudged_and_missed_queries_match_pytrec_eval(spark, tmp_path):
     systems = ("bm25", "dense")
     run_rows, qrels_rows = generate(3, n_queries=40, ties=True, systems=systems)

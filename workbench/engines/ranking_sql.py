@@ -53,6 +53,10 @@ class Dialect:
     distinct_count: str
     #: the statements that keep a step's result, ``{name}`` and ``{sql}`` filled in
     create: tuple[str, ...]
+    #: a relation read hash-partitioned by ``{key}`` (Spark: both sides of the judgments' join
+    #: by query, so that the join, the window and the grouping by query share one shuffle
+    #: instead of shuffling by (query, document) and then by query; DuckDB: the table itself)
+    clustered: str = "{table}"
 
     def num(self, value: float) -> str:
         """A DOUBLE literal (a bare ``1.0`` is a DECIMAL in both engines)."""
@@ -71,7 +75,8 @@ DUCKDB = Dialect("duckdb", anti_join="ANTI JOIN", distinct_list="list(DISTINCT {
                  distinct_count="count(DISTINCT {})", create=("CREATE OR REPLACE TABLE {name} AS {sql}",))
 #: Spark: a temporary view, cached (computed once, read by the two kernels that follow)
 SPARK = Dialect("spark", anti_join="LEFT ANTI JOIN", distinct_list="collect_set({})",
-                distinct_count="size(collect_set({}))", create=("CREATE OR REPLACE TEMP VIEW {name} AS {sql}", "CACHE TABLE {name}"))
+                distinct_count="size(collect_set({}))", create=("CREATE OR REPLACE TEMP VIEW {name} AS {sql}", "CACHE TABLE {name}"),
+                clustered="(SELECT /*+ REPARTITION({key}) */ * FROM {table})")
 
 
 @dataclass(frozen=True)
@@ -166,7 +171,8 @@ def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str, *,
         qrels_col = ", coalesce(j.from_qrels, false) AS from_qrels" if has_qrels else ""
         graded = (f"SELECT r.rn, {sys_col}r.q, r.d, r.o, coalesce(j.g, {zero}) AS gr, "
                   f"j.g IS NOT NULL AS judged{qrels_col} "
-                  "FROM run_in r LEFT JOIN judg j ON r.q = j.q AND r.d = j.d")
+                  f"FROM {sql.clustered.format(table='run_in', key='q')} r LEFT JOIN "
+                  f"{sql.clustered.format(table='judg', key='q')} j ON r.q = j.q AND r.d = j.d")
     else:
         graded = (f"SELECT rn, q, d, o, coalesce(g, {zero}) AS gr, g IS NOT NULL AS judged "
                   "FROM run_in")
