@@ -225,6 +225,20 @@ def test_ratio_form_names_repeated_units_and_copies_as_memory_does(engine, tmp_p
         "2 rows repeat another row exactly"
     assert copies in said, said
 
+
+def test_a_failed_row_keeps_its_denominator_even_named_like_an_outcome(engine, tmp_path, capsys):
+    # `score` is a name the outcome is guessed from; in the ratio form it is the denominator,
+    # and a failed row's denominator stays (only its numerator counts 0), in every engine
+    path = tmp_path / "points.csv"
+    path.write_text("unit,earned,score,error\n" "a,1,2,\n" "a,2,4,boom\n" "b,3,3,\n" "c,0,5,\n")
+    args = [path, "--numerator", "earned", "--denominator", "score", "--unit", "unit",
+            "--error", "error", "--errored", "failure"]
+    memory = run(capsys, "aggregate", *args, "--engine", "memory")
+    other = run(capsys, "aggregate", *args, "--engine", engine)
+    assert_same(memory, other)
+    pooled = next(r for r in memory["results"] if r["metric"] == "pooled_ratio")
+    assert pooled["value"] == pytest.approx((1 + 0 + 3 + 0) / (2 + 4 + 3 + 5))
+
 def test_group_form_by_hand(engine, tmp_path, capsys):
     frame = outcomes(7, n=600)
     path = write(frame, tmp_path / "outcomes", "csv")

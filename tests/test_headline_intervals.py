@@ -74,6 +74,21 @@ def test_float_noise_in_a_column_does_not_reorder_the_others():
     v = np.column_stack([np.linspace(1, 0, 50), rng.random(50)])
     assert np.array_equal(hc._canonical(v), np.arange(50)[::-1])
 
+
+def test_values_the_rounding_makes_equal_keep_an_order_of_their_own():
+    # beside 1e9, 1e-3 and 2e-3 round to the same step: their exact values still order them,
+    # so the row order of the file never decides (items, and clusters of equal size)
+    v = np.array([[1e9, 1.0], [1e-3, 5.0], [2e-3, 5.0], [3.0, 2.0]])
+    assert hc.bootstrap_means(v[[0, 2, 1, 3]], resamples=200, seed=1) == pytest.approx(
+        hc.bootstrap_means(v, resamples=200, seed=1), rel=1e-15, abs=0)
+    nets = np.array([1e9, 1e-3, 2e-3])
+    a = hc.bootstrap_means(nets, resamples=200, seed=1, clusters=np.array([0, 1, 2]))
+    b = hc.bootstrap_means(nets[[0, 2, 1]], resamples=200, seed=1, clusters=np.array([0, 1, 2]))
+    assert np.array_equal(a, b)
+    # a column of zeros, or of values too small to divide into steps, is sorted as it is
+    tiny = np.column_stack([np.array([3e-320, 1e-320, 2e-320]), np.zeros(3)])
+    assert list(hc._canonical(tiny)) == [1, 2, 0]
+
 def test_hand_computed_resamples():
     # two items: each resample is one of (a, a), (a, b), (b, a), (b, b); the draws are the seed's
     x = np.array([0.2, 0.6])  # sorted: the canonical order

@@ -94,7 +94,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     err = _rows.find(table, options.error, options.errored)
     outcome = options.outcome or _rows.role_column(table, "success") or \
         guess_column(table, "outcome", ROLE_NAMES["outcome"])
-    result = _run(_rows.apply(table, err, [outcome, options.numerator]), options, progress)
+    # failed rows count 0 in what is measured: the outcome, or in the ratio form the numerator
+    # only (a guessed outcome column may be the denominator: `score`, `result`)
+    measured = [options.numerator] if options.numerator or options.denominator else [outcome]
+    result = _run(_rows.apply(table, err, measured), options, progress)
     return with_errored(_engine.with_memory_notes(result, table, options), err)
 
 

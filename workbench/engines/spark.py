@@ -111,6 +111,8 @@ class SparkConnection:
         except self.error as err:
             if self.owned:
                 self.close()
+            else:
+                self._put_back()
             raise self._refused(err) from None
 
     def _refused(self, err: BaseException) -> OptionError:
@@ -183,6 +185,18 @@ class SparkConnection:
         """Cancel the jobs running (a cancelled run)."""
         self.session.sparkContext.cancelAllJobs()
 
+    def _put_back(self) -> None:
+        """The settings of a session of someone else's, as they were before."""
+        for key, value in self._restore.items():
+            try:
+                if value is None:
+                    self.session.conf.unset(key)
+                else:
+                    self.session.conf.set(key, value)
+            except self.error:  # noqa: PERF203 -- a session that died: nothing to restore
+                pass
+        self._restore = {}
+
     def close(self) -> None:
         try:  # the views last made first (a view may read an earlier one)
             for name in dict.fromkeys(reversed(self.views)):
@@ -192,14 +206,7 @@ class SparkConnection:
                 except self.error:  # noqa: PERF203 -- gone already: nothing to free
                     pass
         finally:
-            for key, value in self._restore.items():  # a session of someone else's
-                try:
-                    if value is None:
-                        self.session.conf.unset(key)
-                    else:
-                        self.session.conf.set(key, value)
-                except self.error:  # noqa: PERF203 -- a session that died: nothing to restore
-                    pass
+            self._put_back()
             if self.owned:
                 try:
                     self.session.stop()

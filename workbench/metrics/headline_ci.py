@@ -126,11 +126,14 @@ def _canonical(rows: np.ndarray) -> np.ndarray:
     rows in this order makes a seeded result depend on the data only, never on the row order.
 
     With several columns each is first rounded to :data:`CANONICAL_STEPS` steps of its largest
-    magnitude: two rows whose first values differ only by the float noise of summing in
-    another order (an engine's parallel sums, 1e-16) are then ordered by their next column, as
-    equal rows are, instead of by the noise, which would swap their other columns and move an
-    interval in its 7th digit from one run to the next.  One column needs no rounding (swapping
-    two values that differ by noise moves a mean by noise)."""
+    magnitude, and the rows are sorted by these rounded columns, then by the exact values: two
+    rows whose first values differ only by the float noise of summing in another order (an
+    engine's parallel sums, 1e-16) are then ordered by their next column, as equal rows are,
+    instead of by the noise, which would swap their other columns and move an interval in its
+    7th digit from one run to the next.  The exact values last keep rows that the rounding
+    makes equal but that differ (1e-3 and 2e-3 beside 1e9) in an order of their own, not the
+    file's.  One column needs no rounding (swapping two values that differ by noise moves a
+    mean by noise)."""
     if rows.shape[1] == 1:
         return np.argsort(rows[:, 0], kind="stable")
     keys = np.empty_like(rows, dtype=float)
@@ -138,9 +141,13 @@ def _canonical(rows: np.ndarray) -> np.ndarray:
         column = rows[:, j]
         finite = np.isfinite(column)
         scale = float(np.abs(column[finite]).max()) if finite.any() else 0.0
-        step = scale / CANONICAL_STEPS if scale > 0 else 1.0
-        keys[:, j] = np.where(finite, np.round(column / step), column)
-    return np.lexsort(keys.T[::-1])
+        step = scale / CANONICAL_STEPS
+        if step > 0 and math.isfinite(step):
+            keys[:, j] = np.where(finite, np.round(column / step), column)
+        else:  # all zero (or too small to divide into steps): the values themselves
+            keys[:, j] = column
+    # np.lexsort sorts by its last key first: the rounded columns, then the exact ones
+    return np.lexsort(np.concatenate([rows.T[::-1], keys.T[::-1]]))
 
 
 def percentile_interval(samples, level: float = 0.95) -> tuple[float, float]:
