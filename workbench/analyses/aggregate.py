@@ -383,6 +383,21 @@ def _ratio_form(table, options, res) -> AnalysisResult:
                          float(per_unit["denominator"].sum()), "ratio", unit_col, options)
 
 
+def repeated_units_sentence(unit_col: str, units: int, rows: int, first, where: str) -> str:
+    """The note of unit ids on several rows (``units`` of them over ``rows`` rows), naming the
+    first such unit and ``where`` it is (the in-memory reading's and the engines')."""
+    which = "1 unit id" if units == 1 else f"{units} unit ids"
+    return (f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
+            f"than one row ({rows} rows; unit '{first}' on {where}): each unit's numerators and "
+            f"denominators are summed into one ratio, so the mean of ratios counts it once.")
+
+
+def copies_sentence(count: int, where: str) -> str:
+    """The note of ``count`` rows that repeat another row exactly (``where``: some of them)."""
+    return (f"{count} rows repeat another row exactly (the same unit, numerator and denominator; "
+            f"for example {where}); if they are copies, remove them: summed, they count twice.")
+
+
 def _note_repeated_units(table, frame: pd.DataFrame, unit_col: str, notes: list[str]) -> None:
     """The ratio form sums the rows of a unit into one ratio: say so when a unit id repeats,
     naming the first repeated unit and its lines, and single out rows repeated whole."""
@@ -392,16 +407,11 @@ def _note_repeated_units(table, frame: pd.DataFrame, unit_col: str, notes: list[
     first = frame["unit"].iloc[int(np.flatnonzero(repeated)[0])]
     same = np.flatnonzero((frame["unit"] == first).to_numpy())
     units = int(frame.loc[repeated, "unit"].nunique())
-    which = "1 unit id" if units == 1 else f"{units} unit ids"
-    notes.append(f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
-                 f"than one row ({int(repeated.sum())} rows; unit '{first}' on "
-                 f"{table.describe_rows(same)}): each unit's numerators and denominators are "
-                 f"summed into one ratio, so the mean of ratios counts it once.")
+    notes.append(repeated_units_sentence(unit_col, units, int(repeated.sum()), first,
+                                         table.describe_rows(same)))
     whole = frame.duplicated(keep=False).to_numpy()
     if whole.any():
-        notes.append(f"{int(whole.sum())} rows repeat another row exactly (the same unit, numerator "
-                     f"and denominator; for example {table.describe_rows(np.flatnonzero(whole))}); "
-                     f"if they are copies, remove them: summed, they count twice.")
+        notes.append(copies_sentence(int(whole.sum()), table.describe_rows(np.flatnonzero(whole))))
 
 
 def _unit_form(table, options, res) -> AnalysisResult:

@@ -19,6 +19,7 @@ from ..core.errors import DataError, OptionError
 from ..io.cells import parse_number
 from ..io.columns import _binary_value
 from . import _engine
+from .aggregate import copies_sentence, repeated_units_sentence
 
 WHAT = "the table of counts per group or unit"
 
@@ -137,18 +138,12 @@ def _note_repeats(tallied, per_unit, unit_col, num_col, den_col, err_col, bad, m
     first = repeated.iloc[0]
     skip = (err_col, cells) if cells and mode == "exclude" else None
     rns = tallied.first_rows(unit_col, [first["unit"]], 5, skip=skip)
-    units = len(repeated)
-    which = "1 unit id" if units == 1 else f"{units} unit ids"
-    notes.append(f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
-                 f"than one row ({int(repeated['rows'].sum())} rows; unit '{first['unit']}' on "
-                 f"{_more(tallied, rns, int(first['rows']))}): each unit's numerators and "
-                 f"denominators are summed into one ratio, so the mean of ratios counts it once.")
+    notes.append(repeated_units_sentence(unit_col, len(repeated), int(repeated["rows"].sum()),
+                                         first["unit"], _more(tallied, rns, int(first["rows"]))))
     errored = (err_col, cells, mode, (num_col,)) if cells else None
     whole, rns = tallied.repeats([unit_col], [num_col, den_col], errored)
     if whole:
-        notes.append(f"{whole} rows repeat another row exactly (the same unit, numerator and "
-                     f"denominator; for example {_more(tallied, rns, whole)}); if they are "
-                     f"copies, remove them: summed, they count twice.")
+        notes.append(copies_sentence(whole, _more(tallied, rns, whole)))
 
 
 def ratio_table(got, options, num_col, den_col, unit_col, err_col, notes, progress):

@@ -182,8 +182,13 @@ _INTERVALS: dict[bytes, tuple[float, float]] = {}
 
 
 def _interval(sorted_values: np.ndarray) -> tuple[float, float]:
+    """The percentile interval of the values' bootstrap means; NaN bounds when the bootstrap
+    has no spread (every value equal, or one: a zero-width interval would claim a certainty
+    the data do not give)."""
     import hashlib
 
+    if hc.is_degenerate(sorted_values, float(sorted_values[0])):
+        return float("nan"), float("nan")
     key = hashlib.sha1(sorted_values.tobytes()).digest()
     if key not in _INTERVALS:
         if len(_INTERVALS) >= 256:
@@ -197,11 +202,6 @@ def _interval(sorted_values: np.ndarray) -> tuple[float, float]:
 DEGENERATE = "none: every resample gives the same value (all units equal, or one unit)"
 
 
-def _degenerate(sorted_values: np.ndarray) -> bool:
-    """Every bootstrap resample of these values has the same mean: they are all equal."""
-    return bool(sorted_values.size) and hc.is_degenerate(sorted_values, float(sorted_values[0]))
-
-
 def _named(method: str, n: int, low: float) -> str:
     """The interval column of a row: ``method``, or :data:`DEGENERATE` for bounds left empty
     because the bootstrap had no spread."""
@@ -210,13 +210,12 @@ def _named(method: str, n: int, low: float) -> str:
 
 def mean_interval(values) -> tuple[float, int, float, float]:
     """Mean of the finite values, their count and the bootstrap percentile interval (NaN
-    bounds when the bootstrap has no spread: a zero-width interval would claim a certainty the
-    data do not give)."""
+    bounds when the bootstrap has no spread)."""
     v = np.sort(np.asarray(values, dtype=float))
     v = v[np.isfinite(v)]
     if v.size == 0:
         return float("nan"), 0, float("nan"), float("nan")
-    low, high = (float("nan"), float("nan")) if _degenerate(v) else _interval(v)
+    low, high = _interval(v)
     return float(v.mean()), int(v.size), low, high
 
 
@@ -228,7 +227,7 @@ def paired_interval(base, cand) -> tuple[float, int, float, float]:
     if not ok.any():
         return float("nan"), 0, float("nan"), float("nan")
     d = np.sort(pm.paired_differences(b[ok], c[ok]))
-    low, high = (float("nan"), float("nan")) if _degenerate(d) else _interval(d)
+    low, high = _interval(d)
     return float(d.mean()), int(d.size), low, high
 
 

@@ -57,6 +57,8 @@ class Dialect:
     #: by query, so that the join, the window and the grouping by query share one shuffle
     #: instead of shuffling by (query, document) and then by query; DuckDB: the table itself)
     clustered: str = "{table}"
+    #: the statement that names a step read once (a view), ``{name}`` and ``{sql}`` filled in
+    create_view: str = "CREATE OR REPLACE VIEW {name} AS {sql}"
 
     def num(self, value: float) -> str:
         """A DOUBLE literal (a bare ``1.0`` is a DECIMAL in both engines)."""
@@ -67,8 +69,7 @@ class Dialect:
 
     def view(self, name: str, sql: str) -> str:
         """A step read once: a view, computed where it is read."""
-        temp = "TEMP " if self.name == "spark" else ""
-        return f"CREATE OR REPLACE {temp}VIEW {name} AS {sql}"
+        return self.create_view.format(name=name, sql=sql)
 
 
 DUCKDB = Dialect("duckdb", anti_join="ANTI JOIN", distinct_list="list(DISTINCT {})",
@@ -76,7 +77,8 @@ DUCKDB = Dialect("duckdb", anti_join="ANTI JOIN", distinct_list="list(DISTINCT {
 #: Spark: a temporary view, cached (computed once, read by the two kernels that follow)
 SPARK = Dialect("spark", anti_join="LEFT ANTI JOIN", distinct_list="collect_set({})",
                 distinct_count="size(collect_set({}))", create=("CREATE OR REPLACE TEMP VIEW {name} AS {sql}", "CACHE TABLE {name}"),
-                clustered="(SELECT /*+ REPARTITION({key}) */ * FROM {table})")
+                clustered="(SELECT /*+ REPARTITION({key}) */ * FROM {table})",
+                create_view="CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
 
 
 @dataclass(frozen=True)

@@ -44,8 +44,8 @@ class Tallied:
     #: those of another row, as ``(how many rows, the first 5 rows' rn)``; ``errored`` =
     #: ``(column, cells, mode, zeroed)``: rows whose cell of that column is one of ``cells``
     #: are left out (``exclude``) or have their ``zeroed`` number columns set to 0
-    #: (``failure``), as the in-memory reading treats errored rows.  One more read of the file (a grouping); the engine must
-    #: be open.
+    #: (``failure``), as the in-memory reading treats errored rows.  One more read of the
+    #: file (a grouping); the engine must be open.
     repeats: object = None
 
     def refuse_negative(self, column: str) -> None:

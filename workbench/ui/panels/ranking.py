@@ -1,5 +1,6 @@
 from ...analyses import ranking
 from ..charts import RankingCurveChart, RankingSpreadChart, SystemsDiffChart
+from .engine_field import ENGINE_CHOICES
 from .base import AnalysisPanel, Field
 
 
@@ -51,8 +52,7 @@ class RankingPanel(AnalysisPanel):
               "Spark: the same SQL on a local Spark session (local[2]; needs pyspark and "
               "Java 17; it takes a while to start; for a cluster, use the command line's "
               "--engine spark --spark-master)",
-              choices=(("auto", "automatic"), ("memory", "in memory"),
-                       ("duckdb", "DuckDB"), ("spark", "Spark (local)"))),
+              choices=ENGINE_CHOICES),
     )
 
     def precheck(self):
