@@ -23,6 +23,7 @@ from ..io import LoadedTable, guess_column, to_binary, to_float, to_text
 from ..metrics.aggregate import group_rates, micro_macro, pooled_and_mean_ratio, simpson_pairs
 from ..metrics import headline_ci as hc
 from . import _checks, _engine, _intervals, _rows
+from .aggregate_engine import copies_sentence, repeated_units_sentence
 from ._common import ROLE_NAMES, Resolver, base_signature
 
 
@@ -381,21 +382,6 @@ def _ratio_form(table, options, res) -> AnalysisResult:
         per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"].where(per_unit["denominator"] != 0)
     return _ratio_result(table.path, res.notes, per_unit, pooled, mean, used, zero,
                          float(per_unit["denominator"].sum()), "ratio", unit_col, options)
-
-
-def repeated_units_sentence(unit_col: str, units: int, rows: int, first, where: str) -> str:
-    """The note of unit ids on several rows (``units`` of them over ``rows`` rows), naming the
-    first such unit and ``where`` it is (the in-memory reading's and the engines')."""
-    which = "1 unit id" if units == 1 else f"{units} unit ids"
-    return (f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
-            f"than one row ({rows} rows; unit '{first}' on {where}): each unit's numerators and "
-            f"denominators are summed into one ratio, so the mean of ratios counts it once.")
-
-
-def copies_sentence(count: int, where: str) -> str:
-    """The note of ``count`` rows that repeat another row exactly (``where``: some of them)."""
-    return (f"{count} rows repeat another row exactly (the same unit, numerator and denominator; "
-            f"for example {where}); if they are copies, remove them: summed, they count twice.")
 
 
 def _note_repeated_units(table, frame: pd.DataFrame, unit_col: str, notes: list[str]) -> None:

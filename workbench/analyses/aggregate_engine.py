@@ -19,7 +19,6 @@ from ..core.errors import DataError, OptionError
 from ..io.cells import parse_number
 from ..io.columns import _binary_value
 from . import _engine
-from .aggregate import copies_sentence, repeated_units_sentence
 
 WHAT = "the table of counts per group or unit"
 
@@ -118,6 +117,21 @@ def unit_table(got, options, out_col, unit_col, err_col, notes, progress):
     per_unit = per_unit[["unit", "numerator", "denominator"]].copy()
     per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"]
     return per_unit, rows, err, note
+
+
+def repeated_units_sentence(unit_col: str, units: int, rows: int, first, where: str) -> str:
+    """The note of unit ids on several rows (``units`` of them over ``rows`` rows), naming the
+    first such unit and ``where`` it is (the in-memory reading's and the engines')."""
+    which = "1 unit id" if units == 1 else f"{units} unit ids"
+    return (f"{which} of column '{unit_col}' {'appears' if units == 1 else 'appear'} on more "
+            f"than one row ({rows} rows; unit '{first}' on {where}): each unit's numerators and "
+            f"denominators are summed into one ratio, so the mean of ratios counts it once.")
+
+
+def copies_sentence(count: int, where: str) -> str:
+    """The note of ``count`` rows that repeat another row exactly (``where``: some of them)."""
+    return (f"{count} rows repeat another row exactly (the same unit, numerator and denominator; "
+            f"for example {where}); if they are copies, remove them: summed, they count twice.")
 
 
 def _more(tallied, rns, count: int) -> str:
