@@ -382,3 +382,71 @@ def test_resampled_sums_reuse_the_last_draws_exactly():
     assert np.allclose(first, m[idx].sum(axis=1), rtol=1e-12, atol=0)
     other = hc_.resampled_sums([m], [300], seed=8)[0]  # another seed: other draws
     assert not np.allclose(other, first)
+
+
+def _plain_means(v, resamples, seed):
+    """The documented draws, gathered from the float values themselves (no codes)."""
+    n = v.shape[0]
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    return np.stack([v[:, j][idx].sum(axis=1) / n for j in range(v.shape[1])], axis=1)
+
+
+@pytest.mark.parametrize("kind", ["few-floats", "zero-one", "many-floats", "with-nan", "counts"])
+def test_large_columns_resampled_through_codes_give_the_very_same_means(kind):
+    """From COMPACT_FROM items a column of whole numbers is summed as small integers, one of few
+    distinct values gathered through small codes: every resample's mean is bit for bit the one
+    of gathering the floats."""
+    rng = np.random.default_rng(11)
+    n = hc.COMPACT_FROM + 7
+    cost = np.round(rng.gamma(2.0, 0.001, n), 5 if kind != "many-floats" else 12)
+    flag = (rng.random(n) < 0.6).astype(float)
+    if kind == "with-nan":
+        cost[::1000] = np.nan
+    if kind == "counts":  # whole numbers, some large: summed as integers
+        cost = rng.integers(-300, 30_000, n).astype(float)
+    v = np.column_stack([cost, flag])
+    if kind == "zero-one":
+        v = v[:, ::-1]
+    v = v[hc._canonical(v)]
+    got = hc.bootstrap_means(v, resamples=3, seed=5, ordered=True)
+    ref = _plain_means(v, 3, 5)
+    assert np.array_equal(got, ref, equal_nan=True)
+
+
+def test_ratio_bootstrap_gives_the_numerators_own_bootstrap():
+    rng = np.random.default_rng(2)
+    cost = np.round(rng.gamma(2.0, 0.01, 500), 4)
+    cost[:40] = cost[40:80]                     # ties, broken by the success column
+    succ = (rng.random(500) < 0.5).astype(float)
+    ratio, means = hc.ratio_bootstrap(cost, succ, resamples=400, seed=3, with_numerator=True)
+    assert np.array_equal(ratio, hc.ratio_bootstrap(cost, succ, resamples=400, seed=3))
+    assert np.array_equal(means, hc.bootstrap_means(cost, resamples=400, seed=3))
+    # costs within float noise of each other: the pairs' order no longer sorts the costs
+    # exactly, so the numerator's means are not offered (the caller draws them itself)
+    noisy = np.array([0.3, 0.1 + 0.2, 0.3, 0.1 + 0.2, 0.5])
+    _, none = hc.ratio_bootstrap(noisy, np.array([1.0, 0.0, 0.0, 1.0, 1.0]), resamples=200, seed=1,
+                                 with_numerator=True)
+    assert none is None
+
+
+def test_cost_per_request_interval_is_its_own_bootstrap_when_shared():
+    """The cost analysis draws one bootstrap for the cost per request and per success when every
+    request is measured: the cost per request's interval is still the one of bootstrapping the
+    costs alone (and scipy's, on the sorted costs)."""
+    import pandas as pd
+
+    from workbench.analyses import cost as cost_analysis
+    from workbench.io import LoadedTable
+
+    rng = np.random.default_rng(6)
+    n = 300
+    frame = pd.DataFrame({"system": ["a"] * n, "ok": rng.integers(0, 2, n),
+                          "cost": np.round(rng.gamma(2.0, 0.01, n), 3)})
+    table = LoadedTable(frame=frame, path="t.csv")
+    res = cost_analysis.run(table, cost_analysis.Options(system="system", success="ok", cost="cost",
+                                                         ci_resamples=1000, ci_seed=4))
+    rec = next(r for r in res.records if r["metric"] == "cost_per_request")
+    x = np.sort(frame["cost"].to_numpy(dtype=float))
+    ref = stats.bootstrap((x,), np.mean, n_resamples=1000, method="percentile", vectorized=True,
+                          rng=np.random.default_rng(4)).confidence_interval
+    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((ref.low, ref.high), rel=1e-12)

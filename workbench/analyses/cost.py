@@ -11,7 +11,7 @@ import pandas as pd
 from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, to_binary, to_float, to_text
+from ..io import LoadedTable, text_codes, to_binary, to_float
 from ..metrics import cost as cm
 from ..metrics import paired as pm
 from ..metrics import headline_ci as hc
@@ -176,9 +176,11 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
     if lat_col:
         lat = np.full(len(measured), np.nan)
         lat[kept] = to_float(part, lat_col, min_value=0)
-    systems = pd.Series(to_text(table, sys_col)) if sys_col else pd.Series(["(all)"] * len(y))
-    codes, labels = pd.factorize(systems)
-    labels = [str(x) for x in labels]
+    if sys_col:  # codes in order of first appearance (no text per row)
+        codes, labels = text_codes(table, sys_col)
+        labels = [str(x) for x in labels]
+    else:
+        codes, labels = np.zeros(len(y), dtype=np.int64), (["(all)"] if len(y) else [])
     rows, records, ci_entries, short = [], [], [], []
     for s, label in enumerate(labels):
         progress.check_cancelled()
@@ -458,23 +460,35 @@ def _cost_cis(measured_cost: np.ndarray, cost_or_zero: np.ndarray, success: np.n
     """The intervals of the cost per request (bootstrap over the measured requests, t beside) and
     of the cost per success (ratio bootstrap over the requests: a request's cost, 0 when not
     measured, and its success resampled together)."""
-    cpr = hc.mean_intervals({"c": measured_cost}, resamples=options.ci_resamples, seed=options.ci_seed)["c"]
-    return cpr, _ratio_ci(cost_or_zero, success, options)
+    # every request measured: the ratio's draws over the sorted costs are the mean's own, so
+    # one bootstrap gives both (the same numbers as two, in half the time on a large file)
+    if measured_cost.size == cost_or_zero.size:
+        cps, cost_means = _ratio_ci(cost_or_zero, success, options, with_numerator=True)
+    else:
+        cps, cost_means = _ratio_ci(cost_or_zero, success, options), None
+    cpr = hc.mean_intervals({"c": measured_cost}, resamples=options.ci_resamples, seed=options.ci_seed,
+                            samples=cost_means)["c"]
+    return cpr, cps
 
 
-def _ratio_ci(cost_or_zero: np.ndarray, success: np.ndarray, options: Options) -> hc.MeanCI:
-    """The ratio bootstrap of sum(cost) / sum(success) over requests."""
+def _ratio_ci(cost_or_zero: np.ndarray, success: np.ndarray, options: Options,
+              with_numerator: bool = False):
+    """The ratio bootstrap of sum(cost) / sum(success) over requests (``with_numerator``:
+    with the bootstrap means of the costs, or None, as :func:`hc.ratio_bootstrap`)."""
     total, succ = float(cost_or_zero.sum()), float(success.sum())
     value = total / succ if succ else float("nan")
     if not succ:
-        return hc.MeanCI(value, 0, float("nan"), float("nan"), float("nan"), float("nan"), False,
-                              "ratio-bootstrap-percentile")
+        ci = hc.MeanCI(value, 0, float("nan"), float("nan"), float("nan"), float("nan"), False,
+                       "ratio-bootstrap-percentile")
+        return (ci, None) if with_numerator else ci
     samples = hc.ratio_bootstrap(cost_or_zero, success.astype(float), resamples=options.ci_resamples,
-                                 seed=options.ci_seed)
+                                 seed=options.ci_seed, with_numerator=with_numerator)
+    samples, means = samples if with_numerator else (samples, None)
     degenerate = hc.is_degenerate(samples, value)
     low, high = (float("nan"),) * 2 if degenerate else hc.percentile_interval(samples)
-    return hc.MeanCI(value, int(succ), low, high, float("nan"), float("nan"), degenerate,
-                     "ratio-bootstrap-percentile-95", len(samples))
+    ci = hc.MeanCI(value, int(succ), low, high, float("nan"), float("nan"), degenerate,
+                   "ratio-bootstrap-percentile-95", len(samples))
+    return (ci, means) if with_numerator else ci
 
 
 def _quantile_fields(values: np.ndarray, q: float, metric: str, label: str, short: list) -> dict:

@@ -184,6 +184,9 @@ def text_codes(table: LoadedTable, column: str) -> tuple[np.ndarray, np.ndarray]
     ``str``.
     """
     require_columns(table, [column])
+    rendered = table.cell_codes(column)  # no text per row when the values render their text
+    if rendered is not None:
+        return rendered
     text = table.cell_text(column)
     codes, uniques = pd.factorize(text, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), uniques

@@ -103,10 +103,30 @@ class LoadedTable:
             text = self.cell_source.text(column)
             if text is not None:
                 return text
+        codes, shown = self._rendered(series)
+        return text_array(shown[codes].tolist() if len(shown) else [])
+
+    def cell_codes(self, column: str) -> tuple[np.ndarray, Any] | None:
+        """``(codes, texts)`` with ``texts[codes]`` == :meth:`cell_text` (distinct texts, in
+        order of first appearance), without building a text per row: for a column whose text
+        is rendered from its values (a categorical or number column with no text of its own
+        from the file); None for the other columns."""
+        series = self.frame[column]
+        if pd.api.types.is_string_dtype(series.dtype) and not pd.api.types.is_object_dtype(
+            series.dtype
+        ):
+            return None
+        if self.cell_source is not None and self.cell_source.text(column) is not None:
+            return None
+        codes, shown = self._rendered(series)
+        merged, texts = pd.factorize(shown, use_na_sentinel=False)  # two values, one text
+        return merged[codes].astype(np.int64, copy=False), texts
+
+    def _rendered(self, series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+        """The column's codes (order of first appearance) and each distinct value's text."""
         codes, uniques = pd.factorize(series, use_na_sentinel=False)
         render = format_excel_cell if self.format == XLSX else format_cell  # as Excel shows it
-        shown = np.array([render(value) for value in uniques], dtype=object)
-        return text_array(shown[codes].tolist() if len(shown) else [])
+        return codes, np.array([render(value) for value in uniques], dtype=object)
 
     def take(self, rows: Sequence[int]) -> "LoadedTable":
         """The table of the given rows (in that order), with their lines and cell text."""
