@@ -33,6 +33,7 @@ from tests.test_engines import (ATOL, EXAMPLES, TREC, assert_same_result, cli_er
 from workbench.analyses import ranking as ra  # noqa: E402
 from workbench.core.errors import OptionError  # noqa: E402
 from workbench.engines import spark as spark_engine  # noqa: E402
+from workbench.engines import spark_input  # noqa: E402
 from workbench.io import LoadedTable, load_table  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -197,6 +198,34 @@ def test_files_read_by_spark(spark, tmp_path, capsys, kind):
         assert values["map"] == pytest.approx(np.mean([trec[q]["map"] for q in trec]), abs=1e-9)
         assert values["ndcg@10"] == pytest.approx(
             np.mean([trec[q]["ndcg_cut_10"] for q in trec]), abs=1e-9)
+
+
+def test_a_csv_with_fields_over_several_lines_is_read_whole(spark, tmp_path, capsys):
+    """A CSV whose quoted fields hold line breaks is parsed in one task (its rows are not
+    lines); one without is split between tasks: either way the numbers of memory."""
+    run_rows, qrels_rows = generate(3, n_queries=30, ties=True)
+    frame = run_frame(run_rows)
+    frame["note"] = [f'line one\nline "two" of {i}' if i % 7 == 0 else f"plain, {i}"
+                     for i in range(len(frame))]
+    run_path = write(frame, tmp_path / "run", "csv")
+    qrels_path = write(qrels_frame(qrels_rows), tmp_path / "qrels", "csv")
+    args = [run_path, "--qrels", qrels_path, "--query", "query", "--doc", "doc", "--score",
+            "score", "--k", "5,20", "--ties", "stable"]
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    try:
+        assert not spark_input.rows_are_lines(run_path)
+        same_json(cli_json(capsys, *args, "--engine", "memory"),
+                  cli_json(capsys, *args, "--engine", "spark"))
+        frame["note"] = frame["note"].str.replace("\n", " ")
+        run_path = write(frame, tmp_path / "one-line", "csv")
+        args[0] = run_path
+        assert spark_input.rows_are_lines(run_path)
+        same_json(cli_json(capsys, *args, "--engine", "memory"),
+                  cli_json(capsys, *args, "--engine", "spark"))
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
 
 
 def test_digit_only_ids_stay_text_in_a_csv_read_by_spark(spark, tmp_path, capsys):

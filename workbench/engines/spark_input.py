@@ -2,8 +2,9 @@
 :mod:`workbench.engines.ranking_sql`), from a file Spark reads itself or from arrays already in
 memory, with the columns of :mod:`workbench.engines.ranking_input` (the DuckDB engine's).
 
-A CSV is read with ``multiLine`` (a quoted field may span lines, as DuckDB and the workbench
-read it; Spark then reads each file in one task).  Ids stay exact text: a CSV/TSV is read with
+A CSV whose quoted fields may span lines (as DuckDB and the workbench read them) is read with
+``multiLine``, in one task per file; a CSV where no quoted field holds a line break (checked
+first: :func:`rows_are_lines`, about 0.5 s per 250 MB) is split between Spark's tasks.  Ids stay exact text: a CSV/TSV is read with
 every column as a string (Spark infers nothing:
 ``9``, ``10``, ``00042`` and ``42.0`` stay those texts); a Parquet id column typed as a number
 is rendered as the in-memory path renders it (``42`` for 42 and 42.0).  A number cell must be
@@ -79,19 +80,49 @@ def read(conn: SparkConnection, source: FileSource) -> SparkFile:
             frame = conn.session.read.parquet(source.path)
         else:
             schema = T.StructType([T.StructField(c, T.StringType()) for c in source.columns])
-            encoding = "UTF-8" if source.encoding in ("utf-8", "utf-8-sig", "ascii") \
-                else source.encoding
+            utf8 = source.encoding in ("utf-8", "utf-8-sig", "ascii")
+            encoding = "UTF-8" if utf8 else source.encoding
             frame = (conn.session.read.schema(schema).option("header", True)
                      .option("enforceSchema", True).option("sep", source.delimiter)
                      .option("quote", '"').option("escape", '"').option("encoding", encoding)
                      .option("mode", "PERMISSIVE")
-                     # a quoted field may span lines (as DuckDB and the workbench read it)
-                     .option("multiLine", True).csv(source.path))
+                     # a quoted field may span lines (as DuckDB and the workbench read it):
+                     # then the file is parsed in one task, otherwise split between tasks
+                     .option("multiLine", not (utf8 and rows_are_lines(source.path)))
+                     .csv(source.path))
     except conn.error as err:
         first = (str(err).strip().splitlines() or ["unreadable"])[0]
         raise DataError(f"File '{source.path}' could not be read by Spark: {first}") from None
     types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
     return SparkFile(source, frame.withColumn("rn", F.monotonically_increasing_id()), types)
+
+
+#: bytes of the file read at a time by :func:`rows_are_lines`
+LINE_CHECK_CHUNK = 1 << 24
+
+
+def rows_are_lines(path: str, chunk: int = LINE_CHECK_CHUNK) -> bool:
+    """Whether no quoted field of a UTF-8 CSV (``"`` quotes, doubled inside a field) holds a
+    line break: a break is inside a quoted field exactly when an odd number of quote
+    characters precede it in the file, so every ``\n`` and ``\r`` must follow an even
+    number of them.  Read in chunks (numpy; no byte of a multi-byte UTF-8 character is a
+    quote or a break)."""
+    carry = 0
+    with open(path, "rb") as handle:
+        while True:
+            block = handle.read(chunk)
+            if not block:
+                return True
+            data = np.frombuffer(block, dtype=np.uint8)
+            quotes = np.flatnonzero(data == 0x22)
+            if quotes.size:
+                breaks = np.flatnonzero((data == 0x0A) | (data == 0x0D))
+                if ((np.searchsorted(quotes, breaks) + carry) & 1).any():
+                    return False
+                carry = (carry + quotes.size) & 1
+            elif carry:  # inside a quoted field since the last chunk
+                if ((data == 0x0A) | (data == 0x0D)).any():
+                    return False
 
 
 def _trec(conn: SparkConnection, source: FileSource) -> SparkFile:
