@@ -6,6 +6,7 @@ Not a test (pytest skips ``tests/benchmarks``).  From the project root::
     .venv/bin/python tests/benchmarks/bench_engine_counts.py                 # 1M and 10M rows
     .venv/bin/python tests/benchmarks/bench_engine_counts.py --rows 1000000  # one size
     .venv/bin/python tests/benchmarks/bench_engine_counts.py --quick         # 100k rows
+    .venv/bin/python tests/benchmarks/bench_engine_counts.py --analysis cost # one analysis
 
 For each size it writes one generated log as Parquet (and CSV with ``--csv``): a model (3), a
 task id (rows / 20 tasks, digit-only), an outcome word, a segment (5), a cost, a latency and a
@@ -103,6 +104,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, action="append")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--csv", action="store_true", help="CSV files as well as Parquet")
+    parser.add_argument("--analysis", action="append", choices=list(ANALYSES),
+                        help="only this analysis (repeatable; default all three)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -116,7 +119,7 @@ def main() -> None:
         folder = Path(tmp)
         for rows in sizes:
             for path in generate(rows, folder, args.csv):
-                for analysis in ANALYSES:
+                for analysis in args.analysis or ANALYSES:
                     memory = run_child(analysis, "memory", path, folder)
                     duck = run_child(analysis, "duckdb", path, folder)
                     for name, got in (("memory", memory), ("duckdb", duck)):
