@@ -11,6 +11,7 @@ both: packaging/dev-setup.sh installs openjdk-17-jre-headless)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from tests.test_crosscheck_ranking import (as_trec, assert_matches_trec, generat
 from tests.test_engines import (ATOL, EXAMPLES, TREC, assert_same_result, cli_error,  # noqa: E402
                                 cli_json, odd_runs, write, write_text)
 from workbench.analyses import ranking as ra  # noqa: E402
+from workbench.cli.main import main as cli_main  # noqa: E402
 from workbench.core.errors import OptionError  # noqa: E402
 from workbench.engines import spark as spark_engine  # noqa: E402
 from workbench.engines import spark_input  # noqa: E402
@@ -349,3 +351,47 @@ def test_poisson_hash_weights_and_means_equal_in_spark_sql(spark):
         np.testing.assert_allclose(means["mean_0"].to_numpy(), ours[:, 0], rtol=0, atol=1e-12)
     finally:
         spark.catalog.dropTempView("pb_units")
+
+
+#: one small run (relevance in the run) laid out in the ways a CSV's lines can be written
+_LAYOUT_ROWS = ["query,doc,score,relevance", "q1,d1,3,1", "q1,d2,2,0", "q1,d3,1,1",
+                "q2,d1,0.5,0", "q2,d9,0.7,1", "q2,d10,0.7,0", "q3,a,1,0", "q3,b,2,1"]
+CSV_LAYOUTS = {
+    "bom and CRLF": "\ufeff" + "\r\n".join(_LAYOUT_ROWS) + "\r\n",
+    "blank lines": "\n".join(_LAYOUT_ROWS[:4] + ["", ""] + _LAYOUT_ROWS[4:]) + "\n\n\n",
+    "a line of spaces": "\n".join(_LAYOUT_ROWS[:4] + ["   "] + _LAYOUT_ROWS[4:]) + "\n",
+    "a line of commas": "\n".join(_LAYOUT_ROWS[:4] + [",,,"] + _LAYOUT_ROWS[4:]) + "\n",
+    "no break after the last line": "\n".join(_LAYOUT_ROWS),
+    "CR only": "\r".join(_LAYOUT_ROWS) + "\r",
+    "quoted cells": "\n".join(_LAYOUT_ROWS[:1] + ['"q1","d,1","3","1"'] + _LAYOUT_ROWS[1:]),
+    "the header again in a later line": "\n".join(_LAYOUT_ROWS + _LAYOUT_ROWS[:1] + ["q4,z,1,1"]),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(CSV_LAYOUTS))
+def test_a_csv_split_in_tiny_tasks_reads_as_memory_does(spark, tmp_path, capsys, layout):
+    """A CSV without line breaks inside quotes is split between tasks (no ``multiLine``):
+    a byte order mark, CRLF or CR-only breaks, blank lines, a line of spaces, a last line
+    without its break, the header's text again later: the numbers of memory, or its sentence
+    (the same row named)."""
+    path = tmp_path / "run.csv"
+    path.write_bytes(CSV_LAYOUTS[layout].encode("utf-8"))
+    assert spark_input.rows_are_lines(str(path))
+    args = [path, "--k", "1,3", "--query", "query", "--doc", "doc", "--score", "score"]
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "24")
+    spark.conf.set("spark.sql.files.openCostInBytes", "0")
+    try:
+        outcome = {}
+        for engine in ("memory", "spark"):
+            code = cli_main(["ranking", *map(str, args), "--engine", engine, "--json"])
+            out, err = capsys.readouterr()
+            outcome[engine] = (code, json.loads(out) if code == 0 else err.strip())
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+    assert outcome["memory"][0] == outcome["spark"][0]
+    if outcome["memory"][0] == 0:
+        assert outcome["memory"][1]["results"], layout
+        same_json(outcome["memory"][1], outcome["spark"][1])
+    else:
+        assert outcome["memory"][1] == outcome["spark"][1]
