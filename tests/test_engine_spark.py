@@ -395,3 +395,19 @@ def test_a_csv_split_in_tiny_tasks_reads_as_memory_does(spark, tmp_path, capsys,
         same_json(outcome["memory"][1], outcome["spark"][1])
     else:
         assert outcome["memory"][1] == outcome["spark"][1]
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_a_qrels_with_its_own_column_names_read_by_spark(spark, tmp_path, capsys, kind):
+    """ir_datasets' qrels names (query_id, doc_id, relevance, iteration) against a run's
+    q, d, s: the columns memory takes, its numbers and its note."""
+    run_rows, qrels_rows = generate(29, n_queries=25, ties=True)
+    run = run_frame(run_rows).rename(columns={"query": "q", "doc": "d", "score": "s"})
+    qrels = qrels_frame(qrels_rows).rename(columns={"query": "query_id", "doc": "doc_id"})
+    qrels.insert(1, "iteration", 0)
+    args = [write(run, tmp_path / "run", kind), "--qrels", write(qrels, tmp_path / "qrels", kind),
+            "--query", "q", "--doc", "d", "--score", "s", "--k", "5,10"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    sp = cli_json(capsys, *args, "--engine", "spark")
+    same_json(memory, sp)
+    assert [n for n in sp["notes"] if "'query_id' as the query ids" in n]

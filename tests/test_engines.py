@@ -317,11 +317,14 @@ def test_a_bad_score_cell_is_one_sentence(tmp_path, capsys, cell, expected):
 
 
 def test_a_qrels_without_the_columns_is_refused(tmp_path, capsys):
+    """No column names the query ids (neither the run's name nor a usual one): one sentence
+    naming the qrels file and its columns."""
     run, qrels = tmp_path / "run.csv", tmp_path / "qrels.csv"
     write_text(str(run), "query,doc,score", [("q1", "d1", "1")])
-    write_text(str(qrels), "qid,docno,rel", [("q1", "d1", "1")])
-    err = cli_error(capsys, run, "--qrels", qrels, "--k", "1", "--engine", "duckdb")
-    assert "qrels.csv" in err and "'query'" in err, err
+    write_text(str(qrels), "a,b,c", [("q1", "d1", "1")])
+    for engine in ("memory", "duckdb"):
+        err = cli_error(capsys, run, "--qrels", qrels, "--k", "1", "--engine", engine)
+        assert "qrels.csv" in err and "'query'" in err and "a, b, c" in err, err
 
 
 # --------------------------------------------------------------------------- choosing

@@ -13,6 +13,7 @@ applies to the judged queries whose judgments are all below the relevance thresh
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ from ..metrics.ranking import GAINS, rank_metrics, ranking_order, repeated_pairs
 from . import _intervals
 from ._last_run import LastRun
 from ._common import Resolver, base_signature, check_unique, parse_ks
+from .qrels_columns import QrelsColumns, qrels_columns
 
 NAME = "ranking"
 TITLE = "Ranking metrics"
@@ -142,6 +144,9 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
     res = Resolver(table)
     cols = _columns(table, options, res)
     notes = list(res.notes)
+    qcols = _qrels_columns(options, cols, on_file=source is not None)
+    if qcols is not None and qcols.note(os.path.basename(options.qrels)):
+        notes.append(qcols.note(os.path.basename(options.qrels)))
     if source is not None or options.engine in ("duckdb", "spark"):
         from . import ranking_engines as eng
 
@@ -151,7 +156,7 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
             ranked, conn = eng.on_table(table, _read_run(table, options, cols), cols, options,
                                         ks, progress, engine)
         else:
-            ranked, conn = eng.on_file(source, cols, options, ks, progress, engine)
+            ranked, conn = eng.on_file(source, cols, options, ks, progress, engine, qcols)
         notes.append(eng.engine_note(engine, conn, choice))
     else:
         ranked, engine = _memory_ranked(table, options, cols, ks, progress), "memory"
@@ -326,7 +331,9 @@ def _columns(table: LoadedTable, options: Options, res: Resolver) -> _Columns:
     if sys_col:
         require_columns(table, [sys_col])
     rel_col = options.relevance
-    if rel_col:
+    if rel_col and options.qrels and rel_col not in table.frame.columns:
+        rel_col = None  # the qrels' grade column only (checked with the qrels)
+    elif rel_col:
         require_columns(table, [rel_col])
     elif options.qrels is None:
         rel_col = res.required(None, "relevance", "--relevance")
@@ -346,7 +353,7 @@ class _Run:
     sys_codes: np.ndarray
     sys_labels: list
     qrels: tuple[LoadedTable, np.ndarray] | None
-    qrels_relevance: str | None
+    qrels_cols: QrelsColumns | None
 
 
 def _read_run(table: LoadedTable, options: Options, cols: _Columns) -> _Run:
@@ -359,13 +366,29 @@ def _read_run(table: LoadedTable, options: Options, cols: _Columns) -> _Run:
         sys_labels = [str(x) for x in sys_labels]
     else:
         sys_codes, sys_labels = np.zeros(n_run, dtype=np.int64), [None]
-    qrels = None
+    qrels = qcols = None
     if options.qrels:
         qt = load_qrels(options.qrels)
-        qrel_rel = cols.relevance or options.relevance or "relevance"
-        require_columns(qt, [cols.query, cols.doc, qrel_rel])
-        qrels = (qt, to_float(qt, qrel_rel))
-    return _Run(order_val, run_grade, sys_codes, sys_labels, qrels, options.qrels)
+        qcols = _qrels_columns(options, cols, names=qt.frame.columns)
+        qrels = (qt, to_float(qt, qcols.relevance))
+    return _Run(order_val, run_grade, sys_codes, sys_labels, qrels, qcols)
+
+
+def _qrels_columns(options: Options, cols: _Columns, *, names=None,
+                   on_file: bool = False) -> QrelsColumns | None:
+    """The qrels' query, document and grade columns (:mod:`.qrels_columns`), from ``names``
+    or the file's header (read by the engine's preview when the engine reads the file)."""
+    if not options.qrels:
+        return None
+    if names is None:
+        if on_file:
+            from .ranking_engines import qrels_names
+            names = qrels_names(options.qrels)
+        else:
+            names = load_qrels(options.qrels).frame.columns
+    return qrels_columns(names, options.qrels, query=cols.query, doc=cols.doc,
+                         relevance=cols.relevance or options.relevance,
+                         relevance_given=bool(options.relevance) and cols.relevance is None)
 
 
 @dataclass(frozen=True)
@@ -388,9 +411,12 @@ class _Coded:
 
 
 def _code_ids(table: LoadedTable, run: _Run, cols: _Columns) -> _Coded:
-    others = [run.qrels[0]] if run.qrels else []
-    (rq, qq), q_labels = _joint_codes([table] + others, cols.query)
-    (rd, qd), d_labels = _joint_codes([table] + others, cols.doc)
+    q_parts, d_parts = [(table, cols.query)], [(table, cols.doc)]
+    if run.qrels:
+        q_parts.append((run.qrels[0], run.qrels_cols.query))
+        d_parts.append((run.qrels[0], run.qrels_cols.doc))
+    (rq, qq), q_labels = _joint_codes(q_parts)
+    (rd, qd), d_labels = _joint_codes(d_parts)
     D = max(len(d_labels), 1)
     run_key = rq * D + rd
     by_key = sorted_key = None
@@ -433,7 +459,8 @@ def _judgments(table: LoadedTable, run: _Run, coded: _Coded, cols: _Columns) -> 
         qk = coded.qq * D + coded.qd
         q_sorted = np.sort(qk)
         if np.any(q_sorted[1:] == q_sorted[:-1]):
-            check_unique(qt, [cols.query, cols.doc], "(query, document) judgment")
+            check_unique(qt, [run.qrels_cols.query, run.qrels_cols.doc],
+                         "(query, document) judgment")
         n_qrels_only_docs = int((~_member(qk, coded.sorted_key)).sum())
         keep = ~_member(jkeys, q_sorted)  # the qrels override the run's grades
         jkeys = np.concatenate([jkeys[keep], qk])
@@ -653,19 +680,19 @@ def _tables(summary_rows: list[dict], per_query: list[pd.DataFrame]) -> tuple[Ta
     )
 
 
-def _joint_codes(tables: list[LoadedTable], column: str):
-    """Codes of ``column``'s cell text in each table, in one code space, and the labels.
+def _joint_codes(parts: list[tuple[LoadedTable, str]]):
+    """Codes of each (table, column)'s cell text, in one code space, and the labels.
 
     Two cells share a code exactly when their text is the same (``1`` and ``1.0`` are
     different documents, as in trec_eval).  Returns ``([codes of each table, ...], labels)``
     with ``None`` for a missing second table.
     """
-    texts = [pd.Series(t.cell_text(column), copy=False) for t in tables]
+    texts = [pd.Series(t.cell_text(column), copy=False) for t, column in parts]
     joined = texts[0] if len(texts) == 1 else pd.concat(texts, ignore_index=True)
     codes, labels = pd.factorize(joined, use_na_sentinel=False)
     codes = codes.astype(np.int64, copy=False)
-    parts = np.split(codes, np.cumsum([len(t) for t in texts])[:-1])
-    return (parts + [None])[:2], labels
+    split = np.split(codes, np.cumsum([len(t) for t in texts])[:-1])
+    return (split + [None])[:2], labels
 
 
 #: Qrels files read in this session: (path, size, modification time) -> table.

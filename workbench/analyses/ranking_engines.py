@@ -114,15 +114,16 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
         qt = None
         if run.qrels:
             qt, q_grade = run.qrels
-            inputs.qrels_from_arrays(conn, qt.cell_text(cols.query), qt.cell_text(cols.doc),
-                                     q_grade)
+            qc = run.qrels_cols
+            inputs.qrels_from_arrays(conn, qt.cell_text(qc.query), qt.cell_text(qc.doc), q_grade)
 
         def duplicate(which: str, row) -> None:
             if which == "run":
                 check_unique(table, ([cols.system] if cols.system else []) + [cols.query, cols.doc],
                              "(query, document) pair" + (" of a system" if cols.system else ""))
             else:
-                check_unique(qt, [cols.query, cols.doc], "(query, document) judgment")
+                check_unique(qt, [run.qrels_cols.query, run.qrels_cols.doc],
+                             "(query, document) judgment")
 
         check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=qt is not None,
                          run=False)
@@ -213,9 +214,19 @@ def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
     return source, preview
 
 
-def on_file(source: FileSource, cols, options, ks, progress,
-            engine: str = "duckdb") -> tuple[EngineRanking, Connection]:
-    """The engine reading the run file (and the qrels file) itself."""
+def qrels_names(path: str) -> list[str]:
+    """The column names of a qrels file as the engine reads it (a CSV's or Parquet's first
+    rows; another format loaded by the workbench, as the engine does)."""
+    kind = budget.file_kind(path)
+    if kind is None:
+        return [str(c) for c in load_table(path).frame.columns]
+    return list(file_source(path, kind)[0].columns)
+
+
+def on_file(source: FileSource, cols, options, ks, progress, engine: str = "duckdb",
+            qcols=None) -> tuple[EngineRanking, Connection]:
+    """The engine reading the run file (and the qrels file) itself; ``qcols``: the qrels'
+    columns (:class:`workbench.analyses.qrels_columns.QrelsColumns`)."""
     conn = connect(engine, options)
     inputs, name = _inputs(conn), ENGINE_NAMES[engine]
     watch = _watch_cancel(conn, progress)
@@ -229,18 +240,17 @@ def on_file(source: FileSource, cols, options, ks, progress,
         has_qrels = bool(options.qrels)
         if has_qrels:
             kind = budget.file_kind(options.qrels)
-            qrel_rel = cols.relevance or options.relevance or "relevance"
             if kind is not None:
                 qsource, _ = file_source(options.qrels, kind)
-                qsource = inputs.qrels_from_file(conn, qsource, cols.query, cols.doc,
-                                                 qrel_rel) or qsource
+                qsource = inputs.qrels_from_file(conn, qsource, qcols.query, qcols.doc,
+                                                 qcols.relevance) or qsource
             else:  # a format DuckDB does not read: the qrels (small) are read in memory
                 from ..io import require_columns, to_float
 
                 qt = load_table(options.qrels)
-                require_columns(qt, [cols.query, cols.doc, qrel_rel])
-                inputs.qrels_from_arrays(conn, qt.cell_text(cols.query),
-                                         qt.cell_text(cols.doc), to_float(qt, qrel_rel))
+                require_columns(qt, [qcols.query, qcols.doc, qcols.relevance])
+                inputs.qrels_from_arrays(conn, qt.cell_text(qcols.query),
+                                         qt.cell_text(qcols.doc), to_float(qt, qcols.relevance))
                 qsource = FileSource(qt.path, "csv", ())
 
         def duplicate(which: str, row) -> None:

@@ -73,7 +73,9 @@ def ranking(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rank", help="rank column, 1 first (instead of --score)")
     p.add_argument("--relevance", help="relevance grade column (blank = unjudged)")
     p.add_argument("--system", help="system/run column: metrics per system (optional)")
-    p.add_argument("--qrels", help="judgments file with the same query/doc/relevance column names")
+    p.add_argument("--qrels", help="judgments file: the run's query/doc column names or usual ones "
+                   "(query_id, doc_id, qid, docno), grades in --relevance, 'relevance', a "
+                   "usual name (rel, grade, label) or its one other column")
     p.add_argument("--k", default="1,3,5,10", help="cut-offs (default 1,3,5,10)")
     p.add_argument("--gain", default="linear", choices=["linear", "exponential"],
                    help="nDCG gain: linear = grade (trec_eval), exponential = 2^grade-1 (default linear)")
