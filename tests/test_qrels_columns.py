@@ -142,3 +142,21 @@ def test_relevance_flag_names_the_qrels_grade_column_when_the_run_has_none(tmp_p
                   "--engine", engine)
         values = {r["metric"]: r["value"] for r in got["results"]}
         assert values["map"] == pytest.approx(means["map"], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["qrels.tsv", "qrels.txt", "qrels.csv", "qrels"])
+def test_a_trec_qrels_under_any_name_is_read_for_the_engines(tmp_path, capsys, data, name):
+    """A TREC qrels (``qid iter docno rel``, no header) named like a delimited file is not a
+    CSV an engine reads: the workbench reads it (its columns query, iter, doc, relevance)
+    and the engine takes the judgments; the run's ids are named qid and docno."""
+    run_rows, qrels_rows, means = data
+    path = tmp_path / name
+    path.write_text("".join(f"{q}\t0\t{d}\t{g}\n" for q, d, g in qrels_rows))
+    run = run_frame(run_rows).rename(columns={"query": "qid", "doc": "docno"})
+    run_path = write(run, tmp_path / "run", "parquet")
+    for engine in ("memory", "duckdb"):
+        got = cli(capsys, run_path, "--qrels", path, "--query", "qid", "--doc", "docno",
+                  "--score", "score", "--k", "5,10", "--engine", engine)
+        values = {r["metric"]: r["value"] for r in got["results"]}
+        for metric, expected in means.items():
+            assert values[metric] == pytest.approx(expected, abs=1e-12), (engine, metric)

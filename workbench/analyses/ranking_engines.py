@@ -214,13 +214,26 @@ def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
     return source, preview
 
 
+def qrels_source(path: str) -> FileSource | None:
+    """The qrels file as the engine reads it, or None when the workbench loads it (qrels are
+    small): a format the engine does not read (a TREC qrels, whatever its extension; xlsx,
+    JSON) or an encoding it does not read."""
+    kind = budget.file_kind(path)
+    if kind is None:
+        return None
+    try:
+        return file_source(path, kind)[0]
+    except OptionError:
+        return None
+
+
 def qrels_names(path: str) -> list[str]:
     """The column names of a qrels file as the engine reads it (a CSV's or Parquet's first
     rows; another format loaded by the workbench, as the engine does)."""
-    kind = budget.file_kind(path)
-    if kind is None:
+    source = qrels_source(path)
+    if source is None:
         return [str(c) for c in load_table(path).frame.columns]
-    return list(file_source(path, kind)[0].columns)
+    return list(source.columns)
 
 
 def on_file(source: FileSource, cols, options, ks, progress, engine: str = "duckdb",
@@ -239,12 +252,11 @@ def on_file(source: FileSource, cols, options, ks, progress, engine: str = "duck
         source = read or source  # Spark's file counts its rows on the error path
         has_qrels = bool(options.qrels)
         if has_qrels:
-            kind = budget.file_kind(options.qrels)
-            if kind is not None:
-                qsource, _ = file_source(options.qrels, kind)
+            qsource = qrels_source(options.qrels)
+            if qsource is not None:
                 qsource = inputs.qrels_from_file(conn, qsource, qcols.query, qcols.doc,
                                                  qcols.relevance) or qsource
-            else:  # a format DuckDB does not read: the qrels (small) are read in memory
+            else:  # a format the engine does not read: the qrels (small) are read in memory
                 from ..io import require_columns, to_float
 
                 qt = load_table(options.qrels)
