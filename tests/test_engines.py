@@ -124,6 +124,24 @@ def test_trec_fixtures_on_the_command_line(capsys):
             assert b["value"] == pytest.approx(a["value"], abs=ATOL)
 
 
+@pytest.mark.parametrize("suffix", [".tsv", ".csv"])
+def test_a_trec_run_and_qrels_named_as_delimited_files(tmp_path, capsys, suffix):
+    """A TREC run and qrels whose names say CSV/TSV (no header: not a CSV an engine reads
+    with its header): loaded as TREC files, then the engine; memory's numbers."""
+    import shutil
+
+    run = shutil.copy(os.path.join(TREC, "runA.run"), tmp_path / f"run{suffix}")
+    qrels = shutil.copy(os.path.join(TREC, "qrels.test.txt"), tmp_path / f"qrels{suffix}")
+    memory = cli_json(capsys, run, "--qrels", qrels, "--k", "1,5,10", "--engine", "memory")
+    assert memory["results"] and any("TREC run" in n for n in memory["notes"])
+    duck = cli_json(capsys, run, "--qrels", qrels, "--k", "1,5,10", "--engine", "duckdb")
+    assert "engine:duckdb" in duck["signature"]
+    for a, b in zip(memory["results"], duck["results"], strict=True):
+        assert (a["metric"], a["n"]) == (b["metric"], b["n"])
+        if a["value"] is not None:
+            assert b["value"] == pytest.approx(a["value"], abs=ATOL)
+
+
 # --------------------------------------------------------------------------- generated data
 
 

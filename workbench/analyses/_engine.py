@@ -45,11 +45,12 @@ def unloaded(paths, options, *, spark_trec: bool = False) -> Unloaded | None:
 
     check_engine(options)
     kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
-    if kind is None and spark_trec and options.engine == "spark" and len(paths) == 1 and \
-            os.path.isfile(paths[0]):
+    if spark_trec and kind != "parquet" and options.engine != "memory" and len(paths) == 1 \
+            and os.path.isfile(paths[0]):
         from .ranking_engines import trec_run
 
-        kind = "trec" if trec_run(paths[0]) else None
+        if trec_run(paths[0]):  # whatever its name (a .tsv too): not a CSV with a header
+            kind = "trec" if options.engine == "spark" else None
     if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
         return None  # the loader reads it (and says what is wrong with a path)
     choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
