@@ -39,6 +39,8 @@ SHOTS = [  # (name, example file or session, panel)
     # budget is lowered to 2% of the RAM so that 2M rows are over it)
     ("large-data", "large_run.parquet", "data"),
     ("large-ranking", "large_run.parquet", "ranking"),
+    # the same run as a CSV, copied once by DuckDB and read page by page
+    ("large-csv-data", "large_run.csv", "data"),
     # a request log too large to load (its load share lowered too): Cost reads only its columns
     ("large-cost", "large_log.parquet", "cost"),
 ]
@@ -80,17 +82,18 @@ def two_system_runs(folder: Path) -> Path:
     return path
 
 
-def large_run(folder: Path, rows: int = 2_000_000) -> Path:
-    """A ranking run of ``rows`` rows (100 documents per query, graded labels) as Parquet."""
+def large_run(folder: Path, rows: int = 2_000_000, kind: str = "parquet") -> Path:
+    """A ranking run of ``rows`` rows (100 documents per query, graded labels) as Parquet
+    (or CSV)."""
     import duckdb
 
-    path = folder / "large_run.parquet"
+    path = folder / f"large_run.{kind}"
     duckdb.connect().execute(
         f"COPY (SELECT 'q' || lpad(CAST(i // 100 AS VARCHAR), 6, '0') AS query, "
         f"'d' || (hash(i) % 1000000) || '-' || (i % 100) AS doc, "
         f"round((hash(i * 7) % 100000) / 100000.0, 4) AS score, "
         f"CAST(hash(i * 13) % 4 AS INTEGER) AS relevance FROM range({rows}) t(i)) "
-        f"TO '{path}' (FORMAT parquet)")
+        f"TO '{path}' ({'FORMAT parquet' if kind == 'parquet' else 'HEADER'})")
     return path
 
 
@@ -161,15 +164,16 @@ def main(out: str, size: str, only: str | None = None) -> int:
     for name, file, panel in SHOTS:
         if only and name not in only.split(","):
             continue
-        if file in ("large_run.parquet", "large_log.parquet"):
+        if file in ("large_run.parquet", "large_run.csv", "large_log.parquet"):
             from workbench.engines import budget
 
             budget.MEMORY_SHARE = 0.02
             if file == "large_log.parquet":
                 budget.LOAD_SHARE = 0.005  # a log (not a ranking run) paged too
             if large is None or large.name != file:
-                large = (large_run if file == "large_run.parquet" else large_log)(
-                    Path(tempfile.mkdtemp()))
+                folder = Path(tempfile.mkdtemp())
+                large = (large_log(folder) if file == "large_log.parquet"
+                         else large_run(folder, kind=file.rsplit(".", 1)[1]))
                 window.open_path(str(large))
             settle(window, 180000)
         elif file == generated.name:

@@ -11,7 +11,7 @@ import threading
 from ..core.errors import Cancelled, DataError, OptionError
 from ..core.progress import NULL_PROGRESS
 from ..engines import budget
-from ..engines.duck import Connection, FileSource
+from ..engines.duck import Connection, FileSource, csv_source
 from ..engines.ranking_input import RunColumns
 from ..engines.ranking_sql import EngineRanking, check_duplicates, rank_sql
 
@@ -177,8 +177,6 @@ def _trec_preview(path: str) -> tuple[FileSource, LoadedTable]:
 def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
     """The file as DuckDB reads it, and a table of its first rows (for the columns' names,
     their roles and the CSV dialect, read by the workbench's own sniffing)."""
-    from ..io.loader import load_head
-
     if kind == "trec":
         return _trec_preview(path)
     if kind == "parquet":
@@ -194,24 +192,7 @@ def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
             con.close()
         preview = LoadedTable(frame=head, path=os.path.abspath(path), format="parquet")
         return FileSource(os.path.abspath(path), "parquet", tuple(map(str, head.columns))), preview
-    preview = load_head(path, 1 << 20) or load_head(path, 1 << 23)
-    if preview is None:
-        if os.path.getsize(path) > 64 << 20:  # never the whole large file into memory
-            raise DataError(f"The first lines of file '{path}' could not be read on their own "
-                            f"(a quoted field spanning lines at the cut?); DuckDB needs its "
-                            f"columns and delimiter from them: use --engine memory.")
-        preview = load_table(path)  # a small file: its own messages
-    if preview.format != "text" or preview.delimiter is None:
-        raise OptionError(f"File '{path}' is not delimited text that DuckDB can read; use "
-                          f"--engine memory.")
-    encoding = (preview.encoding or "utf-8").lower().replace("_", "-")
-    if encoding not in ("utf-8", "utf-8-sig", "ascii", "utf-16", "latin-1", "iso-8859-1"):
-        raise OptionError(f"File '{path}' is in the {preview.encoding} encoding, which DuckDB "
-                          f"does not read; save it as UTF-8 or use --engine memory.")
-    source = FileSource(os.path.abspath(path), "csv", tuple(map(str, preview.frame.columns)),
-                        delimiter=preview.delimiter, decimal=preview.decimal or ".",
-                        encoding=encoding)
-    return source, preview
+    return csv_source(path)
 
 
 def qrels_source(path: str) -> FileSource | None:

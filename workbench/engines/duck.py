@@ -193,6 +193,33 @@ class FileSource:
         return [found[r] for r in rns]
 
 
+def csv_source(path: str):
+    """A delimited text file as DuckDB reads it (the dialect found by the workbench's own
+    sniffing of its first lines: delimiter, columns, decimal mark, encoding), and the table of
+    those first rows as the workbench reads them."""
+    from ..io import load_table
+    from ..io.loader import load_head
+
+    preview = load_head(path, 1 << 20) or load_head(path, 1 << 23)
+    if preview is None:
+        if os.path.getsize(path) > 64 << 20:  # never the whole large file into memory
+            raise DataError(f"The first lines of file '{path}' could not be read on their own "
+                            f"(a quoted field spanning lines at the cut?); DuckDB needs its "
+                            f"columns and delimiter from them: use --engine memory.")
+        preview = load_table(path)  # a small file: its own messages
+    if preview.format != "text" or preview.delimiter is None:
+        raise OptionError(f"File '{path}' is not delimited text that DuckDB can read; use "
+                          f"--engine memory.")
+    encoding = (preview.encoding or "utf-8").lower().replace("_", "-")
+    if encoding not in ("utf-8", "utf-8-sig", "ascii", "utf-16", "latin-1", "iso-8859-1"):
+        raise OptionError(f"File '{path}' is in the {preview.encoding} encoding, which DuckDB "
+                          f"does not read; save it as UTF-8 or use --engine memory.")
+    source = FileSource(os.path.abspath(path), "csv", tuple(map(str, preview.frame.columns)),
+                        delimiter=preview.delimiter, decimal=preview.decimal or ".",
+                        encoding=encoding)
+    return source, preview
+
+
 def require(path: str, present, names) -> None:
     """One sentence for the columns of ``names`` the file does not have."""
     missing = [n for n in names if n not in present]

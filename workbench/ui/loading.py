@@ -39,18 +39,21 @@ def _parquet_head(path: str):
         paged.close()
 
 
-def open_large(path: str):
-    """A Parquet file over the memory budget, opened for paging by DuckDB
+def open_large(path: str, progress=None):
+    """A Parquet or CSV file over the memory budget, opened for paging by DuckDB
     (:mod:`workbench.engines.paged`), or None: the file is loaded."""
     try:
         from ..engines.paged import open_if_large
     except ImportError:  # pragma: no cover - the engines are part of the package
         return None
-    return open_if_large(path)
+    return open_if_large(path, progress)
 
 
 def large_table(large, *, hash_now: bool = True):
-    """The table of a file read page by page: its first rows stand in for the columns."""
+    """The table of a file read page by page: its first rows stand in for the columns (a
+    CSV's as the workbench reads them, with their dialect)."""
+    from dataclasses import replace
+
     from ..io.loader import Digest
     from ..io.table import PARQUET, LoadedTable
 
@@ -58,6 +61,10 @@ def large_table(large, *, hash_now: bool = True):
     stat = os.stat(path)
     digest = Digest(None, background=hash_now,
                     file=(path, (stat.st_size, stat.st_mtime_ns), f"'{path}'"))
+    if large.preview is not None:
+        head = large.preview
+        return replace(head, digest=digest, size_bytes=stat.st_size,
+                       notes=head.notes + (large.sentence(),), large=large)
     return LoadedTable(frame=large.paged.head(), path=path, format=PARQUET, digest=digest,
                        size_bytes=stat.st_size, notes=(large.sentence(),), large=large)
 
@@ -68,7 +75,7 @@ def load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress
     from ..io import load_table
     from ..io.roles import guess_roles
 
-    large = open_large(path)
+    large = open_large(path, progress)
     if large is not None:
         progress.advance(0.5, "reading the first rows (the file is read page by page)")
         table = large_table(large)
