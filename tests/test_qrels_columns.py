@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 pytest.importorskip("duckdb")
@@ -160,3 +161,40 @@ def test_a_trec_qrels_under_any_name_is_read_for_the_engines(tmp_path, capsys, d
         values = {r["metric"]: r["value"] for r in got["results"]}
         for metric, expected in means.items():
             assert values[metric] == pytest.approx(expected, abs=1e-12), (engine, metric)
+
+
+# --------------------------------------------------------------------------- the run's grades
+
+
+def _with_run_grades(run_rows, qrels_rows):
+    """The run with a 'label' column that disagrees with the qrels: every retrieved document
+    graded 2, including the queries the qrels never judge (a pooled answer would differ)."""
+    run = run_frame(run_rows)
+    run["label"] = 2
+    extra = pd.DataFrame({"query": ["zz-only-in-run"] * 3, "doc": ["a", "b", "c"],
+                          "score": [3.0, 2.0, 1.0], "label": [2, 0, 1]})
+    return pd.concat([run, extra], ignore_index=True)
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_a_runs_grade_column_is_left_to_the_qrels_unless_named(tmp_path, capsys, data, engine):
+    """With --qrels, a run column that merely looks like grades ('label') is not pooled: the
+    qrels judge, as trec_eval does, a note names the column and the signature says
+    judged:qrels.  Named with --relevance, it is pooled (judged:pooled+qrels)."""
+    run_rows, qrels_rows, means = data
+    run_path = write(_with_run_grades(run_rows, qrels_rows), tmp_path / "run", "csv")
+    qrels_path = write(qrels_frame(qrels_rows), tmp_path / "qrels", "csv")
+    got = cli(capsys, run_path, "--qrels", qrels_path, "--query", "query", "--doc", "doc",
+              "--score", "score", "--k", "5,10", "--engine", engine)
+    values = {r["metric"]: r["value"] for r in got["results"]}
+    for metric, expected in means.items():
+        assert values[metric] == pytest.approx(expected, abs=1e-12), metric
+    assert "|judged:qrels|" in got["signature"]
+    note = [n for n in got["notes"] if "'label'" in n]
+    assert len(note) == 1 and "not used" in note[0] and "--relevance" in note[0], got["notes"]
+
+    pooled = cli(capsys, run_path, "--qrels", qrels_path, "--relevance", "label", "--k", "5,10",
+                 "--engine", engine)
+    assert "|judged:pooled+qrels|" in pooled["signature"]
+    p_values = {r["metric"]: r["value"] for r in pooled["results"]}
+    assert p_values["map"] != pytest.approx(means["map"], abs=1e-6)  # the run's grades count

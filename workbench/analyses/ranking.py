@@ -143,7 +143,12 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
     ks = _check(options)
     res = Resolver(table)
     cols = _columns(table, options, res)
-    notes = list(res.notes)
+    notes = [n for n in res.notes if not (cols.unused_relevance and "relevance" in n
+                                            and f"'{cols.unused_relevance}'" in n)]
+    if cols.unused_relevance:
+        notes.append(f"The run's column '{cols.unused_relevance}' looks like relevance grades "
+                     f"and was not used: the qrels file judges, as trec_eval does (name the "
+                     f"column with --relevance to pool its grades with the qrels).")
     qcols = _qrels_columns(options, cols, on_file=source is not None)
     if qcols is not None and qcols.note(os.path.basename(options.qrels)):
         notes.append(qcols.note(os.path.basename(options.qrels)))
@@ -310,6 +315,7 @@ class _Columns:
     rank: str | None
     system: str | None
     relevance: str | None
+    unused_relevance: str | None = None  # a run column that looks like grades, left to the qrels
 
 
 def _columns(table: LoadedTable, options: Options, res: Resolver) -> _Columns:
@@ -337,10 +343,11 @@ def _columns(table: LoadedTable, options: Options, res: Resolver) -> _Columns:
         require_columns(table, [rel_col])
     elif options.qrels is None:
         rel_col = res.required(None, "relevance", "--relevance")
-    else:
-        rel_col = res.optional(None, "relevance", "--relevance")
-        if rel_col and rel_col in (q_col, d_col, s_col, r_col, sys_col):
-            rel_col = None
+    else:  # the qrels judge; a run column is pooled with them only when named (trec_eval's rule)
+        rel_col = None
+        unused = res.optional(None, "relevance", "--relevance")
+        if unused and unused not in (q_col, d_col, s_col, r_col, sys_col):
+            return _Columns(q_col, d_col, s_col, r_col, sys_col, None, unused)
     return _Columns(q_col, d_col, s_col, r_col, sys_col, rel_col)
 
 
@@ -655,7 +662,8 @@ def _signature(options: Options, ks, cols: _Columns) -> dict:
         "rel": f">={options.relevance_threshold:g}",
         "norel": options.no_relevant,
         "unjudged": options.unjudged,
-        "judged": "pooled" + ("+qrels" if options.qrels else ""),
+        "judged": ("qrels" if options.qrels and not cols.relevance
+                   else "pooled" + ("+qrels" if options.qrels else "")),
         "missing-query": "zero",
         "p@k-denom": "k",
         "rr": "full-list",

@@ -16,8 +16,10 @@ class RankingPanel(AnalysisPanel):
               roles=("relevance",)),
         Field("system", "System", "column", "Optional: metrics per system (run).", roles=("system",)),
         Field("qrels", "Qrels file", "file",
-              "Optional judgments file with the same query/doc/relevance column names: relevant "
-              "documents that were never retrieved then count in recall and the ideal DCG."),
+              "Optional judgments file (a TREC qrels, CSV, Parquet...): its columns are matched "
+              "by the run's names, else usual ones (query_id/qid, doc_id/docno, rel/grade/label). "
+              "Relevant documents never retrieved then count in recall and the ideal DCG; a "
+              "Relevance column chosen above is pooled with it (the qrels win where both judge)."),
         Field("ks", "Cut-offs k", "cutoffs", "Comma-separated, e.g. 1,3,5,10."),
         Field("gain", "nDCG gain", "choice",
               "linear: gain = grade (trec_eval, ranx ndcg)\nexponential: 2^grade - 1 (ranx ndcg_burges)",
@@ -47,7 +49,7 @@ class RankingPanel(AnalysisPanel):
         Field("engine", "Computed by", "choice",
               "What computes the per-query table (the numbers are the same).\n"
               "automatic: in memory for a loaded file; DuckDB for a Parquet file over the "
-              "memory budget, which the window reads page by page without loading it\n"
+              "memory budget, or a CSV over it, which the window reads page by page without loading it\n"
               "DuckDB: the same definitions as SQL (on a loaded file or on the whole file)\n"
               "Spark: the same SQL on a local Spark session (local[2]; needs pyspark and "
               "Java 17; it takes a while to start; for a cluster, use the command line's "
