@@ -411,3 +411,28 @@ def test_a_qrels_with_its_own_column_names_read_by_spark(spark, tmp_path, capsys
     sp = cli_json(capsys, *args, "--engine", "spark")
     same_json(memory, sp)
     assert [n for n in sp["notes"] if "'query_id' as the query ids" in n]
+
+
+def test_fractional_grades_are_used_as_they_are_and_said(spark, tmp_path, capsys):
+    """Grades 0.5 and 1.5 (a judge's averaged labels): every engine uses them as they are
+    (gain 0.5; relevant from 1) with the same numbers, and says how many there are."""
+    run = pd.DataFrame({"query": ["a"] * 4 + ["b"] * 3, "doc": list("wxyzwxy"),
+                        "score": [4, 3, 2, 1, 3, 2, 1]})
+    qrels = pd.DataFrame({"query": ["a", "a", "a", "b", "b"], "doc": list("wxzxy"),
+                          "relevance": [0.5, 2, 1.5, 1, 0.25]})
+    args = [write(run, tmp_path / "run", "csv"), "--qrels", write(qrels, tmp_path / "q", "csv"),
+            "--k", "3,10"]
+    out = {e: cli_json(capsys, *args, "--engine", e) for e in ("memory", "duckdb", "spark")}
+    for e in ("duckdb", "spark"):
+        same_json(out["memory"], out[e])
+    for e, got in out.items():
+        assert [n for n in got["notes"] if n.startswith("3 judgments have a fractional grade")], \
+            (e, got["notes"])
+    # nDCG@3 of query a by hand: ranked w(0.5) x(2) y(0); ideal x(2) z(1.5) w(0.5)
+    dcg = 0.5 + 2 / np.log2(3)
+    idcg = 2 + 1.5 / np.log2(3) + 0.5 / 2
+    # query b: ranked w(unjudged) x(1) y(0.25); ideal x(1) y(0.25)
+    dcg_b = 1 / np.log2(3) + 0.25 / 2
+    idcg_b = 1 + 0.25 / np.log2(3)
+    ndcg = {r["metric"]: r["value"] for r in out["memory"]["results"]}["ndcg@3"]
+    assert ndcg == pytest.approx((dcg / idcg + dcg_b / idcg_b) / 2, abs=1e-12)

@@ -202,6 +202,7 @@ class _Ranked:
     unjudged_rows: int
     qrels_only_docs: int
     negative_grades: int
+    fractional_grades: int = 0
 
 
 def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress,
@@ -238,7 +239,9 @@ def _memory_ranked(table: LoadedTable, options: Options, cols, ks, progress,
                    judged_queries=np.bincount(judg.jq, minlength=Q) > 0,
                    any_run=np.bincount(coded.rq, minlength=Q) > 0,
                    unjudged_rows=judg.unjudged_rows, qrels_only_docs=judg.qrels_only_docs,
-                   negative_grades=int((judg.jgrade < 0).sum()))
+                   negative_grades=int((judg.jgrade < 0).sum()),
+                   fractional_grades=int((np.isfinite(judg.jgrade)
+                                          & (judg.jgrade != np.floor(judg.jgrade))).sum()))
 
 
 @dataclass
@@ -644,6 +647,12 @@ def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg,
         notes.append(f"{plural(n_only, 'judged document')} in the qrels "
                      f"{verb(n_only, 'was', 'were')} never retrieved; "
                      f"{verb(n_only, 'it counts', 'they count')} in recall, MAP and the ideal DCG.")
+    if getattr(judg, "fractional_grades", 0):
+        notes.append(f"{plural(judg.fractional_grades, 'judgment')} "
+                     f"{verb(judg.fractional_grades, 'has', 'have')} a fractional grade, used "
+                     f"as it is (its gain is the grade; relevant from "
+                     f"{options.relevance_threshold:g}); trec_eval reads grades as integers "
+                     f"and pytrec_eval refuses them, so their numbers differ here.")
     if judg.negative_grades:
         notes.append(f"{judg.negative_grades} judgments have a negative grade; their gain "
                      f"counts as 0.")

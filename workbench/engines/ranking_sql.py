@@ -94,6 +94,7 @@ class EngineRanking:
     unjudged_rows: int
     qrels_only_docs: int
     negative_grades: int
+    fractional_grades: int = 0
 
 
 def _gain(expr: str, gain: str, sql: Dialect) -> str:
@@ -230,7 +231,8 @@ def _ideal_sql(sql: Dialect, ks, gain: str, threshold: float) -> str:
         f"AS idcg_{k}" for k in ks)
     return f"""
 SELECT q, count(*) FILTER (WHERE g >= {t}) AS relevant,
-  count(*) FILTER (WHERE g < 0) AS negative, {cut}
+  count(*) FILTER (WHERE g < 0) AS negative,
+  count(*) FILTER (WHERE g <> floor(g)) AS fractional, {cut}
 FROM (SELECT q, g, {_gain('g', gain, sql)} AS ig,
              row_number() OVER (PARTITION BY q ORDER BY {_gain('g', gain, sql)} DESC) AS jr
       FROM judg) j
@@ -305,7 +307,8 @@ def _gather(per: pd.DataFrame, ideal: pd.DataFrame, qrels_first: pd.DataFrame | 
     return EngineRanking(q_labels=q_labels, sys_labels=sys_labels, arrays=arrays,
                          judged_queries=judged_queries, any_run=any_run,
                          unjudged_rows=int(per["unjudged"].sum()), qrels_only_docs=qrels_only,
-                         negative_grades=int(ideal["negative"].sum()))
+                         negative_grades=int(ideal["negative"].sum()),
+                         fractional_grades=int(ideal["fractional"].sum()))
 
 
 def _arrays(part: pd.DataFrame, index: pd.Index, Q: int, ks, relevant: np.ndarray,
