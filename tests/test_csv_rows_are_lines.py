@@ -9,7 +9,8 @@ import io
 
 import pytest
 
-from workbench.engines.spark_input import rows_are_lines
+from workbench.core.errors import DataError
+from workbench.engines.spark_input import multi_line_ending, rows_are_lines
 
 CASES = [
     'a,b\n1,2\n3,4\n',
@@ -46,3 +47,42 @@ def test_a_quoted_field_spanning_chunks(tmp_path):
         assert rows_are_lines(str(path), chunk=chunk) is False
     path.write_bytes(text.replace("\n" + "y", " y").encode("utf-8"))
     assert rows_are_lines(str(path), chunk=7) is True
+
+
+# ------------------------------------------------------------------ the records' line ending
+
+ENDINGS = [
+    (b'q,d\r\n1,"a\r\nb"\r\n2,c\r\n', "\r\n"),   # Windows, the same ending inside a field
+    (b'q,d\n1,"a\r\nb"\n2,c\n', "\n"),           # Unix, a Windows break inside a field
+    (b'q,d\r1,"a\r\nb"\r2,c', "\r"),              # old Mac, no break at the end
+    (b'q,d\r\n\r\n1,"a\nb"\r\n', "\r\n"),        # a blank line
+    (b'q,d', None),                                 # one line, no ending
+]
+
+
+@pytest.mark.parametrize("data, ending", ENDINGS)
+@pytest.mark.parametrize("chunk", [1, 2, 3, 1 << 20])
+def test_the_records_line_ending_outside_quoted_fields(tmp_path, data, ending, chunk):
+    path = tmp_path / "f.csv"
+    path.write_bytes(data)
+    assert multi_line_ending(str(path), chunk=chunk) == ending
+
+
+@pytest.mark.parametrize("data, words", [
+    (b'q,d\r\n1,"a\nb"\n2,c\n', ["1 CRLF", "2 LF"]),
+    (b'q,d\n1,"a\nb"\r2,c\r\n', ["1 LF", "1 CR", "1 CRLF"]),
+])
+def test_a_file_with_two_line_endings_is_one_sentence(tmp_path, data, words):
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(data)
+    with pytest.raises(DataError) as err:
+        multi_line_ending(str(path), chunk=2)
+    assert "mixed.csv" in str(err.value) and "--engine duckdb" in str(err.value)
+    for w in words:
+        assert w in str(err.value)
+
+
+def test_an_encoding_of_two_bytes_a_character_is_left_to_spark(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_bytes('q,d\r\n1,"a\nb"\r\n'.encode("utf-16"))
+    assert multi_line_ending(str(path), "utf-16") is None

@@ -436,3 +436,30 @@ def test_fractional_grades_are_used_as_they_are_and_said(spark, tmp_path, capsys
     idcg_b = 1 + 0.25 / np.log2(3)
     ndcg = {r["metric"]: r["value"] for r in out["memory"]["results"]}["ndcg@3"]
     assert ndcg == pytest.approx((dcg / idcg + dcg_b / idcg_b) / 2, abs=1e-12)
+
+
+@pytest.mark.parametrize("ending", ["\r\n", "\r", "\n"])
+def test_a_line_break_inside_a_quoted_id_stays_as_written(spark, tmp_path, capsys, ending):
+    """Quoted doc ids holding '\\r\\n' or '\\n' in a file whose lines end in CRLF, CR or LF:
+    Spark reads each id as written (its own line ending is given to it), so the judgments
+    match as in memory; a file ending its lines two ways is one sentence."""
+    rows = [("q1", 'x\r\ny', 3), ("q1", "z", 2), ("q1", 'u\nv', 1), ("q2", "z", 1)]
+    text = ending.join(["query,doc,score"] + [f'{q},"{d}",{s}' for q, d, s in rows]) + ending
+    run_path = tmp_path / "run.csv"
+    run_path.write_bytes(text.encode("utf-8"))
+    qrels = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["x\r\ny", "u\nv", "z"],
+                          "relevance": [1, 2, 1]})
+    qrels_path = write(qrels, tmp_path / "qrels", "parquet")
+    args = [run_path, "--qrels", qrels_path, "--k", "3"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    sp = cli_json(capsys, *args, "--engine", "spark")
+    same_json(memory, sp)
+    # q1: relevant at ranks 1 and 3 -> AP (1 + 2/3) / 2; q2: relevant at rank 1 -> AP 1
+    expected = ((1 + 2 / 3) / 2 + 1) / 2
+    assert {r["metric"]: r["value"] for r in sp["results"]}["map"] == pytest.approx(expected)
+
+    other = "\n" if ending != "\n" else "\r\n"
+    body = other.join(f'{q},"{d}",{s}' for q, d, s in rows)
+    run_path.write_bytes(("query,doc,score" + ending + body + other).encode("utf-8"))
+    message = cli_error(capsys, run_path, "--qrels", qrels_path, "--engine", "spark")
+    assert "more than one way" in message and "run.csv" in message

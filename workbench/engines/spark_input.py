@@ -4,7 +4,9 @@ memory, with the columns of :mod:`workbench.engines.ranking_input` (the DuckDB e
 
 A CSV whose quoted fields may span lines (as DuckDB and the workbench read them) is read with
 ``multiLine``, in one task per file; a CSV where no quoted field holds a line break (checked
-first: :func:`rows_are_lines`, about 0.5 s per 250 MB) is split between Spark's tasks.  Ids stay exact text: a CSV/TSV is read with
+first: :func:`rows_are_lines`, about 0.5 s per 250 MB) is split between Spark's tasks.  The
+multi-line reader is given the file's one line ending (:func:`multi_line_ending`), so that a
+break inside a quoted id stays as written.  Ids stay exact text: a CSV/TSV is read with
 every column as a string (Spark infers nothing:
 ``9``, ``10``, ``00042`` and ``42.0`` stay those texts); a Parquet id column typed as a number
 is rendered as the in-memory path renders it (``42`` for 42 and 42.0).  A number cell must be
@@ -82,14 +84,20 @@ def read(conn: SparkConnection, source: FileSource) -> SparkFile:
             schema = T.StructType([T.StructField(c, T.StringType()) for c in source.columns])
             utf8 = source.encoding in ("utf-8", "utf-8-sig", "ascii")
             encoding = "UTF-8" if utf8 else source.encoding
-            frame = (conn.session.read.schema(schema).option("header", True)
-                     .option("enforceSchema", True).option("sep", source.delimiter)
-                     .option("quote", '"').option("escape", '"').option("encoding", encoding)
-                     .option("mode", "PERMISSIVE")
-                     # a quoted field may span lines (as DuckDB and the workbench read it):
-                     # then the file is parsed in one task, otherwise split between tasks
-                     .option("multiLine", not (utf8 and rows_are_lines(source.path)))
-                     .csv(source.path))
+            reader = (conn.session.read.schema(schema).option("header", True)
+                      .option("enforceSchema", True).option("sep", source.delimiter)
+                      .option("quote", '"').option("escape", '"').option("encoding", encoding)
+                      .option("mode", "PERMISSIVE"))
+            # a quoted field may span lines (as DuckDB and the workbench read it): then the
+            # file is parsed in one task, with its own line ending, otherwise split between
+            # tasks
+            multi = not (utf8 and rows_are_lines(source.path))
+            reader = reader.option("multiLine", multi)
+            if multi:
+                ending = multi_line_ending(source.path, source.encoding)
+                if ending:
+                    reader = reader.option("lineSep", ending)
+            frame = reader.csv(source.path)
     except conn.error as err:
         first = (str(err).strip().splitlines() or ["unreadable"])[0]
         raise DataError(f"File '{source.path}' could not be read by Spark: {first}") from None
@@ -123,6 +131,53 @@ def rows_are_lines(path: str, chunk: int = LINE_CHECK_CHUNK) -> bool:
             elif carry:  # inside a quoted field since the last chunk
                 if ((data == 0x0A) | (data == 0x0D)).any():
                     return False
+
+
+def multi_line_ending(path: str, encoding: str = "utf-8",
+                      chunk: int = LINE_CHECK_CHUNK) -> str | None:
+    """The one line ending (``\r\n``, ``\n`` or ``\r``) that ends the records of a CSV whose
+    quoted fields hold line breaks, for Spark's ``lineSep``.  Without it, Spark's multi-line
+    reader takes the ending of the first line and turns that ending inside a quoted field
+    into ``\n`` (an id ``"a\r\nb"`` would become ``"a\nb"``), and a file ending its lines
+    with ``\r`` alone loses its rows.  None when the encoding is not one byte per ASCII
+    character (Spark then detects the ending itself).  A file whose records end in more than
+    one way is refused: Spark would join or cut its rows."""
+    import codecs
+
+    name = codecs.lookup(encoding).name
+    if name not in ("utf-8", "utf-8-sig", "ascii") and len("\n".encode(name)) != 1:
+        return None
+    carry, last, crlf, lone_lf, cr = 0, 0, 0, 0, 0
+    with open(path, "rb") as handle:
+        while True:
+            block = handle.read(chunk)
+            if not block:
+                break
+            data = np.frombuffer(block, dtype=np.uint8)
+            quotes = np.flatnonzero(data == 0x22)
+            breaks = np.flatnonzero((data == 0x0A) | (data == 0x0D))
+            inside = ((np.searchsorted(quotes, breaks) + carry) & 1).astype(bool)
+            out = breaks[~inside]
+            if out.size:
+                is_lf = data[out] == 0x0A
+                before = np.where(out > 0, data[np.maximum(out - 1, 0)], last)
+                after_cr = is_lf & (before == 0x0D)
+                crlf += int(after_cr.sum())
+                lone_lf += int((is_lf & ~after_cr).sum())
+                cr += int((~is_lf).sum())
+            carry = (carry + quotes.size) & 1
+            last = int(data[-1])
+    endings = {"\r\n": crlf, "\n": lone_lf, "\r": cr - crlf}
+    used = [e for e, n in endings.items() if n > 0]
+    if len(used) > 1:
+        shown = {"\r\n": "CRLF", "\n": "LF", "\r": "CR"}
+        raise DataError(
+            f"File '{path}' ends its lines in more than one way "
+            f"({', '.join(f'{endings[e]:,} {shown[e]}' for e in used)}) and has quoted fields "
+            f"over several lines: Spark's CSV reader then needs one line ending and would join "
+            f"or cut rows. Save the file with one line ending, or use --engine duckdb or "
+            f"memory, which read it as it is.")
+    return used[0] if used else None
 
 
 def _trec(conn: SparkConnection, source: FileSource) -> SparkFile:
