@@ -463,3 +463,24 @@ def test_a_line_break_inside_a_quoted_id_stays_as_written(spark, tmp_path, capsy
     run_path.write_bytes(("query,doc,score" + ending + body + other).encode("utf-8"))
     message = cli_error(capsys, run_path, "--qrels", qrels_path, "--engine", "spark")
     assert "more than one way" in message and "run.csv" in message
+
+
+def test_a_cp1252_csv_is_read_by_spark_as_in_memory(spark, tmp_path, capsys):
+    """A run saved by Excel on Windows (cp1252, accented ids, CRLF): Spark reads it in that
+    encoding, ids matching a UTF-8 qrels as in memory; DuckDB, which cannot, says so."""
+    text = "query,doc,score\r\nq1,café,3\r\nq1,d2,2\r\nq1,\"naïve\r\nlines\",1\r\nq2,dè,1\r\n"
+    run_path = tmp_path / "excel.csv"
+    run_path.write_bytes(text.encode("cp1252"))
+    qrels = pd.DataFrame({"query": ["q1", "q1", "q2"], "doc": ["café", "naïve\r\nlines", "dè"],
+                          "relevance": [2, 1, 1]})
+    qrels_path = write(qrels, tmp_path / "qrels", "csv")
+    args = [run_path, "--qrels", qrels_path, "--k", "3"]
+    memory = cli_json(capsys, *args, "--engine", "memory")
+    sp = cli_json(capsys, *args, "--engine", "spark")
+    same_json(memory, sp)
+    assert "|engine:spark" in sp["signature"]
+    # q1: relevant at ranks 1 and 3 -> AP (1 + 2/3) / 2; q2: AP 1
+    assert {r["metric"]: r["value"] for r in sp["results"]}["map"] == \
+        pytest.approx(((1 + 2 / 3) / 2 + 1) / 2)
+    message = cli_error(capsys, *args, "--engine", "duckdb")
+    assert "cp1252" in message and "excel.csv" in message

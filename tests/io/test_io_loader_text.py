@@ -91,6 +91,18 @@ def test_binary_file_is_refused(tmp_path):
     assert "blob.csv" in message and "binary" in message
 
 
+@pytest.mark.parametrize("module, word", [("gzip", "gzip"), ("bz2", "bzip2"),
+                                          ("lzma", "xz")])
+@pytest.mark.parametrize("name", ["run.csv.gz", "run.tsv", "run"])
+def test_a_compressed_file_says_so_whatever_its_name(tmp_path, module, word, name):
+    """Compressed by the standard library's own compressors (not by bytes written here)."""
+    import importlib
+
+    data = importlib.import_module(module).compress(b"query,doc,score\nq1,d1,1\n")
+    message = load_error(write(tmp_path, name, data))
+    assert name in message and f"{word}-compressed" in message and "decompress" in message
+
+
 def test_xlsx_saved_with_csv_extension_gets_a_hint(tmp_path):
     message = load_error(write(tmp_path, "book.csv", b"PK\x03\x04rest-of-zip"))
     assert "book.csv" in message and ".xlsx" in message

@@ -67,8 +67,9 @@ def unloaded(paths, options, *, spark_trec: bool = False) -> Unloaded | None:
         raise OptionError(MISSING)
     from .ranking_engines import file_source
 
-    source, preview = file_source(paths[0], kind)
-    return Unloaded(source, preview, "spark" if options.engine == "spark" else "duckdb", choice)
+    engine = "spark" if options.engine == "spark" else "duckdb"
+    source, preview = file_source(paths[0], kind, engine)
+    return Unloaded(source, preview, engine, choice)
 
 
 def memory_notes(table, options) -> list[str]:

@@ -174,7 +174,7 @@ def _trec_preview(path: str) -> tuple[FileSource, LoadedTable]:
     return FileSource(os.path.abspath(path), "trec", trec.RUN_COLUMNS), preview
 
 
-def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
+def file_source(path: str, kind: str, engine: str = "duckdb") -> tuple[FileSource, LoadedTable]:
     """The file as DuckDB reads it, and a table of its first rows (for the columns' names,
     their roles and the CSV dialect, read by the workbench's own sniffing)."""
     if kind == "trec":
@@ -192,7 +192,7 @@ def file_source(path: str, kind: str) -> tuple[FileSource, LoadedTable]:
             con.close()
         preview = LoadedTable(frame=head, path=os.path.abspath(path), format="parquet")
         return FileSource(os.path.abspath(path), "parquet", tuple(map(str, head.columns))), preview
-    return csv_source(path)
+    return csv_source(path, engine)
 
 
 def qrels_source(path: str) -> FileSource | None:

@@ -193,10 +193,11 @@ class FileSource:
         return [found[r] for r in rns]
 
 
-def csv_source(path: str):
-    """A delimited text file as DuckDB reads it (the dialect found by the workbench's own
-    sniffing of its first lines: delimiter, columns, decimal mark, encoding), and the table of
-    those first rows as the workbench reads them."""
+def csv_source(path: str, engine: str = "duckdb"):
+    """A delimited text file as DuckDB (or Spark: ``engine='spark'``, which also reads the
+    Windows cp1252 encoding) reads it (the dialect found by the workbench's own sniffing of
+    its first lines: delimiter, columns, decimal mark, encoding), and the table of those
+    first rows as the workbench reads them."""
     from ..io import load_table
     from ..io.loader import load_head
 
@@ -211,7 +212,8 @@ def csv_source(path: str):
         raise OptionError(f"File '{path}' is not delimited text that DuckDB can read; use "
                           f"--engine memory.")
     encoding = (preview.encoding or "utf-8").lower().replace("_", "-")
-    if encoding not in ("utf-8", "utf-8-sig", "ascii", "utf-16", "latin-1", "iso-8859-1"):
+    readable = ("utf-8", "utf-8-sig", "ascii", "utf-16", "latin-1", "iso-8859-1")
+    if encoding not in readable + (("cp1252",) if engine == "spark" else ()):
         raise OptionError(f"File '{path}' is in the {preview.encoding} encoding, which DuckDB "
                           f"does not read; save it as UTF-8 or use --engine memory.")
     source = FileSource(os.path.abspath(path), "csv", tuple(map(str, preview.frame.columns)),

@@ -70,6 +70,11 @@ class SparkFile:
         return self.source.describe_rows([int(c) for c in counts])
 
 
+#: the Java name of an encoding whose Python name Java does not know
+JAVA_CHARSETS = {"cp1252": "windows-1252", "latin-1": "ISO-8859-1", "utf-16-le": "UTF-16LE",
+                 "utf-16-be": "UTF-16BE"}
+
+
 def read(conn: SparkConnection, source: FileSource) -> SparkFile:
     """The file as a DataFrame (CSV: every column a string; Parquet: its own types)."""
     from pyspark.sql import functions as F
@@ -83,7 +88,7 @@ def read(conn: SparkConnection, source: FileSource) -> SparkFile:
         else:
             schema = T.StructType([T.StructField(c, T.StringType()) for c in source.columns])
             utf8 = source.encoding in ("utf-8", "utf-8-sig", "ascii")
-            encoding = "UTF-8" if utf8 else source.encoding
+            encoding = "UTF-8" if utf8 else JAVA_CHARSETS.get(source.encoding, source.encoding)
             reader = (conn.session.read.schema(schema).option("header", True)
                       .option("enforceSchema", True).option("sep", source.delimiter)
                       .option("quote", '"').option("escape", '"').option("encoding", encoding)
