@@ -355,6 +355,8 @@ def test_auto_takes_memory_within_the_budget_and_duckdb_over_it(tmp_path, capsys
     args = [run_path, "--qrels", qrels_path, "--k", "5"]
     small = cli_json(capsys, *args)  # the default is auto
     assert "engine:memory" in small["signature"]
+    why = [n for n in small["notes"] if "'auto'" in n and "in memory" in n]
+    assert len(why) == 1 and f"{budget.memory_budget() / 1e9:.1f} GB" in why[0], small["notes"]
     monkeypatch.setattr(budget, "BYTES_PER_ROW", 10**9)  # every file over the budget
     large = cli_json(capsys, *args, "--engine", "auto")
     assert "engine:duckdb" in large["signature"]

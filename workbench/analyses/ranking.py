@@ -165,6 +165,8 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
         notes.append(eng.engine_note(engine, conn, choice))
     else:
         ranked, engine = _memory_ranked(table, options, cols, ks, progress), "memory"
+        if options.engine == "auto":
+            notes.append(_auto_memory_note())
     progress.check_cancelled()
     records, per_query, summary_rows = [], [], []
     q_labels = ranked.q_labels
@@ -657,6 +659,16 @@ def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg,
         notes.append(f"{judg.negative_grades} judgments have a negative grade; their gain "
                      f"counts as 0.")
     return notes
+
+
+def _auto_memory_note() -> str:
+    """Why ``auto`` computed in memory: the table was loaded, within the budget."""
+    from ..engines import budget
+
+    why = (f"DuckDB computes a CSV or Parquet run over the memory budget of "
+           f"{budget.memory_budget() / 1e9:.1f} GB ({budget.MEMORY_SHARE:.0%} of the RAM)"
+           if budget.duckdb_available() else "DuckDB is not installed here")
+    return f"The per-query table was computed in memory ('auto': the run was loaded; {why})."
 
 
 def _signature(options: Options, ks, cols: _Columns) -> dict:
