@@ -257,6 +257,46 @@ def test_two_runs_and_their_qrels_dropped_together(qtbot, window):
     assert "qrels" in panel.last_result.signature or panel.control("qrels").path()
 
 
+def test_gzip_compressed_runs_and_qrels_dropped_together(qtbot, window, tmp_path):
+    """The same three files as TREC distributes them (gzip): the qrels found by their content
+    and kept apart, the runs stacked, the numbers of the plain files."""
+    import gzip
+
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    from workbench.analyses import ranking
+
+    paths = _groups()["TREC run A + run B + qrels"]
+    packed = []
+    for p in paths:
+        target = tmp_path / (os.path.basename(p) + ".gz")
+        target.write_bytes(gzip.compress(open(p, "rb").read()))
+        packed.append(str(target))
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(p) for p in packed])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.table_loaded, timeout=60000):
+        window.dropEvent(event)
+    landed, panel = _landed(qtbot, window)
+    assert landed == "ranking"
+    _no_error(window, panel)
+    assert panel.control("qrels").path().endswith(".gz")
+    runs = [p for p in paths if p.endswith(".run")]
+    qrels = [p for p in paths if not p.endswith(".run")][0]
+    from workbench.io import load_many
+
+    import dataclasses
+
+    plain = ranking.run(load_many(runs), dataclasses.replace(panel.options(), qrels=qrels))
+    got = {(r["metric"], r.get("system")): r["value"] for r in panel.last_result.records}
+    want = {(r["metric"], r.get("system")): r["value"] for r in plain.records}
+    assert got.keys() >= {("map", "runA"), ("map", "runB")}
+    assert {k: got[k] for k in want if k[0] == "map"} == pytest.approx(
+        {k: v for k, v in want.items() if k[0] == "map"})
+
+
 # -- item 9: while a ranking computes, the panel does not say it lacks its columns ---------------
 
 def test_a_computing_ranking_shows_nothing_of_the_previous_file(qtbot, window, monkeypatch):

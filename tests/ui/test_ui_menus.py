@@ -114,6 +114,21 @@ def test_file_open_through_the_menu_and_ctrl_o(qtbot, window, monkeypatch):
     assert blocker.args[0].name == "simpson.csv"
 
 
+def test_file_open_reads_a_gzip_compressed_run(qtbot, window, monkeypatch, tmp_path):
+    """File > Open on a .csv.gz: the rows of the CSV inside, its panel, and the note."""
+    import gzip
+
+    path = tmp_path / "ranking_seed.csv.gz"
+    path.write_bytes(gzip.compress((EXAMPLES / "ranking_seed.csv").read_bytes()))
+    _patch_open(monkeypatch, path)
+    with qtbot.waitSignal(window.table_loaded, timeout=30000) as blocker:
+        _action(window, "Open…").trigger()
+    table = blocker.args[0]
+    assert table.name == "ranking_seed.csv.gz" and len(table.frame) == 15
+    assert any("decompressed (gzip" in n for n in table.notes)
+    assert window.current_panel_name() == "ranking"
+
+
 def test_save_session_then_open_it_through_the_menu(qtbot, window, monkeypatch, tmp_path):
     panel = open_example(qtbot, window, "ranking_graded.csv")
     wait_result(qtbot, panel)

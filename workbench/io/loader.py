@@ -27,6 +27,7 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import hashlib
+import io
 import os
 import threading
 from typing import Any, Sequence
@@ -78,6 +79,13 @@ def load_table(
     extension = os.path.splitext(absolute)[1].lower()
     limit = None if extension in EXCEL_EXTENSIONS + PARQUET_EXTENSIONS else STREAM_BYTES
     data, state = _read_bytes(absolute, shown, head_over=limit)
+    compressed = compression(data)
+    if compressed is not None:  # a .gz/.bz2/.xz file: read whole, its inner name's format
+        if len(data) < state[0]:
+            data, state = _read_bytes(absolute, shown)
+        raw, data = data, _decompressed(data, compressed, shown)
+        extension = os.path.splitext(_inner_name(absolute))[1].lower()
+        limit = None
     table: LoadedTable | None = None
     if limit is not None and state[0] > limit:  # a large file: only its head was read
         table = _load_streamed(data, absolute, shown, step, state)
@@ -87,8 +95,8 @@ def load_table(
         elif len(data) < state[0]:
             data, state = _read_bytes(absolute, shown)
     if table is None:
-        digest = Digest(data, background=hash_now)
-        size = len(data)
+        digest = Digest(data if compressed is None else raw, background=hash_now)
+        size = len(data) if compressed is None else len(raw)
         step(0.2, "Parsing")
         # TREC, JSON(L), Inspect, lm-eval, promptfoo; None if not one
         table = formats.detect_and_load(data, absolute, shown)
@@ -99,6 +107,10 @@ def load_table(
         elif table is None:
             table = _load_text(data, absolute, shown, step, state)
     notes = table.notes
+    if compressed is not None:
+        notes = (f"File {shown} was decompressed ({compressed}, {len(raw):,} bytes to "
+                 f"{len(data):,}) on reading; lines are counted in the decompressed text, and "
+                 f"the file's SHA-256 is that of the compressed file.",) + notes
     if sheet is not None and table.format != XLSX:
         notes += (f"The sheet '{sheet}' was ignored because file {shown} is not a workbook.",)
     step(1.0, "Loaded")
@@ -291,6 +303,74 @@ def _longer_head(path: str, head: bytes, state: tuple[int, int], limit: int = 32
     except OSError:
         return head
     return b"".join(parts)
+
+
+#: the compressions the loader undoes: (magic bytes, name, the file's usual suffixes)
+COMPRESSIONS = ((b"\x1f\x8b", "gzip", (".gz", ".gzip")),
+                (b"BZh", "bzip2", (".bz2",)),
+                (b"\xfd7zXZ\x00", "xz", (".xz",)))
+
+#: a compressed file may hold at most this many bytes once decompressed (it is read into memory)
+DECOMPRESSED_LIMIT = 4 << 30
+
+
+def compression(data: bytes) -> str | None:
+    """The compression of a file's first bytes (``gzip``, ``bzip2``, ``xz``) or None."""
+    for magic, name, _ in COMPRESSIONS:
+        if data.startswith(magic) and (name != "bzip2" or data[3:10][:1].isdigit()
+                                       and data[4:10] == b"1AY&SY"):
+            return name
+    return None
+
+
+def head_bytes(path: str, n: int = 4096) -> bytes:
+    """The first ``n`` bytes of a file, decompressed when it is compressed (gzip, bzip2, xz):
+    what a sniffer of the format inside looks at.  Raises ``OSError`` as ``open`` does."""
+    import bz2
+    import gzip
+    import lzma
+
+    with open(path, "rb") as handle:
+        head = handle.read(n)
+    name = compression(head)
+    if name is None:
+        return head
+    opener = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[name]
+    try:
+        with opener(path, "rb") as stream:
+            return stream.read(n)
+    except (EOFError, lzma.LZMAError) as err:
+        raise OSError(str(err)) from None
+
+
+def _inner_name(path: str) -> str:
+    """``run.csv.gz`` -> ``run.csv``: the name whose extension says the format inside."""
+    for _, _, suffixes in COMPRESSIONS:
+        for suffix in suffixes:
+            if path.lower().endswith(suffix):
+                return path[: -len(suffix)]
+    return path
+
+
+def _decompressed(data: bytes, name: str, shown: str) -> bytes:
+    """The decompressed bytes, or one sentence for a damaged or too large file."""
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {"gzip": lambda f: gzip.GzipFile(fileobj=f), "bzip2": bz2.BZ2File,
+              "xz": lzma.LZMAFile}[name]
+    try:
+        with opener(io.BytesIO(data)) as stream:
+            out = stream.read(DECOMPRESSED_LIMIT + 1)
+    except (OSError, EOFError, lzma.LZMAError) as err:
+        raise DataError(f"File {shown} is {name}-compressed but could not be decompressed "
+                        f"({err}); it may be cut short or damaged.") from None
+    if len(out) > DECOMPRESSED_LIMIT:
+        raise DataError(f"File {shown} decompresses ({name}) to more than "
+                        f"{DECOMPRESSED_LIMIT >> 30} GB, which the workbench would hold in "
+                        f"memory; decompress it first and open the decompressed file.")
+    return out
 
 
 def _read_bytes(path: str, shown: str, head_over: int | None = None) -> tuple[bytes, tuple[int, int]]:

@@ -129,11 +129,11 @@ def load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None
 def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
     """(the files to stack, the one qrels file opened with TREC runs, or None)."""
     from ..io.formats import trec
+    from ..io.loader import head_bytes
 
     def kind(path: str):
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(4096).decode("utf-8", "replace")
+        try:  # a compressed file: the start of the file inside
+            head = head_bytes(path).decode("utf-8", "replace")
         except OSError:
             return None
         return trec.sniff(head, path) or trec.announced(path)

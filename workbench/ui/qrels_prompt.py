@@ -13,7 +13,7 @@ import os
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton
 
-QRELS_FILTER = "TREC judgments (*.qrels *.txt *.tsv *.csv);;All files (*)"
+QRELS_FILTER = "TREC judgments (*.qrels *.txt *.tsv *.csv *.gz);;All files (*)"
 
 
 class QrelsPrompt(QFrame):

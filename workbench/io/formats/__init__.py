@@ -15,11 +15,12 @@ from workbench.io.formats.detect import detect_and_load, is_session_file, may_cl
 #: What the open dialog offers (Qt's filter syntax), the results files first.
 FILE_FILTER = (
     "Results files (*.csv *.tsv *.txt *.xlsx *.xlsm *.parquet *.pq *.json *.jsonl *.ndjson *.eval "
-    "*.run *.trec *.res *.qrels);;"
+    "*.run *.trec *.res *.qrels *.gz *.bz2 *.xz);;"
     "Tables (*.csv *.tsv *.txt *.xlsx *.xlsm *.parquet *.pq);;"
     "JSON and JSON Lines (*.json *.jsonl *.ndjson);;"
     "Inspect AI logs (*.eval *.json);;"
-    "TREC runs and qrels (*.run *.trec *.res *.qrels *.txt);;"
+    "TREC runs and qrels (*.run *.trec *.res *.qrels *.txt *.gz);;"
+    "Compressed (*.gz *.bz2 *.xz);;"
     "All files (*)"
 )
 

@@ -261,7 +261,9 @@ def folder_files(folder: str) -> list[str]:
     import glob
 
     for pattern in FOLDER_PATTERNS:
-        found = sorted(glob.glob(os.path.join(glob.escape(folder), "**", pattern), recursive=True))
+        found = sorted(p for pat in (pattern, pattern + ".gz")  # gzip-compressed ones too
+                       for p in glob.glob(os.path.join(glob.escape(folder), "**", pat),
+                                          recursive=True))
         if found and pattern == "*.eval":  # Inspect's .json logs beside them (the same runs, or others)
             found += [p for p in sorted(glob.glob(os.path.join(glob.escape(folder), "**", "*.json"),
                                                   recursive=True)) if _is_inspect_json(p)]
