@@ -28,7 +28,35 @@ HEAD_ROWS = 1000
 PAGING_MEMORY = 256 * 10**6
 
 
-class PagedParquet:
+class _Pages:
+    """Rows by position from a DuckDB connection, one page at a time (thread-safe); a
+    subclass gives the statement (:meth:`_select`, whose two parameters are the first and
+    the last row), ``path``, ``rows`` and ``columns``."""
+
+    path: str
+    rows: int
+    closed: bool = True
+
+    def _select(self) -> str:
+        raise NotImplementedError
+
+    def _shown(self, frame):
+        """The page as the data view shows it (a subclass may convert columns)."""
+        return frame
+
+    def page(self, start: int, stop: int):
+        """Rows ``start`` to ``stop - 1`` (0-based, file order) as a pandas frame."""
+        with self._lock:
+            if self.closed:
+                raise DataError(f"File '{self.path}' is no longer open.")
+            frame = self._con.execute(self._select(), [int(start), int(stop)]).df()
+        return self._shown(frame)
+
+    def head(self, n: int = HEAD_ROWS):
+        return self.page(0, min(n, self.rows))
+
+
+class PagedParquet(_Pages):
     """A Parquet file's rows by position, read by DuckDB on demand (thread-safe: one page at a
     time).  ``rows`` is the footer's count; ``columns`` the file's column names in order."""
 
@@ -53,19 +81,9 @@ class PagedParquet:
         self.columns = tuple(str(r[0]) for r in described)
         self.closed = False
 
-    def page(self, start: int, stop: int):
-        """Rows ``start`` to ``stop - 1`` (0-based, file order) as a pandas frame."""
-        with self._lock:
-            if self.closed:
-                raise DataError(f"File '{self.path}' is no longer open.")
-            frame = self._con.execute(
-                f"SELECT * EXCLUDE (file_row_number) FROM {self._scan} "
-                f"WHERE file_row_number >= ? AND file_row_number < ? ORDER BY file_row_number",
-                [int(start), int(stop)]).df()
-        return frame
-
-    def head(self, n: int = HEAD_ROWS):
-        return self.page(0, min(n, self.rows))
+    def _select(self) -> str:
+        return (f"SELECT * EXCLUDE (file_row_number) FROM {self._scan} "
+                f"WHERE file_row_number >= ? AND file_row_number < ? ORDER BY file_row_number")
 
     def close(self) -> None:
         with self._lock:
@@ -74,7 +92,7 @@ class PagedParquet:
                 self._con.close()
 
 
-class PagedCSV:
+class PagedCSV(_Pages):
     """A delimited text file's rows by position: DuckDB copies the file once, every cell as
     its text, into a table of its own in a temporary folder (10M rows, 276 MB: about 5 s, a
     90 MB table), which a page then reads by row number (a few milliseconds).  The rows are
@@ -118,16 +136,12 @@ class PagedCSV:
             raise
         self.closed = False
 
-    def page(self, start: int, stop: int):
-        """Rows ``start`` to ``stop - 1`` (0-based, file order) as a pandas frame."""
+    def _select(self) -> str:
+        return "SELECT * EXCLUDE (rn) FROM pages WHERE rn > ? AND rn <= ? ORDER BY rn"
+
+    def _shown(self, frame):
         import pandas as pd
 
-        with self._lock:
-            if self.closed:
-                raise DataError(f"File '{self.path}' is no longer open.")
-            frame = self._con.execute(
-                "SELECT * EXCLUDE (rn) FROM pages WHERE rn > ? AND rn <= ? ORDER BY rn",
-                [int(start), int(stop)]).df()
         for name in self._numeric:
             text = frame[name]
             if self._decimal != ".":
@@ -136,9 +150,6 @@ class PagedCSV:
             if (values.isna() == frame[name].isna()).all():  # every cell a number: shown as one
                 frame[name] = values
         return frame
-
-    def head(self, n: int = HEAD_ROWS):
-        return self.page(0, min(n, self.rows))
 
     def close(self) -> None:
         with self._lock:
