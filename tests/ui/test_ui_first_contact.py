@@ -297,6 +297,31 @@ def test_gzip_compressed_runs_and_qrels_dropped_together(qtbot, window, tmp_path
         {k: v for k, v in want.items() if k[0] == "map"})
 
 
+def test_an_ms_marco_run_and_its_qrels_dropped_together(qtbot, window, tmp_path):
+    """``qid pid rank`` lines with no header (MS MARCO's run format) and a TREC qrels named
+    .tsv: the run read as a run (not a table with the header '1048585'), the qrels kept apart,
+    Ranking answers with the rank order."""
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    run = tmp_path / "run.dev.small.tsv"
+    run.write_text("1048585\t7187158\t1\n1048585\t7187157\t2\n2\t100\t1\n2\t101\t2\n")
+    qrels = tmp_path / "qrels.dev.small.tsv"
+    qrels.write_text("1048585\t0\t7187158\t1\n2\t0\t101\t1\n")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in (run, qrels)])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.table_loaded, timeout=60000):
+        window.dropEvent(event)
+    landed, panel = _landed(qtbot, window)
+    assert landed == "ranking"
+    _no_error(window, panel)
+    assert panel.control("qrels").path() == str(qrels)
+    assert "order:rank-asc" in panel.last_result.signature
+    assert panel.last_result.value("mrr") == pytest.approx((1 + 1 / 2) / 2)
+
+
 # -- item 9: while a ranking computes, the panel does not say it lacks its columns ---------------
 
 def test_a_computing_ranking_shows_nothing_of_the_previous_file(qtbot, window, monkeypatch):

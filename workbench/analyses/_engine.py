@@ -53,6 +53,8 @@ def unloaded(paths, options, *, spark_trec: bool = False) -> Unloaded | None:
             kind = "trec" if options.engine == "spark" else None
     if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
         return None  # the loader reads it (and says what is wrong with a path)
+    if kind == "csv" and _headerless_run(paths[0]):
+        return None  # an MS MARCO run: no header for an engine to read; loaded, then computed
     choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
     if choice is not None and choice.engine != "duckdb":
         return None
@@ -70,6 +72,18 @@ def unloaded(paths, options, *, spark_trec: bool = False) -> Unloaded | None:
     engine = "spark" if options.engine == "spark" else "duckdb"
     source, preview = file_source(paths[0], kind, engine)
     return Unloaded(source, preview, engine, choice)
+
+
+def _headerless_run(path: str) -> bool:
+    """Whether the file is an MS MARCO run (``qid pid rank`` lines, no header)."""
+    from ..io.formats import msmarco
+    from ..io.loader import head_bytes
+
+    try:
+        head = head_bytes(path, 200_000).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return msmarco.sniff(head) is not None
 
 
 def memory_notes(table, options) -> list[str]:

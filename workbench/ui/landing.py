@@ -7,7 +7,7 @@ from __future__ import annotations
 #: the panel a tool's file of one run is read for (several stacked files first try another:
 #: two Inspect logs, Compare); the landing panel when that one cannot run
 FORMAT_PANELS = {"lm_eval_samples": "aggregate", "inspect": "passk", "promptfoo": "cost",
-                 "trec_run": "ranking", "jsonl": "passk"}
+                 "trec_run": "ranking", "msmarco_run": "ranking", "jsonl": "passk"}
 
 
 def panel_for_roles(roles: dict[str, str]) -> str | None:

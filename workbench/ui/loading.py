@@ -128,7 +128,7 @@ def load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None
 
 def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
     """(the files to stack, the one qrels file opened with TREC runs, or None)."""
-    from ..io.formats import trec
+    from ..io.formats import msmarco, trec
     from ..io.loader import head_bytes
 
     def kind(path: str):
@@ -136,12 +136,12 @@ def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
             head = head_bytes(path).decode("utf-8", "replace")
         except OSError:
             return None
-        return trec.sniff(head, path) or trec.announced(path)
+        return trec.sniff(head, path) or msmarco.sniff(head) or trec.announced(path)
 
     kinds = {p: kind(p) for p in paths}
     qrels = [p for p in paths if kinds[p] == trec.QRELS]
     runs = [p for p in paths if kinds[p] != trec.QRELS]
-    if len(qrels) == 1 and runs and all(kinds[p] == trec.RUN for p in runs):
+    if len(qrels) == 1 and runs and all(kinds[p] in (trec.RUN, msmarco.RUN) for p in runs):
         return runs, qrels[0]
     return list(paths), None
 

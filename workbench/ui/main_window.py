@@ -175,7 +175,7 @@ class MainWindow(FileCommands, QMainWindow):
         if loaded.problems is not None:
             self._show_problems(loaded.problems)
         self.qrels_prompt.hide()
-        if loaded.session is None and not loaded.qrels and table.format == "trec_run":
+        if loaded.session is None and not loaded.qrels and table.format in ("trec_run", "msmarco_run"):
             self.qrels_prompt.ask(paths_of(table.path))  # a run alone: its judgments, please
         self.workspace.set_table(table, roles, loaded.session, loaded.qrels,
                                  rule_registered=bool(self.session.rule_sha256))

@@ -23,7 +23,7 @@ from workbench.io.table import LoadedTable
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
 _UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json")
 _PANEL_FOR_SEVERAL = {"inspect": "compare", "lm_eval_samples": "compare", "promptfoo": "cost",
-                      "trec_run": "ranking"}
+                      "trec_run": "ranking", "msmarco_run": "ranking"}
 
 
 def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:

@@ -11,7 +11,8 @@ import os
 from typing import Any
 
 from workbench.core.errors import DataError
-from workbench.io.formats import evalplus, inspect_log, jsonl, lmeval, promptfoo, trec, zipread
+from workbench.io.formats import (evalplus, inspect_log, jsonl, lmeval, msmarco, promptfoo, trec,
+                                  zipread)
 from workbench.io.formats._common import almost, decode, short
 
 #: Extensions that announce JSON (a mismatch is an error, not a fallback to CSV).
@@ -50,6 +51,8 @@ def detect_and_load(data: bytes, path: str, shown: str):
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind, data)
+    if msmarco.sniff(prefix) is not None:
+        return msmarco.load(decode(data, shown), path, shown)
     announced = trec.announced(path) or trec.headed(prefix)
     if announced is not None and prefix.strip():
         raise trec.explain(prefix, shown, announced)
@@ -70,7 +73,7 @@ def may_claim(head: bytes, path: str) -> bool:
         return True
     prefix = head[:200_000].decode("utf-8", "ignore") if _maybe_text(head) else ""
     return (_promptfoo_csv_header(prefix) is not None or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
-            or trec.headed(prefix) is not None)
+            or trec.headed(prefix) is not None or msmarco.sniff(prefix) is not None)
 
 
 def _promptfoo_csv_header(prefix: str) -> list[str] | None:
