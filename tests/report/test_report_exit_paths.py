@@ -94,7 +94,10 @@ def test_a_full_disk_is_one_sentence_and_keeps_the_earlier_report(tmp_path):
 def _interrupt_midway(big_pairs: Path, folder: Path, sig: int):
     out = folder / "r.xlsx"
     out.write_bytes(b"earlier report")
-    proc = _cli([COMPARE[0], big_pairs, *COMPARE[1:], "--xlsx", out])
+    # a shell without job control starts background jobs with SIGINT ignored, which Python
+    # then keeps (no KeyboardInterrupt): the child gets Ctrl-C's default back, as in a terminal
+    proc = _cli([COMPARE[0], big_pairs, *COMPARE[1:], "--xlsx", out],
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not any(p.name.endswith(".tmp") for p in folder.iterdir()):
         assert proc.poll() is None, proc.communicate()
