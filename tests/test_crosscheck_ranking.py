@@ -161,7 +161,7 @@ def ranx_scores(dataset):
     qrels, run = as_trec(run_rows, qrels_rows)
     metrics = ([f"precision@{k}" for k in KS] + [f"recall@{k}" for k in KS]
                + [f"hit_rate@{k}" for k in KS] + [f"ndcg@{k}" for k in KS]
-               + [f"ndcg_burges@{k}" for k in KS] + ["mrr", "map"]
+               + [f"ndcg_burges@{k}" for k in KS] + [f"mrr@{k}" for k in KS] + ["mrr", "map"]
                + ["precision@5-l2", "recall@5-l2", "mrr-l2", "map-l2"])
     rq, rr = ranx.Qrels(qrels), ranx.Run(run)
     with warnings.catch_warnings():
@@ -311,6 +311,7 @@ def test_per_query_and_means_match_ranx(dataset, ranx_scores, gain, ranx_ndcg):
         pairs.update({f"p@{k}": f"precision@{k}" for k in KS})
         pairs.update({f"r@{k}": f"recall@{k}" for k in KS})
         pairs.update({f"hit@{k}": f"hit_rate@{k}" for k in KS})
+        pairs.update({f"rr@{k}": f"mrr@{k}" for k in KS})  # MS MARCO's MRR@10 among them
         pairs.update({"rr": "mrr", "ap": "map"})
     queries = sorted(per["mrr"])
     assert len(queries) == 50 and set(queries) == set(frame.index)
@@ -318,7 +319,7 @@ def test_per_query_and_means_match_ranx(dataset, ranx_scores, gain, ranx_ndcg):
         ours = frame.loc[queries, column].to_numpy(dtype=float)
         theirs = np.array([per[metric][q] for q in queries])
         np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL, err_msg=f"{column} vs {metric}")
-        record = {"rr": "mrr", "ap": "map"}.get(column, column)
+        record = {"rr": "mrr", "ap": "map"}.get(column, column.replace("rr@", "mrr@"))
         assert result.value(record) == pytest.approx(float(means[metric]), rel=RTOL, abs=ATOL)
 
 

@@ -54,7 +54,7 @@ class Analysis:
 ANALYSES: tuple[Analysis, ...] = (
     Analysis("text", "Text", "exact match, token F1, BLEU, chrF, ROUGE", "TextPanel",
              item_tables=frozenset({"items"})),
-    Analysis("ranking", "Ranking", "P@k, R@k, hit@k, nDCG@k, MRR, MAP", "RankingPanel",
+    Analysis("ranking", "Ranking", "P@k, R@k, hit@k, nDCG@k, MRR@k, MRR, MAP", "RankingPanel",
              unit="queries", item_tables=frozenset({"queries"})),
     Analysis("passk", "pass@k", "unbiased pass@k and pass^k", "PassKPanel", unit="tasks",
              item_tables=frozenset({"tasks"})),

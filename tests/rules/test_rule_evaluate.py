@@ -383,6 +383,21 @@ def test_mrr_required_gain_with_the_t_test():
     assert r["status"] == PASS and r["p_value"] < 0.05 and "paired t-test" in r["basis"]
 
 
+def test_mrr_at_k_rule_observes_the_ranking_analysis_difference():
+    """MS MARCO's headline as a release rule: ``mrr@3``, the paired difference of the
+    per-query reciprocal ranks cut at 3, equal to the Ranking analysis's means."""
+    text = rule_text('[[condition]]\nmetric = "mrr@3"\nmax_drop = 0.01\nresamples = 2000\n',
+                     baseline="bm25", candidate="dense")
+    frame = run_frame(cand="other")
+    result = gate(text, frame)
+    r = row(result)
+    ra = ranking.run(table_of(frame), ranking.Options(system="system", ks=(3,)))
+    observed = ra.value("mrr@3", system="dense") - ra.value("mrr@3", system="bm25")
+    assert observed != 0 and r["observed"] == pytest.approx(observed) and r["n"] == 40
+    assert ra.value("mrr@3", system="dense") <= ra.value("mrr", system="dense")
+    assert result.find("mrr@3")[0]["k"] == 3
+
+
 def test_queries_one_system_did_not_run_are_reported_and_left_out():
     frame = run_frame(cand="same")
     frame = frame[~((frame["system"] == "dense") & frame["query"].isin(["q000", "q001"]))]

@@ -62,13 +62,13 @@ _LABELS = {"rr": "Reciprocal rank (per query; its mean is MRR)",
            "bleu": "Sentence BLEU (0-100)", "chrf": "Sentence chrF (0-100)",
            "exact_match": "Exact match (0/1 per item)"}
 
-_ORDER = ("ndcg@", "p@", "r@", "hit@", "rr", "ap", "token_f1", "exact_match", "rouge1", "rouge2",
+_ORDER = ("ndcg@", "p@", "r@", "hit@", "rr@", "rr", "ap", "token_f1", "exact_match", "rouge1", "rouge2",
           "rougeL", "bleu", "chrf")
 
 
 #: the same names as ``workbench.report.present.display_name`` (the analyses may not import the report)
 _NAMES = {"token_f1": "Token F1", "rouge1": "ROUGE-1 F", "rouge2": "ROUGE-2 F", "rougeL": "ROUGE-L F"}
-_CUTOFF_NAMES = {"ndcg": "nDCG", "p": "P", "r": "R", "hit": "Hit"}
+_CUTOFF_NAMES = {"ndcg": "nDCG", "p": "P", "r": "R", "hit": "Hit", "rr": "RR", "mrr": "MRR"}
 
 
 def metric_label(metric: str) -> str:

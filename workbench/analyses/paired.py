@@ -416,8 +416,9 @@ def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu"
 
 def ranking_systems_compared(queries: pd.DataFrame, ks, no_relevant: str):
     """Ranking: paired per-query tests of every metric, over the queries counted for both systems."""
-    frame = queries[queries["counted"].astype(bool)].rename(columns={"rr": "mrr", "ap": "map"})
-    metrics = [f"{m}@{k}" for m in ("ndcg", "p", "r", "hit") for k in ks] + ["mrr", "map"]
+    frame = queries[queries["counted"].astype(bool)].rename(
+        columns={"rr": "mrr", "ap": "map", **{f"rr@{k}": f"mrr@{k}" for k in ks}})
+    metrics = [f"{m}@{k}" for m in ("ndcg", "p", "r", "hit", "mrr") for k in ks] + ["mrr", "map"]
     return systems_compared_result(
         frame, system="system", unit="query", metrics=metrics, unit_word="queries",
         scope=f"the queries counted in both systems' means under the no-relevant policy '{no_relevant}'")

@@ -1,9 +1,10 @@
-"""Ranking analysis: P@k, R@k, hit@k, nDCG@k, MRR and MAP from a long run table.
+"""Ranking analysis: P@k, R@k, hit@k, nDCG@k, MRR@k, MRR and MAP from a long run table.
 
 The run has one row per retrieved (query, document) with a score (higher first) or a rank
-(1 first), optionally a system column and a relevance grade; a separate qrels file adds the
-judged documents that were never retrieved and overrides the run's grades.  Judgments are
-pooled across systems: a document judged in any row counts as judged for its query.
+(1 first), optionally a system column and a relevance grade; a separate qrels file gives the
+judgments (judged documents never retrieved count too); a run's relevance column named with
+``--relevance`` is pooled with it (the qrels' grade wins), across systems: a document judged
+in any row counts as judged for its query.
 Queries that are judged (in the qrels) but that a system did not retrieve for score 0 for
 that system, as ``trec_eval -c`` does.  Queries that were retrieved but that have no judgment
 at all are left out of every mean by default, as trec_eval does (``unjudged='skip'``), or kept
@@ -543,10 +544,12 @@ def _system_result(arr, label, universe: np.ndarray, ks, options: Options, cols:
         values[f"r@{k}"] = _mean(arr.recall[k], use)
         values[f"hit@{k}"] = _mean(arr.hit[k], use)
         values[f"ndcg@{k}"] = _mean(arr.ndcg[k], use)
+        values[f"mrr@{k}"] = _mean(arr.rr_at(k), use)
     values["mrr"] = _mean(arr.rr, use)
     values["map"] = _mean(arr.ap, use)
     per_query = {f"{kind}@{k}": getattr(arr, attr)[k][use] for k in ks
                  for kind, attr in (("p", "precision"), ("r", "recall"), ("hit", "hit"), ("ndcg", "ndcg"))}
+    per_query.update({f"mrr@{k}": arr.rr_at(k)[use] for k in ks})
     unit_ids = (pd.Index(q_labels).take(np.flatnonzero(use)).astype(str).to_numpy(dtype=object)
                 if options.ci_bootstrap == "poisson-hash" else None)
     cis = _intervals.mean_cis({**per_query, "mrr": arr.rr[use], "map": arr.ap[use]},
@@ -581,6 +584,7 @@ def _query_frame(arr, label, universe: np.ndarray, ks, options: Options, cols: _
         **{f"r@{k}": arr.recall[k][idx] for k in ks},
         **{f"hit@{k}": arr.hit[k][idx] for k in ks},
         **{f"ndcg@{k}": arr.ndcg[k][idx] for k in ks},
+        **{f"rr@{k}": arr.rr_at(k)[idx] for k in ks},
         "rr": arr.rr[idx],
         "ap": arr.ap[idx],
     })

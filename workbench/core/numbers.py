@@ -104,7 +104,7 @@ _EXACT_KINDS: dict[str, str] = {
     "added": "count", "alpha": "plain",
 }
 _PATTERN_KINDS = (  # (prefix of the id before its @K / ^K, kind)
-    ("p@", "score"), ("r@", "score"), ("hit@", "score"), ("ndcg@", "score"),
+    ("p@", "score"), ("r@", "score"), ("hit@", "score"), ("ndcg@", "score"), ("mrr@", "score"), ("rr@", "score"),
     ("pass@", "score"), ("pass^", "score"), ("naive_pass@", "score"), ("naive_pass^", "score"),
     ("per_try_p@", "score"),
 )

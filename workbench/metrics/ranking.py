@@ -51,6 +51,13 @@ class RankingArrays:
     #: scores as 32-bit floats, so it ties them and may order them otherwise)
     near_tied: np.ndarray | None = None
 
+    def rr_at(self, k: int) -> np.ndarray:
+        """The reciprocal rank cut at ``k`` (its mean is MRR@k, MS MARCO's and ranx's
+        ``mrr@k``): 1 / rank of the first relevant document when that rank is at most ``k``,
+        else 0.  From :attr:`rr` (1/r >= 1/k exactly when r <= k: a correctly rounded
+        division keeps the order), so every engine's cut is the same."""
+        return np.where(self.rr >= 1.0 / k, self.rr, 0.0)
+
 
 def gain_of(grade, gain: str) -> np.ndarray:
     g = np.asarray(grade, dtype=float)

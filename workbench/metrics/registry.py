@@ -39,6 +39,8 @@ METRICS: dict[str, MetricSpec] = {m.name: m for m in (
     _m("r@K", "ranking", "relevant documents in the top K / all relevant documents of the query", rate=False),
     _m("hit@K", "ranking", "1 if a relevant document is in the top K, else 0", rate=False),
     _m("ndcg@K", "ranking", "DCG@K / ideal DCG@K; DCG = sum gain(rel_i) / log2(i + 1)", rate=False),
+    _m("mrr@K", "ranking", "mean of 1 / rank of the first relevant document when it is in the top K "
+       "(else 0; MS MARCO's MRR@10)", rate=False),
     _m("mrr", "ranking", "mean of 1 / rank of the first relevant document (0 if none)", rate=False),
     _m("map", "ranking", "mean of (sum of precision at each relevant document's rank) / relevant documents", rate=False),
     _m("pass@K", "passk", "mean over tasks of 1 - C(n-c, K) / C(n, K)", rate=False),

@@ -95,7 +95,7 @@ def table_kinds(result, table) -> dict[str, str]:
 _NAMES: dict[str, str] = {
     "exact_match": "Exact match", "token_f1": "Token F1", "bleu": "BLEU (0-100)",
     "chrf": "chrF (0-100)", "rouge1": "ROUGE-1 F", "rouge2": "ROUGE-2 F", "rougeL": "ROUGE-L F",
-    "p@K": "P@{k}", "r@K": "R@{k}", "hit@K": "Hit@{k}", "ndcg@K": "nDCG@{k}", "mrr": "MRR",
+    "p@K": "P@{k}", "r@K": "R@{k}", "hit@K": "Hit@{k}", "ndcg@K": "nDCG@{k}", "mrr@K": "MRR@{k}", "mrr": "MRR",
     "map": "MAP", "pass@K": "pass@{k}", "pass^K": "pass^{k}", "naive_pass@K": "pass@{k}, plug-in",
     "naive_pass^K": "pass^{k}, plug-in", "per_try_p@K": "Per-try success rate from pass@{k}",
     "micro": "Micro average", "macro": "Macro average", "rate": "Rate",

@@ -165,6 +165,8 @@ def _eval_ranking(cond: Condition, table: LoadedTable, alpha: float, progress) -
                            system=sys_col, qrels=qrels, ks=(cond.k or 1,), **cond.options)
     result = ranking.run(table, opts, NULL_PROGRESS)
     column = {"mrr": "rr", "map": "ap"}.get(cond.metric, cond.metric)
+    if column.startswith("mrr@"):  # the per-query column of MRR@k
+        column = column[1:]
     per_query = result.table("queries").frame
     per_query = per_query.assign(system=per_query["system"].astype(str), query=per_query["query"].astype(str))
     bq = per_query[per_query["system"] == base].set_index("query")

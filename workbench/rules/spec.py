@@ -58,7 +58,7 @@ Metrics and thresholds
 ``success``                                 ``max_drop``, ``min_gain``  paired difference of success rates
                                                                         (candidate - baseline), a fraction
 ``ndcg@K``, ``p@K``, ``r@K``, ``hit@K``,    ``max_drop``, ``min_gain``  paired difference of the per-query
-``mrr``, ``map``                                                        means (candidate - baseline)
+``mrr@K``, ``mrr``, ``map``                                             means (candidate - baseline)
 ``cost_per_success``, ``cost_per_request``  ``max_increase``, ``max``   relative change (candidate /
                                                                         baseline - 1), or the candidate's
                                                                         own value with ``max``
@@ -131,12 +131,12 @@ FORMAT = 1
 #: condition kinds
 PAIRED, RANKING, COST, LATENCY, JUDGE = "paired", "ranking", "cost", "latency", "judge"
 
-RANKING_AT = ("ndcg", "p", "r", "hit")
+RANKING_AT = ("ndcg", "p", "r", "hit", "mrr")
 RANKING_PLAIN = ("mrr", "map")
 COST_METRICS = ("cost_per_success", "cost_per_request")
 #: judge conditions: the metric -> the Judge analysis's record
 JUDGE_METRICS = {"judge_kappa": "kappa", "judge_ac1": "ac1", "judge_agreement": "agreement"}
-KNOWN_METRICS_TEXT = ("success, ndcg@K, p@K, r@K, hit@K, mrr, map, cost_per_success, "
+KNOWN_METRICS_TEXT = ("success, ndcg@K, p@K, r@K, hit@K, mrr@K, mrr, map, cost_per_success, "
                       "cost_per_request, latency_pQ (e.g. latency_p95), steps_per_success, "
                       "tool_calls_per_success, tokens_per_success, steps_pQ, tool_calls_pQ, tokens_pQ "
                       "(e.g. tool_calls_p50), judge_kappa, judge_ac1, judge_agreement")
@@ -388,7 +388,7 @@ _LATENCY = re.compile(r"^latency_p(\d+(?:\.\d+)?)$")
 #: an agent's effort: steps, tool calls or tokens per success (total over every request /
 #: successes), or their Q-th percentile per request
 _EFFORT = re.compile(r"^(steps|tool_calls|tokens)_(per_success|p(\d+(?:\.\d+)?))$")
-_RANKING = re.compile(r"^(ndcg|p|r|hit)@(\d+)$")
+_RANKING = re.compile(r"^(ndcg|p|r|hit|mrr)@(\d+)$")
 
 
 class _Parser:
