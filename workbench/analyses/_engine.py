@@ -45,16 +45,16 @@ def unloaded(paths, options, *, spark_trec: bool = False) -> Unloaded | None:
 
     check_engine(options)
     kind = budget.file_kind(paths[0]) if len(paths) == 1 else None
-    if spark_trec and kind != "parquet" and options.engine != "memory" and len(paths) == 1 \
+    if kind != "parquet" and options.engine != "memory" and len(paths) == 1 \
             and os.path.isfile(paths[0]):
-        from .ranking_engines import trec_run
-
-        if trec_run(paths[0]):  # whatever its name (a .tsv too): not a CSV with a header
-            kind = "trec" if options.engine == "spark" else None
+        run_format = _headerless_run(paths[0])  # whatever its name (a .tsv too)
+        if run_format == "trec":
+            if spark_trec:  # Spark reads a TREC run itself
+                kind = "trec" if options.engine == "spark" else None
+        elif run_format is not None:  # compressed, or no header for an engine to read
+            return None  # loaded, then computed by the engine asked for
     if options.engine == "memory" or kind is None or not os.path.isfile(paths[0]):
         return None  # the loader reads it (and says what is wrong with a path)
-    if kind == "csv" and _headerless_run(paths[0]):
-        return None  # an MS MARCO run: no header for an engine to read; loaded, then computed
     choice = budget.choose_for_file(paths[0], kind) if options.engine == "auto" else None
     if choice is not None and choice.engine != "duckdb":
         return None
@@ -74,16 +74,24 @@ def unloaded(paths, options, *, spark_trec: bool = False) -> Unloaded | None:
     return Unloaded(source, preview, engine, choice)
 
 
-def _headerless_run(path: str) -> bool:
-    """Whether the file is an MS MARCO run (``qid pid rank`` lines, no header)."""
-    from ..io.formats import msmarco
-    from ..io.loader import head_bytes
+def _headerless_run(path: str) -> str | None:
+    """What keeps an engine from reading the file as a CSV with a header, from its first bytes
+    (read once): ``"compressed"`` (the loader decompresses it), ``"msmarco"`` (``qid pid
+    rank`` lines), ``"trec"`` (a TREC run, by its first line or its name), or None."""
+    from ..io.formats import msmarco, trec
+    from ..io.loader import compression
 
     try:
-        head = head_bytes(path, 200_000).decode("utf-8", errors="replace")
+        with open(path, "rb") as handle:
+            raw = handle.read(200_000)
     except OSError:
-        return False
-    return msmarco.sniff(head) is not None
+        return None
+    if compression(raw) is not None:
+        return "compressed"
+    head = raw.decode("utf-8", errors="replace")
+    if msmarco.sniff(head) is not None:
+        return "msmarco"
+    return "trec" if (trec.sniff(head, path) or trec.announced(path)) == trec.RUN else None
 
 
 def memory_notes(table, options) -> list[str]:

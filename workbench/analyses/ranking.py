@@ -25,7 +25,8 @@ from ..core.numbers import of_total, plural, verb
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..engines import ENGINES
-from ..io import LoadedTable, load_table, require_columns, text_codes, to_float
+from ..io import LoadedTable, guess_column, load_table, require_columns, text_codes, to_float
+from ..io.roles import ROLE_NAMES
 from ..metrics import headline_ci as hc
 from ..metrics.ranking import GAINS, rank_metrics, ranking_order, repeated_pairs
 from . import _intervals
@@ -144,8 +145,7 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
     ks = _check(options)
     res = Resolver(table)
     cols = _columns(table, options, res)
-    notes = [n for n in res.notes if not (cols.unused_relevance and "relevance" in n
-                                            and f"'{cols.unused_relevance}'" in n)]
+    notes = list(res.notes)
     if cols.unused_relevance:
         notes.append(f"The run's column '{cols.unused_relevance}' looks like relevance grades "
                      f"and was not used: the qrels file judges, as trec_eval does (name the "
@@ -351,7 +351,7 @@ def _columns(table: LoadedTable, options: Options, res: Resolver) -> _Columns:
         rel_col = res.required(None, "relevance", "--relevance")
     else:  # the qrels judge; a run column is pooled with them only when named (trec_eval's rule)
         rel_col = None
-        unused = res.optional(None, "relevance", "--relevance")
+        unused = guess_column(table, "relevance", ROLE_NAMES.get("relevance", ["relevance"]))
         if unused and unused not in (q_col, d_col, s_col, r_col, sys_col):
             return _Columns(q_col, d_col, s_col, r_col, sys_col, None, unused)
     return _Columns(q_col, d_col, s_col, r_col, sys_col, rel_col)
@@ -653,7 +653,7 @@ def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg,
         notes.append(f"{plural(n_only, 'judged document')} in the qrels "
                      f"{verb(n_only, 'was', 'were')} never retrieved; "
                      f"{verb(n_only, 'it counts', 'they count')} in recall, MAP and the ideal DCG.")
-    if getattr(judg, "fractional_grades", 0):
+    if judg.fractional_grades:
         notes.append(f"{plural(judg.fractional_grades, 'judgment')} "
                      f"{verb(judg.fractional_grades, 'has', 'have')} a fractional grade, used "
                      f"as it is (its gain is the grade; relevant from "

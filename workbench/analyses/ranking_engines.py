@@ -6,11 +6,11 @@ analysis's own (:mod:`workbench.analyses.ranking`)."""
 from __future__ import annotations
 
 import os
-import threading
 
 from ..core.errors import Cancelled, DataError, OptionError
-from ..core.progress import NULL_PROGRESS
 from ..engines import budget
+from ..engines.cancel import cancelled as _cancelled
+from ..engines.cancel import watch_cancel as _watch_cancel
 from ..engines.duck import Connection, FileSource, csv_source
 from ..engines.ranking_input import RunColumns
 from ..engines.ranking_sql import EngineRanking, check_duplicates, rank_sql
@@ -28,38 +28,10 @@ def connect(engine: str, options):
     return Connection()
 
 
-def _cancelled(progress) -> bool:
-    try:
-        progress.check_cancelled()
-    except Cancelled:
-        return True
-    return False
-
-
 def _raise_if_cancelled(progress) -> None:
     """An engine's error after a cancel is the cancel (DuckDB raises on an interrupt)."""
     if progress is not None and _cancelled(progress):
         raise Cancelled("the run was cancelled")
-
-
-def _watch_cancel(conn, progress) -> threading.Event:
-    """A cancel interrupts the engine's running query (checked every 0.1 s on a thread that
-    ends with the run: set the returned event)."""
-    done = threading.Event()
-    if progress is None or progress is NULL_PROGRESS:
-        return done
-
-    def watch() -> None:
-        while not done.wait(0.1):
-            if _cancelled(progress):
-                try:
-                    conn.interrupt()
-                except Exception:  # noqa: BLE001 - the run ends at its next check instead
-                    pass
-                return
-
-    threading.Thread(target=watch, name="workbench-engine-cancel", daemon=True).start()
-    return done
 
 
 def _inputs(conn):
@@ -145,18 +117,6 @@ def on_table(table: LoadedTable, run, cols, options, ks, progress,
 
 #: Bytes of a TREC run read for its preview.
 TREC_HEAD = 1 << 20
-
-
-def trec_run(path: str) -> bool:
-    """Whether the file is a TREC run (its first line, or its name), which Spark reads itself."""
-    from ..io.formats import trec
-
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(200_000).decode("utf-8", errors="replace")
-    except OSError:
-        return False
-    return (trec.sniff(head, path) or trec.announced(path)) == trec.RUN
 
 
 def _trec_preview(path: str) -> tuple[FileSource, LoadedTable]:

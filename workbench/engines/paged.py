@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..core.errors import Cancelled, DataError
 from . import budget
+from .cancel import cancelled, watch_cancel
 from .duck import FileSource, quote_text
 
 #: Rows of the file that stand in for the table (its columns, roles, the first checks).
@@ -30,15 +31,23 @@ PAGING_MEMORY = 256 * 10**6
 
 class _Pages:
     """Rows by position from a DuckDB connection, one page at a time (thread-safe); a
-    subclass gives the statement (:meth:`_select`, whose two parameters are the first and
-    the last row), ``path``, ``rows`` and ``columns``."""
+    subclass sets ``_page_sql`` (the page's statement, whose two parameters are the first
+    and the last row), ``path``, ``rows`` and ``columns``, and frees what it holds in
+    :meth:`_release`."""
 
     path: str
     rows: int
+    _page_sql: str
     closed: bool = True
 
-    def _select(self) -> str:
-        raise NotImplementedError
+    def _release(self) -> None:
+        self._con.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if not self.closed:
+                self.closed = True
+                self._release()
 
     def _shown(self, frame):
         """The page as the data view shows it (a subclass may convert columns)."""
@@ -49,7 +58,7 @@ class _Pages:
         with self._lock:
             if self.closed:
                 raise DataError(f"File '{self.path}' is no longer open.")
-            frame = self._con.execute(self._select(), [int(start), int(stop)]).df()
+            frame = self._con.execute(self._page_sql, [int(start), int(stop)]).df()
         return self._shown(frame)
 
     def head(self, n: int = HEAD_ROWS):
@@ -68,6 +77,8 @@ class PagedParquet(_Pages):
         self._con = duckdb.connect(config={"memory_limit": f"{PAGING_MEMORY // 10**6}MB",
                                            "threads": 1})
         self._scan = f"read_parquet({quote_text(self.path)}, file_row_number = true)"
+        self._page_sql = (f"SELECT * EXCLUDE (file_row_number) FROM {self._scan} WHERE "
+                          f"file_row_number >= ? AND file_row_number < ? ORDER BY file_row_number")
         try:
             self.rows = int(self._con.execute(
                 "SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata(?)",
@@ -81,15 +92,6 @@ class PagedParquet(_Pages):
         self.columns = tuple(str(r[0]) for r in described)
         self.closed = False
 
-    def _select(self) -> str:
-        return (f"SELECT * EXCLUDE (file_row_number) FROM {self._scan} "
-                f"WHERE file_row_number >= ? AND file_row_number < ? ORDER BY file_row_number")
-
-    def close(self) -> None:
-        with self._lock:
-            if not self.closed:
-                self.closed = True
-                self._con.close()
 
 
 class PagedCSV(_Pages):
@@ -100,6 +102,8 @@ class PagedCSV(_Pages):
     the same rows the engines compute on.  Columns whose first rows the workbench read as
     numbers (``numeric``) are shown as numbers where every cell of the page is one.  The
     folder is removed on :meth:`close`."""
+
+    _page_sql = "SELECT * EXCLUDE (rn) FROM pages WHERE rn > ? AND rn <= ? ORDER BY rn"
 
     def __init__(self, source: FileSource, numeric=(), progress=None) -> None:
         import duckdb
@@ -116,7 +120,7 @@ class PagedCSV(_Pages):
         try:
             self._con = duckdb.connect(os.path.join(self._folder, "pages.duckdb"), config={
                 "memory_limit": f"{PAGING_MEMORY // 10**6}MB", "temp_directory": self._folder})
-            done = _interrupt_on_cancel(self._con, progress)
+            done = watch_cancel(self._con, progress)
             try:
                 self._con.execute(f"CREATE TABLE pages AS {source.scan()}")
             finally:
@@ -126,18 +130,15 @@ class PagedCSV(_Pages):
             self.rows = int(self._con.execute("SELECT count(*) FROM pages").fetchall()[0][0])
             self._con.execute("SET threads = 1")
         except duckdb.Error as err:
-            self._drop()
-            if progress is not None and progress.cancelled:
+            self._release()
+            if progress is not None and cancelled(progress):
                 raise Cancelled("the run was cancelled") from None
             raise DataError(f"File '{self.path}' could not be read by DuckDB page by page: "
                             f"{(str(err).strip().splitlines() or ['unreadable'])[0]}") from None
         except BaseException:
-            self._drop()
+            self._release()
             raise
         self.closed = False
-
-    def _select(self) -> str:
-        return "SELECT * EXCLUDE (rn) FROM pages WHERE rn > ? AND rn <= ? ORDER BY rn"
 
     def _shown(self, frame):
         import pandas as pd
@@ -151,13 +152,7 @@ class PagedCSV(_Pages):
                 frame[name] = values
         return frame
 
-    def close(self) -> None:
-        with self._lock:
-            if not self.closed:
-                self.closed = True
-                self._drop()
-
-    def _drop(self) -> None:
+    def _release(self) -> None:
         if self._con is not None:
             try:
                 self._con.close()
@@ -165,26 +160,6 @@ class PagedCSV(_Pages):
                 pass
             self._con = None
         shutil.rmtree(self._folder, ignore_errors=True)
-
-
-def _interrupt_on_cancel(con, progress) -> threading.Event:
-    """A cancel of ``progress`` interrupts the connection's running statement (checked every
-    0.1 s on a thread that ends when the returned event is set)."""
-    done = threading.Event()
-    if progress is None:
-        return done
-
-    def watch() -> None:
-        while not done.wait(0.1):
-            if progress.cancelled:
-                try:
-                    con.interrupt()
-                except Exception:  # noqa: BLE001 - the statement ends on its own instead
-                    pass
-                return
-
-    threading.Thread(target=watch, name="workbench-pages-cancel", daemon=True).start()
-    return done
 
 
 @dataclass

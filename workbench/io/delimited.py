@@ -42,13 +42,10 @@ _BINARY_SIGNATURES = (
         b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
         "an old-style Excel .xls workbook; save it as .xlsx or CSV in Excel",
     ),
-    (b"\x1f\x8b", "a gzip-compressed file (decompress it first, e.g. gunzip -k FILE)"),
-    (b"\xfd7zXZ\x00", "an xz-compressed file (decompress it first, e.g. xz -dk FILE)"),
+    # gzip, bzip2 and xz are decompressed by the loader (workbench.io.loader.COMPRESSIONS)
     (b"\x28\xb5\x2f\xfd", "a zstd-compressed file (decompress it first, e.g. zstd -d FILE)"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive (extract it first)"),
-) + tuple((b"BZh" + bytes([level]) + b"1AY&SY",
-           "a bzip2-compressed file (decompress it first, e.g. bunzip2 -k FILE)")
-          for level in b"123456789")
+)
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),

@@ -317,29 +317,39 @@ DECOMPRESSED_LIMIT = 4 << 30
 def compression(data: bytes) -> str | None:
     """The compression of a file's first bytes (``gzip``, ``bzip2``, ``xz``) or None."""
     for magic, name, _ in COMPRESSIONS:
-        if data.startswith(magic) and (name != "bzip2" or data[3:10][:1].isdigit()
+        if data.startswith(magic) and (name != "bzip2" or data[3:4].isdigit()
                                        and data[4:10] == b"1AY&SY"):
             return name
     return None
 
 
-def head_bytes(path: str, n: int = 4096) -> bytes:
-    """The first ``n`` bytes of a file, decompressed when it is compressed (gzip, bzip2, xz):
-    what a sniffer of the format inside looks at.  Raises ``OSError`` as ``open`` does."""
+def _open_compressed(name: str, source):
+    """A reader of the decompressed bytes of ``source`` (a path or a binary file object)."""
     import bz2
     import gzip
     import lzma
 
+    return {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[name](source, "rb")
+
+
+def _decompress_errors() -> tuple[type[BaseException], ...]:
+    import lzma
+
+    return (OSError, EOFError, lzma.LZMAError)
+
+
+def head_bytes(path: str, n: int = 4096) -> bytes:
+    """The first ``n`` bytes of a file, decompressed when it is compressed (gzip, bzip2, xz):
+    what a sniffer of the format inside looks at.  Raises ``OSError`` as ``open`` does."""
     with open(path, "rb") as handle:
         head = handle.read(n)
     name = compression(head)
     if name is None:
         return head
-    opener = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[name]
     try:
-        with opener(path, "rb") as stream:
+        with _open_compressed(name, path) as stream:
             return stream.read(n)
-    except (EOFError, lzma.LZMAError) as err:
+    except _decompress_errors() as err:
         raise OSError(str(err)) from None
 
 
@@ -354,16 +364,10 @@ def _inner_name(path: str) -> str:
 
 def _decompressed(data: bytes, name: str, shown: str) -> bytes:
     """The decompressed bytes, or one sentence for a damaged or too large file."""
-    import bz2
-    import gzip
-    import lzma
-
-    opener = {"gzip": lambda f: gzip.GzipFile(fileobj=f), "bzip2": bz2.BZ2File,
-              "xz": lzma.LZMAFile}[name]
     try:
-        with opener(io.BytesIO(data)) as stream:
+        with _open_compressed(name, io.BytesIO(data)) as stream:
             out = stream.read(DECOMPRESSED_LIMIT + 1)
-    except (OSError, EOFError, lzma.LZMAError) as err:
+    except _decompress_errors() as err:
         raise DataError(f"File {shown} is {name}-compressed but could not be decompressed "
                         f"({err}); it may be cut short or damaged.") from None
     if len(out) > DECOMPRESSED_LIMIT:

@@ -79,14 +79,11 @@ def load(text: str, path: str, shown: str):
         row = int(bad[0])
         raise almost(shown, int(lines[row]), f"has the rank {short(rank_text.iloc[row])}, which "
                      "is not a whole number", EXPECTED)
-    from workbench.io.cells import TEXT_DTYPE
+    from workbench.io.cells import text_array
 
-    frame = pd.DataFrame({
-        "query": pd.array(raw[0].to_numpy(), dtype=TEXT_DTYPE) if TEXT_DTYPE is not object
-        else raw[0],
-        "doc": pd.array(raw[1].to_numpy(), dtype=TEXT_DTYPE) if TEXT_DTYPE is not object
-        else raw[1],
-        "rank": ranks.to_numpy(dtype=np.int64)})
+    frame = pd.DataFrame({"query": text_array(raw[0].to_numpy()),
+                          "doc": text_array(raw[1].to_numpy()),
+                          "rank": ranks.to_numpy(dtype=np.int64)})
     note = (f"Read as an MS MARCO run (qid pid rank, tab-separated, no header; columns query, "
             f"doc, rank): {len(frame):,} lines, {frame['query'].nunique():,} queries; ids kept "
             f"as text, documents ordered by rank (1 first), as MS MARCO's evaluation does.")
