@@ -289,6 +289,50 @@ def test_bad_cells_and_duplicates_are_one_sentence_with_the_line(spark, tmp_path
     assert "lines 2, 4" in err, err
 
 
+@pytest.mark.parametrize("systems", [False, True])
+@pytest.mark.parametrize("scores", [("3", "3"), ("3", "1"), ("1", "2.5")])
+def test_a_document_retrieved_twice_with_qrels_is_refused(spark, tmp_path, capsys, systems,
+                                                          scores):
+    """With a qrels file, one system's repeated document is found by the row before it in
+    (query, document) order, several systems' by the set of ids: either way the sentence,
+    whether the twins tie or are ranked apart, and a document of the same id under another
+    query, or under another system, is no repeat."""
+    run, qrels = tmp_path / "run.csv", tmp_path / "qrels.csv"
+    header = "system,query,doc,score" if systems else "query,doc,score"
+    sys_col = ("A",) if systems else ()
+    rows = [(*sys_col, "q0", "d1", "9"), (*sys_col, "q1", "d1", scores[0]),
+            (*sys_col, "q1", "d0", "2"), (*sys_col, "q1", "d2", "2"),
+            (*sys_col, "q1", "d1", scores[1])]
+    if systems:
+        rows += [("B", "q1", "d1", "5"), ("B", "q1", "d2", "1")]
+    write_text(str(qrels), "query,doc,relevance", [("q1", "d1", "1"), ("q0", "d1", "2")])
+    write_text(str(run), header, rows)
+    extra = ("--system", "system") if systems else ()
+    err = cli_error(capsys, run, "--qrels", qrels, "--k", "2", "--engine", "spark", *extra)
+    assert "repeat a (query, document) pair" in err and "query=q1, doc=d1" in err, err
+    assert "lines 3, 6" in err, err
+    del rows[4]  # the same ids elsewhere only: computed, as in memory
+    write_text(str(run), header, rows)
+    # a judgment given twice: the qrels' sentence with its lines; a bad grade is said first
+    write_text(str(qrels), "query,doc,relevance",
+               [("q1", "d1", "1"), ("q0", "d1", "2"), ("q1", "d1", "0")])
+    for engine in ("spark", "duckdb"):
+        err = cli_error(capsys, run, "--qrels", qrels, "--k", "2", "--engine", engine, *extra)
+        assert "repeat a (query, document) judgment" in err, (engine, err)
+        assert "query=q1, doc=d1 appears on lines 2, 4" in err, (engine, err)
+    write_text(str(qrels), "query,doc,relevance",
+               [("q1", "d1", "1"), ("q0", "d1", "x"), ("q1", "d1", "0")])
+    err = cli_error(capsys, run, "--qrels", qrels, "--k", "2", "--engine", "spark", *extra)
+    assert "Column 'relevance' of file" in err and "'x' (line 3)" in err, err
+    write_text(str(qrels), "query,doc,relevance", [("q1", "d1", "1"), ("q0", "d1", "2")])
+    write_text(str(run), header, rows)
+    argv = [run, "--qrels", qrels, "--k", "2", *extra]
+    assert cli_main(["ranking", *map(str, argv), "--engine", "spark", "--json"]) == 0
+    spark_json = json.loads(capsys.readouterr().out)
+    assert cli_main(["ranking", *map(str, argv), "--engine", "memory", "--json"]) == 0
+    same_json(json.loads(capsys.readouterr().out), spark_json)
+
+
 # --------------------------------------------------------------------------- without Spark
 
 

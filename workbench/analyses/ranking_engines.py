@@ -217,8 +217,8 @@ def on_file(source: FileSource, cols, options, ks, progress, engine: str = "duck
                             f"({value} appears on {where.describe_rows(rns)}); each {what} "
                             f"must appear once.")
 
-        check_duplicates(conn, duplicate, has_system=bool(cols.system), has_qrels=has_qrels,
-                         run=False)
+        check_duplicates(conn, duplicate, has_system=bool(cols.system), run=False,
+                         has_qrels=has_qrels and not getattr(qsource, "unique", False))
         _fit_memory(conn)
         ranked = rank_sql(conn, ks=ks, gain=options.gain, threshold=options.relevance_threshold,
                           ties=options.ties, has_system=bool(cols.system), has_qrels=has_qrels,

@@ -59,6 +59,17 @@ class Dialect:
     clustered: str = "{table}"
     #: the statement that names a step read once (a view), ``{name}`` and ``{sql}`` filled in
     create_view: str = "CREATE OR REPLACE VIEW {name} AS {sql}"
+    #: a document retrieved twice found by comparing each row's id with the one before it in
+    #: id order, where the join to the judgments already sorts by (query, document) (Spark's
+    #: sort-merge join: the comparison costs no sort, where the set of each query's ids cost
+    #: 17.7 -> 14.1 s of the kernel on 10M rows, cold, ``local[2]``); else the number of
+    #: distinct ids (DuckDB's hash join sorts nothing)
+    dup_in_join_order: bool = False
+    #: each query's first row number carried through the window's sort (Spark: a run that is
+    #: not cached would otherwise be read and parsed a second time for it; 10M rows from a
+    #: CSV, cold: 18.7 -> 15.8 s) rather than taken from a grouping of its own joined to the
+    #: sums (DuckDB: a hash aggregate is cheaper than a wider sort)
+    first_in_window: bool = False
 
     def num(self, value: float) -> str:
         """A DOUBLE literal (a bare ``1.0`` is a DECIMAL in both engines)."""
@@ -78,7 +89,8 @@ DUCKDB = Dialect("duckdb", anti_join="ANTI JOIN", distinct_list="list(DISTINCT {
 SPARK = Dialect("spark", anti_join="LEFT ANTI JOIN", distinct_list="collect_set({})",
                 distinct_count="size(collect_set({}))", create=("CREATE OR REPLACE TEMP VIEW {name} AS {sql}", "CACHE TABLE {name}"),
                 clustered="(SELECT /*+ REPARTITION({key}) */ * FROM {table})",
-                create_view="CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+                create_view="CREATE OR REPLACE TEMP VIEW {name} AS {sql}",
+                dup_in_join_order=True, first_in_window=True)
 
 
 @dataclass(frozen=True)
@@ -126,7 +138,8 @@ def check_duplicates(conn, describe, *, has_system: bool, has_qrels: bool,
 
 
 def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> None:
-    """``judg(q, d, g, from_qrels)``: the pooled judgments; kept as a table when the ranking
+    """``judg(q, d, g, from_qrels[, rn])``: the pooled judgments (``rn``: a qrels row's number,
+    with a qrels file); kept as a table when the ranking
     joins them too (a qrels file, or grades pooled over systems), else a view read once by
     the ideal rankings (at 100M rows, writing the run's graded rows to a table took 3 s)."""
     sql = conn.dialect
@@ -147,9 +160,9 @@ def _judgments(conn, *, has_system: bool, has_qrels: bool, has_grade: bool) -> N
         else:
             run_j = "SELECT q, d, g FROM run_in WHERE g IS NOT NULL"
     if has_qrels:
-        select = (f"SELECT q, d, g, true AS from_qrels FROM qrels_in UNION ALL "
-                  f"SELECT r.q, r.d, r.g, false FROM ({run_j}) r {sql.anti_join} qrels_in j "
-                  f"ON r.q = j.q AND r.d = j.d")
+        select = (f"SELECT q, d, g, true AS from_qrels, rn FROM qrels_in UNION ALL "
+                  f"SELECT r.q, r.d, r.g, false, CAST(NULL AS BIGINT) FROM ({run_j}) r "
+                  f"{sql.anti_join} qrels_in j ON r.q = j.q AND r.d = j.d")
     else:
         select = f"SELECT q, d, g, false AS from_qrels FROM ({run_j}) r"
     if not (has_qrels or has_system):
@@ -166,14 +179,21 @@ def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str, *,
     The window's sort is most of the work, so only what the sums need goes through it: the
     system only when there are several (a constant partition key costs a sort key), whether a
     judgment came from the qrels only when there is a qrels file, and the row number only when
-    the order uses it (the first row of each query comes from a grouping of its own, joined to
-    the sums: a hash aggregate instead of a sort payload)."""
+    the order uses it or the dialect carries it (:attr:`Dialect.first_in_window`; else the first
+    row of each query comes from a grouping of its own, joined to the sums: a hash aggregate
+    instead of a sort payload)."""
     t, one, zero = sql.num(threshold), sql.num(1), sql.num(0)
     sys_col = "r.sys, " if has_system else ""
+    # one system joined to the judgments: the rows come out of Spark's join in (query, document)
+    # order, so a repeated document is the row after its twin (several systems: their rows of
+    # a (query, document) interleave, and the set of ids is counted)
+    dup_lag = sql.dup_in_join_order and has_qrels and not has_system
     if has_qrels or has_system:
         qrels_col = ", coalesce(j.from_qrels, false) AS from_qrels" if has_qrels else ""
+        dup_col = (", coalesce(r.d = lag(r.d) OVER (PARTITION BY r.q ORDER BY r.d), false) AS dup"
+                   if dup_lag else "")
         graded = (f"SELECT r.rn, {sys_col}r.q, r.d, r.o, coalesce(j.g, {zero}) AS gr, "
-                  f"j.g IS NOT NULL AS judged{qrels_col} "
+                  f"j.g IS NOT NULL AS judged{qrels_col}{dup_col} "
                   f"FROM {sql.clustered.format(table='run_in', key='q')} r LEFT JOIN "
                   f"{sql.clustered.format(table='judg', key='q')} j ON r.q = j.q AND r.d = j.d")
     else:
@@ -183,7 +203,7 @@ def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str, *,
              "pessimistic": "o DESC, gr ASC, rn ASC",   # relevant documents last among ties
              "optimistic": "o DESC, gr DESC, rn ASC",   # first
              }.get(ties, "o DESC, rn ASC")               # stable: file order
-    rn_in_order = "rn" in order
+    rn_carried = "rn" in order or sql.first_in_window
     key = "sys, q" if has_system else "q"
     window = f"PARTITION BY {key} ORDER BY {order}"
     rel = f"(gr >= {t})"
@@ -191,12 +211,15 @@ def _per_query_sql(sql: Dialect, ks, gain: str, threshold: float, ties: str, *,
         f"count(*) FILTER (WHERE {rel} AND r <= {k}) AS hits_{k}, "
         f"coalesce(sum({_gain('gr', gain, sql)} / log2(r + {one})) FILTER (WHERE r <= {k}), "
         f"{zero}) AS dcg_{k}" for k in ks)
-    payload = ", ".join((["sys"] if has_system else []) + ["q", "d"] + (["rn"] if rn_in_order else [])
-                        + ["gr", "judged"] + (["from_qrels"] if has_qrels else []) + ["o"])
+    payload = ", ".join((["sys"] if has_system else []) + ["q", "d"] + (["rn"] if rn_carried else [])
+                        + ["gr", "judged"] + (["from_qrels"] if has_qrels else [])
+                        + (["dup"] if dup_lag else []) + ["o"])
     from_qrels = ("count(*) FILTER (WHERE from_qrels)" if has_qrels
                   else "CAST(0 AS BIGINT)")
-    first = "min(rn) AS first_rn, " if rn_in_order else ""
+    first = "min(rn) AS first_rn, " if rn_carried else ""
     sys_out = "sys" if has_system else "'' AS sys"
+    docs = ("count(*) - count(*) FILTER (WHERE dup)" if dup_lag
+            else sql.distinct_count.format("d"))
     sums = f"""
 WITH graded AS ({graded}),
 ranked AS (
@@ -207,7 +230,7 @@ ranked AS (
   FROM graded
 )
 SELECT {sys_out}, q, {first}count(*) AS retrieved,
-  {sql.distinct_count.format('d')} AS docs,
+  {docs} AS docs,
   coalesce(bool_or(o = prev), false) AS tied,
   coalesce(bool_or(o <> prev AND TRY_CAST(o AS FLOAT) = TRY_CAST(prev AS FLOAT)), false)
     AS near_tied, count(*) FILTER (WHERE NOT judged) AS unjudged,
@@ -216,24 +239,27 @@ SELECT {sys_out}, q, {first}count(*) AS retrieved,
   coalesce(max({one} / r) FILTER (WHERE {rel}), {zero}) AS rr,
   coalesce(sum(nrel / r) FILTER (WHERE {rel}), {zero}) AS ap_sum
 FROM ranked GROUP BY {key}"""
-    if rn_in_order:
+    if rn_carried:
         return sums
     return (f"SELECT p.*, f.first_rn FROM ({sums}) p JOIN (SELECT {key}, min(rn) AS first_rn "
             f"FROM run_in GROUP BY {key}) f USING ({key})")
 
 
-def _ideal_sql(sql: Dialect, ks, gain: str, threshold: float) -> str:
+def _ideal_sql(sql: Dialect, ks, gain: str, threshold: float, has_qrels: bool = False) -> str:
     """One row per judged query: R, the negative grades, the ideal DCG at each k (only
-    judgments with a positive gain add to it)."""
+    judgments with a positive gain add to it); with a qrels file, also the query's first row
+    in the qrels and its number of rows there (``n`` 0: judged by the run's grades only)."""
     t, one, zero = sql.num(threshold), sql.num(1), sql.num(0)
     cut = ",\n  ".join(
         f"coalesce(sum(ig / log2(jr + {one})) FILTER (WHERE jr <= {k} AND ig > 0), {zero}) "
         f"AS idcg_{k}" for k in ks)
+    qrels = (", min(rn) FILTER (WHERE from_qrels) AS first_rn, "
+             "count(*) FILTER (WHERE from_qrels) AS n" if has_qrels else "")
     return f"""
 SELECT q, count(*) FILTER (WHERE g >= {t}) AS relevant,
   count(*) FILTER (WHERE g < 0) AS negative,
-  count(*) FILTER (WHERE g <> floor(g)) AS fractional, {cut}
-FROM (SELECT q, g, {_gain('g', gain, sql)} AS ig,
+  count(*) FILTER (WHERE g <> floor(g)) AS fractional, {cut}{qrels}
+FROM (SELECT q, g, {_gain('g', gain, sql)} AS ig,{" rn, from_qrels," if has_qrels else ""}
              row_number() OVER (PARTITION BY q ORDER BY {_gain('g', gain, sql)} DESC) AS jr
       FROM judg) j
 GROUP BY q"""
@@ -257,11 +283,10 @@ def rank_sql(conn, *, ks, gain: str, threshold: float, ties: str, has_system: bo
     if duplicate is not None and (per["retrieved"].to_numpy() != per["docs"].to_numpy()).any():
         check_duplicates(conn, duplicate, has_system=has_system, has_qrels=False)
     step(0.8, "the ideal rankings")
-    ideal = conn.frame(_ideal_sql(conn.dialect, ks, gain, threshold))
+    ideal = conn.frame(_ideal_sql(conn.dialect, ks, gain, threshold, has_qrels))
     qrels_only, qrels_first = 0, None
-    if has_qrels:
-        qrels_first = conn.frame("SELECT q, min(rn) AS first_rn, count(*) AS n FROM qrels_in "
-                                 "GROUP BY q")
+    if has_qrels:  # the queries of the qrels, from the grouping of the ideal rankings
+        qrels_first = ideal.loc[ideal["n"].to_numpy() > 0, ["q", "first_rn", "n"]]
         if has_system:  # a judged document retrieved by several systems counts once
             qrels_only = int(conn.rows(
                 f"SELECT count(*) FROM qrels_in j {conn.dialect.anti_join} "
