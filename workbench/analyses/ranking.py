@@ -181,6 +181,8 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
         per_query.append(frame)
     notes += _query_set_notes(options, q_labels, ranked.any_run, ranked.judged_queries, ranked,
                               qrels=bool(options.qrels))
+    if options.qrels:  # ids that do not meet come first: they explain a ranking of zeros
+        notes[:0] = _id_notes(ranked)
     sig = _signature(options, ks, cols)
     sig["engine"] = engine
     tables = _tables(summary_rows, per_query)
@@ -624,6 +626,17 @@ def _system_notes(arr, label, universe, no_rel, in_run, n_tied: int, options: Op
                      f"here, while trec_eval (which keeps scores as 32-bit floats) ties them and "
                      f"breaks the tie by document id, so its numbers can differ slightly.")
     return notes
+
+
+def _id_notes(ranked) -> list[str]:
+    """:func:`workbench.analyses.id_match.id_notes` on an engine's answer."""
+    from .id_match import id_notes
+
+    unjudged_q = ranked.any_run & ~ranked.judged_queries
+    total = sum(int(arr.retrieved.sum()) for arr in ranked.arrays)
+    outside = sum(int(arr.retrieved[unjudged_q].sum()) for arr in ranked.arrays)
+    return id_notes(ranked.q_labels, ranked.any_run, ranked.judged_queries, total - outside,
+                    total - int(ranked.unjudged_rows))
 
 
 def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg,
