@@ -320,6 +320,72 @@ def test_an_ms_marco_run_and_its_qrels_dropped_together(qtbot, window, tmp_path)
     assert panel.control("qrels").path() == str(qrels)
     assert "order:rank-asc" in panel.last_result.signature
     assert panel.last_result.value("mrr") == pytest.approx((1 + 1 / 2) / 2)
+    # the Rank field says which column orders the run (it showed "(none)")
+    assert panel.value("rank") == "rank"
+    assert panel.control("rank").currentText().startswith("rank"), panel.control("rank").currentText()
+
+
+@pytest.mark.parametrize("names, split", [
+    (("run.csv", "qrels.csv"), True),
+    (("a.csv", "b.tsv", "qrels.csv"), True),       # two runs stacked, their judgments apart
+    (("run.csv", "qrels_scored.csv"), False),      # a "qrels" with a score column: a run
+    (("run.csv", "qrels.csv", "qrels2.csv"), False),
+    (("run.csv",), False),
+    (("qrels.csv", "other.csv"), False),           # not a run beside the judgments
+])
+def test_tables_of_runs_and_their_judgments_are_told_apart(tmp_path, names, split):
+    from workbench.ui.loading import split_qrels
+
+    texts = {"run.csv": "qid,docno,sim\n1,d1,0.5\n", "a.csv": "query,doc,score\n1,d1,2\n",
+             "b.tsv": "query\tdoc\tscore\n1\td1\t2\n",
+             "qrels.csv": "query_id,doc_id,relevance\n1,d1,1\n",
+             "qrels2.csv": "qid,pid,label\n1,d1,1\n",
+             "qrels_scored.csv": "qid,docno,score\n1,d1,1\n", "other.csv": "item,outcome\n1,1\n"}
+    paths = []
+    for name in names:
+        (tmp_path / name).write_text(texts[name])
+        paths.append(str(tmp_path / name))
+    runs, qrels = split_qrels(paths)
+    if split:
+        assert qrels == str(tmp_path / "qrels.csv") and runs == [p for p in paths if p != qrels]
+    else:
+        assert qrels is None and runs == paths
+
+
+def test_a_csv_run_and_its_csv_qrels_opened_together(qtbot, window, monkeypatch, tmp_path):
+    """File > Open with a run table and a qrels table of other column names: Ranking with the
+    qrels file set (before: "cannot be stacked"), the numbers of the command line's."""
+    from workbench.analyses import ranking as ra
+    from workbench.io import load_table
+
+    run, qrels = tmp_path / "run.csv", tmp_path / "judgments.csv"
+    run.write_text("qid,docno,sim\n1,d1,0.9\n1,d2,0.5\n2,d3,0.7\n2,d1,0.6\n")
+    qrels.write_text("query_id,doc_id,relevance\n1,d2,1\n2,d3,2\n2,d9,1\n")
+    _open(qtbot, window, monkeypatch, [run, qrels])
+    landed, panel = _landed(qtbot, window)
+    assert landed == "ranking"
+    _no_error(window, panel)
+    assert panel.control("qrels").path() == str(qrels)
+    expected = ra.run(load_table(str(run)), ra.Options(qrels=str(qrels), ks=(1, 3, 5, 10)))
+    for metric in ("map", "ndcg@10", "mrr"):
+        assert panel.last_result.value(metric) == pytest.approx(expected.value(metric)), metric
+    assert panel.last_result.value("map") == pytest.approx((1 / 2 + 1 / 2) / 2)
+
+
+def test_a_run_with_a_score_and_a_rank_is_ordered_by_its_score(qtbot, window, monkeypatch,
+                                                              tmp_path):
+    """A TREC-like table with both columns: Rank is not filled automatically (the score orders
+    the run, as trec_eval does), and the signature says so."""
+    path = tmp_path / "run.csv"
+    path.write_text("query,doc,rank,score,relevance\nq1,d1,1,0.2,1\nq1,d2,2,0.9,0\n")
+    _open(qtbot, window, monkeypatch, [path])
+    landed, panel = _landed(qtbot, window)
+    assert landed == "ranking"
+    _no_error(window, panel)
+    assert panel.value("rank") is None
+    assert panel.value("score") == "score"
+    assert "order:score-desc" in panel.last_result.signature
+    assert panel.last_result.value("mrr") == pytest.approx(1 / 2)
 
 
 # -- item 9: while a ranking computes, the panel does not say it lacks its columns ---------------

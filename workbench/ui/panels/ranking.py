@@ -11,7 +11,8 @@ class RankingPanel(AnalysisPanel):
         Field("query", "Query", "column", "Query id.", roles=("query",), optional=False),
         Field("doc", "Document", "column", "Document id.", roles=("doc",), optional=False),
         Field("score", "Score", "column", "Higher ranks first (or give a rank column).", roles=("score",)),
-        Field("rank", "Rank", "column", "1 ranks first; used when there is no score column."),
+        Field("rank", "Rank", "column", "1 ranks first; used when there is no score column.",
+              roles=("rank",)),
         Field("relevance", "Relevance", "column", "Graded relevance; blank = unjudged (gain 0).",
               roles=("relevance",)),
         Field("system", "System", "column", "Optional: metrics per system (run).", roles=("system",)),
@@ -72,6 +73,13 @@ class RankingPanel(AnalysisPanel):
         return ("This run has no judgments (no relevance column): choose its qrels file under "
                 "'Qrels file' on the left, or open the runs and their qrels file together "
                 "(File > Open, select them all).")
+
+    def _auto_column(self, spec):
+        """The analysis's rule: the rank column is automatic only when no score column is
+        (an MS MARCO run's ``rank``; a TREC run is ordered by its score)."""
+        if spec.name == "rank" and any(r == "score" for r in self.roles.values()):
+            return None
+        return super()._auto_column(spec)
 
     def options(self):
         opts = super().options()
