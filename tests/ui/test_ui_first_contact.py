@@ -325,33 +325,6 @@ def test_an_ms_marco_run_and_its_qrels_dropped_together(qtbot, window, tmp_path)
     assert panel.control("rank").currentText().startswith("rank"), panel.control("rank").currentText()
 
 
-@pytest.mark.parametrize("names, split", [
-    (("run.csv", "qrels.csv"), True),
-    (("a.csv", "b.tsv", "qrels.csv"), True),       # two runs stacked, their judgments apart
-    (("run.csv", "qrels_scored.csv"), False),      # a "qrels" with a score column: a run
-    (("run.csv", "qrels.csv", "qrels2.csv"), False),
-    (("run.csv",), False),
-    (("qrels.csv", "other.csv"), False),           # not a run beside the judgments
-])
-def test_tables_of_runs_and_their_judgments_are_told_apart(tmp_path, names, split):
-    from workbench.ui.loading import split_qrels
-
-    texts = {"run.csv": "qid,docno,sim\n1,d1,0.5\n", "a.csv": "query,doc,score\n1,d1,2\n",
-             "b.tsv": "query\tdoc\tscore\n1\td1\t2\n",
-             "qrels.csv": "query_id,doc_id,relevance\n1,d1,1\n",
-             "qrels2.csv": "qid,pid,label\n1,d1,1\n",
-             "qrels_scored.csv": "qid,docno,score\n1,d1,1\n", "other.csv": "item,outcome\n1,1\n"}
-    paths = []
-    for name in names:
-        (tmp_path / name).write_text(texts[name])
-        paths.append(str(tmp_path / name))
-    runs, qrels = split_qrels(paths)
-    if split:
-        assert qrels == str(tmp_path / "qrels.csv") and runs == [p for p in paths if p != qrels]
-    else:
-        assert qrels is None and runs == paths
-
-
 def test_a_csv_run_and_its_csv_qrels_opened_together(qtbot, window, monkeypatch, tmp_path):
     """File > Open with a run table and a qrels table of other column names: Ranking with the
     qrels file set (before: "cannot be stacked"), the numbers of the command line's."""

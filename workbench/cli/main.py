@@ -104,6 +104,7 @@ def run_cli(argv: list[str]) -> int:
         if args.analysis == command.NAME:
             return command.run(args)
     module = REGISTRY[args.analysis]
+    pair_notes = _qrels_among_inputs(args)
     options = _options(module, args)
     check = getattr(module, "check_options", None)
     if check is not None:  # every option, before the input is read
@@ -128,8 +129,8 @@ def run_cli(argv: list[str]) -> int:
                 from ..analyses.conventions import with_conventions
 
                 result = with_conventions(result, table, options, progress)
-        result = _with_input(result, " ".join(args.input),
-                             table.notes + tuple(role_notes) if table is not None else ())
+        result = _with_input(result, " ".join(args.input), pair_notes
+                             + (table.notes + tuple(role_notes) if table is not None else ()))
     if args.xlsx is not None:  # an empty name is refused by the writer, never ignored
         from ..report import write_report
 
@@ -139,6 +140,22 @@ def run_cli(argv: list[str]) -> int:
     else:
         print(render_text(result))
     return EXIT_OK
+
+
+def _qrels_among_inputs(args: argparse.Namespace) -> tuple[str, ...]:
+    """``workbench ranking RUN QRELS`` (or trec_eval's order, QRELS RUN) without ``--qrels``:
+    the qrels among the files is taken as ``--qrels`` (:func:`workbench.io.run_files.
+    split_qrels`) instead of being stacked with the runs; the note that says so."""
+    if args.analysis != "ranking" or getattr(args, "qrels", None) or len(args.input) < 2:
+        return ()
+    from ..io.run_files import split_qrels
+
+    runs, qrels = split_qrels(list(args.input))
+    if qrels is None:
+        return ()
+    args.input, args.qrels = runs, qrels
+    return (f"File '{qrels}' was taken as the qrels (the judgments) of the "
+            f"{'run' if len(runs) == 1 else 'runs'} given with it, as --qrels gives it.",)
 
 
 def dumps_result(doc: dict) -> str:
