@@ -91,3 +91,26 @@ def test_ids_that_meet_give_no_such_note(tmp_path):
     res = result(run, qrels)  # '007' is judged only: no run query is '7'
     assert not any("exact id" in n or "No query of the run" in n or "is a judged document" in n
                    for n in res.notes), res.notes
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_an_empty_query_id_is_said_first(tmp_path, engine):
+    pytest.importorskip("duckdb") if engine == "duckdb" else None
+    run = tmp_path / "run.csv"
+    run.write_text("query,doc,score,relevance\nq1,d1,1,1\nq1,d2,0.5,0\n,d2,0.3,1\n,d4,0.2,0\n"
+                   "q2,d3,0.2,1\n")
+    res = ra.run(load_table(str(run)), ra.Options(engine=engine))
+    assert res.notes[0].startswith("The query id is empty in 2 rows of the run (column "
+                                   "'query'): those rows are scored as one query"), res.notes
+    assert next(r["n"] for r in res.records if r["metric"] == "map") == 3  # as pytrec_eval
+
+
+def test_an_empty_query_id_in_the_qrels_only_is_said(tmp_path):
+    run, qrels = files(tmp_path, RUN, [("1", "d1", 1), ("", "d3", 1)])
+    res = result(run, qrels)
+    assert any(n.startswith("The query id is empty in the judgments of the qrels") for n in res.notes), res.notes
+
+
+def test_no_empty_id_no_note(tmp_path):
+    run, qrels = files(tmp_path, RUN, [("1", "d1", 1)])
+    assert not any("query id is empty" in n for n in result(run, qrels).notes)

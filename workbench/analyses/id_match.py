@@ -77,3 +77,26 @@ def id_notes(q_labels, any_run: np.ndarray, judged: np.ndarray, rows_judged_quer
                 f"that both files write them the same way (leading zeros, prefixes, letter "
                 f"case)."]
     return []
+
+
+def empty_id_notes(q_labels, any_run: np.ndarray, judged: np.ndarray, rows: int,
+                   query_column: str, qrels: bool) -> list[str]:
+    """A query whose id is empty (a missing cell, most often): its rows are scored as one
+    query named ``''``, which no reader expects; said with the run's rows it holds
+    (``rows``, every system) and whether the judgments name it too."""
+    labels = np.asarray(q_labels, dtype=object)
+    empty = np.flatnonzero(labels == "")
+    if not empty.size:
+        return []
+    i = int(empty[0])
+    where = []
+    if any_run[i]:
+        where.append(f"{rows:,} {'row' if rows == 1 else 'rows'} of the run (column "
+                     f"'{query_column}')")
+    if judged[i] and qrels:
+        where.append("the judgments of the qrels")
+    if not where:
+        return []
+    return [f"The query id is empty in {' and in '.join(where)}: those rows are scored as one "
+            f"query with an empty id, counted in n like any other; fill the ids in, or remove "
+            f"the rows."]

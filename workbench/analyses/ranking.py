@@ -183,6 +183,7 @@ def _run(table: LoadedTable, options: Options, progress, source=None,
                               qrels=bool(options.qrels))
     if options.qrels:  # ids that do not meet come first: they explain a ranking of zeros
         notes[:0] = _id_notes(ranked)
+    notes[:0] = _empty_id_notes(ranked, cols, bool(options.qrels))
     sig = _signature(options, ks, cols)
     sig["engine"] = engine
     tables = _tables(summary_rows, per_query)
@@ -637,6 +638,18 @@ def _id_notes(ranked) -> list[str]:
     outside = sum(int(arr.retrieved[unjudged_q].sum()) for arr in ranked.arrays)
     return id_notes(ranked.q_labels, ranked.any_run, ranked.judged_queries, total - outside,
                     total - int(ranked.unjudged_rows))
+
+
+def _empty_id_notes(ranked, cols, qrels: bool) -> list[str]:
+    """:func:`workbench.analyses.id_match.empty_id_notes` on an engine's answer."""
+    from .id_match import empty_id_notes
+
+    empty = np.asarray(ranked.q_labels, dtype=object) == ""
+    if not empty.any():
+        return []
+    rows = sum(int(arr.retrieved[empty].sum()) for arr in ranked.arrays)
+    return empty_id_notes(ranked.q_labels, ranked.any_run, ranked.judged_queries, rows,
+                          cols.query, qrels)
 
 
 def _query_set_notes(options: Options, q_labels, any_run, judged_queries, judg,
