@@ -44,6 +44,26 @@ def test_tables_of_runs_and_their_judgments_are_told_apart(tmp_path, names, spli
 
 
 
+def test_parquet_and_compressed_tables_are_told_apart(tmp_path):
+    import gzip
+
+    import pandas as pd
+
+    pytest.importorskip("pyarrow")
+    run = tmp_path / "run.parquet"
+    pd.DataFrame({"qid": ["1"], "docno": ["d1"], "sim": [0.5]}).to_parquet(run)
+    qrels = tmp_path / "judged.parquet"
+    pd.DataFrame({"query_id": ["1"], "doc_id": ["d1"], "relevance": [1]}).to_parquet(qrels)
+    assert split_qrels([str(run), str(qrels)]) == ([str(run)], str(qrels))
+    packed = tmp_path / "qrels.csv.gz"
+    packed.write_bytes(gzip.compress(b"qid;pid;label\n1;d1;1\n"))
+    assert split_qrels([str(run), str(packed)]) == ([str(run)], str(packed))
+    # a workbook or a JSON file beside a run: stacked (and refused) as before
+    other = tmp_path / "notes.json"
+    other.write_text('{"query": 1, "doc": 2, "relevance": 3}\n')
+    assert split_qrels([str(run), str(other)]) == ([str(run), str(other)], None)
+
+
 def cli(capsys, *argv):
     code = cli_main(["ranking", *map(str, argv), "--json"])
     out, err = capsys.readouterr()

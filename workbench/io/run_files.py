@@ -2,22 +2,56 @@
 
 trec_eval takes the qrels and the run as two files; the workbench's window and command line
 take several files at once and stack them (several runs as systems).  A qrels among them is
-not stacked: it is the runs' judgments.  A TREC qrels is known by its lines; a table (CSV/TSV)
-by its header: a query, a document and a grade, but no score or rank (a run has one).
+not stacked: it is the runs' judgments.  A TREC qrels is known by its lines; a table (CSV/TSV,
+compressed or not, or Parquet) by its header: a query, a document and a grade, but no score or
+rank (a run has one).
 """
 
 from __future__ import annotations
+
+import csv
 
 #: A CSV/TSV whose header names a query, a document and a score or rank (a run), or a query, a
 #: document and a grade but no score or rank (its judgments).
 RUN_TABLE, QRELS_TABLE = "run table", "qrels table"
 
 
-def table_kind(path: str) -> str | None:
-    """:data:`RUN_TABLE`, :data:`QRELS_TABLE` or None, from a CSV/TSV file's header."""
-    from ..core.role_names import find, header_of
+def _header(path: str, head: str) -> list[str] | None:
+    """The column names of a table from its first bytes (decompressed): a Parquet file's
+    schema, or a delimited file's first line (tab, comma or semicolon)."""
+    if head.startswith("PAR1"):
+        try:
+            import pyarrow.parquet as pq
 
-    names = header_of(path)
+            return [str(n) for n in pq.read_schema(path).names]
+        except ImportError:
+            pass
+        except Exception:  # noqa: BLE001 -- not a Parquet file after all: no header
+            return None
+        try:
+            from fastparquet import ParquetFile
+
+            return [str(n) for n in ParquetFile(path).columns]
+        except Exception:  # noqa: BLE001 -- no reader, or not readable: no header
+            return None
+    if "\x00" in head or head.startswith("PK"):  # binary (a workbook is a zip): no text header
+        return None
+    line = head.lstrip("\ufeff").splitlines()[0] if head.strip() else ""
+    delimiter = max("\t,;", key=line.count)
+    try:
+        names = next(csv.reader([line], delimiter=delimiter))
+    except (csv.Error, StopIteration):
+        return None
+    names = [n.strip() for n in names]
+    return names if len(names) > 1 and all(names) else None
+
+
+def table_kind(path: str, head: str) -> str | None:
+    """:data:`RUN_TABLE`, :data:`QRELS_TABLE` or None, from a table's header (``head``: the
+    file's first bytes, decompressed, as text)."""
+    from ..core.role_names import find
+
+    names = _header(path, head)
     if not names:
         return None
     query = find(names, "query")
@@ -42,7 +76,7 @@ def split_qrels(paths: list[str]) -> tuple[list[str], str | None]:
         except OSError:
             return None
         return (trec.sniff(head, path) or msmarco.sniff(head) or trec.announced(path)
-                or table_kind(path))
+                or table_kind(path, head))
 
     kinds = {p: kind(p) for p in paths}
     qrels = [p for p in paths if kinds[p] in (trec.QRELS, QRELS_TABLE)]
