@@ -74,7 +74,13 @@ def header_of(path: str) -> list[str] | None:
             line = fh.readline(65536)
     except OSError:
         return None
-    delimiter = "\t" if line.count("\t") > line.count(",") else ","
+    return header_names(line, ",\t")
+
+
+def header_names(line: str, delimiters: str = ",\t") -> list[str] | None:
+    """The column names of a header line, split at the most frequent of ``delimiters`` (the
+    first listed on a tie); None unless there are two or more, none empty."""
+    delimiter = max(delimiters, key=line.count)
     try:
         names = next(csv.reader([line], delimiter=delimiter))
     except (csv.Error, StopIteration):

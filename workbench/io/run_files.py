@@ -9,7 +9,7 @@ rank (a run has one).
 
 from __future__ import annotations
 
-import csv
+from ..core.role_names import header_names
 
 #: A CSV/TSV whose header names a query, a document and a score or rank (a run), or a query, a
 #: document and a grade but no score or rank (its judgments).
@@ -37,13 +37,7 @@ def _header(path: str, head: str) -> list[str] | None:
     if "\x00" in head or head.startswith("PK"):  # binary (a workbook is a zip): no text header
         return None
     line = head.lstrip("\ufeff").splitlines()[0] if head.strip() else ""
-    delimiter = max("\t,;", key=line.count)
-    try:
-        names = next(csv.reader([line], delimiter=delimiter))
-    except (csv.Error, StopIteration):
-        return None
-    names = [n.strip() for n in names]
-    return names if len(names) > 1 and all(names) else None
+    return header_names(line, ",\t;")
 
 
 def table_kind(path: str, head: str) -> str | None:
