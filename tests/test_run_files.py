@@ -49,7 +49,6 @@ def test_parquet_and_compressed_tables_are_told_apart(tmp_path):
 
     import pandas as pd
 
-    pytest.importorskip("pyarrow")
     run = tmp_path / "run.parquet"
     pd.DataFrame({"qid": ["1"], "docno": ["d1"], "sim": [0.5]}).to_parquet(run)
     qrels = tmp_path / "judged.parquet"
