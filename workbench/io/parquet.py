@@ -93,6 +93,23 @@ def write(frame: pd.DataFrame, path, index: bool | None = None, using: str | Non
         raise ImportError("writing Parquet needs pyarrow or fastparquet; neither is installed")
 
 
+def column_names(path: str) -> list[str] | None:
+    """A Parquet file's column names from its schema (the data not read), by the reader of
+    :func:`engine`; None without a reader or for a file it cannot read."""
+    using = engine()
+    try:
+        if using == PYARROW:
+            import pyarrow.parquet as pq
+
+            return [str(n) for n in pq.read_schema(path).names]
+        if using == FASTPARQUET:
+            with _quiet():
+                return [str(n) for n in _fastparquet().ParquetFile(path).columns]
+    except Exception:  # noqa: BLE001 -- not a readable Parquet file: no names
+        return None
+    return None
+
+
 @contextlib.contextmanager
 def _quiet():
     """fastparquet reads a pandas option that pandas 3 deprecates (on import and on first use

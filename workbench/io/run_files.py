@@ -20,20 +20,9 @@ def _header(path: str, head: str) -> list[str] | None:
     """The column names of a table from its first bytes (decompressed): a Parquet file's
     schema, or a delimited file's first line (tab, comma or semicolon)."""
     if head.startswith("PAR1"):
-        try:
-            import pyarrow.parquet as pq
+        from .parquet import column_names
 
-            return [str(n) for n in pq.read_schema(path).names]
-        except ImportError:
-            pass
-        except Exception:  # noqa: BLE001 -- not a Parquet file after all: no header
-            return None
-        try:
-            from fastparquet import ParquetFile
-
-            return [str(n) for n in ParquetFile(path).columns]
-        except Exception:  # noqa: BLE001 -- no reader, or not readable: no header
-            return None
+        return column_names(path)
     if "\x00" in head or head.startswith("PK"):  # binary (a workbook is a zip): no text header
         return None
     line = head.lstrip("\ufeff").splitlines()[0] if head.strip() else ""
