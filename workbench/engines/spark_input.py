@@ -250,9 +250,7 @@ def number(name: str, dtype: str, decimal: str = "."):
         x = c.cast("double")
         finite = ~F.isnan(x) & (F.abs(x) < inf)
         return F.when(finite, x), c.isNotNull() & ~finite
-    text = c
-    if decimal == ",":
-        text = F.when(F.instr(c, ".") == 0, F.regexp_replace(c, ",", ".")).otherwise(c)
+    text = _decimal_point(name, decimal)
     parsed = F.trim(text).cast("double")
     ok = text.rlike(NUMBER) & (F.abs(parsed) < inf)
     return F.when(ok, parsed), ~blank(name, dtype) & ~F.coalesce(ok, F.lit(False))
@@ -274,10 +272,7 @@ def _value(name: str, dtype: str, decimal: str, *, negate: bool = False):
         return F.when(bad, F.lit(float("nan"))).otherwise(-value if negate else value)
     # one CASE, the pattern tried only on a cell the cast read (as number() decides, at about
     # half the cost: number()'s value and condition each cast and match the cell)
-    c = col(name)
-    text = c
-    if decimal == ",":
-        text = F.when(F.instr(c, ".") == 0, F.translate(c, ",", ".")).otherwise(c)
+    text = _decimal_point(name, decimal)
     parsed = F.trim(text).cast("double")
     ok = parsed.isNotNull() & (F.abs(parsed) < float("inf")) & text.rlike(NUMBER)
     return (F.when(ok, -parsed if negate else parsed).when(blank(name, dtype), F.lit(None))
@@ -289,15 +284,22 @@ def _plain(name: str, dtype: str, decimal: str = ".", *, negate: bool = False):
     (NULL for a blank cell), without the pattern."""
     from pyspark.sql import functions as F
 
-    c = col(name)
     if dtype != "string":
-        x = c.cast("double")
+        x = col(name).cast("double")
     else:
-        text = c
-        if decimal == ",":
-            text = F.when(F.instr(c, ".") == 0, F.translate(c, ",", ".")).otherwise(c)
-        x = F.trim(text).cast("double")
+        x = F.trim(_decimal_point(name, decimal)).cast("double")
     return -x if negate else x
+
+
+def _decimal_point(name: str, decimal: str):
+    """A text cell of a decimal-comma file with its commas written as points (a cell that
+    holds a point already is left as it is)."""
+    from pyspark.sql import functions as F
+
+    c = col(name)
+    if decimal != ",":
+        return c
+    return F.when(F.instr(c, ".") == 0, F.translate(c, ",", ".")).otherwise(c)
 
 
 def _require(spark_file: SparkFile, names) -> None:
