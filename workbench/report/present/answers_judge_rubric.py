@@ -1,0 +1,105 @@
+"""The answer cards of the Judge and Rubric analyses."""
+
+from __future__ import annotations
+
+from ...core.numbers import format_interval, format_p, format_value
+from ...core.numbers import plural as _plural
+from ._common import Answer, _ci, _first, _fv, _q, t_sentence
+
+
+def _answer_rubric(result, currency):
+    """One system: its score and its weakest criterion; several: each candidate's change against
+    the baseline and the criteria that moved it most ("+3.1 pts, mostly 'cites a source' (+2.4 pts)")."""
+    diffs = [r for r in result.records if r["metric"] == "diff:rubric_score"]
+    if not diffs:
+        rec = _first(result, "rubric_score")
+        if rec is None or rec.get("value") is None:
+            return None
+        s1 = f"Rubric score {_fv(rec)}{_ci(rec)} over {_plural(rec.get('n'), 'item')}"
+        rates = [r for r in result.records if r["metric"].startswith("criterion_rate:") and r.get("value") is not None]
+        if rates:
+            low = min(rates, key=lambda r: r["value"])
+            s1 += f"; weakest criterion '{low['metric'].partition(':')[2]}' at {_fv(low)}"
+        return Answer((s1 + ".",), f"score {_fv(rec)}", "neutral")
+    parts, tones = [], []
+    for d in diffs:
+        contrib = [r for r in result.records if r["metric"].startswith("contribution:")
+                   and r.get("to") == d.get("to") and r.get("value") is not None]
+        ci = _ci(d)
+        if ci:
+            ci = ci[:-1] + ", paired bootstrap)"
+        text = f"{_q(d.get('to'))} vs {_q(d.get('from'))}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
+        if contrib and d.get("value"):
+            same = [r for r in contrib if (r["value"] > 0) == (d["value"] > 0) and r["value"] != 0]
+            top = max(same, key=lambda r: abs(r["value"]), default=None)
+            if top is not None:
+                text += f", mostly {_q(top['metric'].partition(':')[2])} ({_fv(top)})"
+        t_text = t_sentence(result, ":rubric_score", from_=d.get("from"), to=d.get("to"))
+        if t_text:
+            text += f" (paired t-test {t_text})"
+        parts.append(text)
+        lo, hi = d.get("ci_low"), d.get("ci_high")
+        tones.append("good" if lo is not None and lo > 0 else "bad" if hi is not None and hi < 0 else "borderline")
+    tone = tones[0] if len(set(tones)) == 1 else "neutral"
+    first = diffs[0]
+    return Answer(("; ".join(parts) + ".",), f"{_fv(first)}" if len(diffs) == 1 else "rubric", tone)
+
+
+
+def _answer_judge(result, currency):
+    """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
+    disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
+    27%)." -- or, without human labels, the bias readings."""
+    agree = _first(result, "agreement")
+    if agree is None:
+        flip = _first(result, "position_flip_share")
+        longer = _first(result, "longer_win_share")
+        parts = []
+        if flip is not None:
+            first = _first(result, "first_position_win_share")
+            p = _first(result, "position_p")
+            parts.append(f"Swapping the answers changed the judge's winner on {_fv(flip)} of "
+                         f"{_plural(flip.get('n'), 'pair')}" + (
+                             f"; the answer shown first won {_fv(first)} of its verdicts "
+                             f"({format_p(p.get('value'))}, exact binomial)" if first and p else ""))
+        if longer is not None:
+            p = _first(result, "length_p")
+            parts.append(f"the longer answer won {_fv(longer)} of {_plural(longer.get('n'), 'verdict')}"
+                         + (f" ({format_p(p.get('value'))})" if p else ""))
+        if not parts:
+            return None
+        text = "; ".join(parts)
+        return Answer((text[0].upper() + text[1:] + ".",), "judge bias", "neutral")
+    kappa = _first(result, "kappa")
+    ac1 = _first(result, "ac1")
+    dis = _first(result, "disagreements")
+    s1 = f"Judge agrees with people on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
+    if kappa is not None and kappa.get("value") is not None:
+        s1 += f"; kappa {format_value(kappa['value'], 'score')}"
+        if kappa.get("ci_low") is not None:
+            s1 += f" ({format_interval(kappa['ci_low'], kappa['ci_high'], 'score')})"
+    else:
+        s1 += "; kappa undefined (every item got the same label)"
+    if ac1 is not None and ac1.get("value") is not None:
+        s1 += f"; AC1 {format_value(ac1['value'], 'score')}"
+    if dis is not None:
+        s1 += f"; {_plural(dis.get('value'), 'disagreement')}"
+        jp = _first(result, "judge_pass_human_fail")
+        if jp is not None and dis.get("value"):
+            s1 += f", {jp.get('value')} of them judge-pass/human-fail"
+    sentences = [s1 + "."]
+    rate = _first(result, "judge_pass_rate")
+    corr = _first(result, "corrected_pass_rate")
+    if rate is not None:
+        s2 = f"Judge says {_fv(rate)} pass"
+        if corr is not None and corr.get("value") is not None:
+            s2 += f"; corrected for its errors {_fv(corr)}"
+            if corr.get("ci_low") is not None:
+                s2 += f" ({format_interval(corr['ci_low'], corr['ci_high'], 'rate')})"
+        elif corr is not None:
+            s2 += "; it cannot be corrected (the judge is no better than chance on the labelled items)"
+        sentences.append(s2 + ".")
+    k = kappa.get("value") if kappa else None
+    tone = "neutral" if k is None else "good" if k >= 0.6 else "bad" if k < 0.4 else "borderline"
+    badge = f"kappa {format_value(k, 'score')}" if k is not None else "kappa undefined"
+    return Answer(tuple(sentences), badge, tone)
