@@ -175,8 +175,20 @@ def _ordered(table: LoadedTable, names: list[str], systems, sys_col: str, option
     if order is not None:
         require_columns(table, [order])
         keys = pd.Series(to_text(table, order)).groupby(pd.Series(systems)).first()
-        ranked = sorted(names, key=_order_key({s: keys[s] for s in names}))
-        notes.append(f"Runs ordered by column '{order}'" + ("." if options.order else
+        key, how, unread = _order_key({s: keys[s] for s in names})
+        if unread:  # some runs' values read as numbers or dates, others not: never half-used
+            shown = ", ".join(f"'{s}' ({keys[s]!r})" for s in unread[:3]) + (" ..." if len(unread) > 3 else "")
+            if options.order:
+                raise DataError(f"File '{table.name}', column '{order}': the runs' order values read as "
+                                f"{how} except for {plural(len(unread), 'run')} ({shown}); correct "
+                                f"{'that cell' if len(unread) == 1 else 'those cells'} or choose another "
+                                "column with --order.")
+            notes.append(f"Column '{order}' (found by its name) cannot order the runs: its values read as "
+                         f"{how} except for {plural(len(unread), 'run')} ({shown}), so the runs are in the "
+                         "order they first appear; set --order to choose a column.")
+            return names, "first-appearance"
+        ranked = sorted(names, key=key)
+        notes.append(f"Runs ordered by column '{order}', read as {how}" + ("." if options.order else
                      " (found by its name; set --order to choose another)."))
         return ranked, f"column:{order}"
     if table.parts and "file" in map(str, table.frame.columns):  # one file (or more) per run
@@ -192,23 +204,40 @@ def _ordered(table: LoadedTable, names: list[str], systems, sys_col: str, option
 
 
 def _order_key(keys: dict[str, str]):
-    """Numbers as numbers, dates as dates, else versions naturally (v1.9 before v1.10)."""
+    """How the order column's values sort: numbers as numbers, dates as dates, else versions
+    naturally (v1.9 before v1.10).  Returns (key, what the values read as, the runs whose values
+    do not read so when most values are numbers or dates: a column that cannot be read in full)."""
     import re
 
     values = pd.Series(keys)
     numbers = pd.to_numeric(values, errors="coerce")
     if numbers.notna().all():
-        return lambda s: float(numbers[s])
+        return (lambda s: float(numbers[s])), "numbers", []
     try:
         dates = pd.to_datetime(values, errors="raise", format="mixed", utc=True)
-        return lambda s: dates[s]
+        return (lambda s: dates[s]), "dates", []
     except (ValueError, TypeError):
         pass
+    dates = _dates_or_nat(values)
+    for parsed, what in ((numbers, "numbers"), (dates, "dates")):
+        if parsed.notna().sum() >= max(1, (len(values) + 1) // 2):
+            return None, what, [s for s in values.index if pd.isna(parsed[s])]
 
     def natural(s: str):
         return [(0, int(part), "") if part.isdigit() else (1, 0, part.lower())
                 for part in re.split(r"(\d+)", str(keys[s])) if part]
-    return natural
+    return natural, "text (natural order: v1.9 before v1.10)", []
+
+
+def _dates_or_nat(values: pd.Series) -> pd.Series:
+    """Each value as a date, NaT where it is not one."""
+    out = []
+    for v in values:
+        try:
+            out.append(pd.to_datetime(v, utc=True) if str(v).strip() else pd.NaT)
+        except (ValueError, TypeError, OverflowError):
+            out.append(pd.NaT)
+    return pd.Series(out, index=values.index)
 
 
 def _baseline_of(table: LoadedTable, names: list[str], wanted: str | None) -> str:

@@ -199,6 +199,28 @@ class _TakenText:
         return None if text is None else text.take(self._rows)
 
 
+class StackedText:
+    """The cell text of tables stacked one under the other (:func:`workbench.io.formats.combine`):
+    each part's exact text (``1.0`` stays ``1.0`` beside another file's ``1``), ``""`` for the
+    rows of a part without the column."""
+
+    def __init__(self, parts: Sequence["LoadedTable"]) -> None:
+        self._parts = list(parts)
+        self._cache: dict[str, Any] = {}
+
+    def text(self, column: str, wanted: Sequence[str] = ()) -> Any:
+        if column not in self._cache:
+            pieces = []
+            for part in self._parts:
+                if column in part.frame.columns:
+                    pieces.append(np.asarray(part.cell_text(column), dtype=object))
+                else:
+                    pieces.append(np.full(len(part.frame), "", dtype=object))
+            joined = np.concatenate(pieces) if pieces else np.zeros(0, dtype=object)
+            self._cache[column] = text_array(joined.tolist())
+        return self._cache[column]
+
+
 class _KeptText:
     """Cell text kept from reading (the exact reader, workbooks): a :class:`TextSource` stand-in."""
 

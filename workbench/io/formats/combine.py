@@ -18,7 +18,7 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
-from workbench.io.table import LoadedTable
+from workbench.io.table import LoadedTable, StackedText
 
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
 _UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json")
@@ -110,11 +110,18 @@ def combine(tables: Sequence[Any]):
         notes.append(f"Two files share a system name in column '{system}', so each file's name is "
                      "its system instead.")
     frame = pd.concat(frames, ignore_index=True)
-    for c in frame.columns:  # text stays text where some files lack the column
-        if any(c in t.frame.columns and not pd.api.types.is_numeric_dtype(t.frame[c])
-               for t in tables) and pd.api.types.is_object_dtype(frame[c]):
-            frame[c] = text_array(["" if v is None or (isinstance(v, float) and np.isnan(v))
-                                   else str(v) for v in frame[c]])
+    # each file's cells keep their exact text ('1.0' in one file and '1' in another stay two
+    # ids): a column typed as numbers reads its text from the files, and a column that is text
+    # in some files (or missing from some) is text made of each file's own
+    cells = StackedText(tables)
+    for c in frame.columns:
+        if c in ("file",) or (system is not None and c == system and (by_run or clash)):
+            continue
+        mixed = pd.api.types.is_object_dtype(frame[c]) or (
+            not pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_string_dtype(frame[c]))
+        texts = any(c in t.frame.columns and not pd.api.types.is_numeric_dtype(t.frame[c]) for t in tables)
+        if mixed or (texts and pd.api.types.is_numeric_dtype(frame[c])):
+            frame[c] = cells.text(c)
     said: set[str] = set()
     for t in tables:  # each file's notes, once when files share them (one run's configuration)
         notes += [f"{t.name}: {n}" for n in t.notes if n not in said]
@@ -136,7 +143,7 @@ def combine(tables: Sequence[Any]):
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
                        format=first.format, row_lines=np.arange(1, len(frame) + 1),
                        roles=roles, panel=panel, row_word="row",
-                       encoding=first.encoding, row_names=row_names,
+                       encoding=first.encoding, row_names=row_names, cell_source=cells,
                        parts=tuple((t.path, t.sha256) for t in tables))
 
 
