@@ -20,6 +20,13 @@ def common(p: argparse.ArgumentParser, with_input: bool = True) -> None:
                        ".parquet, JSON/JSON Lines, TREC run, Inspect log, lm-eval samples, promptfoo "
                        "results; several files (runs, models) are stacked, each with its system")
         p.add_argument("--sheet", help="XLSX sheet name (default: the first sheet)")
+        p.add_argument("--scorer", metavar="NAME",
+                       help="the scorer (or recorded metric) whose values are the outcome or score: "
+                            "a name that 'workbench describe FILE' lists (default: the tool's own "
+                            "primary scorer, e.g. Inspect's first scorer, lm-eval's first metric)")
+        p.add_argument("--errors", choices=["exclude", "fail"], default=None,
+                       help="records that ended with an error: exclude = left out of every number "
+                            "and counted (default, as Inspect does); fail = counted as failures")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--progress", action="store_true", help="report progress on stderr")
     p.add_argument("--xlsx", metavar="PATH", help="also write the Excel report of the result to PATH")

@@ -115,22 +115,25 @@ def run_cli(argv: list[str]) -> int:
         result = module.run(None, options, progress)
     else:
         from ..io import load_many
-        from ..io.formats import with_roles
 
         unloaded = None if getattr(args, "conventions", False) else \
             getattr(module, "run_unloaded", None)  # an engine that reads the file itself
         result = unloaded(args.input, options, progress) if unloaded is not None else None
         table = None
         if result is None:
+            from ..analyses import reading
+
             table = load_many(args.input, sheet=args.sheet, progress=progress)
-            options, role_notes = with_roles(options, table)  # the roles a format suggests (TREC, Inspect...)
-            result = module.run(table, options, progress)
+            # the roles a format suggests (TREC, Inspect...) and the reading's decisions
+            applied = reading.prepare(args.analysis, table, options, reading_of(args))
+            result = module.run(applied.table, applied.options, progress)
             if getattr(args, "conventions", False):  # only when asked: one more run per convention
                 from ..analyses.conventions import with_conventions
 
-                result = with_conventions(result, table, options, progress)
+                result = with_conventions(result, applied.table, applied.options, progress)
+            result = reading.finish(result, applied)
         result = _with_input(result, " ".join(args.input), pair_notes
-                             + (table.notes + tuple(role_notes) if table is not None else ()))
+                             + (table.notes if table is not None else ()))
     if args.xlsx is not None:  # an empty name is refused by the writer, never ignored
         from ..report import write_report
 
@@ -140,6 +143,17 @@ def run_cli(argv: list[str]) -> int:
     else:
         print(render_text(result))
     return EXIT_OK
+
+
+def reading_of(args: argparse.Namespace):
+    """The reading of the file the flags ask for: ``--scorer`` and ``--errors`` (``--errored
+    failure``, the older flag, means ``--errors fail``)."""
+    from ..analyses.reading import Reading
+
+    errors = getattr(args, "errors", None)
+    if errors is None:
+        errors = "fail" if getattr(args, "errored", "exclude") == "failure" else "exclude"
+    return Reading(scorer=getattr(args, "scorer", None), errors=errors)
 
 
 def _qrels_among_inputs(args: argparse.Namespace) -> tuple[str, ...]:

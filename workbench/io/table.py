@@ -62,6 +62,10 @@ class LoadedTable:
     #: (:class:`workbench.engines.paged.LargeFile`): ``frame`` then holds its first rows only,
     #: and only analyses with an engine compute on it.
     large: Any = field(default=None, repr=False, compare=False)
+    #: What the file holds, as its reader declared it (:class:`workbench.io.evaluation.
+    #: Evaluation`: items, repeats, runs, scorers, statuses, usage); None: a plain table,
+    #: whose evaluation the analyses infer from the column roles.
+    evaluation: Any = field(default=None, repr=False, compare=False)
 
     @property
     def sha256(self) -> str:

@@ -105,12 +105,22 @@ def test_two_logs_give_a_paired_comparison(fixture_path, expected, tmp_path, cap
         assert a["value"] == pytest.approx(b["value"]) and a["n"] == b["n"], metric
         if metric == "bootstrap_ci":
             assert (a["ci_low"], a["ci_high"]) == pytest.approx((b["ci_low"], b["ci_high"]))
-    # the command line needs no column flags
+    # the command line needs no column flags, and compares the samples (items), each sample's
+    # 3 epochs reduced by their mean as Inspect reduces them (never an epoch as an item)
     code = cli_main(["compare", *paths, "--resamples", "2000", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert [r["value"] for r in out["results"] if r["metric"] == "diff"] == \
-        pytest.approx([ours.find("diff")[0]["value"]])
+    per_sample = want.groupby(["model", "sample_id"], as_index=False)["match"].mean()
+    reduced_csv = tmp_path / "per_sample.csv"
+    per_sample.to_csv(reduced_csv, index=False)
+    by_hand = compare.run(load_table(reduced_csv), compare.Options(
+        system="model", item="sample_id", outcome="match", resamples=2000))
+    got = {r["metric"]: r for r in out["results"]}
+    for rec in by_hand.records:
+        if rec["metric"] in ("mean_diff", "t_test_p", "wilcoxon_p", "randomization_p", "improved", "worse"):
+            assert got[rec["metric"]]["value"] == pytest.approx(rec["value"]), rec["metric"]
+            assert got[rec["metric"]]["n"] == rec["n"] == 4
+    assert "unit:item(mean of repeats)" in out["signature"] and "scorer:match(code)" in out["signature"]
 
 
 def test_a_zip_that_is_not_an_inspect_log(tmp_path):

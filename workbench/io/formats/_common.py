@@ -108,14 +108,17 @@ def short(text: str, limit: int = 60) -> str:
 def table(frame: pd.DataFrame, path: str, *, fmt: str, notes: Sequence[str] = (),
           row_lines: np.ndarray | None = None, roles: Mapping[str, str] | None = None,
           panel: str | None = None, row_word: str | None = None,
-          encoding: str | None = "utf-8", row_names: Sequence[str] | None = None) -> LoadedTable:
-    """The :class:`LoadedTable` a reader returns (SHA-256 and size are added by ``load_table``)."""
+          encoding: str | None = "utf-8", row_names: Sequence[str] | None = None,
+          evaluation: Any = None) -> LoadedTable:
+    """The :class:`LoadedTable` a reader returns (SHA-256 and size are added by ``load_table``),
+    with the reader's declaration of what the file holds (:mod:`workbench.io.evaluation`)."""
     if len(frame) == 0:
         raise DataError(f"File '{path}' has no data rows; expected at least one.")
     roles = {c: r for c, r in (roles or {}).items() if c in frame.columns}
     return LoadedTable(frame=frame, path=path, encoding=encoding, notes=tuple(notes), format=fmt,
                        row_lines=row_lines, roles=roles, panel=panel, row_word=row_word,
-                       row_names=None if row_names is None else list(row_names))
+                       row_names=None if row_names is None else list(row_names),
+                       evaluation=evaluation)
 
 
 def decode(data: bytes, shown: str) -> str:

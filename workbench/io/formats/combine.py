@@ -18,6 +18,7 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
+from workbench.io.evaluation import Run, merge
 from workbench.io.table import LoadedTable, StackedText
 
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
@@ -138,13 +139,37 @@ def combine(tables: Sequence[Any]):
         notes += extra
         if extra and "output_type" in frame.columns and (frame["output_type"] == "generate_until").any():
             panel = "text"  # no pooled outcome to compare: the text metrics, per task, are the answer
+    evaluation = _merged_evaluation(tables, system, frame, clash and not by_run, by_run)
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
     return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
                        format=first.format, row_lines=np.arange(1, len(frame) + 1),
                        roles=roles, panel=panel, row_word="row",
                        encoding=first.encoding, row_names=row_names, cell_source=cells,
-                       parts=tuple((t.path, t.sha256) for t in tables))
+                       parts=tuple((t.path, t.sha256) for t in tables), evaluation=evaluation)
+
+
+def _merged_evaluation(tables: Sequence[Any], system: str | None, frame: pd.DataFrame,
+                       by_file: bool, by_run: bool):
+    """The stacked files' evaluation: each file's runs (named as the stacked table names its
+    system: the file's name when two files share a system name), each scorer once; items are
+    task/sample when the files hold several tasks."""
+    if not any(getattr(t, "evaluation", None) is not None for t in tables):
+        return None
+    parts = []
+    for t in tables:
+        e = getattr(t, "evaluation", None)
+        if e is None:
+            continue
+        if by_file or by_run:
+            names = list(dict.fromkeys(frame.loc[frame["file"] == t.name, system])) if system else [t.name]
+            runs = tuple(Run(str(n), {**(e.runs[0].config if e.runs else {}), "file": t.path}) for n in names)
+            e = dataclasses.replace(e, runs=runs)
+        parts.append(e)
+    merged = merge(parts, system=system)
+    if merged is not None and "task_sample" in frame.columns:
+        merged = dataclasses.replace(merged, item="task_sample")
+    return merged
 
 
 def _lmeval_outcome(frame: pd.DataFrame, roles: dict[str, str], tables: Sequence[Any]):
@@ -227,8 +252,9 @@ def _inspect_pairs(frame: pd.DataFrame, roles: dict[str, str]):
         frame["item"] = text_array([f"{s} (epoch {e})" if e == e else s for s, e in
                                     zip(frame["sample_id"], frame["epoch"])])
         roles.update({"item": "item", "sample_id": "cluster"})
-        return roles, ["Items are sample and epoch (column 'item'); the bootstrap resamples whole "
-                       "samples (cluster 'sample_id')."]
+        return roles, ["Column 'item' names each sample and epoch; the analyses that compare items "
+                       "(Compare, Rubric, Aggregation, Runs, Slices) take the samples as items, each "
+                       "sample's epochs reduced as Inspect reduces them."]
     roles["sample_id"] = "item"
     return roles, ["Items are paired by sample id."]
 

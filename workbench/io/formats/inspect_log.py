@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.formats import zipread
+from workbench.io.formats import inspect_eval, zipread
 from workbench.io.formats._common import almost, render_json_value, table, text_column, typed_column
 
 FORMAT = "inspect"
@@ -108,7 +108,7 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
         "epoch": np.array([int(s["epoch"]) for s in samples], dtype=np.int64),
     }
     scorers = list(dict.fromkeys(name for s in samples for name in (s.get("scores") or {})))
-    graded, score_cols, unscored = _score_block(samples, scorers, columns)
+    graded, score_cols, unscored, declared = _score_block(samples, scorers, columns)
     _text_columns(samples, scorers, columns)
     agent, errors = _effort_columns(samples, columns)
     if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
@@ -134,9 +134,20 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     if success:
         roles[success] = "success"
     names = [f"sample {sid} (epoch {e})" for sid, e in zip(frame["sample_id"], frame["epoch"])]
+    if "limit" in frame.columns:
+        notes.append(_limits_note(frame))
     return table(frame, path, fmt=FORMAT, notes=notes,
                  row_lines=np.arange(1, n + 1, dtype=np.int64), roles=roles, panel="passk",
-                 row_word="row", row_names=names)
+                 row_word="row", row_names=names,
+                 evaluation=inspect_eval.declare(header, frame, declared, path))
+
+
+def _limits_note(frame) -> str:
+    hit = frame["limit"].astype(str)
+    counts = hit[hit != ""].value_counts()
+    kinds = ", ".join(f"{k} {v}" for k, v in counts.items())
+    return (f"{int(counts.sum())} of {len(frame)} samples hit a limit (column 'limit': {kinds}); "
+            "Inspect still scores them, and so do the analyses.")
 
 
 def _score_block(samples: list[dict], scorers: list[str], columns: dict[str, Any]):
@@ -145,9 +156,11 @@ def _score_block(samples: list[dict], scorers: list[str], columns: dict[str, Any
     grade letter was read, the (column, kind, values) of the scores, and a note per scorer
     that left samples unscored (Inspect's NaN value, e.g. a grader reply without a grade)."""
     graded, score_cols, letters, notes = False, [], {}, []
+    declared: list[tuple[str, str, list]] = []
     for name in scorers:
         scores = [(s.get("scores") or {}).get(name) or {} for s in samples]
         for col, vals in _score_columns(name, [sc.get("value") for sc in scores]):
+            raw = vals
             if any(isinstance(v, str) and v in GRADES for v in vals):
                 graded = True
                 letters[col] = [v if isinstance(v, str) else "" for v in vals]
@@ -156,6 +169,7 @@ def _score_block(samples: list[dict], scorers: list[str], columns: dict[str, Any
             key = col if col not in columns else f"score.{col}"
             columns[key] = column
             score_cols.append((key, kind, column))
+            declared.append((key, name, raw))
             if col in letters:
                 letters[key] = letters.pop(col)
         nan = [i for i, sc in enumerate(scores) if isinstance(sc.get("value"), float) and sc["value"] != sc["value"]]
@@ -166,7 +180,7 @@ def _score_block(samples: list[dict], scorers: list[str], columns: dict[str, Any
                          "numbers as Inspect leaves them out of its metrics.")
     for key, vals in letters.items():
         columns[f"{key}.grade"] = text_column(vals)
-    return graded, score_cols, notes
+    return graded, score_cols, notes, declared
 
 
 def _text_columns(samples: list[dict], scorers: list[str], columns: dict[str, Any]) -> None:
@@ -210,6 +224,9 @@ def _effort_columns(samples: list[dict], columns: dict[str, Any]):
     errors = [_error(s.get("error")) for s in samples]
     if any(errors):
         columns["error"] = text_column(errors)
+    limits = [_limit(s.get("limit")) for s in samples]
+    if any(limits):  # the limit a sample hit (message, token, time, working...): it may be scored
+        columns["limit"] = text_column(limits)
     return agent, errors
 
 
@@ -299,6 +316,15 @@ def _text(value: Any, attachments: dict) -> str:
     if isinstance(value, dict):
         return _text(value.get("text", value.get("content")), attachments)
     return render_json_value(value)
+
+
+def _limit(value: Any) -> str:
+    """The kind of limit a sample hit (``sample.limit.type``: message, token, time...), or ''."""
+    if not value:
+        return ""
+    if isinstance(value, dict):
+        return str(value.get("type") or "limit")
+    return str(value)
 
 
 def _error(value: Any) -> str:

@@ -1,0 +1,375 @@
+"""One reading of a file, shared by every analysis: the decisions made once about what the file
+holds (which scorer, what an errored record counts as, how an item's repeats count).
+
+A reader declares what its file holds (:mod:`workbench.io.evaluation`); a plain table gets the
+same declaration inferred from its columns' roles (:func:`evaluation_of`).  The user's
+decisions are a :class:`Reading`:
+
+- the **scorer**: by default the tool's own primary one (Inspect's headline scorer, lm-eval's
+  first metric of the task, promptfoo's pass); the chosen scorer's column becomes the
+  outcome (0/1) or score of every analysis;
+- the **errors**: records that ended with an error are left out and counted (``exclude``, as
+  Inspect does), or counted as failures (``fail``);
+- the **unit** is the item: an analysis that treats rows as items (compare, rubric,
+  aggregation, runs, slices) gets each item's repeats reduced as the tool reduces them (the
+  mean of an item's tries: Inspect's default epoch reducer), never each repeat as an item.
+
+:func:`run` applies them, runs the analysis and names them in the result: its notes, its
+signature (``scorer:``, ``errors:``, ``unit:``) and so its card and report sheet.  The command
+line, the window, the report and the gate all run analyses through it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError, OptionError
+from ..core.numbers import plural
+from ..core.progress import NULL_PROGRESS
+from ..core.result import AnalysisResult, signature
+from ..io import LoadedTable
+from ..io.evaluation import BINARY, HUMAN, JUDGE, LABELS, RECORDED, SCORE, Evaluation, Run, Scorer
+
+#: The values of :attr:`Reading.errors`, and the analyses' own ``errored`` option they set.
+ERRORS = ("exclude", "fail")
+_ERRORED = {"exclude": "exclude", "fail": "failure"}
+_SIG = {"exclude": "excluded", "fail": "failures"}
+#: Analyses whose rows are items: an item's repeats are reduced to one row per item first.
+ITEM_UNIT = ("compare", "aggregate", "runs", "slices")
+#: Analyses that read the repeats themselves (tries, requests, records).
+TRY_UNIT = ("passk", "repeats", "cost", "judge")
+#: Roles a scorer's column takes: a 0/1 one is the outcome, any other the score.
+VALUE_ROLES = ("success", "score")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The decisions about a file that every analysis shares."""
+
+    #: the scorer's name (or its column); None: the tool's own primary scorer
+    scorer: str | None = None
+    #: ``exclude`` (left out and counted) or ``fail`` (counted as failures)
+    errors: str = "exclude"
+
+    def check(self) -> None:
+        if self.errors not in ERRORS:
+            raise OptionError(f"`errors` must be one of {', '.join(ERRORS)}; got errors={self.errors!r}.")
+
+
+# --- what the file holds -------------------------------------------------------------------------
+
+def evaluation_of(table: LoadedTable, roles: dict[str, str] | None = None) -> Evaluation:
+    """The file's evaluation: its reader's declaration, else one inferred from column roles."""
+    declared = getattr(table, "evaluation", None)
+    if declared is not None:
+        return declared
+    if roles is None:
+        from ..io.roles import guess_roles
+
+        roles = guess_roles(table)
+    return infer(table, roles)
+
+
+def infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:
+    """A plain table's evaluation from its column roles: the item and system columns, each
+    outcome or score column a recorded scorer, a judge's and a person's labels, the usage."""
+    frame = table.frame
+
+    def first(*wanted: str) -> str | None:
+        return next((c for c, r in roles.items() if r in wanted and c in frame.columns), None)
+
+    scorers = []
+    for column, role in roles.items():
+        if column not in frame.columns:
+            continue
+        if role in ("success", "score", "baseline", "candidate"):
+            scorers.append(Scorer(str(column), str(column), kind=RECORDED, scale=_scale_of(frame[column])))
+        elif role == "judge":
+            scorers.append(Scorer(str(column), str(column), kind=JUDGE, scale=LABELS))
+        elif role in ("human", "human2"):
+            scorers.append(Scorer(str(column), str(column), kind=HUMAN, scale=LABELS))
+    system = first("system", "version")
+    runs = ()
+    if system is not None:
+        runs = tuple(Run(str(v), {"file": table.path}) for v in pd.unique(frame[system].astype(str)))
+    usage = {k: c for k in ("cost", "latency", "steps", "tool_calls") if (c := first(k)) is not None}
+    return Evaluation(tool="table", item=first("item", "task", "query"), repeat=first("epoch"),
+                      repeat_source="a repeat column" if first("epoch") else "", system=system,
+                      runs=runs, scorers=tuple(scorers), error=first("error"), usage=usage,
+                      annotator=first("annotator"))
+
+
+def _scale_of(series: pd.Series) -> str:
+    values = pd.to_numeric(series, errors="coerce").dropna()
+    if len(values) and values.isin([0, 1]).all():
+        return BINARY
+    return SCORE if len(values) else LABELS
+
+
+def choose(evaluation: Evaluation, name: str | None, table: LoadedTable) -> Scorer | None:
+    """The scorer the reading uses: the one named (by name, column or a criterion's key), else
+    the primary one; an unknown name is a sentence listing the scorers."""
+    if not evaluation.scorers:
+        if name is not None and name in table.frame.columns:
+            return Scorer(name, name, kind=RECORDED, scale=_scale_of(table.frame[name]))
+        if name is not None:
+            raise DataError(f"File '{table.name}' names no scorer '{name}' and has no column of that "
+                            "name; give a column of per-item values with --scorer.")
+        return None
+    found = evaluation.scorer(name)
+    if found is None and name is not None:  # a criterion by its key alone ('cites' of 'rubric.cites')
+        keyed = [s for s in evaluation.scorers if s.group and s.name == f"{s.group}.{name}"]
+        found = keyed[0] if len(keyed) == 1 else None
+        if found is None and name in table.frame.columns:
+            found = Scorer(name, name, kind=RECORDED, scale=_scale_of(table.frame[name]))
+    if found is None:
+        raise DataError(f"File '{table.name}' has no scorer '{name}'; its scorers are: "
+                        + ", ".join(f"'{s}'" for s in evaluation.scorer_names()) + ".")
+    return found
+
+
+# --- applying the decisions ----------------------------------------------------------------------
+
+@dataclass
+class Applied:
+    """A table ready for one analysis, with what was decided about it."""
+
+    table: LoadedTable
+    options: object
+    notes: list[str]
+    signature: dict[str, str]
+    scorer: Scorer | None
+
+
+def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Reading(), *,
+            roles: dict[str, str] | None = None) -> Applied:
+    """The table and options ``analysis`` runs on under ``reading``; the notes say which columns
+    the file's format gave which role, after the reading's changes."""
+    from ..io.formats import with_roles
+
+    reading.check()
+    evaluation = evaluation_of(table, roles)
+    notes: list[str] = []
+    sig: dict[str, str] = {}
+    scored = analysis not in ("judge", "text", "ranking", "plan", "rubric")
+    declared = getattr(table, "evaluation", None) is not None
+    scorer = None  # a plain table's columns are the analyses' to resolve, unless --scorer names one
+    if scored and ((declared and evaluation.scorers) or reading.scorer):
+        scorer = choose(evaluation, reading.scorer, table)
+    if scorer is not None:
+        table = _with_scorer_roles(table, scorer, evaluation, roles)
+        notes.append(_scorer_sentence(scorer, evaluation, chosen=reading.scorer is not None))
+        sig["scorer"] = f"{scorer.name}({scorer.kind})"
+        table, unscored_notes, unscored_sig = _unscored(table, scorer, reading)
+        notes += unscored_notes
+        sig.update(unscored_sig)
+    reduce = analysis in ITEM_UNIT and bool(evaluation.repeat) and bool(evaluation.item)
+    options, table, err_notes, err_sig = _errors(options, table, reading, scorer, central=reduce)
+    notes += err_notes
+    sig.update(err_sig)
+    if reduce:
+        table, options, unit_note = _reduced(table, options, evaluation, scorer)
+        if unit_note:
+            notes.append(unit_note)
+            sig["unit"] = f"item({evaluation.reduction} of repeats)"
+    options, role_notes = with_roles(options, table)
+    return Applied(table, options, role_notes + notes, sig, scorer)
+
+
+def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluation,
+                       roles: dict[str, str] | None) -> LoadedTable:
+    """The chosen scorer's column is the outcome (0/1) or the score; no other scorer column
+    keeps either role."""
+    base = dict(roles if roles is not None else (table.roles or {}))
+    scorer_columns = {s.column for s in evaluation.scorers}
+    new = {c: r for c, r in base.items() if not (r in VALUE_ROLES and (c in scorer_columns or c != scorer.column))}
+    new = {c: r for c, r in new.items() if c != scorer.column}
+    new[scorer.column] = "success" if scorer.scale == BINARY else "score"
+    return dataclasses.replace(table, roles=new)
+
+
+def _scorer_sentence(scorer: Scorer, evaluation: Evaluation, *, chosen: bool) -> str:
+    how = "chosen" if chosen else "the file's primary scorer"
+    detail = f"; {scorer.detail}" if scorer.detail else ""
+    reported = f"; the tool reported {scorer.metric}" if scorer.metric else ""
+    return (f"Scorer '{scorer.name}' ({how}: {scorer.kind}, {scorer.scale}{detail}{reported}), "
+            f"column '{scorer.column}'" + (f"; the others: {', '.join(repr(s) for s in evaluation.scorer_names() if s != scorer.name)}"
+                                           if len(evaluation.scorers) > 1 else "") + ".")
+
+
+def _unscored(table: LoadedTable, scorer: Scorer, reading: Reading):
+    """Records the scorer left unscored (a blank value: Inspect's NaN, a grader reply without a
+    grade) that did not end with an error: left out and counted (``exclude``, as the tools
+    leave them out of their metrics) or scored 0 (``fail``).  Errored records are the error
+    decision's."""
+    from . import _rows
+
+    if scorer.column not in table.frame.columns:
+        return table, [], {}
+    series = table.frame[scorer.column]
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        values = series.to_numpy(dtype=float)
+        blank = np.isnan(values)
+    else:  # text cells: only a blank one is unscored (a word is the analysis's to read or refuse)
+        blank = (series.isna() | (series.astype(str).str.strip() == "")).to_numpy()
+        values = np.zeros(len(series))
+    err = _rows.find(table, None, "exclude")
+    if err.active:
+        blank &= ~err.mask
+    count = int(blank.sum())
+    if not count:
+        return table, [], {}
+    names = _rows.describe(table, np.flatnonzero(blank))
+    shown = ", ".join(names[:5]) + (f" and {count - 5} more" if count > 5 else "")
+    total = len(values)
+    if reading.errors == "exclude":
+        kept = np.flatnonzero(~blank)
+        if not kept.size:
+            raise DataError(f"Scorer '{scorer.name}' scored none of the {plural(total, 'record')} of file "
+                            f"'{table.name}'; there is nothing to analyse (choose another scorer, or count "
+                            "unscored records as failures with --errors fail).")
+        note = (f"{count} of {total} records are unscored by '{scorer.name}' (no value: {shown}): left out "
+                "and counted, as the tool leaves them out of its metrics (--errors fail counts them as failures).")
+        return table.take(kept), [note], {"unscored": f"excluded({count})"}
+    frame = table.frame.copy()
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        filled = values.copy()
+        filled[blank] = 0.0
+        frame[scorer.column] = filled
+    else:
+        frame[scorer.column] = series.where(~blank, "0")
+    note = (f"{count} of {total} records are unscored by '{scorer.name}' (no value: {shown}): counted as "
+            "failures (0), as asked (--errors fail).")
+    return dataclasses.replace(table, frame=frame), [note], {"unscored": f"failures({count})"}
+
+
+def _errors(options, table: LoadedTable, reading: Reading, scorer: Scorer | None, *, central: bool):
+    """The error decision: an analysis with its own ``errored`` option takes it (it knows what
+    an errored record costs); for the others, and before an item's repeats are reduced, the
+    errored rows are left out or scored 0 here (and their column loses its role)."""
+    from . import _rows
+
+    fields = {f.name for f in dataclasses.fields(options)} if dataclasses.is_dataclass(options) else set()
+    if "errored" in fields:
+        options = dataclasses.replace(options, errored=_ERRORED[reading.errors])
+        if not central:
+            return options, table, [], {}
+    err = _rows.find(table, getattr(options, "error", None), _ERRORED[reading.errors])
+    if not err.active:
+        return options, table, [], {}
+    roles = {c: r for c, r in (table.roles or {}).items() if r != "error"}
+    if not err.count:
+        return options, dataclasses.replace(table, roles=roles), [], err.signature()
+    values = [c for c, r in (table.roles or {}).items() if r in VALUE_ROLES]
+    if scorer is not None:
+        values.append(scorer.column)
+    table = dataclasses.replace(_rows.apply(table, err, values), roles=roles)
+    if "error" in fields:
+        options = dataclasses.replace(options, error=None)
+    if "errored" in fields:
+        options = dataclasses.replace(options, errored="exclude")
+    return options, table, err.note(failure_means="scored 0 (a failure)"), err.signature()
+
+
+def _reduced(table: LoadedTable, options, evaluation: Evaluation, scorer: Scorer | None):
+    """One row per (system, item): each numeric column the mean of the item's repeats (blank
+    tries left out, as Inspect leaves unscored epochs out), the rest from the item's first row."""
+    frame = table.frame
+    item = "task_sample" if "task_sample" in frame.columns else evaluation.item
+    if item not in frame.columns:
+        return table, options, ""
+    system = evaluation.system if evaluation.system in frame.columns else None
+    from ..io import to_text
+
+    keys = [pd.Series(to_text(table, item), dtype=object)]
+    if system is not None:
+        keys.insert(0, pd.Series(to_text(table, system), dtype=object))
+    codes = pd.MultiIndex.from_arrays(keys).factorize()[0] if len(keys) > 1 else pd.factorize(keys[0])[0]
+    groups = int(codes.max()) + 1 if len(codes) else 0
+    if groups == len(frame):
+        return table, options, ""
+    first_rows = np.full(groups, len(frame), dtype=np.int64)
+    np.minimum.at(first_rows, codes, np.arange(len(frame)))
+    out = table.take(first_rows)
+    reduced = out.frame.copy()
+    counts = np.bincount(codes, minlength=groups)
+    for column in frame.columns:
+        series = frame[column]
+        if column in (evaluation.repeat, item, system) or not pd.api.types.is_numeric_dtype(series) \
+                or pd.api.types.is_bool_dtype(series):
+            continue
+        values = series.to_numpy(dtype=float)
+        ok = ~np.isnan(values)
+        sums = np.bincount(codes[ok], weights=values[ok], minlength=groups)
+        seen = np.bincount(codes[ok], minlength=groups)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reduced[column] = np.where(seen > 0, sums / np.maximum(seen, 1), np.nan)
+    roles = {c: r for c, r in (table.roles or {}).items()
+             if r not in ("item", "epoch", "cluster", "task") or c == item}
+    roles[item] = "item"
+    out = dataclasses.replace(out, frame=reduced, roles=roles, cell_source=_Reduced(out.cell_source, reduced, frame))
+    if dataclasses.is_dataclass(options):  # the sample-and-epoch ids a format gave are the items now
+        changes = {}
+        for f in dataclasses.fields(options):
+            value = getattr(options, f.name)
+            if f.name == "item" and value == "item" and item != "item":
+                changes["item"] = item
+            elif f.name == "cluster" and value is not None and value in (item, "sample_id", "task_sample"):
+                changes["cluster"] = None
+        options = dataclasses.replace(options, **changes) if changes else options
+    per = np.unique(counts)
+    tries = (f"{int(per[0])} tries" if len(per) == 1 else f"{int(per.min())} to {int(per.max())} tries")
+    note = (f"Each item's repeats are reduced to one value per item, the {evaluation.reduction} of its "
+            f"{tries} ({evaluation.repeat_source or 'repeats'}{', as the tool reduces them' if evaluation.tool != 'table' else ''}): "
+            f"{plural(len(frame), 'row')} -> {plural(groups, 'item')}"
+            + (" over the systems" if system is not None else "")
+            + "; repeats are never counted as independent items.")
+    return out, options, note
+
+
+class _Reduced:
+    """The reduced table's cell text: the first row's text, except for the averaged columns
+    (their text is their value's)."""
+
+    def __init__(self, source, reduced: pd.DataFrame, original: pd.DataFrame) -> None:
+        self._source = source
+        self._changed = {c for c in reduced.columns if c in original.columns
+                         and pd.api.types.is_float_dtype(reduced[c]) and not reduced[c].equals(original[c])}
+
+    def text(self, column: str, wanted=()):
+        if column in self._changed or self._source is None:
+            return None
+        return self._source.text(column, wanted)
+
+
+# --- running ---------------------------------------------------------------------------------------
+
+def run(analysis: str, table: LoadedTable, options, reading: Reading = Reading(),
+        progress=NULL_PROGRESS, *, roles: dict[str, str] | None = None) -> AnalysisResult:
+    """Run ``analysis`` on ``table`` under ``reading`` (see the module's docstring)."""
+    from . import REGISTRY
+
+    module = REGISTRY[analysis]
+    applied = prepare(analysis, table, options, reading, roles=roles)
+    result = module.run(applied.table, applied.options, progress)
+    return finish(result, applied)
+
+
+def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:
+    """The result with the reading's notes and signature keys (not repeated when the analysis
+    already says them)."""
+    extra = {k: v for k, v in applied.signature.items()
+             if f"|{k}:" not in f"|{result.signature}" and not (k == "errors" and "errored:" in result.signature)}
+    notes = [n for n in applied.notes if n not in result.notes]
+    if not extra and not notes:
+        return result
+    sig = result.signature + ("|" + signature(extra) if extra else "")
+    return dataclasses.replace(result, signature=sig, notes=tuple(notes) + tuple(result.notes))
+
+
+__all__ = ["ERRORS", "ITEM_UNIT", "Applied", "Reading", "choose", "evaluation_of", "finish", "infer",
+           "prepare", "run"]
