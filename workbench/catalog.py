@@ -36,6 +36,13 @@ class Analysis:
     item_tables: frozenset[str] = frozenset()
     #: False for an analysis that reads no file (planning)
     reads_input: bool = True
+    #: True when the rows it reads are items: an item's repeats (epochs, --repeat) are reduced
+    #: to one row per item first (:mod:`workbench.analyses.reading`); False when it reads tries
+    #: (pass@k, repeats), requests (cost) or records (judge, text, ranking)
+    items_as_rows: bool = False
+    #: False when it reads no scorer's values (text and ranking score their own columns; the
+    #: judge and the rubric read labels and criteria)
+    scored: bool = True
 
     @property
     def module_path(self) -> str:
@@ -53,25 +60,26 @@ class Analysis:
 #: In the order of the tabs, the View menu and the command line's help.
 ANALYSES: tuple[Analysis, ...] = (
     Analysis("text", "Text", "exact match, token F1, BLEU, chrF, ROUGE", "TextPanel",
-             item_tables=frozenset({"items"})),
+             item_tables=frozenset({"items"}), scored=False),
     Analysis("ranking", "Ranking", "P@k, R@k, hit@k, nDCG@k, MRR@k, MRR, MAP", "RankingPanel",
-             unit="queries", item_tables=frozenset({"queries"})),
+             unit="queries", item_tables=frozenset({"queries"}), scored=False),
     Analysis("passk", "pass@k", "unbiased pass@k and pass^k", "PassKPanel", unit="tasks",
              item_tables=frozenset({"tasks"})),
     Analysis("aggregate", "Aggregation", "micro vs macro, pooled vs mean of ratios, Simpson",
-             "AggregatePanel", item_tables=frozenset({"units"})),
+             "AggregatePanel", item_tables=frozenset({"units"}), items_as_rows=True),
     Analysis("compare", "Compare", "paired significance of two systems", "ComparePanel",
-             unit="paired items", item_tables=frozenset({"discordant"})),
+             unit="paired items", item_tables=frozenset({"discordant"}), items_as_rows=True),
     Analysis("cost", "Cost && latency", "cost per success, marginal cost, latency percentiles",
              "CostPanel", unit="requests", item_tables=frozenset({"latency_ecdf"})),
     Analysis("plan", "Planning", "interval half-width, MDE, per-try rate (no input file)",
-             "PlanPanel", reads_input=False),
+             "PlanPanel", reads_input=False, scored=False),
     Analysis("judge", "Judge", "agreement of a judge with people: kappa, AC1, alpha, corrected "
-             "pass rate", "JudgePanel", unit="labelled items", item_tables=frozenset({"disagreements"})),
+             "pass rate", "JudgePanel", unit="labelled items", item_tables=frozenset({"disagreements"}),
+             scored=False),
     Analysis("rubric", "Rubric", "weighted yes/no criteria: score, pass rate per criterion, what "
-             "moved it", "RubricPanel", item_tables=frozenset({"items"})),
+             "moved it", "RubricPanel", item_tables=frozenset({"items"}), scored=False),
     Analysis("runs", "Runs", "many runs side by side: items gained and lost, tie groups",
-             "RunsPanel", item_tables=frozenset({"grid"})),
+             "RunsPanel", item_tables=frozenset({"grid"}), items_as_rows=True),
     Analysis("repeats", "Repeats", "repeated tries of the same items: flips and the model's own "
              "noise", "RepeatsPanel", item_tables=frozenset({"items"})),
 )

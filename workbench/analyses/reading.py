@@ -10,9 +10,10 @@ decisions are a :class:`Reading`:
   outcome (0/1) or score of every analysis;
 - the **errors**: records that ended with an error are left out and counted (``exclude``, as
   Inspect does), or counted as failures (``fail``);
-- the **unit** is the item: an analysis that treats rows as items (compare, rubric,
-  aggregation, runs, slices) gets each item's repeats reduced as the tool reduces them (the
-  mean of an item's tries: Inspect's default epoch reducer), never each repeat as an item.
+- the **unit** is the item: an analysis whose rows are items (``items_as_rows`` in
+  :mod:`workbench.catalog`: compare, aggregation, runs...) gets each item's repeats reduced as
+  the tool reduces them (the mean of an item's tries: Inspect's default epoch reducer), never
+  each repeat as an item.
 
 :func:`run` applies them, runs the analysis and names them in the result: its notes, its
 signature (``scorer:``, ``errors:``, ``unit:``) and so its card and report sheet.  The command
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import catalog
 from ..core.errors import DataError, OptionError
 from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
@@ -38,10 +40,6 @@ from ..io.evaluation import BINARY, HUMAN, JUDGE, LABELS, RECORDED, SCORE, Evalu
 ERRORS = ("exclude", "fail")
 _ERRORED = {"exclude": "exclude", "fail": "failure"}
 _SIG = {"exclude": "excluded", "fail": "failures"}
-#: Analyses whose rows are items: an item's repeats are reduced to one row per item first.
-ITEM_UNIT = ("compare", "aggregate", "runs", "slices")
-#: Analyses that read the repeats themselves (tries, requests, records).
-TRY_UNIT = ("passk", "repeats", "cost", "judge")
 #: Roles a scorer's column takes: a 0/1 one is the outcome, any other the score.
 VALUE_ROLES = ("success", "score")
 
@@ -155,7 +153,8 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
     evaluation = evaluation_of(table, roles)
     notes: list[str] = []
     sig: dict[str, str] = {}
-    scored = analysis not in ("judge", "text", "ranking", "plan", "rubric")
+    entry = catalog.BY_NAME.get(analysis)
+    scored = entry is not None and entry.scored
     declared = getattr(table, "evaluation", None) is not None
     scorer = None  # a plain table's columns are the analyses' to resolve, unless --scorer names one
     if scored and ((declared and evaluation.scorers) or reading.scorer):
@@ -167,7 +166,7 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
         table, unscored_notes, unscored_sig = _unscored(table, scorer, reading)
         notes += unscored_notes
         sig.update(unscored_sig)
-    reduce = analysis in ITEM_UNIT and bool(evaluation.repeat) and bool(evaluation.item)
+    reduce = entry is not None and entry.items_as_rows and bool(evaluation.repeat) and bool(evaluation.item)
     options, table, err_notes, err_sig = _errors(options, table, reading, scorer, central=reduce)
     notes += err_notes
     sig.update(err_sig)
@@ -371,5 +370,5 @@ def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:
     return dataclasses.replace(result, signature=sig, notes=tuple(notes) + tuple(result.notes))
 
 
-__all__ = ["ERRORS", "ITEM_UNIT", "Applied", "Reading", "choose", "evaluation_of", "finish", "infer",
+__all__ = ["ERRORS", "Applied", "Reading", "choose", "evaluation_of", "finish", "infer",
            "prepare", "run"]

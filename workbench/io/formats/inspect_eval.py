@@ -52,10 +52,10 @@ def declare(header: dict, frame: Any, declared: list[tuple[str, str, list]], pat
     if primary is None and scorers:
         primary = scorers[0].name
     usage = {k: k for k in ("input_tokens", "output_tokens", "total_tokens", "cost", "working_time",
-                            "steps", "tool_calls") if k in frame.columns}
+                            "steps", "tool_calls", "model_calls") if k in frame.columns}
     if "total_time" in frame.columns:
         usage["latency"] = "total_time"
-    usage.update({c: c for c in frame.columns if str(c).startswith("tool_calls.")})
+    usage.update({c: c for c in frame.columns if str(c).startswith(("tool_calls.", "grader_"))})
     epochs = int(frame["epoch"].max()) if len(frame) else 1
     return Evaluation(
         tool="inspect", tool_version=version, item="sample_id",
@@ -129,7 +129,7 @@ def _detail(kind: str, scale: str, models: tuple[str, ...], params: dict) -> str
     words = []
     if models:
         words.append(("graded by " if len(models) == 1 else "majority of ") + ", ".join(models))
-    if scale == PARTIAL:
+    if scale == PARTIAL and (models or params.get("partial_credit")):
         words.append("C/P/I read as 1/0.5/0")
     return "; ".join(words)
 

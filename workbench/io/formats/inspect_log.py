@@ -110,12 +110,13 @@ def _table(header: dict, samples: list[dict], path: str, shown: str):
     scorers = list(dict.fromkeys(name for s in samples for name in (s.get("scores") or {})))
     graded, score_cols, unscored, declared = _score_block(samples, scorers, columns)
     _text_columns(samples, scorers, columns)
-    agent, errors = _effort_columns(samples, columns)
+    agent, errors = _effort_columns(samples, columns, model)
     if spec.get("eval_id"):  # the run's id: a .json converted from an .eval log has the same
         columns["eval_id"] = text_column([str(spec["eval_id"])] * n)
     frame = pd.DataFrame(columns)
-    for key in ("input_tokens", "output_tokens", "total_tokens"):
-        if frame[key].notna().all() and (frame[key] == frame[key].round()).all():
+    for key in ("input_tokens", "output_tokens", "total_tokens", "grader_input_tokens",
+                "grader_output_tokens", "grader_total_tokens"):
+        if key in frame.columns and frame[key].notna().all() and (frame[key] == frame[key].round()).all():
             frame[key] = frame[key].astype(np.int64)
     epochs = int(frame["epoch"].max())
     if epochs > 1:  # one id per row, for the analyses that score items (text, compare)
@@ -206,18 +207,37 @@ def _text_columns(samples: list[dict], scorers: list[str], columns: dict[str, An
             columns[f"metadata.{key}"], _ = typed_column(values)
 
 
-def _effort_columns(samples: list[dict], columns: dict[str, Any]):
+def _usage_of(samples: list[dict], model: str, *, graders: bool) -> list[list[dict]]:
+    """Each sample's model usages: the evaluated model's (``graders`` False), or every other
+    model's (the judges': their spend is grading, not the system's).  A sample whose usage does
+    not name the evaluated model counts every model as the system's (older logs)."""
+    out = []
+    for s in samples:
+        usage = s.get("model_usage") or {}
+        mine = model in usage
+        out.append([u or {} for name, u in usage.items()
+                    if (name != model if graders else (name == model or not mine)) and (mine or not graders)])
+    return out
+
+
+def _effort_columns(samples: list[dict], columns: dict[str, Any], model: str = ""):
     """Tokens, cost, steps and tool calls, times and errors of each sample, added to
-    ``columns``; returns (the agent's columns, each sample's error text)."""
-    for key in ("input_tokens", "output_tokens", "total_tokens"):
-        columns[key] = np.array([sum(float((u or {}).get(key) or 0)
-                                     for u in (s.get("model_usage") or {}).values())
-                                 if s.get("model_usage") else np.nan for s in samples])
-    costs = [[(u or {}).get("total_cost") for u in (s.get("model_usage") or {}).values()] for s in samples]
-    if any(c is not None for row in costs for c in row):  # the cost Inspect recorded (newer versions)
-        columns["cost"] = np.array([sum(float(c) for c in row if c is not None) if any(c is not None for c in row)
-                                    else np.nan for row in costs])
-    agent = _agent_columns(samples)
+    ``columns``; returns (the agent's columns, each sample's error text).  Tokens and cost are
+    the evaluated model's; the judges' (other models in a sample's usage) are ``grader_*``."""
+    for prefix, graders in (("", False), ("grader_", True)):
+        usages = _usage_of(samples, model, graders=graders)
+        if graders and not any(usages):
+            break
+        for key in ("input_tokens", "output_tokens", "total_tokens"):
+            columns[prefix + key] = np.array([sum(float(u.get(key) or 0) for u in row)
+                                              if s.get("model_usage") else np.nan
+                                              for s, row in zip(samples, usages)])
+        costs = [[u.get("total_cost") for u in row] for row in usages]
+        if any(c is not None for row in costs for c in row):  # the cost Inspect recorded (newer versions)
+            columns[prefix + "cost"] = np.array([sum(float(c) for c in row if c is not None)
+                                                 if any(c is not None for c in row) else np.nan
+                                                 for row in costs])
+    agent = _agent_columns(samples, model)
     columns.update(agent)
     for key in ("total_time", "working_time"):
         columns[key] = np.array([np.nan if s.get(key) is None else float(s[key]) for s in samples])
@@ -259,7 +279,7 @@ def _notes(frame, task: str, model: str, status, score_cols, graded: bool, epoch
     return notes
 
 
-def _agent_columns(samples: list[dict]) -> dict[str, Any]:
+def _agent_columns(samples: list[dict], model: str = "") -> dict[str, Any]:
     """Steps (assistant messages, the final answer included) and tool calls (each call of a
     parallel turn counted), with one ``tool_calls.<name>`` count column per tool; nothing when no
     sample holds its messages."""
@@ -275,6 +295,11 @@ def _agent_columns(samples: list[dict]) -> dict[str, Any]:
     out: dict[str, Any] = {"steps": np.array(steps, dtype=np.int64), "tool_calls": np.array(calls, dtype=np.int64)}
     for name in sorted({n for names in by_tool for n in names}):
         out[f"tool_calls.{name}"] = np.array([names.count(name) for names in by_tool], dtype=np.int64)
+    if model and any(isinstance(s.get("events"), list) and s["events"] for s in samples):
+        # the evaluated model's calls (a call cut off by a limit counts, though it left no message)
+        out["model_calls"] = np.array([sum(1 for e in (s.get("events") or []) if isinstance(e, dict)
+                                           and e.get("event") == "model" and e.get("model", model) == model)
+                                       for s in samples], dtype=np.int64)
     return out
 
 
