@@ -34,7 +34,9 @@ class Options:
     correct: str | None = None
     success: str | None = None
     system: str | None = None
-    ks: tuple[int, ...] = (1, 3, 5, 10)
+    #: the values of k; "auto": every k from 1 to the most attempts a task has (up to 10), then
+    #: 20, 50, 100... up to it
+    ks: tuple[int, ...] | str = "auto"
     #: column marking rows that ended with an error (default: the file format's 'error' column)
     error: str | None = None
     #: errored rows: exclude (left out, as Inspect does) or failure (counted as failed attempts)
@@ -126,12 +128,24 @@ def check_options(options: Options) -> tuple[int, ...]:
     _checks.columns(options, ("task", "n", "correct", "success", "system", "error"))
     _rows.check(options.errored)
     _engine.check_engine(options)
-    ks = parse_ks(options.ks)
     hc.check_resamples(options.ci_resamples, options.ci_seed)
+    if isinstance(options.ks, str) and options.ks.strip().lower() == AUTO:
+        return None
+    ks = parse_ks(options.ks)
     if ks[-1] > MAX_ATTEMPTS:
         raise OptionError(f"Every `k` must be a whole number from 1 to {MAX_ATTEMPTS:,} (the most "
                           f"attempts a task may have); got k={ks[-1]}.")
     return ks
+
+
+AUTO = "auto"
+
+
+def auto_ks(max_n: int) -> tuple[int, ...]:
+    """Every k from 1 to the most attempts a task has (up to 10), then 20, 50, 100, 200, 500
+    and 1,000 where a task has that many: each k the data can estimate."""
+    top = max(1, int(max_n))
+    return tuple(range(1, min(top, 10) + 1)) + tuple(k for k in (20, 50, 100, 200, 500, 1000) if k <= top)
 
 
 def _estimate(fn, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
@@ -263,6 +277,9 @@ def _result(counts: pd.DataFrame, form: str, notes: list[str], err, options: Opt
     systems = list(dict.fromkeys(counts["system"])) if has_sys else [None]
     n_all = counts["n"].to_numpy()
     c_all = counts["c"].to_numpy()
+    auto = ks is None
+    if auto:
+        ks = auto_ks(int(n_all.max()) if n_all.size else 1)
     per_task = counts.copy()
     for k in ks:
         per_task[f"pass@{k}"] = _estimate(pk.pass_at_k, n_all, c_all, k)
@@ -317,7 +334,7 @@ def _result(counts: pd.DataFrame, form: str, notes: list[str], err, options: Opt
                      f"{n_all.max()}); each task's estimate uses its own n.")
     sig = base_signature(NAME)
     sig.update({
-        "k": ",".join(map(str, ks)),
+        "k": ",".join(map(str, ks)) + (",auto:1..max-n" if auto else ""),
         "input": form,
         "pass@k": "1-C(n-c,k)/C(n,k)",
         "pass^k": "C(c,k)/C(n,k)",

@@ -163,7 +163,7 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
         table = _with_scorer_roles(table, scorer, evaluation, roles)
         notes.append(_scorer_sentence(scorer, evaluation, chosen=reading.scorer is not None))
         sig["scorer"] = f"{scorer.name}({scorer.kind})"
-        table, unscored_notes, unscored_sig = _unscored(table, scorer, reading)
+        table, unscored_notes, unscored_sig = _unscored(table, scorer, reading, evaluation)
         notes += unscored_notes
         sig.update(unscored_sig)
     reduce = entry is not None and entry.items_as_rows and bool(evaluation.repeat) and bool(evaluation.item)
@@ -176,7 +176,31 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
             notes.append(unit_note)
             sig["unit"] = f"item({evaluation.reduction} of repeats)"
     options, role_notes = with_roles(options, table)
+    options, split_note = _by_system(options, table, evaluation)
+    notes += split_note
     return Applied(table, options, role_notes + notes, sig, scorer)
+
+
+def _by_system(options, table: LoadedTable, evaluation: Evaluation):
+    """Several systems or runs are never pooled: an analysis of one system's rate with a
+    ``version`` but no ``system`` option (aggregation) takes the system column as the version.
+    An analysis of tries per task (pass@k) takes a repeated evaluation's item as its task."""
+    if not dataclasses.is_dataclass(options):
+        return options, []
+    fields = {f.name for f in dataclasses.fields(options)}
+    if "task" in fields and getattr(options, "task", None) is None and evaluation.repeat:
+        item = "task_sample" if "task_sample" in table.frame.columns else evaluation.item
+        if item is not None and item in table.frame.columns:
+            options = dataclasses.replace(options, task=item)
+    column = evaluation.system
+    if "version" not in fields or "system" in fields or getattr(options, "version", None) is not None \
+            or column is None or column not in table.frame.columns:
+        return options, []
+    if table.frame[column].nunique(dropna=False) < 2:
+        return options, []
+    return dataclasses.replace(options, version=column), [
+        f"The file holds {table.frame[column].nunique()} systems (column '{column}'): each is read on its "
+        "own (as versions), never pooled into one rate."]
 
 
 def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluation,
@@ -200,7 +224,26 @@ def _scorer_sentence(scorer: Scorer, evaluation: Evaluation, *, chosen: bool) ->
                                            if len(evaluation.scorers) > 1 else "") + ".")
 
 
-def _unscored(table: LoadedTable, scorer: Scorer, reading: Reading):
+def _other_tasks(table: LoadedTable, blank: np.ndarray, scorer: Scorer, evaluation: Evaluation) -> str:
+    """When the blank records are every record of some tasks (lm-eval tasks scored by other
+    metrics), the sentence that says so and names their scorers; else ''."""
+    column = "task_name" if "task_name" in table.frame.columns else None
+    if column is None or not blank.any():
+        return ""
+    tasks = pd.Series(np.asarray(table.frame[column], dtype=object))
+    whole = tasks[blank].unique()
+    if not all(blank[(tasks == t).to_numpy()].all() for t in whole):
+        return ""
+    others = [s.name for s in evaluation.scorers if s.name != scorer.name and s.column in table.frame.columns
+              and pd.to_numeric(table.frame[s.column][blank], errors="coerce").notna().any()]
+    return (f"{'Task' if len(whole) == 1 else 'Tasks'} {', '.join(repr(str(t)) for t in whole)} "
+            f"{'is' if len(whole) == 1 else 'are'} not scored by '{scorer.name}' (another task's metric): "
+            f"{'its' if len(whole) == 1 else 'their'} {plural(int(blank.sum()), 'record')} are left out"
+            + (f"; analyse {'it' if len(whole) == 1 else 'them'} with --scorer "
+               + " or ".join(others[:3]) if others else "") + ".")
+
+
+def _unscored(table: LoadedTable, scorer: Scorer, reading: Reading, evaluation: Evaluation):
     """Records the scorer left unscored (a blank value: Inspect's NaN, a grader reply without a
     grade) that did not end with an error: left out and counted (``exclude``, as the tools
     leave them out of their metrics) or scored 0 (``fail``).  Errored records are the error
@@ -222,6 +265,9 @@ def _unscored(table: LoadedTable, scorer: Scorer, reading: Reading):
     count = int(blank.sum())
     if not count:
         return table, [], {}
+    other_tasks = _other_tasks(table, blank, scorer, evaluation)
+    if other_tasks:  # another task's records: never "unscored", never failures
+        return table.take(np.flatnonzero(~blank)), [other_tasks], {"tasks": f"scored-by:{scorer.name}"}
     names = _rows.describe(table, np.flatnonzero(blank))
     shown = ", ".join(names[:5]) + (f" and {count - 5} more" if count > 5 else "")
     total = len(values)

@@ -125,7 +125,8 @@ def passk(p: argparse.ArgumentParser) -> None:
     p.add_argument("--correct", help="passes-per-task column (with --n)")
     p.add_argument("--success", help="per-attempt 0/1 column (instead of --n/--correct)")
     p.add_argument("--system", help="system column (optional)")
-    p.add_argument("--k", default="1,3,5,10", help="values of k (default 1,3,5,10)")
+    p.add_argument("--k", default="auto", help="values of k, e.g. 1,3,5,10 (default auto: every k from 1 "
+                   "to the most attempts a task has, up to 10, then 20, 50, 100...)")
     errored(p, "counted as failed attempts")
     intervals(p, "tasks")
     engine(p, "counts the attempts per task")

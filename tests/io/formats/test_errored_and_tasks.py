@@ -417,7 +417,8 @@ def test_a_refusal_for_want_of_an_outcome_says_the_metrics_differ():
 def test_two_lmeval_runs_of_one_model_in_one_folder(tmp_path):
     """`lm_eval --seed 1` then `--seed 2` into one output path: one model folder with two runs
     (two date stamps).  Each samples file takes its own run's results file (its seed), and the
-    two runs are two systems named by the run's date, every task of a run in one system."""
+    two runs are two systems named by what tells their configuration apart (the seed), every
+    task of a run in one system (issue 43: never lm-eval's random folder ids or a date)."""
     folder = tmp_path / "dummy"
     folder.mkdir()
     for seed in (1, 2):
@@ -425,22 +426,24 @@ def test_two_lmeval_runs_of_one_model_in_one_folder(tmp_path):
             if os.path.basename(path).startswith("results_"):
                 value = json.load(open(path))
                 value["model_name"] = "dummy"
+                value["config"]["model_args"] = {"pretrained": "dummy"}
                 (folder / os.path.basename(path)).write_text(json.dumps(value))
             else:
                 shutil.copy(path, folder)
     table = load_table(folder)
     runs = {"2026-12-01T15-27-30.816062": "1", "2026-12-01T15-28-15.119863": "2"}
-    assert set(table.frame["model"]) == {f"dummy ({r})" for r in runs}
+    assert set(table.frame["model"]) == {f"dummy seed {s}" for s in runs.values()}
     for stamp, seed in runs.items():  # each run's files under one system, with both tasks
         rows = table.frame[table.frame["run"] == stamp]
-        assert set(rows["model"]) == {f"dummy ({stamp})"} and len(rows) == 12
+        assert set(rows["model"]) == {f"dummy seed {seed}"} and len(rows) == 12
         gen = next(p for p in glob.glob(fixture("lmeval", f"dummy-seed{seed}", "samples_arith_gen_*")))
         want = [json.loads(x)["exact_match"] for x in open(gen)]
         assert rows[rows["task_name"] == "arith_gen"]["exact_match"].tolist() == want
     seeds = [n for n in table.notes if "run configuration" in n]
     assert any("random_seed=1" in n and "samples_arith_gen_2026-12-01T15-27-30" in n for n in seeds)
     assert any("random_seed=2" in n and "samples_arith_gen_2026-12-01T15-28-15" in n for n in seeds)
-    assert any("each run is a system named by the model and the run's date" in n for n in table.notes)
+    assert any("each run is a system named by what tells its configuration apart" in n
+               and "'dummy seed 1', 'dummy seed 2'" in n for n in table.notes)
 
 
 def test_errored_rows_as_failures_are_refused_when_lower_is_better():

@@ -203,8 +203,12 @@ def test_passk_on_two_logs_is_per_sample_not_per_task_name(fixture_path, capsys)
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert {r["n"] for r in out["results"]} == {4}  # 4 samples per model
-    assert cli_main(["passk", *paths]) == 2  # no task column to guess: a sentence, not a number
-    assert "task" in capsys.readouterr().err
+    # without flags (issue 43): the log declares its items (samples) and repeats (epochs), so
+    # pass@k's task is the sample, never the eval's task name, and the same numbers come out
+    assert cli_main(["passk", *paths, "--k", "1,3", "--json"]) == 0
+    bare = json.loads(capsys.readouterr().out)
+    assert [(r["metric"], r.get("system"), r["value"], r["n"]) for r in bare["results"]] == \
+        [(r["metric"], r.get("system"), r["value"], r["n"]) for r in out["results"]]
 
 
 def test_the_first_scorers_explanation_is_kept_when_the_log_has_one():

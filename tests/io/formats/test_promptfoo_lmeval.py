@@ -166,11 +166,18 @@ def test_two_lmeval_model_folders_stack(fixture_path, capsys):
     em = {(r["system"], r["group"]): r for r in records if r["metric"] == "exact_match"}
     assert set(em) == {("dummy-seed1", "arith_gen"), ("dummy-seed2", "arith_gen")}
     assert {r["n"] for r in em.values()} == {6}
-    # Compare on the two folders: a sentence (the tasks' metrics differ), never a traceback
-    assert cli_main(["compare", seed1, seed2]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("workbench: ") and "scored by different metrics" in err
-    assert "Traceback" not in err
+    # Compare on the two folders (issue 43): the primary scorer, the first task's first metric
+    # (exact_match), on the task it scores; the other task is named with its own metric
+    assert cli_main(["compare", seed1, seed2, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "scorer:exact_match(recorded metric)" in doc["signature"]
+    assert any("Task 'arith_mc' is not scored by 'exact_match'" in n and "--scorer acc" in n
+               for n in doc["notes"])
+    assert {r["n"] for r in doc["results"] if r["metric"] in ("wins", "losses", "ties")} == {6}
+    assert cli_main(["compare", seed1, seed2, "--scorer", "acc", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {r["n"] for r in doc["results"] if r["metric"] in ("wins", "losses", "ties")} == {6}
+    assert any("Task 'arith_gen' is not scored by 'acc'" in n for n in doc["notes"])
 
 
 def test_a_folder_without_results_is_still_refused(tmp_path):

@@ -81,6 +81,7 @@ def combine(tables: Sequence[Any]):
     clash = system is not None and _clash(tables, system)
     by_run = clash and first.format == "lm_eval_samples" and _runs_tell_apart(tables, system)
     row_names: list[str] = []
+    run_names = _lmeval_run_names(tables) if by_run else {}
     for t in tables:
         frame = t.frame.copy()
         stacked = " + " in t.path or os.path.isdir(t.path)
@@ -93,8 +94,8 @@ def combine(tables: Sequence[Any]):
                             "uses for each row's file; rename that column to stack it with others.")
         else:
             frame.insert(0, "file", text_array([t.name] * len(frame)))
-        if by_run:  # two runs of one model (seeds) in one folder: the run's date tells them apart
-            frame[system] = text_array([f"{m} ({r})" for m, r in zip(frame[system], frame["run"])])
+        if by_run:  # two runs of one model: named by what tells them apart (few-shot, seed...)
+            frame[system] = text_array([run_names[id(t)]] * len(frame))
         elif clash:
             frame[system] = text_array([t.name] * len(frame))
         frames.append(frame)
@@ -104,9 +105,10 @@ def combine(tables: Sequence[Any]):
             row_names += [f"{t.line_word} {line} of {t.name}"
                           for line in t.lines_of(range(len(t.frame)))]
     if by_run:
-        notes.append(f"Two lm-eval runs share a model name in column '{system}', so each run is a "
-                     "system named by the model and the run's date (column 'run', from the "
-                     "samples files' names).")
+        names = list(dict.fromkeys(run_names.values()))
+        notes.append(f"Several lm-eval runs share a model name in column '{system}', so each run is a "
+                     "system named by what tells its configuration apart (few-shot count, seed; else "
+                     f"its folder): {', '.join(repr(n) for n in names)}.")
     elif clash:
         notes.append(f"Two files share a system name in column '{system}', so each file's name is "
                      "its system instead.")
@@ -216,6 +218,30 @@ def _clash(tables: Sequence[Any], system: str) -> bool:
                         ignore_index=True)
     first = stacked.drop_duplicates(subset=[system, *keys, "_file"])
     return bool(first.duplicated(subset=[system, *keys]).any())
+
+
+def _lmeval_run_names(tables: Sequence[Any]) -> dict[int, str]:
+    """id(table) -> the name of its lm-eval run: the model, then the few-shot count and the seed
+    where the runs of that model differ in them, else the run's folder."""
+    configs = {}
+    for t in tables:
+        ev = getattr(t, "evaluation", None)
+        configs[id(t)] = dict(ev.runs[0].config) if ev is not None and ev.runs else {}
+    out = {}
+    for key, config in configs.items():
+        model = config.get("model", "model")
+        same = [c for c in configs.values() if c.get("model", "model") == model]
+        runs = {(c.get("num_fewshot"), c.get("seed"), c.get("folder"), c.get("file", "").rsplit("_", 1)[-1])
+                for c in same}
+        parts = [model]
+        if len({c.get("num_fewshot") for c in same}) > 1:
+            parts.append(f"{config.get('num_fewshot')}-shot")
+        if len({c.get("seed") for c in same}) > 1:
+            parts.append(f"seed {config.get('seed')}")
+        if len(parts) == 1 and len(runs) > 1:
+            parts.append(f"({config.get('folder') or 'run'})")
+        out[key] = " ".join(parts)
+    return out
 
 
 def _runs_tell_apart(tables: Sequence[Any], system: str) -> bool:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from workbench.io.evaluation import BINARY, RECORDED, SCORE, Evaluation, Run, Scorer
 from workbench.io.formats._common import almost, render_json_value, table, text_column, typed_column
 
 SAMPLES, RESULTS = "lm_eval_samples", "lm_eval_results"
@@ -145,12 +146,53 @@ def config_notes(results: dict, where: str) -> list[str]:
 
 
 def _model_of(results: dict | None, path: str) -> str:
+    """The model's name: the ``pretrained`` model lm-eval was given, else its ``model_name``,
+    except the random id lm-eval names a run with when it is given no model name (the run
+    folder's name): then the model type (``dummy``, ``hf``...)."""
+    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
     if results:
-        name = results.get("model_name") or (results.get("config") or {}).get("model_args") \
-            or (results.get("config") or {}).get("model")
-        if name:
+        config = results.get("config") or {}
+        pretrained = _pretrained(config.get("model_args"))
+        if pretrained:
+            return pretrained
+        name = results.get("model_name")
+        if name and not (str(name) == folder and config.get("model")):
             return str(name)
-    return os.path.basename(os.path.dirname(os.path.abspath(path))) or "model"
+        name = config.get("model_args") or config.get("model") if not name else config.get("model")
+        if name and not isinstance(name, dict):
+            return str(name)
+        if config.get("model"):
+            return str(config["model"])
+    return folder or "model"
+
+
+def _pretrained(model_args: Any) -> str | None:
+    """``pretrained=NAME`` of lm-eval's model arguments (a text or, since 0.4.8, a dict)."""
+    if isinstance(model_args, dict):
+        value = model_args.get("pretrained")
+        return str(value) if value else None
+    if isinstance(model_args, str):
+        for part in model_args.split(","):
+            key, _, value = part.partition("=")
+            if key.strip() == "pretrained" and value.strip():
+                return value.strip()
+    return None
+
+
+def run_config(results: dict | None, task: str, path: str) -> dict[str, str]:
+    """What tells one lm-eval run from another: model, few-shot count, seed, version, folder."""
+    config = (results or {}).get("config") or {}
+    shots = ((results or {}).get("n-shot") or {}).get(task)
+    out = {"model": _model_of(results, path), "task": task, "tool": "lm-evaluation-harness"}
+    if shots is not None:
+        out["num_fewshot"] = str(shots)
+    if config.get("random_seed") is not None:
+        out["seed"] = str(config["random_seed"])
+    if (results or {}).get("lm_eval_version"):
+        out["version"] = str(results["lm_eval_version"])
+    out["folder"] = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    out["file"] = path
+    return out
 
 
 #: lm-eval's output types whose rows hold generated text (the others hold log-likelihoods).
@@ -272,8 +314,34 @@ def load_samples(records: list[dict], lines: np.ndarray, path: str, shown: str):
     if success:
         roles["outcome"] = "success"
     row_lines = np.array([first_line[k] for k in keys], dtype=np.int64)
+    evaluation = _evaluation(frame, results, task, path, model, metric_columns, kinds)
     return table(frame, path, fmt=SAMPLES, notes=notes, row_lines=row_lines, roles=roles,
-                 panel="aggregate", row_word="line")
+                 panel="aggregate", row_word="line", evaluation=evaluation)
+
+
+def _evaluation(frame: pd.DataFrame, results: dict | None, task: str, path: str, model: str,
+                metric_columns: list[str], kinds: dict[str, str]) -> Evaluation:
+    """lm-eval's run: its documents are the items, each metric a recorded scorer (the value
+    lm-eval reported beside it), the task's first metric the primary one."""
+    reported = ((results or {}).get("results") or {})
+    scorers = []
+    for col in metric_columns:
+        metric, _, filt = col.partition(",")
+        values = pd.to_numeric(frame[col], errors="coerce").dropna()
+        scale = BINARY if len(values) and values.isin([0, 1]).all() else SCORE
+        said = []
+        key = f"{metric},{filt or 'none'}"
+        for task_name, metrics in reported.items():
+            if isinstance(metrics, dict) and isinstance(metrics.get(key), (int, float)):
+                said.append(f"{metrics[key]:.6g}" + (f" on {task_name}" if len(reported) > 1 else ""))
+        higher = ((results or {}).get("higher_is_better") or {}).get(task, {}).get(metric, True)
+        scorers.append(Scorer(col, col, kind=RECORDED, scale=scale, higher_is_better=bool(higher),
+                              metric=(f"{metric} {', '.join(said)}" if said else None),
+                              detail="as lm-eval recorded it per document"))
+    return Evaluation(tool="lm-eval", tool_version=str((results or {}).get("lm_eval_version") or "") or None,
+                      item="item", system="model", runs=(Run(model, run_config(results, task, path)),),
+                      scorers=tuple(scorers), primary=scorers[0].name if scorers else None,
+                      metadata=("task_name",))
 
 
 def _metric_columns(metric: str, values: list[Any], renamed: dict[str, str]):
