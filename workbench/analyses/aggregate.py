@@ -198,7 +198,9 @@ def _group_columns(table, options, res) -> tuple[str, str, str | None]:
         if hint is not None:
             raise DataError(hint)
     out_col = res.required(options.outcome, "outcome", "--outcome")
-    grp_col = res.required(options.group, "group", "--group")
+    # without a group column every row is one group: the overall rate (micro = macro) is an answer
+    grp_col = res.required(options.group, "group", "--group") if not options.version else \
+        res.optional(options.group, "group", "--group")
     ver_col = options.version
     if ver_col:
         res.optional(ver_col, "version", "--version")
@@ -209,7 +211,7 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
     out_col, grp_col, ver_col = _group_columns(table, options, res)
     notes = res.notes
     y, binary = outcome_values(table, out_col, notes)
-    groups = pd.Series(to_text(table, grp_col))
+    groups = pd.Series(to_text(table, grp_col)) if grp_col else pd.Series(["(all)"] * len(y))
     g_codes, g_labels = pd.factorize(groups)
     g_labels = [str(x) for x in g_labels]
     G = len(g_labels)

@@ -356,6 +356,12 @@ def _reduced(table: LoadedTable, options, evaluation: Evaluation, scorer: Scorer
     roles = {c: r for c, r in (table.roles or {}).items()
              if r not in ("item", "epoch", "cluster", "task") or c == item}
     roles[item] = "item"
+    fields = {f.name for f in dataclasses.fields(options)} if dataclasses.is_dataclass(options) else set()
+    if scorer is not None and scorer.column in reduced.columns and "score" in fields \
+            and roles.get(scorer.column) == "success":  # an item's share of successful tries
+        shares = reduced[scorer.column].to_numpy(dtype=float)
+        if not np.isin(shares[~np.isnan(shares)], (0.0, 1.0)).all():
+            roles[scorer.column] = "score"
     out = dataclasses.replace(out, frame=reduced, roles=roles, cell_source=_Reduced(out.cell_source, reduced, frame))
     if dataclasses.is_dataclass(options):  # the sample-and-epoch ids a format gave are the items now
         changes = {}

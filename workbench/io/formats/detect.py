@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from workbench.core.errors import DataError
-from workbench.io.formats import (evalplus, inspect_log, jsonl, lmeval, msmarco, promptfoo, trec,
+from workbench.io.formats import (evalplus, inspect_log, jsonl, lmeval, msmarco, promptfoo, promptfoo_csv, trec,
                                   zipread)
 from workbench.io.formats._common import almost, decode, short
 
@@ -47,7 +47,7 @@ def detect_and_load(data: bytes, path: str, shown: str):
     prefix = data[:200_000].decode("utf-8", "ignore") if _maybe_text(data) else ""  # for sniffing
     header = _promptfoo_csv_header(prefix)
     if header is not None:
-        return promptfoo.load_csv(data, path, shown, promptfoo.csv_names(header), header)
+        return promptfoo_csv.load_csv(data, path, shown, promptfoo_csv.csv_names(header), header)
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind, data)
@@ -87,7 +87,7 @@ def _promptfoo_csv_header(prefix: str) -> list[str] | None:
         header = next(csv.reader([first]))
     except (csv.Error, StopIteration):
         return None
-    return header if promptfoo.csv_names(header) is not None else None
+    return header if promptfoo_csv.csv_names(header) is not None else None
 
 
 def _maybe_text(data: bytes) -> bool:

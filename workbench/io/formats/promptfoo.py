@@ -12,19 +12,15 @@ has several assertions, ``assert.<metric>`` (each assertion's pass as 1/0) with
 
 from __future__ import annotations
 
-import csv
-import dataclasses
-import io
 import json
-import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.formats._common import decode, render_json_value, table, text_column, typed_column
-from workbench.io.textfile import _load_text, _Steps
+from workbench.io.formats import promptfoo_eval
+from workbench.io.formats._common import render_json_value, table, text_column, typed_column
 
 FORMAT = "promptfoo"
 
@@ -96,7 +92,8 @@ def load(value: dict, path: str, shown: str):
              **({"test_case": "task", "repeat": "epoch"} if repeats is not None else {})}
     return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1),
                  roles=roles, panel="repeats" if repeats is not None else "cost", row_word="row",
-                 row_names=names)
+                 row_names=names,
+                 evaluation=promptfoo_eval.declare(value, rows, frame, weights, path, repeats is not None))
 
 
 def _provider_of(r: dict) -> str:
@@ -249,103 +246,6 @@ def _notes(frame, columns, n, several_prompts, same_name, errors, cached, names,
                      "'cached'): their latency is the cache's, not the provider's; run promptfoo "
                      "with --no-cache to measure latency.")
     return notes
-
-
-#: The columns promptfoo's CSV export repeats after each "[provider] prompt" column.
-CSV_GROUP = ("Status", "Score", "Named Scores", "Grader Reason", "Comment")
-_CSV_OUTPUT = re.compile(r"\[(.+?)\] ")
-
-
-def csv_names(header: list[str]) -> list[str] | None:
-    """Unique names for the header of promptfoo's CSV export (``promptfoo eval -o results.csv``):
-    its "[provider] prompt" columns are each followed by Status, Score, Named Scores, Grader
-    Reason and Comment, so those repeat; each gets its provider's tag ("[flaky] Status").  None
-    when the header is not that export's or has no repeated name."""
-    names = [h.strip() for h in header]
-    if len(set(names)) == len(names):
-        return None
-    out, tag = [], None
-    for name in names:
-        match = _CSV_OUTPUT.match(name)
-        if match:
-            tag = match.group(1)
-            out.append(name)
-        elif name in CSV_GROUP and tag is not None:
-            out.append(f"[{tag}] {name}")
-        else:
-            out.append(name)
-    if tag is None or len(set(out)) != len(out):
-        return None
-    return out
-
-
-def load_csv(data: bytes, path: str, shown: str, names: list[str], header: list[str]):
-    """promptfoo's CSV export, read as any delimited file with its header's names made unique."""
-    text = decode(data, shown)
-    first_end = text.index("\n") + 1 if "\n" in text else len(text)
-    line = io.StringIO()
-    csv.writer(line, lineterminator="\r\n" if text[:first_end].endswith("\r\n") else "\n") \
-        .writerow(names)
-    table = _load_text((line.getvalue() + text[first_end:]).encode("utf-8"), path, shown, _Steps(None, ""))
-    renamed = [f"'{new}'" for old, new in zip(header, names) if old.strip() != new]
-    note = (f"Read as promptfoo's CSV export: its header repeats {', '.join(CSV_GROUP)} for each "
-            f"provider, so each repeated name takes its provider's tag ({', '.join(renamed[:6])}"
-            f"{' ...' if len(renamed) > 6 else ''})")
-    return _csv_long(table, names, note)
-
-
-def _csv_long(wide, names: list[str], note: str):
-    """The export's one row per test, one column group per provider, as the JSON results read:
-    one row per test and provider (``provider``, ``test``, ``output``, ``success`` from its
-    PASS/FAIL status, ``score``, ``reason``), a provider's ERROR status in ``error`` (not a
-    measurement, as in the JSON results).  A header this cannot place stays the wide table."""
-    frame = wide.frame
-    tags = list(dict.fromkeys(m.group(1) for n in names if (m := _CSV_OUTPUT.match(n))
-                              and not any(n == f"[{m.group(1)}] {g}" for g in CSV_GROUP)))
-    status = {t: f"[{t}] Status" for t in tags}
-    if not tags or any(c not in frame.columns for c in status.values()):
-        return dataclasses.replace(wide, notes=(note + "; the rest of the file is read as it is.", *wide.notes))
-    output = {t: next(n for n in names if n.startswith(f"[{t}] ") and n[len(t) + 3:] not in CSV_GROUP)
-              for t in tags}
-    shared = [n for n in names if not _CSV_OUTPUT.match(n)]
-    test_col = "Description" if "Description" in shared else None
-    parts, lines = [], []
-    n = len(frame)
-    tests = [str(x) for x in frame[test_col]] if test_col else [f"test {i + 1}" for i in range(n)]
-    if len(set(tests)) != len(tests):  # descriptions may repeat: number them
-        tests = [f"{t} #{i + 1}" for i, t in enumerate(tests)]
-    row_lines = wide.lines_of(range(n))
-    for tag in tags:
-        words = [str(x).strip().upper() for x in frame[status[tag]].fillna("")]
-        part = {"provider": [tag] * n, "test": tests}
-        for col in shared:
-            if col != test_col:
-                part[f"vars.{col}"] = wide.cell_text(col)
-        part["output"] = wide.cell_text(output[tag])
-        part["success"] = [1.0 if w == "PASS" else 0.0 if w in ("FAIL", "ERROR") else np.nan for w in words]
-        score_col = f"[{tag}] Score"
-        part["score"] = pd.to_numeric(frame[score_col], errors="coerce").to_numpy() if score_col in frame else np.nan
-        reason_col = f"[{tag}] Grader Reason"
-        part["reason"] = wide.cell_text(reason_col) if reason_col in frame else [""] * n
-        part["error"] = ["provider error (status ERROR)" if w == "ERROR" else "" for w in words]
-        parts.append(pd.DataFrame(part))
-        lines += list(row_lines)
-    long = pd.concat(parts, ignore_index=True)
-    for col in long.columns:
-        if long[col].dtype == object:
-            long[col] = text_column([("" if v is None else str(v)) for v in long[col]])
-    errors = int((long["error"] != "").sum())
-    notes = [note + f"; read as one row per test and provider ({len(tags)} providers: "
-             + ", ".join(tags) + "), success from each provider's PASS/FAIL status"
-             + (f"; {errors} ERROR status{'es' if errors != 1 else ''} in column 'error' (not measurements)"
-                if errors else "") + "; the export holds no latency or cost (the JSON results do)."]
-    roles = {"provider": "system", "test": "item", "output": "prediction", "success": "success"}
-    if errors:
-        roles["error"] = "error"
-    names_rows = [f"test '{t}' of '{p}'" for p, t in zip(long["provider"], long["test"])]
-    return table(long, wide.path, fmt=FORMAT, notes=notes + list(wide.notes),
-                 row_lines=np.asarray(lines, dtype=np.int64), roles=roles,
-                 panel="compare" if len(tags) > 1 else "aggregate", row_word="row", row_names=names_rows)
 
 
 def _values(column: Any, errors: list[str], unit: str) -> str:
