@@ -52,6 +52,8 @@ class Reading:
     scorer: str | None = None
     #: ``exclude`` (left out and counted) or ``fail`` (counted as failures)
     errors: str = "exclude"
+    #: the judge's labels in the people's words: (("C", "correct"), ...)
+    label_map: tuple[tuple[str, str], ...] = ()
 
     def check(self) -> None:
         if self.errors not in ERRORS:
@@ -141,16 +143,28 @@ class Applied:
     notes: list[str]
     signature: dict[str, str]
     scorer: Scorer | None
+    #: records and tables the reading adds to the result (the judge's own score)
+    records: tuple = ()
+    tables: tuple = ()
 
 
 def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Reading(), *,
-            roles: dict[str, str] | None = None) -> Applied:
+            roles: dict[str, str] | None = None, labels=()) -> Applied:
     """The table and options ``analysis`` runs on under ``reading``; the notes say which columns
-    the file's format gave which role, after the reading's changes."""
+    the file's format gave which role, after the reading's changes.  ``labels``: tables of
+    people's labels given beside the file (the Judge joins them by item)."""
     from ..io.formats import with_roles
 
     reading.check()
     evaluation = evaluation_of(table, roles)
+    if analysis == "judge":
+        from . import judge_input
+
+        got = judge_input.prepare(table, options, evaluation, reading.scorer, list(labels), reading.label_map)
+        if got is not None:
+            options, role_notes = with_roles(got.options, got.table)
+            return Applied(got.table, options, got.notes, got.signature, None, tuple(got.records),
+                           tuple(got.tables))
     notes: list[str] = []
     sig: dict[str, str] = {}
     entry = catalog.BY_NAME.get(analysis)
@@ -415,11 +429,21 @@ def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:
     already says them)."""
     extra = {k: v for k, v in applied.signature.items()
              if f"|{k}:" not in f"|{result.signature}" and not (k == "errors" and "errored:" in result.signature)}
+    replaced = {k: v for k, v in applied.signature.items() if k not in extra and f"|{k}:" in f"|{result.signature}"
+                and k in ("judge",)}  # the reading names what the analysis only called "column"
+    if replaced:
+        parts = [f"{k.split(':', 1)[0]}:{replaced[k.split(':', 1)[0]]}" if k.split(":", 1)[0] in replaced else k
+                 for k in result.signature.split("|")]
+        result = dataclasses.replace(result, signature="|".join(parts))
     notes = [n for n in applied.notes if n not in result.notes]
-    if not extra and not notes:
+    if not extra and not notes and not applied.records and not applied.tables:
         return result
     sig = result.signature + ("|" + signature(extra) if extra else "")
-    return dataclasses.replace(result, signature=sig, notes=tuple(notes) + tuple(result.notes))
+    tables = tuple(applied.tables) + tuple(result.tables)
+    return dataclasses.replace(
+        result, signature=sig, notes=tuple(notes) + tuple(result.notes),
+        records=tuple(applied.records) + tuple(result.records), tables=tables,
+        json_tables=tuple(dict.fromkeys(tuple(t.name for t in applied.tables) + tuple(result.json_tables))))
 
 
 __all__ = ["ERRORS", "Applied", "Reading", "choose", "evaluation_of", "finish", "infer",

@@ -213,7 +213,11 @@ def judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--item", help="item id column (duplicates refused)")
     p.add_argument("--judge", help="the judge's label column (guessed: judge, judge_label, grader...)")
     p.add_argument("--human", action="append", help="a human label column (blank = not labelled); repeat "
-                   "for several people; agreement and the correction use the first")
+                   "for several people; agreement and the correction use the first; or a FILE of people's "
+                   "labels (a Label Studio export) joined with the judge's log by item")
+    p.add_argument("--label-map", metavar="JUDGE=PEOPLE,...",
+                   help="the judge's labels in the people's words, e.g. C=correct,P=partial,I=incorrect "
+                        "(needed when the two label sets never meet)")
     p.add_argument("--positive", help="the label that means pass (exact text; guessed from pass, yes, true, 1...)")
     p.add_argument("--level", default="auto", choices=["auto", "nominal", "ordinal", "interval"],
                    help="labels' level for weighted kappa and Krippendorff's alpha (default auto: ordinal "

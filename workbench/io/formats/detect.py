@@ -11,7 +11,8 @@ import os
 from typing import Any
 
 from workbench.core.errors import DataError
-from workbench.io.formats import (evalplus, inspect_log, jsonl, lmeval, msmarco, promptfoo, promptfoo_csv, trec,
+from workbench.io.formats import (evalplus, inspect_log, jsonl, labelstudio, lmeval, msmarco, promptfoo,
+                                  promptfoo_csv, trec,
                                   zipread)
 from workbench.io.formats._common import almost, decode, short
 
@@ -48,6 +49,10 @@ def detect_and_load(data: bytes, path: str, shown: str):
     header = _promptfoo_csv_header(prefix)
     if header is not None:
         return promptfoo_csv.load_csv(data, path, shown, promptfoo_csv.csv_names(header), header)
+    if _labelstudio_header(prefix):
+        from workbench.io.textfile import _load_text, _Steps
+
+        return labelstudio.from_delimited(_load_text(data, path, shown, _Steps(None, "")), path)
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind, data)
@@ -72,7 +77,8 @@ def may_claim(head: bytes, path: str) -> bool:
     if head[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
         return True
     prefix = head[:200_000].decode("utf-8", "ignore") if _maybe_text(head) else ""
-    return (_promptfoo_csv_header(prefix) is not None or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
+    return (_promptfoo_csv_header(prefix) is not None or _labelstudio_header(prefix)
+            or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
             or trec.headed(prefix) is not None or msmarco.sniff(prefix) is not None)
 
 
@@ -88,6 +94,20 @@ def _promptfoo_csv_header(prefix: str) -> list[str] | None:
     except (csv.Error, StopIteration):
         return None
     return header if promptfoo_csv.csv_names(header) is not None else None
+
+
+def _labelstudio_header(prefix: str) -> bool:
+    """Label Studio's CSV or TSV export: its header names annotation_id and annotator."""
+    import csv
+
+    first = prefix.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if "annotation_id" not in first or "annotator" not in first:
+        return False
+    try:
+        header = next(csv.reader([first], delimiter="\t" if "\t" in first else ","))
+    except (csv.Error, StopIteration):
+        return False
+    return labelstudio.is_csv_header(header)
 
 
 def _maybe_text(data: bytes) -> bool:
@@ -110,6 +130,10 @@ def _load_json(text: str, path: str, shown: str, extension: str):
         raise DataError(f"File {shown} is nested too deeply to be read as JSON.") from None
     if isinstance(value, list) and lmeval.is_write_out(value):  # lm-eval 0.3 --write_out
         return lmeval.load_write_out(value, path, shown)
+    if labelstudio.is_tasks(value):
+        return labelstudio.load_tasks(value, path, shown)
+    if labelstudio.is_min_records(value):
+        return labelstudio.load_min(value, path, shown)
     if isinstance(value, list):
         return jsonl.records_table(value, path, shown, fmt=jsonl.JSON, what="a JSON array of records",
                                    lines=None, word="record")

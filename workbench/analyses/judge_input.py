@@ -1,0 +1,278 @@
+"""The Judge panel's input from an evaluation log: which scorer is the judge, whose labels are
+the people's, and how the two meet.
+
+- The judge is the chosen scorer when it is a judge, else the log's first judge scorer (an LLM
+  grader, a judge panel); each record (system, item, repeat) is one judgement.
+- The people's labels come from a labels file joined by item (a Label Studio export, or any
+  table with an item and a label column): several annotators become one column each, and the
+  people's label of an item is the label a strict majority of its annotators gave (blank when
+  there is none).  The join also matches the labels' system and repeat columns (model, epoch)
+  where the labels carry them, so that people label the very answer the judge graded.
+- Without people's labels, a second judge scorer (a judge panel) is compared with the judge on
+  the records both scored.
+- When the judge's words and the people's never meet (C/P/I against correct/partial/incorrect),
+  a label map is required, and the sentence shows both sets: agreement is never reported over
+  labels that cannot meet.
+
+Beside agreement, the judge's own score: the mean of its values over the records it scored,
+each item's repeats reduced first (its mean, as Inspect reduces epochs), per system, with a
+bootstrap interval over the items and the count of unscored records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from ..core.errors import DataError
+from ..core.numbers import plural
+from ..core.result import Table, record
+from ..io import LoadedTable, to_text
+from ..io.evaluation import HUMAN, JUDGE, JUDGE_PANEL, Evaluation, Scorer
+from ..metrics import headline_ci as hc
+
+PEOPLE = "people"
+
+
+def parse_label_map(text) -> tuple[tuple[str, str], ...]:
+    """``"C=correct,P=partial"`` -> (("C", "correct"), ("P", "partial"))."""
+    if not text:
+        return ()
+    if isinstance(text, (list, tuple)):
+        return tuple((str(a), str(b)) for a, b in text)
+    out = []
+    for part in str(text).split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise DataError(f"--label-map takes JUDGE=PEOPLE pairs separated by commas (e.g. "
+                            f"C=correct,I=incorrect); got '{part.strip()}'.")
+        a, b = part.split("=", 1)
+        out.append((a.strip(), b.strip()))
+    return tuple(out)
+
+
+def judge_scorer(evaluation: Evaluation, chosen: str | None) -> Scorer | None:
+    judges = [s for s in evaluation.scorers if s.kind in (JUDGE, JUDGE_PANEL)]
+    if chosen is not None and evaluation.scorer(chosen) is not None:
+        return evaluation.scorer(chosen)
+    primary = evaluation.scorer()
+    if primary is not None and primary.kind in (JUDGE, JUDGE_PANEL):
+        return primary
+    return judges[0] if judges else None
+
+
+@dataclasses.dataclass
+class Prepared:
+    table: LoadedTable
+    options: object
+    notes: list
+    signature: dict
+    records: list
+    tables: list
+
+
+def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | None,
+            labels: list[LoadedTable], label_map: tuple[tuple[str, str], ...]) -> Prepared | None:
+    """The judge's table and options (None: a plain table of labels, read as it is)."""
+    judge = judge_scorer(evaluation, chosen) if options.judge is None else None
+    if judge is None and not labels:
+        return None
+    notes, sig, records, tables = [], {}, [], []
+    frame = table.frame.copy()
+    system = evaluation.system if evaluation.system in frame.columns else None
+    item = "task_sample" if "task_sample" in frame.columns else evaluation.item
+    rec = _record_ids(table, system, item, evaluation.repeat)
+    frame["record"] = rec
+    judge_col = options.judge
+    if judge is not None:
+        judge_col = judge.labels if judge.labels in frame.columns else judge.column
+        notes.append(f"The judge is scorer '{judge.name}' ({judge.kind}{'; ' + judge.detail if judge.detail else ''}), "
+                     f"its labels in column '{judge_col}'; each record (system, item, repeat) is one judgement.")
+        sig["judge"] = f"scorer:{judge.name}"
+        records_, table_ = own_score(table, evaluation, judge, system, item)
+        records += records_
+        tables.append(table_)
+    humans: list[str] = list(options.human or ())
+    if labels:
+        frame, humans, join_notes = _join(frame, table, labels, evaluation, system, item)
+        notes += join_notes
+        sig["people"] = "joined-labels,majority"
+    elif not humans:
+        people = [s for s in evaluation.scorers if s.kind == HUMAN]
+        panel = [s for s in evaluation.scorers if s.kind in (JUDGE, JUDGE_PANEL) and judge is not None
+                 and s.name != judge.name]
+        if people:
+            humans = [p.labels or p.column for p in people]
+        elif panel:
+            second = panel[0]
+            humans = [second.labels if second.labels in frame.columns else second.column]
+            notes.append(f"The file holds no people's labels: the judge is compared with the other judge "
+                         f"'{second.name}' ({second.kind}) on the records both scored; give people's labels "
+                         "with --human FILE (a Label Studio export) or open them with the log.")
+            sig["people"] = f"judge:{second.name}"
+    if label_map and judge_col is not None:
+        mapping = dict(label_map)
+        texts = np.asarray(to_text(table, judge_col), dtype=object) if judge_col in table.frame.columns \
+            else frame[judge_col].astype(str).to_numpy(dtype=object)
+        frame["judge (mapped)"] = [mapping.get(x, x) for x in texts]
+        judge_col = "judge (mapped)"
+        notes.append("The judge's labels are mapped to the people's words: "
+                     + ", ".join(f"{a} -> {b}" for a, b in label_map) + " (--label-map).")
+        sig["label-map"] = ",".join(f"{a}={b}" for a, b in label_map)
+    if humans and judge_col is not None:
+        _check_meet(frame, judge_col, humans[0], table.name)
+    new = dataclasses.replace(table, frame=frame, cell_source=_Keep(table.cell_source, frame.columns, table.frame.columns))
+    options = dataclasses.replace(options, judge=judge_col, item="record", human=tuple(humans) or None)
+    return Prepared(new, options, notes, sig, records, tables)
+
+
+class _Keep:
+    """The original table's cell text, for its own columns (new columns are text already)."""
+
+    def __init__(self, source, columns, original) -> None:
+        self._source, self._original = source, set(original)
+
+    def text(self, column, wanted=()):
+        if self._source is None or column not in self._original:
+            return None
+        return self._source.text(column, wanted)
+
+
+def _record_ids(table: LoadedTable, system, item, repeat) -> list[str]:
+    items = np.asarray(to_text(table, item), dtype=object) if item in table.frame.columns \
+        else np.asarray([str(x) for x in table.lines_of(range(len(table.frame)))], dtype=object)
+    out = [str(x) for x in items]
+    if system is not None:
+        systems = np.asarray(to_text(table, system), dtype=object)
+        out = [f"{s} / {x}" for s, x in zip(systems, out)]
+    if repeat is not None and repeat in table.frame.columns:
+        reps = np.asarray(to_text(table, repeat), dtype=object)
+        out = [f"{x} (epoch {r})" for x, r in zip(out, reps)]
+    return out
+
+
+def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system, item):
+    """The judge's own score per system: each item's mean over its scored repeats, then the
+    mean over the items it scored (Inspect's accuracy), a percentile bootstrap over the items."""
+    values = pd.to_numeric(table.frame[judge.column], errors="coerce").to_numpy(dtype=float)
+    items = np.asarray(to_text(table, item), dtype=object)
+    systems = np.asarray(to_text(table, system), dtype=object) if system else np.full(len(values), "", dtype=object)
+    records, rows = [], []
+    for name in dict.fromkeys(systems):
+        m = systems == name
+        frame = pd.DataFrame({"item": items[m], "v": values[m]})
+        per_item = frame.dropna().groupby("item", sort=False)["v"].mean()
+        unscored_records = int(np.isnan(values[m]).sum())
+        unscored_items = int(frame["item"].nunique() - len(per_item))
+        x = per_item.to_numpy(dtype=float)
+        n = len(x)
+        mean = float(x.mean()) if n else float("nan")
+        lo = hi = None
+        if n > 1 and np.ptp(x) > 0:
+            lo, hi = hc.percentile_interval(hc.bootstrap_means(x, resamples=hc.RESAMPLES, seed=hc.SEED))
+        who = {"system": name} if system else {}
+        records.append(record("judge_score", mean, n=n, ci_low=lo, ci_high=hi,
+                              ci_method=f"bootstrap-percentile-95,B={hc.RESAMPLES},seed={hc.SEED},over:items"
+                              if lo is not None else None, **who))
+        records.append(record("judge_unscored", unscored_records, n=int(m.sum()), **who))
+        rows.append({"system": name, "score": mean, "items": n, "ci_low": lo, "ci_high": hi,
+                     "unscored_records": unscored_records, "unscored_items": unscored_items,
+                     "reported": judge.metric or ""})
+    tab = Table("judge_score", f"The judge's own score ('{judge.name}'), per system", pd.DataFrame(rows),
+                {"score": "mean over the items it scored of each item's mean over its scored repeats",
+                 "items": "items with at least one scored repeat", "unscored_records": "records it left blank",
+                 "unscored_items": "items with no scored repeat", "reported": "what the tool itself reported"},
+                {"score": "score", "ci_low": "score", "ci_high": "score", "items": "int",
+                 "unscored_records": "int", "unscored_items": "int", "reported": "text", "system": "text"})
+    return records, tab
+
+
+def _join(frame: pd.DataFrame, table: LoadedTable, labels: list[LoadedTable], evaluation: Evaluation,
+          system, item):
+    """The people's labels joined to the log's records: by item, and by the labels' system and
+    repeat columns where they carry the log's (model, epoch)."""
+    notes: list[str] = []
+    parts = []
+    for lab in labels:
+        lev = getattr(lab, "evaluation", None)
+        label_col = (lev.scorer().column if lev is not None and lev.scorers else
+                     next((c for c, r in (lab.roles or {}).items() if r == "human"), None))
+        item_col = (lev.item if lev is not None and lev.item else
+                    next((c for c, r in (lab.roles or {}).items() if r == "item"), None))
+        who_col = lev.annotator if lev is not None else None
+        if label_col is None or item_col is None:
+            raise DataError(f"File '{lab.name}' holds no item and label columns to join with the judge's "
+                            "log; expected people's labels (a Label Studio export, or a table with an item id "
+                            "and a label column).")
+        part = pd.DataFrame({"item": np.asarray(to_text(lab, item_col), dtype=object),
+                             "label": np.asarray(to_text(lab, label_col), dtype=object),
+                             "annotator": (np.asarray(to_text(lab, who_col), dtype=object) if who_col
+                                           else np.full(len(lab.frame), lab.name, dtype=object))})
+        for key, col in (("system", system), ("repeat", evaluation.repeat)):
+            if col is not None and col in lab.frame.columns:
+                part[key] = np.asarray(to_text(lab, col), dtype=object)
+        parts.append(part)
+    people = pd.concat(parts, ignore_index=True)
+    people = people[people["label"] != ""]
+    keys = ["item"] + [k for k in ("system", "repeat") if k in people.columns]
+    log_keys = pd.DataFrame({"item": np.asarray(to_text(table, item), dtype=object)})
+    if "system" in keys:
+        log_keys["system"] = np.asarray(to_text(table, system), dtype=object)
+    if "repeat" in keys:
+        log_keys["repeat"] = np.asarray(to_text(table, evaluation.repeat), dtype=object)
+    wide = people.pivot_table(index=keys, columns="annotator", values="label", aggfunc="first")
+    annotators = [str(a) for a in wide.columns]
+    wide.columns = [f"person {a}" for a in annotators]
+    wide[PEOPLE] = [_majority(row) for row in wide.itertuples(index=False)]
+    joined = log_keys.merge(wide.reset_index(), on=keys, how="left")
+    labelled = len(wide)
+    matched = int(joined[[c for c in wide.columns if c != PEOPLE]].notna().any(axis=1).sum())
+    if matched == 0:
+        shown = ", ".join(repr(x) for x in list(dict.fromkeys(people["item"]))[:5])
+        raise DataError(f"The people's labels meet no record of the judge's log: their items ({shown} ...) "
+                        f"joined by {', '.join(keys)} with the log's; check that both name the items alike.")
+    out = frame.copy()
+    for col in [PEOPLE] + [c for c in wide.columns if c != PEOPLE]:
+        out[col] = ["" if isinstance(v, float) or v is None else str(v) for v in joined[col]]
+    ties = int((wide[PEOPLE] == "").sum())
+    notes.append(f"People's labels joined by {' and '.join(keys)} (exact text): {labelled} labelled "
+                 f"{'item' if keys == ['item'] else 'records'} by {plural(len(annotators), 'annotator')} "
+                 f"({', '.join(annotators[:6])}); {matched} of the log's {len(frame)} records met a label"
+                 + (f", {labelled - matched} labelled ones met no record" if labelled > matched else "")
+                 + f". The people's label of an item is the one a strict majority of its annotators gave"
+                 + (f" ({ties} without a majority are left blank)" if ties else "")
+                 + "; each annotator is also a column for Krippendorff's alpha.")
+    humans = [PEOPLE] + [c for c in wide.columns if c != PEOPLE]
+    return out, humans, notes
+
+
+def _majority(row) -> str:
+    labels = [x for x in row if isinstance(x, str) and x != ""]
+    if not labels:
+        return ""
+    counts = pd.Series(labels).value_counts()
+    return str(counts.index[0]) if counts.iloc[0] * 2 > len(labels) else ""
+
+
+def _check_meet(frame: pd.DataFrame, judge_col: str, people_col: str, name: str) -> None:
+    """Refuse agreement over two label sets that never meet, with both sets and a map to give."""
+    judge = {str(x) for x in frame[judge_col] if str(x) not in ("", "nan")}
+    people = {str(x) for x in frame[people_col] if str(x) not in ("", "nan")}
+    if not judge or not people or judge & people:
+        return
+    guess = {}
+    for j in sorted(judge):
+        match = [p for p in people if p[:1].casefold() == j[:1].casefold()]
+        if len(match) == 1:
+            guess[j] = match[0]
+    hint = (" (for instance --label-map " + ",".join(f"{a}={b}" for a, b in guess.items()) + ")"
+            if len(guess) == len(judge) else "")
+    raise DataError(f"The judge's labels ({', '.join(sorted(judge))}) and the people's "
+                    f"({', '.join(sorted(people))}) never meet, so no agreement can be measured; give "
+                    f"--label-map JUDGE=PEOPLE pairs{hint}.")
+
+
+__all__ = ["PEOPLE", "Prepared", "judge_scorer", "own_score", "parse_label_map", "prepare"]
