@@ -217,3 +217,26 @@ def test_judge_against_the_peoples_majority_by_hand(cli):
         rec = one(doc, "agreement")
         assert (rec["value"], rec["n"]) == (pytest.approx(agree / total), total)
         assert "people:joined-labels,majority" in doc["signature"]
+
+
+def test_text_says_when_its_recomputed_exact_match_differs_from_the_recorded_one(cli, tmp_path):
+    """lm-eval records exact_match per document after its own filters; the Text panel recomputes
+    it with its conventions, and says so when the two differ (issue 43)."""
+    import glob
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(fx("lmeval", "dummy-seed1"), folder)
+    samples = glob.glob(str(folder / "samples_arith_gen_*.jsonl"))[0]
+    lines = [json.loads(x) for x in open(samples, encoding="utf-8")]
+    flipped = next(r for r in lines if r["exact_match"] == 0.0)
+    flipped["exact_match"] = 1.0  # as if lm-eval's filter had extracted a right answer
+    with open(samples, "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in lines)
+    recorded = sum(r["exact_match"] for r in lines) / len(lines)
+    doc = cli("text", str(folder))
+    ours = one(doc, "exact_match")["value"]
+    assert ours != pytest.approx(recorded)
+    assert any(f"recorded exact_match {recorded:.1%}" in n and f"it is {ours:.1%}" in n for n in doc["notes"])
+    plain = cli("text", fx("lmeval", "dummy-seed1"))
+    assert not any("The tool recorded" in n for n in plain["notes"])

@@ -146,6 +146,9 @@ class Applied:
     #: records and tables the reading adds to the result (the judge's own score)
     records: tuple = ()
     tables: tuple = ()
+    #: a tool's recorded values of a metric the analysis recomputes: (result metric, scorer,
+    #: {system: (mean, n)}), compared in :func:`finish`
+    recorded: tuple = ()
 
 
 def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Reading(), *,
@@ -192,7 +195,46 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
     options, role_notes = with_roles(options, table)
     options, split_note = _by_system(options, table, evaluation)
     notes += split_note
-    return Applied(table, options, role_notes + notes, sig, scorer)
+    recorded = _recorded_means(table, evaluation) if analysis == "text" and declared else ()
+    return Applied(table, options, role_notes + notes, sig, scorer, recorded=recorded)
+
+
+#: metrics a tool records per item that the Text analysis recomputes: recorded name -> ours
+RECOMPUTED = {"exact_match": "exact_match"}
+
+
+def _recorded_means(table: LoadedTable, evaluation: Evaluation) -> tuple:
+    """Each recorded metric the Text analysis recomputes, its mean per system over the items
+    the tool scored (lm-eval's exact_match per document)."""
+    out = []
+    for s in evaluation.scorers:
+        ours = RECOMPUTED.get(s.name.split(",", 1)[0])
+        if s.kind != RECORDED or ours is None or s.column not in table.frame.columns:
+            continue
+        values = pd.to_numeric(table.frame[s.column], errors="coerce")
+        systems = (table.frame[evaluation.system].astype(str) if evaluation.system in table.frame.columns
+                   else pd.Series([""] * len(values)))
+        means = {name: (float(v.mean()), int(v.notna().sum()))
+                 for name, v in values.groupby(systems, sort=False) if v.notna().any()}
+        if means:
+            out.append((ours, s.name, means))
+    return tuple(out)
+
+
+def _recorded_notes(result: AnalysisResult, recorded: tuple) -> list[str]:
+    """A note for each system whose recomputed metric differs from what the tool recorded."""
+    notes = []
+    for metric, scorer, means in recorded:
+        for rec in result.find(metric):
+            got = means.get(str(rec.get("system") or "")) or (means.get("") if len(means) == 1 else None)
+            if got is None or rec.get("value") is None or abs(got[0] - rec["value"]) <= 1e-9:
+                continue
+            who = f" for '{rec['system']}'" if rec.get("system") else ""
+            notes.append(f"The tool recorded {scorer} {got[0]:.1%} over {plural(got[1], 'item')}{who}; recomputed "
+                         f"here with this panel's conventions it is {rec['value']:.1%} over "
+                         f"{plural(rec.get('n'), 'item')}. The recorded number is the tool's own; recomputing is a "
+                         "convention you chose (see the signature), not a correction.")
+    return notes
 
 
 def _by_system(options, table: LoadedTable, evaluation: Evaluation):
@@ -435,7 +477,7 @@ def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:
         parts = [f"{k.split(':', 1)[0]}:{replaced[k.split(':', 1)[0]]}" if k.split(":", 1)[0] in replaced else k
                  for k in result.signature.split("|")]
         result = dataclasses.replace(result, signature="|".join(parts))
-    notes = [n for n in applied.notes if n not in result.notes]
+    notes = [n for n in applied.notes if n not in result.notes] + _recorded_notes(result, applied.recorded)
     if not extra and not notes and not applied.records and not applied.tables:
         return result
     sig = result.signature + ("|" + signature(extra) if extra else "")

@@ -94,7 +94,24 @@ def answer(result, *, currency: str | None = None) -> Answer:
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
         ans = Answer((text + ".",), result.analysis, "neutral")
-    return _with_conventions(_with_errored(ans, result), result)
+    return _with_conventions(_with_reading(_with_errored(ans, result), result), result)
+
+
+def _with_reading(ans: Answer, result) -> Answer:
+    """The card names the scorer its numbers come from and says when an item's repeats were
+    reduced (the signature's ``scorer`` and ``unit``, written by the reading of the file)."""
+    sig = str(getattr(result, "signature", "") or "")
+    fields = dict(p.split(":", 1) for p in sig.split("|") if ":" in p)
+    scorer, unit = fields.get("scorer"), fields.get("unit")
+    if scorer is None or getattr(result, "analysis", None) == "gate":
+        return ans
+    name, _, kind = scorer.partition("(")
+    if f"'{name}'" in ans.text:
+        return ans
+    text = f"Scorer '{name}'" + (f" ({kind.rstrip(')')})" if kind else "")
+    if unit and unit.startswith("item("):
+        text += f"; each item's repeats reduced to their {unit[5:].split(' ', 1)[0]}"
+    return dataclasses.replace(ans, sentences=ans.sentences + (text + ".",))
 
 
 
