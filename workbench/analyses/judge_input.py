@@ -3,11 +3,9 @@ the people's, and how the two meet.
 
 - The judge is the chosen scorer when it is a judge, else the log's first judge scorer (an LLM
   grader, a judge panel); each record (system, item, repeat) is one judgement.
-- The people's labels come from a labels file joined by item (a Label Studio export, or any
-  table with an item and a label column): several annotators become one column each, and the
-  people's label of an item is the label a strict majority of its annotators gave (blank when
-  there is none).  The join also matches the labels' system and repeat columns (model, epoch)
-  where the labels carry them, so that people label the very answer the judge graded.
+- The people's labels are the log's human scorers: a labels file joined by item when it was
+  opened with the log or given with ``--human FILE``
+  (:mod:`workbench.io.formats.labels_join`: the majority of the annotators is ``people``).
 - Without people's labels, a second judge scorer (a judge panel) is compared with the judge on
   the records both scored.
 - When the judge's words and the people's never meet (C/P/I against correct/partial/incorrect),
@@ -27,13 +25,12 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError
-from ..core.numbers import plural
 from ..core.result import Table, record
 from ..io import LoadedTable, to_text
 from ..io.evaluation import HUMAN, JUDGE, JUDGE_PANEL, Evaluation, Scorer
+from ..io.formats.labels_join import PEOPLE, join_labels
 from ..metrics import headline_ci as hc
 
-PEOPLE = "people"
 
 
 def parse_label_map(text) -> tuple[tuple[str, str], ...]:
@@ -77,10 +74,14 @@ class Prepared:
 def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | None,
             labels: list[LoadedTable], label_map: tuple[tuple[str, str], ...]) -> Prepared | None:
     """The judge's table and options (None: a plain table of labels, read as it is)."""
+    notes, sig, records, tables = [], {}, [], []
+    if labels:
+        table = join_labels(table, labels)
+        evaluation = table.evaluation
+        notes.append(evaluation.notes[-1])
     judge = judge_scorer(evaluation, chosen) if options.judge is None else None
     if judge is None and not labels:
         return None
-    notes, sig, records, tables = [], {}, [], []
     frame = table.frame.copy()
     system = evaluation.system if evaluation.system in frame.columns else None
     item = "task_sample" if "task_sample" in frame.columns else evaluation.item
@@ -96,12 +97,10 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         records += records_
         tables.append(table_)
     humans: list[str] = list(options.human or ())
-    if labels:
-        frame, humans, join_notes = _join(frame, table, labels, evaluation, system, item)
-        notes += join_notes
-        sig["people"] = "joined-labels,majority"
-    elif not humans:
+    if not humans:
         people = [s for s in evaluation.scorers if s.kind == HUMAN]
+        if any(s.name == PEOPLE for s in people):
+            sig["people"] = "joined-labels,majority"
         panel = [s for s in evaluation.scorers if s.kind in (JUDGE, JUDGE_PANEL) and judge is not None
                  and s.name != judge.name]
         if people:
@@ -188,73 +187,6 @@ def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system,
                 {"score": "score", "ci_low": "score", "ci_high": "score", "items": "int",
                  "unscored_records": "int", "unscored_items": "int", "reported": "text", "system": "text"})
     return records, tab
-
-
-def _join(frame: pd.DataFrame, table: LoadedTable, labels: list[LoadedTable], evaluation: Evaluation,
-          system, item):
-    """The people's labels joined to the log's records: by item, and by the labels' system and
-    repeat columns where they carry the log's (model, epoch)."""
-    notes: list[str] = []
-    parts = []
-    for lab in labels:
-        lev = getattr(lab, "evaluation", None)
-        label_col = (lev.scorer().column if lev is not None and lev.scorers else
-                     next((c for c, r in (lab.roles or {}).items() if r == "human"), None))
-        item_col = (lev.item if lev is not None and lev.item else
-                    next((c for c, r in (lab.roles or {}).items() if r == "item"), None))
-        who_col = lev.annotator if lev is not None else None
-        if label_col is None or item_col is None:
-            raise DataError(f"File '{lab.name}' holds no item and label columns to join with the judge's "
-                            "log; expected people's labels (a Label Studio export, or a table with an item id "
-                            "and a label column).")
-        part = pd.DataFrame({"item": np.asarray(to_text(lab, item_col), dtype=object),
-                             "label": np.asarray(to_text(lab, label_col), dtype=object),
-                             "annotator": (np.asarray(to_text(lab, who_col), dtype=object) if who_col
-                                           else np.full(len(lab.frame), lab.name, dtype=object))})
-        for key, col in (("system", system), ("repeat", evaluation.repeat)):
-            if col is not None and col in lab.frame.columns:
-                part[key] = np.asarray(to_text(lab, col), dtype=object)
-        parts.append(part)
-    people = pd.concat(parts, ignore_index=True)
-    people = people[people["label"] != ""]
-    keys = ["item"] + [k for k in ("system", "repeat") if k in people.columns]
-    log_keys = pd.DataFrame({"item": np.asarray(to_text(table, item), dtype=object)})
-    if "system" in keys:
-        log_keys["system"] = np.asarray(to_text(table, system), dtype=object)
-    if "repeat" in keys:
-        log_keys["repeat"] = np.asarray(to_text(table, evaluation.repeat), dtype=object)
-    wide = people.pivot_table(index=keys, columns="annotator", values="label", aggfunc="first")
-    annotators = [str(a) for a in wide.columns]
-    wide.columns = [f"person {a}" for a in annotators]
-    wide[PEOPLE] = [_majority(row) for row in wide.itertuples(index=False)]
-    joined = log_keys.merge(wide.reset_index(), on=keys, how="left")
-    labelled = len(wide)
-    matched = int(joined[[c for c in wide.columns if c != PEOPLE]].notna().any(axis=1).sum())
-    if matched == 0:
-        shown = ", ".join(repr(x) for x in list(dict.fromkeys(people["item"]))[:5])
-        raise DataError(f"The people's labels meet no record of the judge's log: their items ({shown} ...) "
-                        f"joined by {', '.join(keys)} with the log's; check that both name the items alike.")
-    out = frame.copy()
-    for col in [PEOPLE] + [c for c in wide.columns if c != PEOPLE]:
-        out[col] = ["" if isinstance(v, float) or v is None else str(v) for v in joined[col]]
-    ties = int((wide[PEOPLE] == "").sum())
-    notes.append(f"People's labels joined by {' and '.join(keys)} (exact text): {labelled} labelled "
-                 f"{'item' if keys == ['item'] else 'records'} by {plural(len(annotators), 'annotator')} "
-                 f"({', '.join(annotators[:6])}); {matched} of the log's {len(frame)} records met a label"
-                 + (f", {labelled - matched} labelled ones met no record" if labelled > matched else "")
-                 + f". The people's label of an item is the one a strict majority of its annotators gave"
-                 + (f" ({ties} without a majority are left blank)" if ties else "")
-                 + "; each annotator is also a column for Krippendorff's alpha.")
-    humans = [PEOPLE] + [c for c in wide.columns if c != PEOPLE]
-    return out, humans, notes
-
-
-def _majority(row) -> str:
-    labels = [x for x in row if isinstance(x, str) and x != ""]
-    if not labels:
-        return ""
-    counts = pd.Series(labels).value_counts()
-    return str(counts.index[0]) if counts.iloc[0] * 2 > len(labels) else ""
 
 
 def _check_meet(frame: pd.DataFrame, judge_col: str, people_col: str, name: str) -> None:
