@@ -240,3 +240,29 @@ def test_text_says_when_its_recomputed_exact_match_differs_from_the_recorded_one
     assert any(f"recorded exact_match {recorded:.1%}" in n and f"it is {ours:.1%}" in n for n in doc["notes"])
     plain = cli("text", fx("lmeval", "dummy-seed1"))
     assert not any("The tool recorded" in n for n in plain["notes"])
+
+
+@pytest.mark.parametrize("name", ["export.json", "export.csv"])
+def test_label_studio_alone_measures_the_annotators_against_each_other(cli, name):
+    """No judge's labels: Krippendorff's alpha over the annotators (the krippendorff package)
+    and each pair's kappa (scikit-learn) on the items both labelled."""
+    import krippendorff
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
+    items = expected("labelstudio")["items"]
+    users = sorted({u for info in items.values() for u in info["labels_by_user_id"]}, key=int)
+    cats = sorted({x for info in items.values() for x in info["labels_by_user_id"].values()})
+    data = np.array([[cats.index(info["labels_by_user_id"][u]) if u in info["labels_by_user_id"] else np.nan
+                      for info in items.values()] for u in users])
+    doc = cli("judge", fx("labelstudio", name))
+    alpha = one(doc, "alpha", group="people alone")
+    assert alpha["value"] == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"),
+                                           abs=1e-9)
+    for a in range(len(users)):
+        for b in range(a + 1, len(users)):
+            both = ~np.isnan(data[a]) & ~np.isnan(data[b])
+            rec = one(doc, "kappa", group=f"{users[a]} vs {users[b]}")
+            assert rec["value"] == pytest.approx(cohen_kappa_score(data[a, both], data[b, both]), abs=1e-9)
+            assert rec["n"] == int(both.sum())
+    assert "judge:none" in doc["signature"]

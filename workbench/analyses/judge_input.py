@@ -69,6 +69,8 @@ class Prepared:
     signature: dict
     records: list
     tables: list
+    #: the whole answer when the Judge analysis itself has nothing to run (people alone)
+    result: object = None
 
 
 def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | None,
@@ -81,6 +83,10 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         notes.append(evaluation.notes[-1])
     judge = judge_scorer(evaluation, chosen) if options.judge is None else None
     if judge is None and not labels:
+        if options.judge is None and not options.human and evaluation.annotator is not None:
+            alone = people_only(table, evaluation)
+            if alone is not None:
+                return Prepared(table, options, notes, sig, records, tables, result=alone)
         return None
     frame = table.frame.copy()
     system = evaluation.system if evaluation.system in frame.columns else None
@@ -208,3 +214,58 @@ def _check_meet(frame: pd.DataFrame, judge_col: str, people_col: str, name: str)
 
 
 __all__ = ["PEOPLE", "Prepared", "judge_scorer", "own_score", "parse_label_map", "prepare"]
+
+
+def people_only(table: LoadedTable, evaluation: Evaluation) -> "AnalysisResult | None":
+    """People's labels without a judge (a Label Studio export alone): how far the annotators
+    agree with each other: Krippendorff's alpha (nominal) over every annotator, each pair's raw
+    agreement and Cohen's kappa on the items both labelled, and the labels' counts."""
+    from ..core.result import AnalysisResult, signature
+    from ..metrics import agreement as ag
+    from ._common import base_signature
+
+    who, item = evaluation.annotator, evaluation.item
+    label = evaluation.scorer()
+    if who is None or item is None or label is None:
+        return None
+    frame = pd.DataFrame({"item": to_text(table, item), "who": to_text(table, who),
+                          "label": to_text(table, label.column)})
+    frame = frame[frame["label"] != ""]
+    wide = frame.pivot_table(index="item", columns="who", values="label", aggfunc="first", sort=False)
+    wide = wide[sorted(wide.columns, key=lambda c: (len(str(c)), str(c)))]  # user ids: 2 before 10
+    people = [str(c) for c in wide.columns]
+    if len(people) < 2:
+        return None
+    cats = sorted(set(frame["label"]))
+    code = {c: i for i, c in enumerate(cats)}
+    data = np.array([[code[x] if isinstance(x, str) else np.nan for x in wide[p]] for p in wide.columns],
+                    dtype=float)
+    units = int((np.isfinite(data).sum(0) >= 2).sum())
+    records = [record("alpha", ag.krippendorff_alpha(data, level="nominal"), group="people alone", n=units)]
+    rows = []
+    for a in range(len(people)):
+        for b in range(a + 1, len(people)):
+            both = np.isfinite(data[a]) & np.isfinite(data[b])
+            n = int(both.sum())
+            if not n:
+                continue
+            tab = ag.confusion_table(data[a, both].astype(int), data[b, both].astype(int), len(cats))
+            po = float(np.trace(tab)) / n
+            kappa = ag.cohens_kappa(tab)
+            pair = f"{people[a]} vs {people[b]}"
+            records.append(record("agreement", po, group=pair, n=n))
+            records.append(record("kappa", kappa.value, group=pair, n=n))
+            rows.append({"pair": pair, "items": n, "agreement": po, "kappa": kappa.value})
+    counts = frame.groupby(["who", "label"]).size().unstack(fill_value=0).reindex(columns=cats, fill_value=0)
+    counts.insert(0, "annotator", [str(i) for i in counts.index])
+    tables = (Table("pairs", "Each pair of annotators, on the items both labelled", pd.DataFrame(rows),
+                    formats={"items": "int", "agreement": "rate", "kappa": "score", "pair": "text"}),
+              Table("labels", "Labels per annotator", counts.reset_index(drop=True),
+                    formats={c: "int" for c in cats} | {"annotator": "text"}))
+    sig = {**base_signature("judge"), "judge": "none", "people": f"annotators:{len(people)}",
+           "alpha": "krippendorff-nominal", "pairs": "raw-agreement,cohen-kappa"}
+    notes = (f"No judge's labels in '{table.name}': this is how far its {len(people)} annotators agree with "
+             f"each other ({', '.join(people[:6])}), over {units} items labelled by two or more. Open the judge's "
+             "log with it (or 'workbench judge LOG --human LABELS') to measure the judge against them.",)
+    return AnalysisResult("judge", signature(sig), tuple(records), tables, notes, table.path,
+                          json_tables=("pairs", "labels"))

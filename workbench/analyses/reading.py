@@ -149,6 +149,9 @@ class Applied:
     #: a tool's recorded values of a metric the analysis recomputes: (result metric, scorer,
     #: {system: (mean, n)}), compared in :func:`finish`
     recorded: tuple = ()
+    #: the answer itself, when the reading found the analysis has nothing to run (people's
+    #: labels alone on the Judge panel)
+    result: object = None
 
 
 def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Reading(), *,
@@ -167,7 +170,7 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
         if got is not None:
             options, role_notes = with_roles(got.options, got.table)
             return Applied(got.table, options, got.notes, got.signature, None, tuple(got.records),
-                           tuple(got.tables))
+                           tuple(got.tables), result=got.result)
     notes: list[str] = []
     sig: dict[str, str] = {}
     entry = catalog.BY_NAME.get(analysis)
@@ -460,10 +463,15 @@ def run(analysis: str, table: LoadedTable, options, reading: Reading = Reading()
     """Run ``analysis`` on ``table`` under ``reading`` (see the module's docstring)."""
     from . import REGISTRY
 
-    module = REGISTRY[analysis]
     applied = prepare(analysis, table, options, reading, roles=roles)
-    result = module.run(applied.table, applied.options, progress)
-    return finish(result, applied)
+    return finish(execute(REGISTRY[analysis], applied, progress), applied)
+
+
+def execute(module, applied: Applied, progress=NULL_PROGRESS) -> AnalysisResult:
+    """The analysis on the prepared table (or the answer the reading already has)."""
+    if applied.result is not None:
+        return applied.result
+    return module.run(applied.table, applied.options, progress)
 
 
 def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:

@@ -127,7 +127,7 @@ def run_cli(argv: list[str]) -> int:
             table = load_many(args.input, sheet=args.sheet, progress=progress)
             # the roles a format suggests (TREC, Inspect...) and the reading's decisions
             applied = reading.prepare(args.analysis, table, options, reading_of(args), labels=labels)
-            result = module.run(applied.table, applied.options, progress)
+            result = reading.execute(module, applied, progress)
             if getattr(args, "conventions", False):  # only when asked: one more run per convention
                 from ..analyses.conventions import with_conventions
 

@@ -63,10 +63,33 @@ def _judge_score_sentence(result, sig) -> str:
     return f"Scorer '{name}' gives " + "; ".join(parts) + "."
 
 
+def _answer_people(result):
+    """The annotators' agreement with each other (no judge's labels)."""
+    alpha = _first(result, "alpha", group="people alone")
+    pairs = [r for r in result.find("agreement") if r.get("value") is not None]
+    count = _signature_fields(result).get("people", "").rsplit(":", 1)[-1]
+    parts = [f"The {count} annotators agree with each other"]
+    if alpha is not None and alpha.get("value") is not None:
+        parts[0] += f": Krippendorff's alpha {format_value(alpha['value'], 'score')} over " \
+                    f"{_plural(alpha.get('n'), 'item')} labelled by two or more"
+    sentences = [parts[0] + "."]
+    if pairs:
+        low, high = min(pairs, key=lambda r: r["value"]), max(pairs, key=lambda r: r["value"])
+        sentences.append(f"Pairs of annotators agree on {_fv(low)} ({low['group']}, {_plural(low.get('n'), 'item')})"
+                         + (f" to {_fv(high)} ({high['group']}, {_plural(high.get('n'), 'item')})"
+                            if high is not low else "") + " of the items both labelled; no judge's labels "
+                         "to compare yet.")
+    a = alpha.get("value") if alpha else None
+    tone = "neutral" if a is None else "good" if a >= 0.8 else "bad" if a < 0.667 else "borderline"
+    return Answer(tuple(sentences), f"alpha {format_value(a, 'score')}" if a is not None else "people", tone)
+
+
 def _answer_judge(result, currency):
     """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
     disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
     27%)." -- or, without human labels, the bias readings."""
+    if _signature_fields(result).get("judge") == "none":  # people's labels alone
+        return _answer_people(result)
     agree = _first(result, "agreement")
     if agree is None:
         flip = _first(result, "position_flip_share")
