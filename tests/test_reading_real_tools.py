@@ -250,11 +250,12 @@ def test_label_studio_alone_measures_the_annotators_against_each_other(cli, name
     import numpy as np
     from sklearn.metrics import cohen_kappa_score
 
-    items = expected("labelstudio")["items"]
-    users = sorted({u for info in items.values() for u in info["labels_by_user_id"]}, key=int)
-    cats = sorted({x for info in items.values() for x in info["labels_by_user_id"].values()})
-    data = np.array([[cats.index(info["labels_by_user_id"][u]) if u in info["labels_by_user_id"] else np.nan
-                      for info in items.values()] for u in users])
+    items = {k: {u: x for u, x in info["labels_by_user_id"].items() if x}
+             for k, info in expected("labelstudio")["items"].items()}
+    users = sorted({u for labels in items.values() for u in labels}, key=int)
+    cats = sorted({x for labels in items.values() for x in labels.values()})
+    data = np.array([[cats.index(labels[u]) if u in labels else np.nan for labels in items.values()]
+                     for u in users])
     doc = cli("judge", fx("labelstudio", name))
     alpha = one(doc, "alpha", group="people alone")
     assert alpha["value"] == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"),
