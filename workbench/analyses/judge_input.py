@@ -81,7 +81,8 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         table = join_labels(table, labels)
         evaluation = table.evaluation
         notes.append(evaluation.notes[-1])
-    judge = judge_scorer(evaluation, chosen) if options.judge is None else None
+    judge = judge_scorer(evaluation, chosen) if options.judge is None else next(
+        (s for s in evaluation.scorers if s.is_judge and options.judge in (s.labels, s.column)), None)
     if judge is None and not labels:
         if options.judge is None and not options.human and evaluation.annotator is not None:
             alone = people_only(table, evaluation)
@@ -103,6 +104,10 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         records += records_
         tables.append(table_)
     humans: list[str] = list(options.human or ())
+    human_scorers = [s.labels or s.column for s in evaluation.scorers if s.kind == HUMAN]
+    if humans and humans[0] == PEOPLE and human_scorers[:1] == [PEOPLE]:
+        humans = human_scorers  # the majority, then each annotator (for alpha)
+        sig["people"] = "joined-labels,majority"
     if not humans:
         people = [s for s in evaluation.scorers if s.kind == HUMAN]
         if any(s.name == PEOPLE for s in people):

@@ -247,6 +247,8 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
     if not dataclasses.is_dataclass(options):
         return options, []
     fields = {f.name for f in dataclasses.fields(options)}
+    if getattr(table, "evaluation", None) is None:  # a plain table's columns are the user's to choose
+        return options, []
     if "task" in fields and getattr(options, "task", None) is None and evaluation.repeat:
         item = "task_sample" if "task_sample" in table.frame.columns else evaluation.item
         if item is not None and item in table.frame.columns:
@@ -262,6 +264,29 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
         "own (as versions), never pooled into one rate."]
 
 
+def roles_for(table: LoadedTable, roles: dict[str, str], reading: Reading) -> dict[str, str]:
+    """The column roles the window shows and its panels' forms read under ``reading``: the
+    chosen scorer's column the outcome (0/1) or score, no other scorer column either.  A plain
+    table keeps its roles unless a scorer is named."""
+    evaluation = evaluation_of(table, roles)
+    if not ((getattr(table, "evaluation", None) is not None and evaluation.scorers) or reading.scorer):
+        return dict(roles)
+    try:
+        scorer = choose(evaluation, reading.scorer, table)
+    except DataError:
+        return dict(roles)
+    if scorer is None:
+        return dict(roles)
+    return dict(_with_scorer_roles(table, scorer, evaluation, roles).roles)
+
+
+def run_read(module, table: LoadedTable, options, reading: Reading = Reading(), roles=None,
+             progress=NULL_PROGRESS) -> AnalysisResult:
+    """:func:`run` for a panel that holds its module: prepare, run, name the reading."""
+    applied = prepare(module.NAME, table, options, reading, roles=roles)
+    return finish(execute(module, applied, progress), applied)
+
+
 def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluation,
                        roles: dict[str, str] | None) -> LoadedTable:
     """The chosen scorer's column is the outcome (0/1) or the score; no other scorer column
@@ -271,6 +296,15 @@ def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluatio
     new = {c: r for c, r in base.items() if not (r in VALUE_ROLES and (c in scorer_columns or c != scorer.column))}
     new = {c: r for c, r in new.items() if c != scorer.column}
     new[scorer.column] = "success" if scorer.scale == BINARY else "score"
+    # the Judge panel's columns: the judge's labels, and the people's
+    judges = [s for s in evaluation.scorers if s.is_judge]
+    judge = scorer if scorer.is_judge else (judges[0] if judges else None)
+    if judge is not None and "judge" not in new.values():
+        column = judge.labels if judge.labels in table.frame.columns else judge.column
+        new.setdefault(column, "judge")
+    people = [s for s in evaluation.scorers if s.kind == HUMAN]
+    if people and "human" not in new.values():
+        new.setdefault(people[0].labels or people[0].column, "human")
     return dataclasses.replace(table, roles=new)
 
 
@@ -496,5 +530,5 @@ def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:
         json_tables=tuple(dict.fromkeys(tuple(t.name for t in applied.tables) + tuple(result.json_tables))))
 
 
-__all__ = ["ERRORS", "Applied", "Reading", "choose", "evaluation_of", "finish", "infer",
+__all__ = ["ERRORS", "Applied", "roles_for", "run_read", "execute", "Reading", "choose", "evaluation_of", "finish", "infer",
            "prepare", "run"]

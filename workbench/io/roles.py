@@ -125,8 +125,14 @@ def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int 
         if rows:
             problems.append(Problem(f"{sentence} ({table.describe_rows(rows)}).", col, rows))
 
+    # a declared scorer's blank cells are records it left unscored (a status the reading counts
+    # and names), not a problem of the data
+    declared = getattr(table, "evaluation", None)
+    scorer_columns = {s.column for s in declared.scorers} if declared is not None else set()
     for role in ("success", "baseline", "candidate"):
         for col in by_role.get(role, []):
+            if col in scorer_columns:
+                continue
             try:
                 to_binary(table, col)
             except DataError as err:
@@ -138,7 +144,7 @@ def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int 
                  "denominator"):
         for col in by_role.get(role, []):
             try:
-                to_float(table, col, allow_missing=(role == "relevance"))
+                to_float(table, col, allow_missing=(role == "relevance" or col in scorer_columns))
             except DataError as err:
                 values = pd.to_numeric(frame[col], errors="coerce")
                 bad = values.isna().to_numpy()

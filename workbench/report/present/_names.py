@@ -219,6 +219,16 @@ _NAMES.update({
     "position_flip_share": "Verdicts that flip when the answers swap",
     "first_position_win_share": "Wins of the answer shown first", "position_p": "Position bias: p",
     "longer_win_share": "Wins of the longer answer", "length_p": "Length bias: p",
+    "judge_score": "Judge's own score (mean over the items it scored)",
+    "judge_unscored": "Records the judge left unscored",
+})
+
+# what a file holds (workbench describe)
+_NAMES.update({
+    "records": "Records", "repeats_min": "Fewest repeats of an item", "repeats_max": "Most repeats of an item",
+    "completed": "Records without an error", "error": "Records that ended with an error",
+    "annotators": "Annotators", "labels": "Labels", "scored:*": "Records scored by {m}",
+    "unscored:*": "Records left unscored by {m}", "total:*": "Total {m}",
 })
 
 
