@@ -176,6 +176,9 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
     entry = catalog.BY_NAME.get(analysis)
     scored = entry is not None and entry.scored
     declared = getattr(table, "evaluation", None) is not None
+    if analysis == "rubric" and declared:
+        options, criteria_note = _criteria(options, evaluation, reading)
+        notes += criteria_note
     scorer = None  # a plain table's columns are the analyses' to resolve, unless --scorer names one
     if scored and ((declared and evaluation.scorers) or reading.scorer):
         scorer = choose(evaluation, reading.scorer, table)
@@ -285,6 +288,27 @@ def run_read(module, table: LoadedTable, options, reading: Reading = Reading(), 
     """:func:`run` for a panel that holds its module: prepare, run, name the reading."""
     applied = prepare(module.NAME, table, options, reading, roles=roles)
     return finish(execute(module, applied, progress), applied)
+
+
+def _criteria(options, evaluation: Evaluation, reading: Reading):
+    """A rubric's criteria as the tool declared them (promptfoo's assertions, an Inspect
+    scorer's dict of values), with the weights the tool recorded; a chosen scorer that groups
+    criteria (``--scorer rubric``) picks its own."""
+    if not dataclasses.is_dataclass(options) or getattr(options, "criteria", None) or getattr(options, "criterion", None):
+        return options, []
+    groups = list(dict.fromkeys(s.group for s in evaluation.scorers if s.group))
+    if not groups:
+        return options, []
+    group = reading.scorer if reading.scorer in groups else groups[0]
+    members = [s for s in evaluation.scorers if s.group == group]
+    changes = {"criteria": ",".join(s.column for s in members)}
+    weighted = all(s.weight is not None for s in members) and any(s.weight != 1 for s in members)
+    if weighted and getattr(options, "weights", None) is None:
+        changes["weights"] = ",".join(f"{s.weight:g}" for s in members)
+    note = (f"The rubric's criteria are the file's '{group}' scorers ({', '.join(repr(s.name) for s in members)})"
+            + (f", weighted as the tool recorded them ({changes['weights']})" if "weights" in changes else "")
+            + ".")
+    return dataclasses.replace(options, **changes), [note]
 
 
 def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluation,
