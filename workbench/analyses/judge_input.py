@@ -135,7 +135,8 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
     if humans and judge_col is not None:
         _check_meet(frame, judge_col, humans[0], table.name)
     new = dataclasses.replace(table, frame=frame, cell_source=_Keep(table.cell_source, frame.columns, table.frame.columns))
-    options = dataclasses.replace(options, judge=judge_col, item="record", human=tuple(humans) or None)
+    options = dataclasses.replace(options, judge=judge_col, item=options.item or "record",
+                                  human=tuple(humans) or None)
     return Prepared(new, options, notes, sig, records, tables)
 
 
