@@ -76,6 +76,8 @@ class Prepared:
 def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | None,
             labels: list[LoadedTable], label_map: tuple[tuple[str, str], ...]) -> Prepared | None:
     """The judge's table and options (None: a plain table of labels, read as it is)."""
+    if getattr(table, "evaluation", None) is None and not labels:
+        return None
     notes, sig, records, tables = [], {}, [], []
     if labels:
         table = join_labels(table, labels)
