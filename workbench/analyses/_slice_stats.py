@@ -65,12 +65,9 @@ class SliceStats:
         return self.status == ""
 
 
-def binary_slice(label: str, base: np.ndarray, cand: np.ndarray, min_size: int) -> SliceStats:
-    """0/1 outcomes of one slice."""
-    n = int(base.size)
-    counts = sg.paired_counts(base, cand)
-    b, c = counts.wins, counts.losses
-    sb, sc = int(np.count_nonzero(base)), int(np.count_nonzero(cand))
+def binary_counts(label: str, n: int, sb: int, sc: int, b: int, c: int, min_size: int) -> SliceStats:
+    """0/1 outcomes of one slice from its counts: ``n`` items, ``sb`` and ``sc`` successes of
+    the baseline and the candidate, ``b`` wins and ``c`` losses of the candidate."""
     diff, _, low, high = sg.paired_normal_interval(b, c, n)
     p = sg.sign_test(b, c)[0] if b + c else float("nan")
     p2 = sg.mcnemar(b, c, correction=False)[1]

@@ -38,8 +38,8 @@ from ._common import base_signature, in_memory, pick_column
 
 NAME = "slices"
 TITLE = "Slices: where the candidate wins and loses"
-#: the false coverage rate q of the intervals of the slices called out, and the adjusted p below
-#: which a slice is called out
+#: the default false coverage rate q of the intervals of the slices called out, and the adjusted p
+#: below which a slice is called out
 Q = 0.05
 #: contamination flag cells that mean "contaminated" (any case, surrounding spaces ignored)
 CONTAMINATED = frozenset({"1", "1.0", "true", "yes", "y", "t"})
@@ -81,6 +81,9 @@ class Options:
     rounds: int = 10_000
     error: str | None = None
     errored: str = "exclude"
+    #: a slice is called out when its adjusted p < q; q is also the false coverage rate of the
+    #: intervals of the slices called out (a release rule passes its alpha)
+    q: float = Q
 
     #: an eval tool's file: its group column (an lm-eval task, several Inspect tasks) is the slice
     FIELD_ROLES: ClassVar[dict[str, str]] = {"by": "group"}
@@ -89,7 +92,7 @@ class Options:
 def check_options(options: Options) -> None:
     """Types and ranges before the input is read."""
     from . import compare
-    from ._checks import whole
+    from ._checks import real, whole
 
     whole("bins", options.bins, 0, 1000)
     whole("min_size", options.min_size, 1, 10**9)
@@ -97,6 +100,7 @@ def check_options(options: Options) -> None:
     whole("top", options.top, 1, 1000)
     whole("seed", options.seed, 0, 2**32 - 1)
     whole("rounds", options.rounds, 1_000, 1_000_000)
+    real("q", options.q, 0.0, 0.5, low_open=True)
     if options.bins == 1:
         raise OptionError("`bins` must be 0 (no bins) or at least 2; got bins=1.")
     if options.correction not in ms.CORRECTIONS:
@@ -249,23 +253,32 @@ def _clean(table, column, col, base, cand, d, quantum, binary, bn, cn, records, 
 
 def _column_stats(column: sc.SliceColumn, base, cand, d, quantum, binary, options: Options, progress):
     """Every slice of one column, the correction, the FCR intervals, Q and the shrinkage."""
-    order = np.argsort(column.codes, kind="stable")
-    counts = np.bincount(column.codes, minlength=column.size)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
+    size = column.size
     stats, diffs = [], {}
-    for k, label in enumerate(column.labels):
-        progress.check_cancelled()
-        idx = order[bounds[k]:bounds[k + 1]]
-        if binary:
-            stats.append(st.binary_slice(label, base[idx], cand[idx], options.min_size))
-        else:
+    if binary:  # counts per slice: no item is moved
+        codes = column.codes
+        b1, c1 = base > 0, cand > 0
+        n = np.bincount(codes, minlength=size)
+        sb = np.bincount(codes, weights=b1, minlength=size)
+        sc_ = np.bincount(codes, weights=c1, minlength=size)
+        wins = np.bincount(codes, weights=c1 & ~b1, minlength=size)
+        losses = np.bincount(codes, weights=b1 & ~c1, minlength=size)
+        for k, label in enumerate(column.labels):
+            stats.append(st.binary_counts(label, int(n[k]), int(sb[k]), int(sc_[k]), int(wins[k]), int(losses[k]),
+                                          options.min_size))
+    else:
+        order = np.argsort(column.codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(column.codes, minlength=size))])
+        for k, label in enumerate(column.labels):
+            progress.check_cancelled()
+            idx = order[bounds[k]:bounds[k + 1]]
             diffs[label] = d[idx]
             stats.append(st.score_slice(label, base[idx], cand[idx], d[idx], quantum, options.min_size,
                                         options.rounds, options.seed, progress))
-        progress.advance((k + 1) / column.size, f"slice {k + 1} of {column.size}")
+            progress.advance((k + 1) / size, f"slice {k + 1} of {size}")
     interval = (st.binary_interval if binary else
                 (lambda s, level: st.score_interval(diffs[s.label], quantum, level)))
-    summary = st.adjust_and_pool(stats, options.correction, Q, interval)
+    summary = st.adjust_and_pool(stats, options.correction, options.q, interval)
     return stats, summary
 
 
@@ -340,18 +353,18 @@ def _column_notes(column, stats, summary, options: Options) -> list[str]:
                    "and tau²: every item differs the same way, so the difference has no standard error.")
     m, r = summary["m"], summary["selected"]
     if m and r == 0:
-        out.append(f"Column '{by}': no slice is called out (no adjusted p < {Q:g} among {plural(m, 'tested slice')}), "
+        out.append(f"Column '{by}': no slice is called out (no adjusted p < {options.q:g} among {plural(m, 'tested slice')}), "
                    f"so no false-coverage-rate interval is given (R = 0).")
     elif r:
-        out.append(f"Column '{by}': {plural(r, 'slice')} of {m} called out ({options.correction}-adjusted p < {Q:g}); "
+        out.append(f"Column '{by}': {plural(r, 'slice')} of {m} called out ({options.correction}-adjusted p < {options.q:g}); "
                    f"their false-coverage-rate intervals are at the {format_value(summary['level'], 'rate')} level "
-                   f"(1 - R q / m = 1 - {r} x {Q:g} / {m}; Benjamini and Yekutieli 2005).")
+                   f"(1 - R q / m = 1 - {r} x {options.q:g} / {m}; Benjamini and Yekutieli 2005).")
     het = summary["het"]
     if het.k < 2:
         out.append(f"Column '{by}': fewer than two slices can be pooled, so whether the effect differs across "
                    "its slices cannot be tested.")
     else:
-        differs = het.p < Q
+        differs = het.p < options.q
         out.append(f"Column '{by}': the effect {'differs' if differs else 'does not clearly differ'} across its "
                    f"{het.k} slices (Cochran's Q = {het.q:.1f}, df = {het.df}, {format_p(het.p)}, "
                    f"I² = {format_value(het.i2, 'rate')})"
@@ -376,8 +389,8 @@ def _signature(options: Options, col, by: list[str], binary: bool, err) -> dict:
                     "rand": f"sign-flip,exact<=2^{pm.EXACT_MAX},else-mc:{options.rounds},p:(1+hits)/(1+R)",
                     "seed": str(options.seed), "ties": pm.TIES_SIGNATURE, "ci-diff": "paired-t-95"})
     sig["ci-system"] = (_system_ci_signature(compare.Options(), True) if binary else "t-95")
-    sig.update({"correction": options.correction, "alpha": f"{Q:g}",
-                "fcr": f"BY2005,q:{Q:g},select:p-adjusted<{Q:g},level:1-Rq/m",
+    sig.update({"correction": options.correction, "alpha": f"{options.q:g}",
+                "fcr": f"BY2005,q:{options.q:g},select:p-adjusted<{options.q:g},level:1-Rq/m",
                 "se": "sd(d,ddof=1)/sqrt(n)", "heterogeneity": "cochran-q,chi2",
                 "tau2": "dersimonian-laird,truncated-0", "re-ci": "normal-95",
                 "shrink": "d_re+tau2/(tau2+se2)*(d-d_re)"})

@@ -26,6 +26,7 @@ def _answer_slices(result, currency):
     kind = "points" if binary else "score_diff"
     unit = "" if binary else " in mean score"
     fields = _signature_fields(result)
+    alpha = float(fields.get("alpha", ALPHA))
     correction = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}.get(fields.get("correction", ""), "adjusted")
     cand = overall.get("to", "candidate")
     sentences = []
@@ -72,7 +73,7 @@ def _answer_slices(result, currency):
         by = q.get("by")
         p = _first(result, "q_p", by=by)
         i2 = _first(result, "i2", by=by)
-        differs = p is not None and p.get("value") is not None and p["value"] < ALPHA
+        differs = p is not None and p.get("value") is not None and p["value"] < alpha
         het.append(f"{'differs' if differs else 'does not clearly differ'} across {by} (Q = {q['value']:.1f}, "
                    f"df = {q.get('df')}, {format_p(p['value']) if p is not None else 'p undefined'}, "
                    f"I² = {format_value(i2['value'], 'rate') if i2 is not None else '-'})")
