@@ -356,7 +356,7 @@ def _column_notes(column, stats, summary, options: Options) -> list[str]:
         out.append(f"Column '{by}': no slice is called out (no adjusted p < {options.q:g} among {plural(m, 'tested slice')}), "
                    f"so no false-coverage-rate interval is given (R = 0).")
     elif r:
-        out.append(f"Column '{by}': {plural(r, 'slice')} of {m} called out ({options.correction}-adjusted p < {options.q:g}); "
+        out.append(f"Column '{by}': {plural(r, 'slice')} of {m} called out ({_CORRECTION[options.correction]} p < {options.q:g}); "
                    f"their false-coverage-rate intervals are at the {format_value(summary['level'], 'rate')} level "
                    f"(1 - R q / m = 1 - {r} x {options.q:g} / {m}; Benjamini and Yekutieli 2005).")
     het = summary["het"]
@@ -371,6 +371,9 @@ def _column_notes(column, stats, summary, options: Options) -> list[str]:
                    + ("." if differs else "; read a single slice's difference with care (Rothwell 2005): the "
                       "shrunken differences say how much of it is chance."))
     return out
+
+
+_CORRECTION = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}
 
 
 def _signature(options: Options, col, by: list[str], binary: bool, err) -> dict:

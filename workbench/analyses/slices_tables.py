@@ -70,7 +70,7 @@ def tables_of(all_stats, summaries, discovery, binary: bool, bn: str, cn: str, n
            "losses": "int", "improved": "int", "worse": "int", "baseline_rate": "rate",
            "candidate_rate": "rate", "baseline_mean": level, "candidate_mean": level,
            "by": "text", "slice": "text", "status": "text"}
-    tables = [Table("slices", f"Each slice: '{cn}' against '{bn}'", slices, columns=columns,
+    tables = [Table("slices", "Each slice", slices, columns=columns,
                     formats={k: v for k, v in fmt.items() if k in slices.columns})]
     het_rows = []
     for column, summary in summaries:
@@ -81,7 +81,7 @@ def tables_of(all_stats, summaries, discovery, binary: bool, bn: str, cn: str, n
                          "p_value": _num(h.p), "i2": _num(h.i2), "tau2": _num(h.tau2),
                          "fe_diff": _num(h.fe), "re_diff": _num(h.re), "re_low": _num(h.re_low),
                          "re_high": _num(h.re_high)})
-    tables.append(Table("heterogeneity", "Does the effect differ across slices?", pd.DataFrame(het_rows), columns={
+    tables.append(Table("heterogeneity", "Across slices (Q, tau²)", pd.DataFrame(het_rows), columns={
         "tested": "slices tested (m)", "called_out": "slices with adjusted p < 0.05 (R)",
         "pooled": "slices in Q and tau² (k: tested, with a standard error above 0)",
         "q": "Cochran's Q = sum w (d - d_FE)², w = 1 / se²", "df": "k - 1", "p_value": "chi-square p of Q",
@@ -105,7 +105,7 @@ def tables_of(all_stats, summaries, discovery, binary: bool, bn: str, cn: str, n
                                      "high": "upper edge (included)"},
                             formats={"low": "float", "high": "float", "by": "text", "slice": "text"}))
     if discovery is not None:
-        tables.append(Table("discovery", "Discovery: the worst slices of the search half, re-estimated",
+        tables.append(Table("discovery", "Discovery",
                             discovery, columns={
                                 "search_items": "items of the slice in the search half",
                                 "search_diff": "its difference there (the search's pick: biased)",
