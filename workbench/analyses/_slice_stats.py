@@ -79,9 +79,9 @@ def binary_counts(label: str, n: int, sb: int, sc: int, b: int, c: int, min_size
 
 def binary_interval(s: SliceStats, level: float) -> tuple[float, float]:
     """The slice's paired normal interval at ``level`` (Compare's SE, clipped to [-1, 1])."""
-    from scipy.stats import norm
+    from scipy.special import ndtri  # norm.ppf, without importing scipy.stats
 
-    z = float(norm.isf((1.0 - level) / 2.0)) if level != 0.95 else Z95
+    z = -float(ndtri((1.0 - level) / 2.0)) if level != 0.95 else Z95
     _, _, low, high = sg.paired_normal_interval(s.up, s.down, s.n, z=z)
     return low, high
 

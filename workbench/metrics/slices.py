@@ -114,7 +114,7 @@ def dersimonian_laird(effects, variances, *, level: float = 0.95) -> Heterogenei
     Fewer than two slices: Q, p, I^2 and tau^2 are NaN (nothing to compare).  Every variance
     must be > 0.
     """
-    from scipy.stats import chi2, norm
+    from scipy.special import chdtrc, ndtri  # chi2.sf and norm.ppf, without importing scipy.stats
 
     d = np.asarray(effects, dtype=float)
     v = np.asarray(variances, dtype=float)
@@ -130,14 +130,14 @@ def dersimonian_laird(effects, variances, *, level: float = 0.95) -> Heterogenei
     sw = float(w.sum())
     fe = float((w * d).sum() / sw)
     fe_se = math.sqrt(1.0 / sw)
-    z = float(norm.isf((1.0 - level) / 2.0))
+    z = -float(ndtri((1.0 - level) / 2.0))  # norm.isf((1 - level) / 2), as statsmodels
     if k < 2:
         return Heterogeneity(k, nan, 0, nan, nan, nan, fe, fe_se, fe, fe_se, fe - z * fe_se, fe + z * fe_se)
     # Q as statsmodels sums it (sum w d^2 - (sum w d)^2 / sum w): the same to rounding
     q = float((w * d ** 2).sum() - (w * d).sum() ** 2 / sw)
     q = max(q, 0.0)
     df = k - 1
-    p = float(chi2.sf(q, df))
+    p = float(chdtrc(df, q))
     i2 = max(0.0, 1.0 - df / q) if q > 0 else 0.0
     c = sw - float((w ** 2).sum()) / sw
     tau2 = max(0.0, (q - df) / c) if c > 0 else 0.0
