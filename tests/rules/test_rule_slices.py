@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import table_of  # noqa: F401  (tests/ on the path)
 from workbench.cli.main import main
 from workbench.rules import spec
 
@@ -47,10 +46,10 @@ def test_the_interval_is_the_slices_fcr_interval_at_the_rules_alpha(tmp_path, ca
 
     for alpha in (0.05, 0.1):
         rule = rule_file(tmp_path, 'by = "language"\nmin_items = 100\nmax_loss = 0.05', f"alpha = {alpha}")
-        code, out, err = gate(capsys, "gate", rule, EXAMPLE, "--json")
+        _, out, _ = gate(capsys, "gate", rule, EXAMPLE, "--json")
         import json
 
-        rec = [r for r in json.loads(out)["results"] if r["metric"] == "slice_regression"][0]
+        rec = next(r for r in json.loads(out)["results"] if r["metric"] == "slice_regression")
         res = slices.run(load_table(str(EXAMPLE)), slices.Options(by="language", q=alpha, min_size=100))
         fcr = res.find("fcr_ci", group="hi", by="language")[0]
         assert rec["group"] == "language = hi"

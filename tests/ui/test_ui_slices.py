@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import Qt
-
 from conftest import EXAMPLES, open_example, open_file, wait_result
+from PySide6.QtCore import Qt
 
 pytestmark = pytest.mark.gui
 

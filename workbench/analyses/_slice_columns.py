@@ -129,6 +129,10 @@ def _bins(name: str, by: str, labels: list[str], item_codes: np.ndarray, bins: i
         return None
     values = numbers[item_codes]
     edges = ms.quantile_edges(values, bins)
+    if edges.size == 0:
+        notes.append(f"--bins cuts numbers; column '{by}' of '{name}' has none among the paired items (every "
+                     "cell is empty), so its values are the slices.")
+        return None
     codes = ms.bin_codes(values, edges)
     n_bins = max(1, edges.size - 1) if edges.size else 0
     spans = ([(edges[0], edges[0])] if edges.size == 1 else

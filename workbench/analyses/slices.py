@@ -322,7 +322,7 @@ def _column_records(column, stats, summary, binary, bn, cn, records) -> None:
                 records += [record("t", s.t, n=s.n, df=s.df, **kw), record("t_test_p", s.p, n=s.n, df=s.df, **kw),
                             record("randomization_p", s.p2, n=s.n, **kw)]
             records.append(record("p", s.p, n=s.n, df=s.df, **kw))
-            records.append(record("p_adjusted", s.p_adjusted, n=summary["m"], **kw))
+            records.append(record("p_adjusted", s.p_adjusted, n=s.n, **kw))
         if s.called_out:
             records.append(record("fcr_ci", s.diff, n=s.n, ci_low=s.fcr_low, ci_high=s.fcr_high,
                                   ci_method=f"{st.ci_words(binary)[:-3]}-fcr-{100 * summary['level']:.6g}", df=s.df, **kw))
@@ -390,7 +390,7 @@ def _signature(options: Options, col, by: list[str], binary: bool, err) -> dict:
     else:
         sig.update({"t": "paired,two-sided", "adjusted": "paired-t",
                     "rand": f"sign-flip,exact<=2^{pm.EXACT_MAX},else-mc:{options.rounds},p:(1+hits)/(1+R)",
-                    "seed": str(options.seed), "ties": pm.TIES_SIGNATURE, "ci-diff": "paired-t-95"})
+                    "ties": pm.TIES_SIGNATURE, "ci-diff": "paired-t-95"})
     sig["ci-system"] = (_system_ci_signature(compare.Options(), True) if binary else "t-95")
     sig.update({"correction": options.correction, "alpha": f"{options.q:g}",
                 "fcr": f"BY2005,q:{options.q:g},select:p-adjusted<{options.q:g},level:1-Rq/m",
@@ -398,7 +398,7 @@ def _signature(options: Options, col, by: list[str], binary: bool, err) -> dict:
                 "tau2": "dersimonian-laird,truncated-0", "re-ci": "normal-95",
                 "shrink": "d_re+tau2/(tau2+se2)*(d-d_re)"})
     if options.discover:
-        sig.update({"discover": f"depth:{options.depth},top:{options.top},halves:random",
-                    "seed": str(options.seed)})
+        sig["discover"] = f"depth:{options.depth},top:{options.top},halves:random"
+    sig["seed"] = str(options.seed)  # the randomization tests' (scores) and discovery's split
     sig.update(err.signature())
     return sig

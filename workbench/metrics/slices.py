@@ -114,7 +114,7 @@ def dersimonian_laird(effects, variances, *, level: float = 0.95) -> Heterogenei
     Fewer than two slices: Q, p, I^2 and tau^2 are NaN (nothing to compare).  Every variance
     must be > 0.
     """
-    from scipy.special import chdtrc, ndtri  # chi2.sf and norm.ppf, without importing scipy.stats
+    from scipy.special import chdtrc, ndtri  # chi2.sf and norm.isf without importing scipy.stats
 
     d = np.asarray(effects, dtype=float)
     v = np.asarray(variances, dtype=float)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 from ..core import numbers
-from ..core.errors import DataError
 from .inputs import _Cols
 from .outcome import Outcome
 from .spec import Condition

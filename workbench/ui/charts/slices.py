@@ -9,6 +9,8 @@ wheel or a drag scrolls through the rest; a click on a row emits :attr:`ForestCh
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, Qt, Signal
@@ -22,7 +24,7 @@ ROW_LINES = 1.45
 class RowAxis(LabelAxis):
     """Rows named top to bottom; only whole positions get a label."""
 
-    names: list[str] = []
+    names: ClassVar[list[str]] = []  # set on each instance by the chart
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802,N803 - Qt naming
         n = len(self.names)
