@@ -30,12 +30,14 @@ def gate(capsys, *argv):
 
 
 def test_the_gate_fails_naming_the_slice_in_junit(tmp_path, capsys):
-    rule = rule_file(tmp_path, 'by = "language"\nmin_items = 100\nmax_loss = 0.05')
+    rule = ROOT / "resources" / "rules" / "slices_languages.toml"  # the bundled example rule
     junit = tmp_path / "out.xml"
     code, out, err = gate(capsys, "gate", rule, EXAMPLE, "--junit", junit)
     assert code == 1, err
     assert "VERDICT: FAIL" in out and "language = hi: -9.0 pts" in out
-    failure = ET.parse(junit).getroot().find(".//failure")
+    cases = ET.parse(junit).getroot().findall(".//testcase")
+    assert len(cases) == 2 and cases[0].find("failure") is None  # the overall gain passes
+    failure = cases[1].find("failure")
     assert failure is not None and "language = hi" in failure.get("message")
     assert "adjusted interval -15.0 to -3.1 pts" in failure.get("message")
 

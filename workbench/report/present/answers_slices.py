@@ -47,7 +47,7 @@ def _answer_slices(result, currency):
         p = _first(result, "p_adjusted", group=worst["group"], by=worst.get("by"))
         ptxt = f"; {correction} {format_p(p['value'])}" if p is not None and p.get("value") is not None else ""
         more = f", and on {_plural(len(losses) - 1, 'more slice')}" if len(losses) > 1 else ""
-        head += (f", {'but ' if overall['value'] > 0 else ''}loses on {worst.get('by')} = {worst['group']}: "
+        head += (f", {'but ' if overall['value'] > 0 else 'and '}loses on {worst.get('by')} = {worst['group']}: "
                  f"{format_value(worst['value'], kind)} (FCR-adjusted 95% CI "
                  f"{format_interval(worst['ci_low'], worst['ci_high'], kind)}, {_plural(worst.get('n'), 'item')}"
                  f"{ptxt}){more}.")
