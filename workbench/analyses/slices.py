@@ -37,7 +37,7 @@ from . import _slice_stats as st
 from ._common import base_signature, in_memory, pick_column
 
 NAME = "slices"
-TITLE = "Slices: where the candidate wins and loses"
+TITLE = "Slices"
 #: the default false coverage rate q of the intervals of the slices called out, and the adjusted p
 #: below which a slice is called out
 Q = 0.05

@@ -6,7 +6,10 @@ from ...analyses import slices
 from ...analyses._slice_columns import rows_of
 from ..charts.slices import ForestChart
 from .base import AnalysisPanel, Field
-from .compare import FORMS, ComparePanel
+from .compare import ComparePanel
+
+#: the input forms (shorter words than Compare's: this form has more rows, the column stays narrow)
+FORMS = (("wide", "a column per system"), ("long", "a system column"))
 
 
 class SlicesPanel(AnalysisPanel):
@@ -17,13 +20,13 @@ class SlicesPanel(AnalysisPanel):
     FIELDS = (
         Field("form", "Input", "choice", "Wide: a baseline and a candidate outcome column.\n"
               "Long: one row per (system, item).", choices=FORMS),
-        Field("baseline", "Baseline outcome", "column", "0/1 per item, or any per-item score.",
+        Field("baseline", "Baseline", "column", "0/1 per item, or any per-item score.",
               roles=("baseline",), forms=("wide",), optional=False),
-        Field("candidate", "Candidate outcome", "column", "0/1 per item, or any per-item score.",
+        Field("candidate", "Candidate", "column", "0/1 per item, or any per-item score.",
               roles=("candidate",), forms=("wide",), optional=False),
         Field("system", "System", "column", "System name per row.", roles=("system", "version"),
               forms=("long",), optional=False),
-        Field("outcome", "Outcome or score", "column", "0/1 per row, or any numeric per-item score.",
+        Field("outcome", "Outcome", "column", "0/1 per row, or any numeric per-item score.",
               roles=("success", "score"), forms=("long",), optional=False),
         Field("baseline_system", "Baseline system", "choice", "Which system is the baseline.", forms=("long",)),
         Field("candidate_system", "Candidate system", "choice", "Which system is the candidate.",
@@ -33,32 +36,32 @@ class SlicesPanel(AnalysisPanel):
         Field("by", "Slice by", "column",
               "The slice column: each of its values (exact text; an empty cell is '(blank)') is a slice.",
               roles=("group",), optional=False),
-        Field("by2", "Second slice column", "column",
+        Field("by2", "Also slice by", "column",
               "Optional: another column, analysed separately (discovery also searches the pairs of values).",
               default=None),
-        Field("bins", "Quantile bins", "int",
+        Field("bins", "Bins", "int",
               "0: every value is a slice. N: a numeric slice column is cut into N quantile bins "
               "(numpy's linear quantiles; edges in the 'bins' table).", minimum=0, maximum=100),
-        Field("scores", "Test family", "choice",
+        Field("scores", "Tests", "choice",
               "auto: the exact sign test and McNemar for 0/1 outcomes; the paired t-test (df = n - 1) and "
               "the randomization test for other scores.",
-              choices=(("auto", "from the data"), ("binary", "binary outcomes"), ("continuous", "scores"))),
+              choices=(("auto", "from the data"), ("binary", "0/1 outcomes"), ("continuous", "scores"))),
         Field("correction", "Correction", "choice",
               "Of the adjusted test's p over the tested slices: Holm (family-wise), Benjamini-Hochberg (false "
               "discovery rate) or none. Slices with adjusted p < 0.05 are called out and get false-coverage-"
               "rate intervals at level 1 - R q / m (Benjamini and Yekutieli 2005).",
-              choices=(("holm", "Holm"), ("bh", "Benjamini-Hochberg"), ("none", "none"))),
-        Field("min_size", "Smallest slice tested", "int",
+              choices=(("holm", "Holm"), ("bh", "BH (FDR)"), ("none", "none"))),
+        Field("min_size", "Smallest slice", "int",
               "Slices with fewer items are listed with their counts, not tested, and left out of m, Q and tau².",
               minimum=1, maximum=1_000_000),
-        Field("clean", "Contamination flag", "column",
+        Field("clean", "Seen in training", "column",
               "Optional: 1/true/yes = seen in training. The card gives the clean items' difference first."),
-        Field("discover", "Discover slices", "bool",
+        Field("discover", "Discover", "bool",
               "Search slices of the slice columns (and pairs of their values) on a random half for the largest "
               "losses; re-estimate the worst on the other half."),
-        Field("depth", "Discovery depth", "choice", "1: single columns' slices; 2: also pairs of two columns' values.",
-              choices=(("2", "one or two columns"), ("1", "one column"))),
-        Field("top", "Slices re-estimated", "int", "How many of the worst slices discovery re-estimates.",
+        Field("depth", "Depth", "choice", "1: single columns' slices; 2: also pairs of two columns' values.",
+              choices=(("2", "1 or 2 columns"), ("1", "1 column"))),
+        Field("top", "Re-estimate", "int", "How many of the worst slices discovery re-estimates.",
               minimum=1, maximum=100),
         Field("seed", "Seed", "int", "Of the randomization tests and discovery's split (in the signature).",
               minimum=0, maximum=2**31 - 1),
