@@ -231,7 +231,7 @@ def render_text(result) -> str:
     notes and the signature."""
     from ..report.present import answer, display_name, format_interval, format_value, record_kind
 
-    keys = ["system", "group", "version", "from", "to", "groups"]
+    keys = ["system", "group", "by", "version", "from", "to", "groups"]
     present = [k for k in keys if any(r.get(k) is not None for r in result.records)]
     with_ci = any(r.get("ci_low") is not None for r in result.records)
     heads = ["metric", "name", *present, "value"] + (["95% CI"] if with_ci else []) + ["n"]

@@ -63,6 +63,8 @@ def panels_for_roles(roles: dict[str, str]) -> list[str]:
         out.append("cost")
     if {"numerator", "denominator"} <= have:
         out.append("aggregate")
+    if {"baseline", "candidate", "group"} <= have:
+        out.append("slices")  # two systems and a slice column: where the candidate wins and loses
     if {"baseline", "candidate"} <= have:
         out.append("compare")
     if "success" in have and ("group" in have or "unit" in have):

@@ -64,13 +64,14 @@ from .answers_judge_rubric import _answer_judge, _answer_rubric
 from .answers_passk_aggregate import _answer_aggregate, _answer_passk
 from .answers_runs_repeats import _answer_repeats, _answer_runs, _repeats_items_or_repeats  # noqa: F401
 from .answers_text_ranking import _answer_ranking, _answer_text
+from .answers_slices import _answer_slices
 
 
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,
             "aggregate": _answer_aggregate, "compare": _answer_compare, "cost": _answer_cost,
             "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge,
             "rubric": _answer_rubric, "runs": _answer_runs,
-            "repeats": _answer_repeats}
+            "repeats": _answer_repeats, "slices": _answer_slices}
 
 
 

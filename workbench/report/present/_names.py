@@ -233,6 +233,26 @@ _NAMES.update({
 
 
 
+# slices
+_NAMES.update({
+    "baseline_mean": "Baseline mean", "candidate_mean": "Candidate mean", "p": "p (the adjusted test)",
+    "se": "Standard error of the difference", "tested": "Tested",
+    "fcr_ci": "Difference, false-coverage-rate adjusted interval", "shrunk_diff": "Shrunken difference",
+    "tested_slices": "Slices tested (m)", "called_out": "Slices called out (R)",
+    "fcr_level": "Level of the false-coverage-rate intervals", "q": "Cochran's Q", "q_df": "Cochran's Q: df",
+    "q_p": "Cochran's Q: p", "i2": "I²", "tau2": "Between-slice variance tau²",
+    "re_diff": "Random-effects pooled difference", "clean_diff": "Difference on the clean items",
+    "contaminated_diff": "Difference on the contaminated items", "slices_searched": "Slices searched",
+    "search_diff": "Difference on the search half", "holdout_diff": "Difference on the hold-out half",
+    "holdout_p": "Hold-out half: p", "holdout_p_adjusted": "Hold-out half: adjusted p",
+    "slice": "Slice", "by": "Slice column", "status": "Status", "fcr_low": "FCR interval low",
+    "fcr_high": "FCR interval high", "pooled": "Slices pooled (k)", "fe_diff": "Fixed-effect pooled difference",
+    "re_low": "Random-effects 95% CI low", "re_high": "Random-effects 95% CI high",
+    "search_items": "Items (search half)", "holdout_items": "Items (hold-out half)", "rank": "Rank",
+})
+
+
+
 def _pattern_key(metric_id: str) -> tuple[str, str] | None:
     """``ndcg@10`` -> (``ndcg@K``, ``10``); None when the id has no cut-off."""
     m = re.fullmatch(r"(.+?)([@^])(\d+|k)", metric_id)
