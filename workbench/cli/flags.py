@@ -291,7 +291,6 @@ def slices(p: argparse.ArgumentParser) -> None:
     p.add_argument("--candidate-system", help="long form: candidate system name")
     p.add_argument("--outcome", help="long form: 0/1 outcome column")
     p.add_argument("--score", help="long form: per-item score column (any numbers)")
-    p.add_argument("--scorer", help="the scorer compared: a column of that name, or an Inspect log's scorer")
     p.add_argument("--scores", default="auto", choices=["auto", "binary", "continuous"],
                    help="test family: auto = binary when every value is 0/1 (default auto)")
     p.add_argument("--correction", default="holm", choices=["holm", "bh", "none"],
