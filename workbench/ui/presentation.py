@@ -15,12 +15,12 @@ class Presentation:
         self.window = window
         self.on = False
         self.base_font = QApplication.font()
-        self._docks_before = (False, False)
+        self._docks_before = (False, False, False)
         self._maximized_before = False
 
     def docks_come_back(self) -> None:
         """A file opened in full screen: its docks show when presentation mode ends."""
-        self._docks_before = (True, True)
+        self._docks_before = (True, True, True)
 
     def toggle(self) -> None:
         """Full screen on the screen the window is on, fonts scaled to that screen, each
@@ -29,7 +29,7 @@ class Presentation:
         self.on = not self.on
         font = QFont(self.base_font)
         screen = w.screen() or QApplication.primaryScreen()
-        docks = (w.roles_dock, w.problems_dock)
+        docks = (w.roles_dock, w.problems_dock, w.reading_dock)
         if self.on:
             self._docks_before = tuple(d.isVisible() for d in docks)
             self._maximized_before = w.isMaximized()
