@@ -176,9 +176,23 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
             notes.append(unit_note)
             sig["unit"] = f"item({evaluation.reduction} of repeats)"
     options, role_notes = with_roles(options, table)
+    options = _score_as_outcome(options, scorer, table)
     options, split_note = _by_system(options, table, evaluation)
     notes += split_note
     return Applied(table, options, role_notes + notes, sig, scorer)
+
+
+def _score_as_outcome(options, scorer: Scorer | None, table: LoadedTable):
+    """A chosen scorer of scores (Ragas' metrics, DeepEval's score) is the outcome of an analysis
+    that reads scores only there (Aggregation: scores between 0 and 1), never a column guessed
+    by its name."""
+    if scorer is None or scorer.scale == BINARY or not dataclasses.is_dataclass(options) \
+            or scorer.column not in table.frame.columns:
+        return options
+    fields = {f.name for f in dataclasses.fields(options)}
+    if "outcome" in fields and "score" not in fields and getattr(options, "outcome", None) is None:
+        return dataclasses.replace(options, outcome=scorer.column)
+    return options
 
 
 def _by_system(options, table: LoadedTable, evaluation: Evaluation):
@@ -212,6 +226,9 @@ def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluatio
     new = {c: r for c, r in base.items() if not (r in VALUE_ROLES and (c in scorer_columns or c != scorer.column))}
     new = {c: r for c, r in new.items() if c != scorer.column}
     new[scorer.column] = "success" if scorer.scale == BINARY else "score"
+    if scorer.error and scorer.error in table.frame.columns:  # its own errors (the record's included)
+        new = {c: r for c, r in new.items() if r != "error"}
+        new[scorer.error] = "error"
     return dataclasses.replace(table, roles=new)
 
 

@@ -69,6 +69,9 @@ class Scorer:
     metric: str | None = None
     #: free words on where it came from, for the description card
     detail: str = ""
+    #: the column of this scorer's own errors (DeepEval's errored metric, a Phoenix evaluator
+    #: that raised), the record's error included: non-blank = no measurement by this scorer
+    error: str | None = None
 
     @property
     def is_judge(self) -> bool:

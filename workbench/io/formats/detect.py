@@ -11,8 +11,18 @@ import os
 from typing import Any
 
 from workbench.core.errors import DataError
-from workbench.io.formats import (evalplus, inspect_log, jsonl, lmeval, msmarco, promptfoo, promptfoo_csv, trec,
-                                  zipread)
+from workbench.io.formats import (
+    deepeval,
+    evalplus,
+    inspect_log,
+    jsonl,
+    lmeval,
+    msmarco,
+    promptfoo,
+    promptfoo_csv,
+    trec,
+    zipread,
+)
 from workbench.io.formats._common import almost, decode, short
 
 #: Extensions that announce JSON (a mismatch is an error, not a fallback to CSV).
@@ -104,6 +114,11 @@ def _load_json(text: str, path: str, shown: str, extension: str):
             return _lines(text, path, shown)
         if extension not in JSON_EXTENSIONS and not _first_line_is_object(text):
             return None  # a CSV whose first cell starts with { or [: the delimited reader's
+        if _cut_short(text, err):
+            raise DataError(f"File {shown} ends before its JSON is complete ({err.msg.removesuffix(' at')} "
+                            f"at line {err.lineno}, character {err.colno}, of {len(text):,} characters): "
+                            "it looks cut short (an interrupted write or copy); expected a complete "
+                            "JSON document: save or copy it again.") from None
         raise almost(shown, err.lineno, f"is not valid JSON ({err.msg} at character {err.colno})",
                      "a JSON object or array, or JSON Lines") from None
     except RecursionError:
@@ -117,6 +132,12 @@ def _load_json(text: str, path: str, shown: str, extension: str):
         raise almost(shown, 1, f"holds a single JSON {type(value).__name__}",
                      "a JSON array of records or JSON Lines")
     return _load_object(value, path, shown)
+
+
+def _cut_short(text: str, err: json.JSONDecodeError) -> bool:
+    """A JSON document that stops in the middle: a string never closed, or the parser wanting
+    more (a value, a comma, a bracket) where the text ends."""
+    return err.msg.startswith("Unterminated string") or err.pos >= len(text.rstrip())
 
 
 def _first_line_is_object(text: str) -> bool:
@@ -147,6 +168,8 @@ def _load_object(value: dict[str, Any], path: str, shown: str):
         return lmeval.load_results(value, path, shown)
     if evalplus.is_results(value):
         return evalplus.load(value, path, shown)
+    if deepeval.looks_like(value):
+        return deepeval.load(value, path, shown)
     if _is_session(value):
         raise DataError(f"File {shown} is a workbench session, not a results file; open it with "
                         "File > Open session (or 'workbench report SESSION').")
