@@ -155,7 +155,9 @@ def _table(run: dict, cases: list[dict], path: str, shown: str, wrapped: bool):
     notes = _notes(run, frame, metrics, errors_by_metric, directions, layout, wrapped, usage_keys)
     evaluation = _evaluation(run, frame, metrics, kinds, thresholds, directions, usage_keys, keys,
                              path, model, layout)
-    roles = {"test_case": "item", "model": "system", "success": "success",
+    # one run: its system column is read as a version (Aggregation answers with its overall rate;
+    # stacked with other runs it becomes the system column again: combine.py)
+    roles = {"test_case": "item", "model": "version", "success": "success",
              "actual_output": "prediction", "expected_output": "reference"}
     if "token_cost" in usage_keys.values():
         roles["token_cost"] = "cost"

@@ -20,6 +20,7 @@ from workbench.io.formats import (
     msmarco,
     promptfoo,
     promptfoo_csv,
+    ragas,
     trec,
     zipread,
 )
@@ -58,6 +59,10 @@ def detect_and_load(data: bytes, path: str, shown: str):
     header = _promptfoo_csv_header(prefix)
     if header is not None:
         return promptfoo_csv.load_csv(data, path, shown, promptfoo_csv.csv_names(header), header)
+    if _ragas_with_index(prefix):  # pandas' index column has no name: the delimited reader's, named
+        from workbench.io.textfile import _load_text, _Steps
+
+        return _load_text(ragas.with_index_name(data), path, shown, _Steps(None, ""))
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind, data)
@@ -82,7 +87,8 @@ def may_claim(head: bytes, path: str) -> bool:
     if head[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
         return True
     prefix = head[:200_000].decode("utf-8", "ignore") if _maybe_text(head) else ""
-    return (_promptfoo_csv_header(prefix) is not None or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
+    return (_promptfoo_csv_header(prefix) is not None or _ragas_with_index(prefix)
+            or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
             or trec.headed(prefix) is not None or msmarco.sniff(prefix) is not None)
 
 
@@ -98,6 +104,27 @@ def _promptfoo_csv_header(prefix: str) -> list[str] | None:
     except (csv.Error, StopIteration):
         return None
     return header if promptfoo_csv.csv_names(header) is not None else None
+
+
+def _ragas_with_index(prefix: str) -> bool:
+    """The CSV of ragas' ``to_pandas().to_csv()``: its first header field (the index) is empty."""
+    import csv
+
+    first = prefix.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if not first.startswith(",") or ("user_input" not in first and "question" not in first):
+        return False
+    try:
+        return ragas.header_fits(next(csv.reader([first])))
+    except (csv.Error, StopIteration):
+        return False
+
+
+def declare_plain(table):
+    """A table read by the delimited, workbook or Parquet reader whose columns are a tool's
+    known layout (ragas' to_pandas()), with what it holds declared; else the table as it is."""
+    if ragas.fits(table):
+        return ragas.declare(table)
+    return table
 
 
 def _maybe_text(data: bytes) -> bool:
