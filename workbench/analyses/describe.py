@@ -106,6 +106,9 @@ def _scorers_table(table: LoadedTable, ev: Evaluation, chosen, records: list) ->
         scored, unscored = int((~blank & ~err).sum()), int((blank & ~err).sum())
         records.append(record(f"scored:{s.name}", scored, n=len(values)))
         records.append(record(f"unscored:{s.name}", unscored, n=len(values)))
+        if getattr(s, "reported", None) is not None:  # the tool's own number, as it wrote it
+            records.append(record(f"reported:{s.name}", float(s.reported),
+                                  n=s.reported_n if s.reported_n is not None else scored))
         if s.error:  # the scorer's own errors (an errored metric, an evaluator that raised)
             records.append(record(f"errors:{s.name}", int(err.sum()), n=len(values)))
         rows.append({"scorer": s.name, "column": s.column, "kind": s.kind, "scale": s.scale,

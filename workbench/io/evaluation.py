@@ -69,6 +69,10 @@ class Scorer:
     metric: str | None = None
     #: free words on where it came from, for the description card
     detail: str = ""
+    #: the value the tool itself reported for it, as a number (ragas' mean, Phoenix's mean of
+    #: per-example means, HELM's stats.json mean), and over how many records or items
+    reported: float | None = None
+    reported_n: int | None = None
     #: the column of this scorer's own errors (DeepEval's errored metric, a Phoenix evaluator
     #: that raised), the record's error included: non-blank = no measurement by this scorer
     error: str | None = None

@@ -18,6 +18,7 @@ from workbench.io.formats import (
     jsonl,
     lmeval,
     msmarco,
+    phoenix,
     promptfoo,
     promptfoo_csv,
     ragas,
@@ -122,6 +123,9 @@ def _ragas_with_index(prefix: str) -> bool:
 def declare_plain(table):
     """A table read by the delimited, workbook or Parquet reader whose columns are a tool's
     known layout (ragas' to_pandas()), with what it holds declared; else the table as it is."""
+    columns = [str(c) for c in table.frame.columns]
+    if phoenix.csv_fits(columns):
+        return phoenix.declare_csv(table)
     if ragas.fits(table):
         return ragas.declare(table)
     return table
@@ -152,6 +156,8 @@ def _load_json(text: str, path: str, shown: str, extension: str):
         raise DataError(f"File {shown} is nested too deeply to be read as JSON.") from None
     if isinstance(value, list) and lmeval.is_write_out(value):  # lm-eval 0.3 --write_out
         return lmeval.load_write_out(value, path, shown)
+    if phoenix.is_export(value):
+        return phoenix.load_json(value, path, shown)
     if isinstance(value, list):
         return jsonl.records_table(value, path, shown, fmt=jsonl.JSON, what="a JSON array of records",
                                    lines=None, word="record")

@@ -86,6 +86,7 @@ def declare(table):
         mean = float(values.mean()) if len(values) else float("nan")
         scorers.append(Scorer(m, m, kind=kind, scale=scale,
                               metric=f"mean {mean:.6g} over {counts[m]} samples (ragas' nanmean)",
+                              reported=mean if counts[m] else None, reported_n=counts[m],
                               detail="a ragas metric computed without a model" if kind == CODE else
                               "a ragas metric graded by an LLM or embeddings (by its name)"))
         said.append(f"{m} {counts[m]}")
