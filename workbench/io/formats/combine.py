@@ -346,6 +346,11 @@ def load_folder(folder: str, shown: str, progress: Any = None, *, load: Any):
     """A folder of lm-eval outputs (one sub-folder per model), Inspect logs (``.eval``, and
     ``.json`` ones) or TREC runs, stacked into one table; a folder with none of them gets the
     usual sentence.  ``load`` reads one file (the opener's ``load_table``)."""
+    from workbench.io.formats import tool_folders
+
+    tool = tool_folders.load(folder, shown, load_file=load, stack=combine, progress=progress)
+    if tool is not None:  # a folder a tool wrote as one result (HELM, SWE-bench, MTEB)
+        return tool
     files = folder_files(folder)
     if not files:
         raise DataError(f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "

@@ -14,6 +14,7 @@ from workbench.core.errors import DataError
 from workbench.io.formats import (
     deepeval,
     evalplus,
+    helm,
     inspect_log,
     jsonl,
     lmeval,
@@ -158,6 +159,9 @@ def _load_json(text: str, path: str, shown: str, extension: str):
         return lmeval.load_write_out(value, path, shown)
     if phoenix.is_export(value):
         return phoenix.load_json(value, path, shown)
+    if helm.is_per_instance_stats(value):  # a HELM run folder's per_instance_stats.json: the run
+        folder = os.path.dirname(path)
+        return helm.load_run(folder, f"'{folder}'", path=path)
     if isinstance(value, list):
         return jsonl.records_table(value, path, shown, fmt=jsonl.JSON, what="a JSON array of records",
                                    lines=None, word="record")

@@ -1,0 +1,32 @@
+"""Folders that a tool writes as one result: a HELM run folder (or a suite of them), a
+SWE-bench evaluation (its summary report beside the per-instance reports), an MTEB results
+folder (one JSON per task, model and revision).  :func:`load` reads such a folder as one
+table, or returns None for a folder that is none of them (the opener then looks for the
+files it stacks: lm-eval samples, Inspect logs, TREC runs)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable
+from typing import Any
+
+from workbench.io.formats import helm
+
+
+def load(folder: str, shown: str, *, load_file: Callable[..., Any], stack: Callable[[list], Any],
+         progress: Any = None):
+    """The folder's table when a tool wrote it, else None."""
+    if helm.is_run_folder(folder):
+        return helm.load_run(folder, shown)
+    runs = helm.run_folders(folder)
+    if runs:
+        tables = [helm.load_run(r, f"'{r}'") for r in runs]
+        table = tables[0] if len(tables) == 1 else stack(tables)
+        note = (f"Folder {shown}: {len(runs)} HELM run folders ("
+                + ", ".join(os.path.relpath(r, folder) for r in runs[:6]) + (" ..." if len(runs) > 6 else "") + ").")
+        return dataclasses.replace(table, path=folder, notes=(note, *table.notes))
+    return None
+
+
+__all__ = ["load"]
