@@ -150,6 +150,11 @@ def _statuses_table(table: LoadedTable, ev: Evaluation, records: list, scorer=No
         for kind, count in limits[limits != ""].value_counts().items():
             rows.append({"status": f"limit:{kind}", "records": int(count)})
     rows.append({"status": "completed", "records": int(n - err.sum())})
+    column = getattr(ev, "status", None)
+    if column is not None and column in table.frame.columns:  # the tool's own words for each record
+        words = pd.Series(to_text(table, column), dtype=object).fillna("").astype(str)
+        for word, count in words[words != ""].value_counts(sort=False).items():
+            rows.append({"status": f"status:{word}", "records": int(count)})
     for row in rows:
         records.append(record(row["status"] if row["status"] != "completed" else "completed", row["records"], n=n))
     return Table("statuses", "Records by status", pd.DataFrame(rows),

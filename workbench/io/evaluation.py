@@ -118,6 +118,9 @@ class Evaluation:
     error: str | None = None
     #: the column of limits hit (its kind as text: message, token...)
     limit: str | None = None
+    #: the column of each record's status in the tool's own words (SWE-bench's resolved,
+    #: unresolved, error, empty_patch, no_prediction), when the tool names more than errors
+    status: str | None = None
     #: usage key (:data:`USAGE_KEYS`, or ``tool_calls.<tool>``) -> column
     usage: Mapping[str, str] = field(default_factory=dict)
     #: the column of annotators (one row per annotation of human labels)

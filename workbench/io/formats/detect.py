@@ -23,6 +23,7 @@ from workbench.io.formats import (
     promptfoo,
     promptfoo_csv,
     ragas,
+    swebench,
     trec,
     zipread,
 )
@@ -207,6 +208,10 @@ def _load_object(value: dict[str, Any], path: str, shown: str):
         return evalplus.load(value, path, shown)
     if deepeval.looks_like(value):
         return deepeval.load(value, path, shown)
+    if swebench.is_summary(value):
+        return swebench.load_summary(value, path, shown)
+    if swebench.is_report(value):
+        return swebench.load_report(value, path, shown)
     if _is_session(value):
         raise DataError(f"File {shown} is a workbench session, not a results file; open it with "
                         "File > Open session (or 'workbench report SESSION').")

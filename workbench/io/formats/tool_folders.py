@@ -7,11 +7,14 @@ files it stacks: lm-eval samples, Inspect logs, TREC runs)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Callable
 from typing import Any
 
-from workbench.io.formats import helm
+from workbench.core.errors import DataError
+from workbench.core.numbers import plural
+from workbench.io.formats import helm, swebench
 
 
 def load(folder: str, shown: str, *, load_file: Callable[..., Any], stack: Callable[[list], Any],
@@ -23,8 +26,24 @@ def load(folder: str, shown: str, *, load_file: Callable[..., Any], stack: Calla
     if runs:
         tables = [helm.load_run(r, f"'{r}'") for r in runs]
         table = tables[0] if len(tables) == 1 else stack(tables)
-        note = (f"Folder {shown}: {len(runs)} HELM run folders ("
+        note = (f"Folder {shown}: {plural(len(runs), 'HELM run folder')} ("
                 + ", ".join(os.path.relpath(r, folder) for r in runs[:6]) + (" ..." if len(runs) > 6 else "") + ").")
+        return dataclasses.replace(table, path=folder, notes=(note, *table.notes))
+    summaries = swebench.summaries_in(folder)
+    if summaries:
+        tables = []
+        for path in summaries:
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    value = json.load(fh)
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise DataError(f"File '{path}' in folder {shown} looks like a SWE-bench summary but cannot be "
+                                f"read as JSON ({err}); expected the harness's complete report.") from None
+            tables.append(swebench.load_summary(value, path, f"'{path}'"))
+        table = tables[0] if len(tables) == 1 else stack(tables)
+        note = (f"Folder {shown}: {plural(len(summaries), 'SWE-bench summary report')} ("
+                + ", ".join(os.path.relpath(p, folder) for p in summaries[:6]) + (" ..." if len(summaries) > 6 else "")
+                + ") with the per-instance reports beside them.")
         return dataclasses.replace(table, path=folder, notes=(note, *table.notes))
     return None
 
