@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,9 +23,12 @@ from workbench.io.evaluation import Run, merge
 from workbench.io.table import LoadedTable, StackedText
 
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
-_UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json")
+_UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json", "deepeval", "ragas",
+                  "phoenix", "helm", "swebench", "mteb", "workbench_items")
 _PANEL_FOR_SEVERAL = {"inspect": "compare", "lm_eval_samples": "compare", "promptfoo": "cost",
-                      "trec_run": "ranking", "msmarco_run": "ranking"}
+                      "trec_run": "ranking", "msmarco_run": "ranking", "deepeval": "compare",
+                      "ragas": "compare", "phoenix": "compare", "helm": "compare", "swebench": "compare",
+                      "mteb": "runs"}
 
 
 def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
@@ -72,6 +76,8 @@ def combine(tables: Sequence[Any]):
                                 "give files of the same kind with the same columns.")
             columns += [c for c in extra if c not in columns]
     system = next((c for c, r in first.roles.items() if r == "system"), None)
+    if system is None and getattr(first.evaluation, "system", None) in columns:
+        system = first.evaluation.system  # a one-run file reads its system column as a version
     if system is None and "system" in columns:
         system = "system"
     notes = same + [f"{len(tables)} files stacked into one table of "
@@ -142,6 +148,9 @@ def combine(tables: Sequence[Any]):
         if extra and "output_type" in frame.columns and (frame["output_type"] == "generate_until").any():
             panel = "text"  # no pooled outcome to compare: the text metrics, per task, are the answer
     evaluation = _merged_evaluation(tables, system, frame, clash and not by_run, by_run)
+    if evaluation is not None and system in frame.columns and frame[system].nunique() > 1:
+        roles = {c: r for c, r in roles.items() if not (c == system or (r == "system" and c != system))}
+        roles[system] = "system"  # several runs: each a system (never a version read alone)
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
     return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
@@ -304,7 +313,7 @@ def with_roles(options: Any, table: Any) -> tuple[Any, list[str]]:
     for f in dataclasses.fields(options):
         role = own.get(f.name) or _FIELD_ROLE.get(f.name, f.name)
         if getattr(options, f.name) is None and role in by_role \
-                and isinstance(f.default, type(None)):
+                and (f.default is None):
             changes[f.name] = by_role[role]
             notes.append(f"Column '{by_role[role]}' was taken as the {role} column (from the file's "
                          f"format; set --{f.name.replace('_', '-')} to choose another).")

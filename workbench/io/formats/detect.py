@@ -19,6 +19,7 @@ from workbench.io.formats import (
     jsonl,
     lmeval,
     msmarco,
+    mteb,
     phoenix,
     promptfoo,
     promptfoo_csv,
@@ -208,6 +209,8 @@ def _load_object(value: dict[str, Any], path: str, shown: str):
         return evalplus.load(value, path, shown)
     if deepeval.looks_like(value):
         return deepeval.load(value, path, shown)
+    if mteb.is_result(value):
+        return mteb.load(value, path, shown)
     if swebench.is_summary(value):
         return swebench.load_summary(value, path, shown)
     if swebench.is_report(value):

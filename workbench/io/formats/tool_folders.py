@@ -14,7 +14,7 @@ from typing import Any
 
 from workbench.core.errors import DataError
 from workbench.core.numbers import plural
-from workbench.io.formats import helm, swebench
+from workbench.io.formats import helm, mteb, swebench
 
 
 def load(folder: str, shown: str, *, load_file: Callable[..., Any], stack: Callable[[list], Any],
@@ -45,6 +45,16 @@ def load(folder: str, shown: str, *, load_file: Callable[..., Any], stack: Calla
                 + ", ".join(os.path.relpath(p, folder) for p in summaries[:6]) + (" ..." if len(summaries) > 6 else "")
                 + ") with the per-instance reports beside them.")
         return dataclasses.replace(table, path=folder, notes=(note, *table.notes))
+    results = mteb.result_files(folder)
+    if results:
+        tables = [load_file(p, progress=progress) for p in results]
+        tables = [t for t in tables if t.format == mteb.FORMAT]
+        if tables:
+            table = tables[0] if len(tables) == 1 else stack(tables)
+            models = list(dict.fromkeys(str(m) for t in tables for m in t.frame["model"]))
+            note = (f"Folder {shown}: MTEB results, {plural(len(tables), 'task file')} of "
+                    f"{plural(len(models), 'model')} ({', '.join(models[:6])}{' ...' if len(models) > 6 else ''}).")
+            return dataclasses.replace(table, path=folder, notes=(note, *table.notes))
     return None
 
 
