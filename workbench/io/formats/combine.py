@@ -20,6 +20,7 @@ import pandas as pd
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
 from workbench.io.evaluation import Run, merge
+from workbench.io.formats import cross
 from workbench.io.table import LoadedTable, StackedText
 
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
@@ -63,6 +64,9 @@ def combine(tables: Sequence[Any]):
 
         return dataclasses.replace(tables[0], notes=tuple(same) + tables[0].notes)
     first = tables[0]
+    if len({t.format for t in tables}) > 1 and cross.declared(tables):
+        # different tools' files: stacked by what each declares, items matched by id
+        return cross.stack(tables, leading=same)
     names = [t.name for t in tables]
     columns = list(first.frame.columns)
     for t in tables[1:]:
