@@ -16,6 +16,7 @@ from workbench.io.formats import (
     evalplus,
     helm,
     inspect_log,
+    items_layout,
     jsonl,
     lmeval,
     msmarco,
@@ -127,6 +128,8 @@ def declare_plain(table):
     """A table read by the delimited, workbook or Parquet reader whose columns are a tool's
     known layout (ragas' to_pandas()), with what it holds declared; else the table as it is."""
     columns = [str(c) for c in table.frame.columns]
+    if items_layout.layout_of(columns) is not None:  # the workbench's own export: the source rebuilt
+        return items_layout.declare(table)
     if phoenix.csv_fits(columns):
         return phoenix.declare_csv(table)
     if ragas.fits(table):
