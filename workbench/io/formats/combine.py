@@ -155,6 +155,9 @@ def combine(tables: Sequence[Any]):
     if evaluation is not None and system in frame.columns and frame[system].nunique() > 1:
         roles = {c: r for c, r in roles.items() if not (c == system or (r == "system" and c != system))}
         roles[system] = "system"  # several runs: each a system (never a version read alone)
+        item = evaluation.item
+        if item in frame.columns and roles.get(item) == "task" and "item" not in roles.values():
+            roles[item] = "item"  # one run's tasks (pass@1) are the items runs are paired by
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
     return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),

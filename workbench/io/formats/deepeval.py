@@ -155,16 +155,17 @@ def _table(run: dict, cases: list[dict], path: str, shown: str, wrapped: bool):
     notes = _notes(run, frame, metrics, errors_by_metric, directions, layout, wrapped, usage_keys)
     evaluation = _evaluation(run, frame, metrics, kinds, thresholds, directions, usage_keys, keys,
                              path, model, layout)
-    # one run: its system column is read as a version (Aggregation answers with its overall rate;
-    # stacked with other runs it becomes the system column again: combine.py)
-    roles = {"test_case": "item", "model": "version", "success": "success",
+    # one run of one try per item: its items are pass@k's tasks (pass@1 is the pass rate) and its
+    # system column is read as a version (Aggregation answers with its overall rate); stacked with
+    # other runs they become the items and the systems again (combine.py)
+    roles = {"test_case": "task", "model": "version", "success": "success",
              "actual_output": "prediction", "expected_output": "reference"}
     if "token_cost" in usage_keys.values():
         roles["token_cost"] = "cost"
     if "completion_time" in usage_keys.values():
         roles["completion_time"] = "latency"
     return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1, dtype=np.int64),
-                 roles=roles, panel="aggregate", row_word="test case",
+                 roles=roles, panel="cost" if "token_cost" in frame.columns else "passk", row_word="test case",
                  row_names=[f"test case {x}" for x in names], evaluation=evaluation)
 
 

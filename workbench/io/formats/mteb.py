@@ -186,10 +186,21 @@ def load(value: dict, path: str, shown: str):
                           **({"version": version} if version else {})}),),
         scorers=tuple(scorers), primary="main_score", metadata=("task", "split", "subset", "languages"),
         usage={"latency": "evaluation_time"} if "evaluation_time" in cols else {})
-    roles = {"item": "item", "model": "version", "main_score": "score", "task": "group"}
-    return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1, dtype=np.int64),
-                 roles=roles, panel="runs", row_word="subset",
-                 row_names=[f"{task} {e['split']}/{e['subset']}" for e in entries], evaluation=evaluation)
+    return landing(table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1, dtype=np.int64),
+                         roles={}, panel="runs", row_word="subset",
+                         row_names=[f"{task} {e['split']}/{e['subset']}" for e in entries], evaluation=evaluation))
+
+
+def landing(loaded):
+    """Roles and panel by the models held: several, Runs side by side on the main score; one,
+    Aggregation of its main score per task (each task's splits and languages its items)."""
+    import dataclasses
+
+    frame = loaded.frame
+    several = frame["model"].nunique() > 1
+    roles = {"item": "item", "model": "system" if several else "version", "task": "group",
+             "main_score": "score" if several else "success"}
+    return dataclasses.replace(loaded, roles=roles, panel="runs" if several else "aggregate")
 
 
 __all__ = ["FORMAT", "MAIN_NAMES", "is_result", "load", "main_name", "result_files"]

@@ -97,7 +97,7 @@ def declare(table):
     fields = [c for c in frame.columns if c in FIELDS or c in OLD_FIELDS]
     notes.insert(0, f"Ragas results ({n} samples, {len(metrics)} metrics: {', '.join(metrics)}); one "
                     "row per sample, each metric a column of scores as ragas wrote them.")
-    roles = {INDEX: "item", "run": "version"}
+    roles = {INDEX: "task", "run": "version"}  # one try per sample: pass@1 is a metric's mean
     prediction = next((c for c in ("response", "answer") if c in frame.columns), None)
     reference = next((c for c in ("reference", "ground_truth") if c in frame.columns), None)
     if prediction:
@@ -114,7 +114,8 @@ def declare(table):
         notes=(("Ragas writes no version and no model name into its results; the run is named by "
                 "the file."),))
     return dataclasses.replace(table, frame=frame, format=FORMAT, notes=tuple(notes) + table.notes,
-                               roles=roles, panel="aggregate", evaluation=evaluation)
+                               roles=roles, panel="passk" if scorers and scorers[0].scale == BINARY else "aggregate",
+                               evaluation=evaluation)
 
 
 def with_index_name(data: bytes) -> bytes | None:

@@ -213,9 +213,9 @@ def _table(status: dict[str, str], reports: dict[str, dict], model: str, run: st
         scorers=tuple(scorers), primary="resolved", error="error", status="status",
         metadata=("status", "failure_reason"),
         notes=("SWE-bench writes no version into its reports.",))
-    roles = {"instance_id": "item", "model": "version", "resolved": "success", "error": "error"}
+    roles = {"instance_id": "task", "model": "version", "resolved": "success", "error": "error"}
     return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1, dtype=np.int64),
-                 roles=roles, panel="aggregate", row_word="instance",
+                 roles=roles, panel="passk", row_word="instance",
                  row_names=[f"instance {i}" for i in ids], evaluation=evaluation)
 
 

@@ -54,7 +54,7 @@ def load(folder: str, shown: str, *, load_file: Callable[..., Any], stack: Calla
             models = list(dict.fromkeys(str(m) for t in tables for m in t.frame["model"]))
             note = (f"Folder {shown}: MTEB results, {plural(len(tables), 'task file')} of "
                     f"{plural(len(models), 'model')} ({', '.join(models[:6])}{' ...' if len(models) > 6 else ''}).")
-            return dataclasses.replace(table, path=folder, notes=(note, *table.notes))
+            return mteb.landing(dataclasses.replace(table, path=folder, notes=(note, *table.notes)))
     return None
 
 
