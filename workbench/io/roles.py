@@ -125,14 +125,19 @@ def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int 
         if rows:
             problems.append(Problem(f"{sentence} ({table.describe_rows(rows)}).", col, rows))
 
+    errored = np.zeros(len(frame), dtype=bool)  # a record that ended with an error has no outcome
+    for col in by_role.get("error", []):
+        text = frame[col].astype(str).str.strip().str.lower()
+        errored |= (frame[col].notna() & ~text.isin(("", "0", "0.0", "false", "no", "none", "nan"))).to_numpy()
+    measured = table.take(np.flatnonzero(~errored)) if errored.any() else table
     for role in ("success", "baseline", "candidate"):
         for col in by_role.get(role, []):
             try:
-                to_binary(table, col)
+                to_binary(measured, col)
             except DataError as err:
                 codes, uniques = pd.factorize(frame[col], use_na_sentinel=False)
                 ok = np.array([_is_binary_cell(u) for u in uniques], dtype=bool)
-                bad = ~ok[codes] if ok.size else np.zeros(len(frame), dtype=bool)
+                bad = (~ok[codes] if ok.size else np.zeros(len(frame), dtype=bool)) & ~errored
                 problems.append(Problem(str(err), col, rows_of(bad)))
     for role in ("cost", "latency", "n", "correct", "score", "rank", "relevance", "numerator",
                  "denominator"):

@@ -83,3 +83,15 @@ def test_a_folder_without_a_summary_is_not_taken_for_swe_bench(tmp_path):
     with pytest.raises(DataError) as err:
         load_table(tmp_path)
     assert "folder" in str(err.value)
+
+
+def test_an_errored_instance_blank_outcome_is_no_problem_but_a_plain_blank_is(tmp_path):
+    from workbench.io.roles import find_problems
+
+    table = load_table(SUMMARY)
+    assert find_problems(table, table.roles) == []  # error, empty patch, no prediction: counted apart
+    plain = tmp_path / "plain.csv"
+    plain.write_text("item,success\na,1\nb,\nc,0\n", encoding="utf-8")
+    loaded = load_table(plain)
+    found = find_problems(loaded, {"item": "item", "success": "success"})
+    assert found and found[0].rows == (1,)

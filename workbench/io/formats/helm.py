@@ -8,8 +8,9 @@ whether the request succeeded) and ``stats.json`` (HELM's own aggregates) beside
 One row per instance, train trial and perturbation: ``instance_id`` (HELM's id, exact text),
 ``item`` (the instance, and its perturbation when perturbed: a perturbed copy is a slice of the
 same instance, never a new instance), ``train_trial`` (the repeat: other in-context examples),
-``perturbation`` (``original`` or the perturbation's name: a slice), ``split``, ``run``,
-``model``, ``input``, ``reference``, ``output`` (the first completion), ``error`` (a failed
+``perturbation`` (``original`` or the perturbation's name: a slice), ``split``, ``run`` (HELM's
+run name), ``model`` (the system: runs of one model on several scenarios are told apart by their
+folders when stacked), ``input``, ``reference``, ``output`` (the first completion), ``error`` (a failed
 request), then one column per metric, named as HELM names it (``exact_match@3``).  HELM's
 ``stats.json`` mean is the mean over train trials of each trial's mean over instances: the
 workbench's mean over items of each item's mean over its trials, on a balanced run.
@@ -204,11 +205,11 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
     evaluation = Evaluation(
         tool="helm", item="item", repeat="train_trial" if trials > 1 else None,
         repeat_source=f"train trials ({trials})" if trials > 1 else "", reduction="mean",
-        system="run", runs=(Run(run, config),), scorers=tuple(scorers), primary=primary,
+        system="model", runs=(Run(model, config),), scorers=tuple(scorers), primary=primary,
         error="error" if failed else None, usage=usage,
         metadata=("perturbation", "split", "instance_id"),
         notes=("HELM writes no version into a run folder.",))
-    roles = {"item": "item", "train_trial": "epoch", "run": "version", "perturbation": "group",
+    roles = {"item": "item", "train_trial": "epoch", "model": "version", "perturbation": "group",
              "instance_id": "cluster", "output": "prediction", "reference": "reference"}
     first = next((s for s in scorers if s.name == primary), None)
     if first is not None:
