@@ -141,3 +141,24 @@ def test_a_truncated_test_run_says_it_is_cut_short(tmp_path, cli):
     assert str(path) in str(err.value) and "cut short" in str(err.value)
     message = cli("describe", path, expect=2)
     assert message.startswith("workbench: File") and "Traceback" not in message
+
+
+def test_a_snake_case_layout_reads_the_same(tmp_path):
+    """A DeepEval run dumped without aliases (snake_case keys, as pydantic's model_dump() gives)."""
+    import re
+
+    def snake(value):
+        if isinstance(value, dict):
+            return {re.sub(r"(?<!^)([A-Z])", r"_\1", k).lower(): snake(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [snake(v) for v in value]
+        return value
+
+    with open(NEW, encoding="utf-8") as fh:
+        run = json.load(fh)
+    path = tmp_path / "test_run_snake.json"
+    path.write_text(json.dumps(snake(run)), encoding="utf-8")
+    new, snaked = load_table(NEW).frame, load_table(path).frame
+    for col in ("success", "TokenOverlap.success", "TokenOverlap.score", "Brevity.success", "Brevity.error",
+                "token_cost", "evaluation_cost"):
+        assert list(new[col].astype(str)) == list(snaked[col].astype(str)), col

@@ -66,3 +66,12 @@ def test_a_plain_csv_with_a_question_column_is_not_taken_for_ragas(tmp_path):
     path.write_text("question,answer,correct\nq1,a,1\nq2,b,0\n", encoding="utf-8")
     table = load_table(path)
     assert table.format == "text" and table.evaluation is None
+
+
+def test_ragas_means_are_what_describe_reports(cli):
+    want = _expected()
+    out = cli("describe", os.path.join(HERE, "ragas_result.parquet"))
+    got = {r["metric"]: r for r in out["results"] if r.get("system") is None}
+    for metric, mean in want["means_as_ragas_reports"].items():
+        assert got[f"reported:{metric}"]["value"] == pytest.approx(mean, abs=1e-9)
+        assert got[f"reported:{metric}"]["n"] == want["non_nan_counts"][metric]

@@ -28,7 +28,8 @@ from workbench.io.evaluation import BINARY, CODE, JUDGE, SCORE, Evaluation, Run,
 from workbench.io.formats._common import almost, render_json_value, table, text_column
 
 FORMAT = "deepeval"
-_MARKERS = ("testCases", "test_cases", "conversationalTestCases", "metricsScores", "testPassed")
+_MARKERS = ("testCases", "test_cases", "conversationalTestCases", "conversational_test_cases", "metricsScores",
+            "metrics_scores", "testPassed", "test_passed")
 
 
 def run_of(value: Any) -> dict | None:
@@ -151,7 +152,7 @@ def _table(run: dict, cases: list[dict], path: str, shown: str, wrapped: bool):
     for k in keys:
         cols[f"metadata.{k}"] = text_column([(m or {}).get(k) if isinstance(m, dict) else None for m in meta])
     frame = pd.DataFrame(cols)
-    layout = "4.x" if "testPassed" in run else "1.x"
+    layout = "4.x" if "testPassed" in run or "test_passed" in run else "1.x"
     notes = _notes(run, frame, metrics, errors_by_metric, directions, layout, wrapped, usage_keys)
     evaluation = _evaluation(run, frame, metrics, kinds, thresholds, directions, usage_keys, keys,
                              path, model, layout)
@@ -217,8 +218,9 @@ def _notes(run: dict, frame: pd.DataFrame, metrics: list[str], errors: dict, dir
               f"cases, {len(metrics)} metrics ({', '.join(metrics)}); one row per test case, items by "
               "its name (exact text).")]
     said = ""
-    if isinstance(run.get("testPassed"), int):
-        said = f" (DeepEval's testPassed {run['testPassed']}, testFailed {run.get('testFailed')})"
+    passed_n, failed_n = _get(run, "testPassed", "test_passed"), _get(run, "testFailed", "test_failed")
+    if isinstance(passed_n, int):
+        said = f" (DeepEval's testPassed {passed_n}, testFailed {failed_n})"
     notes.append(f"Column 'success' is DeepEval's own decision for the test case (every metric "
                  f"passed): {passed} of {n} passed{said}; a case with an errored metric is a failed "
                  "case there.")
@@ -236,24 +238,26 @@ def _notes(run: dict, frame: pd.DataFrame, metrics: list[str], errors: dict, dir
         if nan > 0:
             notes.append(f"Metric '{name}' returned no score (NaN) on {plural(nan, 'test case')} that DeepEval "
                          f"still decided (failed): blank in '{name}.score', counted in '{name}.success'.")
+    total = _get(run, "evaluationCost", "evaluation_cost")
     if "grader_cost" in usage and "cost" not in usage:
         notes.append("Column 'evaluation_cost' is the metrics' (the judge's) cost, DeepEval's "
-                     f"evaluationCost {run.get('evaluationCost')!r} in total; this layout records no "
+                     f"evaluationCost {total!r} in total; this layout records no "
                      "cost of the evaluated model.")
     elif "grader_cost" in usage:
         notes.append("Two cost streams kept apart: 'token_cost' is the evaluated model's cost set on "
                      "each test case (in no DeepEval total); 'evaluation_cost' is the metrics' (the "
-                     f"judge's) cost, DeepEval's evaluationCost {run.get('evaluationCost')!r} in total.")
+                     f"judge's) cost, DeepEval's evaluationCost {total!r} in total.")
     return notes
 
 
 def _evaluation(run: dict, frame: pd.DataFrame, metrics: list[str], kinds: dict, thresholds: dict,
                 directions: dict, usage: dict, meta_keys: list[str], path: str, model: str,
                 layout: str) -> Evaluation:
-    reported = {str(m.get("metric")): m for m in run.get("metricsScores") or [] if isinstance(m, dict)}
+    reported = {str(m.get("metric")): m for m in _get(run, "metricsScores", "metrics_scores") or []
+                if isinstance(m, dict)}
     n = len(frame)
-    case_said = (f"testPassed {run['testPassed']}, testFailed {run.get('testFailed')}"
-                 if isinstance(run.get("testPassed"), int) else None)
+    passed_n, failed_n = _get(run, "testPassed", "test_passed"), _get(run, "testFailed", "test_failed")
+    case_said = f"testPassed {passed_n}, testFailed {failed_n}" if isinstance(passed_n, int) else None
     scorers = [Scorer("success", "success", kind=CODE, scale=BINARY, passed="success",
                       metric=case_said, detail="the test case's own success in DeepEval: every "
                       "metric passed (an errored metric fails the case)")]

@@ -59,9 +59,18 @@ def result_files(folder: str) -> list[str]:
                     head = fh.read(4096).decode("utf-8", "ignore")
             except OSError:
                 continue
-            if '"task_name"' in head or '"mteb_dataset_name"' in head or '"mteb_version"' in head:
-                found.append(path)
+            if ('"task_name"' in head or '"mteb_dataset_name"' in head or '"mteb_version"' in head) \
+                    and os.path.getsize(path) < 64 << 20 and is_result(_read(path)):
+                found.append(path)  # a task result itself, not another tool's file naming a task
     return found
+
+
+def _read(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
 
 
 def _model(path: str, old: bool) -> tuple[str, str]:
