@@ -53,6 +53,7 @@ bench: setup
 	$(PY) tests/benchmarks/bench_paired.py $(BENCH_ARGS)
 	$(PY) tests/benchmarks/bench_runs.py $(BENCH_ARGS)
 	$(PY) tests/benchmarks/bench_conventions.py $(BENCH_ARGS)
+	$(PY) tests/benchmarks/bench_slices.py $(BENCH_ARGS)
 	QT_QPA_PLATFORM=offscreen $(PY) tests/benchmarks/bench_gui.py $(BENCH_ARGS)
 
 ## package: the standalone bundle (PyInstaller), its self-test and the .deb, in dist/

@@ -45,6 +45,8 @@ RUNS = [
     ("rubric", "rubric", "rubric_answers.csv",
      dict(item="question", system="version", criteria="correct,cites_source,complete,concise",
           rubric=str(EX / "rubric_weights.csv"), resamples=2000)),
+    ("slices", "slices", "slices_languages.csv",
+     dict(by="language,length", bins=4, clean="seen_in_training", discover=True)),
     ("plan", "plan", None, dict(rate=0.8, n=100, discordance=0.15, target_difference=0.03)),
     ("plan_passk", "plan", None, dict(pass_at_k=0.92, k=10)),
     ("plan_too_few", "plan", None, dict(discordance=0.5, n=3)),
@@ -134,6 +136,7 @@ def _gate_texts(result) -> list[str]:
 @pytest.mark.parametrize("rule_file,inputs", [
     ("seed_14_to_5.toml", [EX / "paired_14_to_5.csv"]),
     ("release_all_conditions.toml", [RULES / "example_outcomes.csv", RULES / "example_ranking.csv"]),
+    ("slices_languages.toml", [EX / "slices_languages.csv"]),
 ])
 def test_the_gate_card_and_its_sentences_follow_the_policy(rule_file, inputs):
     result = evaluate(load_rule(RULES / rule_file), [load_table(p) for p in inputs])

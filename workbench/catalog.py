@@ -82,6 +82,9 @@ ANALYSES: tuple[Analysis, ...] = (
              "RunsPanel", item_tables=frozenset({"grid"}), items_as_rows=True),
     Analysis("repeats", "Repeats", "repeated tries of the same items: flips and the model's own "
              "noise", "RepeatsPanel", item_tables=frozenset({"items"})),
+    Analysis("slices", "Slices", "where the candidate wins and loses: paired differences per slice, "
+             "adjusted, with heterogeneity and shrinkage", "SlicesPanel", unit="paired items",
+             items_as_rows=True),
 )
 
 BY_NAME: dict[str, Analysis] = {a.name: a for a in ANALYSES}

@@ -92,7 +92,27 @@ def main() -> None:
     write_judge_and_rubric()
     write_runs()
     write_repeats()
+    write_slices()
     write_sessions()
+
+
+def write_slices() -> None:
+    """2,000 questions in five languages: the candidate wins 82 more than it loses overall
+    (+4.1 points) but loses on Hindi (6 wins, 25 losses of 210 items: -9.0 points).  Per
+    language: (items, candidate-only passes, baseline-only passes, both pass); the rest fail both.
+    Each question also has a length (for quantile bins) and a seen-in-training flag."""
+    rng = random.Random(20261206)
+    cells = {"en": (900, 95, 45, 620), "de": (400, 45, 25, 250), "fr": (300, 35, 20, 180),
+             "hi": (210, 6, 25, 110), "ja": (190, 30, 14, 100)}
+    rows = []
+    for lang, (n, wins, losses, both) in cells.items():
+        pairs = [(0, 1)] * wins + [(1, 0)] * losses + [(1, 1)] * both + [(0, 0)] * (n - wins - losses - both)
+        rng.shuffle(pairs)
+        rows += [(lang, a, b) for a, b in pairs]
+    rng.shuffle(rows)
+    write("slices_languages.csv", ["item_id", "language", "length", "seen_in_training", "baseline", "candidate"],
+          [[f"q{i + 1:04d}", lang, int(40 + rng.lognormvariate(5.0, 0.8)), int(rng.random() < 0.08), a, b]
+           for i, (lang, a, b) in enumerate(rows)])
 
 
 def write_repeats() -> None:

@@ -35,6 +35,7 @@ SHOTS = [  # (name, example file or session, panel)
     ("rubric", "rubric_answers.csv", "rubric"),
     ("runs", "runs_nightly.csv", "runs"),
     ("repeats", "repeats_epochs.csv", "repeats"),
+    ("slices", "slices_languages.csv", "slices"),
     # a Parquet file over the memory budget, read page by page (written by large_run(); the
     # budget is lowered to 2% of the RAM so that 2M rows are over it)
     ("large-data", "large_run.parquet", "data"),
@@ -61,6 +62,7 @@ CHART_SHOTS = {  # the charts also shown (at 1280x800 only, to keep the folder s
     "rubric": ("CriterionRateChart", "ContributionChart"),
     "runs": ("ItemGrid", "RunGroupsChart"),
     "repeats": ("ItemShareChart", "NoiseSplitChart"),
+    "slices": ("ForestChart",),
 }
 
 

@@ -198,6 +198,7 @@ RUNS = {
     "panel-cost-latency.md": ("cost", "examples/cost_latency.csv"),
     "panel-planning.md": ("plan", "--rate", "0.8", "--n", "200"),
     "panel-release-rule.md": ("gate", "rules/seed_14_to_5.toml", "examples/paired_14_to_5.csv"),
+    "panel-slices.md": ("slices", "examples/slices_languages.csv", "--by", "language"),
 }
 
 
@@ -229,6 +230,13 @@ def test_every_panel_has_its_page_with_its_signature_keys():
                              "seed:12345", "bs-unit:", "mde:2.8*sqrt(d/n)"],
         "panel-cost-latency.md": ["cps:total-cost/successes", "cpr:mean", "pct:linear", "same-cost:rel-1e-9"],
         "panel-planning.md": ["z:1.959964", "half-width:wald", "items-needed:", "per-try:1-(1-P)^(1/k)"],
+        "panel-slices.md": ["family:", "form:", "pairs:by-item-id", "by:language", "bins:none", "blank:(blank)",
+                            "labels:exact-text", "min-size:20", "sign:exact-two-sided", "mcnemar:chi2-1df",
+                            "adjusted:sign-test", "ci-diff:normal-paired-95", "ci-system:wilson-95",
+                            "correction:holm", "fcr:BY2005,q:0.05,select:p-adjusted<0.05,level:1-Rq/m",
+                            "se:sd(d,ddof=1)/sqrt(n)", "heterogeneity:cochran-q,chi2",
+                            "tau2:dersimonian-laird,truncated-0", "re-ci:normal-95",
+                            "shrink:d_re+tau2/(tau2+se2)*(d-d_re)"],
         "panel-release-rule.md": ["rule-sha256:", "verdict:any-fail>any-inconclusive>pass", "at-limit:rel-tol-10^-9",
                                   "evalset:common-ids", "errored:excluded", "more-items:", "rule-changed:"],
     }

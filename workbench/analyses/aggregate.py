@@ -157,6 +157,8 @@ def run_engine(got, options: Options, progress) -> AnalysisResult:
                                "outcome+unit", options.unit, options, engine)
     else:
         out_col, grp_col, ver_col = _group_columns(preview, options, res)
+        if grp_col is None:  # the engines count per group: a file over the budget names one
+            grp_col = res.required(options.group, "group", "--group")
         items, succ, g_labels, v_labels, err, note = ae.group_counts(
             got, options, out_col, grp_col, ver_col, err_col, notes, progress)
         result = _group_result(_Counts(items, succ, g_labels, options), g_labels, v_labels,
@@ -199,8 +201,7 @@ def _group_columns(table, options, res) -> tuple[str, str, str | None]:
             raise DataError(hint)
     out_col = res.required(options.outcome, "outcome", "--outcome")
     # without a group column every row is one group: the overall rate (micro = macro) is an answer
-    grp_col = res.required(options.group, "group", "--group") if not options.version else \
-        res.optional(options.group, "group", "--group")
+    grp_col = res.optional(options.group, "group", "--group")
     ver_col = options.version
     if ver_col:
         res.optional(ver_col, "version", "--version")

@@ -491,10 +491,21 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     :mod:`workbench.analyses._rows` says, and the notes and signature say which."""
     from dataclasses import replace
 
-    from . import _rows
-
     in_memory(table, TITLE)
     check_options(options)
+    measured_table, err = measured(table, options)
+    result = _run(measured_table, options, progress, unit=unit)
+    if not err.active:
+        return result
+    return replace(result, notes=tuple(err.note(failure_means="scored 0 (a failure)")) + result.notes,
+                   signature=result.signature + "|" + signature(err.signature()))
+
+
+def measured(table: LoadedTable, options: Options):
+    """The rows :func:`run` measures, and the errored rows (:mod:`workbench.analyses._rows`): the
+    one error policy, applied to the outcome or score columns the options name."""
+    from . import _rows
+
     err = _rows.find(table, options.error, options.errored)
     if err.mode == "failure" and err.count and options.better == "lower":
         raise OptionError("Counting errored rows as failures scores them 0, which is the best "
@@ -502,11 +513,17 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     values = [options.score, options.outcome, options.baseline, *(options.candidate or "").split(",")]
     if err.mode == "failure" and not any(values):
         values = [_rows.role_column(table, "success"), guess_column(table, "outcome", ROLE_NAMES["outcome"])]
-    result = _run(_rows.apply(table, err, [v.strip() for v in values if v]), options, progress, unit=unit)
-    if not err.active:
-        return result
-    return replace(result, notes=tuple(err.note(failure_means="scored 0 (a failure)")) + result.notes,
-                   signature=result.signature + "|" + signature(err.signature()))
+    return _rows.apply(table, err, [v.strip() for v in values if v]), err
+
+
+def paired_input(table: LoadedTable, options: Options):
+    """The systems' scores paired by item exactly as :func:`run` pairs them (:func:`measured`,
+    then :func:`collect`): ``(collected, measured table, resolver, errored rows)``.  Other
+    analyses of paired items (Slices) read their items through here, so they follow Compare."""
+    check_options(options)
+    measured_table, err = measured(table, options)
+    res = Resolver(measured_table)
+    return collect(measured_table, options, res), measured_table, res, err
 
 
 def _run(table: LoadedTable, options: Options, progress, *, unit: str) -> AnalysisResult:

@@ -52,6 +52,8 @@ class Reading:
     scorer: str | None = None
     #: ``exclude`` (left out and counted) or ``fail`` (counted as failures)
     errors: str = "exclude"
+    #: the judge's labels in the people's words: (("C", "correct"), ...)
+    label_map: tuple[tuple[str, str], ...] = ()
 
     def check(self) -> None:
         if self.errors not in ERRORS:
@@ -141,21 +143,42 @@ class Applied:
     notes: list[str]
     signature: dict[str, str]
     scorer: Scorer | None
+    #: records and tables the reading adds to the result (the judge's own score)
+    records: tuple = ()
+    tables: tuple = ()
+    #: a tool's recorded values of a metric the analysis recomputes: (result metric, scorer,
+    #: {system: (mean, n)}), compared in :func:`finish`
+    recorded: tuple = ()
+    #: the answer itself, when the reading found the analysis has nothing to run (people's
+    #: labels alone on the Judge panel)
+    result: object = None
 
 
 def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Reading(), *,
-            roles: dict[str, str] | None = None) -> Applied:
+            roles: dict[str, str] | None = None, labels=()) -> Applied:
     """The table and options ``analysis`` runs on under ``reading``; the notes say which columns
-    the file's format gave which role, after the reading's changes."""
+    the file's format gave which role, after the reading's changes.  ``labels``: tables of
+    people's labels given beside the file (the Judge joins them by item)."""
     from ..io.formats import with_roles
 
     reading.check()
     evaluation = evaluation_of(table, roles)
+    if analysis == "judge":
+        from . import judge_input
+
+        got = judge_input.prepare(table, options, evaluation, reading.scorer, list(labels), reading.label_map)
+        if got is not None:
+            options, role_notes = with_roles(got.options, got.table)
+            return Applied(got.table, options, got.notes, got.signature, None, tuple(got.records),
+                           tuple(got.tables), result=got.result)
     notes: list[str] = []
     sig: dict[str, str] = {}
     entry = catalog.BY_NAME.get(analysis)
     scored = entry is not None and entry.scored
     declared = getattr(table, "evaluation", None) is not None
+    if analysis == "rubric" and declared:
+        options, criteria_note = _criteria(options, evaluation, reading)
+        notes += criteria_note
     scorer = None  # a plain table's columns are the analyses' to resolve, unless --scorer names one
     if scored and ((declared and evaluation.scorers) or reading.scorer):
         scorer = choose(evaluation, reading.scorer, table)
@@ -179,7 +202,46 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
     options = _score_as_outcome(options, scorer, table)
     options, split_note = _by_system(options, table, evaluation)
     notes += split_note
-    return Applied(table, options, role_notes + notes, sig, scorer)
+    recorded = _recorded_means(table, evaluation) if analysis == "text" and declared else ()
+    return Applied(table, options, role_notes + notes, sig, scorer, recorded=recorded)
+
+
+#: metrics a tool records per item that the Text analysis recomputes: recorded name -> ours
+RECOMPUTED = {"exact_match": "exact_match"}
+
+
+def _recorded_means(table: LoadedTable, evaluation: Evaluation) -> tuple:
+    """Each recorded metric the Text analysis recomputes, its mean per system over the items
+    the tool scored (lm-eval's exact_match per document)."""
+    out = []
+    for s in evaluation.scorers:
+        ours = RECOMPUTED.get(s.name.split(",", 1)[0])
+        if s.kind != RECORDED or ours is None or s.column not in table.frame.columns:
+            continue
+        values = pd.to_numeric(table.frame[s.column], errors="coerce")
+        systems = (table.frame[evaluation.system].astype(str) if evaluation.system in table.frame.columns
+                   else pd.Series([""] * len(values)))
+        means = {name: (float(v.mean()), int(v.notna().sum()))
+                 for name, v in values.groupby(systems, sort=False) if v.notna().any()}
+        if means:
+            out.append((ours, s.name, means))
+    return tuple(out)
+
+
+def _recorded_notes(result: AnalysisResult, recorded: tuple) -> list[str]:
+    """A note for each system whose recomputed metric differs from what the tool recorded."""
+    notes = []
+    for metric, scorer, means in recorded:
+        for rec in result.find(metric):
+            got = means.get(str(rec.get("system") or "")) or (means.get("") if len(means) == 1 else None)
+            if got is None or rec.get("value") is None or abs(got[0] - rec["value"]) <= 1e-9:
+                continue
+            who = f" for '{rec['system']}'" if rec.get("system") else ""
+            notes.append(f"The tool recorded {scorer} {got[0]:.1%} over {plural(got[1], 'item')}{who}; recomputed "
+                         f"here with this panel's conventions it is {rec['value']:.1%} over "
+                         f"{plural(rec.get('n'), 'item')}. The recorded number is the tool's own; recomputing is a "
+                         "convention you chose (see the signature), not a correction.")
+    return notes
 
 
 def _score_as_outcome(options, scorer: Scorer | None, table: LoadedTable):
@@ -202,6 +264,8 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
     if not dataclasses.is_dataclass(options):
         return options, []
     fields = {f.name for f in dataclasses.fields(options)}
+    if getattr(table, "evaluation", None) is None:  # a plain table's columns are the user's to choose
+        return options, []
     if "task" in fields and getattr(options, "task", None) is None and evaluation.repeat:
         item = "task_sample" if "task_sample" in table.frame.columns else evaluation.item
         if item is not None and item in table.frame.columns:
@@ -217,6 +281,50 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
         "own (as versions), never pooled into one rate."]
 
 
+def roles_for(table: LoadedTable, roles: dict[str, str], reading: Reading) -> dict[str, str]:
+    """The column roles the window shows and its panels' forms read under ``reading``: the
+    chosen scorer's column the outcome (0/1) or score, no other scorer column either.  A plain
+    table keeps its roles unless a scorer is named."""
+    evaluation = evaluation_of(table, roles)
+    if not ((getattr(table, "evaluation", None) is not None and evaluation.scorers) or reading.scorer):
+        return dict(roles)
+    try:
+        scorer = choose(evaluation, reading.scorer, table)
+    except DataError:
+        return dict(roles)
+    if scorer is None:
+        return dict(roles)
+    return dict(_with_scorer_roles(table, scorer, evaluation, roles).roles)
+
+
+def run_read(module, table: LoadedTable, options, reading: Reading = Reading(), roles=None,
+             progress=NULL_PROGRESS) -> AnalysisResult:
+    """:func:`run` for a panel that holds its module: prepare, run, name the reading."""
+    applied = prepare(module.NAME, table, options, reading, roles=roles)
+    return finish(execute(module, applied, progress), applied)
+
+
+def _criteria(options, evaluation: Evaluation, reading: Reading):
+    """A rubric's criteria as the tool declared them (promptfoo's assertions, an Inspect
+    scorer's dict of values), with the weights the tool recorded; a chosen scorer that groups
+    criteria (``--scorer rubric``) picks its own."""
+    if not dataclasses.is_dataclass(options) or getattr(options, "criteria", None) or getattr(options, "criterion", None):
+        return options, []
+    groups = list(dict.fromkeys(s.group for s in evaluation.scorers if s.group))
+    if not groups:
+        return options, []
+    group = reading.scorer if reading.scorer in groups else groups[0]
+    members = [s for s in evaluation.scorers if s.group == group]
+    changes = {"criteria": ",".join(s.column for s in members)}
+    weighted = all(s.weight is not None for s in members) and any(s.weight != 1 for s in members)
+    if weighted and getattr(options, "weights", None) is None:
+        changes["weights"] = ",".join(f"{s.weight:g}" for s in members)
+    note = (f"The rubric's criteria are the file's '{group}' scorers ({', '.join(repr(s.name) for s in members)})"
+            + (f", weighted as the tool recorded them ({changes['weights']})" if "weights" in changes else "")
+            + ".")
+    return dataclasses.replace(options, **changes), [note]
+
+
 def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluation,
                        roles: dict[str, str] | None) -> LoadedTable:
     """The chosen scorer's column is the outcome (0/1) or the score; no other scorer column
@@ -229,6 +337,15 @@ def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluatio
     if scorer.error and scorer.error in table.frame.columns:  # its own errors (the record's included)
         new = {c: r for c, r in new.items() if r != "error"}
         new[scorer.error] = "error"
+    # the Judge panel's columns: the judge's labels, and the people's
+    judges = [s for s in evaluation.scorers if s.is_judge]
+    judge = scorer if scorer.is_judge else (judges[0] if judges else None)
+    if judge is not None and "judge" not in new.values():
+        column = judge.labels if judge.labels in table.frame.columns else judge.column
+        new.setdefault(column, "judge")
+    people = [s for s in evaluation.scorers if s.kind == HUMAN]
+    if people and "human" not in new.values():
+        new.setdefault(people[0].labels or people[0].column, "human")
     return dataclasses.replace(table, roles=new)
 
 
@@ -421,10 +538,15 @@ def run(analysis: str, table: LoadedTable, options, reading: Reading = Reading()
     """Run ``analysis`` on ``table`` under ``reading`` (see the module's docstring)."""
     from . import REGISTRY
 
-    module = REGISTRY[analysis]
     applied = prepare(analysis, table, options, reading, roles=roles)
-    result = module.run(applied.table, applied.options, progress)
-    return finish(result, applied)
+    return finish(execute(REGISTRY[analysis], applied, progress), applied)
+
+
+def execute(module, applied: Applied, progress=NULL_PROGRESS) -> AnalysisResult:
+    """The analysis on the prepared table (or the answer the reading already has)."""
+    if applied.result is not None:
+        return applied.result
+    return module.run(applied.table, applied.options, progress)
 
 
 def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:
@@ -432,12 +554,22 @@ def finish(result: AnalysisResult, applied: Applied) -> AnalysisResult:
     already says them)."""
     extra = {k: v for k, v in applied.signature.items()
              if f"|{k}:" not in f"|{result.signature}" and not (k == "errors" and "errored:" in result.signature)}
-    notes = [n for n in applied.notes if n not in result.notes]
-    if not extra and not notes:
+    replaced = {k: v for k, v in applied.signature.items() if k not in extra and f"|{k}:" in f"|{result.signature}"
+                and k in ("judge",)}  # the reading names what the analysis only called "column"
+    if replaced:
+        parts = [f"{k.split(':', 1)[0]}:{replaced[k.split(':', 1)[0]]}" if k.split(":", 1)[0] in replaced else k
+                 for k in result.signature.split("|")]
+        result = dataclasses.replace(result, signature="|".join(parts))
+    notes = [n for n in applied.notes if n not in result.notes] + _recorded_notes(result, applied.recorded)
+    if not extra and not notes and not applied.records and not applied.tables:
         return result
     sig = result.signature + ("|" + signature(extra) if extra else "")
-    return dataclasses.replace(result, signature=sig, notes=tuple(notes) + tuple(result.notes))
+    tables = tuple(applied.tables) + tuple(result.tables)
+    return dataclasses.replace(
+        result, signature=sig, notes=tuple(notes) + tuple(result.notes),
+        records=tuple(applied.records) + tuple(result.records), tables=tables,
+        json_tables=tuple(dict.fromkeys(tuple(t.name for t in applied.tables) + tuple(result.json_tables))))
 
 
-__all__ = ["ERRORS", "Applied", "Reading", "choose", "evaluation_of", "finish", "infer",
+__all__ = ["ERRORS", "Applied", "roles_for", "run_read", "execute", "Reading", "choose", "evaluation_of", "finish", "infer",
            "prepare", "run"]

@@ -213,7 +213,11 @@ def judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--item", help="item id column (duplicates refused)")
     p.add_argument("--judge", help="the judge's label column (guessed: judge, judge_label, grader...)")
     p.add_argument("--human", action="append", help="a human label column (blank = not labelled); repeat "
-                   "for several people; agreement and the correction use the first")
+                   "for several people; agreement and the correction use the first; or a FILE of people's "
+                   "labels (a Label Studio export) joined with the judge's log by item")
+    p.add_argument("--label-map", metavar="JUDGE=PEOPLE,...",
+                   help="the judge's labels in the people's words, e.g. C=correct,P=partial,I=incorrect "
+                        "(needed when the two label sets never meet)")
     p.add_argument("--positive", help="the label that means pass (exact text; guessed from pass, yes, true, 1...)")
     p.add_argument("--level", default="auto", choices=["auto", "nominal", "ordinal", "interval"],
                    help="labels' level for weighted kappa and Krippendorff's alpha (default auto: ordinal "
@@ -270,3 +274,42 @@ def repeats(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline-system", help="baseline system name (default: the first)")
     p.add_argument("--target", type=float, default=0.02,
                    help="95%% half-width to plan items and repeats for, a fraction (default 0.02 = 2 points)")
+
+
+def slices(p: argparse.ArgumentParser) -> None:
+    common(p)
+    p.add_argument("--by", help="slice column(s), comma-separated: each column's slices are analysed "
+                   "separately (default: the file's group column)")
+    p.add_argument("--bins", type=int, default=0,
+                   help="cut numeric slice columns into N quantile bins, the edges stated (default 0: "
+                        "each value is a slice)")
+    p.add_argument("--item", help="item id column (items are paired by its exact text)")
+    p.add_argument("--baseline", help="wide form: baseline column (0/1 outcome or any per-item score)")
+    p.add_argument("--candidate", help="wide form: candidate column")
+    p.add_argument("--system", help="long form: system column")
+    p.add_argument("--baseline-system", help="long form: baseline system name")
+    p.add_argument("--candidate-system", help="long form: candidate system name")
+    p.add_argument("--outcome", help="long form: 0/1 outcome column")
+    p.add_argument("--score", help="long form: per-item score column (any numbers)")
+    p.add_argument("--scores", default="auto", choices=["auto", "binary", "continuous"],
+                   help="test family: auto = binary when every value is 0/1 (default auto)")
+    p.add_argument("--correction", default="holm", choices=["holm", "bh", "none"],
+                   help="correction over the tested slices: holm, bh = Benjamini-Hochberg, none "
+                        "(default holm)")
+    p.add_argument("--min-size", type=int, default=20,
+                   help="slices with fewer items are listed but not tested (default 20)")
+    p.add_argument("--clean", help="contamination flag column (1/true/yes = contaminated): the clean "
+                   "items' difference first")
+    p.add_argument("--discover", action="store_true",
+                   help="search the slices of one or two columns for the largest losses on a random "
+                        "half, re-estimate them on the other half")
+    p.add_argument("--depth", type=int, default=2, choices=[1, 2],
+                   help="discovery: 1 = single columns' slices, 2 = also two columns' value pairs "
+                        "(default 2)")
+    p.add_argument("--top", type=int, default=5, help="discovery: how many of the worst slices are "
+                   "re-estimated (default 5)")
+    p.add_argument("--seed", type=int, default=12345,
+                   help="seed of the randomization tests and of discovery's split (default 12345)")
+    p.add_argument("--rounds", type=int, default=10_000,
+                   help="randomization-test rounds when not enumerated exactly (default 10000)")
+    errored(p, "scored 0 (a failure)")

@@ -106,6 +106,7 @@ def run_cli(argv: list[str]) -> int:
             return command.run(args)
     module = REGISTRY[args.analysis]
     pair_notes = _qrels_among_inputs(args)
+    labels = _labels_given(args) if args.analysis != "plan" else []
     options = _options(module, args)
     check = getattr(module, "check_options", None)
     if check is not None:  # every option, before the input is read
@@ -126,8 +127,8 @@ def run_cli(argv: list[str]) -> int:
 
             table = load_many(args.input, sheet=args.sheet, progress=progress)
             # the roles a format suggests (TREC, Inspect...) and the reading's decisions
-            applied = reading.prepare(args.analysis, table, options, reading_of(args))
-            result = module.run(applied.table, applied.options, progress)
+            applied = reading.prepare(args.analysis, table, options, reading_of(args), labels=labels)
+            result = reading.execute(module, applied, progress)
             if getattr(args, "conventions", False):  # only when asked: one more run per convention
                 from ..analyses.conventions import with_conventions
 
@@ -147,14 +148,45 @@ def run_cli(argv: list[str]) -> int:
 
 
 def reading_of(args: argparse.Namespace):
-    """The reading of the file the flags ask for: ``--scorer`` and ``--errors`` (``--errored
-    failure``, the older flag, means ``--errors fail``)."""
+    """The reading of the file the flags ask for: ``--scorer``, ``--errors`` (``--errored
+    failure``, the older flag, means ``--errors fail``) and the judge's ``--label-map``."""
+    from ..analyses.judge_input import parse_label_map
     from ..analyses.reading import Reading
 
     errors = getattr(args, "errors", None)
     if errors is None:
         errors = "fail" if getattr(args, "errored", "exclude") == "failure" else "exclude"
-    return Reading(scorer=getattr(args, "scorer", None), errors=errors)
+    return Reading(scorer=getattr(args, "scorer", None), errors=errors,
+                   label_map=parse_label_map(getattr(args, "label_map", None)))
+
+
+def _labels_given(args: argparse.Namespace) -> list:
+    """The Judge's files of people's labels: ``--human FILE`` values that are files, and a
+    Label Studio export given among the inputs; taken out of the columns and inputs."""
+    import os
+
+    from ..io import load_table
+
+    if args.analysis != "judge":
+        return []
+    labels = []
+    columns = []
+    for value in getattr(args, "human", None) or []:
+        if os.path.isfile(value):
+            labels.append(load_table(value))
+        else:
+            columns.append(value)
+    args.human = columns or None
+    if len(args.input) > 1:
+        kept = []
+        for path in args.input:
+            loaded = load_table(path) if os.path.isfile(path) else None
+            if loaded is not None and loaded.format == "label-studio":
+                labels.append(loaded)
+            else:
+                kept.append(path)
+        args.input = kept or args.input
+    return labels
 
 
 def _qrels_among_inputs(args: argparse.Namespace) -> tuple[str, ...]:
@@ -200,7 +232,7 @@ def render_text(result) -> str:
     notes and the signature."""
     from ..report.present import answer, display_name, format_interval, format_value, record_kind
 
-    keys = ["system", "group", "version", "from", "to", "groups"]
+    keys = ["system", "group", "by", "version", "from", "to", "groups"]
     present = [k for k in keys if any(r.get(k) is not None for r in result.records)]
     with_ci = any(r.get("ci_low") is not None for r in result.records)
     heads = ["metric", "name", *present, "value"] + (["95% CI"] if with_ci else []) + ["n"]

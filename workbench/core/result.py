@@ -18,8 +18,9 @@ import pandas as pd
 #: ``ci_method`` names the interval of ``ci_low``/``ci_high`` when it is not the signature's
 #: one for every record (a rate's Wilson or Clopper-Pearson, a bootstrap); ``t_low``/``t_high``:
 #: the t interval beside a bootstrap one; ``df``: a t statistic's degrees of freedom;
-#: ``degenerate``: true when every bootstrap resample gave the same value (no interval shown).
-RECORD_KEYS = ("metric", "value", "system", "group", "version", "k", "n",
+#: ``degenerate``: true when every bootstrap resample gave the same value (no interval shown);
+#: ``by``: the slice column of a ``group`` that is a slice (Slices).
+RECORD_KEYS = ("metric", "value", "system", "group", "by", "version", "k", "n",
                "ci_low", "ci_high", "ci_method", "t_low", "t_high", "df", "degenerate",
                "from", "to", "groups", "convention", "holds")
 #: Keys of a record in the ``--json`` output, in order.

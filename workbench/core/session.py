@@ -51,6 +51,10 @@ class Session:
     #: the Runs panel's item-grid filter: {"filter": "a_not_b", "run_a": ..., "run_b": ...};
     #: None (also what older files mean): every item, A the baseline, B the last run
     runs_grid: dict[str, str] | None = None
+    #: the reading of the file every panel shares: {"scorer": name or None, "errors":
+    #: "exclude" | "fail", "label_map": [[judge, people], ...]}; None (also what older files
+    #: mean): the tool's primary scorer, errored records left out
+    reading: dict[str, Any] | None = None
     schema: int = SCHEMA
 
     def set_options(self, analysis: str, options: Any) -> None:

@@ -125,25 +125,26 @@ def find_problems(table: LoadedTable, roles: dict[str, str], *, limit_rows: int 
         if rows:
             problems.append(Problem(f"{sentence} ({table.describe_rows(rows)}).", col, rows))
 
-    errored = np.zeros(len(frame), dtype=bool)  # a record that ended with an error has no outcome
-    for col in by_role.get("error", []):
-        text = frame[col].astype(str).str.strip().str.lower()
-        errored |= (frame[col].notna() & ~text.isin(("", "0", "0.0", "false", "no", "none", "nan"))).to_numpy()
-    measured = table.take(np.flatnonzero(~errored)) if errored.any() else table
+    # a declared scorer's blank cells are records it left unscored (a status the reading counts
+    # and names), not a problem of the data
+    declared = getattr(table, "evaluation", None)
+    scorer_columns = {s.column for s in declared.scorers} if declared is not None else set()
     for role in ("success", "baseline", "candidate"):
         for col in by_role.get(role, []):
+            if col in scorer_columns:
+                continue
             try:
-                to_binary(measured, col)
+                to_binary(table, col)
             except DataError as err:
                 codes, uniques = pd.factorize(frame[col], use_na_sentinel=False)
                 ok = np.array([_is_binary_cell(u) for u in uniques], dtype=bool)
-                bad = (~ok[codes] if ok.size else np.zeros(len(frame), dtype=bool)) & ~errored
+                bad = ~ok[codes] if ok.size else np.zeros(len(frame), dtype=bool)
                 problems.append(Problem(str(err), col, rows_of(bad)))
     for role in ("cost", "latency", "n", "correct", "score", "rank", "relevance", "numerator",
                  "denominator"):
         for col in by_role.get(role, []):
             try:
-                to_float(table, col, allow_missing=(role == "relevance"))
+                to_float(table, col, allow_missing=(role == "relevance" or col in scorer_columns))
             except DataError as err:
                 values = pd.to_numeric(frame[col], errors="coerce")
                 bad = values.isna().to_numpy()

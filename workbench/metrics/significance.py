@@ -59,15 +59,14 @@ def sign_test(wins: int, losses: int) -> tuple[float, float]:
     >>> [round(x, 3) for x in sign_test(14, 5)]
     [0.064, 0.041]
     """
-    from scipy.stats import binom
-
+    cdf, pmf = _binomial()
     d = wins + losses
     if d == 0:
         return 1.0, 1.0
     m = min(wins, losses)
-    point = float(binom.pmf(m, d, 0.5))
-    below = float(binom.cdf(m - 1, d, 0.5)) if m > 0 else 0.0
-    exact = min(1.0, 2.0 * float(binom.cdf(m, d, 0.5)))
+    point = float(pmf(m, d, 0.5))
+    below = float(cdf(m - 1, d, 0.5)) if m > 0 else 0.0
+    exact = min(1.0, 2.0 * float(cdf(m, d, 0.5)))
     midp = min(exact, 2.0 * below + point)  # mid-p <= exact p, also where scipy's tail underflows
     return exact, midp
 
@@ -82,7 +81,7 @@ def mcnemar(wins: int, losses: int, *, correction: bool) -> tuple[float, float]:
     >>> [round(x, 3) for x in mcnemar(14, 5, correction=False)]
     [4.263, 0.039]
     """
-    from scipy.stats import chi2
+    from scipy.special import chdtrc  # what scipy.stats.chi2.sf computes (without importing scipy.stats)
 
     d = wins + losses
     if d == 0:
@@ -91,7 +90,21 @@ def mcnemar(wins: int, losses: int, *, correction: bool) -> tuple[float, float]:
     if correction:
         diff = max(0.0, diff - 1.0)
     stat = diff * diff / d
-    return float(stat), float(chi2.sf(stat, 1))
+    return float(stat), float(chdtrc(1, stat))
+
+
+def _binomial():
+    """The binomial cdf and pmf exactly as ``scipy.stats.binom`` computes them (the special
+    functions it calls), without importing ``scipy.stats`` (half a second of a command's start);
+    ``scipy.stats.binom`` itself where those functions are not there (older scipy)."""
+    try:
+        from scipy.special._ufuncs import _binom_cdf, _binom_pmf
+
+        return (lambda k, n, p: _binom_cdf(float(k), n, p)), (lambda k, n, p: _binom_pmf(float(k), n, p))
+    except ImportError:  # pragma: no cover - scipy < 1.12
+        from scipy.stats import binom
+
+        return binom.cdf, binom.pmf
 
 
 def paired_normal_interval(wins: int, losses: int, n: int, *, z: float = Z95):

@@ -14,7 +14,9 @@ from ..core.progress import NULL_PROGRESS
 from ..io import LoadedTable, require_columns, to_binary, to_float, to_text
 from .inputs import _blank, _Cols, _evalset, _subset, _systems_present
 from .outcome import Outcome
-from .spec import COST, JUDGE, JUDGE_METRICS, LATENCY, PAIRED, RANKING, TEST_NAMES, Condition, effort_measure
+from .slice_criterion import eval_slices
+from .spec import (COST, JUDGE, JUDGE_METRICS, LATENCY, PAIRED, RANKING, SLICES, TEST_NAMES, Condition,
+                   effort_measure)
 from .verdict import _fmt_p
 
 
@@ -26,6 +28,8 @@ def measure(cond: Condition, table: LoadedTable, alpha: float, progress) -> Outc
         return _eval_ranking(cond, table, alpha, progress)
     if cond.kind == JUDGE:
         return _eval_judge(cond, table, alpha, progress)
+    if cond.kind == SLICES:
+        return eval_slices(cond, table, alpha, progress)
     return _eval_cost_latency(cond, table, alpha, progress)
 
 

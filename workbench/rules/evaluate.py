@@ -140,7 +140,7 @@ def _judge_all(rule: Rule, outcomes: list[Outcome], tested: list[int], adjusted:
         })
         extra = {"from_": cond.baseline, "to": cond.candidate} if cond.relative else {"system": cond.candidate}
         records.append(record(cond.metric, out.observed, n=out.n, ci_low=out.ci_low,
-                              ci_high=out.ci_high, k=cond.k, **extra))
+                              ci_high=out.ci_high, k=cond.k, group=out.slice, **extra))
         if out.evalset is not None:
             items_rows.append({"index": cond.index, "condition": cond.describe(), "input": out.input_index,
                                **out.evalset})
@@ -244,6 +244,7 @@ def _signature(rule: Rule, changed: bool) -> dict:
         "max_drop": "pass=L>=-m,fail=U<-m/sig-worse&x<-m",
         "min_gain": "pass=L>g&sig-better,fail=U<g/sig-worse",
         "max": "pass=U<=c,fail=L>c",
+        "max_loss": "fail=any-slice(n>=min_items):d<-m&U_fcr<0",
         "verdict": "any-fail>any-inconclusive>pass,unmet-judge->inconclusive",
         "at-limit": "rel-tol-10^-9",
         "ties": TIES_SIGNATURE,

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..core.errors import DataError
 from ..io import LoadedTable, guess_column, require_columns, to_text
-from .spec import COST, JUDGE, PAIRED, RANKING, Condition, Rule, RuleError, effort_measure
+from .spec import COST, JUDGE, PAIRED, RANKING, SLICES, Condition, Rule, RuleError, effort_measure
 
 
 def _pick_input(rule: Rule, cond: Condition, tables: list[LoadedTable]) -> tuple[int, str]:
@@ -38,7 +38,7 @@ def _pick_input(rule: Rule, cond: Condition, tables: list[LoadedTable]) -> tuple
 def _needs(cond: Condition) -> str:
     systems = (f"systems '{cond.baseline}' and '{cond.candidate}'" if cond.relative
                else f"system '{cond.candidate}'")
-    if cond.kind == PAIRED:
+    if cond.kind in (PAIRED, SLICES):
         return (f"columns '{cond.baseline}' and '{cond.candidate}', or item, system and outcome "
                 f"columns with {systems}")
     if cond.kind == RANKING:
@@ -53,7 +53,7 @@ def _needs(cond: Condition) -> str:
 def _fits(cond: Condition, table: LoadedTable) -> bool:
     cols = _Cols(table, cond.data)
     try:
-        if cond.kind == PAIRED:
+        if cond.kind in (PAIRED, SLICES):
             present = set(map(str, table.frame.columns))
             if cond.baseline in present and cond.candidate in present:
                 return True

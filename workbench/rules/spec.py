@@ -72,7 +72,22 @@ Metrics and thresholds
 ``judge_kappa``, ``judge_ac1``,             ``min`` (with ``min_items``) the judge's agreement with people
 ``judge_agreement``                                                     (Cohen's kappa, Gwet's AC1 or the
                                                                         raw share) on the labelled items
+``slice_regression``                        ``max_loss`` (with          the worst slice's paired difference
+                                            ``min_items``, ``by``)      (candidate - baseline) among the
+                                                                        slices of ``by`` with at least
+                                                                        ``min_items`` items
 ==========================================  ==========================  ==================================
+
+* A slice condition (``slice_regression``) runs the Slices analysis on the condition's data
+  (``by``: the slice column or columns, comma-separated; default the file's group column;
+  ``bins`` cuts a numeric one in quantile bins; ``scores = "continuous"`` for scores, else 0/1
+  outcomes) and FAILS the candidate when any slice of at least ``min_items`` items (default 20)
+  loses more than ``max_loss`` (in the metric's unit: a fraction for rates, 0.05 is 5 points)
+  with the upper bound of its adjusted interval below zero: the false-coverage-rate interval
+  (Benjamini and Yekutieli 2005, at the rule's alpha as q) of a slice called out by the
+  Holm-adjusted test over the slices; the card names the slice.  ``bound = "point"`` judges the
+  slices' differences alone.  No slice of ``min_items`` items that can be tested is
+  INCONCLUSIVE; otherwise PASS.
 
 * A judge condition is a requirement on the grader before its numbers are trusted ("kappa >=
   0.6 on at least 100 labelled items"): ``min`` is the least value (judged on the observed
@@ -130,6 +145,9 @@ FORMAT = 1
 
 #: condition kinds
 PAIRED, RANKING, COST, LATENCY, JUDGE = "paired", "ranking", "cost", "latency", "judge"
+SLICES = "slices"
+#: the slice condition's metric
+SLICE_METRIC = "slice_regression"
 
 RANKING_AT = ("ndcg", "p", "r", "hit", "mrr")
 RANKING_PLAIN = ("mrr", "map")
@@ -139,7 +157,7 @@ JUDGE_METRICS = {"judge_kappa": "kappa", "judge_ac1": "ac1", "judge_agreement": 
 KNOWN_METRICS_TEXT = ("success, ndcg@K, p@K, r@K, hit@K, mrr@K, mrr, map, cost_per_success, "
                       "cost_per_request, latency_pQ (e.g. latency_p95), steps_per_success, "
                       "tool_calls_per_success, tokens_per_success, steps_pQ, tool_calls_pQ, tokens_pQ "
-                      "(e.g. tool_calls_p50), judge_kappa, judge_ac1, judge_agreement")
+                      "(e.g. tool_calls_p50), judge_kappa, judge_ac1, judge_agreement, slice_regression")
 
 THRESHOLDS = {
     PAIRED: ("max_drop", "min_gain"),
@@ -147,6 +165,7 @@ THRESHOLDS = {
     COST: ("max_increase", "max"),
     LATENCY: ("max", "max_increase"),
     JUDGE: ("min",),
+    SLICES: ("max_loss",),
 }
 TESTS = {
     PAIRED: ("sign", "mcnemar", "mcnemar_cc", "none"),
@@ -154,6 +173,7 @@ TESTS = {
     COST: ("none",),
     LATENCY: ("none",),
     JUDGE: ("none",),
+    SLICES: ("none",),
 }
 INTERVALS = {
     PAIRED: ("bootstrap", "normal"),
@@ -161,6 +181,7 @@ INTERVALS = {
     COST: ("bootstrap",),
     LATENCY: ("bootstrap",),
     JUDGE: ("normal",),
+    SLICES: ("fcr",),
 }
 TEST_NAMES = {"sign": "exact sign test", "mcnemar": "McNemar chi-square",
               "mcnemar_cc": "McNemar chi-square (continuity corrected)",
@@ -180,8 +201,9 @@ KIND_KEYS = {
     COST: (),
     LATENCY: ("percentile_method",),
     JUDGE: ("min_items", "positive", "level"),
+    SLICES: ("min_items", "by", "bins", "scores"),
 }
-ALL_THRESHOLD_KEYS = ("max_drop", "min_gain", "max_increase", "max", "min")
+ALL_THRESHOLD_KEYS = ("max_drop", "min_gain", "max_increase", "max", "min", "max_loss")
 ALL_CONDITION_KEYS = (COMMON_KEYS + ALL_THRESHOLD_KEYS
                       + tuple(k for keys in KIND_KEYS.values() for k in keys))
 
@@ -201,7 +223,7 @@ class Condition:
     index: int                      # 1-based position in the file
     metric: str
     kind: str
-    threshold_key: str              # max_drop | min_gain | max | max_increase | min
+    threshold_key: str              # max_drop | min_gain | max | max_increase | min | max_loss
     threshold: float
     bound: str                      # lower | upper | point
     interval: str                   # bootstrap | normal
@@ -229,17 +251,19 @@ class Condition:
     @property
     def is_rate(self) -> bool:
         """Values are fractions shown in percentage points (success, p@K, r@K, hit@K)."""
+        if self.kind == SLICES:
+            return self.options.get("scores", "binary") != "continuous"
         return self.kind == PAIRED or (self.kind == RANKING and self.metric.split("@")[0] in ("p", "r", "hit"))
 
     @property
     def limit(self) -> float:
         """The signed limit the observed value is held against."""
-        return -self.threshold if self.threshold_key == "max_drop" else self.threshold
+        return -self.threshold if self.threshold_key in ("max_drop", "max_loss") else self.threshold
 
     @property
     def unit(self) -> str:
         """How values are shown: rate_diff (points), score_diff, relative (percent), value."""
-        if self.kind in (PAIRED, RANKING):
+        if self.kind in (PAIRED, RANKING, SLICES):
             return "rate_diff" if self.is_rate else "score_diff"
         return "relative" if self.threshold_key == "max_increase" else "value"
 
@@ -253,6 +277,11 @@ class Condition:
             what = "must improve" if t == 0 else f"must improve by more than {amount}"
         elif self.threshold_key == "max_increase":
             what = "must not rise at all" if t == 0 else f"must not rise by more than {amount}"
+        elif self.threshold_key == "max_loss":
+            items = int(self.options.get("min_items", 20))
+            by = self.options.get("by")
+            return (f"{self.metric}: no slice{f' of {by}' if by else ''} with at least {items:,} items may lose "
+                    f"more than {amount}")
         elif self.threshold_key == "min":
             items = int(self.options.get("min_items", 1))
             what = f"must be at least {t:g}" + (f" on at least {items:,} labelled items" if items > 1 else "")
@@ -263,6 +292,11 @@ class Condition:
     def requirement(self) -> str:
         """What must hold for PASS, e.g. ``lower bound ≥ -1.0 pts`` (the mathematical signs, as
         every sentence of the workbench writes them)."""
+        if self.kind == SLICES:
+            lim = format_value(self.limit, self.unit, metric=self.metric)
+            if self.bound == "point":
+                return f"no slice's difference < {lim}"
+            return f"no slice with difference < {lim} and the upper bound of its adjusted interval < 0"
         side = {"lower": "lower bound", "upper": "upper bound", "point": "observed"}[self.bound]
         op = {"max_drop": "≥", "min_gain": ">", "max_increase": "≤", "max": "≤", "min": "≥"}[self.threshold_key]
         extra = ""
@@ -567,7 +601,8 @@ class _Parser:
         if kind == JUDGE and threshold > 1:
             raise self.fail(place, f"key 'min' is an agreement coefficient, at most 1 (e.g. min = 0.6); got "
                             f"{_show(c[tkey])}", section=sec, index=index, key=tkey)
-        if kind in (PAIRED, RANKING) and threshold >= 1:
+        if kind in (PAIRED, RANKING) and threshold >= 1 or kind == SLICES and threshold >= 1 and \
+                c.get("scores", "binary") != "continuous":
             raise self.fail(place, f"key '{tkey}' is a difference of fractions and must be below 1 "
                             f"(0.01 is one point); got {_show(c[tkey])}",
                             section=sec, index=index, key=tkey)
@@ -632,6 +667,22 @@ class _Parser:
                 options["positive"] = positive
             options["level"] = self._choice(c, "level", ("auto", "nominal", "ordinal", "interval"), place, sec,
                                             index, default="auto")
+        if kind == SLICES:
+            items = self._integer(c, "min_items", place, sec, index, default=20)
+            if items < 1:
+                raise self.fail(place, f"key 'min_items' must be a whole number >= 1; got {_show(items)}",
+                                section=sec, index=index, key="min_items")
+            options["min_items"] = items
+            by = self._text(c, "by", place, sec, index, required=False)
+            if by is not None:
+                options["by"] = by
+            bins = self._integer(c, "bins", place, sec, index, default=0)
+            if bins < 0 or bins == 1:
+                raise self.fail(place, f"key 'bins' must be 0 (no bins) or at least 2; got {_show(bins)}",
+                                section=sec, index=index, key="bins")
+            options["bins"] = bins
+            options["scores"] = self._choice(c, "scores", ("binary", "continuous"), place, sec, index,
+                                             default="binary")
         if kind == LATENCY:
             from ..metrics.cost import PERCENTILE_METHODS
 
@@ -659,6 +710,8 @@ class _Parser:
             return COST, None, None
         if metric in JUDGE_METRICS:
             return JUDGE, None, None
+        if metric == SLICE_METRIC:
+            return SLICES, None, None
         q = m.group(3) if m else (_LATENCY.match(metric) or [None, None])[1]
         if q is not None:  # latency_p95, tool_calls_p50: a percentile
             if not 0 < float(q) < 100:
@@ -667,7 +720,7 @@ class _Parser:
                                 key="metric")
             return LATENCY, None, float(q)
         known = ["success", "ndcg@10", "p@10", "r@10", "hit@10", "mrr", "map", "cost_per_success",
-                 "cost_per_request", "latency_p95", *JUDGE_METRICS]
+                 "cost_per_request", "latency_p95", *JUDGE_METRICS, SLICE_METRIC]
         raise self.fail(place, f"key 'metric' names an unknown metric {_show(metric)}"
                         f"{self._suggest(metric, known)}; known: {KNOWN_METRICS_TEXT}",
                         section="condition", index=index, key="metric")

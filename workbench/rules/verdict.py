@@ -15,7 +15,8 @@ from typing import Sequence
 from ..core import numbers
 from ..metrics.paired import holm  # noqa: F401  (the rules' Holm adjustment, re-exported)
 from .outcome import FAIL, INCONCLUSIVE, PASS, Outcome
-from .spec import JUDGE, PAIRED, TEST_NAMES, Condition, format_amount, format_interval, format_value
+from .slice_criterion import judge_slices
+from .spec import JUDGE, PAIRED, SLICES, TEST_NAMES, Condition, format_amount, format_interval, format_value
 
 MDE_MULTIPLIER = 2.8
 _EPS = 1e-12
@@ -48,6 +49,8 @@ def judge(cond: Condition, out: Outcome, p_adj: float | None, alpha: float) -> t
     obs, lo, hi, lim, unit = out.observed, out.ci_low, out.ci_high, cond.limit, cond.unit
     f = lambda v: format_value(v, unit, metric=cond.metric)  # noqa: E731
     fi = lambda a, b: format_interval(a, b, unit, metric=cond.metric)  # noqa: E731
+    if cond.kind == SLICES:  # every slice is judged; the card shows the worst
+        return judge_slices(cond, out, f, fi)
     if obs is None or not math.isfinite(obs):
         return INCONCLUSIVE, "the value cannot be computed from the data (see notes)"
     obs, lo, hi = _at_limit(lim, obs, lo, hi)

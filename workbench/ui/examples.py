@@ -54,6 +54,9 @@ EXAMPLES: tuple[Example, ...] = (
             "The last night +13.3 pts over the first on 150 items: 38 items gained, 18 lost."),
     Example("Five epochs of two models", "repeats_epochs.csv", "repeats",
             "68 of 120 items flip across epochs; the model's own randomness is 55.0% of one try's variance."),
+    Example("Wins overall, loses on Hindi", "slices_languages.csv", "slices",
+            "Candidate +4.1 pts overall on 2,000 items, but -9.0 pts on the 210 Hindi items (FCR-adjusted "
+            "95% CI -15.0 to -3.1); the effect differs across languages."),
 )
 
 #: Sessions written by resources/examples/generate.py: the same data with saved options.

@@ -27,7 +27,8 @@ from ..resources_path import resources_dir
 ORDER = (
     "index.md", "getting-started.md", "panel-text.md", "panel-ranking.md", "panel-passk.md",
     "panel-aggregation.md", "panel-compare.md", "panel-cost-latency.md", "panel-planning.md",
-    "panel-release-rule.md", "judge.md", "rubric.md", "runs.md", "repeats.md", "file-formats.md",
+    "panel-release-rule.md", "judge.md", "rubric.md", "runs.md", "repeats.md", "panel-slices.md", "file-formats.md",
+    "reading.md",
     "release-rules.md", "conventions.md", "command-line.md", "performance.md", "spark.md", "architecture.md",
 )
 #: The page the guide opens on.

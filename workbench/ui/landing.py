@@ -10,6 +10,18 @@ FORMAT_PANELS = {"lm_eval_samples": "aggregate", "inspect": "passk", "promptfoo"
                  "trec_run": "ranking", "msmarco_run": "ranking", "jsonl": "passk"}
 
 
+def evaluation_panels(table) -> list[str]:
+    """Panels a file fits by what its reader declared it holds: a log whose primary scorer is
+    a judge (or people's labels) lands on the judge's own numbers."""
+    ev = getattr(table, "evaluation", None)
+    if ev is None:
+        return []
+    primary = ev.scorer()
+    if primary is not None and primary.kind in ("judge", "judge panel", "human"):
+        return ["judge"]
+    return []
+
+
 def panel_for_roles(roles: dict[str, str]) -> str | None:
     """The analysis a file with these column roles is most likely for (None: the data table)."""
     found = panels_for_roles(roles)
@@ -51,6 +63,8 @@ def panels_for_roles(roles: dict[str, str]) -> list[str]:
         out.append("cost")
     if {"numerator", "denominator"} <= have:
         out.append("aggregate")
+    if {"baseline", "candidate", "group"} <= have:
+        out.append("slices")  # two systems and a slice column: where the candidate wins and loses
     if {"baseline", "candidate"} <= have:
         out.append("compare")
     if "success" in have and ("group" in have or "unit" in have):

@@ -19,6 +19,7 @@ from .menus import add_view_actions, build_menus, fill_recent
 from .loading import paths_of
 from .presentation import Presentation, place_window
 from .qrels_prompt import QrelsPrompt
+from .reading_dock import ReadingCard
 from .start_page import StartPage
 from .tasks import TaskRunner
 from .widgets import BusyBar, ExceptionDialog
@@ -67,6 +68,7 @@ class MainWindow(FileCommands, QMainWindow):
         # back with the next file, whatever the last session left
         self.roles_dock.setVisible(False)
         self.problems_dock.setVisible(False)
+        self.reading_dock.setVisible(False)
         self.controller.refresh_recent()
         if not lazy:
             self.ensure_workspace()
@@ -98,6 +100,9 @@ class MainWindow(FileCommands, QMainWindow):
         column.addWidget(self.qrels_prompt)
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
+        self.reading_card = ReadingCard()
+        self.reading_card.reading_changed.connect(self._on_reading_changed)
+        self.reading_dock = self._dock("What this file holds", "readingDock", self.reading_card)
         self.roles_table = RolesTable()
         self.roles_table.roles_changed.connect(self._on_roles_changed)
         self.roles_dock = self._dock("Columns", "rolesDock", self.roles_table)
@@ -105,6 +110,7 @@ class MainWindow(FileCommands, QMainWindow):
         self.problem_list = ProblemList()
         self.problem_list.rows_requested.connect(self._show_rows)
         self.problems_dock = self._dock("Problems in the data", "problemsDock", self.problem_list)
+
         self.busy = BusyBar()
         self.busy.cancel_requested.connect(self.loader.cancel)
         self.statusBar().addPermanentWidget(self.busy, 1)
@@ -163,7 +169,17 @@ class MainWindow(FileCommands, QMainWindow):
     def _on_loaded(self, loaded) -> None:
         self.ensure_workspace()
         self.controller.end_preview()
+        from ..analyses.reading import roles_for
+        from .workspace import reading_from_json
+
         table, roles = loaded.table, loaded.roles
+        # the reading every panel shares: the session's, else the tool's primary scorer
+        reading = reading_from_json(loaded.session.reading if loaded.session is not None else None)
+        self.workspace.set_reading(reading, run=False)
+        if loaded.session is None or reading.scorer is not None:
+            roles = roles_for(table, roles, reading)
+            if roles != loaded.roles:
+                self.controller.set_roles(roles)
         self.roles_table.blockSignals(True)
         self.roles_table.set_roles([str(c) for c in table.frame.columns], roles)
         self.roles_table.blockSignals(False)
@@ -172,6 +188,9 @@ class MainWindow(FileCommands, QMainWindow):
         else:
             self.roles_dock.setVisible(True)
             self.problems_dock.setVisible(True)
+            self.reading_dock.setVisible(True)
+        self.reading_card.set_table(table, roles)
+        self.reading_card.set_reading(reading)
         if loaded.problems is not None:
             self._show_problems(loaded.problems)
         self.qrels_prompt.hide()
@@ -221,6 +240,20 @@ class MainWindow(FileCommands, QMainWindow):
 
     def panel_applies(self, name: str) -> bool:
         return self.workspace.applies(name)
+
+    def _on_reading_changed(self, reading) -> None:
+        """A scorer or error decision in the card: every panel reads the file so."""
+        from .workspace import reading_to_json
+
+        self.ensure_workspace()
+        roles = self.workspace.set_reading(reading)
+        if self.table is not None:
+            self.roles_table.blockSignals(True)
+            self.roles_table.set_roles([str(c) for c in self.table.frame.columns], roles)
+            self.roles_table.blockSignals(False)
+            self.controller.set_roles(roles)
+        self.controller.session.reading = reading_to_json(reading)
+        self.controller.mark_dirty()
 
     def _on_roles_changed(self, roles: dict) -> None:
         self.ensure_workspace()

@@ -26,6 +26,7 @@ EXPECTED: dict[str, tuple[str, object]] = {
     "claims.csv": ("mean_of_ratios", 0.6),
     "cost_latency.csv": ("cost_per_success", 0.0146),
     "text_extraction.csv": ("exact_match", 0.4),
+    "slices_languages.csv": ("diff", 0.041),
 }
 TOLERANCE = 6e-5
 #: Example sessions: the panel whose result is checked, its metric and value (the rule's

@@ -12,10 +12,11 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QTabWidget
 
+from ..analyses.reading import Reading, roles_for
 from ..core.errors import WorkbenchError
 from ..core.session import Session, options_to_json
 from .dataview import DataView
-from .landing import FORMAT_PANELS, content_panels, panels_for_roles
+from .landing import FORMAT_PANELS, content_panels, evaluation_panels, panels_for_roles
 from .panels import PANELS
 from .panels.compare import SOURCE_PANELS
 from .panels.rule import RulePanel
@@ -42,6 +43,8 @@ class Workspace(QTabWidget):
         self._landing = None
         self.table = None
         self.roles: dict[str, str] = {}
+        #: the reading of the file every panel shares (the scorer, errors), made once
+        self.reading = Reading()
         for name, (title, cls) in PANELS.items():
             self._add_panel(name, title, cls())
         self._connect_compare_sources()
@@ -141,7 +144,8 @@ class Workspace(QTabWidget):
     def landing_panel(self, table, roles: dict[str, str], asked: str | None) -> tuple[str | None, str]:
         """(the tab a file opened by name lands on, a sentence when the likeliest panel cannot
         run on it): the panel asked for, the format's, the content's, the roles'."""
-        candidates = ([asked] if asked is not None else []) + \
+        candidates = ([asked] if asked is not None and asked != table.panel else []) + \
+            evaluation_panels(table) + ([asked] if asked is not None and asked == table.panel else []) + \
             [p for p in (FORMAT_PANELS.get(table.format),) if p] + content_panels(table, roles) + \
             panels_for_roles(roles)
         panel = next((p for p in candidates if p in ("rule", "plan") or
@@ -209,6 +213,22 @@ class Workspace(QTabWidget):
         self.set_roles(roles)
         self.rule_panel.set_data(table, roles)
 
+    def set_reading(self, reading, *, run: bool = True) -> dict[str, str]:
+        """The scorer or the error decision changed: every panel reads the file so (the chosen
+        scorer's column takes the outcome or score role) and runs again; returns the roles."""
+        self.reading = reading
+        for panel in self.panels.values():
+            panel.reading = reading
+        self.rule_panel.reading = reading
+        if self.table is None:
+            return dict(self.roles)
+        roles = roles_for(self.table, self.roles, reading)
+        if run:
+            self.set_roles(roles)
+        else:
+            self.roles = roles
+        return roles
+
     def set_roles(self, roles: dict[str, str]) -> None:
         """The columns' roles changed: every panel that reads the data runs again."""
         self.roles = dict(roles)
@@ -235,6 +255,10 @@ class Workspace(QTabWidget):
                 panel.set_options(session.options_for(name, panel.module.Options))
         if "cost" in self.panels:  # display only; older sessions have none: the file's units
             self.panels["cost"].set_currency(session.currency)
+        judge = self.panels.get("judge")
+        pairs = reading_from_json(session.reading).label_map
+        if judge is not None:
+            judge.control("label_map").setText(",".join(f"{a}={b}" for a, b in pairs))
 
     def fill_session(self, session: Session) -> None:
         """The panels' part of a session being saved: options, currency, Compare's metric."""
@@ -246,6 +270,8 @@ class Workspace(QTabWidget):
         session.compare_source = compare.source_setting() if compare is not None else None
         runs = self.panels.get("runs")
         session.runs_grid = runs.grid_view.setting() if runs is not None and runs.table is not None else None
+        judge = self.panels.get("judge")
+        session.reading = reading_to_json(judge.current_reading() if judge is not None else self.reading)
 
     def results(self) -> list:
         """Every result on screen, the decision card first (the report's summary leads with it)."""
@@ -291,6 +317,25 @@ class Workspace(QTabWidget):
         self.data.model.wait(30000)
 
 
+def reading_to_json(reading) -> dict | None:
+    """A reading as a session keeps it (None: the defaults)."""
+    if reading.scorer is None and reading.errors == "exclude" and not reading.label_map:
+        return None
+    return {"scorer": reading.scorer, "errors": reading.errors,
+            "label_map": [list(pair) for pair in reading.label_map]}
+
+
+def reading_from_json(data) -> Reading:
+    """A session's reading (older sessions, and a damaged entry: the defaults)."""
+    if not isinstance(data, dict):
+        return Reading()
+    scorer = data.get("scorer") if isinstance(data.get("scorer"), str) else None
+    errors = data.get("errors") if data.get("errors") in ("exclude", "fail") else "exclude"
+    pairs = data.get("label_map") if isinstance(data.get("label_map"), list) else []
+    label_map = tuple((str(p[0]), str(p[1])) for p in pairs if isinstance(p, (list, tuple)) and len(p) == 2)
+    return Reading(scorer=scorer, errors=errors, label_map=label_map)
+
+
 def close_large(old, new) -> None:
     """The file read page by page of the table no longer open is closed (its DuckDB reader)."""
     large = getattr(old, "large", None)
@@ -313,4 +358,4 @@ def colour_systems(table, roles: dict[str, str]) -> None:
     reset_system_colours(names)
 
 
-__all__ = ["Workspace", "colour_systems"]
+__all__ = ["Workspace", "colour_systems", "reading_from_json", "reading_to_json"]

@@ -21,6 +21,7 @@ from workbench.core.errors import DataError
 from workbench.io.cells import text_array
 from workbench.io.evaluation import Run, merge
 from workbench.io.formats import cross
+from workbench.io.formats.labels_join import is_labels, join_labels
 from workbench.io.table import LoadedTable, StackedText
 
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
@@ -57,7 +58,13 @@ def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
 
 
 def combine(tables: Sequence[Any]):
-    """Several loaded tables as one (see the module's docstring)."""
+    """Several loaded tables as one (see the module's docstring).  Files of people's labels
+    (a Label Studio export) opened with evaluation logs are not stacked: they are joined to the
+    logs by item (:mod:`workbench.io.formats.labels_join`)."""
+    labels = [t for t in tables if is_labels(t)]
+    logs = [t for t in tables if not is_labels(t)]
+    if labels and logs and all(getattr(t, "evaluation", None) is not None for t in logs):
+        return join_labels(logs[0] if len(logs) == 1 else combine(logs), labels)
     tables, same = _same_runs(tables)
     if len(tables) == 1:
         import dataclasses

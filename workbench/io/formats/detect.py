@@ -18,6 +18,7 @@ from workbench.io.formats import (
     inspect_log,
     items_layout,
     jsonl,
+    labelstudio,
     lmeval,
     msmarco,
     mteb,
@@ -68,6 +69,10 @@ def detect_and_load(data: bytes, path: str, shown: str):
         from workbench.io.textfile import _load_text, _Steps
 
         return _load_text(ragas.with_index_name(data), path, shown, _Steps(None, ""))
+    if _labelstudio_header(prefix):
+        from workbench.io.textfile import _load_text, _Steps
+
+        return labelstudio.from_delimited(_load_text(data, path, shown, _Steps(None, "")), path)
     kind = trec.sniff(prefix, path)
     if kind is not None:
         return trec.load(decode(data, shown), path, shown, kind, data)
@@ -93,6 +98,7 @@ def may_claim(head: bytes, path: str) -> bool:
         return True
     prefix = head[:200_000].decode("utf-8", "ignore") if _maybe_text(head) else ""
     return (_promptfoo_csv_header(prefix) is not None or _ragas_with_index(prefix)
+            or _labelstudio_header(prefix)
             or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
             or trec.headed(prefix) is not None or msmarco.sniff(prefix) is not None)
 
@@ -137,6 +143,20 @@ def declare_plain(table):
     return table
 
 
+def _labelstudio_header(prefix: str) -> bool:
+    """Label Studio's CSV or TSV export: its header names annotation_id and annotator."""
+    import csv
+
+    first = prefix.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if "annotation_id" not in first or "annotator" not in first:
+        return False
+    try:
+        header = next(csv.reader([first], delimiter="\t" if "\t" in first else ","))
+    except (csv.Error, StopIteration):
+        return False
+    return labelstudio.is_csv_header(header)
+
+
 def _maybe_text(data: bytes) -> bool:
     return b"\x00" not in data[:4096]
 
@@ -167,6 +187,10 @@ def _load_json(text: str, path: str, shown: str, extension: str):
     if helm.is_per_instance_stats(value):  # a HELM run folder's per_instance_stats.json: the run
         folder = os.path.dirname(path)
         return helm.load_run(folder, f"'{folder}'", path=path)
+    if labelstudio.is_tasks(value):
+        return labelstudio.load_tasks(value, path, shown)
+    if labelstudio.is_min_records(value):
+        return labelstudio.load_min(value, path, shown)
     if isinstance(value, list):
         return jsonl.records_table(value, path, shown, fmt=jsonl.JSON, what="a JSON array of records",
                                    lines=None, word="record")

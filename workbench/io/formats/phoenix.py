@@ -175,7 +175,11 @@ def _build(runs: list[dict], path: str, shown: str, source: str):
         if not numbers:  # labels only (a person's "good"/"bad" with no score)
             column, scale = f"{name}.label", LABELS
         summary, mean, examples = _summary(runs, found, scores, own)
-        scorers.append(Scorer(name, column, kind=kind, scale=scale, labels=f"{name}.label",
+        # an evaluator that gives scores is read by its scores (a bool evaluator's label is its
+        # score in words, and "correct" and "good" never meet across evaluators); its labels stay
+        # in 'N.label'; an evaluator of labels only is read by its labels
+        scorers.append(Scorer(name, column, kind=kind, scale=scale,
+                              labels=f"{name}.label" if scale == LABELS else None,
                               error=f"{name}.error", metric=summary, reported=mean, reported_n=examples,
                               detail=f"Phoenix evaluator, annotator kind {kind_word}"
                               + (f" (also {', '.join(sorted(set(kinds) - {kind_word}))})" if len(set(kinds)) > 1 else "")))

@@ -64,13 +64,14 @@ from .answers_judge_rubric import _answer_judge, _answer_rubric
 from .answers_passk_aggregate import _answer_aggregate, _answer_passk
 from .answers_runs_repeats import _answer_repeats, _answer_runs, _repeats_items_or_repeats  # noqa: F401
 from .answers_text_ranking import _answer_ranking, _answer_text
+from .answers_slices import _answer_slices
 
 
 _ANSWERS = {"text": _answer_text, "ranking": _answer_ranking, "passk": _answer_passk,
             "aggregate": _answer_aggregate, "compare": _answer_compare, "cost": _answer_cost,
             "plan": _answer_plan, "gate": _answer_gate, "judge": _answer_judge,
             "rubric": _answer_rubric, "runs": _answer_runs,
-            "repeats": _answer_repeats}
+            "repeats": _answer_repeats, "slices": _answer_slices}
 
 
 
@@ -94,7 +95,24 @@ def answer(result, *, currency: str | None = None) -> Answer:
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
         ans = Answer((text + ".",), result.analysis, "neutral")
-    return _with_conventions(_with_errored(ans, result), result)
+    return _with_conventions(_with_reading(_with_errored(ans, result), result), result)
+
+
+def _with_reading(ans: Answer, result) -> Answer:
+    """The card names the scorer its numbers come from and says when an item's repeats were
+    reduced (the signature's ``scorer`` and ``unit``, written by the reading of the file)."""
+    sig = str(getattr(result, "signature", "") or "")
+    fields = dict(p.split(":", 1) for p in sig.split("|") if ":" in p)
+    scorer, unit = fields.get("scorer"), fields.get("unit")
+    if scorer is None or getattr(result, "analysis", None) == "gate":
+        return ans
+    name, _, kind = scorer.partition("(")
+    if f"'{name}'" in ans.text:
+        return ans
+    text = f"Scorer '{name}'" + (f" ({kind.rstrip(')')})" if kind else "")
+    if unit and unit.startswith("item("):
+        text += f"; each item's repeats reduced to their {unit[5:].split(' ', 1)[0]}"
+    return dataclasses.replace(ans, sentences=ans.sentences + (text + ".",))
 
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from ...core.numbers import ALPHA, MISSING, _is_missing, format_interval, format_p, format_value, gate_kind, interval_method, kind_of
 from ...core.numbers import plural as _plural
 from ._names import display_name
+from ._slice_kinds import record_kind_slices
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,8 @@ def _card_clause(row: dict) -> str:
 def record_kind(result, rec: dict) -> str:
     """The kind of a record of ``result``: :func:`kind_of` its metric, except a gate's
     condition records, whose kind is their card row's unit (points, relative change...)."""
+    if result.analysis == "slices":  # a difference in points (0/1) or in score units (scores)
+        return record_kind_slices(result, rec)
     if result.analysis == "gate" and rec["metric"] not in ("verdict", "rule_changed_after_results"):
         try:
             card = result.table("card").frame

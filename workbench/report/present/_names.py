@@ -219,6 +219,36 @@ _NAMES.update({
     "position_flip_share": "Verdicts that flip when the answers swap",
     "first_position_win_share": "Wins of the answer shown first", "position_p": "Position bias: p",
     "longer_win_share": "Wins of the longer answer", "length_p": "Length bias: p",
+    "judge_score": "Judge's own score (mean over the items it scored)",
+    "judge_unscored": "Records the judge left unscored",
+})
+
+# what a file holds (workbench describe)
+_NAMES.update({
+    "records": "Records", "repeats_min": "Fewest repeats of an item", "repeats_max": "Most repeats of an item",
+    "completed": "Records without an error", "error": "Records that ended with an error",
+    "annotators": "Annotators", "labels": "Labels", "scored:*": "Records scored by {m}",
+    "unscored:*": "Records left unscored by {m}", "total:*": "Total {m}",
+})
+
+
+
+# slices
+_NAMES.update({
+    "baseline_mean": "Baseline mean", "candidate_mean": "Candidate mean", "p": "p (the adjusted test)",
+    "se": "Standard error of the difference", "tested": "Tested",
+    "fcr_ci": "Difference, false-coverage-rate adjusted interval", "shrunk_diff": "Shrunken difference",
+    "tested_slices": "Slices tested (m)", "called_out": "Slices called out (R)",
+    "fcr_level": "Level of the false-coverage-rate intervals", "q": "Cochran's Q", "q_df": "Cochran's Q: df",
+    "q_p": "Cochran's Q: p", "i2": "I²", "tau2": "Between-slice variance tau²",
+    "re_diff": "Random-effects pooled difference", "clean_diff": "Difference on the clean items",
+    "contaminated_diff": "Difference on the contaminated items", "slices_searched": "Slices searched",
+    "search_diff": "Difference on the search half", "holdout_diff": "Difference on the hold-out half",
+    "holdout_p": "Hold-out half: p", "holdout_p_adjusted": "Hold-out half: adjusted p",
+    "slice": "Slice", "by": "Slice column", "status": "Status", "fcr_low": "FCR interval low",
+    "fcr_high": "FCR interval high", "pooled": "Slices pooled (k)", "fe_diff": "Fixed-effect pooled difference",
+    "re_low": "Random-effects 95% CI low", "re_high": "Random-effects 95% CI high",
+    "search_items": "Items (search half)", "holdout_items": "Items (hold-out half)", "rank": "Rank",
 })
 
 

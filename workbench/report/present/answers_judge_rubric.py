@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.numbers import format_interval, format_p, format_value
 from ...core.numbers import plural as _plural
-from ._common import Answer, _ci, _first, _fv, _q, t_sentence
+from ._common import Answer, _ci, _first, _fv, _q, _signature_fields, t_sentence
 
 
 def _answer_rubric(result, currency):
@@ -46,10 +46,50 @@ def _answer_rubric(result, currency):
 
 
 
+def _judge_score_sentence(result, sig) -> str:
+    """The judge's own score per system (a judge scorer of an evaluation log), first."""
+    scores = [r for r in result.find("judge_score") if r.get("value") is not None]
+    if not scores:
+        return ""
+    name = str(sig.get("judge", ""))
+    name = name[len("scorer:"):] if name.startswith("scorer:") else "the judge"
+    parts = []
+    for r in scores:
+        unscored = next((u.get("value") for u in result.find("judge_unscored", system=r.get("system"))), 0)
+        who = f"'{r['system']}' " if r.get("system") else ""
+        parts.append(f"{who}{format_value(r['value'], 'score')}{_ci(r, 'score')} over "
+                     f"{_plural(r.get('n'), 'item')} it scored"
+                     + (f" ({_plural(unscored, 'record')} unscored)" if unscored else ""))
+    return f"Scorer '{name}' gives " + "; ".join(parts) + "."
+
+
+def _answer_people(result):
+    """The annotators' agreement with each other (no judge's labels)."""
+    alpha = _first(result, "alpha", group="people alone")
+    pairs = [r for r in result.find("agreement") if r.get("value") is not None]
+    count = _signature_fields(result).get("people", "").rsplit(":", 1)[-1]
+    parts = [f"The {count} annotators agree with each other"]
+    if alpha is not None and alpha.get("value") is not None:
+        parts[0] += f": Krippendorff's alpha {format_value(alpha['value'], 'score')} over " \
+                    f"{_plural(alpha.get('n'), 'item')} labelled by two or more"
+    sentences = [parts[0] + "."]
+    if pairs:
+        low, high = min(pairs, key=lambda r: r["value"]), max(pairs, key=lambda r: r["value"])
+        sentences.append(f"Pairs of annotators agree on {_fv(low)} ({low['group']}, {_plural(low.get('n'), 'item')})"
+                         + (f" to {_fv(high)} ({high['group']}, {_plural(high.get('n'), 'item')})"
+                            if high is not low else "") + " of the items both labelled; no judge's labels "
+                         "to compare yet.")
+    a = alpha.get("value") if alpha else None
+    tone = "neutral" if a is None else "good" if a >= 0.8 else "bad" if a < 0.667 else "borderline"
+    return Answer(tuple(sentences), f"alpha {format_value(a, 'score')}" if a is not None else "people", tone)
+
+
 def _answer_judge(result, currency):
     """"Judge agrees with people on 85% of 105 items; kappa 0.68 (0.53 to 0.82); AC1 0.71; 16
     disagreements, 12 of them judge-pass/human-fail. Judge says 40% pass; corrected 17% (6% to
     27%)." -- or, without human labels, the bias readings."""
+    if _signature_fields(result).get("judge") == "none":  # people's labels alone
+        return _answer_people(result)
     agree = _first(result, "agreement")
     if agree is None:
         flip = _first(result, "position_flip_share")
@@ -73,7 +113,10 @@ def _answer_judge(result, currency):
     kappa = _first(result, "kappa")
     ac1 = _first(result, "ac1")
     dis = _first(result, "disagreements")
-    s1 = f"Judge agrees with people on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
+    sig = _signature_fields(result)
+    other = str(sig.get("people", ""))
+    whom = f"the judge '{other[len('judge:'):]}'" if other.startswith("judge:") else "people"
+    s1 = f"Judge agrees with {whom} on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
     if kappa is not None and kappa.get("value") is not None:
         s1 += f"; kappa {format_value(kappa['value'], 'score')}"
         if kappa.get("ci_low") is not None:
@@ -88,6 +131,9 @@ def _answer_judge(result, currency):
         if jp is not None and dis.get("value"):
             s1 += f", {jp.get('value')} of them judge-pass/human-fail"
     sentences = [s1 + "."]
+    own = _judge_score_sentence(result, sig)
+    if own:
+        sentences.insert(0, own)
     rate = _first(result, "judge_pass_rate")
     corr = _first(result, "corrected_pass_rate")
     if rate is not None:

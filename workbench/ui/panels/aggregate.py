@@ -16,8 +16,9 @@ class AggregatePanel(AnalysisPanel):
               "mean of per-unit ratios.", choices=FORMS),
         Field("outcome", "Outcome", "column", "0/1 per item (or a score in [0, 1]).", roles=("success",),
               forms=("group", "unit"), optional=False),
-        Field("group", "Group / segment", "column", "Per-group table; macro averages over it.",
-              roles=("group",), forms=("group",), optional=False),
+        Field("group", "Group / segment", "column", "Per-group table; macro averages over it. Optional: "
+              "without one, the overall rate of each system (micro = macro).",
+              roles=("group",), forms=("group",)),
         Field("version", "Version", "column", "Optional: per version, with a Simpson's paradox check.",
               roles=("version",), forms=("group",)),
         Field("numerator", "Numerator", "column", "e.g. correct claims.", roles=("numerator",),

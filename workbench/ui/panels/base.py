@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel,
                                QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
+from ...analyses.reading import Reading, run_read
 from ...core.errors import WorkbenchError
 from ...core.result import AnalysisResult
 from .. import presenting
@@ -52,6 +53,8 @@ class AnalysisPanel(PanelMessages, QWidget):
         super().__init__(parent)
         self.table = None
         self.roles: dict[str, str] = {}
+        #: the reading of the file every panel shares (scorer, errors), set by the workspace
+        self.reading = Reading()
         self.last_result: AnalysisResult | None = None
         #: SHA-256 of the file the shown result was computed from (None: no file, or no result)
         self.last_input_sha256: str | None = None
@@ -284,7 +287,12 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._show_message("")  # what was said of other data or options is not about this run
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self._running_options = options  # the result's options (its Conventions tab reruns them)
-        self.runner.start(lambda progress: module.run(table, options, progress))
+        reading, roles = self.current_reading(), dict(self.roles)
+        self.runner.start(lambda progress: run_read(module, table, options, reading, roles, progress))
+
+    def current_reading(self):
+        """The reading this panel runs with: the workspace's (a panel may add its own part)."""
+        return self.reading
 
     def _can_run(self) -> bool:
         """The quick checks before a run (columns there, the data fit for it); what stops the

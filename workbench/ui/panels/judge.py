@@ -37,7 +37,18 @@ class JudgePanel(AnalysisPanel):
               roles=("length_a",)),
         Field("length_b", "Length of answer B", "column", "Optional, with the length of A.",
               roles=("length_b",)),
+        Field("label_map", "Judge's labels in people's words", "text",
+              "When the judge's labels and the people's are different words (C/P/I against correct/partial/"
+              "incorrect): JUDGE=PEOPLE pairs, e.g. C=correct,P=partial,I=incorrect. Agreement is never "
+              "measured over labels that cannot meet."),
     )
+
+    def current_reading(self):
+        """The workspace's reading, with this panel's map of the judge's labels to the people's."""
+        from ...analyses.judge_input import parse_label_map
+
+        text = self.value("label_map")
+        return dataclasses.replace(self.reading, label_map=parse_label_map(text) if text else ())
 
     def options(self):
         """The form's options; the two people's columns become the analysis's list."""

@@ -1,0 +1,141 @@
+"""One reading of a file in the window (issue 43): logs the real tools wrote land on a panel
+whose answer names the scorer and gives the tool's own number; the "What this file holds" card
+describes the file and takes the scorer and error decisions once, for every panel; one system's
+rate is the same on every panel and in the exported workbook."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import open_file, wait_result
+
+pytestmark = pytest.mark.gui
+
+FIX = os.path.join(os.path.dirname(__file__), "..", "fixtures", "formats")
+
+
+def fx(*parts: str) -> str:
+    return os.path.abspath(os.path.join(FIX, *parts))
+
+
+def expected(folder: str) -> dict:
+    with open(fx(folder, "expected.json"), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _result(qtbot, panel):
+    """The panel's result once it is in (a run's 'busy' ends a moment before its result)."""
+    qtbot.waitUntil(lambda: panel.last_result is not None and not panel.runner.busy, timeout=30000)
+    return panel.last_result
+
+
+def _open(qtbot, window, path):
+    open_file(qtbot, window, path)
+    panel = window.tabs.currentWidget()
+    return panel, _result(qtbot, panel)
+
+
+def _described(qtbot, window):
+    card = window.reading_card
+    if card.runner.busy:
+        with qtbot.waitSignal(card.described, timeout=30000):
+            pass
+    return card.last_result
+
+
+def test_an_inspect_judge_log_lands_on_the_judges_own_accuracy(qtbot, window):
+    want = expected("inspect285_judge")["logs"]["judge_alpha.eval"]
+    panel, result = _open(qtbot, window, fx("inspect285_judge", "judge_alpha.eval"))
+    assert panel is window.panels["judge"]
+    accuracy = next(s for s in want["scores"] if s["name"] == "model_graded_qa")["metrics"]["accuracy"]
+    assert result.value("judge_score", system="mockllm/alpha") == pytest.approx(accuracy, abs=1e-9)
+    text = " ".join(panel.card.sentences)
+    assert "'model_graded_qa'" in text and "0.727" in text
+    desc = _described(qtbot, window)
+    scorers = {r["scorer"]: r for _, r in desc.table("scorers").frame.iterrows()}
+    assert scorers["model_graded_qa"]["kind"] == "judge" and scorers["model_graded_qa"]["unscored"] == 2
+    assert "inspect 0.3.285" in window.reading_card.summary.text()
+
+
+def test_the_scorer_and_errors_are_chosen_once_for_every_panel(qtbot, window):
+    landed, _ = _open(qtbot, window, fx("lmeval_mc", "runs"))
+    assert "'acc'" in " ".join(landed.card.sentences)  # two runs: Compare, naming the metric
+    window.workspace.show("aggregate")
+    panel = window.panels["aggregate"]
+    runs = {f"dummy {r['num_fewshot']}-shot seed {r['seeds']['random_seed']}": r for r in expected("lmeval_mc")["runs"]}
+    result = _result(qtbot, panel)
+    assert {r["version"]: r["value"] for r in result.find("micro")} == \
+        {name: pytest.approx(r["acc"]) for name, r in runs.items()}
+    assert "'acc'" in " ".join(panel.card.sentences)
+    card = window.reading_card
+    _described(qtbot, window)
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        card.scorer.setCurrentIndex(card.scorer.findData("acc_norm"))
+    result = panel.last_result
+    assert {r["version"]: r["value"] for r in result.find("micro")} == \
+        {name: pytest.approx(r["acc_norm"]) for name, r in runs.items()}
+    assert "scorer:acc_norm(recorded metric)" in result.signature
+    assert window.roles["acc_norm"] == "success" and window.roles.get("acc") != "success"
+    compare = window.panels["compare"]
+    window.workspace.show("compare")
+    other = wait_result(qtbot, compare)
+    if "acc_norm" not in other.signature:  # its run with the new reading may still be coming
+        other = wait_result(qtbot, compare)
+    assert "scorer:acc_norm" in other.signature  # the same decision on another panel
+    session = window.current_session()
+    assert session.reading == {"scorer": "acc_norm", "errors": "exclude", "label_map": []}
+
+
+def test_promptfoo_repeats_one_rate_on_every_panel_and_in_the_workbook(qtbot, window, tmp_path, monkeypatch):
+    from openpyxl import load_workbook
+    from PySide6.QtWidgets import QFileDialog
+
+    panel, _ = _open(qtbot, window, fx("promptfoo_repeat", "results.json"))
+    rates = {}
+    for name, metric, key in (("repeats", "repeats_rate", "system"), ("aggregate", "micro", "version"),
+                              ("passk", "pass@1", "system")):
+        window.workspace.show(name)
+        result = _result(qtbot, window.panels[name])
+        rates[name] = {r[key]: r["value"] for r in result.find(metric) if r.get(key)}
+    for system in ("steady", "flaky"):
+        assert len({round(r[system], 12) for r in rates.values()}) == 1, rates
+    card = window.reading_card
+    with qtbot.waitSignal(window.panels["passk"].result_ready, timeout=30000):
+        card.errors.setCurrentIndex(card.errors.findData("fail"))
+    flaky = window.panels["passk"].last_result.value("pass@1", system="flaky")
+    assert flaky == pytest.approx(expected("promptfoo_repeat")["systems"]["flaky"]["pass_rate"], abs=1e-9)
+    target = tmp_path / "report.xlsx"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), "")))
+    for name in ("repeats", "aggregate"):
+        window.workspace.show(name)
+        _result(qtbot, window.panels[name])
+    with qtbot.waitSignal(window.report_written, timeout=60000):
+        window.export_action.trigger()
+    book = load_workbook(target, read_only=True, data_only=True)
+    values = [c for ws in book.worksheets for row in ws.iter_rows(values_only=True) for c in row
+              if isinstance(c, float)]
+    assert any(abs(v - flaky) < 1e-9 or abs(v - 100 * flaky) < 1e-7 for v in values)
+
+
+def test_a_log_and_its_label_export_opened_together_land_on_the_judge(qtbot, window):
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_paths([fx("inspect285_judge", "judge_alpha.eval"), fx("labelstudio", "export.csv")])
+    panel = window.panels["judge"]
+    assert window.tabs.currentWidget() is panel
+    qtbot.waitUntil(lambda: not panel.runner.busy and (panel.last_result is not None or bool(panel.last_error)),
+                    timeout=30000)
+    # the judge's C/P/I and the people's words never meet: a sentence shows both sets, no number
+    assert panel.last_result is None
+    assert "never meet" in panel.last_error and "correct, incorrect, partial" in panel.last_error
+    assert "Judge's labels in people's words" in panel.last_error  # the field to fill, by its label
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        panel.control("label_map").setText("C=correct,P=partial,I=incorrect")
+        panel.control("label_map").editingFinished.emit()
+    result = panel.last_result
+    assert result.value("agreement") == pytest.approx(10 / 11)
+    assert "label-map:C=correct,P=partial,I=incorrect" in result.signature
+    session = window.current_session()
+    assert session.reading["label_map"] == [["C", "correct"], ["P", "partial"], ["I", "incorrect"]]
