@@ -173,6 +173,7 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
                                       "trials of each trial's mean over instances)") if rep else None,
                               reported=rep[0] if rep else None, reported_n=rep[1] if rep else None,
                               detail="a HELM bookkeeping stat" if nm in BOOKKEEPING else "a HELM metric, as recorded per instance"))
+    scorers.sort(key=lambda s: s.name in BOOKKEEPING)  # HELM's measures first, its bookkeeping after
     primary = next((m for m in MAIN if m in names), None)
     named = [str(n) for ms in spec.get("metric_specs") or [] for n in ((ms.get("args") or {}).get("names") or [])]
     if primary is None:
