@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from workbench.core.numbers import plural
+from workbench.core.numbers import format_value, plural
 from workbench.io.evaluation import BINARY, CODE, JUDGE, SCORE, Evaluation, Run, Scorer
 from workbench.io.formats._common import almost, render_json_value, table, text_column
 
@@ -177,6 +177,10 @@ def _metric(case: dict, name: str) -> dict | None:
     return None
 
 
+def _cost(value: Any) -> str:
+    return format_value(float(value), "cost") if isinstance(value, (int, float)) else "not recorded"
+
+
 def _num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -241,12 +245,12 @@ def _notes(run: dict, frame: pd.DataFrame, metrics: list[str], errors: dict, dir
     total = _get(run, "evaluationCost", "evaluation_cost")
     if "grader_cost" in usage and "cost" not in usage:
         notes.append("Column 'evaluation_cost' is the metrics' (the judge's) cost, DeepEval's "
-                     f"evaluationCost {total!r} in total; this layout records no "
+                     f"evaluationCost {_cost(total)} in total; this layout records no "
                      "cost of the evaluated model.")
     elif "grader_cost" in usage:
         notes.append("Two cost streams kept apart: 'token_cost' is the evaluated model's cost set on "
                      "each test case (in no DeepEval total); 'evaluation_cost' is the metrics' (the "
-                     f"judge's) cost, DeepEval's evaluationCost {total!r} in total.")
+                     f"judge's) cost, DeepEval's evaluationCost {_cost(total)} in total.")
     return notes
 
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
+from workbench.core.numbers import format_value
 from workbench.io.evaluation import BINARY, RECORDED, SCORE, Evaluation, Run, Scorer
 from workbench.io.formats._common import render_json_value, table, text_column
 
@@ -169,7 +170,7 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
         split = next(iter(sorted(splits[nm])), "")
         rep = reported.get((nm, split, ""))
         scorers.append(Scorer(nm, nm, kind=RECORDED, scale=scale,
-                              metric=(f"stats.json mean {rep[0]:.6g} (count {rep[1]}: the mean over train "
+                              metric=(f"stats.json mean {format_value(rep[0], 'score')} (count {rep[1]}: the mean over train "
                                       "trials of each trial's mean over instances)") if rep else None,
                               reported=rep[0] if rep else None, reported_n=rep[1] if rep else None,
                               detail="a HELM bookkeeping stat" if nm in BOOKKEEPING else "a HELM metric, as recorded per instance"))

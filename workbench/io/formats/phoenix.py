@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
+from workbench.core.numbers import format_value
 from workbench.io.evaluation import (
     BINARY,
     CODE,
@@ -265,7 +266,7 @@ def _summary(runs: list[dict], found: list, scores: list, own: list[str]):
         return None, None, None
     means = [sum(v) / len(v) for v in per.values()]
     mean = sum(means) / len(means)
-    return (f"mean {mean:.6g} over {len(means)} examples ({sum(len(v) for v in per.values())} scored "
+    return (f"mean {format_value(mean, 'score')} over {len(means)} examples ({sum(len(v) for v in per.values())} scored "
             "runs; Phoenix's mean of per-example means)"), mean, len(means)
 
 

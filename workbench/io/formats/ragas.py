@@ -20,6 +20,7 @@ import re
 
 import pandas as pd
 
+from workbench.core.numbers import format_value
 from workbench.io.cells import text_array
 from workbench.io.evaluation import BINARY, CODE, JUDGE, SCORE, Evaluation, Run, Scorer
 
@@ -85,7 +86,7 @@ def declare(table):
         kind = CODE if _CODE.match(m) else JUDGE
         mean = float(values.mean()) if len(values) else float("nan")
         scorers.append(Scorer(m, m, kind=kind, scale=scale,
-                              metric=f"mean {mean:.6g} over {counts[m]} samples (ragas' nanmean)",
+                              metric=f"mean {format_value(mean, 'score')} over {counts[m]} samples (ragas' nanmean)",
                               reported=mean if counts[m] else None, reported_n=counts[m],
                               detail="a ragas metric computed without a model" if kind == CODE else
                               "a ragas metric graded by an LLM or embeddings (by its name)"))
