@@ -35,7 +35,7 @@ gui: setup
 ## is not a GUI test, and the GUI tests that open files and show their cells (every real tool's
 ## file, the formats, the window, the data view's model); the packaging test runs when
 ## PyInstaller is installed (`make package` or .ci/run install it)
-NO_PYARROW_GUI = tests/ui/test_ui_first_contact.py tests/ui/test_ui_formats.py tests/ui/test_ui_window.py tests/ui/test_ui_models.py
+NO_PYARROW_GUI = tests/ui/test_ui_first_contact.py tests/ui/test_ui_formats.py tests/ui/test_ui_window.py tests/ui/test_ui_models.py tests/ui/test_ui_formats46.py
 test: setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 	@echo "-- without pyarrow, as in the standalone bundle: the tests that are not GUI tests, then the GUI tests that open files --"

@@ -46,7 +46,7 @@ def run(table: LoadedTable, reading: Reading = Reading(), roles: dict[str, str] 
     if ev.scorers or reading.scorer:
         scorer = choose(ev, reading.scorer, table)
     tables.append(_scorers_table(table, ev, scorer, records))
-    tables.append(_statuses_table(table, ev, records))
+    tables.append(_statuses_table(table, ev, records, scorer))
     annot = _annotators_table(table, ev, records)
     if annot is not None:
         tables.append(annot)
@@ -102,44 +102,59 @@ def _scorers_table(table: LoadedTable, ev: Evaluation, chosen, records: list) ->
             blank = values.isna().to_numpy()
         else:
             blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
-        err = _error_mask(table, ev)
+        err = _error_mask(table, ev, s)
         scored, unscored = int((~blank & ~err).sum()), int((blank & ~err).sum())
         records.append(record(f"scored:{s.name}", scored, n=len(values)))
         records.append(record(f"unscored:{s.name}", unscored, n=len(values)))
+        if getattr(s, "reported", None) is not None:  # the tool's own number, as it wrote it
+            records.append(record(f"reported:{s.name}", float(s.reported),
+                                  n=s.reported_n if s.reported_n is not None else scored))
+        if s.error:  # the scorer's own errors (an errored metric, an evaluator that raised)
+            records.append(record(f"errors:{s.name}", int(err.sum()), n=len(values)))
         rows.append({"scorer": s.name, "column": s.column, "kind": s.kind, "scale": s.scale,
                      "group": s.group or "", "weight": s.weight if s.weight is not None else np.nan,
                      "threshold": s.threshold if s.threshold is not None else np.nan,
                      "primary": s.name == (ev.primary or (ev.scorers[0].name if ev.scorers else None)),
                      "chosen": chosen is not None and s.name == chosen.name,
-                     "scored": scored, "unscored": unscored, "reported": s.metric or "",
+                     "scored": scored, "unscored": unscored, "errors": int(err.sum()), "reported": s.metric or "",
                      "detail": s.detail})
     frame = pd.DataFrame(rows, columns=["scorer", "column", "kind", "scale", "group", "weight", "threshold",
-                                        "primary", "chosen", "scored", "unscored", "reported", "detail"])
+                                        "primary", "chosen", "scored", "unscored", "errors", "reported", "detail"])
     return Table("scorers", "Scorers", frame,
                  {"scorer": "the scorer's name (--scorer NAME)", "kind": "code, judge, judge panel, human or "
                   "recorded metric", "scale": "binary, partial credit, ordinal, labels or score",
                   "scored": "records with a value", "unscored": "records left blank (not errors)",
+                  "errors": "records that ended with an error, the scorer's own included",
                   "reported": "the value the tool itself reported"},
-                 {"scored": "int", "unscored": "int", "weight": "float", "threshold": "float",
+                 {"scored": "int", "unscored": "int", "errors": "int", "weight": "float", "threshold": "float",
                   **{c: "text" for c in ("scorer", "column", "kind", "scale", "group", "reported", "detail")}})
 
 
-def _error_mask(table: LoadedTable, ev: Evaluation) -> np.ndarray:
-    if ev.error is None or ev.error not in table.frame.columns:
+def _error_mask(table: LoadedTable, ev: Evaluation, scorer=None) -> np.ndarray:
+    """The records that ended with an error: the scorer's own error column (the record's
+    errors included) when it has one, else the evaluation's."""
+    column = scorer.error if scorer is not None and getattr(scorer, "error", None) in table.frame.columns \
+        else ev.error
+    if column is None or column not in table.frame.columns:
         return np.zeros(len(table.frame), dtype=bool)
-    text = pd.Series(to_text(table, ev.error), dtype=object).fillna("").astype(str).str.strip()
+    text = pd.Series(to_text(table, column), dtype=object).fillna("").astype(str).str.strip()
     return ((text != "") & ~text.str.lower().isin({"0", "false", "no", "none"})).to_numpy()
 
 
-def _statuses_table(table: LoadedTable, ev: Evaluation, records: list) -> Table:
+def _statuses_table(table: LoadedTable, ev: Evaluation, records: list, scorer=None) -> Table:
     n = len(table.frame)
-    err = _error_mask(table, ev)
+    err = _error_mask(table, ev, scorer)
     rows = [{"status": "error", "records": int(err.sum())}]
     if ev.limit is not None and ev.limit in table.frame.columns:
         limits = pd.Series(to_text(table, ev.limit), dtype=object).fillna("").astype(str)
         for kind, count in limits[limits != ""].value_counts().items():
             rows.append({"status": f"limit:{kind}", "records": int(count)})
     rows.append({"status": "completed", "records": int(n - err.sum())})
+    column = getattr(ev, "status", None)
+    if column is not None and column in table.frame.columns:  # the tool's own words for each record
+        words = pd.Series(to_text(table, column), dtype=object).fillna("").astype(str)
+        for word, count in words[words != ""].value_counts(sort=False).items():
+            rows.append({"status": f"status:{word}", "records": int(count)})
     for row in rows:
         records.append(record(row["status"] if row["status"] != "completed" else "completed", row["records"], n=n))
     return Table("statuses", "Records by status", pd.DataFrame(rows),

@@ -199,6 +199,7 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
             notes.append(unit_note)
             sig["unit"] = f"item({evaluation.reduction} of repeats)"
     options, role_notes = with_roles(options, table)
+    options = _score_as_outcome(options, scorer, table)
     options, split_note = _by_system(options, table, evaluation)
     notes += split_note
     recorded = _recorded_means(table, evaluation) if analysis == "text" and declared else ()
@@ -241,6 +242,19 @@ def _recorded_notes(result: AnalysisResult, recorded: tuple) -> list[str]:
                          f"{plural(rec.get('n'), 'item')}. The recorded number is the tool's own; recomputing is a "
                          "convention you chose (see the signature), not a correction.")
     return notes
+
+
+def _score_as_outcome(options, scorer: Scorer | None, table: LoadedTable):
+    """A chosen scorer of scores (Ragas' metrics, DeepEval's score) is the outcome of an analysis
+    that reads scores only there (Aggregation: scores between 0 and 1), never a column guessed
+    by its name."""
+    if scorer is None or scorer.scale == BINARY or not dataclasses.is_dataclass(options) \
+            or scorer.column not in table.frame.columns:
+        return options
+    fields = {f.name for f in dataclasses.fields(options)}
+    if "outcome" in fields and "score" not in fields and getattr(options, "outcome", None) is None:
+        return dataclasses.replace(options, outcome=scorer.column)
+    return options
 
 
 def _by_system(options, table: LoadedTable, evaluation: Evaluation):
@@ -320,6 +334,9 @@ def _with_scorer_roles(table: LoadedTable, scorer: Scorer, evaluation: Evaluatio
     new = {c: r for c, r in base.items() if not (r in VALUE_ROLES and (c in scorer_columns or c != scorer.column))}
     new = {c: r for c, r in new.items() if c != scorer.column}
     new[scorer.column] = "success" if scorer.scale == BINARY else "score"
+    if scorer.error and scorer.error in table.frame.columns:  # its own errors (the record's included)
+        new = {c: r for c, r in new.items() if r != "error"}
+        new[scorer.error] = "error"
     # the Judge panel's columns: the judge's labels, and the people's
     judges = [s for s in evaluation.scorers if s.is_judge]
     judge = scorer if scorer.is_judge else (judges[0] if judges else None)

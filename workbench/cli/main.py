@@ -23,7 +23,8 @@ ANALYSES = catalog.names()
 
 #: Further subcommands, each a module of this package with ``NAME``, ``add_parser(subparsers)``
 #: and ``run(args) -> int`` (exit status).  Listed here, imported when the parser is built.
-COMMAND_MODULES: tuple[str, ...] = ("describe_cmd", "gate_cmd", "baseline_cmd", "report_cmd", "examples_cmd")
+COMMAND_MODULES: tuple[str, ...] = ("describe_cmd", "items_cmd", "gate_cmd", "baseline_cmd", "report_cmd",
+                                     "examples_cmd")
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 

@@ -69,6 +69,13 @@ class Scorer:
     metric: str | None = None
     #: free words on where it came from, for the description card
     detail: str = ""
+    #: the value the tool itself reported for it, as a number (ragas' mean, Phoenix's mean of
+    #: per-example means, HELM's stats.json mean), and over how many records or items
+    reported: float | None = None
+    reported_n: int | None = None
+    #: the column of this scorer's own errors (DeepEval's errored metric, a Phoenix evaluator
+    #: that raised), the record's error included: non-blank = no measurement by this scorer
+    error: str | None = None
 
     @property
     def is_judge(self) -> bool:
@@ -111,6 +118,9 @@ class Evaluation:
     error: str | None = None
     #: the column of limits hit (its kind as text: message, token...)
     limit: str | None = None
+    #: the column of each record's status in the tool's own words (SWE-bench's resolved,
+    #: unresolved, error, empty_patch, no_prediction), when the tool names more than errors
+    status: str | None = None
     #: usage key (:data:`USAGE_KEYS`, or ``tool_calls.<tool>``) -> column
     usage: Mapping[str, str] = field(default_factory=dict)
     #: the column of annotators (one row per annotation of human labels)

@@ -106,6 +106,8 @@ def load_table(
             table = _load_parquet(data, absolute, shown)
         elif table is None:
             table = _load_text(data, absolute, shown, step, state)
+    if table.evaluation is None and table.format in (TEXT, XLSX, PARQUET):
+        table = formats.declare_plain(table)  # a tool's layout in a plain table (ragas' to_pandas())
     notes = table.notes
     if compressed is not None:
         notes = (f"File {shown} was decompressed ({compressed}, {len(raw):,} bytes to "

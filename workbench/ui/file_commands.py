@@ -13,6 +13,9 @@ from ..core.session import Session
 from .loading import paths_of, report_name
 
 SESSION_FILTER = "Workbench sessions (*.wbsession.json *.json);;All files (*)"
+#: File > Export items: the layout and the format (by the name's extension)
+ITEMS_FILTER = ("Items, one row per scorer (*.csv *.parquet *.xlsx);;"
+                "Items, one column per scorer (*.csv *.parquet *.xlsx)")
 
 
 class FileCommands:
@@ -20,7 +23,9 @@ class FileCommands:
 
     # -- opening ----------------------------------------------------------------------------------
     def open_dialog(self) -> None:
-        from ..io.formats import FILE_FILTER  # the open dialog's filters (the formats read)
+        from ..io.formats import (
+            FILE_FILTER,  # the open dialog's filters (the formats read)
+        )
 
         paths, _ = QFileDialog.getOpenFileNames(self, "Open results", "", FILE_FILTER)
         if paths:  # several files: one stacked table, as the command line does
@@ -164,6 +169,33 @@ class FileCommands:
             self.controller.export_report(path, results)
         except ImportError:
             self.inform("Export report", "The report writer is not available in this build.")
+
+    def export_items(self, path: str | None = None) -> None:
+        """File > Export items: the loaded table's items as one flat table (the workbench items
+        layout; one row per record and scorer, or one column per scorer), written on a worker."""
+        from ..analyses.items import write_items
+        from .tasks import TaskRunner
+
+        table = self.table
+        if table is None:
+            self.inform("Export items", "Open a results file first: there are no items to export.")
+            return
+        wide = False
+        if path is None:
+            stem = os.path.splitext(os.path.basename(table.path.split(" + ")[0].rstrip(os.sep)))[0]
+            path, chosen = QFileDialog.getSaveFileName(self, "Export items", f"{stem}-items.csv", ITEMS_FILTER)
+            if not path:
+                return
+            wide = "column per scorer" in chosen
+            if not os.path.splitext(path)[1]:
+                path += ".csv"
+        runner = TaskRunner(self.controller)  # the controller waits for it when the window closes
+        runner.finished.connect(lambda written: self.statusBar().showMessage(written.sentence(), 10000))
+        runner.failed.connect(lambda error, details: self.warn("Items not written", str(error))
+                              if isinstance(error, WorkbenchError) else self.show_exception(
+                                  f"{type(error).__name__}: {error}", details))
+        self.items_runner = runner
+        runner.start(lambda progress: write_items(table, path, wide=wide))
 
     def _report_done(self, path: str) -> None:
         self.busy.stop()

@@ -49,6 +49,10 @@ def build_menus(w) -> None:
     w.export_action = action(w, "&Export report…", lambda _checked=False: w.export_report(), "Ctrl+E",
                              "Write an Excel workbook of every panel's results")
     file_menu.addAction(w.export_action)
+    w.export_items_action = action(w, "Export &items…", lambda _checked=False: w.export_items(), None,
+                                   "Write the file's items as one flat table (CSV, Parquet or XLSX) that "
+                                   "the workbench opens again as the same evaluation")
+    file_menu.addAction(w.export_items_action)
     file_menu.addSeparator()
     file_menu.addAction(action(w, "&Quit", w.close, QKeySequence.StandardKey.Quit))
     view = bar.addMenu("&View")

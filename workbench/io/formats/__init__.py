@@ -10,7 +10,7 @@ table, each with its system.
 """
 
 from workbench.io.formats.combine import combine, load_folder, with_roles
-from workbench.io.formats.detect import detect_and_load, is_session_file, may_claim
+from workbench.io.formats.detect import declare_plain, detect_and_load, is_session_file, may_claim
 
 #: What the open dialog offers (Qt's filter syntax), the results files first.
 FILE_FILTER = (
@@ -24,4 +24,4 @@ FILE_FILTER = (
     "All files (*)"
 )
 
-__all__ = ["FILE_FILTER", "combine", "detect_and_load", "is_session_file", "may_claim", "load_folder", "with_roles"]
+__all__ = ["FILE_FILTER", "combine", "declare_plain", "detect_and_load", "is_session_file", "may_claim", "load_folder", "with_roles"]

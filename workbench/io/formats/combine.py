@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,13 +20,17 @@ import pandas as pd
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
 from workbench.io.evaluation import Run, merge
+from workbench.io.formats import cross
 from workbench.io.formats.labels_join import is_labels, join_labels
 from workbench.io.table import LoadedTable, StackedText
 
 #: Formats whose files may differ in columns (each task its metrics): stacked on their union.
-_UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json")
+_UNION_FORMATS = ("lm_eval_samples", "inspect", "promptfoo", "jsonl", "json", "deepeval", "ragas",
+                  "phoenix", "helm", "swebench", "mteb", "workbench_items")
 _PANEL_FOR_SEVERAL = {"inspect": "compare", "lm_eval_samples": "compare", "promptfoo": "cost",
-                      "trec_run": "ranking", "msmarco_run": "ranking"}
+                      "trec_run": "ranking", "msmarco_run": "ranking", "deepeval": "compare",
+                      "ragas": "compare", "phoenix": "compare", "helm": "compare", "swebench": "compare",
+                      "mteb": "runs"}
 
 
 def _same_runs(tables: Sequence[Any]) -> tuple[list[Any], list[str]]:
@@ -66,6 +71,9 @@ def combine(tables: Sequence[Any]):
 
         return dataclasses.replace(tables[0], notes=tuple(same) + tables[0].notes)
     first = tables[0]
+    if len({t.format for t in tables}) > 1 and cross.declared(tables):
+        # different tools' files: stacked by what each declares, items matched by id
+        return cross.stack(tables, leading=same)
     names = [t.name for t in tables]
     columns = list(first.frame.columns)
     for t in tables[1:]:
@@ -79,6 +87,8 @@ def combine(tables: Sequence[Any]):
                                 "give files of the same kind with the same columns.")
             columns += [c for c in extra if c not in columns]
     system = next((c for c, r in first.roles.items() if r == "system"), None)
+    if system is None and getattr(first.evaluation, "system", None) in columns:
+        system = first.evaluation.system  # a one-run file reads its system column as a version
     if system is None and "system" in columns:
         system = "system"
     notes = same + [f"{len(tables)} files stacked into one table of "
@@ -149,6 +159,12 @@ def combine(tables: Sequence[Any]):
         if extra and "output_type" in frame.columns and (frame["output_type"] == "generate_until").any():
             panel = "text"  # no pooled outcome to compare: the text metrics, per task, are the answer
     evaluation = _merged_evaluation(tables, system, frame, clash and not by_run, by_run)
+    if evaluation is not None and system in frame.columns and frame[system].nunique() > 1:
+        roles = {c: r for c, r in roles.items() if not (c == system or (r == "system" and c != system))}
+        roles[system] = "system"  # several runs: each a system (never a version read alone)
+        item = evaluation.item
+        if item in frame.columns and roles.get(item) == "task" and "item" not in roles.values():
+            roles[item] = "item"  # one run's tasks (pass@1) are the items runs are paired by
     digest = hashlib.sha256("\n".join(t.sha256 for t in tables).encode()).hexdigest()
     return LoadedTable(frame=frame, path=" + ".join(t.path for t in tables), digest=digest,
                        size_bytes=sum(t.size_bytes for t in tables), notes=tuple(notes),
@@ -311,7 +327,7 @@ def with_roles(options: Any, table: Any) -> tuple[Any, list[str]]:
     for f in dataclasses.fields(options):
         role = own.get(f.name) or _FIELD_ROLE.get(f.name, f.name)
         if getattr(options, f.name) is None and role in by_role \
-                and isinstance(f.default, type(None)):
+                and (f.default is None):
             changes[f.name] = by_role[role]
             notes.append(f"Column '{by_role[role]}' was taken as the {role} column (from the file's "
                          f"format; set --{f.name.replace('_', '-')} to choose another).")
@@ -353,6 +369,11 @@ def load_folder(folder: str, shown: str, progress: Any = None, *, load: Any):
     """A folder of lm-eval outputs (one sub-folder per model), Inspect logs (``.eval``, and
     ``.json`` ones) or TREC runs, stacked into one table; a folder with none of them gets the
     usual sentence.  ``load`` reads one file (the opener's ``load_table``)."""
+    from workbench.io.formats import tool_folders
+
+    tool = tool_folders.load(folder, shown, load_file=load, stack=combine, progress=progress)
+    if tool is not None:  # a folder a tool wrote as one result (HELM, SWE-bench, MTEB)
+        return tool
     files = folder_files(folder)
     if not files:
         raise DataError(f"The path {shown} is a folder, not a file; choose a CSV, TSV, XLSX or "

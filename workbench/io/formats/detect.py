@@ -11,9 +11,25 @@ import os
 from typing import Any
 
 from workbench.core.errors import DataError
-from workbench.io.formats import (evalplus, inspect_log, jsonl, labelstudio, lmeval, msmarco, promptfoo,
-                                  promptfoo_csv, trec,
-                                  zipread)
+from workbench.io.formats import (
+    deepeval,
+    evalplus,
+    helm,
+    inspect_log,
+    items_layout,
+    jsonl,
+    labelstudio,
+    lmeval,
+    msmarco,
+    mteb,
+    phoenix,
+    promptfoo,
+    promptfoo_csv,
+    ragas,
+    swebench,
+    trec,
+    zipread,
+)
 from workbench.io.formats._common import almost, decode, short
 
 #: Extensions that announce JSON (a mismatch is an error, not a fallback to CSV).
@@ -49,6 +65,10 @@ def detect_and_load(data: bytes, path: str, shown: str):
     header = _promptfoo_csv_header(prefix)
     if header is not None:
         return promptfoo_csv.load_csv(data, path, shown, promptfoo_csv.csv_names(header), header)
+    if _ragas_with_index(prefix):  # pandas' index column has no name: the delimited reader's, named
+        from workbench.io.textfile import _load_text, _Steps
+
+        return _load_text(ragas.with_index_name(data), path, shown, _Steps(None, ""))
     if _labelstudio_header(prefix):
         from workbench.io.textfile import _load_text, _Steps
 
@@ -77,7 +97,8 @@ def may_claim(head: bytes, path: str) -> bool:
     if head[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
         return True
     prefix = head[:200_000].decode("utf-8", "ignore") if _maybe_text(head) else ""
-    return (_promptfoo_csv_header(prefix) is not None or _labelstudio_header(prefix)
+    return (_promptfoo_csv_header(prefix) is not None or _ragas_with_index(prefix)
+            or _labelstudio_header(prefix)
             or trec.sniff(prefix, path) is not None or trec.announced(path) is not None
             or trec.headed(prefix) is not None or msmarco.sniff(prefix) is not None)
 
@@ -94,6 +115,32 @@ def _promptfoo_csv_header(prefix: str) -> list[str] | None:
     except (csv.Error, StopIteration):
         return None
     return header if promptfoo_csv.csv_names(header) is not None else None
+
+
+def _ragas_with_index(prefix: str) -> bool:
+    """The CSV of ragas' ``to_pandas().to_csv()``: its first header field (the index) is empty."""
+    import csv
+
+    first = prefix.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    if not first.startswith(",") or ("user_input" not in first and "question" not in first):
+        return False
+    try:
+        return ragas.header_fits(next(csv.reader([first])))
+    except (csv.Error, StopIteration):
+        return False
+
+
+def declare_plain(table):
+    """A table read by the delimited, workbook or Parquet reader whose columns are a tool's
+    known layout (ragas' to_pandas()), with what it holds declared; else the table as it is."""
+    columns = [str(c) for c in table.frame.columns]
+    if items_layout.layout_of(columns) is not None:  # the workbench's own export: the source rebuilt
+        return items_layout.declare(table)
+    if phoenix.csv_fits(columns):
+        return phoenix.declare_csv(table)
+    if ragas.fits(table):
+        return ragas.declare(table)
+    return table
 
 
 def _labelstudio_header(prefix: str) -> bool:
@@ -124,12 +171,22 @@ def _load_json(text: str, path: str, shown: str, extension: str):
             return _lines(text, path, shown)
         if extension not in JSON_EXTENSIONS and not _first_line_is_object(text):
             return None  # a CSV whose first cell starts with { or [: the delimited reader's
+        if _cut_short(text, err):
+            raise DataError(f"File {shown} ends before its JSON is complete ({err.msg.removesuffix(' at')} "
+                            f"at line {err.lineno}, character {err.colno}, of {len(text):,} characters): "
+                            "it looks cut short (an interrupted write or copy); expected a complete "
+                            "JSON document: save or copy it again.") from None
         raise almost(shown, err.lineno, f"is not valid JSON ({err.msg} at character {err.colno})",
                      "a JSON object or array, or JSON Lines") from None
     except RecursionError:
         raise DataError(f"File {shown} is nested too deeply to be read as JSON.") from None
     if isinstance(value, list) and lmeval.is_write_out(value):  # lm-eval 0.3 --write_out
         return lmeval.load_write_out(value, path, shown)
+    if phoenix.is_export(value):
+        return phoenix.load_json(value, path, shown)
+    if helm.is_per_instance_stats(value):  # a HELM run folder's per_instance_stats.json: the run
+        folder = os.path.dirname(path)
+        return helm.load_run(folder, f"'{folder}'", path=path)
     if labelstudio.is_tasks(value):
         return labelstudio.load_tasks(value, path, shown)
     if labelstudio.is_min_records(value):
@@ -141,6 +198,12 @@ def _load_json(text: str, path: str, shown: str, extension: str):
         raise almost(shown, 1, f"holds a single JSON {type(value).__name__}",
                      "a JSON array of records or JSON Lines")
     return _load_object(value, path, shown)
+
+
+def _cut_short(text: str, err: json.JSONDecodeError) -> bool:
+    """A JSON document that stops in the middle: a string never closed, or the parser wanting
+    more (a value, a comma, a bracket) where the text ends."""
+    return err.msg.startswith("Unterminated string") or err.pos >= len(text.rstrip())
 
 
 def _first_line_is_object(text: str) -> bool:
@@ -171,6 +234,14 @@ def _load_object(value: dict[str, Any], path: str, shown: str):
         return lmeval.load_results(value, path, shown)
     if evalplus.is_results(value):
         return evalplus.load(value, path, shown)
+    if deepeval.looks_like(value):
+        return deepeval.load(value, path, shown)
+    if mteb.is_result(value):
+        return mteb.load(value, path, shown)
+    if swebench.is_summary(value):
+        return swebench.load_summary(value, path, shown)
+    if swebench.is_report(value):
+        return swebench.load_report(value, path, shown)
     if _is_session(value):
         raise DataError(f"File {shown} is a workbench session, not a results file; open it with "
                         "File > Open session (or 'workbench report SESSION').")

@@ -1,0 +1,215 @@
+"""MTEB results: one JSON per task, model and revision (``results/<model>/<revision>/<Task>.json``,
+mteb 2.x; ``results/<model>/<Task>.json``, mteb 1.x), or the results folder holding them.
+
+One row per task, split and subset (language): ``model`` (the folder's name with ``__`` read as
+``/``, or ``model_meta.json``'s name), ``revision``, ``task``, ``split``, ``subset`` (mteb's
+``hf_subset``; 1.x: the language key), ``languages``, ``item`` (``task/split/subset``: MTEB scores
+a whole split of a dataset, so its items are these slices), ``main_score`` (the task's main score)
+and ``main_score_name`` (which metric it is: the file does not name it, it is the task's
+``main_score``; read as the metric equal to it in every subset, see :func:`main_name`), then every
+metric of the subset (1.x's nested ones as ``cos_sim.spearman``) and ``evaluation_time``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from workbench.core.errors import DataError
+from workbench.core.numbers import plural
+from workbench.io.evaluation import RECORDED, SCORE, Evaluation, Run, Scorer
+from workbench.io.formats._common import table, text_column
+
+FORMAT = "mteb"
+#: MTEB's main scores, in the order one is named when several metrics equal the main score.
+MAIN_NAMES = ("ndcg_at_10", "cosine_spearman", "accuracy", "v_measure", "max_ap", "map_at_1000", "map",
+              "f1", "max_f1", "similarity_ap", "cosine_ap", "lrap", "mrr_at_10", "ndcg_at_1000",
+              "v_measures", "spearman", "pearson", "ap", "cos_sim.spearman", "cos_sim.ap")
+_NOT_METRICS = {"main_score", "hf_subset", "languages", "mteb_version", "scores_per_experiment",
+                "evaluation_time", "kg_co2_emissions"}
+
+
+def is_result(value: Any) -> bool:
+    """An MTEB task result (2.x: task_name and scores by split; 1.x: mteb_dataset_name)."""
+    if not isinstance(value, dict):
+        return False
+    if "task_name" in value and isinstance(value.get("scores"), dict):
+        return all(isinstance(v, list) for v in value["scores"].values())
+    return "mteb_dataset_name" in value or ("mteb_version" in value and "dataset_revision" in value
+                                            and any(isinstance(v, dict) for k, v in value.items()
+                                                    if k in ("test", "dev", "validation", "train")))
+
+
+def result_files(folder: str) -> list[str]:
+    """The MTEB task results under a folder (model_meta.json and other JSON left out)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(".json") or name == "model_meta.json":
+                continue
+            path = os.path.join(root, name)
+            try:
+                with open(path, "rb") as fh:
+                    head = fh.read(4096).decode("utf-8", "ignore")
+            except OSError:
+                continue
+            if ('"task_name"' in head or '"mteb_dataset_name"' in head or '"mteb_version"' in head) \
+                    and os.path.getsize(path) < 64 << 20 and is_result(_read(path)):
+                found.append(path)  # a task result itself, not another tool's file naming a task
+    return found
+
+
+def _read(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+
+
+def _model(path: str, old: bool) -> tuple[str, str]:
+    """(model, revision) from the results folder's layout and model_meta.json beside the file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    meta = os.path.join(folder, "model_meta.json")
+    if os.path.isfile(meta):
+        try:
+            with open(meta, encoding="utf-8") as fh:
+                value = json.load(fh)
+            if isinstance(value, dict) and value.get("name"):
+                return str(value["name"]), str(value.get("revision") or os.path.basename(folder))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            pass
+    if old:
+        return os.path.basename(folder).replace("__", "/"), ""
+    parent = os.path.dirname(folder)
+    return os.path.basename(parent).replace("__", "/"), os.path.basename(folder)
+
+
+def _flat(scores: dict, prefix: str = "") -> dict[str, float]:
+    out = {}
+    for k, v in scores.items():
+        if k in _NOT_METRICS and not prefix:
+            continue
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[f"{prefix}{k}"] = float(v)
+    return out
+
+
+def _entries(value: dict) -> tuple[list[dict], bool]:
+    """One dict per (split, subset): split, subset, languages, main (or None), metrics; old layout?"""
+    out = []
+    if "scores" in value and "task_name" in value:
+        for split, subsets in value["scores"].items():
+            for s in subsets:
+                if not isinstance(s, dict):
+                    continue
+                out.append({"split": str(split), "subset": str(s.get("hf_subset", "default")),
+                            "languages": s.get("languages") or [], "main": s.get("main_score"),
+                            "metrics": _flat(s), "time": None})
+        return out, False
+    for split, scores in value.items():
+        if split in ("dataset_revision", "mteb_dataset_name", "mteb_version", "task_name") or not isinstance(scores, dict):
+            continue
+        plain = any(isinstance(v, (int, float)) and k != "evaluation_time" for k, v in scores.items())
+        groups = [("default", scores)] if plain else [(k, v) for k, v in scores.items() if isinstance(v, dict)]
+        for lang, sc in groups:
+            out.append({"split": str(split), "subset": str(lang), "languages": [] if lang == "default" else [lang],
+                        "main": sc.get("main_score"), "metrics": _flat(sc), "time": scores.get("evaluation_time")})
+    return out, True
+
+
+def main_name(entries: list[dict]) -> tuple[str | None, str]:
+    """The name of the task's main score and how it was found: the metric equal to main_score in
+    every subset (MTEB repeats the value under its name), the first of :data:`MAIN_NAMES` when
+    several are; 1.x STS files carry no main_score: cos_sim.spearman, mteb 1.x's main score there."""
+    if entries and all(e["main"] is None for e in entries):
+        if all("cos_sim.spearman" in e["metrics"] for e in entries):
+            return "cos_sim.spearman", "the file has no main_score; mteb 1.x's STS main score is cos_sim's spearman"
+        return None, "the file has no main_score and its task type is not known"
+    names = None
+    for e in entries:
+        if e["main"] is None:
+            continue
+        same = {k for k, v in e["metrics"].items() if math.isclose(v, float(e["main"]), rel_tol=0, abs_tol=1e-12)}
+        names = same if names is None else names & same
+    names = names or set()
+    if len(names) == 1:
+        return next(iter(names)), "the only metric equal to main_score in every subset"
+    ranked = [n for n in MAIN_NAMES if n in names]
+    if ranked:
+        return ranked[0], (f"of the metrics equal to main_score in every subset ({', '.join(sorted(names))}), "
+                           "the one MTEB uses as a main score")
+    return None, ("no metric equals main_score in every subset" if not names else
+                  f"several metrics equal main_score ({', '.join(sorted(names))}) and none is a known main score")
+
+
+def load(value: dict, path: str, shown: str):
+    entries, old = _entries(value)
+    task = str(value.get("task_name") or value.get("mteb_dataset_name") or os.path.splitext(os.path.basename(path))[0])
+    if not entries:
+        raise DataError(f"File {shown} is an MTEB result of task '{task}' with no scores; expected scores "
+                        "by split and subset (mteb's TaskResult).")
+    model, revision = _model(path, old)
+    name, how = main_name(entries)
+    version = str(value.get("mteb_version") or "")
+    metrics = list(dict.fromkeys(k for e in entries for k in e["metrics"]))
+    n = len(entries)
+    main = [e["main"] if e["main"] is not None else (e["metrics"].get(name) if name else None) for e in entries]
+    cols: dict[str, Any] = {
+        "model": text_column([model] * n), "revision": text_column([revision] * n),
+        "task": text_column([task] * n), "split": text_column([e["split"] for e in entries]),
+        "subset": text_column([e["subset"] for e in entries]),
+        "languages": text_column([", ".join(map(str, e["languages"])) for e in entries]),
+        "item": text_column([f"{task}/{e['split']}/{e['subset']}" for e in entries]),
+        "main_score": np.array([np.nan if v is None else float(v) for v in main], dtype=float),
+        "main_score_name": text_column([name or ""] * n),
+    }
+    for m in metrics:
+        cols[m] = np.array([e["metrics"].get(m, np.nan) for e in entries], dtype=float)
+    if any(e["time"] is not None for e in entries):
+        cols["evaluation_time"] = np.array([np.nan if e["time"] is None else float(e["time"]) for e in entries])
+    elif isinstance(value.get("evaluation_time"), (int, float)):
+        cols["evaluation_time"] = np.full(n, float(value["evaluation_time"]))
+    frame = pd.DataFrame(cols)
+    notes = [f"MTEB result of task '{task}' for model '{model}'" + (f" (revision {revision})" if revision else "")
+             + f", mteb {version or 'version unknown'} ({'1.x' if old else '2.x'} layout): {plural(n, 'row')}, one "
+             "per split and subset (items: task/split/subset); its main score in column 'main_score'."]
+    notes.append(f"Task '{task}': the main score is '{name}' ({how})." if name else
+                 f"Task '{task}': the main score is not named ({how}); its values are in 'main_score' where the "
+                 "file has them, else choose a metric with --scorer NAME.")
+    scorers = [Scorer("main_score", "main_score", kind=RECORDED, scale=SCORE,
+                      detail="each task's main score, named per task in column 'main_score_name'"
+                      + (f" ({task}: {name})" if name else ""))]
+    scorers += [Scorer(m, m, kind=RECORDED, scale=SCORE, detail="an MTEB metric as recorded") for m in metrics]
+    evaluation = Evaluation(
+        tool="mteb", tool_version=version or None, item="item", system="model",
+        runs=(Run(model, {"model": model, "revision": revision, "tool": "mteb", "file": path,
+                          **({"version": version} if version else {})}),),
+        scorers=tuple(scorers), primary="main_score", metadata=("task", "split", "subset", "languages"),
+        usage={"latency": "evaluation_time"} if "evaluation_time" in cols else {})
+    return landing(table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, n + 1, dtype=np.int64),
+                         roles={}, panel="runs", row_word="subset",
+                         row_names=[f"{task} {e['split']}/{e['subset']}" for e in entries], evaluation=evaluation))
+
+
+def landing(loaded):
+    """Roles and panel by the models held: several, Runs side by side on the main score; one,
+    Aggregation of its main score per task (each task's splits and languages its items)."""
+    import dataclasses
+
+    frame = loaded.frame
+    several = frame["model"].nunique() > 1
+    roles = {"item": "item", "model": "system" if several else "version", "task": "group",
+             "main_score": "score" if several else "success"}
+    return dataclasses.replace(loaded, roles=roles, panel="runs" if several else "aggregate")
+
+
+__all__ = ["FORMAT", "MAIN_NAMES", "is_result", "load", "main_name", "result_files"]
