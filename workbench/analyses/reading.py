@@ -299,7 +299,10 @@ def roles_for(table: LoadedTable, roles: dict[str, str], reading: Reading) -> di
 
 def run_read(module, table: LoadedTable, options, reading: Reading = Reading(), roles=None,
              progress=NULL_PROGRESS) -> AnalysisResult:
-    """:func:`run` for a panel that holds its module: prepare, run, name the reading."""
+    """:func:`run` for a panel that holds its module: prepare, run, name the reading (an
+    analysis that reads no file, Planning, just runs)."""
+    if table is None:
+        return module.run(table, options, progress)
     applied = prepare(module.NAME, table, options, reading, roles=roles)
     return finish(execute(module, applied, progress), applied)
 
