@@ -104,9 +104,9 @@ def test_summary_sentences_carry_denominators_and_intervals(reports):
     compare = said("compare")
     assert "+4.5 pts (normal 95% CI +0.3 to +8.7 pts)" in compare and "on 200 items: borderline" in compare
     assert "exact sign test p = 0.0636" in compare and "19 items flipped" in compare
-    assert "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups" in said("aggregate_groups")
+    assert "Micro 87.0% (Wilson 95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups" in said("aggregate_groups")
     cost = said("cost")
-    assert "A: 0.0146 per success (95% CI " in cost and "; 82.0% of 100 requests succeed)" in cost
+    assert "A: 0.0146 per success (ratio bootstrap 95% CI " in cost and "; 82.0% of 100 requests succeed)" in cost
     assert "B buys 4.0 pts for 0.475 per extra success. C is dominated." in cost
     assert "$" not in cost  # the file's units: no currency was chosen
     assert said("aggregate_simpson").startswith("Simpson's paradox: new is better in every segment")

@@ -181,10 +181,9 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     k = len(cats)
     tab = ag.confusion_table(j_codes[both], h_codes[both], k)
     po = float(np.trace(tab)) / n
-    lo, hi = _rate_ci(int(np.trace(tab)), n)
-    records.append(record("agreement", po, n=n, ci_low=lo, ci_high=hi))
+    records.append(record("agreement", po, n=n, **_rate_fields(int(np.trace(tab)), n)))
     kappa = ag.cohens_kappa(tab)
-    records.append(record("kappa", kappa.value, n=n, ci_low=kappa.low, ci_high=kappa.high))
+    records.append(record("kappa", kappa.value, n=n, ci_low=kappa.low, ci_high=kappa.high, ci_method=KAPPA_CI))
     records.append(record("kappa_se", kappa.se, n=n))
     if kappa.why:
         notes.append(f"Cohen's kappa is undefined: {kappa.why}.")
@@ -195,9 +194,9 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     if level in ("ordinal", "interval"):
         for w in ("linear", "quadratic"):
             wk = ag.cohens_kappa(tab, weights=w)
-            records.append(record(f"kappa_{w}", wk.value, n=n, ci_low=wk.low, ci_high=wk.high))
+            records.append(record(f"kappa_{w}", wk.value, n=n, ci_low=wk.low, ci_high=wk.high, ci_method=KAPPA_CI))
     ac1 = ag.gwet_ac1(tab)
-    records.append(record("ac1", ac1.value, n=n, ci_low=ac1.low, ci_high=ac1.high))
+    records.append(record("ac1", ac1.value, n=n, ci_low=ac1.low, ci_high=ac1.high, ci_method="gwet-se,t(n-1)-95"))
     records.append(record("pabak", ag.pabak(tab), n=n))
     if (kappa.value == kappa.value and po >= PARADOX_AGREEMENT and kappa.value < PARADOX_KAPPA):
         shares = tab.sum(1) / n
@@ -269,15 +268,12 @@ def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records
     q1 = tp / m1 if m1 else float("nan")
     q0 = tn / m0 if m0 else float("nan")
     if m1:
-        lo, hi = _rate_ci(tp, m1)
-        records.append(record("sensitivity", q1, n=m1, ci_low=lo, ci_high=hi))
+        records.append(record("sensitivity", q1, n=m1, **_rate_fields(tp, m1)))
     if m0:
-        lo, hi = _rate_ci(tn, m0)
-        records.append(record("specificity", q0, n=m0, ci_low=lo, ci_high=hi))
+        records.append(record("specificity", q0, n=m0, **_rate_fields(tn, m0)))
     passes = int((j_codes == pos).sum())
     p = passes / n_judge
-    lo, hi = _rate_ci(passes, n_judge)
-    records.append(record("judge_pass_rate", p, n=n_judge, ci_low=lo, ci_high=hi))
+    records.append(record("judge_pass_rate", p, n=n_judge, **_rate_fields(passes, n_judge)))
     records.append(record("judge_pass_human_fail", int(tab[pos, neg]), n=int(both.sum())))
     records.append(record("judge_fail_human_pass", int(tab[neg, pos]), n=int(both.sum())))
     corr = ag.corrected_rate(p, q0, q1, n_judge, m0, m1)
@@ -285,7 +281,8 @@ def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records
         notes.append(f"The judge's pass rate cannot be corrected: {corr.why}.")
         records.append(record("corrected_pass_rate", None, n=n_judge))
     else:
-        records.append(record("corrected_pass_rate", corr.theta, n=n_judge, ci_low=corr.low, ci_high=corr.high))
+        records.append(record("corrected_pass_rate", corr.theta, n=n_judge, ci_low=corr.low, ci_high=corr.high,
+                              ci_method="lee2025-smoothed-plugin-95,clipped[0,1]"))
         share = ag.label_split(p, q0, q1, m0, m1)
         notes.append(f"Corrected pass rate: (p + q0 - 1) / (q0 + q1 - 1) with the judge's pass rate p = "
                      f"{format_value(p, 'rate')} on {plural(n_judge, 'item')}, specificity q0 = "
@@ -353,8 +350,8 @@ def _position_bias(table, judge_col, swap_col, judge, records, tables, notes, si
     first_wins = int((a == 0).sum() + (b == 1).sum())
     decided = int((a >= 0).sum() + (b >= 0).sum())
     if decided:
-        lo, hi = _rate_ci(first_wins, decided)
-        records.append(record("first_position_win_share", first_wins / decided, n=decided, ci_low=lo, ci_high=hi))
+        records.append(record("first_position_win_share", first_wins / decided, n=decided,
+                              **_rate_fields(first_wins, decided)))
         records.append(record("position_p", _binom_p(first_wins, decided), n=decided))
     notes.append(f"Position bias: of {plural(pairs, 'pair')} judged in both orders, {flips} "
                  f"({format_value(flips / pairs if pairs else float('nan'), 'rate')}) changed their winner when "
@@ -372,8 +369,7 @@ def _length_bias(table, judge_col, options, judge, records, notes, sig):
     n = int(ok.sum())
     wins = int((ok & (w == longer)).sum())
     if n:
-        lo, hi = _rate_ci(wins, n)
-        records.append(record("longer_win_share", wins / n, n=n, ci_low=lo, ci_high=hi))
+        records.append(record("longer_win_share", wins / n, n=n, **_rate_fields(wins, n)))
         records.append(record("length_p", _binom_p(wins, n), n=n))
     notes.append(f"Length bias: on {plural(n, 'decided verdict')} between answers of different length, the "
                  f"longer answer won {wins} ({format_value(wins / n if n else float('nan'), 'rate')}; exact "
@@ -385,7 +381,15 @@ def _length_bias(table, judge_col, options, judge, records, notes, sig):
 RATE_CI = f"wilson-95,clopper-pearson(n<{SMALL_N},0%,100%)"
 
 
-def _rate_ci(successes, n):
-    """A rate's 95% interval: Wilson, or Clopper-Pearson below 30 items or at 0% or 100%."""
+def _rate_fields(successes, n) -> dict:
+    """A rate's interval as record fields, its method named (``wilson-95`` or ``clopper-pearson-95``)."""
     k, m = int(successes), int(n)
-    return proportion_interval(k, m, rate_interval_method(k, m)) if m > 0 else (float("nan"), float("nan"))
+    if m <= 0:
+        return {}
+    lo, hi = proportion_interval(k, m, rate_interval_method(k, m))
+    return {"ci_low": lo, "ci_high": hi, "ci_method": f"{rate_interval_method(k, m)}-95"}
+
+
+#: kappa's interval (weighted kappa's too), as its record's ``ci_method``
+KAPPA_CI = "asymptotic-se(fleiss-cohen-everitt),normal-95"
+

@@ -203,7 +203,8 @@ def _one_system(part: _System, name, sys_col, binary, options, records, item_fra
     ok = sp.se == sp.se
     records += [
         record("repeats_rate" if binary else "repeats_mean", sp.mean, n=sp.n_items,
-               ci_low=max(0.0, sp.mean - half) if ok else None, ci_high=min(1.0, sp.mean + half) if ok else None, **kw),
+               ci_low=max(0.0, sp.mean - half) if ok else None, ci_high=min(1.0, sp.mean + half) if ok else None,
+               ci_method="normal-95(mean+-1.96se),clipped[0,1]" if ok else None, **kw),
         record("var_data", sp.var_data, n=sp.n_items, **kw),
         record("var_within", sp.var_within, n=sp.n_items, **kw),
         record("within_share", sp.var_within / (sp.var_data + sp.var_within)
@@ -284,7 +285,8 @@ def _seeds(part: _System, kw, who, binary, records, seed_rows, notes) -> None:
     records += [record("seed_sd", ss.sd, n=ss.n_seeds, **kw),
                 record("seed_min", ss.low, n=ss.n_seeds, **kw),
                 record("seed_max", ss.high, n=ss.n_seeds, **kw),
-                record("one_run_item_se", se1, n=sp.n_items, ci_low=sp.mean - half if half else None,
+                record("one_run_item_se", se1, n=sp.n_items, ci_method="normal-95(one run's mean+-1.96se)" if half else None,
+                       ci_low=sp.mean - half if half else None,
                        ci_high=sp.mean + half if half else None, **kw)]
     larger = bool(ss.sd > se1) if math.isfinite(se1) and math.isfinite(ss.sd) else None
     seed_rows.append({**kw, "seeds": ss.n_seeds, "items": sp.n_items, "mean": sp.mean, "seed_sd": ss.sd,
@@ -368,7 +370,8 @@ def _paired(parts, systems, base, records, tables, notes, binary):
         ok = sp.se == sp.se
         kw = dict(from_=base, to=name, n=sp.n_items)
         records += [record("repeats_rate_diff" if binary else "repeats_diff", sp.mean,
-                           ci_low=sp.mean - half if ok else None, ci_high=sp.mean + half if ok else None, **kw),
+                           ci_low=sp.mean - half if ok else None, ci_high=sp.mean + half if ok else None,
+                           ci_method="normal-95(mean+-1.96se)" if ok else None, **kw),
                     record("var_data", sp.var_data, **kw), record("var_within", sp.var_within, **kw),
                     record("se_repeats", sp.se, **kw), record("se_one_repeat", sp.se_one_repeat, **kw)]
         rows.append({"from": base, "to": name, "items": sp.n_items, "diff": sp.mean, "var_data": sp.var_data,

@@ -394,7 +394,8 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
         lo = 0.2 + 0.8 * step / len(others)
         ps = pm.summarize(scores[b][both], scores[s][both], resamples=options.resamples, seed=options.seed,
                           progress=Scaled(progress, lo, lo + 0.8 / len(others)))
-        records += [record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+        records += [record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high,
+                           ci_method="paired-bootstrap-percentile-95", **kw),
                     record("t_test_p:rubric_score", ps.t.p, n=n, **kw), t_record("t:rubric_score", ps, n=n, **kw),
                     record("effect_size:rubric_score", ps.effect, n=n, **kw),
                     record("randomization_p:rubric_score", ps.randomization.p, n=n, **kw)]

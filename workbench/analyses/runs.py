@@ -358,7 +358,8 @@ def _pair(G, names, items, i, j, binary, options, records, notes, relation, prog
         gained, lost = ps.directions.improved, ps.directions.worse
         if options.better == "lower":
             gained, lost = lost, gained
-    records += [record("diff" if binary else "mean_diff", diff, ci_low=lo, ci_high=hi, **kw),
+    records += [record("diff" if binary else "mean_diff", diff, ci_low=lo, ci_high=hi,
+                       ci_method="paired-bootstrap-percentile-95", **kw),
                 record("p_value", p, **kw),
                 record("gained", gained, **kw), record("lost", lost, **kw),
                 record("only_from", only_a, **kw), record("only_to", only_c, **kw)]

@@ -40,10 +40,82 @@ def _fv(rec: dict | None, *, currency: str | None = None, kind: str | None = Non
 
 
 
-def _ci(rec: dict, kind: str | None = None, *, currency: str | None = None) -> str:
-    if rec.get("ci_low") is None or rec.get("ci_high") is None:
-        return ""
-    return f" (95% CI {format_interval(rec['ci_low'], rec['ci_high'], kind or kind_of(rec['metric']), currency=currency)})"
+def _ci(rec: dict, kind: str | None = None, *, currency: str | None = None, flip: bool = False,
+        method: str | None = None) -> str:
+    """`` (Wilson 95% CI 65.9% to 78.2%)``: a record's interval as a card shows it (see
+    :func:`interval_text`), in brackets; empty when the record has none."""
+    text = interval_text(rec, kind, currency=currency, flip=flip, method=method)
+    return f" ({text})" if text else ""
+
+
+#: the words a card uses for an interval's method, from the record's ``ci_method`` (or a
+#: signature's entry): the first pattern found names it
+METHOD_LABELS = (
+    ("bca", "BCa bootstrap"), ("cluster-bootstrap", "cluster bootstrap"), ("poisson-hash", "Poisson bootstrap"),
+    ("paired-bootstrap", "paired bootstrap"), ("ratio-bootstrap", "ratio bootstrap"),
+    ("stratified-bootstrap", "stratified bootstrap"), ("sacrebleu-bootstrap", "sacreBLEU bootstrap"),
+    ("bootstrap", "bootstrap"), ("clopper-pearson", "Clopper-Pearson"),
+    ("wilson", "Wilson"), ("jeffreys", "Jeffreys"), ("order-statistic", "order-statistic"),
+    ("lee2025", "Lee et al."), ("gwet", "Gwet"), ("asymptotic", "asymptotic"),
+    ("paired-t", "paired t"), ("normal", "normal"), ("delta", "delta-method"), ("t-95", "t"),
+)
+
+
+def method_label(ci_method: Any) -> str:
+    """The name a card gives the interval of a record whose ``ci_method`` is this
+    (``wilson-95`` -> ``Wilson``, ``bootstrap-percentile-95,B=2000`` -> ``bootstrap``);
+    empty when it names none."""
+    text = str(ci_method or "").lower()
+    for pattern, label in METHOD_LABELS:
+        if pattern in text:
+            return label
+    return ""
+
+
+def interval_text(rec: dict, kind: str | None = None, *, currency: str | None = None, flip: bool = False,
+                  method: str | None = None) -> str:
+    """A record's interval as every card shows it: ``Wilson 95% CI 65.9% to 78.2%``, named by the
+    method that computed it (the record's ``ci_method``, or ``method``); ``flip``: the interval of
+    the negated value (a sentence that turns "B beats A" around turns its interval too).  An
+    interval that the shown digits make zero-width is not shown as if certain: a clause says
+    why there is none.  Empty when the record has no interval."""
+    kind = kind or kind_of(rec["metric"])
+    lo, hi = rec.get("ci_low"), rec.get("ci_high")
+    label = method if method is not None else method_label(rec.get("ci_method"))
+    if _is_missing(lo) or _is_missing(hi):
+        return ""  # none shown (a degenerate bootstrap's note says why)
+    lo, hi = float(lo), float(hi)
+    if flip:
+        lo, hi = -hi, -lo
+    if zero_width(lo, hi, kind, currency=currency):
+        return no_interval_reason(rec, label)
+    return f"{label + ' ' if label else ''}95% CI {format_interval(lo, hi, kind, currency=currency)}"
+
+
+#: why a card shows no interval where a record's bounds are equal
+NO_INTERVAL = {
+    "degenerate": "no interval: every bootstrap resample gives the same value",
+    "se": "no interval: its standard error is 0 here, a certainty these few items do not give",
+    "other": "no interval: its bounds are equal, a certainty the data do not give",
+}
+
+
+def zero_width(low: Any, high: Any, kind: str, *, currency: str | None = None) -> bool:
+    """True when an interval's two bounds read the same under the kind's policy (or are equal)."""
+    if _is_missing(low) or _is_missing(high):
+        return False
+    return float(low) == float(high) or \
+        format_value(low, kind, currency=currency) == format_value(high, kind, currency=currency)
+
+
+def no_interval_reason(rec: dict, label: str = "") -> str:
+    """The clause a card shows instead of a zero-width interval."""
+    low = str(label).lower()
+    if rec.get("degenerate") or "bootstrap" in low:
+        return NO_INTERVAL["degenerate"]
+    if low in ("asymptotic", "normal", "t", "paired t", "gwet", "delta-method"):
+        return NO_INTERVAL["se"]
+    return NO_INTERVAL["other"]
 
 
 
@@ -75,8 +147,8 @@ def _pair_sentences(result, metric: str, unit: str, many: str | None = None) -> 
                       for r in result.find(f"{m}:{metric}")
                       if r.get("from") == base and r.get("to") == cand and r.get("value") is not None), None)
         lo, hi = d.get("ci_low"), d.get("ci_high")
-        ci = (f" (bootstrap 95% CI {format_interval(lo, hi, kind)})"
-              if not _is_missing(lo) and not _is_missing(hi) else "")
+        method = method_label(d.get("ci_method")) or "paired bootstrap"
+        ci = _ci(d, kind, method=method)
         p = p_rec.get("value") if p_rec is not None else None
         excludes = not _is_missing(lo) and not _is_missing(hi) and (lo > 0 or hi < 0)
         significant = p is not None and p < ALPHA
@@ -85,7 +157,8 @@ def _pair_sentences(result, metric: str, unit: str, many: str | None = None) -> 
             better = d["value"] > 0
             winner, loser = (cand, base) if better else (base, cand)
             shown = value if better else format_value(-d["value"], kind)
-            text = f"{_q(winner)} beats {_q(loser)} on {name} by {shown}{ci}"
+            # the sentence names the winner first: the difference and its interval turn together
+            text = f"{_q(winner)} beats {_q(loser)} on {name} by {shown}{_ci(d, kind, flip=not better, method=method)}"
             tones.append("good")
             badges.append(f"{winner} better")
         elif not excludes and not significant:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...core.numbers import format_interval, format_value
+from ...core.numbers import format_value
 from ...core.numbers import plural as _plural
-from ._common import Answer, _ci, _first, _fv, _q, _systems
+from ._common import Answer, _ci, _first, _fv, _q, _systems, interval_text
 
 
 def _answer_cost(result, currency):
@@ -100,7 +100,7 @@ def _answer_plan(result, currency):
     if half is not None:
         text = f"With {_plural(half.get('n'), 'item')} a rate is known to ±{format_value(half['value'], 'margin')}"
         if wilson is not None:
-            text += f" (a rate of {_fv(wilson)}: Wilson 95% CI {format_interval(wilson.get('ci_low'), wilson.get('ci_high'), 'rate')})"
+            text += f" (a rate of {_fv(wilson)}: {interval_text(wilson)})"
         sentences.append(text + ".")
     if mde is not None:
         sentences.append(f"A paired difference smaller than {format_value(mde['value'], 'margin')} "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.numbers import format_interval, format_p, format_value
+from ...core.numbers import format_p, format_value
 from ...core.numbers import plural as _plural
 from ._common import Answer, _ci, _first, _fv, _q, t_sentence
 
@@ -26,8 +26,6 @@ def _answer_rubric(result, currency):
         contrib = [r for r in result.records if r["metric"].startswith("contribution:")
                    and r.get("to") == d.get("to") and r.get("value") is not None]
         ci = _ci(d)
-        if ci:
-            ci = ci[:-1] + ", paired bootstrap)"
         text = f"{_q(d.get('to'))} vs {_q(d.get('from'))}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
         if contrib and d.get("value"):
             same = [r for r in contrib if (r["value"] > 0) == (d["value"] > 0) and r["value"] != 0]
@@ -75,13 +73,14 @@ def _answer_judge(result, currency):
     dis = _first(result, "disagreements")
     s1 = f"Judge agrees with people on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
     if kappa is not None and kappa.get("value") is not None:
-        s1 += f"; kappa {format_value(kappa['value'], 'score')}"
-        if kappa.get("ci_low") is not None:
-            s1 += f" ({format_interval(kappa['ci_low'], kappa['ci_high'], 'score')})"
+        s1 += f"; kappa {format_value(kappa['value'], 'score')}{_ci(kappa)}"
     else:
         s1 += "; kappa undefined (every item got the same label)"
     if ac1 is not None and ac1.get("value") is not None:
         s1 += f"; AC1 {format_value(ac1['value'], 'score')}"
+    alpha = _first(result, "alpha", group="judge and people") or _first(result, "alpha")
+    if alpha is not None and alpha.get("value") is not None:
+        s1 += f"; Krippendorff's alpha {format_value(alpha['value'], 'score')}"
     if dis is not None:
         s1 += f"; {_plural(dis.get('value'), 'disagreement')}"
         jp = _first(result, "judge_pass_human_fail")
@@ -93,9 +92,7 @@ def _answer_judge(result, currency):
     if rate is not None:
         s2 = f"Judge says {_fv(rate)} pass"
         if corr is not None and corr.get("value") is not None:
-            s2 += f"; corrected for its errors {_fv(corr)}"
-            if corr.get("ci_low") is not None:
-                s2 += f" ({format_interval(corr['ci_low'], corr['ci_high'], 'rate')})"
+            s2 += f"; corrected for its errors {_fv(corr)}{_ci(corr)}"
         elif corr is not None:
             s2 += "; it cannot be corrected (the judge is no better than chance on the labelled items)"
         sentences.append(s2 + ".")

@@ -23,8 +23,6 @@ def _answer_runs(result, currency):
     parts = []
     if d is not None:
         ci = _ci(d)
-        if ci:
-            ci = ci[:-1] + ", paired bootstrap)"
         text = f"{_q(last)} vs baseline {_q(base)}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
         g, lo = _first(result, "gained", from_=base, to=last), _first(result, "lost", from_=base, to=last)
         if g is not None and lo is not None:
