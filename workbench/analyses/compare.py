@@ -165,6 +165,7 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         record("bootstrap_ci", diff, n=n, ci_low=b_low, ci_high=b_high, from_=bn, to=cn,
                ci_method=BOOT_METHOD if pair.cluster is None else "paired-cluster-bootstrap-percentile-95"),
         record("mde", mde, n=n),
+        *pt.binary_t_records(pair.base, pair.cand, from_=bn, to=cn),
     ]
     if counts.discordant == 0:
         notes.append("No item differs between the two systems; McNemar is undefined (shown empty) "
@@ -623,6 +624,7 @@ def _pairs(S, names, pairs, col: Collected, options: Options, codes, progress, u
                 record("bootstrap_ci", st["diff"], n=n, ci_low=st["boot"][0], ci_high=st["boot"][1],
                        ci_method=BOOT_METHOD if codes is None else "paired-cluster-bootstrap-percentile-95", **kw),
                 record("mde", st["mde"], n=n, **kw),
+                *pt.binary_t_records(x, y, **kw),
             ]
             results[(i, j)] = {"diff": st["diff"], "p": st["p"], "low": st["boot"][0], "high": st["boot"][1],
                                "row": {"baseline": a, "candidate": b, "items": n,

@@ -79,6 +79,15 @@ def t_record(metric: str, ps: pm.PairedSummary, **kw) -> dict:
     return record(metric, ps.t.t, df=ps.t.df if ps.n > 1 else None, **kw)
 
 
+def binary_t_records(base, cand, **kw) -> list[dict]:
+    """The paired t-test of two 0/1 outcome columns (candidate - base per item) beside the sign
+    test and McNemar, as records: ``t_test_p`` and ``t`` with its degrees of freedom."""
+    d = np.asarray(cand, dtype=float) - np.asarray(base, dtype=float)
+    t = pm.paired_t(d)
+    kw.setdefault("n", int(d.size))
+    return [record("t_test_p", t.p, **kw), record("t", t.t, df=t.df if d.size > 1 else None, **kw)]
+
+
 def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
     """The records of one continuous pair (Compare)."""
     n = ps.n
