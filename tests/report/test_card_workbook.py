@@ -1,0 +1,39 @@
+"""Issue 44 in the workbook: one value is one stored number (a reader that rounds the stored
+digits reads pass@1 and pass^1 of one value alike), and the cards' rules hold for every cell."""
+
+from __future__ import annotations
+
+import openpyxl
+
+from workbench.analyses import passk
+from workbench.io import load_table
+from workbench.report import write_report
+
+
+def _cells(path):
+    wb = openpyxl.load_workbook(path, data_only=True)
+    for ws in wb:
+        for row in ws.iter_rows():
+            for cell in row:
+                yield ws, cell
+
+
+def test_one_value_is_one_stored_number(tmp_path):
+    """pass@1 = 1 - (n-c)/n and pass^1 = c/n are one value (0.7125 here); the first computes to
+    0.7124999999999999, which a cell written with 16 digits keeps.  The workbook stores both as
+    0.7125, so no reader shows 0.712 beside 0.713."""
+    src = tmp_path / "tasks.csv"
+    src.write_text("task,n,c\nt1,10,9\nt2,4,4\nt3,4,3\nt4,5,1\n")
+    res = passk.run(load_table(src), passk.Options(ks=(1,)))
+    a, b = res.value("pass@1"), res.value("pass^1")
+    assert a != b and abs(a - b) < 1e-15  # the float noise the workbook must not show
+    out = tmp_path / "r.xlsx"
+    write_report(out, [res])
+    stored = {}
+    for ws, cell in _cells(out):
+        if ws.title == "passk" and cell.value in ("pass@1", "pass^1"):
+            value = ws.cell(cell.row, cell.column + 1).value
+            if isinstance(value, float):
+                stored.setdefault(cell.value, set()).add(value)
+    assert stored["pass@1"] == stored["pass^1"] == {0.7125}, stored
+    assert f"{0.7125:.3f}" == f"{next(iter(stored['pass@1'])):.3f}"
