@@ -311,6 +311,8 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
     if not isinstance(value, (int, float)):
         return str(value)
     v = float(value)
+    if math.isfinite(v):  # one value, one rounding: 0.43749999999999994 is 0.4375, as Excel reads it
+        v = float(f"{v:.15g}")
     if kind == "plain":
         if isinstance(value, int) or v == int(v) and abs(v) < 1e15:
             return f"{int(v):,}"
