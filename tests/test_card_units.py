@@ -20,3 +20,47 @@ def test_one_value_reads_one_way_whatever_its_float_noise(kind):
     for value in (1.0, 0.4375, 0.7125, 0.3125, 2.5, 1234.5):
         below, above = value - value * 2.3e-16, value + value * 2.3e-16
         assert format_value(below, kind) == format_value(value, kind) == format_value(above, kind), (kind, value)
+
+
+def _cost_free():
+    from workbench.analyses import cost
+    from workbench.io import load_table
+
+    return cost.run(load_table(CARDS / "cost_free_system.csv"), cost.Options(system="system"))
+
+
+def test_a_free_systems_cost_has_no_rates_interval():
+    """Every request of 'free' costs 0: a constant, not a 0% rate; its cost per request had a
+    Clopper-Pearson interval (0 to 0.369 here), now none, and the card says what it is."""
+    from workbench.report.present import answer
+
+    res = _cost_free()
+    rec = res.find("cost_per_request", system="free")[0]
+    assert rec["value"] == 0 and rec.get("ci_low") is None and rec.get("degenerate") is True
+    assert "clopper" not in str(rec.get("ci_method"))
+    paid = res.find("cost_per_request", system="paid")[0]
+    assert paid["ci_method"].startswith("bootstrap-percentile-95") and paid["ci_low"] > 0
+    assert "free: 0 per success (every request costs 0;" in answer(res).text
+
+
+def test_effort_is_counted_in_its_unit_and_never_below_zero():
+    """Steps, tool calls and tokens are counts (a whole one an integer, never "50.000"), a working
+    time is a time; their intervals are never in percent, never below 0 (the t interval of one
+    long request among 8 reached -8.3 s of working time)."""
+    from workbench.report.present import table_kinds
+
+    res = _cost_free()
+    for measure in ("steps", "tool_calls", "tokens", "working_time"):
+        for rec in res.records:
+            if rec["metric"].startswith(measure + "_") and rec.get("ci_low") is not None:
+                assert rec["ci_low"] >= 0, rec
+        assert kind_of(f"{measure}_p50") == ("latency" if measure == "working_time" else "count")
+    assert format_value(res.find("steps_p50", system="free")[0]["value"], "count") == "8.50"
+    assert format_value(50.0, kind_of("steps_mean")) == "50"
+    effort = res.table("effort")
+    kinds = table_kinds(res, effort)
+    measures = list(effort.frame["measure"])
+    for col in ("mean", "ci_low", "ci_high", "median", "p95", "per_success"):
+        assert kinds[col] == ["latency" if m == "working_time" else "count" for m in measures], col
+    systems = table_kinds(res, res.table("systems"))
+    assert systems["ci_low"] == systems["ci_high"] == "rate"

@@ -346,17 +346,28 @@ def _ideal_ratio(table, options, steps_col, part, kept, measured, codes, labels,
         t = pm.paired_t(ratio)
         kw = {"system": label} if len(labels) > 1 or label != "(all)" else {}
         two = ratio.size > 1
+        low, high = nonnegative_t(t) if two else (None, None)
         records.append(record("steps_to_ideal", float(ratio.mean()), n=int(ratio.size),
-                              ci_low=t.ci_low if two else None, ci_high=t.ci_high if two else None, **kw))
+                              ci_low=low, ci_high=high, ci_method=EFFORT_T if two else None, **kw))
         rows.append({"system": label, "requests": int(ratio.size), "mean_ratio": float(ratio.mean()),
-                     "ci_low": t.ci_low if two else np.nan, "ci_high": t.ci_high if two else np.nan,
+                     "ci_low": low if two else np.nan, "ci_high": high if two else np.nan,
                      "total_ratio": float(steps[m].sum() / ideal[m].sum())})
     if not rows:
         return None
-    return rows, {"ideal-steps": f"column:{col},mean(steps/ideal),t-95,ideal>0"}
+    return rows, {"ideal-steps": f"column:{col},mean(steps/ideal),t-95,clipped-at-0,ideal>0"}
 
 
 #: The effort measures and the column names guessed for each (after the format's roles).
+#: the interval of an effort's mean per request: the t interval, its low end clipped at 0 (steps,
+#: tool calls, tokens and time are never negative; the t interval of a skewed few can reach below)
+EFFORT_T = "t-95,clipped-at-0"
+
+
+def nonnegative_t(t) -> tuple[float, float]:
+    """The t interval of a mean of quantities that are never negative, clipped at 0 below."""
+    return max(0.0, float(t.ci_low)), float(t.ci_high)
+
+
 EFFORT = {"steps": ("steps", "num_steps", "n_steps", "turns"),
           "tool_calls": ("tool_calls", "num_tool_calls", "n_tool_calls", "tools_called"),
           "tokens": ("total_tokens", "tokens", "tokens_total", "token_count"),
@@ -395,8 +406,9 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
             t = pm.paired_t(x)
             p50, p95 = np.percentile(x, [50, 95], method=cm.PERCENTILE_METHODS[options.percentile_method])
             per_success = float(x.sum() / succ) if succ else float("nan")
-            records += [record(f"{measure}_mean", float(x.mean()), n=int(x.size),
-                               ci_low=t.ci_low if x.size > 1 else None, ci_high=t.ci_high if x.size > 1 else None, **kw),
+            low, high = nonnegative_t(t) if x.size > 1 else (None, None)
+            records += [record(f"{measure}_mean", float(x.mean()), n=int(x.size), ci_low=low, ci_high=high,
+                               ci_method=EFFORT_T if x.size > 1 else None, **kw),
                         *_effort_interval_records(measure, x, (p50, p95), per_success,
                                                   np.where(m, np.nan_to_num(values), 0.0)[codes == s],
                                                   y[codes == s], label, options, short, kw)]
@@ -404,7 +416,7 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
                 notes.append(f"System '{label}' has no success: its {measure.replace('_', ' ')} per success is "
                              f"undefined (shown empty), not a division by zero.")
             rows.append({"system": label, "measure": measure, "column": col, "requests": int(x.size),
-                         "mean": float(x.mean()), "ci_low": t.ci_low, "ci_high": t.ci_high, "median": float(p50),
+                         "mean": float(x.mean()), "ci_low": low, "ci_high": high, "median": float(p50),
                          "p95": float(p95), "total": float(x.sum()), "successes": succ,
                          "per_success": per_success})
     tables = [Table("effort", "Steps, tool calls and tokens per request and per success", pd.DataFrame(rows), columns={
@@ -450,7 +462,7 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
             notes.append("Effort: " + ", ".join(parts) + " (every attempt's steps over the successes).")
     notes += _quantile_notes(short)
     return tables, {**sig_extra, "effort": ",".join(cols), "effort-per-success": "total/successes",
-                    "effort-ci": "t-95", "effort-ci-pct": "order-statistic-95",
+                    "effort-ci": EFFORT_T, "effort-ci-pct": "order-statistic-95",
                     "effort-ci-per-success": f"ratio-bootstrap-percentile-95,B={options.ci_resamples},"
                                              f"seed={options.ci_seed}"}
 
@@ -467,7 +479,7 @@ def _cost_cis(measured_cost: np.ndarray, cost_or_zero: np.ndarray, success: np.n
     else:
         cps, cost_means = _ratio_ci(cost_or_zero, success, options), None
     cpr = hc.mean_intervals({"c": measured_cost}, resamples=options.ci_resamples, seed=options.ci_seed,
-                            samples=cost_means)["c"]
+                            samples=cost_means, rates=False)["c"]
     return cpr, cps
 
 

@@ -135,9 +135,10 @@ _EXACT_KINDS.update({
     "clustered_se": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
     "seed_sd": "score", "seed_min": "score", "seed_max": "score", "one_run_item_se": "score",
     "half_width_twice_items": "score", "half_width_twice_repeats": "score", "half_width_repeats_floor": "score",
-    # effort per request and per success (cost and latency)
-    **{f"{m}_{s}": "statistic" for m in ("steps", "tool_calls", "tokens", "input_tokens", "output_tokens",
-                                         "working_time")
+    # effort per request and per success (cost and latency): steps, tool calls and tokens are
+    # counts (a whole number reads as one, a mean with two decimals), a working time is a time
+    **{f"{m}_{s}": "latency" if m == "working_time" else "count"
+       for m in ("steps", "tool_calls", "tokens", "input_tokens", "output_tokens", "working_time")
        for s in ("mean", "p50", "p95", "per_success")},
     "steps_to_ideal": "statistic",
     # runs side by side

@@ -220,8 +220,24 @@ def _own_sheet(result: AnalysisResult, table: Table) -> bool:
 
 
 def kinds_of(result: AnalysisResult, table: Table) -> dict[str, str]:
-    """The presentation kind of each column of a result table (see :mod:`.present`)."""
-    return table_kinds(result, table)
+    """The presentation kind of each column of a result table (see :mod:`.present`); a column
+    whose kind changes from row to row (steps beside tokens) has no single kind here: see
+    :func:`row_kinds`."""
+    return {c: (k if isinstance(k, str) else None) for c, k in table_kinds(result, table).items()}
+
+
+def row_kinds(result: AnalysisResult, table: Table, base=None):
+    """The per-cell kinds of a table whose rows are different quantities (a ``cell_kind`` of a
+    :class:`Block`: (column, frame row) -> kind), or ``base`` when there is none."""
+    per_row = {c: k for c, k in table_kinds(result, table).items() if not isinstance(k, str)}
+    if not per_row:
+        return base
+
+    def kind(name: str, i: int) -> str | None:
+        if name in per_row:
+            return per_row[name][i]
+        return base(name, i) if base is not None else None
+    return kind
 
 
 def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
@@ -275,7 +291,8 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
         items.append(Block(key(table.name), table.title, table.frame, formats=kinds_of(result, table),
                            legend=_legend(table) + _extra_legend(result, table), formulas=formulas.get(table.name, {}),
                            filter=first, status_column=status, legend_below=True, table_name=table.name,
-                           cell_kind=card_cell_kind(table.frame, dict(table.formats)) if is_card else None))
+                           cell_kind=row_kinds(result, table, card_cell_kind(table.frame, dict(table.formats))
+                                               if is_card else None)))
         items.append(Gap())
         first = False
         for extra in charts.after.get(table.name, []):
@@ -317,7 +334,7 @@ def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, m
             Gap(),
             Block(key(table.name), table.title, frame, formats=kinds_of(result, table), legend=legend,
                   formulas=formulas, filter=True, start=start, stop=stop, part=p + 1, parts=count,
-                  table_name=table.name),
+                  table_name=table.name, cell_kind=row_kinds(result, table)),
         ]
         plans.append(plan)
     return plans
@@ -352,10 +369,11 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
 
 
 def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
-    kinds = kinds_of(result, table)
+    kinds = table_kinds(result, table)
     out = []
-    if {"points", "margin"} & set(kinds.values()):
-        cols = ", ".join(c for c, k in kinds.items() if k in ("points", "margin"))
+    shown = {c: ({k} if isinstance(k, str) else set(k)) for c, k in kinds.items()}
+    if any({"points", "margin"} & ks for ks in shown.values()):
+        cols = ", ".join(c for c, ks in shown.items() if {"points", "margin"} & ks)
         out.append(f"{cols}: differences of rates in percentage points (the cell holds points).")
     if result.analysis == "compare" and table.name == "bootstrap" and "difference" in table.frame:
         recs = result.find("diff")

@@ -41,14 +41,49 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
 
 
 
-def table_kinds(result, table) -> dict[str, str]:
+#: tables whose rows are different quantities: (the column naming each row's quantity, how a row's
+#: metric id is made from it, the value columns that take that row's kind)
+ROW_KINDS = {
+    "effort": ("measure", "{}_mean", ("mean", "ci_low", "ci_high", "median", "p95", "total", "per_success")),
+    "differences": ("statistic", "diff:{}", ("from_value", "to_value", "diff", "ci_low", "ci_high")),
+    "conventions": ("metric", "{}", ("value", "ci_low", "ci_high")),
+}
+#: the kinds an interval's bound may take from the value column it bounds
+_BOUNDED = {"rate", "score", "points", "score_diff", "cost", "latency", "count", "statistic", "bleu", "margin"}
+
+
+def table_kinds(result, table) -> dict[str, "str | list[str]"]:
     """The kind of each column of one of ``result``'s tables (``"text"`` for the columns the
-    analysis marks as text).  A gate card's value columns depend on each row: see :func:`gate_kind`."""
-    out = {}
-    for col in table.frame.columns:
+    analysis marks as text): one kind per column, or one per row (a list) for a table whose
+    rows are different quantities (:data:`ROW_KINDS`: steps beside tokens and working time).
+    An interval's bounds (``ci_low``/``ci_high``) take the kind of the value column before them
+    (steps per request are counts, never percent).  A gate card's value columns depend on each
+    row: see :func:`gate_kind`."""
+    out: dict = {}
+    cols = list(table.frame.columns)
+    for col in cols:
         hint = table.formats.get(col)
         out[col] = "text" if hint == "text" else column_kind(result.analysis, table.name, col, hint)
+    for pos, col in enumerate(cols):
+        if col in ("ci_low", "ci_high") and table.name != "systems_compared":
+            value = next((c for c in reversed(cols[:pos]) if c not in ("ci_low", "ci_high")
+                          and out.get(c) in _BOUNDED and c not in ("n", "items", "requests", "successes",
+                                                                  "queries", "tasks")), None)
+            if value is not None:
+                out[col] = out[value]
+    rows = ROW_KINDS.get(table.name)
+    if rows is not None and rows[0] in table.frame.columns:
+        source, pattern, columns = rows
+        per_row = [_row_kind(pattern.format(x)) for x in table.frame[source].astype(str)]
+        for col in columns:
+            if col in out and out[col] != "text":
+                out[col] = list(per_row)
     return out
+
+
+def _row_kind(metric: str) -> str:
+    kind = kind_of(metric)
+    return kind if kind != "plain" else "score"
 
 
 
