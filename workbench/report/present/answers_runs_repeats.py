@@ -2,28 +2,40 @@
 
 from __future__ import annotations
 
-from ...core.numbers import format_interval, format_value
+from ...core.numbers import format_interval, format_p, format_value
 from ...core.numbers import plural as _plural
-from ._common import Answer, _ci, _first, _fv, _q
+from ._common import Answer, _ci, _first, _fv, _q, _signature_fields
 
 
 def _answer_runs(result, currency):
-    """"'run5' vs baseline 'run1': +8.5 pts (95% CI +0.5 to +16.5 pts, paired bootstrap) on 200
-    items, 31 gained, 14 lost, 5 only in one of them; 4 of 5 runs tie for first (group a)."""
+    """"'run5' vs baseline 'run1': +8.5 pts (paired bootstrap 95% CI +0.5 to +16.5 pts) on 200
+    items, 31 gained, 14 lost, 5 in only one of them; 4 of 5 runs tie for first (group a)."
+
+    One verdict: the pair's paired bootstrap and the tie groups' correction for every pair
+    (randomised Tukey HSD or Holm, as the signature says) may answer differently; the card then
+    leads with the pair's difference and says in one clause why the groups differ ("tied for
+    first after correcting for 15 comparisons"), and its tone is the corrected one."""
     runs = [r for r in result.records if r["metric"] in ("run_rate", "run_mean")]
     if not runs:
         return None
     base, last = runs[0].get("system"), runs[-1].get("system")
-    sig = {k: v for k, _, v in (p.partition(":") for p in result.signature.split("|"))}
+    sig = _signature_fields(result)
     base = sig.get("baseline", base)
     diff_id = "diff" if runs[0]["metric"] == "run_rate" else "mean_diff"
     if last == base:
         last = runs[-2].get("system")
     d = _first(result, diff_id, from_=base, to=last)
+    letters = {r.get("system"): str(r.get("groups") or "") for r in runs}
+    firsts = [r.get("system") for r in runs if "a" in letters[r.get("system")]]
+    k = len(runs)
+    comparisons = k * (k - 1) // 2
+    corrected = _group_p(result, base, last)
+    how = ("randomised Tukey HSD" if str(sig.get("groups", "")).startswith("randomised-tukey")
+           else "Holm")
     parts = []
+    tone = "neutral"
     if d is not None:
-        ci = _ci(d)
-        text = f"{_q(last)} vs baseline {_q(base)}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
+        text = f"{_q(last)} vs baseline {_q(base)}: {_fv(d)}{_ci(d)} on {_plural(d.get('n'), 'item')}"
         g, lo = _first(result, "gained", from_=base, to=last), _first(result, "lost", from_=base, to=last)
         if g is not None and lo is not None:
             text += f", {g['value']:,} gained, {lo['value']:,} lost"
@@ -31,16 +43,43 @@ def _answer_runs(result, currency):
         if a is not None and b is not None and (a["value"] or b["value"]):
             text += f", {a['value'] + b['value']:,} in only one of them"
         parts.append(text)
-    firsts = [r.get("system") for r in runs if "a" in str(r.get("groups") or "")]
+        lo_ci, hi_ci = d.get("ci_low"), d.get("ci_high")
+        apart = lo_ci is not None and hi_ci is not None and (lo_ci > 0 or hi_ci < 0)
+        shared = bool(set(letters.get(base, "")) & set(letters.get(last, "")))
+        p = f", adjusted {format_p(corrected)}" if corrected is not None else ""
+        if apart and shared and comparisons > 1:
+            where = "tied for first with it" if base in firsts and last in firsts else "in one tie group with it"
+            parts.append(f"{where} after correcting for {comparisons} comparisons ({how}{p})")
+            tone = "borderline"
+        elif not apart and not shared and comparisons > 1:
+            parts.append(f"the {how} over {comparisons} comparisons separates them ({p.lstrip(', ')}), though "
+                         f"this pair's own interval includes 0")
+            tone = "borderline"
+        elif apart:
+            tone = "good" if d["value"] > 0 else "bad"
+            if comparisons > 1:
+                parts.append(f"apart after correcting for {comparisons} comparisons too ({how}{p})")
+        else:
+            tone = "neutral"
     if firsts:
         parts.append(f"{len(firsts)} of {_plural(len(runs), 'run')} tie for first (group a)"
                      if len(firsts) > 1 else f"{_q(firsts[0])} alone is first (group a)")
     if not parts:
         return None
-    tone = "neutral"
-    if d is not None and d.get("ci_low") is not None:
-        tone = "good" if d["ci_low"] > 0 else "bad" if d["ci_high"] < 0 else "borderline"
-    return Answer(("; ".join(parts) + ".",), f"{len(runs)} runs", tone)
+    badge = {"good": f"{last} better", "bad": f"{last} worse", "borderline": "tied after correction"
+             if d is not None and tone == "borderline" else f"{k} runs"}.get(tone, f"{k} runs")
+    text = "; ".join(parts)
+    return Answer((text + ".",), badge, tone)
+
+
+def _group_p(result, a, b):
+    """The tie groups' adjusted p of the pair (either order): Tukey HSD's or Holm's."""
+    for metric in ("tukey_hsd_p", "p_adjusted"):
+        for x, y in ((a, b), (b, a)):
+            rec = _first(result, metric, from_=x, to=y)
+            if rec is not None and rec.get("value") is not None:
+                return rec["value"]
+    return None
 
 
 
