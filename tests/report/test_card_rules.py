@@ -49,3 +49,19 @@ def test_a_difference_turned_around_turns_its_interval():
     text = ans.text
     assert "'bm25' beats 'dense' on nDCG@10 by +0.002 (paired bootstrap 95% CI +0.00022 to +0.003)" in text, text
     assert not check_card(res, ans)
+
+
+def test_pass_at_1_is_not_set_against_itself(tmp_path):
+    """One attempt per task: pass@1 and pass^1 are one number; the card said "pass@1 = 0.563 but
+    pass^1 = 0.563: not yet reliable"."""
+    from workbench.analyses import passk
+    from workbench.io import load_table
+
+    src = tmp_path / "one.csv"
+    src.write_text("task,success\n" + "".join(f"t{i},{int(i % 16 < 9)}\n" for i in range(16)))
+    res = passk.run(load_table(src), passk.Options(task="task", success="success"))
+    assert res.value("pass@1") == res.value("pass^1") == 0.5625
+    ans = answer(res)
+    assert "but pass^1" not in ans.text and "pass@1 = 0.563" in ans.text
+    assert "pass@1 and pass^1 are the same number" in ans.text and ans.tone == "neutral"
+    assert not check_card(res, ans)
