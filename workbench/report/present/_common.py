@@ -95,7 +95,7 @@ def interval_text(rec: dict, kind: str | None = None, *, currency: str | None = 
 #: why a card shows no interval where a record's bounds are equal
 NO_INTERVAL = {
     "degenerate": "no interval: every bootstrap resample gives the same value",
-    "se": "no interval: its standard error is 0 here, a certainty these few items do not give",
+    "se": "no interval: its standard error computes to 0, a certainty the data do not give",
     "other": "no interval: its bounds are equal, a certainty the data do not give",
 }
 
