@@ -126,6 +126,8 @@ _EXACT_KINDS.update({
     "kappa_quadratic": "score", "ac1": "score", "pabak": "score", "alpha": "score",
     "disagreements": "count", "sensitivity": "rate", "specificity": "rate",
     "judge_pass_rate": "rate", "corrected_pass_rate": "rate", "human_labels_needed": "count", "judge_pass_human_fail": "count",
+    "human_labels_needed_fail": "count", "human_labels_needed_pass": "count", "human_pass_rate": "rate",
+    "confusion": "count",
     "judge_fail_human_pass": "count", "position_flip_share": "rate",
     "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
     "length_p": "p",
