@@ -261,4 +261,5 @@ def repeats(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system", help="system column: a split per system, and paired against the baseline")
     p.add_argument("--baseline-system", help="baseline system name (default: the first)")
     p.add_argument("--target", type=float, default=0.02,
-                   help="95%% half-width to plan items and repeats for, a fraction (default 0.02 = 2 points)")
+                   help="95%% half-width to plan items and repeats for, a fraction (default 0.02: the card's "
+                        "+-2.0 pts; the window's form takes it in points)")

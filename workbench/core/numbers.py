@@ -134,7 +134,7 @@ _EXACT_KINDS.update({
     # repeats
     "repeats_mean": "score", "repeats_diff": "score_diff", "repeats_rate": "rate", "repeats_rate_diff": "points", "var_data": "statistic",
     "var_within": "statistic", "within_share": "rate", "se_repeats": "score", "se_one_repeat": "score",
-    "clustered_se": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
+    "clustered_se": "score", "se_population": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
     "seed_sd": "score", "seed_min": "score", "seed_max": "score", "one_run_item_se": "score",
     "half_width_twice_items": "score", "half_width_twice_repeats": "score", "half_width_repeats_floor": "score",
     # effort per request and per success (cost and latency): steps, tool calls and tokens are
