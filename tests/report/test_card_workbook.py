@@ -37,3 +37,23 @@ def test_one_value_is_one_stored_number(tmp_path):
                 stored.setdefault(cell.value, set()).add(value)
     assert stored["pass@1"] == stored["pass^1"] == {0.7125}, stored
     assert f"{0.7125:.3f}" == f"{next(iter(stored['pass@1'])):.3f}"
+
+
+def test_the_rubric_sheet_names_the_bootstrap_a_bootstrap(tmp_path):
+    """The Rubric sheet headed the score's bootstrap interval "Wilson 95% CI"; each interval's
+    header now names the method of its rows (a table of mixed rows leaves it to each row's
+    ci_method cell)."""
+    from workbench.analyses import rubric
+
+    from card_walk import EX
+
+    res = rubric.run(load_table(EX / "rubric_answers.csv"), rubric.Options(item="question", system="version"))
+    out = tmp_path / "rubric.xlsx"
+    write_report(out, [res])
+    heads = [cell.value for ws, cell in _cells(out) if isinstance(cell.value, str) and "95% CI" in cell.value]
+    assert "Bootstrap 95% CI low" in heads and "t 95% CI low" in heads and "Paired bootstrap 95% CI low" in heads
+    assert "Paired t 95% CI low" in heads  # the compared table's t is a paired one
+    methods = set(res.table("systems").frame["ci_method"])
+    assert all(m.startswith("bootstrap-percentile-95") for m in methods)
+    assert not any(h.startswith("Wilson") for h in heads if h.endswith("low")) or \
+        set(res.table("criteria").frame["ci_method"]) == {"wilson-95"}

@@ -428,7 +428,11 @@ def test_column_names_read_as_words_but_data_named_columns_keep_their_names():
     assert column_name("systems_compared", "bca_low") == "BCa 95% CI low"
     assert column_name("systems_compared", "t_ci_low") == "Paired t 95% CI low"
     assert column_name("systems_compared", "ci_low") == "Bootstrap 95% CI low"
-    assert column_name("groups", "ci_low") == "Wilson 95% CI low"
+    # a rate's interval is named by its rows' methods (issue 44): Wilson when every row is
+    import pandas as pd
+    assert column_name("groups", "ci_low", frame=pd.DataFrame({"ci_method": ["wilson-95"] * 2})) == "Wilson 95% CI low"
+    assert column_name("groups", "ci_low", frame=pd.DataFrame({"ci_method": ["wilson-95", "clopper-pearson-95"]})) \
+        == "95% CI low"
     assert column_name("versions", "old") == "old" and column_name("summary", "bm25") == "bm25"
     assert column_name("summary", "ndcg@10") == "nDCG@10"
 

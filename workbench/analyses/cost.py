@@ -226,6 +226,7 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
                 notes.append(f"System '{label}' has {plural(nm, 'request')}"
                              f"{' measured' if nm < n else ''}; its p99 latency rests on the "
                              f"top {plural(top, 'value')} and is not a stable estimate.")
+        row["ci_method"] = f"{rate_method}-95"  # last: the columns before keep their places
         rows.append(row)
     if lat is None:
         notes.append("No latency column was given or found: latency percentiles are left out.")
@@ -290,7 +291,7 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
            if err.active else {}),
         "engine": engine,
     })
-    fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "total_cost": "money",
+    fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "ci_method": "text", "total_cost": "money",
            "cost_per_request": "money", "cost_per_success": "money", "requests": "int", "measured": "int",
            "successes": "int", **{f"latency_p{q}": "float" for q in QUANTILES}}
     tables = [
@@ -298,7 +299,7 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
             "cost_per_request": "total cost / requests (measured requests: errored ones have no cost)",
             "measured": "requests that did not end with an error (latency and cost are theirs)",
             "cost_per_success": "total cost / successes",
-            "ci_low": "Wilson 95% interval of the success rate, low",
+            "ci_low": "95% interval of the success rate, low (its method in ci_method)",
             **{f"latency_p{q}": f"p{q} latency ({options.percentile_method} percentile)"
                for q in QUANTILES},
         }, formats=fmt),
@@ -421,6 +422,7 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
                          "per_success": per_success})
     tables = [Table("effort", "Steps, tool calls and tokens per request and per success", pd.DataFrame(rows), columns={
         "mean": "mean per request (t 95% interval)", "per_success": "total over every request / successes",
+        "ci_low": "t 95% interval of the mean, low, clipped at 0", "ci_high": "t 95% interval of the mean, high",
         "median": f"p50 per request ({options.percentile_method})", "p95": f"p95 per request ({options.percentile_method})"},
         formats={"mean": "float", "ci_low": "float", "ci_high": "float", "median": "float", "p95": "float",
                  "total": "float", "per_success": "float", "requests": "int", "successes": "int"})]

@@ -104,7 +104,7 @@ def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
         record("bootstrap_pct_ci", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high,
                ci_method="paired-bootstrap-percentile-95", **kw),
         record("bootstrap_bca_ci", ps.diff, n=n, ci_low=ps.bca_low, ci_high=ps.bca_high,
-               ci_method="paired-bootstrap-bca-95", **kw),
+               ci_method="paired-bca-bootstrap-95", **kw),
         record("effect_size", ps.effect, n=n, **kw),
         record("mde_score", ps.mde, n=n, **kw),
     ]

@@ -331,7 +331,9 @@ def _seed_table(seed_rows, binary) -> Table:
                  columns={"seed_sd": "standard deviation of the run means (divisor R - 1)",
                           "one_run_item_se": "standard error over items of one run's mean: "
                                              "sqrt((var_data + var_within) / N)",
-                          "seed_spread_larger": "the seed spread exceeds one run's standard error over items"},
+                          "seed_spread_larger": "the seed spread exceeds one run's standard error over items",
+                          "one_run_ci_low": "normal 95% interval of one run's mean, low",
+                          "one_run_ci_high": "normal 95% interval of one run's mean, high"},
                  formats={"seeds": "int", "items": "int", "mean": kind, "seed_sd": "float", "seed_min": kind,
                           "seed_max": kind, "one_run_item_se": "float", "one_run_ci_low": kind,
                           "one_run_ci_high": kind} | runs)

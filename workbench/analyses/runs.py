@@ -255,7 +255,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         records.append(record("run_rate" if binary else "run_mean", value, system=name, n=m, **fields,
                               groups=letters.get(name) or None))
         run_rows.append({"run": name, "items": m, "value": value, "ci_low": lo, "ci_high": hi,
-                         "groups": letters.get(name, ""), "missing": int(len(items) - m)})
+                         "groups": letters.get(name, ""), "missing": int(len(items) - m),
+                         "ci_method": fields.get("ci_method")})
     notes += _intervals.notes(ci_entries)
     records += group_recs
     # pairs: consecutive runs, and every run against the baseline
@@ -286,13 +287,15 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         grid["right_in_baseline_wrong_in_last"] = finite[:, b] & finite[:, -1] & (G[:, b] == 1) & (G[:, -1] == 0)
     tables = [
         Table("runs", f"Each run: {kind_word} and tie group", pd.DataFrame(run_rows), columns={
-            "value": kind_word, "ci_low": "Wilson 95% interval, low" if binary else "t 95% interval, low",
-            "ci_high": "Wilson 95% interval, high" if binary else "t 95% interval, high",
+            "value": kind_word, "ci_low": "95% interval, low (its method in ci_method)",
+            "ci_high": "95% interval, high (its method in ci_method)",
+            "ci_method": ("Wilson, or Clopper-Pearson below 30 items or at 0% or 100%" if binary else
+                          "the bootstrap over items (a rate's interval for 0/1 values)"),
             "groups": "compact letter display: runs that share a letter are not significantly different",
             "missing": "items of the file that this run has no value for"},
             formats={"value": "rate" if binary else "float", "ci_low": "rate" if binary else "float",
                      "ci_high": "rate" if binary else "float", "items": "int", "missing": "int",
-                     "groups": "text"}),
+                     "groups": "text", "ci_method": "text"}),
         Table("pairs", "Consecutive runs and each run against the baseline (paired by item)",
               pd.DataFrame(pair_rows), columns={
                   "diff": "to - from over the items both runs have",

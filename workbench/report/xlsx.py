@@ -291,6 +291,7 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
         items.append(Block(key(table.name), table.title, table.frame, formats=kinds_of(result, table),
                            legend=_legend(table) + _extra_legend(result, table), formulas=formulas.get(table.name, {}),
                            filter=first, status_column=status, legend_below=True, table_name=table.name,
+                           descriptions=dict(table.columns),
                            cell_kind=row_kinds(result, table, card_cell_kind(table.frame, dict(table.formats))
                                                if is_card else None)))
         items.append(Gap())
@@ -334,7 +335,7 @@ def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, m
             Gap(),
             Block(key(table.name), table.title, frame, formats=kinds_of(result, table), legend=legend,
                   formulas=formulas, filter=True, start=start, stop=stop, part=p + 1, parts=count,
-                  table_name=table.name, cell_kind=row_kinds(result, table)),
+                  table_name=table.name, cell_kind=row_kinds(result, table), descriptions=dict(table.columns)),
         ]
         plans.append(plan)
     return plans

@@ -65,11 +65,33 @@ def method_label(ci_method: Any) -> str:
     """The name a card gives the interval of a record whose ``ci_method`` is this
     (``wilson-95`` -> ``Wilson``, ``bootstrap-percentile-95,B=2000`` -> ``bootstrap``);
     empty when it names none."""
-    text = str(ci_method or "").lower()
-    for pattern, label in METHOD_LABELS:
-        if pattern in text:
-            return label
-    return ""
+    labels = method_labels(ci_method)
+    return labels[0] if labels else ""
+
+
+def method_labels(text: Any) -> list[str]:
+    """Every interval method a text names (a ``ci_method``, a signature entry or a column's
+    description such as "Wilson 95% interval, low (Clopper-Pearson below 30 items)"), in the
+    order they appear; at one place the longest pattern wins (``paired-bootstrap`` over
+    ``bootstrap``)."""
+    low = str(text or "").lower().replace(" ", "-")
+    found: list[tuple[int, int, str]] = []
+    for rank, (pattern, label) in enumerate(METHOD_LABELS):
+        at = low.find(pattern)
+        while at >= 0:
+            if at == 0 or not low[at - 1].isalpha():  # a word's start: not the "t-95" of "percent-95"
+                found.append((at, rank, label))
+            at = low.find(pattern, at + 1)
+    out: list[str] = []
+    taken: list[tuple[int, int]] = []
+    for at, rank, label in sorted(found):
+        end = at + len(METHOD_LABELS[rank][0])
+        if any(a <= at < b for a, b in taken):
+            continue  # "bootstrap" inside "paired-bootstrap", already named
+        taken.append((at, end))
+        if label not in out:
+            out.append(label)
+    return out
 
 
 def interval_text(rec: dict, kind: str | None = None, *, currency: str | None = None, flip: bool = False,

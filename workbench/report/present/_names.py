@@ -169,19 +169,27 @@ _TABLE_NAMES: dict[tuple[str, str], str] = {
     ("systems_compared", "ci_low"): "Bootstrap 95% CI low", ("systems_compared", "ci_high"): "Bootstrap 95% CI high",
     ("systems_compared", "baseline"): "Baseline mean", ("systems_compared", "candidate"): "Candidate mean",
     ("systems_compared", "diff"): "Difference (candidate - baseline)",
-    ("groups", "ci_low"): "Wilson 95% CI low", ("groups", "ci_high"): "Wilson 95% CI high",
-    ("systems", "ci_low"): "Wilson 95% CI low", ("systems", "ci_high"): "Wilson 95% CI high",
 }
 
 
 
-def column_name(table: str, column: Any) -> str:
+def column_name(table: str, column: Any, *, frame=None, description: str | None = None) -> str:
     """A reader's name for a column of a result table (``token_f1`` -> ``Token F1``;
     ``bca_low`` -> ``BCa 95% CI low``; the percentile interval of "Systems compared" ->
-    ``Bootstrap 95% CI low``): the GUI's table headers and the report's use it."""
+    ``Bootstrap 95% CI low``): the GUI's table headers and the report's use it.
+
+    An interval's bound is named by the method that computed it: the one every row's
+    ``ci_method`` cell names when the table (``frame``) has that column (none when the rows
+    differ: each row names its own), else the method(s) its ``description`` names ("t 95% CI
+    low" for a one-sample t, never "Paired t"); "95% CI low" when neither says."""
     col = str(column)
     if (str(table), col) in _TABLE_NAMES:
         return _TABLE_NAMES[(str(table), col)]
+    bound = _bound_of(col)
+    if bound is not None:
+        named = _bound_name(col, bound, frame, description)
+        if named is not None:
+            return named
     pattern = _pattern_key(col)
     known = col in _NAMES or _split_paired(col) is not None or (pattern is not None and pattern[0] in _NAMES)
     # a column named after the data (a version 'old', a system 'bm25') keeps its name
@@ -189,10 +197,43 @@ def column_name(table: str, column: Any) -> str:
 
 
 
+def _bound_of(col: str) -> str | None:
+    """``low``/``high`` for a column holding an interval's bound (``ci_low``, ``t_ci_high``,
+    ``micro_ci_low``...), else None."""
+    for end in ("low", "high"):
+        if col == f"ci_{end}" or col.endswith(f"_ci_{end}"):  # (bca_low names its method already)
+            return end
+    return None
+
+
+def _bound_name(col: str, bound: str, frame, description) -> str | None:
+    from ._common import method_label, method_labels
+
+    labels: list[str] = []
+    if col in ("ci_low", "ci_high") and frame is not None and "ci_method" in getattr(frame, "columns", ()):
+        found = {method_label(m) for m in frame["ci_method"].dropna()} - {""}
+        labels = sorted(found) if len(found) == 1 else []
+        if len(found) != 1:
+            return f"95% CI {bound}"
+    elif description:
+        labels = method_labels(description)
+    if not labels:
+        return None
+    label = " or ".join(labels)
+    prefix = col[:-len(f"_ci_{bound}")].replace("_", " ") if col.endswith(f"_ci_{bound}") and not \
+        col.startswith("t_") else ""
+    if prefix:
+        return f"{prefix.capitalize()} {label} 95% CI {bound}"
+    if label[:1].islower() and label != "t" and not label.startswith("t "):
+        label = label[:1].upper() + label[1:]
+    return f"{label} 95% CI {bound}"
+
+
 # rubric (``PREFIX:CRITERION`` ids name the criterion as written)
 _NAMES.update({
     "rubric_score": "Rubric score", "criterion_rate:*": "Pass rate of {m}",
     "criterion_diff:*": "Change in {m}", "contribution:*": "Contribution of {m} to the score change",
+    "criterion_rate_change:*": "Change in the pass rate of {m} (the contribution's)",
     "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
     "criterion_sign_p:*": "Exact sign test p, {m}", "criterion_mcnemar_p:*": "McNemar p (uncorrected), {m}",
 })

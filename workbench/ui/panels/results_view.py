@@ -213,7 +213,8 @@ def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
     from ...report import present
 
     kinds = {str(col): kind for col, kind in present.table_kinds(result, tab).items()}
-    headers = {str(col): present.column_name(tab.name, col) for col in tab.frame.columns}
+    headers = {str(col): present.column_name(tab.name, col, frame=tab.frame, description=tab.columns.get(col))
+               for col in tab.frame.columns}
     return kinds, headers
 
 
