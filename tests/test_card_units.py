@@ -64,3 +64,15 @@ def test_effort_is_counted_in_its_unit_and_never_below_zero():
         assert kinds[col] == ["latency" if m == "working_time" else "count" for m in measures], col
     systems = table_kinds(res, res.table("systems"))
     assert systems["ci_low"] == systems["ci_high"] == "rate"
+
+
+def test_a_difference_of_costs_or_latencies_is_signed_in_its_amounts_digits():
+    """diff:cost_per_request read "0.0190" (a cost, unsigned) and diff:latency_p50 "-0.319" beside
+    "0.560": a difference keeps the amount's digits and carries its sign, and may be negative."""
+    from workbench.report.present import excel_format
+
+    assert kind_of("diff:cost_per_request") == "cost_diff" and kind_of("diff:latency_p95") == "latency_diff"
+    assert format_value(0.019, "cost_diff") == "+0.0190" and format_value(-0.00029, "cost_diff") == "-0.000290"
+    assert format_value(0.56, "latency_diff") == "+0.560" and format_value(-0.319, "latency_diff") == "-0.319"
+    assert format_value(0.0, "cost_diff") == "0"
+    assert excel_format("cost_diff", value=0.019) == "+#,##0.0000;-#,##0.0000;#,##0.0000"

@@ -59,7 +59,8 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-KINDS = ("rate", "points", "margin", "p", "count", "score", "score_diff", "relative", "bleu", "cost",
+KINDS = ("rate", "points", "margin", "p", "count", "score", "score_diff", "relative", "bleu", "cost", "cost_diff",
+         "latency_diff",
          "latency", "statistic", "plain")
 MISSING = "-"
 ALPHA = 0.05
@@ -160,7 +161,9 @@ NAMED_KINDS = {"criterion_rate": "rate", "criterion_diff": "points", "contributi
 PAIRED_KINDS = ("diff", "t_test_p", "wilcoxon_p", "randomization_p", "p_adjusted", "paired_bs_p",
                 "paired_ar_p")
 #: the kind of a difference of a metric of each kind
-_DIFF_KINDS = {"rate": "points", "score": "score_diff"}
+_DIFF_KINDS = {"rate": "points", "score": "score_diff", "cost": "cost_diff", "latency": "latency_diff"}
+#: a difference of costs or latencies: the amount's own digits, signed (+0.0190, -0.319)
+SIGNED_AMOUNTS = {"cost_diff": "cost", "latency_diff": "latency"}
 
 
 def split_paired(metric_id: str) -> tuple[str, str] | None:
@@ -331,6 +334,9 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
         return _fixed(v, _p_decimals(v))
     if kind == "cost":
         return _currency_affix(currency, _fixed(v, _cost_decimals(v)))
+    if kind in SIGNED_AMOUNTS:
+        text = format_value(v, SIGNED_AMOUNTS[kind], currency=currency)
+        return "+" + text if v > 0 and not text.startswith(("+", "<")) else text
     if kind not in DECIMALS:
         raise ValueError(f"unknown number kind {kind!r}; one of {', '.join(KINDS)}")
     shown = v * _SCALE.get(kind, 1.0)

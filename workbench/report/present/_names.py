@@ -44,9 +44,9 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
 #: tables whose rows are different quantities: (the column naming each row's quantity, how a row's
 #: metric id is made from it, the value columns that take that row's kind)
 ROW_KINDS = {
-    "effort": ("measure", "{}_mean", ("mean", "ci_low", "ci_high", "median", "p95", "total", "per_success")),
-    "differences": ("statistic", "diff:{}", ("from_value", "to_value", "diff", "ci_low", "ci_high")),
-    "conventions": ("metric", "{}", ("value", "ci_low", "ci_high")),
+    "effort": ("measure", (("{}_mean", ("mean", "ci_low", "ci_high", "median", "p95", "total", "per_success")),)),
+    "differences": ("statistic", (("{}", ("from_value", "to_value")), ("diff:{}", ("diff", "ci_low", "ci_high")))),
+    "conventions": ("metric", (("{}", ("value", "ci_low", "ci_high")),)),
 }
 #: the kinds an interval's bound may take from the value column it bounds
 _BOUNDED = {"rate", "score", "points", "score_diff", "cost", "latency", "count", "statistic", "bleu", "margin"}
@@ -73,11 +73,12 @@ def table_kinds(result, table) -> dict[str, "str | list[str]"]:
                 out[col] = out[value]
     rows = ROW_KINDS.get(table.name)
     if rows is not None and rows[0] in table.frame.columns:
-        source, pattern, columns = rows
-        per_row = [_row_kind(pattern.format(x)) for x in table.frame[source].astype(str)]
-        for col in columns:
-            if col in out and out[col] != "text":
-                out[col] = list(per_row)
+        source, groups = rows
+        for pattern, columns in groups:
+            per_row = [_row_kind(pattern.format(x)) for x in table.frame[source].astype(str)]
+            for col in columns:
+                if col in out and out[col] != "text":
+                    out[col] = list(per_row)
     return out
 
 
