@@ -3,7 +3,9 @@ digits reads pass@1 and pass^1 of one value alike), and the cards' rules hold fo
 
 from __future__ import annotations
 
+import numpy as np
 import openpyxl
+import pytest
 
 from workbench.analyses import passk
 from workbench.io import load_table
@@ -57,3 +59,33 @@ def test_the_rubric_sheet_names_the_bootstrap_a_bootstrap(tmp_path):
     assert all(m.startswith("bootstrap-percentile-95") for m in methods)
     assert not any(h.startswith("Wilson") for h in heads if h.endswith("low")) or \
         set(res.table("criteria").frame["ci_method"]) == {"wilson-95"}
+
+
+def test_a_zero_width_interval_is_shown_nowhere_as_if_certain(tmp_path):
+    """Every request of A costs 0.012 and of B 0.031: the bootstrap of the cost difference has no
+    spread and its interval read "0.0190 to 0.0190" in the table, the records and the command
+    line.  The record keeps its bounds (the JSON) and says it is degenerate; no renderer shows
+    them."""
+    from workbench.analyses import cost
+    from workbench.cli.main import render_text
+    from workbench.report.present import shown_frame, table_kinds
+
+    from card_walk import EX
+
+    res = cost.run(load_table(EX / "cost_latency.csv"), cost.Options(system="system", success="success",
+                                                                   cost="cost", latency="latency_s"))
+    rec = res.find("diff:cost_per_request")[0]
+    assert rec["ci_low"] == pytest.approx(rec["ci_high"]) and rec["degenerate"] is True
+    line = next(x for x in render_text(res).splitlines() if x.startswith("diff:cost_per_request"))
+    assert "0.0190 to 0.0190" not in line and "+0.0190" in line
+    table = res.table("differences")
+    shown = shown_frame(table.frame, table_kinds(res, table))
+    row = shown[shown["statistic"] == "cost_per_request"].iloc[0]
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    other = shown[shown["statistic"] == "latency_p50"].iloc[0]
+    assert other["ci_low"] < other["ci_high"]
+    out = tmp_path / "cost.xlsx"
+    write_report(out, [res])
+    for ws, cell in _cells(out):
+        if isinstance(cell.value, str) and "0.0190 to 0.0190" in cell.value:
+            raise AssertionError((ws.title, cell.coordinate, cell.value))

@@ -106,6 +106,8 @@ def interval_text(rec: dict, kind: str | None = None, *, currency: str | None = 
     label = method if method is not None else method_label(rec.get("ci_method"))
     if _is_missing(lo) or _is_missing(hi):
         return ""  # none shown (a degenerate bootstrap's note says why)
+    if rec.get("degenerate"):
+        return no_interval_reason(rec, label)
     lo, hi = float(lo), float(hi)
     if flip:
         lo, hi = -hi, -lo
@@ -130,13 +132,58 @@ def zero_width(low: Any, high: Any, kind: str, *, currency: str | None = None) -
         format_value(low, kind, currency=currency) == format_value(high, kind, currency=currency)
 
 
+def bounds_shown(rec: dict, kind: str | None = None, *, currency: str | None = None) -> bool:
+    """Whether a record's interval is shown anywhere (a card, a table, the report): it has both
+    bounds, it is not degenerate and its bounds do not read the same."""
+    lo, hi = rec.get("ci_low"), rec.get("ci_high")
+    if _is_missing(lo) or _is_missing(hi) or rec.get("degenerate"):
+        return False
+    return not zero_width(lo, hi, kind or kind_of(rec["metric"]), currency=currency)
+
+
+#: pairs of columns of a result table that hold an interval's two bounds
+BOUND_PAIRS = (("ci_low", "ci_high"), ("t_ci_low", "t_ci_high"), ("bca_low", "bca_high"),
+               ("micro_ci_low", "micro_ci_high"), ("one_run_ci_low", "one_run_ci_high"))
+
+
+def shown_frame(frame, kinds: dict):
+    """A result table as every renderer shows it: an interval whose two bounds read the same
+    (a constant's, a degenerate bootstrap's) is left empty rather than shown as if certain."""
+    import numpy as np
+
+    pairs = [(a, b) for a, b in BOUND_PAIRS if a in frame.columns and b in frame.columns]
+    pairs += [(c, c[:-4] + "_high") for c in frame.columns if str(c).endswith("_low") and
+              str(c)[:-4] + "_high" in frame.columns and (c, str(c)[:-4] + "_high") not in pairs]
+    out = None
+    for a, b in pairs:
+        lo = np.asarray(frame[a], dtype=object)
+        hi = np.asarray(frame[b], dtype=object)
+        kind_a = kinds.get(a)
+        flat = []
+        for i, (x, y) in enumerate(zip(lo, hi)):
+            kind = kind_a[i] if isinstance(kind_a, list) else kind_a
+            if kind in (None, "text", "plain") or not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+                continue
+            if zero_width(x, y, kind):
+                flat.append(i)
+        if flat:
+            out = frame.copy() if out is None else out
+            for col in (a, b):
+                values = out[col].astype(float).to_numpy(copy=True)
+                values[flat] = np.nan
+                out[col] = values
+    return frame if out is None else out
+
+
 def no_interval_reason(rec: dict, label: str = "") -> str:
     """The clause a card shows instead of a zero-width interval."""
     low = str(label).lower()
-    if rec.get("degenerate") or "bootstrap" in low:
+    if "bootstrap" in low:
         return NO_INTERVAL["degenerate"]
     if low in ("asymptotic", "normal", "t", "paired t", "gwet", "delta-method"):
         return NO_INTERVAL["se"]
+    if rec.get("degenerate") and not low:
+        return NO_INTERVAL["degenerate"]
     return NO_INTERVAL["other"]
 
 
