@@ -52,8 +52,8 @@ def number(text: str) -> float | None:
 
 
 def _label_of(words: str) -> str:
-    w = words.strip()
-    return next((label for label in LABELS if w.endswith(label)), "")
+    w = words.strip().lower()
+    return next((label for label in LABELS if w.endswith(label.lower())), "")
 
 
 def interval_index(result) -> dict[tuple[str, str], list[dict]]:
@@ -157,3 +157,80 @@ def check_records(result, where: str = "") -> list[str]:
         if len(shown) > 1:
             problems.append(f"{where}: one value {value} ({kind}) read as {sorted(shown)}")
     return problems
+
+
+def check_workbook(path, results, where: str = "") -> list[str]:
+    """The rules over an exported workbook read back with openpyxl: one value one stored number
+    (no fraction stored past 15 significant digits, so every reader rounds it one way); each
+    record's cells in its unit (a percentage format only for a rate or a relative change);
+    no zero-width interval among the records; every interval header named by a method, the one
+    its rows' ci_method cells give when they agree."""
+    import openpyxl
+
+    problems = []
+    wb = openpyxl.load_workbook(path)
+    for ws in wb.worksheets:
+        rows = list(ws.iter_rows())
+        for row in rows:
+            for cell in row:
+                v = cell.value
+                if type(v) is float and math.isfinite(v) and float(f"{v:.15g}") != v:
+                    problems.append(f"{where}: {ws.title}!{cell.coordinate} stores {v!r}, past 15 digits")
+        problems += _records_on_sheet(ws, results, where)
+        problems += _interval_headers(ws, where)
+    return problems
+
+
+def _records_on_sheet(ws, results, where) -> list[str]:
+    out = []
+    result = next((r for r in results if r.analysis == ws.title), None)
+    if result is None:
+        return out
+    title = next((c.row for c in ws["A"] if c.value == "All results (the records printed by --json)"), None)
+    if title is None:
+        return out
+    head = title + 1
+    names = [ws.cell(head, c).value for c in range(1, ws.max_column + 1)]
+    col = {str(n): i + 1 for i, n in enumerate(names) if n is not None}
+    for i, rec in enumerate(result.records):
+        r = head + 1 + i
+        kind = record_kind(result, rec)
+        value = ws.cell(r, col["value"])
+        if isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+            percent = "%" in str(value.number_format).replace('"%"', "")
+            if percent != (kind in ("rate", "relative")):
+                out.append(f"{where}: {ws.title} {rec['metric']} ({kind}) has the format {value.number_format!r}")
+        if "ci_low" in col:
+            lo, hi = ws.cell(r, col["ci_low"]).value, ws.cell(r, col["ci_high"]).value
+            if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and \
+                    format_value(lo, kind) == format_value(hi, kind):
+                out.append(f"{where}: {ws.title} {rec['metric']} shows a zero-width interval {lo} to {hi}")
+            if isinstance(lo, (int, float)) and not rec.get("ci_method"):
+                out.append(f"{where}: {ws.title} {rec['metric']} has an interval without its method")
+    return out
+
+
+def _interval_headers(ws, where) -> list[str]:
+    """Each "... 95% CI low" header names a method; when its table has a ci_method column whose
+    cells all name one method, the header names that one."""
+    out = []
+    for row in ws.iter_rows():
+        heads = {c.column: c.value for c in row if isinstance(c.value, str)}
+        method_col = next((c for c, v in heads.items() if v in ("ci_method", "Ci method")), None)
+        bounds = [(c, t) for c, t in sorted(heads.items()) if re.fullmatch(r"(?:.+? )?95% CI (low|high)", t)]
+        for column, text in bounds[:2]:  # the ci_low/ci_high pair (a t or BCa pair comes after it)
+            m = re.fullmatch(r"(?:(.+?) )?95% CI (low|high)", text)
+            label = _label_of((m.group(1) or "") + " ")
+            if method_col is None:
+                continue
+            methods = set()
+            r = row[0].row + 1
+            while r <= ws.max_row and ws.cell(r, method_col).value not in (None, ""):
+                methods.add(method_label(ws.cell(r, method_col).value))
+                r += 1
+            if len(methods) == 1 and label.lower() != next(iter(methods)).lower():
+                out.append(f"{where}: {ws.title}!{ws.cell(row[0].row, column).coordinate} heads "
+                           f"{text!r} over intervals computed by {methods}")
+            if len(methods) > 1 and label:
+                out.append(f"{where}: {ws.title} heads {text!r} over intervals of several methods {methods}")
+    return out

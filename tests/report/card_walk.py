@@ -26,6 +26,10 @@ def inputs() -> list[tuple[str, list[Path], dict]]:
     page, every real-tool fixture and the situations of issue 44 (tests/fixtures/cards)."""
     out: dict[str, tuple[list[Path], dict]] = {}
     for path in sorted(EX.glob("*.csv")):
+        if path.name == "rubric_weights.csv":  # a rubric (criteria and weights), opened beside the answers
+            out["examples/rubric_answers.csv with rubric_weights.csv"] = (
+                [EX / "rubric_answers.csv"], {"rubric": {"rubric": str(path)}})
+            continue
         out[f"examples/{path.name}"] = ([path], {})
     for ex in EXAMPLES:
         out.setdefault(f"examples/{ex.file}", ([ex.path], {}))
@@ -57,6 +61,11 @@ def inputs() -> list[tuple[str, list[Path], dict]]:
 @lru_cache(maxsize=None)
 def loaded(ident: str):
     files, _ = next((f, e) for i, f, e in inputs() if i == ident)
+    return _load(tuple(files))
+
+
+@lru_cache(maxsize=None)
+def _load(files: tuple):
     table = load_many([str(f) for f in files]) if len(files) > 1 else load_table(files[0])
     roles = guess_roles(table)
     return table, dataclasses.replace(table, roles={**roles, **(table.roles or {})})

@@ -4,10 +4,38 @@ checker itself catches what it must."""
 
 from __future__ import annotations
 
-from card_rules import check_card, check_records, check_text
+import pytest
+from card_rules import check_card, check_records, check_text, check_workbook
+from card_walk import inputs, results
 
 from workbench.core.result import AnalysisResult, record
+from workbench.report import write_report
 from workbench.report.present import answer
+
+IDS = [ident for ident, _, _ in inputs()]
+
+
+@pytest.mark.parametrize("ident", IDS)
+def test_every_card_and_sheet_keeps_the_rules(ident, tmp_path):
+    """Each analysis that answers on the input: its card (sign, method, units, zero width, one
+    rounding, one verdict), its records, and its workbook read back with openpyxl."""
+    from workbench.core.errors import DataError
+
+    problems = []
+    answered = results(ident)
+    assert answered, f"no analysis answered on {ident}"
+    for name, result in answered:
+        where = f"{ident}::{name}"
+        problems += check_card(result, answer(result), where) + check_records(result, where)
+        path = tmp_path / f"{name}.xlsx"
+        try:
+            write_report(path, [result])
+        except DataError as err:  # pragma: no cover - a report that cannot be written is a failure too
+            problems.append(f"{where}: the report was not written: {err}")
+            continue
+        problems += check_workbook(path, [result], where)
+    assert not problems, "\n".join(problems)
+
 
 def test_the_checker_catches_each_slip():
     """The sentences the audit of issue 44 quoted, each caught by its rule."""
