@@ -146,7 +146,7 @@ _EXACT_KINDS.update({
     "steps_to_ideal": "statistic",
     # runs side by side
     "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
-    "only_from": "count", "only_to": "count",
+    "only_from": "count", "only_to": "count", "regressions": "count",
     # release-rule judge conditions
     "judge_kappa": "score", "judge_ac1": "score", "judge_agreement": "rate",
 })

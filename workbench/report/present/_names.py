@@ -280,6 +280,7 @@ _NAMES.update({
     "run_rate": "Success rate of the run", "run_mean": "Mean score of the run",
     "gained": "Items gained", "lost": "Items lost", "only_from": "Items only in the earlier run",
     "only_to": "Items only in the later run", "groups": "Tie group",
+    "regressions": "Items right before and wrong now (regressions)",
 })
 
 
