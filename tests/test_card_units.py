@@ -76,3 +76,32 @@ def test_a_difference_of_costs_or_latencies_is_signed_in_its_amounts_digits():
     assert format_value(0.56, "latency_diff") == "+0.560" and format_value(-0.319, "latency_diff") == "-0.319"
     assert format_value(0.0, "cost_diff") == "0"
     assert excel_format("cost_diff", value=0.019) == "+#,##0.0000;-#,##0.0000;#,##0.0000"
+
+
+def test_a_refusal_on_stacked_files_names_the_users_file_and_line(tmp_path):
+    """Two files stacked into one table: a bad cell in the second file's line 3 was named
+    "line 6" (the stacked table's line); it is "line 3 of b.csv"."""
+    import pytest as _pytest
+
+    from workbench.analyses import judge, repeats, rubric
+    from workbench.core.errors import DataError
+    from workbench.io import load_many
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("item,correct,cites\nq1,yes,no\nq2,no,yes\nq3,yes,yes\n")
+    b.write_text("item,correct,cites\nq1,yes,no\nq2,maybe,yes\nq3,no,no\n")
+    table = load_many([str(a), str(b)])
+    with _pytest.raises(DataError) as err:
+        rubric.run(table, rubric.Options(item="item", criteria="correct,cites", system="file"))
+    assert "line 3 of b.csv" in str(err.value) and "line 6" not in str(err.value)
+    a.write_text("item,try,ok\nq1,1,1\nq1,2,0\n")
+    b.write_text("item,try,ok\nq1,1,1\nq1,2,7\n")
+    with _pytest.raises(DataError) as err:
+        repeats.run(load_many([str(a), str(b)]), repeats.Options(item="item", outcome="ok", repeat="try",
+                                                                 system="file"))
+    assert "line 3 of b.csv" in str(err.value)
+    a.write_text("item,judge,swapped\nq1,A,B\n")
+    b.write_text("item,judge,swapped\nq2,A,B\nq3,C,A\n")
+    with _pytest.raises(DataError) as err:
+        judge.run(load_many([str(a), str(b)]), judge.Options(judge="judge", swap_judge="swapped"))
+    assert "line 3 of b.csv" in str(err.value)

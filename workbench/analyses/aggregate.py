@@ -70,7 +70,7 @@ def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[n
         if bad.size:
             raise DataError(
                 f"File '{table.name}', column '{column}' must hold outcomes 0/1 or scores "
-                f"between 0 and 1; found {values[bad[0]]:g} on line {table.line_of(bad[0])} "
+                f"between 0 and 1; found {values[bad[0]]:g} on {table.describe_rows([int(bad[0])])} "
                 f"({bad.size} rows out of range).") from None
         notes.append(f"Column '{column}' holds scores between 0 and 1, not 0/1 outcomes; rates are "
                      f"mean scores, 'successes' are sums of scores and no Wilson interval is given.")

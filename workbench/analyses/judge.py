@@ -268,14 +268,11 @@ def _note_grades_read_as_nominal(table, cats, numeric, judge, human_text, lines,
     grades = [c for c in cats if _as_number(c) is not None]
     if len(grades) < 3 or len(words) > len(grades):
         return
-    where = []
-    for col in [judge, *human_text]:
-        where += [str(lines[i]) for i, x in enumerate(col) if x in words]
-    where = sorted(set(where), key=int)
+    rows = sorted({i for col in [judge, *human_text] for i, x in enumerate(col) if x in words})
     notes.append(f"The labels are taken as nominal categories, not ordinal grades: {plural(len(grades), 'label')} "
                  f"are numbers ({', '.join(repr(g) for g in grades[:6])}{' ...' if len(grades) > 6 else ''}) but "
                  f"{', '.join(repr(w) for w in words[:4])} {'is' if len(words) == 1 else 'are'} not "
-                 f"(line {', '.join(where[:5])}{' ...' if len(where) > 5 else ''}), so the weighted kappas are "
+                 f"({table.describe_rows(rows)}), so the weighted kappas are "
                  f"not given. Blank such cells (a missing label) or set --level ordinal after correcting them.")
 
 
@@ -353,10 +350,9 @@ def _winners(table, column: str) -> np.ndarray:
         else:
             bad.append(i)
     if bad:
-        lines = table.lines_of(np.asarray(bad[:3]))
         raise DataError(f"File '{table.name}', column '{column}': a verdict must name the winner, A or B "
-                        f"(or tie); found {', '.join(repr(text[i]) for i in bad[:3])} on line "
-                        f"{', '.join(map(str, lines))} ({plural(len(bad), 'row')} in all).")
+                        f"(or tie); found {', '.join(repr(text[i]) for i in bad[:3])} on "
+                        f"{table.describe_rows(bad[:3])} ({plural(len(bad), 'row')} in all).")
     return out
 
 

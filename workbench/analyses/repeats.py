@@ -94,7 +94,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise DataError(f"File '{table.name}', column '{out_col}': an outcome must be 0/1 or a score in [0, 1]; "
-                        f"line {table.lines_of([i])[0]} holds {values[i]:g}.")
+                        f"{table.describe_rows([i])} holds {values[i]:g}.")
     binary = bool(np.isin(values[finite], (0.0, 1.0)).all())
     item_c, item_l = _codes(table, item_col)
     sys_c, sys_l = _codes(table, sys_col) if sys_col else (np.zeros(len(values), np.int64), np.array([""], object))
