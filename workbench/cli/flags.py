@@ -183,8 +183,11 @@ def cost(p: argparse.ArgumentParser) -> None:
     p.add_argument("--working-time", help="the agent's working time per request (optional; guessed: working_time...)")
     p.add_argument("--ideal-steps", help="a reference number of steps per request: the steps' ratio to it "
                                          "(optional; guessed: ideal_steps, reference_steps...)")
-    p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
-                   help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
+    from ..metrics.cost import PERCENTILE_METHODS
+
+    p.add_argument("--percentile-method", default="linear", choices=list(PERCENTILE_METHODS),
+                   help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value; or another of "
+                        "numpy's percentile methods by its name (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")
     intervals(p, "requests")
     engine(p, "reads the file (duckdb and spark read only the columns used)")
