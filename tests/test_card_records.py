@@ -110,3 +110,30 @@ def test_the_runs_card_gives_one_verdict():
     ans = answer(res)
     assert "tied for first with it after correcting for 15 comparisons (randomised Tukey HSD, adjusted p = " in ans.text
     assert ans.tone == "borderline" and ans.badge == "tied after correction"
+
+
+def test_calls_per_tool_are_records():
+    """An agent's calls per tool (the 'Calls per tool' table) as records: calls, their share of
+    the system's tool calls, and the median and p95 per request, counted from the log by hand."""
+    import glob
+
+    import pandas as pd
+
+    from workbench.analyses import cost
+    from workbench.io import load_many
+    from workbench.io.formats.combine import with_roles
+
+    table = load_many(sorted(glob.glob(str(ROOT / "tests" / "fixtures" / "formats" / "inspect_agent" / "*.eval"))))
+    options, _ = with_roles(cost.Options(), table)
+    res = cost.run(table, options)
+    frame = table.frame
+    tools = [c for c in frame.columns if c.startswith("tool_calls.")]
+    for system, rows in frame.groupby("model"):
+        counts = {c.split(".", 1)[1]: pd.to_numeric(rows[c]).to_numpy(float) for c in tools}
+        total = sum(v.sum() for v in counts.values())
+        for tool, v in counts.items():
+            assert res.value(f"tool_calls:{tool}", system=system) == v.sum()
+            assert res.value(f"tool_share:{tool}", system=system) == pytest.approx(v.sum() / total, abs=1e-12)
+            assert res.value(f"tool_calls_p50:{tool}", system=system) == np.percentile(v, 50)
+            assert res.value(f"tool_calls_p95:{tool}", system=system) == pytest.approx(np.percentile(v, 95))
+            assert res.find(f"tool_calls:{tool}", system=system)[0]["n"] == len(v)

@@ -442,6 +442,13 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
                 trows.append({"system": label, "tool": name, "calls": float(v.sum()),
                               "share": float(v.sum() / total) if total else float("nan"),
                               "per_request_p50": float(p50), "per_request_p95": float(p95)})
+                kw = {"system": label} if len(labels) > 1 or label != "(all)" else {}
+                records += [  # calls per tool, as the table gives them (n: the requests)
+                    record(f"tool_calls:{name}", int(v.sum()) if float(v.sum()).is_integer() else float(v.sum()),
+                           n=int(v.size), **kw),
+                    record(f"tool_share:{name}", float(v.sum() / total) if total else None, n=int(v.size), **kw),
+                    record(f"tool_calls_p50:{name}", float(p50), n=int(v.size), **kw),
+                    record(f"tool_calls_p95:{name}", float(p95), n=int(v.size), **kw)]
         tables.append(Table("tools", "Calls per tool", pd.DataFrame(trows),
                             columns={"share": "this tool's calls / all tool calls of the system"},
                             formats={"calls": "int", "share": "rate", "per_request_p50": "float",

@@ -154,7 +154,8 @@ _EXACT_KINDS.update({
 # may be anything, even another metric's id)
 _EXACT_KINDS["rubric_score"] = "rate"   # a weighted share of criteria met: percent, its changes in points
 NAMED_KINDS = {"criterion_rate": "rate", "criterion_diff": "points", "contribution": "points",
-               "criterion_rate_change": "points",
+               "criterion_rate_change": "points", "tool_calls": "count", "tool_share": "rate",
+               "tool_calls_p50": "count", "tool_calls_p95": "count",
                "criterion_p_holm": "p", "criterion_sign_p": "p", "criterion_mcnemar_p": "p",
                "t": "statistic", "effect_size": "statistic"}
 #: ``KIND:METRIC`` ids of the paired tests (``diff:ndcg@10``, ``t_test_p:rr``...)

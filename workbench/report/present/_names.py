@@ -235,6 +235,8 @@ _NAMES.update({
     "rubric_score": "Rubric score", "criterion_rate:*": "Pass rate of {m}",
     "criterion_diff:*": "Change in {m}", "contribution:*": "Contribution of {m} to the score change",
     "criterion_rate_change:*": "Change in the pass rate of {m} (the contribution's)",
+    "tool_calls:*": "Calls of tool {m}", "tool_share:*": "Share of the tool calls that are {m}",
+    "tool_calls_p50:*": "Calls of tool {m} per request, median", "tool_calls_p95:*": "Calls of tool {m} per request, p95",
     "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
     "criterion_sign_p:*": "Exact sign test p, {m}", "criterion_mcnemar_p:*": "McNemar p (uncorrected), {m}",
 })
