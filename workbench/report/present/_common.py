@@ -94,6 +94,18 @@ def method_labels(text: Any) -> list[str]:
     return out
 
 
+def interval_words(methods, level: str = "95%") -> str:
+    """The words a chart's axis or legend uses for the intervals it draws, from their methods
+    (``ci_method`` values): "Wilson 95% interval", "Wilson or Clopper-Pearson 95% interval"
+    when rows differ, "95% interval" when none is named."""
+    labels: list[str] = []
+    for m in methods:
+        label = method_label(m)
+        if label and label not in labels:
+            labels.append(label)
+    return f"{' or '.join(labels) + ' ' if labels else ''}{level} interval"
+
+
 def interval_text(rec: dict, kind: str | None = None, *, currency: str | None = None, flip: bool = False,
                   method: str | None = None) -> str:
     """A record's interval as every card shows it: ``Wilson 95% CI 65.9% to 78.2%``, named by the
