@@ -328,7 +328,10 @@ def display_name(metric_id: str) -> str:
         return _NAMES[mid]
     prefix, sep, rest = mid.partition(":")
     if sep and f"{prefix}:*" in _NAMES and _split_paired(mid) is None:
-        return _NAMES[f"{prefix}:*"].format(m=f"'{rest}'")
+        # a statistic of a metric names the metric as a reader does; a criterion or a tool is
+        # named as written, in quotes
+        return _NAMES[f"{prefix}:*"].format(m=display_name(rest) if prefix in ("t", "effect_size")
+                                            else f"'{rest}'")
     paired = _split_paired(mid)
     if paired is not None:
         return _NAMES[f"{paired[0]}:*"].format(m=display_name(paired[1]))
