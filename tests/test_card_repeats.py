@@ -76,3 +76,18 @@ def test_the_standard_error_in_population_form_with_unequal_repeats(tmp_path):
     for rec in equal.find("se_population", system="model-a"):
         assert rec["value"] == pytest.approx(equal.value("se_repeats", system="model-a"), abs=1e-12)
     assert "se-population:" in res.signature
+
+
+def test_every_half_width_on_the_card_is_a_record_in_its_unit():
+    """The card's "the items' own spread alone gives ±17.5 pts" is the record
+    half_width_repeats_floor of that system, shown in points wherever it is shown."""
+    from workbench.report.present import format_value, record_kind
+
+    res = repeats.run(load_table(CARDS / "repeats_unreachable.csv"), repeats.Options(system="model"))
+    text = answer(res).text
+    for system in ("model-a", "model-b"):
+        rec = res.find("half_width_repeats_floor", system=system)[0]
+        assert record_kind(res, rec) == "margin"
+        assert f"±{format_value(rec['value'], 'margin')}" in text
+        assert rec["value"] == pytest.approx(1.959963984540054 * math.sqrt(
+            res.value("var_data", system=system) / rec["n"]), abs=1e-12)

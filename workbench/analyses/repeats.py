@@ -217,6 +217,9 @@ def _one_system(part: _System, name, sys_col, binary, options, records, item_fra
         record("items_needed", rp.items_needed(sp, options.target, sp.k_harmonic) if ok else None, n=sp.n_items, **kw),
         record("repeats_needed", _finite_or_none(rp.repeats_needed(sp, options.target)) if ok else None,
                n=sp.n_items, **kw),
+        # the 95% half-width endless repeats would leave: the items' own spread (the card's "alone gives")
+        record("half_width_repeats_floor", rp.Z95 * math.sqrt(sp.var_data / sp.n_items) if ok else None,
+               n=sp.n_items, **kw),
     ]
     total = np.bincount(part.codes, weights=part.y, minlength=sp.n_items)
     lo_hi = pd.Series(part.y).groupby(part.codes, sort=True).agg(["min", "max"])

@@ -399,6 +399,9 @@ def record_kind(result, rec: dict) -> str:
                 return gate_kind(str(rows["unit"].iloc[0]), rec["metric"])
         except KeyError:
             pass
+    if result.analysis == "repeats" and rec["metric"].startswith("half_width"):
+        # a half-width in the card's unit: points of a success rate, or the 0-1 score's own
+        return "margin" if "value:binary" in str(getattr(result, "signature", "")) else "score"
     return kind_of(rec["metric"])
 
 

@@ -158,10 +158,8 @@ def _target_sentence(result, shown, keyed, who, binary) -> str:
         if items.get("value") is None:
             unknown.append(m)
         elif reps.get("value") is None:
-            data = _first(result, "var_data", **keyed(m))
-            floor = (1.959963984540054 * (data["value"] / m["n"]) ** 0.5
-                     if data is not None and data.get("value") is not None and m.get("n") else None)
-            never.append((m, items, floor))
+            floor = _first(result, "half_width_repeats_floor", **keyed(m))
+            never.append((m, items, floor.get("value") if floor is not None else None))
         else:
             reach.append((m, items, reps))
     n = shown[0].get("n")
