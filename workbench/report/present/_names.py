@@ -6,6 +6,7 @@ import re
 from typing import Any
 from ...core.numbers import HINT_KINDS, kind_of
 from ...core.numbers import split_paired as _split_paired
+from ._methods import method_label, method_labels
 
 
 def column_kind(analysis: str, table: str, column: str, hint: str | None = None) -> str:
@@ -208,8 +209,6 @@ def _bound_of(col: str) -> str | None:
 
 
 def _bound_name(col: str, bound: str, frame, description) -> str | None:
-    from ._common import method_label, method_labels
-
     labels: list[str] = []
     if col in ("ci_low", "ci_high") and frame is not None and "ci_method" in getattr(frame, "columns", ()):
         found = {method_label(m) for m in frame["ci_method"].dropna()} - {""}
