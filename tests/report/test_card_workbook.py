@@ -89,3 +89,18 @@ def test_a_zero_width_interval_is_shown_nowhere_as_if_certain(tmp_path):
     for ws, cell in _cells(out):
         if isinstance(cell.value, str) and "0.0190 to 0.0190" in cell.value:
             raise AssertionError((ws.title, cell.coordinate, cell.value))
+
+
+def test_the_command_lines_table_names_each_intervals_method():
+    from workbench.analyses import compare
+    from workbench.cli.main import render_text
+
+    from card_walk import EX
+
+    res = compare.run(load_table(EX / "paired_14_to_5.csv"), compare.Options(baseline="baseline",
+                                                                            candidate="candidate", item="item_id"))
+    lines = render_text(res).splitlines()
+    assert "interval" in lines[1].split()
+    rows = {line.split()[0]: line for line in lines[3:] if line and not line.startswith(("answer", "note"))}
+    assert rows["rate"].rstrip().endswith("Wilson            200") or "Wilson" in rows["rate"]
+    assert "normal" in rows["normal_ci"] and "paired bootstrap" in rows["bootstrap_ci"]
