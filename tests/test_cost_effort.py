@@ -57,7 +57,7 @@ def test_the_card_names_the_effort_beside_the_cost():
     res = cost.run(table_of(frame), cost.Options(system="system", success="success", cost="cost", steps="steps"))
     text = answer(res).text
     # a: 16 steps / 3 successes, b: 42 / 3; cost per success 0.04 / 3 against 0.08 / 3 (by hand)
-    assert ("'a' succeeds on 75.0% (against 75.0% for 'b') with 5.33 steps per success against 14.00, "
+    assert ("'a' succeeds on 75.0% (against 75.0% for 'b') with 5.33 steps per success against 14, "
             "at 0.50 times the cost per success of 'b'") in text, text
 
 

@@ -222,7 +222,7 @@ def test_paired_answer_says_items_or_repeats(within_dominates):
         assert "more repeats on the same items come close" in text
     if not within_dominates:
         floor = 100 * z * np.sqrt(vd / n)
-        assert f"never narrow it below +-{floor:.2f} points" in text
+        assert f"never narrow it below ±{floor:.1f} pts" in text  # in the card's unit (issue 44)
 
 
 def test_passk_curve_from_the_same_tries_equals_chen_formula():

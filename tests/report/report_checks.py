@@ -132,7 +132,19 @@ def find_table(ws, title: str, columns: list[str], start: int = 1) -> int:
             return r
         if any(cells == [column_name(table, c) for c in columns] for table in _TABLES):
             return r
+        if all(_header_of(cell, c, column_name) for cell, c in zip(cells, columns)):
+            return r
     raise AssertionError(f"no header {columns} under {title!r} on sheet {ws.title!r}")
+
+
+def _header_of(cell, column, column_name) -> bool:
+    """A header cell shows ``column``: its id, its reader's name, or (an interval's bound) the
+    name of the method that computed it before "95% CI low"."""
+    col = str(column)
+    if cell == col or any(cell == column_name(t, col) for t in _TABLES):
+        return True
+    end = "low" if col.endswith("low") else "high" if col.endswith("high") else None
+    return end is not None and isinstance(cell, str) and cell.endswith(f"95% CI {end}")
 
 
 def lines_of(ws, label: str) -> list:

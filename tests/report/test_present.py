@@ -215,7 +215,7 @@ def test_answer_cost(example_results):
     a = answer(example_results["cost"])
     cps = example_results["cost"].find("cost_per_success", system="A")[0]
     assert cps["ci_method"] == "ratio-bootstrap-percentile-95,B=2000" and cps["ci_low"] < cps["value"] < cps["ci_high"]
-    assert a.sentences == (f"A: 0.0146 per success (95% CI {cps['ci_low']:.4f} to {cps['ci_high']:.4f}; 82.0% of "
+    assert a.sentences == (f"A: 0.0146 per success (ratio bootstrap 95% CI {cps['ci_low']:.4f} to {cps['ci_high']:.4f}; 82.0% of "
                            "100 requests succeed).",
                            "B buys 4.0 pts for 0.475 per extra success. C is dominated.")
     assert a.badge == "C dominated"
@@ -232,10 +232,10 @@ def test_answer_text_aggregate_plan(example_results):
     from scipy.stats import binomtest
     cp = binomtest(2, 5).proportion_ci(method="exact")  # 2 of 5 items, below 30: Clopper-Pearson
     assert answer(example_results["text"]).sentences[0] == (
-        f"Exact match 40.0% of 5 items (95% CI {100 * cp.low:.1f}% to {100 * cp.high:.1f}%; Token F1 0.679, "
+        f"Exact match 40.0% of 5 items (Clopper-Pearson 95% CI {100 * cp.low:.1f}% to {100 * cp.high:.1f}%; Token F1 0.679, "
         "BLEU 31.3, chrF 50.2, ROUGE-L F 0.715).")
     assert answer(example_results["aggregate_groups"]).sentences[0] == (
-        "Micro 87.0% (95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups.")
+        "Micro 87.0% (Wilson 95% CI 84.8% to 88.9%) on 1,000 items, macro 75.0% over 2 groups.")
     assert answer(example_results["aggregate_ratio"]).sentences[0] == (
         "Pooled ratio 27.3% (denominators summing to 11); mean of ratios 60.0% over 2 units.")
     assert answer(example_results["plan"]).sentences == (
@@ -380,7 +380,7 @@ def test_ranking_with_two_systems_says_whether_one_beats_the_other(tmp_path, lif
     a = answer(res)
     assert verdict in a.sentences[1] and a.badge == badge
     d = res.find("diff:ndcg@10")[0]
-    assert f"(bootstrap 95% CI {format_interval(d['ci_low'], d['ci_high'], 'score_diff')})" in a.sentences[1]
+    assert f"(paired bootstrap 95% CI {format_interval(d['ci_low'], d['ci_high'], 'score_diff')})" in a.sentences[1]
     assert "over 40 queries" in a.sentences[1] and "adjusted)" in a.sentences[1]
 
 
@@ -428,7 +428,11 @@ def test_column_names_read_as_words_but_data_named_columns_keep_their_names():
     assert column_name("systems_compared", "bca_low") == "BCa 95% CI low"
     assert column_name("systems_compared", "t_ci_low") == "Paired t 95% CI low"
     assert column_name("systems_compared", "ci_low") == "Bootstrap 95% CI low"
-    assert column_name("groups", "ci_low") == "Wilson 95% CI low"
+    # a rate's interval is named by its rows' methods (issue 44): Wilson when every row is
+    import pandas as pd
+    assert column_name("groups", "ci_low", frame=pd.DataFrame({"ci_method": ["wilson-95"] * 2})) == "Wilson 95% CI low"
+    assert column_name("groups", "ci_low", frame=pd.DataFrame({"ci_method": ["wilson-95", "clopper-pearson-95"]})) \
+        == "95% CI low"
     assert column_name("versions", "old") == "old" and column_name("summary", "bm25") == "bm25"
     assert column_name("summary", "ndcg@10") == "nDCG@10"
 

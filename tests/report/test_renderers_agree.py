@@ -140,7 +140,9 @@ def test_cli_and_excel_show_the_same_strings(rendered, ident):
         if isinstance(rec["value"], (int, float)) and not isinstance(rec["value"], bool):
             assert excel_display(value.value, value.number_format) == row["value"], (rec, value.number_format)
             checked += 1
-        if rec.get("ci_low") is not None:
+        if rec.get("ci_low") is not None and rec.get("degenerate"):  # a zero-width interval: none shown
+            assert row["95% CI"] == "" and ws.cell(header + 1 + i, keys.index("ci_low") + 1).value is None
+        elif rec.get("ci_low") is not None:
             lo = ws.cell(header + 1 + i, keys.index("ci_low") + 1)
             hi = ws.cell(header + 1 + i, keys.index("ci_high") + 1)
             shown_lo = excel_display(lo.value, lo.number_format)

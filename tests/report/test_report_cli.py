@@ -113,7 +113,7 @@ def test_report_command_runs_every_panel(capsys, session, tmp_path):
     ws = values["compare"]
     assert lines_of(ws, "Signature") == [direct.signature]
     header = find_table(ws, "All results (the records printed by --json)",
-                        ["metric", "value", "system", "n", "ci_low", "ci_high", "ci_method", "from", "to"])
+                        ["metric", "value", "system", "n", "ci_low", "ci_high", "ci_method", "df", "from", "to"])
     from workbench.report.present import kind_of
 
     for i, rec in enumerate(direct.records):

@@ -502,3 +502,20 @@ def test_a_significant_drop_is_soft_inside_the_margin_and_a_regression_beyond(ca
     assert p < 0.05 and payload["card"][0]["p_value"] == pytest.approx(p, rel=1e-12)
     assert payload["tier"] == expected and code == (1 if expected == "regression" else 0)
     assert payload["items"]["regressions_count"] == 12
+
+
+def test_the_per_item_regressions_are_counted_as_records(capsys, project):
+    """The gate listed the items right before and wrong now but did not count them among its
+    records (the --json "results"): regressions (the runs' lost), gained, only in one of the two."""
+    tmp, rule, base = project
+    bless(capsys, base)
+    outcomes = changed(base_outcomes(), lose=["i000", "i001", "i002"], gain=["i199"])
+    del outcomes["i010"]
+    outcomes["new-1"] = 1
+    run = write_run(tmp / "run.csv", outcomes)
+    code, payload, _ = gate_json(capsys, rule, run)
+    got = {r["metric"]: r for r in payload["results"] if r["metric"] in ("regressions", "lost", "gained",
+                                                                         "only_from", "only_to")}
+    assert got["regressions"]["value"] == got["lost"]["value"] == 3 == len(payload["regressions"])
+    assert got["gained"]["value"] == 1 and got["only_from"]["value"] == 1 and got["only_to"]["value"] == 1
+    assert got["regressions"]["n"] == 199 and got["regressions"]["from"] == "baseline:v1"

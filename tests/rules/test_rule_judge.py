@@ -138,3 +138,18 @@ def test_effort_conditions_on_agent_logs():
 def test_effort_metric_names_are_checked():
     with pytest.raises(RuleError, match="percentile 120"):
         parse_rule(rule_text('[[condition]]\nmetric = "steps_p120"\nmax = 3\n'), source="rule.toml")
+
+
+def test_a_zero_width_kappa_interval_vouches_for_no_judge():
+    """Five labelled items on which the judge and the person agree: kappa 1 with a standard
+    error of 0, so its "interval" is 1.000 to 1.000; a rule asking for kappa's lower bound
+    >= 0.6 (on at least 5 items) passed on it.  Now INCONCLUSIVE, saying why."""
+    frame = pd.DataFrame({"item": [f"i{i}" for i in range(5)],
+                          "judge": ["pass", "fail", "pass", "pass", "fail"],
+                          "human": ["pass", "fail", "pass", "pass", "fail"]})
+    text = '[[condition]]\nmetric = "judge_kappa"\nmin = 0.6\nmin_items = 5\nbound = "lower"\n'
+    result = gate(rule_text(text, baseline="v1", candidate="v2"), frame)
+    r = row(result)
+    assert r["observed"] == 1.0 and r["ci_low"] == r["ci_high"] == 1.0
+    assert r["status"] == INCONCLUSIVE and "zero width" in r["reason"]
+    assert result.value("verdict") == INCONCLUSIVE

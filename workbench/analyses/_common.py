@@ -169,8 +169,7 @@ def verdicts(table: LoadedTable, column: str) -> np.ndarray:
     if bad:
         shown = []
         for value, where in list(bad.items())[:5]:
-            lines = ", ".join(map(str, table.lines_of(np.asarray(where[:3]))))
-            shown.append(f"'{value}' (line {lines})")
+            shown.append(f"'{value}' ({table.describe_rows(where[:3])})")
         count = sum(len(v) for v in bad.values())
         raise DataError(f"File '{table.name}', column '{column}': a verdict must be {BINARY_EXPECTED} "
                         f"(any case) or blank; {plural(count, 'cell')} {'is' if count == 1 else 'are'} not: "

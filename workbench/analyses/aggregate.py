@@ -70,7 +70,7 @@ def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[n
         if bad.size:
             raise DataError(
                 f"File '{table.name}', column '{column}' must hold outcomes 0/1 or scores "
-                f"between 0 and 1; found {values[bad[0]]:g} on line {table.line_of(bad[0])} "
+                f"between 0 and 1; found {values[bad[0]]:g} on {table.describe_rows([int(bad[0])])} "
                 f"({bad.size} rows out of range).") from None
         notes.append(f"Column '{column}' holds scores between 0 and 1, not 0/1 outcomes; rates are "
                      f"mean scores, 'successes' are sums of scores and no Wilson interval is given.")
@@ -282,6 +282,7 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
                   path: str, engine: str = "memory") -> AnalysisResult:
     G = len(g_labels)
     records, rows, overall_rows, ci_entries = [], [], [], []
+    micro_methods: set[str] = set()
     seg_rates = np.full((len(v_labels), G), np.nan)
     overall = np.full(len(v_labels), np.nan)
     for v, vlabel in enumerate(v_labels):
@@ -301,7 +302,8 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
             rows.append({**({"version": vlabel} if ver_col else {}), "group": g_labels[g],
                          "items": int(items[g]), "successes": succ[g], "rate": rate[g],
                          "ci_low": low[g], "ci_high": high[g],
-                         "share_of_items": items[g] / items.sum()})
+                         "share_of_items": items[g] / items.sum(),
+                         "ci_method": _intervals.fields(cis[g])["ci_method"]})
         tot_n, tot_s = items.sum(), succ.sum()
         micro_ci = stats.micro_ci(v)
         m_low, m_high = (np.nan, np.nan) if micro_ci.degenerate else (micro_ci.low, micro_ci.high)
@@ -310,6 +312,7 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
         records.append(record("macro", macro, version=vlabel, n=int(present.sum()),
                               **_intervals.fields(macro_ci)))
         ci_entries += [("micro" + _of_version(vlabel), micro_ci), ("macro" + _of_version(vlabel), macro_ci)]
+        micro_methods.add(_intervals.fields(micro_ci)["ci_method"])
         overall_rows.append({**({"version": vlabel} if ver_col else {}), "items": int(tot_n),
                              "groups": int(present.sum()), "successes": tot_s,
                              "micro": micro, "micro_ci_low": m_low, "micro_ci_high": m_high,
@@ -327,13 +330,18 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
             "micro": "sum of successes / sum of items (pooled)",
             "macro": "mean of the per-group rates (each group counts once)",
             "groups": "groups in the macro mean (its denominator)",
+            "micro_ci_low": f"{' or '.join(sorted(micro_methods))} interval of the micro average, low",
+            "micro_ci_high": f"{' or '.join(sorted(micro_methods))} interval of the micro average, high",
         }, formats={"micro": "rate", "macro": "rate", "micro_ci_low": "rate", "micro_ci_high": "rate",
                     "gap_micro_minus_macro": "rate", "items": "int", "groups": "int",
                     "successes": "float"}),
         Table("groups", "Per-group rates", pd.DataFrame(rows), columns={
             "rate": "successes / items in the group",
-            "ci_low": "Wilson 95% interval, low", "ci_high": "Wilson 95% interval, high",
+            "ci_low": "95% interval, low (its method in ci_method)",
+            "ci_high": "95% interval, high (its method in ci_method)",
+            "ci_method": "the interval's method: Wilson, or Clopper-Pearson below 30 items or at 0% or 100%",
         }, formats={"rate": "rate", "ci_low": "rate", "ci_high": "rate", "share_of_items": "rate",
+                    "ci_method": "text",
                     "items": "int", "successes": "float"}),
     ]
     sig = base_signature(NAME)

@@ -108,6 +108,10 @@ def _binary_paired(col) -> Paired:
                   col.cluster, col.rows[:, 0], col.names[0], col.names[1], col.form)
 
 
+#: the interval of a paired difference of 0/1 outcomes in Compare (and the runs' pairs)
+BOOT_METHOD = "paired-bootstrap-percentile-95"
+
+
 def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, pair: Paired) -> AnalysisResult:
     """Two systems, binary outcomes: the exact and McNemar tests and the cell bootstrap."""
     notes = res.notes
@@ -157,9 +161,11 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         record("mcnemar_p", p_chi2, n=counts.discordant),
         record("mcnemar_cc_chi2", chi2_cc, n=counts.discordant),
         record("mcnemar_cc_p", p_cc, n=counts.discordant),
-        record("normal_ci", diff, n=n, ci_low=n_low, ci_high=n_high, from_=bn, to=cn),
-        record("bootstrap_ci", diff, n=n, ci_low=b_low, ci_high=b_high, from_=bn, to=cn),
+        record("normal_ci", diff, n=n, ci_low=n_low, ci_high=n_high, from_=bn, to=cn, ci_method="normal-95"),
+        record("bootstrap_ci", diff, n=n, ci_low=b_low, ci_high=b_high, from_=bn, to=cn,
+               ci_method=BOOT_METHOD if pair.cluster is None else "paired-cluster-bootstrap-percentile-95"),
         record("mde", mde, n=n),
+        *pt.binary_t_records(pair.base, pair.cand, from_=bn, to=cn),
     ]
     if counts.discordant == 0:
         notes.append("No item differs between the two systems; McNemar is undefined (shown empty) "
@@ -630,9 +636,12 @@ def _pairs(S, names, pairs, col: Collected, options: Options, codes, progress, u
                 record("sign_test_midp", st["midp"], n=cnt.discordant, **kw),
                 record("mcnemar_p", st["mcnemar_p"], n=cnt.discordant, **kw),
                 record("mcnemar_cc_p", st["mcnemar_cc_p"], n=cnt.discordant, **kw),
-                record("normal_ci", st["diff"], n=n, ci_low=st["normal"][0], ci_high=st["normal"][1], **kw),
-                record("bootstrap_ci", st["diff"], n=n, ci_low=st["boot"][0], ci_high=st["boot"][1], **kw),
+                record("normal_ci", st["diff"], n=n, ci_low=st["normal"][0], ci_high=st["normal"][1],
+                       ci_method="normal-95", **kw),
+                record("bootstrap_ci", st["diff"], n=n, ci_low=st["boot"][0], ci_high=st["boot"][1],
+                       ci_method=BOOT_METHOD if codes is None else "paired-cluster-bootstrap-percentile-95", **kw),
                 record("mde", st["mde"], n=n, **kw),
+                *pt.binary_t_records(x, y, **kw),
             ]
             results[(i, j)] = {"diff": st["diff"], "p": st["p"], "low": st["boot"][0], "high": st["boot"][1],
                                "row": {"baseline": a, "candidate": b, "items": n,

@@ -17,6 +17,7 @@ verdict, only the value and its interval under each convention.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -40,9 +41,9 @@ NOT_AVAILABLE = {
     "ranking": (),
     "text": ("BLEU tokenizers that need MeCab or sentencepiece (ja-mecab, ko-mecab, spm, flores)",),
     "passk": (),
-    "aggregate": ("a paired verdict between versions (the conventions table gives each "
-                  "aggregation's value and interval only)",),
-    "cost": ("percentile methods other than linear and nearest rank",),
+    "aggregate": ("a paired verdict between versions (the verdict between versions is unpaired: "
+                  "each version's own interval, MOVER)",),
+    "cost": (),
     "compare": (),
 }
 
@@ -453,15 +454,39 @@ def _passk_read(metric, conv, result, options, table) -> dict:
 
 
 def _aggregate_metrics(options, result) -> list[str]:
-    return ["ratio" if any(r["metric"] == "pooled_ratio" for r in result.records) else "rate"]
+    if any(r["metric"] == "pooled_ratio" for r in result.records):
+        return ["ratio"]
+    versions = {r.get("version") for r in result.records if r["metric"] == "micro"}
+    return ["rate", "diff:rate"] if len(versions) >= 2 else ["rate"]
 
 
 def _aggregate_read(metric, conv, result, options, table) -> dict:
+    if metric == "diff:rate":
+        return _versions_read(conv, result)
     recs = [r for r in result.records if r["metric"] == conv.read]
     rec = recs[-1]  # with versions: the last version's
     return _row(metric, conv, rec.get("value"), rec.get("n"), rec.get("ci_low"),
                 rec.get("ci_high"), interval="as the analysis states it",
                 **({"version": rec["version"]} if rec.get("version") is not None else {}))
+
+
+def _versions_read(conv, result) -> dict:
+    """The last version against the first under one aggregation: the difference of the two
+    (independent) rates with the MOVER interval built from each rate's own interval (Zou and
+    Donner 2008; with Wilson intervals Newcombe's hybrid score interval), and whether the later
+    version is better with the interval excluding 0 (the verdict the conventions count)."""
+    recs = [r for r in result.records if r["metric"] == conv.read and r.get("version") is not None]
+    if len(recs) < 2:
+        return _row("diff:rate", conv, None, 0)
+    a, b = recs[0], recs[-1]
+    diff = b["value"] - a["value"]
+    low = high = None
+    if all(r.get("ci_low") is not None and r.get("ci_high") is not None for r in (a, b)):
+        low = diff - math.sqrt((b["value"] - b["ci_low"]) ** 2 + (a["ci_high"] - a["value"]) ** 2)
+        high = diff + math.sqrt((b["ci_high"] - b["value"]) ** 2 + (a["value"] - a["ci_low"]) ** 2)
+    return _row("diff:rate", conv, diff, (a.get("n") or 0) + (b.get("n") or 0), low, high,
+                interval="MOVER from each version's own interval (unpaired)",
+                holds=_holds(diff, low, high), **{"from": a["version"], "to": b["version"]})
 
 
 def _cost_metrics(options, result) -> list[str]:
@@ -553,7 +578,7 @@ def evaluate(analysis: str, table, options, *, result: AnalysisResult | None = N
     finally:
         _EXPECTED.clear()  # (the prepared run and the orders: not held after the table)
     progress.advance(1.0, "conventions")
-    frame = pd.DataFrame(rows, columns=list(rows[0]) if rows else list(EMPTY_COLUMNS))
+    frame = pd.DataFrame(rows, columns=list(dict.fromkeys(k for r in rows for k in r)) if rows else list(EMPTY_COLUMNS))
     has_verdict = bool(len(frame)) and frame["holds"].notna().any()
     return Conventions(analysis, frame, NOT_AVAILABLE.get(analysis, ()), has_verdict)
 
@@ -593,6 +618,19 @@ def verdict_sentences(frame: pd.DataFrame, fmt: Callable[[str, Any], str] | None
         if judged.empty:
             continue
         holds = judged["holds"].astype(bool)
+        as_set = judged[judged["default"].astype(bool)] if "default" in judged else judged.iloc[:0]
+        if len(as_set) and not bool(as_set["holds"].astype(bool).iloc[0]):
+            # the candidate is not better as set: say so first, then where it would be
+            better = judged[holds]
+            sentence = (f"On {metric} the candidate is not better (interval excluding 0) under the conventions "
+                        f"as set, and is under {int(holds.sum())} of the {len(judged)} conventions")
+            if len(better):
+                sentence += "; " + "; ".join(
+                    f"with {r['convention']} it is ({num(metric, r['value'])}"
+                    + (f", CI {num(metric, r['ci_low'])} to {num(metric, r['ci_high'])}" if _finite(r["ci_low"]) else "")
+                    + ")" for _, r in better.head(3).iterrows())
+            out.append(sentence + ".")
+            continue
         sentence = (f"The verdict on {metric} (candidate better, interval excluding 0) holds under "
                     f"{int(holds.sum())} of {len(judged)} conventions")
         failing = judged[~holds]

@@ -226,6 +226,7 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
                 notes.append(f"System '{label}' has {plural(nm, 'request')}"
                              f"{' measured' if nm < n else ''}; its p99 latency rests on the "
                              f"top {plural(top, 'value')} and is not a stable estimate.")
+        row["ci_method"] = f"{rate_method}-95"  # last: the columns before keep their places
         rows.append(row)
     if lat is None:
         notes.append("No latency column was given or found: latency percentiles are left out.")
@@ -290,7 +291,7 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
            if err.active else {}),
         "engine": engine,
     })
-    fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "total_cost": "money",
+    fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "ci_method": "text", "total_cost": "money",
            "cost_per_request": "money", "cost_per_success": "money", "requests": "int", "measured": "int",
            "successes": "int", **{f"latency_p{q}": "float" for q in QUANTILES}}
     tables = [
@@ -298,7 +299,7 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
             "cost_per_request": "total cost / requests (measured requests: errored ones have no cost)",
             "measured": "requests that did not end with an error (latency and cost are theirs)",
             "cost_per_success": "total cost / successes",
-            "ci_low": "Wilson 95% interval of the success rate, low",
+            "ci_low": "95% interval of the success rate, low (its method in ci_method)",
             **{f"latency_p{q}": f"p{q} latency ({options.percentile_method} percentile)"
                for q in QUANTILES},
         }, formats=fmt),
@@ -346,17 +347,28 @@ def _ideal_ratio(table, options, steps_col, part, kept, measured, codes, labels,
         t = pm.paired_t(ratio)
         kw = {"system": label} if len(labels) > 1 or label != "(all)" else {}
         two = ratio.size > 1
+        low, high = nonnegative_t(t) if two else (None, None)
         records.append(record("steps_to_ideal", float(ratio.mean()), n=int(ratio.size),
-                              ci_low=t.ci_low if two else None, ci_high=t.ci_high if two else None, **kw))
+                              ci_low=low, ci_high=high, ci_method=EFFORT_T if two else None, **kw))
         rows.append({"system": label, "requests": int(ratio.size), "mean_ratio": float(ratio.mean()),
-                     "ci_low": t.ci_low if two else np.nan, "ci_high": t.ci_high if two else np.nan,
+                     "ci_low": low if two else np.nan, "ci_high": high if two else np.nan,
                      "total_ratio": float(steps[m].sum() / ideal[m].sum())})
     if not rows:
         return None
-    return rows, {"ideal-steps": f"column:{col},mean(steps/ideal),t-95,ideal>0"}
+    return rows, {"ideal-steps": f"column:{col},mean(steps/ideal),t-95,clipped-at-0,ideal>0"}
 
 
 #: The effort measures and the column names guessed for each (after the format's roles).
+#: the interval of an effort's mean per request: the t interval, its low end clipped at 0 (steps,
+#: tool calls, tokens and time are never negative; the t interval of a skewed few can reach below)
+EFFORT_T = "t-95,clipped-at-0"
+
+
+def nonnegative_t(t) -> tuple[float, float]:
+    """The t interval of a mean of quantities that are never negative, clipped at 0 below."""
+    return max(0.0, float(t.ci_low)), float(t.ci_high)
+
+
 EFFORT = {"steps": ("steps", "num_steps", "n_steps", "turns"),
           "tool_calls": ("tool_calls", "num_tool_calls", "n_tool_calls", "tools_called"),
           "tokens": ("total_tokens", "tokens", "tokens_total", "token_count"),
@@ -395,8 +407,9 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
             t = pm.paired_t(x)
             p50, p95 = np.percentile(x, [50, 95], method=cm.PERCENTILE_METHODS[options.percentile_method])
             per_success = float(x.sum() / succ) if succ else float("nan")
-            records += [record(f"{measure}_mean", float(x.mean()), n=int(x.size),
-                               ci_low=t.ci_low if x.size > 1 else None, ci_high=t.ci_high if x.size > 1 else None, **kw),
+            low, high = nonnegative_t(t) if x.size > 1 else (None, None)
+            records += [record(f"{measure}_mean", float(x.mean()), n=int(x.size), ci_low=low, ci_high=high,
+                               ci_method=EFFORT_T if x.size > 1 else None, **kw),
                         *_effort_interval_records(measure, x, (p50, p95), per_success,
                                                   np.where(m, np.nan_to_num(values), 0.0)[codes == s],
                                                   y[codes == s], label, options, short, kw)]
@@ -404,11 +417,12 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
                 notes.append(f"System '{label}' has no success: its {measure.replace('_', ' ')} per success is "
                              f"undefined (shown empty), not a division by zero.")
             rows.append({"system": label, "measure": measure, "column": col, "requests": int(x.size),
-                         "mean": float(x.mean()), "ci_low": t.ci_low, "ci_high": t.ci_high, "median": float(p50),
+                         "mean": float(x.mean()), "ci_low": low, "ci_high": high, "median": float(p50),
                          "p95": float(p95), "total": float(x.sum()), "successes": succ,
                          "per_success": per_success})
     tables = [Table("effort", "Steps, tool calls and tokens per request and per success", pd.DataFrame(rows), columns={
         "mean": "mean per request (t 95% interval)", "per_success": "total over every request / successes",
+        "ci_low": "t 95% interval of the mean, low, clipped at 0", "ci_high": "t 95% interval of the mean, high",
         "median": f"p50 per request ({options.percentile_method})", "p95": f"p95 per request ({options.percentile_method})"},
         formats={"mean": "float", "ci_low": "float", "ci_high": "float", "median": "float", "p95": "float",
                  "total": "float", "per_success": "float", "requests": "int", "successes": "int"})]
@@ -428,6 +442,13 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
                 trows.append({"system": label, "tool": name, "calls": float(v.sum()),
                               "share": float(v.sum() / total) if total else float("nan"),
                               "per_request_p50": float(p50), "per_request_p95": float(p95)})
+                kw = {"system": label} if len(labels) > 1 or label != "(all)" else {}
+                records += [  # calls per tool, as the table gives them (n: the requests)
+                    record(f"tool_calls:{name}", int(v.sum()) if float(v.sum()).is_integer() else float(v.sum()),
+                           n=int(v.size), **kw),
+                    record(f"tool_share:{name}", float(v.sum() / total) if total else None, n=int(v.size), **kw),
+                    record(f"tool_calls_p50:{name}", float(p50), n=int(v.size), **kw),
+                    record(f"tool_calls_p95:{name}", float(p95), n=int(v.size), **kw)]
         tables.append(Table("tools", "Calls per tool", pd.DataFrame(trows),
                             columns={"share": "this tool's calls / all tool calls of the system"},
                             formats={"calls": "int", "share": "rate", "per_request_p50": "float",
@@ -450,7 +471,7 @@ def _effort(table, options, res, measured, codes, labels, y, records, notes):
             notes.append("Effort: " + ", ".join(parts) + " (every attempt's steps over the successes).")
     notes += _quantile_notes(short)
     return tables, {**sig_extra, "effort": ",".join(cols), "effort-per-success": "total/successes",
-                    "effort-ci": "t-95", "effort-ci-pct": "order-statistic-95",
+                    "effort-ci": EFFORT_T, "effort-ci-pct": "order-statistic-95",
                     "effort-ci-per-success": f"ratio-bootstrap-percentile-95,B={options.ci_resamples},"
                                              f"seed={options.ci_seed}"}
 
@@ -467,7 +488,7 @@ def _cost_cis(measured_cost: np.ndarray, cost_or_zero: np.ndarray, success: np.n
     else:
         cps, cost_means = _ratio_ci(cost_or_zero, success, options), None
     cpr = hc.mean_intervals({"c": measured_cost}, resamples=options.ci_resamples, seed=options.ci_seed,
-                            samples=cost_means)["c"]
+                            samples=cost_means, rates=False)["c"]
     return cpr, cps
 
 

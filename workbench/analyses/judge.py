@@ -163,6 +163,7 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     level = options.level
     if level == "auto":
         level = "ordinal" if numeric and len(cats) > 2 else "nominal"
+        _note_grades_read_as_nominal(table, cats, numeric, judge, human_text, lines, notes)
     if level != "nominal" and not numeric:
         raise DataError(f"File '{table.name}': the {level} level needs labels that are numbers (grades such as "
                         f"1-5), so that their order is known; the labels are: "
@@ -181,10 +182,9 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     k = len(cats)
     tab = ag.confusion_table(j_codes[both], h_codes[both], k)
     po = float(np.trace(tab)) / n
-    lo, hi = _rate_ci(int(np.trace(tab)), n)
-    records.append(record("agreement", po, n=n, ci_low=lo, ci_high=hi))
+    records.append(record("agreement", po, n=n, **_rate_fields(int(np.trace(tab)), n)))
     kappa = ag.cohens_kappa(tab)
-    records.append(record("kappa", kappa.value, n=n, ci_low=kappa.low, ci_high=kappa.high))
+    records.append(record("kappa", kappa.value, n=n, ci_low=kappa.low, ci_high=kappa.high, ci_method=KAPPA_CI))
     records.append(record("kappa_se", kappa.se, n=n))
     if kappa.why:
         notes.append(f"Cohen's kappa is undefined: {kappa.why}.")
@@ -195,9 +195,9 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     if level in ("ordinal", "interval"):
         for w in ("linear", "quadratic"):
             wk = ag.cohens_kappa(tab, weights=w)
-            records.append(record(f"kappa_{w}", wk.value, n=n, ci_low=wk.low, ci_high=wk.high))
+            records.append(record(f"kappa_{w}", wk.value, n=n, ci_low=wk.low, ci_high=wk.high, ci_method=KAPPA_CI))
     ac1 = ag.gwet_ac1(tab)
-    records.append(record("ac1", ac1.value, n=n, ci_low=ac1.low, ci_high=ac1.high))
+    records.append(record("ac1", ac1.value, n=n, ci_low=ac1.low, ci_high=ac1.high, ci_method="gwet-se,t(n-1)-95"))
     records.append(record("pabak", ag.pabak(tab), n=n))
     if (kappa.value == kappa.value and po >= PARADOX_AGREEMENT and kappa.value < PARADOX_KAPPA):
         shares = tab.sum(1) / n
@@ -206,25 +206,25 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
                      f"the labels are skewed ('{top}' is {format_value(float(shares.max()), 'rate')} of the "
                      f"judge's labels), so chance agreement is high and kappa is small (the kappa paradox); "
                      f"AC1 ({ac1.value:.2f}) and PABAK ({ag.pabak(tab):.2f}) are less sensitive to prevalence.")
-    # Krippendorff's alpha: the judge with the people, and the people alone
-    missing = unlabelled > 0 or blank_judge > 0 or any(x == "" for col in human_text for x in col)
-    if len(humans) > 1 or missing:
-        values = np.array([float(c) for c in cats]) if numeric else np.arange(k, dtype=float)
-        alpha_level = level
+    # Krippendorff's alpha beside kappa in every case (with one person and no gap too, where it
+    # differs from kappa by its small-sample correction): the judge with the people, and the
+    # people alone
+    values = np.array([float(c) for c in cats]) if numeric else np.arange(k, dtype=float)
+    alpha_level = level
 
-        def coded(col):
-            return np.array([values[code[x]] if x in code else np.nan for x in col])
+    def coded(col):
+        return np.array([values[code[x]] if x in code else np.nan for x in col])
 
-        data = np.vstack([coded(judge)] + [coded(col) for col in human_text])
-        a_all = ag.krippendorff_alpha(data, level=alpha_level)
-        units = int((np.isfinite(data).sum(0) >= 2).sum())
-        records.append(record("alpha", a_all, group="judge and people", n=units))
-        if len(humans) > 1:
-            people = data[1:]
-            a_people = ag.krippendorff_alpha(people, level=alpha_level)
-            records.append(record("alpha", a_people, group="people alone",
-                                  n=int((np.isfinite(people).sum(0) >= 2).sum())))
-        sig["alpha"] = f"krippendorff-{alpha_level}"
+    data = np.vstack([coded(judge)] + [coded(col) for col in human_text])
+    a_all = ag.krippendorff_alpha(data, level=alpha_level)
+    units = int((np.isfinite(data).sum(0) >= 2).sum())
+    records.append(record("alpha", a_all, group="judge and people", n=units))
+    if len(humans) > 1:
+        people = data[1:]
+        a_people = ag.krippendorff_alpha(people, level=alpha_level)
+        records.append(record("alpha", a_people, group="people alone",
+                              n=int((np.isfinite(people).sum(0) >= 2).sum())))
+    sig["alpha"] = f"krippendorff-{alpha_level}"
     # confusion matrix and disagreements
     matrix = pd.DataFrame(tab, columns=[f"human: {c}" for c in cats])
     matrix.insert(0, "judge", cats)
@@ -236,6 +236,9 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     tables.append(Table("disagreements", "Items where the judge and the people disagree", dis,
                         formats={"line": "int", "judge": "text", "human": "text"}))
     records.append(record("disagreements", int(idx.size), n=n))
+    for i, jc in enumerate(cats):  # the whole confusion matrix: judge said jc, people said hc
+        for j, hc in enumerate(cats):
+            records.append(record("confusion", int(tab[i, j]), n=n, from_=jc, to=hc, group="judge x people"))
     if blank_judge:
         notes.append(f"{plural(blank_judge, 'item')} {'has' if blank_judge == 1 else 'have'} no judge label "
                      f"and {'is' if blank_judge == 1 else 'are'} left out.")
@@ -255,6 +258,24 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
                      f"fail); agreement, kappa, AC1 and alpha are over all {len(cats)}.")
 
 
+def _note_grades_read_as_nominal(table, cats, numeric, judge, human_text, lines, notes) -> None:
+    """``--level auto`` reads grades as ordinal only when every label is a number: when most are
+    (1-5 grades) but a few are text ("n/a"), the note names those labels and their lines, since
+    the level falls to nominal and weighted kappa is not given."""
+    if numeric:
+        return
+    words = [c for c in cats if _as_number(c) is None]
+    grades = [c for c in cats if _as_number(c) is not None]
+    if len(grades) < 3 or len(words) > len(grades):
+        return
+    rows = sorted({i for col in [judge, *human_text] for i, x in enumerate(col) if x in words})
+    notes.append(f"The labels are taken as nominal categories, not ordinal grades: {plural(len(grades), 'label')} "
+                 f"are numbers ({', '.join(repr(g) for g in grades[:6])}{' ...' if len(grades) > 6 else ''}) but "
+                 f"{', '.join(repr(w) for w in words[:4])} {'is' if len(words) == 1 else 'are'} not "
+                 f"({table.describe_rows(rows)}), so the weighted kappas are "
+                 f"not given. Blank such cells (a missing label) or set --level ordinal after correcting them.")
+
+
 def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records, notes, sig):
     if positive is None:
         notes.append(f"Pass/fail readings need to know which label means pass (labels "
@@ -269,15 +290,13 @@ def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records
     q1 = tp / m1 if m1 else float("nan")
     q0 = tn / m0 if m0 else float("nan")
     if m1:
-        lo, hi = _rate_ci(tp, m1)
-        records.append(record("sensitivity", q1, n=m1, ci_low=lo, ci_high=hi))
+        records.append(record("sensitivity", q1, n=m1, **_rate_fields(tp, m1)))
     if m0:
-        lo, hi = _rate_ci(tn, m0)
-        records.append(record("specificity", q0, n=m0, ci_low=lo, ci_high=hi))
+        records.append(record("specificity", q0, n=m0, **_rate_fields(tn, m0)))
+    records.append(record("human_pass_rate", m1 / (m0 + m1), n=m0 + m1, **_rate_fields(m1, m0 + m1)))
     passes = int((j_codes == pos).sum())
     p = passes / n_judge
-    lo, hi = _rate_ci(passes, n_judge)
-    records.append(record("judge_pass_rate", p, n=n_judge, ci_low=lo, ci_high=hi))
+    records.append(record("judge_pass_rate", p, n=n_judge, **_rate_fields(passes, n_judge)))
     records.append(record("judge_pass_human_fail", int(tab[pos, neg]), n=int(both.sum())))
     records.append(record("judge_fail_human_pass", int(tab[neg, pos]), n=int(both.sum())))
     corr = ag.corrected_rate(p, q0, q1, n_judge, m0, m1)
@@ -285,31 +304,34 @@ def _binary(table, cats, positive, tab, j_codes, h_codes, both, n_judge, records
         notes.append(f"The judge's pass rate cannot be corrected: {corr.why}.")
         records.append(record("corrected_pass_rate", None, n=n_judge))
     else:
-        records.append(record("corrected_pass_rate", corr.theta, n=n_judge, ci_low=corr.low, ci_high=corr.high))
-        share = ag.label_split(p, q0, q1, m0, m1)
+        records.append(record("corrected_pass_rate", corr.theta, n=n_judge, ci_low=corr.low, ci_high=corr.high,
+                              ci_method="lee2025-smoothed-plugin-95,clipped[0,1]"))
         notes.append(f"Corrected pass rate: (p + q0 - 1) / (q0 + q1 - 1) with the judge's pass rate p = "
                      f"{format_value(p, 'rate')} on {plural(n_judge, 'item')}, specificity q0 = "
                      f"{format_value(q0, 'rate')} on {plural(m0, 'item')} people failed and sensitivity q1 = "
                      f"{format_value(q1, 'rate')} on {plural(m1, 'item')} people passed; its interval "
-                     f"carries the uncertainty of all three (Lee et al. 2025). More human labels narrow it "
-                     f"most when about {format_value(share, 'rate')} of them are on items people pass and "
-                     f"{format_value(1 - share, 'rate')} on items they fail.")
-        extra = ag.labels_for_half_width(p, q0, q1, n_judge, m0, m1, share)
-        records.append(record("human_labels_needed", extra, n=m0 + m1))
+                     f"carries the uncertainty of all three (Lee et al. 2025).")
+        plan = ag.lee_labels_needed(p, q0, q1, n_judge, m0, m1)
+        extra, more_fail, more_pass = plan if plan is not None else (None, None, None)
+        records += [record("human_labels_needed", extra, n=m0 + m1),
+                    record("human_labels_needed_fail", more_fail, n=m0),
+                    record("human_labels_needed_pass", more_pass, n=m1)]
         if extra is None:
             notes.append("No number of further human labels brings the corrected pass rate to +-5 points: "
                          "the judge's pass rate on these items alone spreads it wider (more judged items would).")
         elif extra:
-            notes.append(f"About {extra:,} more human labels ({format_value(share, 'rate')} on items people pass) "
-                         f"would bring the corrected pass rate's interval to +-5 points (delta method, the "
-                         f"judge's error rates as measured).")
+            notes.append(f"About {extra:,} more human labels, {more_fail:,} on items people fail and {more_pass:,} on "
+                         f"items they pass, would bring the corrected pass rate's interval to +-5 points: Lee et "
+                         f"al.'s (2025) allocation of the {m0 + m1 + extra:,} labels in all (m1 = m / (1 + (1/p - 1) "
+                         f"sqrt(kappa)), kappa the ratio of the judge's smoothed error rates, the {m0 + m1:,} labels "
+                         f"in hand as the pilot), the half-width by the delta method.")
         if corr.raw != corr.theta:
             notes.append(f"The corrected rate computes to {corr.raw:.3f}, outside 0-1, and is shown clipped to "
                          f"{format_value(corr.theta, 'rate')}: the judge's error rates measured on the "
                          f"labelled items do not fit its pass rate on all items.")
     sig.update({"positive": positive, "sens-spec-ci": RATE_CI,
                 "corrected": "rogan-gladen,ci:lee2025-smoothed-plugin-95,clipped[0,1]",
-                "labels-plan": "delta-method,half-width:0.05"})
+                "labels-plan": "lee2025-allocation(pilot:labels-in-hand),delta-method,half-width:0.05"})
 
 
 def _winners(table, column: str) -> np.ndarray:
@@ -328,10 +350,9 @@ def _winners(table, column: str) -> np.ndarray:
         else:
             bad.append(i)
     if bad:
-        lines = table.lines_of(np.asarray(bad[:3]))
         raise DataError(f"File '{table.name}', column '{column}': a verdict must name the winner, A or B "
-                        f"(or tie); found {', '.join(repr(text[i]) for i in bad[:3])} on line "
-                        f"{', '.join(map(str, lines))} ({plural(len(bad), 'row')} in all).")
+                        f"(or tie); found {', '.join(repr(text[i]) for i in bad[:3])} on "
+                        f"{table.describe_rows(bad[:3])} ({plural(len(bad), 'row')} in all).")
     return out
 
 
@@ -353,8 +374,8 @@ def _position_bias(table, judge_col, swap_col, judge, records, tables, notes, si
     first_wins = int((a == 0).sum() + (b == 1).sum())
     decided = int((a >= 0).sum() + (b >= 0).sum())
     if decided:
-        lo, hi = _rate_ci(first_wins, decided)
-        records.append(record("first_position_win_share", first_wins / decided, n=decided, ci_low=lo, ci_high=hi))
+        records.append(record("first_position_win_share", first_wins / decided, n=decided,
+                              **_rate_fields(first_wins, decided)))
         records.append(record("position_p", _binom_p(first_wins, decided), n=decided))
     notes.append(f"Position bias: of {plural(pairs, 'pair')} judged in both orders, {flips} "
                  f"({format_value(flips / pairs if pairs else float('nan'), 'rate')}) changed their winner when "
@@ -372,8 +393,7 @@ def _length_bias(table, judge_col, options, judge, records, notes, sig):
     n = int(ok.sum())
     wins = int((ok & (w == longer)).sum())
     if n:
-        lo, hi = _rate_ci(wins, n)
-        records.append(record("longer_win_share", wins / n, n=n, ci_low=lo, ci_high=hi))
+        records.append(record("longer_win_share", wins / n, n=n, **_rate_fields(wins, n)))
         records.append(record("length_p", _binom_p(wins, n), n=n))
     notes.append(f"Length bias: on {plural(n, 'decided verdict')} between answers of different length, the "
                  f"longer answer won {wins} ({format_value(wins / n if n else float('nan'), 'rate')}; exact "
@@ -385,7 +405,15 @@ def _length_bias(table, judge_col, options, judge, records, notes, sig):
 RATE_CI = f"wilson-95,clopper-pearson(n<{SMALL_N},0%,100%)"
 
 
-def _rate_ci(successes, n):
-    """A rate's 95% interval: Wilson, or Clopper-Pearson below 30 items or at 0% or 100%."""
+def _rate_fields(successes, n) -> dict:
+    """A rate's interval as record fields, its method named (``wilson-95`` or ``clopper-pearson-95``)."""
     k, m = int(successes), int(n)
-    return proportion_interval(k, m, rate_interval_method(k, m)) if m > 0 else (float("nan"), float("nan"))
+    if m <= 0:
+        return {}
+    lo, hi = proportion_interval(k, m, rate_interval_method(k, m))
+    return {"ci_low": lo, "ci_high": hi, "ci_method": f"{rate_interval_method(k, m)}-95"}
+
+
+#: kappa's interval (weighted kappa's too), as its record's ``ci_method``
+KAPPA_CI = "asymptotic-se(fleiss-cohen-everitt),normal-95"
+

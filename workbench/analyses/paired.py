@@ -79,6 +79,15 @@ def t_record(metric: str, ps: pm.PairedSummary, **kw) -> dict:
     return record(metric, ps.t.t, df=ps.t.df if ps.n > 1 else None, **kw)
 
 
+def binary_t_records(base, cand, **kw) -> list[dict]:
+    """The paired t-test of two 0/1 outcome columns (candidate - base per item) beside the sign
+    test and McNemar, as records: ``t_test_p`` and ``t`` with its degrees of freedom."""
+    d = np.asarray(cand, dtype=float) - np.asarray(base, dtype=float)
+    t = pm.paired_t(d)
+    kw.setdefault("n", int(d.size))
+    return [record("t_test_p", t.p, **kw), record("t", t.t, df=t.df if d.size > 1 else None, **kw)]
+
+
 def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
     """The records of one continuous pair (Compare)."""
     n = ps.n
@@ -87,13 +96,15 @@ def summary_records(ps: pm.PairedSummary, base: str, cand: str) -> list[dict]:
         record("improved", ps.directions.improved, n=n, **kw),
         record("worse", ps.directions.worse, n=n, **kw),
         record("tied", ps.directions.tied, n=n, **kw),
-        record("mean_diff", ps.diff, n=n, ci_low=ps.t.ci_low, ci_high=ps.t.ci_high, **kw),
+        record("mean_diff", ps.diff, n=n, ci_low=ps.t.ci_low, ci_high=ps.t.ci_high, ci_method="paired-t-95", **kw),
         record("t_test_p", ps.t.p, n=n, **kw),
         t_record("t", ps, **kw),
         record("wilcoxon_p", ps.wilcoxon.p, n=ps.wilcoxon.n_used, **kw),
         record("randomization_p", ps.randomization.p, n=n, **kw),
-        record("bootstrap_pct_ci", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
-        record("bootstrap_bca_ci", ps.diff, n=n, ci_low=ps.bca_low, ci_high=ps.bca_high, **kw),
+        record("bootstrap_pct_ci", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high,
+               ci_method="paired-bootstrap-percentile-95", **kw),
+        record("bootstrap_bca_ci", ps.diff, n=n, ci_low=ps.bca_low, ci_high=ps.bca_high,
+               ci_method="paired-bca-bootstrap-95", **kw),
         record("effect_size", ps.effect, n=n, **kw),
         record("mde_score", ps.mde, n=n, **kw),
     ]
@@ -274,7 +285,8 @@ def systems_compared(per_unit: pd.DataFrame, *, system: str, unit: str, metrics:
                          "randomization_p": ps.randomization.p, "paired_bs_p": np.nan,
                          "paired_ar_p": np.nan, "p_adjusted": np.nan})
             kw = dict(from_=a, to=b, n=int(x.size))
-            records += [record(f"diff:{metric}", ps.diff, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+            records += [record(f"diff:{metric}", ps.diff, ci_low=ps.boot_low, ci_high=ps.boot_high,
+                               ci_method="paired-bootstrap-percentile-95", **kw),
                         record(f"t_test_p:{metric}", ps.t.p, **kw),
                         t_record(f"t:{metric}", ps, **kw),
                         record(f"effect_size:{metric}", ps.effect, **kw),
@@ -400,7 +412,8 @@ def corpus_extra(items: pd.DataFrame, *, system: str, unit: str, metrics=("bleu"
                          "candidate": res.cand_score, "diff": res.diff, "ci_low": res.diff_low,
                          "ci_high": res.diff_high, "paired_bs_p": res.bs_p, "paired_ar_p": res.ar_p})
             kw = dict(from_=a, to=b, n=res.n)
-            recs += [record(f"diff:{metric}", res.diff, ci_low=res.diff_low, ci_high=res.diff_high, **kw),
+            recs += [record(f"diff:{metric}", res.diff, ci_low=res.diff_low, ci_high=res.diff_high,
+                            ci_method="paired-bootstrap-percentile-95(sacrebleu)", **kw),
                      record(f"paired_bs_p:{metric}", res.bs_p, **kw),
                      record(f"paired_ar_p:{metric}", res.ar_p, **kw)]
             if res.zero_diff:
@@ -488,7 +501,8 @@ def cost_differences(cost, latency, codes, labels, order, percentile_method: str
                 rows.append({"from": labels[a], "to": labels[b], "statistic": stat, "from_value": observed[a][i],
                              "to_value": observed[b][i], "diff": diff, "ci_low": low, "ci_high": high})
                 records.append(record(f"diff:{stat}", diff, from_=labels[a], to=labels[b], ci_low=low,
-                                      ci_high=high, n=int((codes == a).sum() + (codes == b).sum())))
+                                      ci_high=high, ci_method="bootstrap-percentile-95,unpaired",
+                                      n=int((codes == a).sum() + (codes == b).sum())))
     table = Table("differences", "Cost and latency differences (cheaper -> dearer) with bootstrap 95% intervals",
                   pd.DataFrame(rows), columns={
                       "diff": "to - from", "ci_low": "bootstrap 95% percentile interval, low (each system's "

@@ -95,7 +95,7 @@ def run(table=None, options: Options = Options(), progress=NULL_PROGRESS) -> Ana
         half = float(wald_half_width(r, n))
         low, high = wilson_interval(r * n, n)
         records.append(record("ci_half_width", half, n=n))
-        records.append(record("wilson_ci", r, n=n, ci_low=low, ci_high=high))
+        records.append(record("wilson_ci", r, n=n, ci_low=low, ci_high=high, ci_method="wilson-95"))
         w_low, w_high = wilson_interval(r * np.array(grid, dtype=float), np.array(grid, dtype=float))
         tables.append(Table("rate_interval", f"95% interval of a rate of {_pct(r)} by number of items",
                             pd.DataFrame({"items": grid, "wald_half_width": wald_half_width(r, grid),

@@ -94,7 +94,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise DataError(f"File '{table.name}', column '{out_col}': an outcome must be 0/1 or a score in [0, 1]; "
-                        f"line {table.lines_of([i])[0]} holds {values[i]:g}.")
+                        f"{table.describe_rows([i])} holds {values[i]:g}.")
     binary = bool(np.isin(values[finite], (0.0, 1.0)).all())
     item_c, item_l = _codes(table, item_col)
     sys_c, sys_l = _codes(table, sys_col) if sys_col else (np.zeros(len(values), np.int64), np.array([""], object))
@@ -150,7 +150,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sig.update({"value": "binary" if binary else "score[0,1]", "repeat": f"column:{rep_col}" if rep_col else "rows-per-item",
                 "split": "miller2024,unbiased-K(eval-arena),var-over-items:ddof0,within:ddof0+s2/(K-1)",
                 "se": "sqrt((var_data+var_within/K)/N),K:harmonic", "ci": "normal-95(mean+-1.96se),clipped[0,1]",
-                "clustered-se": "items,C/(C-1)", "target": f"+-{options.target:g}"})
+                "clustered-se": "items,C/(C-1)", "se-population": "sqrt(var(item-means,ddof0)/N)",
+                "target": f"+-{options.target:g}"})
     if seed_rows:
         sig["seeds"] = "run-means,sd:ddof1,range:min-max,vs:se_one_repeat(normal-95,one-run)"
     if passk_frames:
@@ -203,16 +204,21 @@ def _one_system(part: _System, name, sys_col, binary, options, records, item_fra
     ok = sp.se == sp.se
     records += [
         record("repeats_rate" if binary else "repeats_mean", sp.mean, n=sp.n_items,
-               ci_low=max(0.0, sp.mean - half) if ok else None, ci_high=min(1.0, sp.mean + half) if ok else None, **kw),
+               ci_low=max(0.0, sp.mean - half) if ok else None, ci_high=min(1.0, sp.mean + half) if ok else None,
+               ci_method="normal-95(mean+-1.96se),clipped[0,1]" if ok else None, **kw),
         record("var_data", sp.var_data, n=sp.n_items, **kw),
         record("var_within", sp.var_within, n=sp.n_items, **kw),
         record("within_share", sp.var_within / (sp.var_data + sp.var_within)
                if (sp.var_data + sp.var_within) > 0 else None, n=sp.n_items, **kw),
         record("se_repeats", sp.se, n=sp.n_items, **kw),
         record("se_one_repeat", sp.se_one_repeat, n=sp.n_items, **kw),
+        record("se_population", rp.se_population(sp), n=sp.n_items, **kw),
         record("clustered_se", sp.clustered_se, n=sp.n_items, **kw),
         record("items_needed", rp.items_needed(sp, options.target, sp.k_harmonic) if ok else None, n=sp.n_items, **kw),
         record("repeats_needed", _finite_or_none(rp.repeats_needed(sp, options.target)) if ok else None,
+               n=sp.n_items, **kw),
+        # the 95% half-width endless repeats would leave: the items' own spread (the card's "alone gives")
+        record("half_width_repeats_floor", rp.Z95 * math.sqrt(sp.var_data / sp.n_items) if ok else None,
                n=sp.n_items, **kw),
     ]
     total = np.bincount(part.codes, weights=part.y, minlength=sp.n_items)
@@ -227,6 +233,7 @@ def _one_system(part: _System, name, sys_col, binary, options, records, item_fra
     flips = int(per["flips"].sum())
     records.append(record("flipping_items", flips, n=sp.n_items, **kw))
     who = f"'{name}': " if sys_col else ""
+    notes += _target_notes(sp, options.target, binary, who)
     if sp.k_min != sp.k_max:
         notes.append(f"{who}items have between {sp.k_min} and {sp.k_max} tries; the standard error uses the "
                      f"harmonic mean {sp.k_harmonic:.2f} and each item's own K in the corrections.")
@@ -243,6 +250,25 @@ def _one_system(part: _System, name, sys_col, binary, options, records, item_fra
             "mean": sp.mean, "var_data": sp.var_data, "var_within": sp.var_within,
             "var_data_plugin": sp.var_data_plugin, "var_within_plugin": sp.var_within_plugin, "se": sp.se,
             "se_one_repeat": sp.se_one_repeat, "clustered_se": sp.clustered_se, "flipping_items": flips}
+
+
+def target_words(half_width: float, binary: bool) -> str:
+    """A half-width in the card's unit: points for 0/1 outcomes, the score's own for scores."""
+    return f"±{100 * half_width:.1f} pts" if binary else f"±{half_width:.3f}"
+
+
+def _target_notes(sp, target: float, binary: bool, who: str) -> list[str]:
+    """Why the repeats (or items) needed for the target are not given, when they are not."""
+    if sp.se != sp.se:
+        return [f"{who}no items or repeats needed are given for {target_words(target, binary)}: no item has "
+                f"two tries, so the model's own randomness cannot be measured."]
+    if math.isinf(rp.repeats_needed(sp, target)):
+        floor = rp.Z95 * math.sqrt(sp.var_data / sp.n_items)
+        return [f"{who}no number of repeats reaches {target_words(target, binary)} on these "
+                f"{plural(sp.n_items, 'item')}: the items' own spread alone gives {target_words(floor, binary)} "
+                f"with endless repeats; about {rp.items_needed(sp, target, sp.k_harmonic):,} items at "
+                f"{sp.k_harmonic:.3g} tries each would reach it."]
+    return []
 
 
 def _tables(split_rows, item_frames, binary) -> list:
@@ -284,7 +310,8 @@ def _seeds(part: _System, kw, who, binary, records, seed_rows, notes) -> None:
     records += [record("seed_sd", ss.sd, n=ss.n_seeds, **kw),
                 record("seed_min", ss.low, n=ss.n_seeds, **kw),
                 record("seed_max", ss.high, n=ss.n_seeds, **kw),
-                record("one_run_item_se", se1, n=sp.n_items, ci_low=sp.mean - half if half else None,
+                record("one_run_item_se", se1, n=sp.n_items, ci_method="normal-95(one run's mean+-1.96se)" if half else None,
+                       ci_low=sp.mean - half if half else None,
                        ci_high=sp.mean + half if half else None, **kw)]
     larger = bool(ss.sd > se1) if math.isfinite(se1) and math.isfinite(ss.sd) else None
     seed_rows.append({**kw, "seeds": ss.n_seeds, "items": sp.n_items, "mean": sp.mean, "seed_sd": ss.sd,
@@ -307,7 +334,9 @@ def _seed_table(seed_rows, binary) -> Table:
                  columns={"seed_sd": "standard deviation of the run means (divisor R - 1)",
                           "one_run_item_se": "standard error over items of one run's mean: "
                                              "sqrt((var_data + var_within) / N)",
-                          "seed_spread_larger": "the seed spread exceeds one run's standard error over items"},
+                          "seed_spread_larger": "the seed spread exceeds one run's standard error over items",
+                          "one_run_ci_low": "normal 95% interval of one run's mean, low",
+                          "one_run_ci_high": "normal 95% interval of one run's mean, high"},
                  formats={"seeds": "int", "items": "int", "mean": kind, "seed_sd": "float", "seed_min": kind,
                           "seed_max": kind, "one_run_item_se": "float", "one_run_ci_low": kind,
                           "one_run_ci_high": kind} | runs)
@@ -368,9 +397,11 @@ def _paired(parts, systems, base, records, tables, notes, binary):
         ok = sp.se == sp.se
         kw = dict(from_=base, to=name, n=sp.n_items)
         records += [record("repeats_rate_diff" if binary else "repeats_diff", sp.mean,
-                           ci_low=sp.mean - half if ok else None, ci_high=sp.mean + half if ok else None, **kw),
+                           ci_low=sp.mean - half if ok else None, ci_high=sp.mean + half if ok else None,
+                           ci_method="normal-95(mean+-1.96se)" if ok else None, **kw),
                     record("var_data", sp.var_data, **kw), record("var_within", sp.var_within, **kw),
-                    record("se_repeats", sp.se, **kw), record("se_one_repeat", sp.se_one_repeat, **kw)]
+                    record("se_repeats", sp.se, **kw), record("se_one_repeat", sp.se_one_repeat, **kw),
+                    record("se_population", rp.se_population(sp), **kw)]
         rows.append({"from": base, "to": name, "items": sp.n_items, "diff": sp.mean, "var_data": sp.var_data,
                      "var_within": sp.var_within, "se": sp.se, "se_one_repeat": sp.se_one_repeat})
         if ok:

@@ -108,7 +108,7 @@ def _weights_from(text: str, criteria: list[str], what: str) -> np.ndarray:
             raise OptionError(f"{what}: the weight of '{name}' must be a number >= 0; got '{p}'.")
         out.append(w)
     w = np.asarray(out)
-    if w.sum() <= 0:
+    if w.max() <= 0:  # (not the sum: weights of 1e308 overflow it)
         raise OptionError(f"{what}: at least one weight must be above 0.")
     return w
 
@@ -249,6 +249,7 @@ def item_scores(V: np.ndarray, weights: np.ndarray, missing: str) -> np.ndarray:
     """sum(w_i c_i) / sum(w_i) over the criteria with a verdict (``skip``) or over all of them
     with a blank counted as 0 (``fail``); NaN for an item with no verdict at all."""
     w = np.asarray(weights, dtype=float)
+    w = w / w.max() if w.size and np.isfinite(w.max()) and w.max() > 0 else w  # 1e308s would overflow their sum
     if missing == "fail":
         v = np.where(np.isnan(V), 0.0, V)
         return (v * w).sum(-1) / w.sum()
@@ -313,7 +314,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         sys_rows.append({**({"system": name} if named else {}), "items": int(x.size),
                          "mean_score": float(x.mean()) if x.size else np.nan,
                          "ci_low": fields.get("ci_low", np.nan), "ci_high": fields.get("ci_high", np.nan),
-                         "t_ci_low": fields.get("t_low", np.nan), "t_ci_high": fields.get("t_high", np.nan)})
+                         "t_ci_low": fields.get("t_low", np.nan), "t_ci_high": fields.get("t_high", np.nan),
+                         "ci_method": fields.get("ci_method")})
         _criterion_rates(V[s, present[s]], crit, w, rub.descriptions, name if named else None, options,
                          records, crit_rows, ci_entries)
     notes += _intervals.notes(ci_entries)
@@ -331,19 +333,19 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         _items_table(items, systems, scores, present, V, named),
         Table("systems" if named else "score", "Weighted rubric score", pd.DataFrame(sys_rows), columns={
             "mean_score": "mean over items of sum(w_i c_i) / sum(w_i)",
-            "ci_low": "bootstrap 95% percentile interval of the mean, low",
-            "ci_high": "bootstrap 95% percentile interval of the mean, high",
+            "ci_low": "95% interval of the mean, low: the bootstrap's, or a rate's with 0/1 scores (ci_method)",
+            "ci_high": "95% interval of the mean, high: the bootstrap's, or a rate's with 0/1 scores (ci_method)",
             "t_ci_low": "t 95% interval of the mean, low (not clipped)",
             "t_ci_high": "t 95% interval of the mean, high (not clipped)"},
             formats={"mean_score": "rate", "ci_low": "rate", "ci_high": "rate", "t_ci_low": "rate",
-                     "t_ci_high": "rate", "items": "int"}),
+                     "t_ci_high": "rate", "items": "int", "ci_method": "text"}),
         Table("criteria", "Pass rate per criterion (rubric order)", pd.DataFrame(crit_rows), columns={
             "rate": "passes / items with a verdict" if options.missing == "skip" else "passes / items (blank = fail)",
-            "ci_low": "Wilson 95% interval, low (Clopper-Pearson below 30 items or at 0% or 100%)",
-            "ci_high": "Wilson 95% interval, high (Clopper-Pearson below 30 items or at 0% or 100%)",
+            "ci_low": "95% interval, low: Wilson, or Clopper-Pearson below 30 items or at 0% or 100% (ci_method)",
+            "ci_high": "95% interval, high: Wilson, or Clopper-Pearson below 30 items or at 0% or 100% (ci_method)",
             "blank": "items without a verdict on this criterion"},
             formats={"rate": "rate", "ci_low": "rate", "ci_high": "rate", "weight": "float", "passes": "int",
-                     "items": "int", "blank": "int", "description": "text"}),
+                     "items": "int", "blank": "int", "description": "text", "ci_method": "text"}),
     ]
     sig = base_signature(NAME)
     sig.update({"form": "long" if options.criterion else "wide", "criteria": str(len(crit)),
@@ -394,7 +396,8 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
         lo = 0.2 + 0.8 * step / len(others)
         ps = pm.summarize(scores[b][both], scores[s][both], resamples=options.resamples, seed=options.seed,
                           progress=Scaled(progress, lo, lo + 0.8 / len(others)))
-        records += [record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high, **kw),
+        records += [record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high,
+                           ci_method="paired-bootstrap-percentile-95", **kw),
                     record("t_test_p:rubric_score", ps.t.p, n=n, **kw), t_record("t:rubric_score", ps, n=n, **kw),
                     record("effect_size:rubric_score", ps.effect, n=n, **kw),
                     record("randomization_p:rubric_score", ps.randomization.p, n=n, **kw)]
@@ -409,7 +412,7 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
             exact, _ = sg.sign_test(counts.wins, counts.losses)
             _, p_mc = sg.mcnemar(counts.wins, counts.losses, correction=False)
             delta = counts.diff if m else float("nan")
-            share = float(w[c] / w.sum())
+            share = float(w[c] / w.max() / (w / w.max()).sum())  # scaled: weights of 1e308 overflow a sum
             rate_delta = float(np.nanmean(V[s, both, c]) - np.nanmean(V[b, both, c])) if options.missing == "skip" \
                 else float(np.mean(np.nan_to_num(V[s, both, c])) - np.mean(np.nan_to_num(V[b, both, c])))
             contribution = share * rate_delta
@@ -418,7 +421,8 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
             crit_rows.append({"from": base_name, "to": name, "criterion": cname, "weight": float(w[c]),
                               "items": m, "wins": counts.wins, "losses": counts.losses, "diff": delta,
                               "sign_test_p": exact, "mcnemar_p": p_mc, "p_holm": np.nan,
-                              "contribution": contribution})
+                              "rate_change": rate_delta, "contribution": contribution})
+            records.append(record(f"criterion_rate_change:{cname}", rate_delta, n=n, **kw))
             records.append(record(f"criterion_diff:{cname}", delta, n=m, **kw))
             records.append(record(f"criterion_sign_p:{cname}", exact, n=m, **kw))
             records.append(record(f"criterion_mcnemar_p:{cname}", p_mc, n=m, **kw))
@@ -439,7 +443,8 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
     tables.append(Table("compared", "Rubric score against the baseline (paired by item)", pd.DataFrame(rows),
                         columns={"diff": "candidate - baseline, mean over the common items",
                                  "ci_low": "paired bootstrap 95% percentile interval, low",
-                                 "ci_high": "paired bootstrap 95% percentile interval, high"},
+                                 "ci_high": "paired bootstrap 95% percentile interval, high",
+                                 "t_ci_low": "paired t 95% interval, low", "t_ci_high": "paired t 95% interval, high"},
                         formats={"baseline": "rate", "candidate": "rate", "diff": "points",
                                  "ci_low": "points", "ci_high": "points", "t_ci_low": "points",
                                  "t_ci_high": "points", "t_test_p": "p", "randomization_p": "p", "items": "int"}))
@@ -451,13 +456,20 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                             "sign_test_p": "exact sign test, two-sided",
                             "mcnemar_p": "McNemar chi-square, uncorrected",
                             "p_holm": "the exact sign test's p, Holm-adjusted over the criteria",
-                            "contribution": "weight / sum of weights x change of the criterion's pass rate"},
-                        formats={"diff": "points", "contribution": "points", "sign_test_p": "p", "mcnemar_p": "p",
+                            "rate_change": "the change the contribution uses: the candidate's pass rate minus "
+                                           "the baseline's on the common items, each over its own verdicts "
+                                           "(equal to diff when no verdict is blank)",
+                            "contribution": "weight / sum of weights x rate_change"},
+                        formats={"diff": "points", "rate_change": "points", "contribution": "points",
+                                 "sign_test_p": "p", "mcnemar_p": "p",
                                  "p_holm": "p", "weight": "float", "items": "int", "wins": "int", "losses": "int"}))
     sig.update({"baseline": base_name, "pairs": "by-item-id", "diff-ci": f"paired-bootstrap-percentile-95,"
-                f"bs:{options.resamples},seed:{options.seed}", "diff-tests": "t,randomization",
+                f"bs:{options.resamples},seed:{options.seed}", "diff-tests": "paired-t,randomization",
+                "t": "paired,two-sided,df:n-1",
                 "ties": pm.TIES_SIGNATURE, "criterion-tests": "exact-sign,mcnemar-uncorrected,holm",
-                "contribution": "w_i*delta_rate_i/sum(w)"})
+                "contribution": "w_i*delta_rate_i/sum(w),delta_rate:rate_to-rate_from(common-items,"
+                                + ("own-verdicts" if options.missing == "skip" else "blank=fail") + ")",
+                "criterion-diff": "paired(items-with-both-verdicts)"})
 
 
 def _criterion_rates(V, crit, w, descriptions, name, options: Options, records, crit_rows, ci_entries) -> None:
@@ -478,4 +490,4 @@ def _criterion_rates(V, crit, w, descriptions, name, options: Options, records, 
                               ci_method=f"{method}-95" if m else None, **kw))
         crit_rows.append({**kw, "criterion": cname, "weight": float(w[c]), "description": descriptions[c],
                           "passes": k, "items": m, "rate": k / m if m else np.nan,
-                          "ci_low": lo, "ci_high": hi, "blank": blanks})
+                          "ci_low": lo, "ci_high": hi, "blank": blanks, "ci_method": f"{method}-95" if m else None})

@@ -270,6 +270,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     progress.advance(0.05, "tie groups")
     letters, group_rows, common_n = _tie_groups(G, names, binary, options, sign, notes,
                                                 Scaled(progress, 0.05, 0.5))
+    group_recs = group_records(group_rows, options.groups)
     run_rows, ci_entries = [], []
     for j, name in enumerate(names):
         col = G[:, j][np.isfinite(G[:, j])]
@@ -283,8 +284,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         records.append(record("run_rate" if binary else "run_mean", value, system=name, n=m, **fields,
                               groups=letters.get(name) or None))
         run_rows.append({"run": name, "items": m, "value": value, "ci_low": lo, "ci_high": hi,
-                         "groups": letters.get(name, ""), "missing": int(len(items) - m)})
+                         "groups": letters.get(name, ""), "missing": int(len(items) - m),
+                         "ci_method": fields.get("ci_method")})
     notes += _intervals.notes(ci_entries)
+    records += group_recs
     # pairs: consecutive runs, and every run against the baseline
     pairs = [(j - 1, j) for j in range(1, k)]
     pairs += [(b, j) for j in range(k) if j != b and (b, j) not in pairs]
@@ -313,13 +316,15 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         grid["right_in_baseline_wrong_in_last"] = finite[:, b] & finite[:, -1] & (G[:, b] == 1) & (G[:, -1] == 0)
     tables = [
         Table("runs", f"Each run: {kind_word} and tie group", pd.DataFrame(run_rows), columns={
-            "value": kind_word, "ci_low": "Wilson 95% interval, low" if binary else "t 95% interval, low",
-            "ci_high": "Wilson 95% interval, high" if binary else "t 95% interval, high",
+            "value": kind_word, "ci_low": "95% interval, low (its method in ci_method)",
+            "ci_high": "95% interval, high (its method in ci_method)",
+            "ci_method": ("Wilson, or Clopper-Pearson below 30 items or at 0% or 100%" if binary else
+                          "the bootstrap over items (a rate's interval for 0/1 values)"),
             "groups": "compact letter display: runs that share a letter are not significantly different",
             "missing": "items of the file that this run has no value for"},
             formats={"value": "rate" if binary else "float", "ci_low": "rate" if binary else "float",
                      "ci_high": "rate" if binary else "float", "items": "int", "missing": "int",
-                     "groups": "text"}),
+                     "groups": "text", "ci_method": "text"}),
         Table("pairs", "Consecutive runs and each run against the baseline (paired by item)",
               pd.DataFrame(pair_rows), columns={
                   "diff": "to - from over the items both runs have",
@@ -387,16 +392,46 @@ def _pair(G, names, items, i, j, binary, options, records, notes, relation, prog
         gained, lost = ps.directions.improved, ps.directions.worse
         if options.better == "lower":
             gained, lost = lost, gained
-    records += [record("diff" if binary else "mean_diff", diff, ci_low=lo, ci_high=hi, **kw),
+    records += [record("diff" if binary else "mean_diff", diff, ci_low=lo, ci_high=hi,
+                       ci_method="paired-bootstrap-percentile-95", **kw),
                 record("p_value", p, **kw),
                 record("gained", gained, **kw), record("lost", lost, **kw),
                 record("only_from", only_a, **kw), record("only_to", only_c, **kw)]
+    records += _pair_tests(x, y, binary, p, ps if not binary else None, kw)
     if only_a or only_c:
         notes.append(f"'{c}' vs '{a}': {only_a} items only in '{a}' and {only_c} only in '{c}' are listed in "
                      f"the grid (column 'missing_in') and left out of their paired comparison "
                      f"({plural(n, 'common item')}).")
     row.update({"diff": diff, "ci_low": lo, "ci_high": hi, "p_value": p, "gained": gained, "lost": lost})
     return row
+
+
+def _pair_tests(x, y, binary, p, ps, kw) -> list[dict]:
+    """The pair's tests beside its p_value, named as Compare names them: for 0/1 outcomes the
+    exact sign test (``sign_test_p``, the p_value itself), McNemar without and with continuity
+    correction and the paired t-test; for scores the randomization test (``randomization_p``, the
+    p_value itself) and the paired t-test (``t_test_p``, and ``t`` with its degrees of freedom)."""
+    if binary:
+        counts = sg.paired_counts(x, y)
+        out = [record("sign_test_p", p, **kw),
+               record("mcnemar_p", sg.mcnemar(counts.wins, counts.losses, correction=False)[1], **kw),
+               record("mcnemar_cc_p", sg.mcnemar(counts.wins, counts.losses, correction=True)[1], **kw)]
+        t = pm.paired_t(np.asarray(y, dtype=float) - np.asarray(x, dtype=float))
+    else:
+        out = [record("randomization_p", p, **kw)]
+        t = ps.t
+    return out + [record("t_test_p", t.p, **kw), record("t", t.t, df=t.df if kw["n"] > 1 else None, **kw)]
+
+
+def group_records(group_rows: list[dict], method: str) -> list[dict]:
+    """Each pair's adjusted p of the tie groups as a record: ``tukey_hsd_p`` (randomised Tukey
+    HSD) or ``p_adjusted`` (Holm, group "all pairs"), as Compare names them."""
+    out = []
+    for row in group_rows:
+        kw = dict(from_=row["from"], to=row["to"], n=row["items"])
+        out.append(record("tukey_hsd_p", row["p_value"], **kw) if method == "tukey" else
+                   record("p_adjusted", row["p_value"], group="all pairs", **kw))
+    return out
 
 
 def _tie_groups(G, names, binary, options, sign, notes, progress):

@@ -191,8 +191,11 @@ def cost(p: argparse.ArgumentParser) -> None:
     p.add_argument("--working-time", help="the agent's working time per request (optional; guessed: working_time...)")
     p.add_argument("--ideal-steps", help="a reference number of steps per request: the steps' ratio to it "
                                          "(optional; guessed: ideal_steps, reference_steps...)")
-    p.add_argument("--percentile-method", default="linear", choices=["linear", "nearest_rank"],
-                   help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value (default linear)")
+    from ..metrics.cost import PERCENTILE_METHODS
+
+    p.add_argument("--percentile-method", default="linear", choices=list(PERCENTILE_METHODS),
+                   help="linear = numpy default (type 7); nearest_rank = ceil(pN)-th value; or another of "
+                        "numpy's percentile methods by its name (default linear)")
     errored(p, "counted as failed requests; their latency and cost are never used")
     intervals(p, "requests")
     engine(p, "reads the file (duckdb and spark read only the columns used)")
@@ -273,7 +276,8 @@ def repeats(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system", help="system column: a split per system, and paired against the baseline")
     p.add_argument("--baseline-system", help="baseline system name (default: the first)")
     p.add_argument("--target", type=float, default=0.02,
-                   help="95%% half-width to plan items and repeats for, a fraction (default 0.02 = 2 points)")
+                   help="95%% half-width to plan items and repeats for, a fraction (default 0.02: the card's "
+                        "+-2.0 pts; the window's form takes it in points)")
 
 
 def slices(p: argparse.ArgumentParser) -> None:

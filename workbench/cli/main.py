@@ -230,12 +230,13 @@ def render_text(result) -> str:
     """A readable table of the headline records (every number formatted by the shared policy of
     :mod:`workbench.report.present`, as on screen and in the report), then the answer, the
     notes and the signature."""
-    from ..report.present import answer, display_name, format_interval, format_value, record_kind
+    from ..report.present import (answer, bounds_shown, display_name, format_interval, format_value, method_label,
+                                  record_kind)
 
     keys = ["system", "group", "by", "version", "from", "to", "groups"]
     present = [k for k in keys if any(r.get(k) is not None for r in result.records)]
     with_ci = any(r.get("ci_low") is not None for r in result.records)
-    heads = ["metric", "name", *present, "value"] + (["95% CI"] if with_ci else []) + ["n"]
+    heads = ["metric", "name", *present, "value"] + (["95% CI", "interval"] if with_ci else []) + ["n"]
     rows = []
     for rec in result.records:
         if rec.get("convention") is not None:
@@ -244,9 +245,10 @@ def render_text(result) -> str:
         row = [rec["metric"], display_name(rec["metric"])]
         row += ["" if rec.get(k) is None else str(rec[k]) for k in present]
         row.append(format_value(rec.get("value"), kind))
-        if with_ci:
-            row.append(format_interval(rec["ci_low"], rec["ci_high"], kind)
-                       if rec.get("ci_low") is not None and rec.get("ci_high") is not None else "")
+        if with_ci:  # (an interval whose bounds read the same is no interval: none shown); its method named
+            shown = bounds_shown(rec, kind)
+            row.append(format_interval(rec["ci_low"], rec["ci_high"], kind) if shown else "")
+            row.append(method_label(rec.get("ci_method")) if shown else "")
         row.append("" if rec.get("n") is None else format_value(rec["n"], "count"))
         rows.append(row)
     widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(heads)]

@@ -59,7 +59,8 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-KINDS = ("rate", "points", "margin", "p", "count", "score", "score_diff", "relative", "bleu", "cost",
+KINDS = ("rate", "points", "margin", "p", "count", "score", "score_diff", "relative", "bleu", "cost", "cost_diff",
+         "latency_diff",
          "latency", "statistic", "plain")
 MISSING = "-"
 ALPHA = 0.05
@@ -126,23 +127,26 @@ _EXACT_KINDS.update({
     "kappa_quadratic": "score", "ac1": "score", "pabak": "score", "alpha": "score",
     "disagreements": "count", "sensitivity": "rate", "specificity": "rate",
     "judge_pass_rate": "rate", "corrected_pass_rate": "rate", "human_labels_needed": "count", "judge_pass_human_fail": "count",
+    "human_labels_needed_fail": "count", "human_labels_needed_pass": "count", "human_pass_rate": "rate",
+    "confusion": "count",
     "judge_fail_human_pass": "count", "position_flip_share": "rate",
     "first_position_win_share": "rate", "position_p": "p", "longer_win_share": "rate",
     "length_p": "p",
     # repeats
     "repeats_mean": "score", "repeats_diff": "score_diff", "repeats_rate": "rate", "repeats_rate_diff": "points", "var_data": "statistic",
     "var_within": "statistic", "within_share": "rate", "se_repeats": "score", "se_one_repeat": "score",
-    "clustered_se": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
+    "clustered_se": "score", "se_population": "score", "items_needed": "count", "repeats_needed": "count", "flipping_items": "count",
     "seed_sd": "score", "seed_min": "score", "seed_max": "score", "one_run_item_se": "score",
     "half_width_twice_items": "score", "half_width_twice_repeats": "score", "half_width_repeats_floor": "score",
-    # effort per request and per success (cost and latency)
-    **{f"{m}_{s}": "statistic" for m in ("steps", "tool_calls", "tokens", "input_tokens", "output_tokens",
-                                         "working_time")
+    # effort per request and per success (cost and latency): steps, tool calls and tokens are
+    # counts (a whole number reads as one, a mean with two decimals), a working time is a time
+    **{f"{m}_{s}": "latency" if m == "working_time" else "count"
+       for m in ("steps", "tool_calls", "tokens", "input_tokens", "output_tokens", "working_time")
        for s in ("mean", "p50", "p95", "per_success")},
     "steps_to_ideal": "statistic",
     # runs side by side
     "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
-    "only_from": "count", "only_to": "count",
+    "only_from": "count", "only_to": "count", "regressions": "count",
     # release-rule judge conditions
     "judge_kappa": "score", "judge_ac1": "score", "judge_agreement": "rate",
 })
@@ -150,13 +154,17 @@ _EXACT_KINDS.update({
 # may be anything, even another metric's id)
 _EXACT_KINDS["rubric_score"] = "rate"   # a weighted share of criteria met: percent, its changes in points
 NAMED_KINDS = {"criterion_rate": "rate", "criterion_diff": "points", "contribution": "points",
+               "criterion_rate_change": "points", "tool_calls": "count", "tool_share": "rate",
+               "tool_calls_p50": "count", "tool_calls_p95": "count",
                "criterion_p_holm": "p", "criterion_sign_p": "p", "criterion_mcnemar_p": "p",
                "t": "statistic", "effect_size": "statistic"}
 #: ``KIND:METRIC`` ids of the paired tests (``diff:ndcg@10``, ``t_test_p:rr``...)
 PAIRED_KINDS = ("diff", "t_test_p", "wilcoxon_p", "randomization_p", "p_adjusted", "paired_bs_p",
                 "paired_ar_p")
 #: the kind of a difference of a metric of each kind
-_DIFF_KINDS = {"rate": "points", "score": "score_diff"}
+_DIFF_KINDS = {"rate": "points", "score": "score_diff", "cost": "cost_diff", "latency": "latency_diff"}
+#: a difference of costs or latencies: the amount's own digits, signed (+0.0190, -0.319)
+SIGNED_AMOUNTS = {"cost_diff": "cost", "latency_diff": "latency"}
 
 
 def split_paired(metric_id: str) -> tuple[str, str] | None:
@@ -311,6 +319,8 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
     if not isinstance(value, (int, float)):
         return str(value)
     v = float(value)
+    if math.isfinite(v):  # one value, one rounding: 0.43749999999999994 is 0.4375, as Excel reads it
+        v = float(f"{v:.15g}")
     if kind == "plain":
         if isinstance(value, int) or v == int(v) and abs(v) < 1e15:
             return f"{int(v):,}"
@@ -325,6 +335,9 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
         return _fixed(v, _p_decimals(v))
     if kind == "cost":
         return _currency_affix(currency, _fixed(v, _cost_decimals(v)))
+    if kind in SIGNED_AMOUNTS:
+        text = format_value(v, SIGNED_AMOUNTS[kind], currency=currency)
+        return "+" + text if v > 0 and not text.startswith(("+", "<")) else text
     if kind not in DECIMALS:
         raise ValueError(f"unknown number kind {kind!r}; one of {', '.join(KINDS)}")
     shown = v * _SCALE.get(kind, 1.0)

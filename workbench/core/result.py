@@ -18,7 +18,8 @@ import pandas as pd
 #: ``ci_method`` names the interval of ``ci_low``/``ci_high`` when it is not the signature's
 #: one for every record (a rate's Wilson or Clopper-Pearson, a bootstrap); ``t_low``/``t_high``:
 #: the t interval beside a bootstrap one; ``df``: a t statistic's degrees of freedom;
-#: ``degenerate``: true when every bootstrap resample gave the same value (no interval shown);
+#: ``degenerate``: true when every bootstrap resample gave the same value, or the interval's two
+#: bounds are equal (a standard error of 0, a constant): no interval is shown for it;
 #: ``by``: the slice column of a ``group`` that is a slice (Slices).
 RECORD_KEYS = ("metric", "value", "system", "group", "by", "version", "k", "n",
                "ci_low", "ci_high", "ci_method", "t_low", "t_high", "df", "degenerate",
@@ -39,6 +40,9 @@ def record(metric: str, value: Any, **extra: Any) -> dict:
         if key == "n":
             val = _as_int(val)
         rec[key] = _clean(val)
+    lo, hi = rec.get("ci_low"), rec.get("ci_high")
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and abs(hi - lo) <= 1e-12 * max(1.0, abs(lo)):
+        rec["degenerate"] = True  # a zero-width interval claims a certainty no data give: never shown
     return rec
 
 

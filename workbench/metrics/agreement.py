@@ -313,3 +313,66 @@ def label_split(p: float, q0: float, q1: float, m0: int, m1: int) -> float:
         return 0.0
     r = ((m0 * (1 - q0) + 1) / (m0 + 2)) / ((m1 * (1 - q1) + 1) / (m1 + 2))
     return 1.0 / (1.0 + (1.0 / p - 1.0) * math.sqrt(r))
+
+
+def lee_allocation(m: int, p: float, q0: float, q1: float, m0_have: int, m1_have: int) -> tuple[int, int]:
+    """Lee et al.'s (2025) allocation of a calibration budget of ``m`` human labels in all
+    between items people fail (m0) and pass (m1), the labels in hand as the pilot
+    (``allocate_calibration_sample`` of UW-Madison-Lee-Lab/LLM-judge-reporting):
+    m1 = m / (1 + (1/p - 1) sqrt(kappa)), rounded half to even, kept between the labels in hand
+    on each side (m1 >= m1_have, m0 >= m0_have); kappa the ratio of the judge's error rates,
+    each smoothed by one error over its side's pilot, ((1 - q0) + 1/m0_have) / ((1 - q1) +
+    1/m1_have): with as many labels on each side (m_pilot each) this is their
+    (m_pilot (1 - q0) + 1) / (m_pilot (1 - q1) + 1).  p = 0 puts every further label on passes;
+    returns (m0, m1), summing to ``m``."""
+    m, m0_have, m1_have = int(m), int(m0_have), int(m1_have)
+    if p < 1e-6:
+        m1 = m - m0_have
+    else:
+        kappa = ((1 - q0) + 1 / max(m0_have, 1)) / ((1 - q1) + 1 / max(m1_have, 1))
+        m1 = max(m1_have, round(min(m - m0_have, m / (1 + (1 / p - 1) * math.sqrt(kappa)))))
+    return m - m1, m1
+
+
+def corrected_half_width(p: float, q0: float, q1: float, n: int, m0: int, m1: int,
+                         z: float = 1.959963984540054) -> float:
+    """The delta-method 95% half-width of the corrected pass rate with m0 and m1 labels:
+    z sqrt(p(1-p)/n + theta^2 q1(1-q1)/m1 + (1-theta)^2 q0(1-q0)/m0) / (q0 + q1 - 1)."""
+    d = q0 + q1 - 1
+    if d <= 0 or n <= 0 or m0 <= 0 or m1 <= 0:
+        return float("inf")
+    theta = min(1.0, max(0.0, (p + q0 - 1) / d))
+    var = p * (1 - p) / n + theta ** 2 * q1 * (1 - q1) / m1 + (1 - theta) ** 2 * q0 * (1 - q0) / m0
+    return z * math.sqrt(var) / d
+
+
+def lee_labels_needed(p: float, q0: float, q1: float, n: int, m0: int, m1: int,
+                      half_width: float = 0.05) -> tuple[int, int, int] | None:
+    """The fewest further human labels E, split as :func:`lee_allocation` splits the budget
+    m0 + m1 + E, that bring the corrected pass rate's delta-method interval to +-``half_width``:
+    (E, further labels on items people fail, further on items they pass); (0, 0, 0) when it is
+    already that narrow; None when no number of labels can (the judge's own pass rate on the n
+    items spreads it wider, or the judge is no better than chance)."""
+    d = q0 + q1 - 1
+    if d <= 0 or n <= 0:
+        return None
+
+    def width(extra: int) -> float:
+        a0, a1 = lee_allocation(m0 + m1 + extra, p, q0, q1, m0, m1)
+        return corrected_half_width(p, q0, q1, n, a0, a1)
+
+    if width(0) <= half_width:
+        return 0, 0, 0
+    if 1.959963984540054 * math.sqrt(p * (1 - p) / n) / d >= half_width:
+        return None
+    hi = 1
+    while width(hi) > half_width:
+        hi *= 2
+        if hi > 10 ** 9:
+            return None
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if width(mid) <= half_width else (mid, hi)
+    a0, a1 = lee_allocation(m0 + m1 + hi, p, q0, q1, m0, m1)
+    return hi, a0 - m0, a1 - m1

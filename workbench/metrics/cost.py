@@ -8,7 +8,12 @@ from ..core.errors import OptionError
 
 #: percentile methods: numpy's default linear interpolation (Hyndman-Fan type 7), or the
 #: nearest-rank definition (the ceil(p N)-th smallest value; numpy's "inverted_cdf").
-PERCENTILE_METHODS = {"linear": "linear", "nearest_rank": "inverted_cdf"}
+#: the percentile definitions: linear (numpy's default, Hyndman and Fan's type 7), nearest rank
+#: (type 1, numpy's ``inverted_cdf``) and numpy's other ``method``s, by their numpy names
+PERCENTILE_METHODS = {"linear": "linear", "nearest_rank": "inverted_cdf",
+                      **{m: m for m in ("averaged_inverted_cdf", "closest_observation",
+                                        "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+                                        "normal_unbiased", "lower", "higher", "midpoint", "nearest")}}
 
 
 def percentiles(values, qs=(50, 95, 99), *, method: str = "linear") -> np.ndarray:

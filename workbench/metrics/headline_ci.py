@@ -236,7 +236,7 @@ def is_binary(values) -> bool:
 
 def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES, seed: int = SEED,
                    clusters=None, level: float = 0.95, sample_means=None,
-                   unit_ids=None, samples=None) -> dict[str, MeanCI]:
+                   unit_ids=None, samples=None, rates: bool = True) -> dict[str, MeanCI]:
     """The headline interval of each column's mean (all columns the same n items).
 
     A 0/1 column is a rate: its interval is the proportion interval
@@ -255,14 +255,17 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     instead of the multinomial resampling.
 
     ``samples``: the bootstrap means of the columns that are not 0/1, already drawn (a
-    (resamples x columns) array, e.g. the numerator's from :func:`ratio_bootstrap`)."""
+    (resamples x columns) array, e.g. the numerator's from :func:`ratio_bootstrap`).
+
+    ``rates=False``: the columns are amounts (costs, steps), never rates, even when every value
+    is 0 or 1 (a free system's costs are all 0: a constant, not a 0% rate)."""
     names = list(columns)
     out: dict[str, MeanCI] = {}
     if not names:
         return out
     mat = np.column_stack([np.asarray(columns[k], dtype=float) for k in names])
     n = mat.shape[0]
-    binary = {k: clusters is None and is_binary(columns[k]) for k in names}
+    binary = {k: rates and clusters is None and is_binary(columns[k]) for k in names}
     boot = [k for k in names if not binary[k]]
     units = n if clusters is None else int(np.unique(np.asarray(clusters)).size)
     drawn = effective_resamples(resamples, units)

@@ -101,6 +101,17 @@ def paired_noise_split(codes_a, values_a, codes_b, values_b, n_items: int) -> No
                       int((~ok).sum()))
 
 
+def se_population(split: NoiseSplit) -> float:
+    """The standard error of the mean over items in its population form, sqrt(var_pop / N) with
+    var_pop the variance of the item means with divisor N (numpy's ``var``): Miller's CLT standard
+    error of the item means as they are, whatever each item's number of tries.  With equal
+    repeats it equals ``se``; with unequal repeats ``se`` weighs the within-item part by the
+    harmonic mean of the tries instead."""
+    if not split.n_items or not math.isfinite(split.var_data_plugin):
+        return float("nan")
+    return math.sqrt(split.var_data_plugin / split.n_items)
+
+
 def clustered_se(values, clusters) -> float:
     """Standard error of the mean of ``values`` with whole clusters as the units: sqrt(C/(C-1)
     sum_c (sum_{i in c} (y_i - mean))^2) / n, C clusters -- the cluster-robust standard error of an
@@ -126,9 +137,11 @@ def repeats_needed(split: NoiseSplit, half_width: float) -> float:
     """Tries per item for a 95% interval of +- ``half_width`` with the items in hand; inf when
     more tries alone cannot reach it (the data part alone is wider)."""
     room = split.n_items * half_width ** 2 / Z95 ** 2 - split.var_data
+    if room <= 0:  # the data part alone is wider than the target, whatever the repeats
+        return math.inf
     if split.var_within <= 0:
         return 1
-    return math.ceil(split.var_within / room) if room > 0 else math.inf
+    return math.ceil(split.var_within / room)
 
 
 @dataclass(frozen=True)

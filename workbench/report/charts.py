@@ -2,9 +2,9 @@
 
 * compare: the difference with its normal and bootstrap 95% intervals (error bars), and the
   bootstrap distribution;
-* aggregate: per-group rates with Wilson intervals, per-segment bars per version, pooled ratio
+* aggregate: per-group rates with their intervals (named by their methods), per-segment bars per version, pooled ratio
   vs mean of ratios;
-* cost: success rate per system with Wilson intervals, success rate against cost per success
+* cost: success rate per system with its intervals (named by their methods), success rate against cost per success
   (one point per system), latency percentiles;
 * passk: pass@k and pass^k curves over k; ranking: metrics over the cut-off k; text: metrics
   per system; plan: half-width, MDE and pass@k curves.
@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..core.result import AnalysisResult
 from .layout import CHART_H, CHART_W, Block, Chart, Refs
-from .present import excel_format
+from .present import excel_format, interval_words
 from .styles import chart_font
 
 Key = Callable[[str], str]
@@ -236,14 +236,15 @@ def _aggregate(result: AnalysisResult, key: Key) -> ChartPlan:
                                      if rows[i] is not None else None)
 
             formulas[f"{prefix}rate"], formulas[f"{prefix}minus"], formulas[f"{prefix}plus"] = ref(), minus(), plus()
+        words = interval_words(groups["ci_method"].dropna() if "ci_method" in groups else [])
         plan.after["groups"] = [Block(ck, "Chart data: per-group rates and the lengths of their error bars",
                                       pd.DataFrame(data), formats=formats, formulas=formulas,
                                       legend=["rate = the group's rate above; minus = rate - ci_low; "
-                                              "plus = ci_high - rate (Wilson 95% interval)."])]
+                                              f"plus = ci_high - rate ({words})."])]
         n = len(labels)
 
         def group_chart(wb, R: Refs, sheet: str):
-            chart = new_chart(wb, "column", "Rate per group with Wilson 95% intervals",
+            chart = new_chart(wb, "column", f"Rate per group with {words}s",
                               x=_axis(label_position="low"),
                               y=_axis("rate", "0%", grid=True, min=0, max=1), legend=has_v)
             for s, v in enumerate(versions):
@@ -303,8 +304,10 @@ def _cost(result: AnalysisResult, key: Key) -> ChartPlan:
         "success_rate", "ci_low", "ci_high", "system",
         "Chart data: error bars of the success rates")]
 
+    words = interval_words(systems["ci_method"].dropna() if "ci_method" in systems else [])
+
     def rate_chart(wb, R: Refs, sheet: str):
-        chart = new_chart(wb, "column", "Success rate per system with Wilson 95% intervals",
+        chart = new_chart(wb, "column", f"Success rate per system with {words}s",
                           x=_axis(label_position="low"), y=_axis("success rate", "0%", grid=True, min=0, max=1),
                           legend=False)
         chart.add_series({"name": "success rate", "categories": R.chart_range(sk, "system"),

@@ -68,6 +68,16 @@ _PLACEHOLDER = re.compile("\x00([0-9]+)\x00")
 _ESCAPED_BYTES = bytes(range(0, 9)) + bytes(range(11, 32)) + b"&<>"
 
 
+def excel_number(v):
+    """The number a cell stores: a fraction to 15 significant digits, as Excel keeps and shows
+    it (0.43749999999999994 is stored as 0.4375, so that a reader rounding the stored digits
+    shows one value one way: 0.438 beside pass@1's 0.4375, never 0.437); whole numbers as they
+    are."""
+    if type(v) is float and v - v == 0.0 and v != int(v):
+        return float(f"{v:.15G}")
+    return v
+
+
 def _escaped(text: str) -> str:
     text = _ESCAPE_ESCAPE.sub(r"_x005F\1", text)
     text = _CONTROL.sub(lambda m: f"_x{ord(m.group(1)):04X}_", text)
@@ -127,7 +137,7 @@ def _cell_xml(ws, ref: str, cell, xf: _Xf) -> str:
         return ""
     t, v, fmt = cell
     if t == "n":
-        return f'<c r="{ref}"{xf(fmt)}><v>{v:.16G}</v></c>'
+        return f'<c r="{ref}"{xf(fmt)}><v>{excel_number(v):.16G}</v></c>'
     if t == "s":
         return inline_string(ref, xf(fmt), v)
     if t == "b":
@@ -203,7 +213,7 @@ def _column_xml(ws, decide, column: _Column, first_i: int, rows: list[str], lett
         if t is float:
             if v - v == 0.0:  # finite
                 append(f'<c r="{letter}{rows[j]}"{xf(number_fmt(kind, v))}><v>'
-                       f'{(v * 100.0 if points else v):.16G}</v></c>')
+                       f'{excel_number(v * 100.0 if points else v):.16G}</v></c>')
                 continue
             if v != v:  # NaN: blank
                 append("")
@@ -239,9 +249,9 @@ def _numbers_xml(decide, arr: np.ndarray, rows: list[str], letter: str, xf: _Xf)
         values = arr.tolist()  # Python floats, or Python ints as the cell-by-cell path has them
     if one:  # every value has the format of the first
         s = xf(decide.number_fmt(kind, float(x[0])))
-        return [f'<c r="{letter}{r}"{s}><v>{v:.16G}</v></c>' for r, v in zip(rows, values)]
+        return [f'<c r="{letter}{r}"{s}><v>{excel_number(v):.16G}</v></c>' for r, v in zip(rows, values)]
     number_fmt = decide.number_fmt
-    return [f'<c r="{letter}{r}"{xf(number_fmt(kind, a))}><v>{v:.16G}</v></c>'
+    return [f'<c r="{letter}{r}"{xf(number_fmt(kind, a))}><v>{excel_number(v):.16G}</v></c>'
             for r, a, v in zip(rows, x.tolist(), values)]
 
 

@@ -97,6 +97,8 @@ class Block:
     #: the analysis table this block shows: its headers are then the reader's names of the
     #: columns (``Token F1``, not ``token_f1``; item 14 of issue 23), the ids stay in the legend
     table_name: str | None = None
+    #: the analysis table's column descriptions (an interval's header names the method they name)
+    descriptions: dict[str, str] | None = None
     # placement, set by assign_rows
     sheet: str = ""
     row: int = -1
@@ -111,7 +113,8 @@ class Block:
         if self.table_name is not None:
             from .present import column_name
 
-            return column_name(self.table_name, name)
+            return column_name(self.table_name, name, frame=self.frame,
+                               description=(self.descriptions or {}).get(name))
         return str(name)
 
     @property

@@ -20,7 +20,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from .layout import (CHART_GAP, CHART_W, ROW_PX, Block, Gap, Heading, Line, NoFormula,
                      Refs, SheetPlan, band_chars, chart_rows, text_lines, width_px)
 from ..core.numbers import _SCALE, DECIMALS
-from .fastrows import write_rows_xml
+from .fastrows import excel_number, write_rows_xml
 from .safety import cell_text, looks_like_formula, quote_sheet
 from .styles import LEGACY_KINDS, LINE_HEIGHT, Styles
 
@@ -125,7 +125,7 @@ class CellWriter:
         ws = self.ws
         t, v, fmt = cell
         if t == "n":
-            code = ws.write_number(row, col, v, fmt)
+            code = ws.write_number(row, col, excel_number(v), fmt)
         elif t == "s":
             if v.startswith("<r>") and v.endswith("</r>"):
                 # XlsxWriter would write such text as raw rich-text XML (a broken file, or
@@ -139,7 +139,7 @@ class CellWriter:
         elif t == "d":
             code = ws.write_datetime(row, col, v, fmt)
         else:
-            code = ws.write_formula(row, col, "=" + v[0], fmt, v[1])
+            code = ws.write_formula(row, col, "=" + v[0], fmt, excel_number(v[1]))
         _check(code, row, col)
 
 

@@ -28,8 +28,8 @@ from ..core.result import RECORD_KEYS, AnalysisResult, Table
 from .charts import charts_for
 from .derived import formulas_for
 from .headlines import headline_records, unit_of, who
-from .present import (answer, display_name, format_p, format_value, gate_kind, gate_status, interval_label,
-                      record_kind, table_kinds)
+from .present import (answer, bounds_shown, display_name, format_p, format_value, gate_kind, gate_status,
+                      interval_label, record_kind, shown_frame, table_kinds)
 from .layout import (EXCEL_MAX_ROWS, ITEM_TEXT_WIDTH, Block, Gap, Heading, Item, Line, Refs,
                      SheetPlan, assign_rows, size_columns)
 from .safety import SheetNames, atomic_target, release_zip_files
@@ -220,8 +220,24 @@ def _own_sheet(result: AnalysisResult, table: Table) -> bool:
 
 
 def kinds_of(result: AnalysisResult, table: Table) -> dict[str, str]:
-    """The presentation kind of each column of a result table (see :mod:`.present`)."""
-    return table_kinds(result, table)
+    """The presentation kind of each column of a result table (see :mod:`.present`); a column
+    whose kind changes from row to row (steps beside tokens) has no single kind here: see
+    :func:`row_kinds`."""
+    return {c: (k if isinstance(k, str) else None) for c, k in table_kinds(result, table).items()}
+
+
+def row_kinds(result: AnalysisResult, table: Table, base=None):
+    """The per-cell kinds of a table whose rows are different quantities (a ``cell_kind`` of a
+    :class:`Block`: (column, frame row) -> kind), or ``base`` when there is none."""
+    per_row = {c: k for c, k in table_kinds(result, table).items() if not isinstance(k, str)}
+    if not per_row:
+        return base
+
+    def kind(name: str, i: int) -> str | None:
+        if name in per_row:
+            return per_row[name][i]
+        return base(name, i) if base is not None else None
+    return kind
 
 
 def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
@@ -272,10 +288,13 @@ def _plan_result(idx: int, result: AnalysisResult, names: SheetNames,
     for table in stacked:
         is_card = result.analysis == "gate" and table.name == "card"
         status = "status" if is_card and "status" in table.frame else None
-        items.append(Block(key(table.name), table.title, table.frame, formats=kinds_of(result, table),
+        items.append(Block(key(table.name), table.title, shown_frame(table.frame, table_kinds(result, table)),
+                           formats=kinds_of(result, table),
                            legend=_legend(table) + _extra_legend(result, table), formulas=formulas.get(table.name, {}),
                            filter=first, status_column=status, legend_below=True, table_name=table.name,
-                           cell_kind=card_cell_kind(table.frame, dict(table.formats)) if is_card else None))
+                           descriptions=dict(table.columns),
+                           cell_kind=row_kinds(result, table, card_cell_kind(table.frame, dict(table.formats))
+                                               if is_card else None)))
         items.append(Gap())
         first = False
         for extra in charts.after.get(table.name, []):
@@ -315,12 +334,24 @@ def _item_sheets(key, result: AnalysisResult, table: Table, names: SheetNames, m
             Line("From", f"the analysis on sheet '{main}'", link=main),
             Line("Rows", rows),
             Gap(),
-            Block(key(table.name), table.title, frame, formats=kinds_of(result, table), legend=legend,
+            Block(key(table.name), table.title, shown_frame(frame, table_kinds(result, table)),
+                  formats=kinds_of(result, table), legend=legend,
                   formulas=formulas, filter=True, start=start, stop=stop, part=p + 1, parts=count,
-                  table_name=table.name),
+                  table_name=table.name, cell_kind=row_kinds(result, table), descriptions=dict(table.columns)),
         ]
         plans.append(plan)
     return plans
+
+
+def _hide_flat_bounds(frame: pd.DataFrame, records: Sequence[dict], kinds: list) -> None:
+    """No interval shown as if certain: the bounds of a degenerate or zero-width interval are
+    left empty (the record's ``degenerate`` says why; the JSON keeps them)."""
+    if "ci_low" not in frame or "ci_high" not in frame:
+        return
+    for i, (rec, kind) in enumerate(zip(records, kinds)):
+        if rec.get("ci_low") is not None and not bounds_shown(rec, kind):
+            frame.iat[i, frame.columns.get_loc("ci_low")] = None
+            frame.iat[i, frame.columns.get_loc("ci_high")] = None
 
 
 def _records_frame(records: Sequence[dict]) -> pd.DataFrame:
@@ -331,6 +362,7 @@ def _records_frame(records: Sequence[dict]) -> pd.DataFrame:
 def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
     frame = _records_frame(result.records)
     kinds = [record_kind(result, r) for r in result.records]
+    _hide_flat_bounds(frame, result.records, kinds)
 
     def kind(column: str, i: int) -> str | None:
         if column in ("value", "ci_low", "ci_high", "t_low", "t_high"):
@@ -352,10 +384,11 @@ def _records_block(key: str, result: AnalysisResult, *, filter: bool) -> Block:
 
 
 def _extra_legend(result: AnalysisResult, table: Table) -> list[str]:
-    kinds = kinds_of(result, table)
+    kinds = table_kinds(result, table)
     out = []
-    if {"points", "margin"} & set(kinds.values()):
-        cols = ", ".join(c for c, k in kinds.items() if k in ("points", "margin"))
+    shown = {c: ({k} if isinstance(k, str) else set(k)) for c, k in kinds.items()}
+    if any({"points", "margin"} & ks for ks in shown.values()):
+        cols = ", ".join(c for c, ks in shown.items() if {"points", "margin"} & ks)
         out.append(f"{cols}: differences of rates in percentage points (the cell holds points).")
     if result.analysis == "compare" and table.name == "bootstrap" and "difference" in table.frame:
         recs = result.find("diff")
@@ -756,6 +789,7 @@ def _headline_block(results, order, main_of) -> Block:
             kinds.append(record_kind(r, rec))
     frame = pd.DataFrame(rows, columns=["analysis", "metric", "name", "about", "value", "ci_low", "ci_high",
                                         "n", "of"], dtype=object)
+    _hide_flat_bounds(frame, recs, kinds)
 
     def kind(column: str, i: int) -> str | None:
         if column in ("value", "ci_low", "ci_high"):

@@ -137,7 +137,27 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
              "message": f"{r['status']}: {r['reason']} (observed {r['observed']}, interval {r['interval']}, "
                         f"n {r['n']})"} for r in rows]
     tier, sentence = decide(relabelled, result, baseline, items)
+    result = dataclasses.replace(result, records=result.records + tuple(item_records(items, baseline.name, run.name)))
     return GateReport(tier, sentence, baseline, run.path, result, crit, items, notes)
+
+
+def item_records(items: dict[str, Any], baseline: str, run: str) -> list[dict]:
+    """The item-by-item counts as records (named as the runs analysis names them): the items
+    right before and wrong now (``regressions``, the runs' ``lost``), those gained, and those
+    only the baseline or only the run has; n = the shared items."""
+    from ..core.result import record
+
+    if "shared" not in items:
+        return []
+    kw = dict(from_=f"baseline:{baseline}", to=run, n=items["shared"])
+    out = []
+    if "regressions_count" in items:
+        out += [record("regressions", items["regressions_count"], **kw),
+                record("lost", items["regressions_count"], **kw),
+                record("gained", items["gained_count"], **kw)]
+    out += [record("only_from", items["only_in_baseline_count"], **kw),
+            record("only_to", items["only_in_run_count"], **kw)]
+    return out
 
 
 def _source_note(baseline: Baseline, run: LoadedTable) -> list[str]:

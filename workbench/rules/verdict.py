@@ -109,6 +109,12 @@ def _judge_requirement(cond: Condition, out: Outcome, obs, lo, lim, f) -> tuple[
     side = "lower bound" if cond.bound == "lower" else "observed value"
     if value is None or not math.isfinite(value):
         return INCONCLUSIVE, f"the judge's {side} cannot be computed (see notes), so the judge is not trusted"
+    hi = out.ci_high
+    if cond.bound == "lower" and hi is not None and math.isfinite(hi) and abs(hi - value) <= 1e-12:
+        # kappa 1.000 (1.000 to 1.000) on 5 items: a standard error of 0 is no certainty
+        return INCONCLUSIVE, (f"the interval of the judge's coefficient has zero width ({f(value)} to {f(hi)} on "
+                              f"{n:,} labelled items: its standard error computes to 0), a certainty no sample "
+                              f"gives, so its lower bound cannot vouch for the judge")
     if value >= lim:
         return PASS, f"the {side} {f(value)} is at or above {f(lim)} on {n:,} labelled items"
     return INCONCLUSIVE, (f"the {side} {f(value)} is below {f(lim)}: the judge does not agree well enough "

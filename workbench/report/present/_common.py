@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from ...core.numbers import ALPHA, MISSING, _is_missing, format_interval, format_p, format_value, gate_kind, interval_method, kind_of
 from ...core.numbers import plural as _plural
+from ._methods import METHOD_LABELS, interval_words, method_label, method_labels  # noqa: F401
 from ._names import display_name
 from ._slice_kinds import record_kind_slices
 
@@ -41,10 +42,105 @@ def _fv(rec: dict | None, *, currency: str | None = None, kind: str | None = Non
 
 
 
-def _ci(rec: dict, kind: str | None = None, *, currency: str | None = None) -> str:
-    if rec.get("ci_low") is None or rec.get("ci_high") is None:
-        return ""
-    return f" (95% CI {format_interval(rec['ci_low'], rec['ci_high'], kind or kind_of(rec['metric']), currency=currency)})"
+def _ci(rec: dict, kind: str | None = None, *, currency: str | None = None, flip: bool = False,
+        method: str | None = None) -> str:
+    """`` (Wilson 95% CI 65.9% to 78.2%)``: a record's interval as a card shows it (see
+    :func:`interval_text`), in brackets; empty when the record has none."""
+    text = interval_text(rec, kind, currency=currency, flip=flip, method=method)
+    return f" ({text})" if text else ""
+
+
+def interval_text(rec: dict, kind: str | None = None, *, currency: str | None = None, flip: bool = False,
+                  method: str | None = None) -> str:
+    """A record's interval as every card shows it: ``Wilson 95% CI 65.9% to 78.2%``, named by the
+    method that computed it (the record's ``ci_method``, or ``method``); ``flip``: the interval of
+    the negated value (a sentence that turns "B beats A" around turns its interval too).  An
+    interval that the shown digits make zero-width is not shown as if certain: a clause says
+    why there is none.  Empty when the record has no interval."""
+    kind = kind or kind_of(rec["metric"])
+    lo, hi = rec.get("ci_low"), rec.get("ci_high")
+    label = method if method is not None else method_label(rec.get("ci_method"))
+    if _is_missing(lo) or _is_missing(hi):
+        return ""  # none shown (a degenerate bootstrap's note says why)
+    if rec.get("degenerate"):
+        return no_interval_reason(rec, label)
+    lo, hi = float(lo), float(hi)
+    if flip:
+        lo, hi = -hi, -lo
+    if zero_width(lo, hi, kind, currency=currency):
+        return no_interval_reason(rec, label)
+    return f"{label + ' ' if label else ''}95% CI {format_interval(lo, hi, kind, currency=currency)}"
+
+
+#: why a card shows no interval where a record's bounds are equal
+NO_INTERVAL = {
+    "degenerate": "no interval: every bootstrap resample gives the same value",
+    "se": "no interval: its standard error computes to 0, a certainty the data do not give",
+    "other": "no interval: its bounds are equal, a certainty the data do not give",
+}
+
+
+def zero_width(low: Any, high: Any, kind: str, *, currency: str | None = None) -> bool:
+    """True when an interval's two bounds read the same under the kind's policy (or are equal)."""
+    if _is_missing(low) or _is_missing(high):
+        return False
+    return float(low) == float(high) or \
+        format_value(low, kind, currency=currency) == format_value(high, kind, currency=currency)
+
+
+def bounds_shown(rec: dict, kind: str | None = None, *, currency: str | None = None) -> bool:
+    """Whether a record's interval is shown anywhere (a card, a table, the report): it has both
+    bounds, it is not degenerate and its bounds do not read the same."""
+    lo, hi = rec.get("ci_low"), rec.get("ci_high")
+    if _is_missing(lo) or _is_missing(hi) or rec.get("degenerate"):
+        return False
+    return not zero_width(lo, hi, kind or kind_of(rec["metric"]), currency=currency)
+
+
+#: pairs of columns of a result table that hold an interval's two bounds
+BOUND_PAIRS = (("ci_low", "ci_high"), ("t_ci_low", "t_ci_high"), ("bca_low", "bca_high"),
+               ("micro_ci_low", "micro_ci_high"), ("one_run_ci_low", "one_run_ci_high"))
+
+
+def shown_frame(frame, kinds: dict):
+    """A result table as every renderer shows it: an interval whose two bounds read the same
+    (a constant's, a degenerate bootstrap's) is left empty rather than shown as if certain."""
+    import numpy as np
+
+    pairs = [(a, b) for a, b in BOUND_PAIRS if a in frame.columns and b in frame.columns]
+    pairs += [(c, c[:-4] + "_high") for c in frame.columns if str(c).endswith("_low") and
+              str(c)[:-4] + "_high" in frame.columns and (c, str(c)[:-4] + "_high") not in pairs]
+    out = None
+    for a, b in pairs:
+        lo = np.asarray(frame[a], dtype=object)
+        hi = np.asarray(frame[b], dtype=object)
+        kind_a = kinds.get(a)
+        flat = []
+        for i, (x, y) in enumerate(zip(lo, hi)):
+            kind = kind_a[i] if isinstance(kind_a, list) else kind_a
+            if kind in (None, "text", "plain") or not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+                continue
+            if zero_width(x, y, kind):
+                flat.append(i)
+        if flat:
+            out = frame.copy() if out is None else out
+            for col in (a, b):
+                values = out[col].astype(float).to_numpy(copy=True)
+                values[flat] = np.nan
+                out[col] = values
+    return frame if out is None else out
+
+
+def no_interval_reason(rec: dict, label: str = "") -> str:
+    """The clause a card shows instead of a zero-width interval."""
+    low = str(label).lower()
+    if "bootstrap" in low:
+        return NO_INTERVAL["degenerate"]
+    if low in ("asymptotic", "normal", "t", "paired t", "gwet", "delta-method"):
+        return NO_INTERVAL["se"]
+    if rec.get("degenerate") and not low:
+        return NO_INTERVAL["degenerate"]
+    return NO_INTERVAL["other"]
 
 
 
@@ -76,8 +172,8 @@ def _pair_sentences(result, metric: str, unit: str, many: str | None = None) -> 
                       for r in result.find(f"{m}:{metric}")
                       if r.get("from") == base and r.get("to") == cand and r.get("value") is not None), None)
         lo, hi = d.get("ci_low"), d.get("ci_high")
-        ci = (f" (bootstrap 95% CI {format_interval(lo, hi, kind)})"
-              if not _is_missing(lo) and not _is_missing(hi) else "")
+        method = method_label(d.get("ci_method")) or "paired bootstrap"
+        ci = _ci(d, kind, method=method)
         p = p_rec.get("value") if p_rec is not None else None
         excludes = not _is_missing(lo) and not _is_missing(hi) and (lo > 0 or hi < 0)
         significant = p is not None and p < ALPHA
@@ -86,7 +182,8 @@ def _pair_sentences(result, metric: str, unit: str, many: str | None = None) -> 
             better = d["value"] > 0
             winner, loser = (cand, base) if better else (base, cand)
             shown = value if better else format_value(-d["value"], kind)
-            text = f"{_q(winner)} beats {_q(loser)} on {name} by {shown}{ci}"
+            # the sentence names the winner first: the difference and its interval turn together
+            text = f"{_q(winner)} beats {_q(loser)} on {name} by {shown}{_ci(d, kind, flip=not better, method=method)}"
             tones.append("good")
             badges.append(f"{winner} better")
         elif not excludes and not significant:
@@ -248,6 +345,9 @@ def record_kind(result, rec: dict) -> str:
                 return gate_kind(str(rows["unit"].iloc[0]), rec["metric"])
         except KeyError:
             pass
+    if result.analysis == "repeats" and rec["metric"].startswith("half_width"):
+        # a half-width in the card's unit: points of a success rate, or the 0-1 score's own
+        return "margin" if "value:binary" in str(getattr(result, "signature", "")) else "score"
     return kind_of(rec["metric"])
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from typing import Any
-from ...core.numbers import _FLOOR, _SCALE, DECIMALS, KINDS, _cost_decimals, _decimals_for, _is_missing, _p_decimals, format_value
+from ...core.numbers import (_FLOOR, _SCALE, DECIMALS, KINDS, SIGNED_AMOUNTS, _cost_decimals, _decimals_for,
+                             _is_missing, _p_decimals, format_value)
 
 
 _FIXED_EXCEL = {"count": "#,##0", "plain": "General"}
@@ -47,6 +48,11 @@ def excel_format(kind: str, *, currency: str | None = None, value: Any = None) -
             return '[<0.001]"< 0.001";0.000'
         v = float(value)
         return '"< 0.001"' if v < 0.001 else _zeros(_p_decimals(v))
+    if kind in SIGNED_AMOUNTS:  # a difference of costs or latencies: the amount's format, signed
+        base = excel_format(SIGNED_AMOUNTS[kind], currency=currency, value=value)
+        if value is None or _is_missing(value) or ";" in base or "[" in base:
+            return base
+        return f"+{base};-{base};{base}"
     if kind == "cost":
         if value is None or _is_missing(value):
             body = "[>=1]#,##0.00;[<=-1]-#,##0.00;0.0000"

@@ -6,6 +6,7 @@ import re
 from typing import Any
 from ...core.numbers import HINT_KINDS, kind_of
 from ...core.numbers import split_paired as _split_paired
+from ._methods import method_label, method_labels
 
 
 def column_kind(analysis: str, table: str, column: str, hint: str | None = None) -> str:
@@ -41,14 +42,50 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
 
 
 
-def table_kinds(result, table) -> dict[str, str]:
+#: tables whose rows are different quantities: (the column naming each row's quantity, how a row's
+#: metric id is made from it, the value columns that take that row's kind)
+ROW_KINDS = {
+    "effort": ("measure", (("{}_mean", ("mean", "ci_low", "ci_high", "median", "p95", "total", "per_success")),)),
+    "differences": ("statistic", (("{}", ("from_value", "to_value")), ("diff:{}", ("diff", "ci_low", "ci_high")))),
+    "conventions": ("metric", (("{}", ("value", "ci_low", "ci_high")),)),
+}
+#: the kinds an interval's bound may take from the value column it bounds
+_BOUNDED = {"rate", "score", "points", "score_diff", "cost", "latency", "count", "statistic", "bleu", "margin"}
+
+
+def table_kinds(result, table) -> dict[str, "str | list[str]"]:
     """The kind of each column of one of ``result``'s tables (``"text"`` for the columns the
-    analysis marks as text).  A gate card's value columns depend on each row: see :func:`gate_kind`."""
-    out = {}
-    for col in table.frame.columns:
+    analysis marks as text): one kind per column, or one per row (a list) for a table whose
+    rows are different quantities (:data:`ROW_KINDS`: steps beside tokens and working time).
+    An interval's bounds (``ci_low``/``ci_high``) take the kind of the value column before them
+    (steps per request are counts, never percent).  A gate card's value columns depend on each
+    row: see :func:`gate_kind`."""
+    out: dict = {}
+    cols = list(table.frame.columns)
+    for col in cols:
         hint = table.formats.get(col)
         out[col] = "text" if hint == "text" else column_kind(result.analysis, table.name, col, hint)
+    for pos, col in enumerate(cols):
+        if col in ("ci_low", "ci_high") and table.name != "systems_compared":
+            value = next((c for c in reversed(cols[:pos]) if c not in ("ci_low", "ci_high")
+                          and out.get(c) in _BOUNDED and c not in ("n", "items", "requests", "successes",
+                                                                  "queries", "tasks")), None)
+            if value is not None:
+                out[col] = out[value]
+    rows = ROW_KINDS.get(table.name)
+    if rows is not None and rows[0] in table.frame.columns:
+        source, groups = rows
+        for pattern, columns in groups:
+            per_row = [_row_kind(pattern.format(x)) for x in table.frame[source].astype(str)]
+            for col in columns:
+                if col in out and out[col] != "text":
+                    out[col] = list(per_row)
     return out
+
+
+def _row_kind(metric: str) -> str:
+    kind = kind_of(metric)
+    return kind if kind != "plain" else "score"
 
 
 
@@ -134,19 +171,27 @@ _TABLE_NAMES: dict[tuple[str, str], str] = {
     ("systems_compared", "ci_low"): "Bootstrap 95% CI low", ("systems_compared", "ci_high"): "Bootstrap 95% CI high",
     ("systems_compared", "baseline"): "Baseline mean", ("systems_compared", "candidate"): "Candidate mean",
     ("systems_compared", "diff"): "Difference (candidate - baseline)",
-    ("groups", "ci_low"): "Wilson 95% CI low", ("groups", "ci_high"): "Wilson 95% CI high",
-    ("systems", "ci_low"): "Wilson 95% CI low", ("systems", "ci_high"): "Wilson 95% CI high",
 }
 
 
 
-def column_name(table: str, column: Any) -> str:
+def column_name(table: str, column: Any, *, frame=None, description: str | None = None) -> str:
     """A reader's name for a column of a result table (``token_f1`` -> ``Token F1``;
     ``bca_low`` -> ``BCa 95% CI low``; the percentile interval of "Systems compared" ->
-    ``Bootstrap 95% CI low``): the GUI's table headers and the report's use it."""
+    ``Bootstrap 95% CI low``): the GUI's table headers and the report's use it.
+
+    An interval's bound is named by the method that computed it: the one every row's
+    ``ci_method`` cell names when the table (``frame``) has that column (none when the rows
+    differ: each row names its own), else the method(s) its ``description`` names ("t 95% CI
+    low" for a one-sample t, never "Paired t"); "95% CI low" when neither says."""
     col = str(column)
     if (str(table), col) in _TABLE_NAMES:
         return _TABLE_NAMES[(str(table), col)]
+    bound = _bound_of(col)
+    if bound is not None:
+        named = _bound_name(col, bound, frame, description)
+        if named is not None:
+            return named
     pattern = _pattern_key(col)
     known = col in _NAMES or _split_paired(col) is not None or (pattern is not None and pattern[0] in _NAMES)
     # a column named after the data (a version 'old', a system 'bm25') keeps its name
@@ -154,10 +199,43 @@ def column_name(table: str, column: Any) -> str:
 
 
 
+def _bound_of(col: str) -> str | None:
+    """``low``/``high`` for a column holding an interval's bound (``ci_low``, ``t_ci_high``,
+    ``micro_ci_low``...), else None."""
+    for end in ("low", "high"):
+        if col == f"ci_{end}" or col.endswith(f"_ci_{end}"):  # (bca_low names its method already)
+            return end
+    return None
+
+
+def _bound_name(col: str, bound: str, frame, description) -> str | None:
+    labels: list[str] = []
+    if col in ("ci_low", "ci_high") and frame is not None and "ci_method" in getattr(frame, "columns", ()):
+        found = {method_label(m) for m in frame["ci_method"].dropna()} - {""}
+        labels = sorted(found) if len(found) == 1 else []
+        if len(found) != 1:
+            return f"95% CI {bound}"
+    elif description:
+        labels = method_labels(description)
+    if not labels:
+        return None
+    label = " or ".join(labels)
+    prefix = col[:-len(f"_ci_{bound}")].replace("_", " ") if col.endswith(f"_ci_{bound}") and not \
+        col.startswith("t_") else ""
+    if prefix:
+        return f"{prefix.capitalize()} {label} 95% CI {bound}"
+    if label[:1].islower() and label != "t" and not label.startswith("t "):
+        label = label[:1].upper() + label[1:]
+    return f"{label} 95% CI {bound}"
+
+
 # rubric (``PREFIX:CRITERION`` ids name the criterion as written)
 _NAMES.update({
     "rubric_score": "Rubric score", "criterion_rate:*": "Pass rate of {m}",
     "criterion_diff:*": "Change in {m}", "contribution:*": "Contribution of {m} to the score change",
+    "criterion_rate_change:*": "Change in the pass rate of {m} (the contribution's)",
+    "tool_calls:*": "Calls of tool {m}", "tool_share:*": "Share of the tool calls that are {m}",
+    "tool_calls_p50:*": "Calls of tool {m} per request, median", "tool_calls_p95:*": "Calls of tool {m} per request, p95",
     "criterion_p_holm:*": "Exact sign test p (Holm), {m}",
     "criterion_sign_p:*": "Exact sign test p, {m}", "criterion_mcnemar_p:*": "McNemar p (uncorrected), {m}",
 })
@@ -172,7 +250,8 @@ _NAMES.update({
     "var_data": "Variance from the items (data)", "var_within": "Variance within items (model's randomness)",
     "within_share": "Model's own randomness, share of one try's variance",
     "se_repeats": "Standard error with these repeats", "se_one_repeat": "Standard error with one repeat",
-    "clustered_se": "Clustered standard error (items)", "items_needed": "Items needed for the target",
+    "clustered_se": "Clustered standard error (items)",
+    "se_population": "Standard error, population form (SD of item means / sqrt(N))", "items_needed": "Items needed for the target",
     "repeats_needed": "Repeats needed for the target", "flipping_items": "Items that flip",
     "seed_sd": "Spread across seeds (SD of run means)", "seed_min": "Lowest run mean",
     "seed_max": "Highest run mean", "one_run_item_se": "Standard error over items of one run",
@@ -202,6 +281,7 @@ _NAMES.update({
     "run_rate": "Success rate of the run", "run_mean": "Mean score of the run",
     "gained": "Items gained", "lost": "Items lost", "only_from": "Items only in the earlier run",
     "only_to": "Items only in the later run", "groups": "Tie group",
+    "regressions": "Items right before and wrong now (regressions)",
 })
 
 
@@ -215,6 +295,10 @@ _NAMES.update({
     "specificity": "Specificity (judge fails what people fail)", "judge_pass_rate": "Judge's pass rate",
     "corrected_pass_rate": "Pass rate corrected for the judge's errors",
     "human_labels_needed": "More human labels for +-5 pts on the corrected rate",
+    "human_labels_needed_fail": "Of them, on items people fail (Lee et al.'s allocation)",
+    "human_labels_needed_pass": "Of them, on items people pass (Lee et al.'s allocation)",
+    "human_pass_rate": "People's pass rate on the labelled items",
+    "confusion": "Items (judge's label -> people's label)",
     "judge_pass_human_fail": "Judge pass, people fail", "judge_fail_human_pass": "Judge fail, people pass",
     "position_flip_share": "Verdicts that flip when the answers swap",
     "first_position_win_share": "Wins of the answer shown first", "position_p": "Position bias: p",
@@ -273,7 +357,10 @@ def display_name(metric_id: str) -> str:
         return _NAMES[mid]
     prefix, sep, rest = mid.partition(":")
     if sep and f"{prefix}:*" in _NAMES and _split_paired(mid) is None:
-        return _NAMES[f"{prefix}:*"].format(m=f"'{rest}'")
+        # a statistic of a metric names the metric as a reader does; a criterion or a tool is
+        # named as written, in quotes
+        return _NAMES[f"{prefix}:*"].format(m=display_name(rest) if prefix in ("t", "effect_size")
+                                            else f"'{rest}'")
     paired = _split_paired(mid)
     if paired is not None:
         return _NAMES[f"{paired[0]}:*"].format(m=display_name(paired[1]))

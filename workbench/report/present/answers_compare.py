@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...core.numbers import ALPHA, format_interval, format_p, format_value, kind_of
+from ...core.numbers import ALPHA, format_p, format_value, kind_of
 from ...core.numbers import plural as _plural
-from ._common import Answer, _first, _fv, _q, _signature_fields, t_sentence
+from ._common import Answer, _ci, _first, _fv, _q, _signature_fields, interval_text, t_sentence
 from ._names import display_name
 
 
@@ -30,8 +30,7 @@ def _answer_compare_scores(result, currency):
         verdict, tone = "no clear difference", "neutral"
     else:
         verdict, tone = "borderline", "borderline"
-    ci = (f" (paired t 95% CI {format_interval(lo, hi, kind_of(diff['metric']), currency=currency)})"
-          if lo is not None and hi is not None else "")
+    ci = _ci(diff, kind_of(diff["metric"]), currency=currency)
     s1 = (f"Candidate {_q(cand)} {_fv(diff, currency=currency)}{ci} over baseline {_q(base)} in "
           f"{what} on {_plural(diff.get('n'), unit)}: {verdict}.")
     parts = []
@@ -42,9 +41,7 @@ def _answer_compare_scores(result, currency):
     if t_text:
         parts.append(f"paired t-test {t_text}")
     if boot is not None and boot.get("ci_low") is not None:
-        how = "BCa" if boot["metric"] == "bootstrap_bca_ci" else "percentile"
-        parts.append(f"bootstrap ({how}) 95% CI "
-                     f"{format_interval(boot['ci_low'], boot['ci_high'], kind_of(boot['metric']))}")
+        parts.append(interval_text(boot))
     moved = [(_first(result, m), word) for m, word in (("improved", "improved"), ("worse", "got worse"),
                                                          ("tied", "tied"))]
     if all(r is not None for r, _ in moved):
@@ -76,9 +73,7 @@ def _answer_compare(result, currency):
         verdict, tone = "borderline", "borderline"
     # two intervals of the same difference exist (normal here, bootstrap in the table, the release
     # rule and the report): the card names its method
-    method = "normal" if diff["metric"] == "normal_ci" else "bootstrap" if diff["metric"] == "bootstrap_ci" else ""
-    ci = (f" ({method + ' ' if method else ''}95% CI {format_interval(lo, hi, 'points')})"
-          if lo is not None and hi is not None else "")
+    ci = _ci(diff, "points")
     s1 = (f"Candidate {_q(cand)} {format_value(diff['value'], 'points')}{ci} over baseline "
           f"{_q(base)} on {_plural(diff.get('n'), 'item')}: {verdict}.")
     sign = _first(result, "sign_test_p")

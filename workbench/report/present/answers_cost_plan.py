@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...core.numbers import format_interval, format_value
+from ...core.numbers import format_value
 from ...core.numbers import plural as _plural
-from ._common import Answer, _ci, _first, _fv, _q, _systems
+from ._common import Answer, _ci, _first, _fv, _q, _systems, interval_text
 
 
 def _answer_cost(result, currency):
@@ -26,6 +26,10 @@ def _answer_cost(result, currency):
     if cheapest is not None:
         rate = _first(result, "success_rate", system=cheapest.get("system"))
         ci = _ci(cheapest, currency=currency)[2:-1]
+        free = cheapest.get("value") == 0 and all(
+            r.get("value") == 0 for r in result.find("cost_per_request", system=cheapest.get("system")))
+        if free:  # a constant has no interval: say what it is
+            ci = "every request costs 0"
         succeed = f"{_fv(rate)} of {_plural(rate.get('n'), 'request')} succeed" if rate else ""
         inside = "; ".join(x for x in (ci, succeed) if x)
         parts.append(f"{cheapest.get('system')}: {_fv(cheapest, currency=currency)} per success"
@@ -78,13 +82,14 @@ def _effort_clause(result, currency=None) -> str:
             rates = (f" succeeds on {_fv(rb)} (against {_fv(rw)} for {_q(worst['system'])}) with"
                      if rb and rw else " needs")
             cost = ""
-            if cb and cw and cb.get("value") is not None and cw.get("value"):
+            if cb and cw and cb.get("value") == 0 and cw.get("value"):
+                cost = f", at no cost (against {_fv(cw, currency=currency)} per success for {_q(worst['system'])})"
+            elif cb and cw and cb.get("value") is not None and cw.get("value"):
                 cost = (f", at {format_value(cb['value'] / cw['value'], 'statistic')} times the cost per "
                         f"success of {_q(worst['system'])}")
-            return (f"{_q(best['system'])}{rates} {format_value(best['value'], 'statistic')} {word} per "
-                    f"success against {format_value(worst['value'], 'statistic')}{cost}")
+            return (f"{_q(best['system'])}{rates} {_fv(best)} {word} per success against {_fv(worst)}{cost}")
         listed = ", ".join((f"{_q(r['system'])} " if r.get("system") is not None else "")
-                           + format_value(r["value"], "statistic") for r in recs[:3])
+                           + _fv(r) for r in recs[:3])
         return f"{word} per success: {listed}"
     return ""
 
@@ -100,7 +105,7 @@ def _answer_plan(result, currency):
     if half is not None:
         text = f"With {_plural(half.get('n'), 'item')} a rate is known to ±{format_value(half['value'], 'margin')}"
         if wilson is not None:
-            text += f" (a rate of {_fv(wilson)}: Wilson 95% CI {format_interval(wilson.get('ci_low'), wilson.get('ci_high'), 'rate')})"
+            text += f" (a rate of {_fv(wilson)}: {interval_text(wilson)})"
         sentences.append(text + ".")
     if mde is not None:
         sentences.append(f"A paired difference smaller than {format_value(mde['value'], 'margin')} "

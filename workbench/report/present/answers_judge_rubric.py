@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.numbers import format_interval, format_p, format_value
+from ...core.numbers import format_p, format_value
 from ...core.numbers import plural as _plural
 from ._common import Answer, _ci, _first, _fv, _q, _signature_fields, t_sentence
 
@@ -26,8 +26,6 @@ def _answer_rubric(result, currency):
         contrib = [r for r in result.records if r["metric"].startswith("contribution:")
                    and r.get("to") == d.get("to") and r.get("value") is not None]
         ci = _ci(d)
-        if ci:
-            ci = ci[:-1] + ", paired bootstrap)"
         text = f"{_q(d.get('to'))} vs {_q(d.get('from'))}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
         if contrib and d.get("value"):
             same = [r for r in contrib if (r["value"] > 0) == (d["value"] > 0) and r["value"] != 0]
@@ -118,13 +116,14 @@ def _answer_judge(result, currency):
     whom = f"the judge '{other[len('judge:'):]}'" if other.startswith("judge:") else "people"
     s1 = f"Judge agrees with {whom} on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
     if kappa is not None and kappa.get("value") is not None:
-        s1 += f"; kappa {format_value(kappa['value'], 'score')}"
-        if kappa.get("ci_low") is not None:
-            s1 += f" ({format_interval(kappa['ci_low'], kappa['ci_high'], 'score')})"
+        s1 += f"; kappa {format_value(kappa['value'], 'score')}{_kappa_interval(result, kappa)}"
     else:
         s1 += "; kappa undefined (every item got the same label)"
     if ac1 is not None and ac1.get("value") is not None:
         s1 += f"; AC1 {format_value(ac1['value'], 'score')}"
+    alpha = _first(result, "alpha", group="judge and people") or _first(result, "alpha")
+    if alpha is not None and alpha.get("value") is not None:
+        s1 += f"; Krippendorff's alpha {format_value(alpha['value'], 'score')}"
     if dis is not None:
         s1 += f"; {_plural(dis.get('value'), 'disagreement')}"
         jp = _first(result, "judge_pass_human_fail")
@@ -139,13 +138,44 @@ def _answer_judge(result, currency):
     if rate is not None:
         s2 = f"Judge says {_fv(rate)} pass"
         if corr is not None and corr.get("value") is not None:
-            s2 += f"; corrected for its errors {_fv(corr)}"
-            if corr.get("ci_low") is not None:
-                s2 += f" ({format_interval(corr['ci_low'], corr['ci_high'], 'rate')})"
+            s2 += f"; corrected for its errors {_fv(corr)}{_ci(corr)}"
         elif corr is not None:
             s2 += "; it cannot be corrected (the judge is no better than chance on the labelled items)"
+        need = _first(result, "human_labels_needed")
+        if need is not None and corr is not None and corr.get("value") is not None:
+            fail, ok = _first(result, "human_labels_needed_fail"), _first(result, "human_labels_needed_pass")
+            if need.get("value") is None:
+                s2 += ("; no number of further human labels brings that to ±5 pts (the judge's pass rate "
+                       "on these items alone spreads it wider)")
+            elif need["value"] and fail is not None and ok is not None:
+                s2 += (f"; about {_fv(need)} more human labels, {_fv(fail)} on items people fail and "
+                       f"{_fv(ok)} on items they pass (Lee et al.'s allocation), bring it to ±5 pts")
         sentences.append(s2 + ".")
     k = kappa.get("value") if kappa else None
     tone = "neutral" if k is None else "good" if k >= 0.6 else "bad" if k < 0.4 else "borderline"
+    if tone == "good" and "no interval" in _kappa_interval(result, kappa):
+        tone = "borderline"  # kappa 1 on 5 items: too few to trust the judge
     badge = f"kappa {format_value(k, 'score')}" if k is not None else "kappa undefined"
     return Answer(tuple(sentences), badge, tone)
+
+
+def _kappa_interval(result, kappa) -> str:
+    """Kappa's interval, or why there is none: a zero-width one (a standard error of 0) is
+    never shown as if certain -- the judge gave one label to every item (kappa is 0 by its
+    formula), or agrees on every one of few items."""
+    text = _ci(kappa)
+    if "no interval" not in text:
+        return text
+    try:
+        frame = result.table("confusion").frame
+        rows = frame.drop(columns="judge").to_numpy()
+    except (KeyError, ValueError):
+        return text
+    if (rows.sum(axis=1) > 0).sum() == 1:
+        return " (no interval: the judge gave every item one label, so kappa is 0 by its formula)"
+    if (rows.sum(axis=0) > 0).sum() == 1:
+        return " (no interval: the people gave every item one label, so kappa is 0 by its formula)"
+    if rows.trace() == rows.sum():
+        return (f" (no interval: agreement on all {_plural(int(rows.sum()), 'item')} gives a standard error "
+                f"of 0, a certainty so few items do not give)")
+    return text

@@ -26,7 +26,8 @@ def _answer_passk(result, currency):
             continue
         n = at.get("n")
         head = f"{_q(system)}: " if system is not None and len(systems) > 1 else ""
-        if hat is None or at.get("value") is None or hat.get("value") is None:
+        if hat is None or at.get("value") is None or hat.get("value") is None or k_at == k_hat == 1:
+            # one attempt per task: pass@1 and pass^1 are one number, no verdict on reliability
             parts.append(f"{head}pass@{k_at} = {_fv(at)}{_ci(at)}")
             tones.append("neutral")
             continue
@@ -48,9 +49,13 @@ def _answer_passk(result, currency):
             else f"mean over {n} of {every} tasks; {int(every) - int(n)} with fewer than {k_at} "
                  f"attempts are left out")
     text = "; ".join(parts) + f" ({over})."
-    sentences = (text,
-                 f"pass@{k_at} counts a task solved if any of {k_at} attempts succeeds"
-                 + (f"; pass^{k_hat} only if all {k_hat} do." if k_hat else "."))
+    if k_at == 1:
+        sentences = (text, "With one attempt per task pass@1 and pass^1 are the same number, so how "
+                           "reliable the tasks are cannot be told; pass^k needs k > 1 attempts.")
+    else:
+        sentences = (text,
+                     f"pass@{k_at} counts a task solved if any of {k_at} attempts succeeds"
+                     + (f"; pass^{k_hat} only if all {k_hat} do." if k_hat else "."))
     if asked is not None and asked > k_at:
         unsupported = [k for k in sorted({int(r["k"]) for r in result.records
                                           if r["metric"].startswith("pass@") and r.get("k") is not None})

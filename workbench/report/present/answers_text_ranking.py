@@ -61,12 +61,12 @@ def _answer_ranking(result, currency):
     n = None
     for system in systems:
         bits = []
+        interval = ""
         nd = _first(result, f"ndcg@{k}", system=system) if k else None
         if nd is not None:
             n = nd.get("n")
             bits.append(f"nDCG@{k} = {_fv(nd)}")
-            if _ci(nd):
-                bits.append(_ci(nd)[2:-1])
+            interval = _ci(nd)[2:-1]
         for metric in ("mrr", "map"):
             rec = _first(result, metric, system=system)
             if rec is not None:
@@ -78,9 +78,8 @@ def _answer_ranking(result, currency):
                 bits.append(f"{display_name(f'hit@{k}')} {_fv(hit)}")
         if bits:
             head = f"{_q(system)}: " if system is not None else ""
-            rest = ", ".join(b for b in bits[1:] if not b.startswith("95% CI"))
-            inside = "; ".join(b for b in ([bits[1]] if len(bits) > 1 and bits[1].startswith("95% CI") else [])
-                               + ([rest] if rest else []))
+            rest = ", ".join(bits[1:])
+            inside = "; ".join(b for b in (interval, rest) if b)
             parts.append(head + bits[0] + (f" ({inside})" if inside else ""))
     if not parts:
         return None

@@ -263,7 +263,7 @@ class Chart(pg.PlotWidget):
         ``horizontal``.  Recorded under ``name`` (for tests); returns how many were drawn."""
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
-        ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(low) & np.isfinite(high)
+        ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(low) & np.isfinite(high) & (high > low)
         if ok.any():
             spread = {"left": x[ok] - low[ok], "right": high[ok] - x[ok]} if horizontal \
                 else {"bottom": y[ok] - low[ok], "top": high[ok] - y[ok]}

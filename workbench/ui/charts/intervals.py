@@ -52,7 +52,7 @@ class IntervalChart(Chart):
         groups = sorted({r.get("group", 0) for r in rows})
         for g in groups:
             idx = [i for i, r in enumerate(rows) if r.get("group", 0) == g]
-            ok = [i for i in idx if np.isfinite(low[i]) and np.isfinite(high[i])]
+            ok = [i for i in idx if np.isfinite(low[i]) and np.isfinite(high[i]) and high[i] > low[i]]
             col = rows[idx[0]].get("colour")
             col = colour(g) if col is None else col
             if ok:
@@ -110,7 +110,7 @@ class CompareIntervalChart(IntervalChart):
 
 
 class GroupRateChart(IntervalChart):
-    """Per-group rates with Wilson intervals; micro and macro marked."""
+    """Per-group rates with their 95% intervals (named by their methods); micro and macro marked."""
 
     title = "Rates per group"
 
@@ -150,7 +150,10 @@ class GroupRateChart(IntervalChart):
             for marker, name in (("d", "micro (pooled)"), ("s", "macro (mean of groups)")):
                 self.legend.addItem(pg.ScatterPlotItem(x=[np.nan], y=[np.nan], size=11, symbol=marker,
                                                        brush=pg.mkBrush(GREY), pen=pg.mkPen("w")), name)
-        self.set_labels(bottom="success rate (Wilson 95% interval)")
+        groups = _table_of(result, "groups")
+        methods = list(groups["ci_method"].dropna()) if groups is not None and "ci_method" in groups else []
+        methods += [r.get("ci_method") for r in result.records if r["metric"] == "micro" and r.get("ci_method")]
+        self.set_labels(bottom=f"success rate ({interval_words(methods)})")
 
 
 class SystemRateChart(IntervalChart):
@@ -168,7 +171,22 @@ class SystemRateChart(IntervalChart):
 
     def draw(self, result) -> None:
         super().draw(result)
-        self.set_labels(bottom="success rate (Wilson 95% interval)")
+        frame = _table_of(result, "systems")
+        methods = list(frame["ci_method"].dropna()) if frame is not None and "ci_method" in frame else []
+        self.set_labels(bottom=f"success rate ({interval_words(methods)})")
+
+
+def _table_of(result, name: str):
+    try:
+        return result.table(name).frame
+    except KeyError:
+        return None
+
+
+def interval_words(methods) -> str:
+    from ...report import present
+
+    return present.interval_words(methods)
 
 
 def diff_kind(metric: str) -> str:

@@ -151,7 +151,7 @@ class LabelShareChart(Chart):
 
 
 class CriterionRateChart(Chart):
-    """Per criterion (rows, rubric order) its pass rate with the Wilson interval, one marker per
+    """Per criterion (rows, rubric order) its pass rate with its 95% interval (named by its method), one marker per
     system side by side."""
 
     title = "Pass rate per criterion"
@@ -164,6 +164,9 @@ class CriterionRateChart(Chart):
 
     def draw(self, result) -> None:
         frame = _table(result, "criteria")
+        from ...report import present
+
+        words = present.interval_words(frame["ci_method"].dropna() if "ci_method" in frame else [])
         crit = list(dict.fromkeys(frame["criterion"].astype(str)))
         systems = list(dict.fromkeys(frame["system"].astype(str))) if "system" in frame else [None]
         step = 0.6 / max(1, len(systems))
@@ -175,12 +178,12 @@ class CriterionRateChart(Chart):
                 0.0 if len(systems) == 1 else 0.3 - step / 2 - s_i * step)
             est, lo, hi = (sub[c].to_numpy(dtype=float) for c in ("rate", "ci_low", "ci_high"))
             col = colour(0) if system is None else system_colour(system)
-            ok = np.isfinite(lo) & np.isfinite(hi)
+            ok = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
             self.plotItem.addItem(pg.ErrorBarItem(x=est[ok], y=y[ok], left=(est - lo)[ok], right=(hi - est)[ok],
                                                   beam=min(0.12, step * 0.4), pen=pg.mkPen(col, width=2.2)))
             dots = pg.ScatterPlotItem(x=est, y=y, size=10, brush=pg.mkBrush(col), pen=pg.mkPen("w", width=0.8))
             self.plotItem.addItem(dots)
-            self.legend.addItem(dots, "pass rate (Wilson 95% interval)" if system is None else str(system))
+            self.legend.addItem(dots, f"pass rate ({words})" if system is None else str(system))
             who = "" if system is None else f"{system} · "
             self.hover(est, y, [f"{who}{c}: {fmt_rate(e)} [{fmt_rate(a)}, {fmt_rate(b)}]  n = {int(m):,}"
                                 for c, e, a, b, m in zip(sub["criterion"], est, lo, hi, sub["items"])])
@@ -196,7 +199,7 @@ class CriterionRateChart(Chart):
         pad = max(0.02, (hi_x - lo_x) * 0.06)
         self.plotItem.setXRange(max(0.0, lo_x - pad), min(1.0, hi_x + pad), padding=0)
         self.plotItem.setYRange(-0.6, len(crit) - 0.4, padding=0)
-        self.set_labels(bottom="pass rate (Wilson 95% interval)")
+        self.set_labels(bottom=f"pass rate ({words})")
 
 
 class ContributionChart(Chart):

@@ -232,8 +232,9 @@ class RankingSpreadChart(Chart):
 
 class SegmentBarChart(Chart):
     """Per-segment bars for each version (Simpson's picture), and the overall rates beside, each
-    with its Wilson 95% interval (the macro mean has none); the legend names the versions and
-    the interval (one version: the bar and the interval)."""
+    with its 95% interval, named by its method (Wilson, Clopper-Pearson for small groups; the macro
+    mean has none); the legend names the versions and the interval (one version: the bar and the
+    interval)."""
 
     title = "Per-segment rates"
     x_axis = LabelAxis
@@ -274,7 +275,7 @@ class SegmentBarChart(Chart):
             self.plotItem.addItem(bars)
             name = str(version) if version is not None else "success rate"
             self.legend.addItem(bars, name)
-            ok = np.isfinite(lows) & np.isfinite(highs) & np.isfinite(heights)
+            ok = np.isfinite(lows) & np.isfinite(highs) & np.isfinite(heights) & (highs > lows)
             if ok.any():
                 self.plotItem.addItem(pg.ErrorBarItem(
                     x=x[ok], y=heights[ok], top=highs[ok] - heights[ok], bottom=heights[ok] - lows[ok],
@@ -288,7 +289,11 @@ class SegmentBarChart(Chart):
             self.record(name, label=np.array(labels, dtype=object), rate=heights, items=np.array(ns),
                         ci_low=lows, ci_high=highs)
         if any(np.isfinite(v["ci_low"]).any() for v in self._plotted.values()):
-            self.legend_line(pg.mkPen(self._fg, width=1.4), "Wilson 95% interval")
+            from ...report import present
+
+            methods = list(groups["ci_method"].dropna()) if "ci_method" in groups else []
+            methods += [r.get("ci_method") for r in result.records if r["metric"] == "micro" and r.get("ci_method")]
+            self.legend_line(pg.mkPen(self._fg, width=1.4), present.interval_words(methods))
         self.plotItem.setYRange(-0.02, 1.02, padding=0)
         self.set_labels(left="success rate")
 

@@ -6,6 +6,7 @@ tables only."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import QColor
@@ -73,7 +74,13 @@ class RunGroupsChart(IntervalChart):
         self.plotItem.setXRange(lo, hi + (hi - lo) * 0.12, padding=0)
         method = "randomised Tukey HSD" if "tukey" in result.signature else "Holm-adjusted paired tests"
         self.note(f"Runs sharing a letter are not significantly different ({method}, alpha 0.05)")
-        what = "success rate (Wilson 95% interval)" if binary else "mean score (t 95% interval)"
+        from ...report import present
+
+        try:
+            methods = result.table("runs").frame.get("ci_method", pd.Series(dtype=object)).dropna()
+        except KeyError:
+            methods = []
+        what = f"{'success rate' if binary else 'mean score'} ({present.interval_words(methods)})"
         self.set_labels(bottom=what)
 
 

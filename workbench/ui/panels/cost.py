@@ -1,4 +1,5 @@
 from ...analyses import cost
+from ...metrics.cost import PERCENTILE_METHODS
 from ..charts import CostPerSuccessChart, EffortPerSuccessChart, LatencyChart, SystemRateChart
 from .base import AnalysisPanel, Field
 from .engine_field import engine_field
@@ -26,7 +27,9 @@ class CostPanel(AnalysisPanel):
               "Optional: a reference number of steps per request; shown: steps / ideal steps."),
         Field("percentile_method", "Percentiles", "choice",
               "linear: numpy's default interpolation (type 7)\nnearest rank: the ceil(p·N)-th smallest value",
-              choices=(("linear", "linear (numpy)"), ("nearest_rank", "nearest rank"))),
+              choices=(("linear", "linear (numpy)"), ("nearest_rank", "nearest rank"),
+                       *((m, f"{m.replace('_', ' ')} (numpy)") for m in PERCENTILE_METHODS
+                         if m not in ("linear", "nearest_rank")))),
         Field("latency_threshold", "p95 latency limit", "float",
               "A release rule's p95 limit, drawn on the latency chart; 'none' (0) draws none.",
               minimum=0, maximum=1e6, decimals=3, step=0.5, default=0.0),

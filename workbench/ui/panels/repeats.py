@@ -22,14 +22,26 @@ class RepeatsPanel(AnalysisPanel):
         Field("system", "System", "column", "Optional: a split per system, and paired against the baseline.",
               roles=("system",)),
         Field("baseline_system", "Baseline system", "text", "Empty: the first system."),
-        Field("target", "Target half-width", "float",
-              "The 95% half-width to plan items and repeats for, as a fraction (0.02 = 2 points).",
-              minimum=0.001, maximum=0.5, decimals=3, step=0.005),
+        Field("target_pts", "Target half-width (pts)", "float",
+              "The 95% half-width to plan items and repeats for, in points as the card gives it "
+              "(2.0 = ±2.0 pts of a success rate; for 0-1 scores the same number in hundredths, "
+              "2.0 = ±0.020).",
+              minimum=0.1, maximum=50.0, decimals=1, step=0.5, default=2.0),
     )
 
     def options(self):
         opts = super().options()
-        return dataclasses.replace(opts, baseline_system=opts.baseline_system or None)
+        # entered in the card's unit (points), held by the analysis as a fraction
+        target = round(float(self.control("target_pts").value()) / 100.0, 10)
+        return dataclasses.replace(opts, baseline_system=opts.baseline_system or None, target=target)
+
+    def set_options(self, options) -> None:
+        super().set_options(options)
+        self._loading = True
+        try:
+            self.control("target_pts").setValue(float(options.target) * 100.0)
+        finally:
+            self._loading = False
 
     def precheck(self):
         """Repeats need tries: a repeat column, or items with several rows."""

@@ -127,13 +127,20 @@ def show_tables(panel, result: AnalysisResult, currency: str | None) -> None:
             panel.tabs.addTab(view, label.replace("&", "&&"))
         kinds, headers = table_formats(result, tab)
         view.frame_model().currency = currency
-        view.frame_model().set_frame(tab.frame, kinds, tab.columns, headers)
+        view.frame_model().set_frame(present_frame(result, tab), kinds, tab.columns, headers)
         view.fit_columns(max_width=panel._column_cap())
         view.setToolTip(tab.title)
         panel.tabs.setTabVisible(panel.tabs.indexOf(view), True)
     for name, view in panel._table_views.items():
         if name not in names:
             panel.tabs.setTabVisible(panel.tabs.indexOf(view), False)
+
+
+def present_frame(result: AnalysisResult, tab):
+    """A result table as shown: intervals whose bounds read the same left empty."""
+    from ...report import present
+
+    return present.shown_frame(tab.frame, present.table_kinds(result, tab))
 
 
 def short_title(title: str, limit: int = 26) -> str:
@@ -159,6 +166,9 @@ def headline_frame(result: AnalysisResult):
 
     shown = [r for r in result.records if r.get("convention") is None]  # those: the Conventions tab
     rows = [{k: r.get(k) for k in HEADLINE_KEYS} for r in shown]
+    for row, r in zip(rows, shown):  # no interval shown as if certain (zero width, degenerate)
+        if not present.bounds_shown(r, present.record_kind(result, r)):
+            row["ci_low"] = row["ci_high"] = None
     frame = pd.DataFrame(rows, columns=list(HEADLINE_KEYS))
     keep = [c for c in HEADLINE_KEYS if c in ("metric", "value") or frame[c].notna().any()]
     frame = frame[keep].copy()
@@ -183,7 +193,8 @@ def headline_frame(result: AnalysisResult):
     methods = [(r.get("ci_method") or "the signature's interval")
                + (f"; t interval {present.format_value(r['t_low'], kind)} to "
                   f"{present.format_value(r['t_high'], kind)}" if r.get("t_low") is not None else "")
-               + ("; no interval: every bootstrap resample gave the same value" if r.get("degenerate") else "")
+               + (f"; {present.no_interval_reason(r, present.method_label(r.get('ci_method')))}"
+                  if r.get("ci_low") is not None and not present.bounds_shown(r, kind) else "")
                for r, kind in zip(shown, kinds)]
     tooltips = {"metric:cells": tips, "value:cells": tips,
                 "n": "the denominator: the items, queries, tasks or requests the value is computed over",
@@ -213,7 +224,8 @@ def table_formats(result: AnalysisResult, tab) -> tuple[dict, dict]:
     from ...report import present
 
     kinds = {str(col): kind for col, kind in present.table_kinds(result, tab).items()}
-    headers = {str(col): present.column_name(tab.name, col) for col in tab.frame.columns}
+    headers = {str(col): present.column_name(tab.name, col, frame=tab.frame, description=tab.columns.get(col))
+               for col in tab.frame.columns}
     return kinds, headers
 
 
