@@ -16,7 +16,8 @@ def _answer_passk(result, currency):
     ks_hat = _supported_ks(result, "pass^")
     if k_at is None:
         return None
-    k_hat = next((k for k in ks_hat if k > 1), ks_hat[-1] if ks_hat else None)
+    # pass^k at the same k as pass@k (one success of k against all k), where the data have it
+    k_hat = k_at if k_at in ks_hat else next((k for k in ks_hat if k > 1), ks_hat[-1] if ks_hat else None)
     parts, tones = [], []
     n = None
     for system in systems:
@@ -30,6 +31,11 @@ def _answer_passk(result, currency):
             # one attempt per task: pass@1 and pass^1 are one number, no verdict on reliability
             parts.append(f"{head}pass@{k_at} = {_fv(at)}{_ci(at)}")
             tones.append("neutral")
+            continue
+        if _fv(hat) == _fv(at):  # every task's attempts agree: one number, no "but"
+            parts.append(f"{head}pass@{k_at} = pass^{k_hat} = {_fv(at)}{_ci(at)}: each task's {k_at} attempts "
+                         "all succeed or all fail")
+            tones.append("good" if hat["value"] >= 0.9 else "neutral")
             continue
         if hat["value"] >= 0.9:
             verdict, tone = "reliable", "good"

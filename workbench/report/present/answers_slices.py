@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...core.numbers import ALPHA, format_interval, format_p, format_value
 from ...core.numbers import plural as _plural
-from ._common import Answer, _first, _q, _signature_fields
+from ._common import Answer, _first, _q, _signature_fields, interval_text
 from ._slice_kinds import binary_family as _binary
 
 
@@ -16,6 +16,12 @@ def _diff_text(rec: dict, kind: str, label: str = "95% CI") -> str:
     else:
         text += " ("
     return text
+
+
+def _fcr(rec: dict, kind: str) -> str:
+    """A selected slice's false-coverage-rate adjusted interval, named by its method."""
+    text = interval_text(rec, kind)
+    return f"FCR-adjusted {text}" if text else "no FCR-adjusted interval"
 
 
 def _answer_slices(result, currency):
@@ -32,12 +38,11 @@ def _answer_slices(result, currency):
     sentences = []
     clean = _first(result, "clean_diff")
     if clean is not None and clean.get("value") is not None:
-        ci = (f" (95% CI {format_interval(clean['ci_low'], clean['ci_high'], kind)}"
-              if clean.get("ci_low") is not None else " (")
+        ci = f" ({interval_text(clean, kind)}" if interval_text(clean, kind) else " ("
         sentences.append(f"On the clean items (not flagged in '{clean.get('by')}'), candidate {_q(cand)} "
                          f"{format_value(clean['value'], kind)}{unit}{ci}, {_plural(clean.get('n'), 'item')}).")
     lo, hi = overall.get("ci_low"), overall.get("ci_high")
-    ci = f" (95% CI {format_interval(lo, hi, kind)}, " if lo is not None and hi is not None else " ("
+    ci = f" ({interval_text(overall, kind)}, " if interval_text(overall, kind) else " ("
     head = (f"Candidate {_q(cand)} {format_value(overall['value'], kind)}{unit} overall"
             f"{ci}{_plural(overall.get('n'), 'item')})")
     losses = [r for r in result.find("fcr_ci") if r.get("value") is not None and r["value"] < 0]
@@ -48,15 +53,13 @@ def _answer_slices(result, currency):
         ptxt = f"; {correction} {format_p(p['value'])}" if p is not None and p.get("value") is not None else ""
         more = f", and on {_plural(len(losses) - 1, 'more slice')}" if len(losses) > 1 else ""
         head += (f", {'but ' if overall['value'] > 0 else 'and '}loses on {worst.get('by')} = {worst['group']}: "
-                 f"{format_value(worst['value'], kind)} (FCR-adjusted 95% CI "
-                 f"{format_interval(worst['ci_low'], worst['ci_high'], kind)}, {_plural(worst.get('n'), 'item')}"
+                 f"{format_value(worst['value'], kind)} ({_fcr(worst, kind)}, {_plural(worst.get('n'), 'item')}"
                  f"{ptxt}){more}.")
         tone, badge = "bad", "loses on a slice"
     elif wins:
         best = max(wins, key=lambda r: r["value"])
         head += (f"; no slice loses clearly, and it gains most on {best.get('by')} = {best['group']}: "
-                 f"{format_value(best['value'], kind)} (FCR-adjusted 95% CI "
-                 f"{format_interval(best['ci_low'], best['ci_high'], kind)}, {_plural(best.get('n'), 'item')}).")
+                 f"{format_value(best['value'], kind)} ({_fcr(best, kind)}, {_plural(best.get('n'), 'item')}).")
         tone, badge = "good", "no slice loses"
     else:
         tested = sum(int(r.get("value") or 0) for r in result.find("tested_slices"))
@@ -83,8 +86,7 @@ def _answer_slices(result, currency):
     searched = _first(result, "slices_searched")
     if found and searched is not None:
         r = found[0]
-        ci = (f" (95% CI {format_interval(r['ci_low'], r['ci_high'], kind)}, " if r.get("ci_low") is not None
-              else " (")
+        ci = f" ({interval_text(r, kind)}, " if interval_text(r, kind) else " ("
         sentences.append(f"Discovery ({_plural(searched['value'], 'slice')} searched on half the items): the worst, "
                          f"{r.get('by')} = {r['group']}, is {format_value(r['value'], kind)} on the other half"
                          f"{ci}{_plural(r.get('n'), 'item')}).")
