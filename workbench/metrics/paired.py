@@ -37,6 +37,7 @@ from ..core.errors import OptionError
 from ..core.progress import NULL_PROGRESS, Scaled
 from .significance import bootstrap_clustered, percentile_interval  # noqa: F401  (API too)
 from .intervals import MDE_MULTIPLIER
+from ._blocked import FlipSums
 
 #: Exact enumeration of the sign-flip test up to this many non-zero differences (2^20 patterns).
 EXACT_MAX = 20
@@ -360,13 +361,14 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
         return _sign_flip_by_value(values, counts, total, threshold, m, rounds, rng, progress)
     hits = 0
     batch = max(1, min(rounds, 8_000_000 // groups))
-    for start in range(0, rounds, batch):
-        progress.check_cancelled()
-        rows = min(batch, rounds - start)
-        by_byte = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
-        flipped = table[cols, by_byte].sum(axis=1)
-        hits += int(np.count_nonzero(np.abs(2 * flipped - total) >= threshold))
-        progress.advance((start + rows) / rounds, "randomization test")
+    with FlipSums(table) as kernel:  # the lookups a block of groups at a time, on two threads
+        for start in range(0, rounds, batch):
+            progress.check_cancelled()
+            rows = min(batch, rounds - start)
+            by_byte = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
+            flipped = kernel.sums(by_byte)
+            hits += int(np.count_nonzero(np.abs(2 * flipped - total) >= threshold))
+            progress.advance((start + rows) / rounds, "randomization test")
     p = (1 + hits) / (1 + rounds)
     return RandomizationResult(p, "monte-carlo", int(rounds), m, float(np.sqrt(p * (1 - p) / rounds)))
 
