@@ -5,6 +5,7 @@ independent computation where a faster algorithm draws another stream)."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from workbench.metrics import _blocked
@@ -57,3 +58,46 @@ def test_sign_flip_rounds_equal_the_plain_rounds(n):
     ours = pm.sign_flip_test(d, rounds=3_000, seed=7)
     assert ours.method == "monte-carlo"
     assert ours.p == plain_sign_flip_p(d, 3_000, 7)
+
+
+# ---------------------------------------------------------------------------- runs
+
+
+def test_pair_wins_equal_the_counts_of_each_pair_with_missing_outcomes():
+    from workbench.metrics.multiple import pair_wins
+    from workbench.metrics.significance import paired_counts
+
+    rng = np.random.default_rng(3)
+    x = (rng.random((1_003, 6)) < rng.random(6)).astype(float)
+    x[rng.random(x.shape) < 0.1] = np.nan
+    w = pair_wins(x)
+    for i in range(6):
+        for j in range(6):
+            both = np.isfinite(x[:, i]) & np.isfinite(x[:, j])
+            c = paired_counts(x[both, i], x[both, j])
+            assert (w[i, j], w[j, i]) == (c.wins, c.losses)
+
+
+def test_sign_tests_at_once_equal_one_by_one():
+    from workbench.metrics.significance import sign_test, sign_tests
+
+    wins = np.array([0, 14, 3, 0, 200, 1_000, 7])
+    losses = np.array([0, 5, 3, 9, 260, 1_100, 0])
+    exact, midp = sign_tests(wins, losses)
+    for k in range(wins.size):
+        assert (exact[k], midp[k]) == sign_test(int(wins[k]), int(losses[k]))
+
+
+def test_runs_refuse_a_repeated_run_and_item_with_its_lines():
+    from conftest import table_of
+    from workbench.analyses import runs
+    from workbench.core.errors import DataError
+
+    frame = pd.DataFrame({"run": ["a", "a", "b", "a"], "item": ["1", "2", "1", "1"], "correct": [1, 0, 1, 1]})
+    with pytest.raises(DataError, match=r"repeat a \(run, item\) pair \(run=a, item=1 appears on lines 2, 5\)"):
+        runs.run(table_of(frame), runs.Options(system="run", item="item", outcome="correct"))
+    # `1` and `1.0` are two items, not a repeat
+    frame = pd.DataFrame({"run": ["a", "a", "b", "b"], "item": ["1", "1.0", "1", "1.0"], "correct": [1, 0, 1, 1]})
+    res = runs.run(table_of(frame), runs.Options(system="run", item="item", outcome="correct", resamples=1000,
+                                                 rounds=1000))
+    assert res.table("grid").frame["item"].tolist() == ["1", "1.0"]

@@ -29,12 +29,12 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS, Scaled
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, require_columns, to_float, to_text
+from ..io import LoadedTable, require_columns, text_codes, to_float, to_text
 from ..metrics import paired as pm
 from ..metrics import significance as sg
 from ..metrics import headline_ci as hc
 from . import _intervals
-from ..metrics.multiple import compact_letters, randomized_tukey_hsd
+from ..metrics.multiple import compact_letters, pair_wins, randomized_tukey_hsd
 from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, verdicts, in_memory
 
 NAME = "runs"
@@ -104,7 +104,15 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
         value_col = pick_column(table, None, "outcome", "--outcome or --score", notes,
                                 names=("outcome", "success", "correct", "passed", "score", "value"))
     require_columns(table, [value_col])
-    check_unique(table, [sys_col, item_col], "(run, item) pair")
+    # each column's text coded once (the exact text: `1` and `1.0` are two runs or items)
+    run_codes, run_uniques = text_codes(table, sys_col)
+    item_codes, item_uniques = text_codes(table, item_col)
+    run_uniques, items = _labels(run_uniques), _labels(item_uniques)
+    seen = np.zeros(len(run_uniques) * len(items), dtype=bool)
+    seen[run_codes * len(items) + item_codes] = True
+    if int(np.count_nonzero(seen)) < len(run_codes):  # a pair repeats: the sentence naming it
+        check_unique(table, [sys_col, item_col], "(run, item) pair")
+    del seen
     try:
         values = to_float(table, value_col, allow_missing=True)
     except DataError:  # yes/no, pass/fail words: a 0/1 outcome (blank: missing)
@@ -118,14 +126,11 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
         if binary and not np.isin(values[np.isfinite(values)], (0.0, 1.0)).all():
             raise DataError(f"File '{table.name}', column '{value_col}' must hold 0/1 outcomes for --outcome; "
                             f"use --score for other numbers.")
-    systems = np.asarray(to_text(table, sys_col), dtype=object)
-    run_codes, run_uniques = pd.factorize(systems, sort=False)
-    names, how = _ordered(table, run_uniques.tolist(), systems, sys_col, options, notes)
-    item_codes, item_uniques = pd.factorize(np.asarray(to_text(table, item_col), dtype=object), sort=False)
-    items = item_uniques.tolist()
+    systems = np.asarray(run_uniques, dtype=object)[run_codes]
+    names, how = _ordered(table, run_uniques, systems, sys_col, options, notes)
     # each row's cell of the (items x runs) grid, runs in their order (a pair is on one row:
-    # check_unique above)
-    column = np.array([names.index(u) for u in run_uniques.tolist()], dtype=np.int64)[run_codes]
+    # checked above)
+    column = np.array([names.index(u) for u in run_uniques], dtype=np.int64)[run_codes]
     cells = (item_codes, column)
     blank = int(np.isnan(values).sum())
     if blank:
@@ -135,6 +140,11 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     G[cells] = values
     details = _details(table, cells, G.shape, {sys_col, item_col, value_col})
     return names, items, G, binary, value_col, how, details
+
+
+def _labels(uniques) -> list[str]:
+    """Distinct texts as a list of str (from a text array without a Python call per element)."""
+    return [str(x) for x in np.asarray(uniques, dtype=object).tolist()]
 
 
 #: what the grid's hover shows beside an item's outcome, when the file has it: role -> label
@@ -260,10 +270,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     pairs = [(j - 1, j) for j in range(1, k)]
     pairs += [(b, j) for j in range(k) if j != b and (b, j) not in pairs]
     pair_rows = []
+    wins = pair_wins(G) if binary else None  # every pair's counts at once
     for step, (i, j) in enumerate(pairs):
         progress.check_cancelled()
         lo_p = 0.5 + 0.45 * step / len(pairs)
-        pair_rows.append(_pair(G, names, items, i, j, binary, options, records, notes,
+        pair_rows.append(_pair(G, names, items, i, j, wins, options, records, notes,
                                "consecutive" if j == i + 1 else "vs baseline",
                                Scaled(progress, lo_p, lo_p + 0.45 / len(pairs))))
     # the item grid, with its flags
@@ -332,12 +343,13 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                           json_tables=("grid",))
 
 
-def _pair(G, names, items, i, j, binary, options, records, notes, relation, progress) -> dict:
+def _pair(G, names, items, i, j, wins, options, records, notes, relation, progress) -> dict:
+    """``wins``: :func:`pair_wins` of a 0/1 grid (None for scores)."""
+    binary = wins is not None
     a, c = names[i], names[j]
     fa, fc = np.isfinite(G[:, i]), np.isfinite(G[:, j])
     both = fa & fc
     only_a, only_c = int((fa & ~fc).sum()), int((fc & ~fa).sum())
-    x, y = G[both, i], G[both, j]
     n = int(both.sum())
     kw = dict(from_=a, to=c, n=n)
     row = {"from": a, "to": c, "relation": relation, "items": n, "only_from": only_a, "only_to": only_c}
@@ -345,15 +357,15 @@ def _pair(G, names, items, i, j, binary, options, records, notes, relation, prog
         notes.append(f"'{c}' vs '{a}': no item is in both runs, so they cannot be compared.")
         return row
     if binary:
-        counts = sg.paired_counts(x, y)
+        counts = sg.PairedCounts(int(wins[i, j]), int(wins[j, i]), n - int(wins[i, j]) - int(wins[j, i]))
         p = sg.sign_test(counts.wins, counts.losses)[0]
         samples = sg.bootstrap_paired_counts(counts.wins, counts.losses, n, resamples=options.resamples,
                                              seed=options.seed)
         lo, hi = sg.percentile_interval(samples)
         diff, gained, lost = counts.diff, counts.wins, counts.losses
     else:
-        ps = pm.summarize(x, y, resamples=options.resamples, seed=options.seed, rounds=options.rounds,
-                          progress=progress)
+        ps = pm.summarize(G[both, i], G[both, j], resamples=options.resamples, seed=options.seed,
+                          rounds=options.rounds, progress=progress)
         p, lo, hi, diff = ps.randomization.p, ps.boot_low, ps.boot_high, ps.diff
         gained, lost = ps.directions.improved, ps.directions.worse
         if options.better == "lower":
@@ -388,18 +400,17 @@ def _tie_groups(G, names, binary, options, sign, notes, progress):
         P = res.p
     else:
         P = np.ones((k, k))
-        raw, idx = [], []
-        for i in range(k):
-            for j in range(i + 1, k):
-                if binary:
-                    c = sg.paired_counts(S[:, i], S[:, j])
-                    p = sg.sign_test(c.wins, c.losses)[0]
-                else:
-                    p = pm.sign_flip_test(pm.paired_differences(S[:, i], S[:, j]), rounds=options.rounds,
-                                          seed=options.seed, quantum=pm.tie_quantum(S[:, i], S[:, j])).p
-                raw.append(p)
-                idx.append((i, j))
-        for (i, j), p in zip(idx, pm.holm(raw)):
+        idx = [(i, j) for i in range(k) for j in range(i + 1, k)]
+        if binary:  # every pair's wins and losses from one product of the grid, the tests at once
+            up = pair_wins(S)
+            raw = sg.sign_tests([up[i, j] for i, j in idx], [up[j, i] for i, j in idx])[0]
+        else:
+            raw = []
+            for i, j in idx:
+                progress.check_cancelled()
+                raw.append(pm.sign_flip_test(pm.paired_differences(S[:, i], S[:, j]), rounds=options.rounds,
+                                             seed=options.seed, quantum=pm.tie_quantum(S[:, i], S[:, j])).p)
+        for (i, j), p in zip(idx, pm.holm(raw)):  # Holm: one sort of the pairs' p-values
             P[i, j] = P[j, i] = p
     significant = P < ALPHA
     letters = compact_letters(order, significant)

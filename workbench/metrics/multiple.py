@@ -34,6 +34,29 @@ class TukeyResult:
 BATCH_ELEMENTS = 10_000_000
 
 
+def pair_wins(outcomes) -> np.ndarray:
+    """For 0/1 ``outcomes`` (items x systems, NaN where a system has no outcome): W[i, j] = the
+    items both systems have on which system j succeeds and system i fails (so W[j, i] is the
+    reverse), for every pair at once: each system's failures and successes packed 64 items to a
+    word, a pair's count the bits set in (failures of i AND successes of j)."""
+    x = np.asarray(outcomes, dtype=float)
+    k = x.shape[1]
+    have = np.isfinite(x)
+
+    def packed(mask: np.ndarray) -> np.ndarray:  # systems x words
+        bits = np.packbits(mask.T, axis=1)
+        pad = -bits.shape[1] % 8
+        if pad:
+            bits = np.pad(bits, ((0, 0), (0, pad)))
+        return np.ascontiguousarray(bits).view(np.uint64)
+
+    fail, ok = packed(have & (x == 0)), packed(have & (x != 0))
+    out = np.empty((k, k), dtype=np.int64)
+    for i in range(k):
+        out[i] = np.bitwise_count(fail[i] & ok).sum(axis=1, dtype=np.int64)
+    return out
+
+
 def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
                          progress=NULL_PROGRESS) -> TukeyResult:
     """Randomised Tukey HSD on ``scores`` (items x systems, no missing values).
