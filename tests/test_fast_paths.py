@@ -101,3 +101,113 @@ def test_runs_refuse_a_repeated_run_and_item_with_its_lines():
     res = runs.run(table_of(frame), runs.Options(system="run", item="item", outcome="correct", resamples=1000,
                                                  rounds=1000))
     assert res.table("grid").frame["item"].tolist() == ["1", "1.0"]
+
+
+# ---------------------------------------------------------------------------- randomised Tukey HSD
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 7, 8])
+def test_riffle_tables_give_every_permutation_exactly_once(k):
+    import math
+
+    from workbench.metrics.multiple import riffle_tables
+
+    low, high, na, nb = riffle_tables(k)
+    h = k // 2
+    seen = set()
+    for u in range(math.factorial(k)):
+        ia, ib = u // nb, (u // nb // na) * nb + u % nb
+        places = tuple(low[ia, :h]) + tuple(high[ib, h:k])   # the place of rank 0, 1, ..., k - 1
+        assert not (low[ia, h:].any() or high[ib, :h].any() or high[ib, k:].any())
+        assert tuple((low[ia] | high[ib])[:k]) == places
+        assert sorted(places) == list(range(k)) and len(places) == k
+        seen.add(places)
+    assert len(seen) == math.factorial(k) and h + (k - h) == k
+
+
+def exact_tukey_p(scores: np.ndarray) -> np.ndarray:
+    """Every arrangement of every item's row, equally likely: the share whose largest
+    difference of column sums reaches each pair's observed one."""
+    import itertools
+
+    n, k = scores.shape
+    rows = [np.array(list(itertools.permutations(scores[i]))) for i in range(n)]
+    sums = rows[0]
+    for r in rows[1:]:
+        sums = (sums[:, None, :] + r[None, :, :]).reshape(-1, k)
+    largest = sums.max(axis=1) - sums.min(axis=1)
+    col = scores.sum(axis=0)
+    obs = np.abs(col[None, :] - col[:, None])
+    return (largest[None, None, :] >= obs[:, :, None] - 1e-9).mean(axis=2)
+
+
+def test_riffle_rounds_within_monte_carlo_error_of_the_exact_test():
+    from workbench.metrics.multiple import randomized_tukey_hsd
+
+    scores = np.array([[0.1, 0.5, 0.9, 0.3], [0.2, 0.2, 0.7, 0.6], [0.0, 0.4, 0.8, 0.1],
+                       [0.3, 0.6, 0.6, 0.2]])
+    exact = exact_tukey_p(scores)       # 24^4 arrangements
+    res = randomized_tukey_hsd(scores, rounds=40_000, seed=4)
+    assert res.method == "rank-riffle"
+    off = ~np.eye(4, dtype=bool)
+    se = np.sqrt(exact * (1 - exact) / 40_000)
+    assert np.all(np.abs(res.p - exact)[off] <= 4 * se[off] + 2 / 40_001)
+    assert exact[off].min() < 0.05 < 0.5 < exact[off].max()   # small and large p both checked
+
+
+def test_riffle_rounds_agree_with_the_textbook_shuffles_on_scores():
+    """The bench's reference (Generator.permuted per round) and the workbench on 10 systems."""
+    from workbench.metrics.multiple import randomized_tukey_hsd
+
+    rng = np.random.default_rng(8)
+    base = rng.random(400)
+    scores = np.clip(base[:, None] + rng.normal(0, 0.2, (400, 10)) + 0.015 * np.arange(10), 0, 1)
+    ours = randomized_tukey_hsd(scores, rounds=4_000, seed=2)
+    assert ours.method == "rank-riffle"
+    ref_rng = np.random.default_rng(3)
+    largest = np.array([np.ptp(ref_rng.permuted(scores, axis=1).sum(axis=0)) for _ in range(4_000)])
+    col = scores.sum(axis=0)
+    obs = np.abs(col[None, :] - col[:, None])
+    ref = (1 + (largest[None, None, :] >= obs[:, :, None] - 1e-9).sum(axis=2)) / 4_001
+    off = ~np.eye(10, dtype=bool)
+    se = np.sqrt(ref * (1 - ref) / 4_000)
+    assert np.all(np.abs(ours.p - ref)[off] <= 5 * np.sqrt(2) * se[off] + 2 / 4_001)
+    assert (ours.p[off] < 0.05).any() and (ours.p[off] > 0.2).any()
+    # seeded: the same p again
+    assert np.array_equal(randomized_tukey_hsd(scores, rounds=4_000, seed=2).p, ours.p)
+
+
+def test_runs_signature_names_how_the_tukey_rounds_were_drawn():
+    from conftest import table_of
+    from workbench.analyses import runs
+
+    rng = np.random.default_rng(1)
+    rows = [{"run": f"r{r}", "item": f"q{i}", "score": float(np.round(rng.random(), 3)), "ok": int(rng.random() < .5)}
+            for r in range(3) for i in range(60)]
+    frame = pd.DataFrame(rows)
+    scored = runs.run(table_of(frame), runs.Options(system="run", item="item", score="score", rounds=1000,
+                                                    resamples=1000))
+    assert "draw:rank-riffle,items-in-every-run" in scored.signature
+    binary = runs.run(table_of(frame), runs.Options(system="run", item="item", outcome="ok", rounds=1000,
+                                                    resamples=1000))
+    assert "draw:two-value-counts" in binary.signature
+    held = runs.run(table_of(frame), runs.Options(system="run", item="item", outcome="ok", groups="holm",
+                                                  rounds=1000, resamples=1000))
+    assert "draw:" not in held.signature
+
+
+def test_riffle_rounds_one_round_per_count_and_many_tasks_same_law_any_threads(monkeypatch):
+    from workbench.metrics import multiple
+
+    scores = np.array([[0.1, 0.5, 0.9, 0.3], [0.2, 0.2, 0.7, 0.6], [0.0, 0.4, 0.8, 0.1],
+                       [0.3, 0.6, 0.6, 0.2]])
+    exact = exact_tukey_p(scores)
+    monkeypatch.setattr(multiple, "RIFFLE_BLOCK", 16)    # one round per count (the large-n layout)
+    monkeypatch.setattr(multiple, "RIFFLE_TASK", 16 * 700)  # many tasks, each its own stream
+    two = multiple.randomized_tukey_hsd(scores, rounds=30_000, seed=9)
+    monkeypatch.setattr(multiple, "THREADS", 1)
+    one = multiple.randomized_tukey_hsd(scores, rounds=30_000, seed=9)
+    assert np.array_equal(one.p, two.p)
+    off = ~np.eye(4, dtype=bool)
+    se = np.sqrt(exact * (1 - exact) / 30_000)
+    assert np.all(np.abs(two.p - exact)[off] <= 4 * se[off] + 2 / 30_001)

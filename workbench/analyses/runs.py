@@ -249,7 +249,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     records: list[dict] = []
     kind_word = "success rate" if binary else "mean score"
     progress.advance(0.05, "tie groups")
-    letters, group_rows, common_n = _tie_groups(G, names, binary, options, sign, notes,
+    letters, group_rows, common_n, draw = _tie_groups(G, names, binary, options, sign, notes,
                                                 Scaled(progress, 0.05, 0.5))
     run_rows, ci_entries = [], []
     for j, name in enumerate(names):
@@ -334,7 +334,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                 "diff-ci": f"paired-bootstrap-percentile-95,bs:{options.resamples},seed:{options.seed}",
                 "diff-test": "exact-sign" if binary else "randomization",
                 "ties": pm.TIES_SIGNATURE,
-                "groups": (f"randomised-tukey-hsd,rounds:{options.rounds},seed:{options.seed},items-in-every-run"
+                "groups": (f"randomised-tukey-hsd,rounds:{options.rounds},seed:{options.seed},"
+                           + (f"draw:{draw}," if draw else "") + "items-in-every-run"
                            if options.groups == "tukey" else
                            f"holm-over-paired-{'sign' if binary else 'randomization'}-tests"),
                 "letters": "insert-absorb,alpha:0.05", "better": options.better})
@@ -392,7 +393,7 @@ def _tie_groups(G, names, binary, options, sign, notes, progress):
                      f"at least one run are left out of them).")
     if n == 0:
         notes.append("No item is in every run: no tie groups.")
-        return {}, [], 0
+        return {}, [], 0, None
     means = S.mean(axis=0)
     order = sorted(range(k), key=lambda j: -sign * means[j])
     if options.groups == "tukey":
@@ -421,4 +422,4 @@ def _tie_groups(G, names, binary, options, sign, notes, progress):
     notes.append(f"Tie groups ({'randomised Tukey HSD' if options.groups == 'tukey' else 'Holm-adjusted paired tests'}, "
                  f"alpha {ALPHA:g}, on {plural(n, 'item')}): runs sharing a letter are not significantly different; "
                  f"{len(top)} of {k} runs tie for first (group a): {', '.join(repr(t) for t in top)}.")
-    return by_name, rows, n
+    return by_name, rows, n, (res.method if options.groups == "tukey" else None)
