@@ -211,3 +211,51 @@ def test_riffle_rounds_one_round_per_count_and_many_tasks_same_law_any_threads(m
     off = ~np.eye(4, dtype=bool)
     se = np.sqrt(exact * (1 - exact) / 30_000)
     assert np.all(np.abs(two.p - exact)[off] <= 4 * se[off] + 2 / 30_001)
+
+
+# ---------------------------------------------------------------------------- repeats
+
+
+def test_multinomial_means_have_the_law_of_the_item_bootstrap():
+    """Grouped rows: the counts' draws and the items' draws give the same distribution of the
+    means (their exact mean and SD, and each other's quantiles, within Monte Carlo error)."""
+    from workbench.metrics import headline_ci as hc
+
+    values = np.array([[0.0, 1.0], [0.4, 0.9], [0.75, 0.2], [1.0, 0.0]])
+    counts = np.array([500, 300, 150, 50])
+    items = np.repeat(values, counts, axis=0)
+    by_counts = hc.multinomial_means(values, counts, resamples=20_000, seed=3)
+    by_items = hc.bootstrap_means(items, resamples=20_000, seed=4)
+    sd = items.std(axis=0) / np.sqrt(len(items))      # the bootstrap law's exact SD
+    for got in (by_counts, by_items):
+        assert np.allclose(got.mean(axis=0), items.mean(axis=0), atol=4 * sd / np.sqrt(20_000))
+        assert np.allclose(got.std(axis=0), sd, rtol=0.03)
+    for q in (2.5, 50, 97.5):
+        assert np.allclose(np.percentile(by_counts, q, axis=0), np.percentile(by_items, q, axis=0), atol=0.25 * sd)
+
+
+def passk_frame(items=3_000, epochs=4, seed=2):
+    rng = np.random.default_rng(seed)
+    p = rng.beta(0.7, 0.6, items)
+    y = (rng.random((items, epochs)) < p[:, None]).astype(int)
+    return pd.DataFrame({"item": np.repeat([f"q{i}" for i in range(items)], epochs),
+                         "epoch": np.tile(np.arange(1, epochs + 1), items), "correct": y.ravel()})
+
+
+def test_repeats_passk_intervals_by_counts_agree_with_the_item_bootstrap(monkeypatch):
+    from conftest import table_of
+    from workbench.analyses import repeats
+
+    frame = passk_frame()
+    opts = repeats.Options(item="item", outcome="correct", repeat="epoch")
+    fast = repeats.run(table_of(frame), opts)
+    monkeypatch.setattr(repeats, "PASSK_BY_COUNTS", False)
+    slow = repeats.run(table_of(frame), opts)
+    a, b = fast.table("passk").frame, slow.table("passk").frame
+    assert np.allclose(a[["pass@k", "pass^k"]], b[["pass@k", "pass^k"]], rtol=1e-12, atol=0)
+    width = (b["pass@k_high"] - b["pass@k_low"]).to_numpy()
+    for col in ("pass@k_low", "pass@k_high", "pass^k_low", "pass^k_high"):
+        ok = b[col].notna()
+        assert np.allclose(a.loc[ok, col], b.loc[ok, col], atol=0.08 * np.nanmax(width))
+    assert "draw:multinomial-over-(tries,successes)" in fast.signature
+    assert "draw:multinomial" not in slow.signature

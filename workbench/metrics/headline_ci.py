@@ -270,6 +270,7 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
         samples = None
     elif samples is not None:
         samples = np.asarray(samples, dtype=float).reshape(-1, len(boot))
+        drawn = samples.shape[0]
     else:
         cols = mat[:, [names.index(k) for k in boot]]
         if unit_ids is not None and clusters is None:
@@ -294,6 +295,27 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
         method = ("cluster-bootstrap-percentile" if clusters is not None else
                   "poisson-hash-bootstrap-percentile" if unit_ids is not None else "bootstrap-percentile")
         out[k] = MeanCI(mean, n, low, high, t_low, t_high, degenerate, method, drawn)
+    return out
+
+
+def multinomial_means(values, counts, *, resamples: int = RESAMPLES, seed=SEED) -> np.ndarray:
+    """The item bootstrap of the column means when the items fall into a few groups of equal
+    rows: ``values`` (groups x m) one row per group, ``counts`` its items.  Resampling the n
+    items with replacement draws each group's items from Multinomial(n, counts / n), so a
+    resample's means are (drawn counts @ values) / n: the law of resampling the items, at a cost
+    independent of n (another random stream than :func:`bootstrap_means`' index draws).
+    A (resamples x m) array."""
+    v = np.asarray(values, dtype=float).reshape(len(counts), -1)
+    c = np.asarray(counts, dtype=np.int64)
+    n = int(c.sum())
+    out = np.full((resamples, v.shape[1]), np.nan)
+    if n == 0:
+        return out
+    rng = np.random.default_rng(seed)
+    rows = max(1, min(resamples, BLOCK_DRAWS // max(len(c), 1)))
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        out[start:stop] = rng.multinomial(n, c / n, size=stop - start) @ v / n
     return out
 
 
