@@ -259,3 +259,42 @@ def test_repeats_passk_intervals_by_counts_agree_with_the_item_bootstrap(monkeyp
         assert np.allclose(a.loc[ok, col], b.loc[ok, col], atol=0.08 * np.nanmax(width))
     assert "draw:multinomial-over-(tries,successes)" in fast.signature
     assert "draw:multinomial" not in slow.signature
+
+
+# ---------------------------------------------------------------------------- rubric's bootstrap
+
+
+@pytest.mark.parametrize("kind", ["mixed", "all-frequent", "all-rare"])
+def test_by_value_bootstrap_has_the_law_of_the_item_bootstrap(kind, monkeypatch):
+    from workbench.metrics import _blocked
+
+    rng = np.random.default_rng(5)
+    n = 6_000
+    if kind == "mixed":   # a lattice most items share, and a tail of distinct values
+        d = np.where(rng.random(n) < 0.8, rng.integers(-3, 4, n) / 10, rng.normal(0.05, 0.3, n))
+    elif kind == "all-frequent":
+        d = rng.integers(-2, 3, n) / 4
+    else:
+        d = rng.normal(0.02, 1.0, n)
+    monkeypatch.setattr(_blocked, "TASK_DRAWS", 40_000)  # several tasks (streams) on two threads
+    fast = pm.bootstrap_means(d, resamples=20_000, seed=3, by_value=True)
+    plain = pm.bootstrap_means(d, resamples=20_000, seed=4)
+    sd = d.std() / np.sqrt(n)   # the exact SD of the bootstrap mean
+    for got in (fast, plain):
+        assert abs(got.mean() - d.mean()) < 4 * sd / np.sqrt(20_000)
+        assert got.std() == pytest.approx(sd, rel=0.03)
+    for q in (2.5, 50, 97.5):
+        assert abs(np.percentile(fast, q) - np.percentile(plain, q)) < 0.1 * sd
+    monkeypatch.setattr(_blocked, "THREADS", 1)
+    assert np.array_equal(pm.bootstrap_means(d, resamples=20_000, seed=3, by_value=True), fast)
+
+
+def test_rubric_signature_names_the_by_value_draw():
+    from conftest import table_of
+    from workbench.analyses import rubric
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"item": [f"i{i}" for i in range(200)] * 2, "system": ["a"] * 200 + ["b"] * 200,
+                          **{f"c{j}": (rng.random(400) < 0.5 + 0.05 * j).astype(int) for j in range(4)}})
+    res = rubric.run(table_of(frame), rubric.Options(item="item", system="system", resamples=1000))
+    assert "bs:1000,seed:12345,draw:by-value" in res.signature

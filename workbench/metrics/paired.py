@@ -37,7 +37,7 @@ from ..core.errors import OptionError
 from ..core.progress import NULL_PROGRESS, Scaled
 from .significance import bootstrap_clustered, percentile_interval  # noqa: F401  (API too)
 from .intervals import MDE_MULTIPLIER
-from ._blocked import FlipSums
+from ._blocked import FlipSums, by_value_means
 
 #: Exact enumeration of the sign-flip test up to this many non-zero differences (2^20 patterns).
 EXACT_MAX = 20
@@ -402,7 +402,7 @@ def _sign_flip_by_value(values, counts, total: int, threshold: int, m: int, roun
 # ---------------------------------------------------------------------------- bootstrap
 
 
-def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
+def bootstrap_means(d, *, resamples: int, seed: int, clusters=None, by_value: bool = False,
                     progress=NULL_PROGRESS) -> np.ndarray:
     """Paired bootstrap distribution of the mean difference.
 
@@ -414,6 +414,10 @@ def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
 
     Clusters (``clusters`` = an integer code per item): each resample draws G whole clusters
     with replacement and returns sum of their differences / their items.
+
+    ``by_value``: the counts of every value at least 16 items share, and index draws for the
+    rest only (:func:`~workbench.metrics._blocked.by_value_means`; the same law, another
+    stream: callers say so in their signature).
     """
     _check_rounds(resamples, "resamples")
     d = np.asarray(d, dtype=float)
@@ -428,6 +432,8 @@ def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
         net = np.bincount(codes, weights=d, minlength=g)
         size = np.bincount(codes, minlength=g).astype(float)
         return bootstrap_clustered(net, size, resamples=resamples, seed=seed, progress=progress)
+    if by_value:
+        return by_value_means(d, resamples=resamples, seed=seed, progress=progress)
     values, counts = np.unique(d, return_counts=True)
     if values.size * 32 <= n:
         probs = counts / n
@@ -609,14 +615,15 @@ class PairedSummary:
 
 
 def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds: int = 10_000,
-              zero_method: str = "wilcox", clusters=None, level: float = 0.95,
+              zero_method: str = "wilcox", clusters=None, level: float = 0.95, by_value: bool = False,
               progress=NULL_PROGRESS) -> PairedSummary:
     """All the paired statistics of ``cand - base`` (two equal-length score arrays), on the
     differences rounded to ``TIE_DIGITS`` digits of the scores' scale (:func:`paired_differences`).
 
     The differences are put in a canonical order first (by value, or by cluster code then value),
     so that every seeded result depends on the data, never on the order of the rows.
-    ``clusters``: an integer code per item (0..G-1) for the cluster bootstrap.
+    ``clusters``: an integer code per item (0..G-1) for the cluster bootstrap; ``by_value``: the
+    item bootstrap by the counts of the frequent differences (:func:`bootstrap_means`).
     """
     b = np.asarray(base, dtype=float)
     c = np.asarray(cand, dtype=float)
@@ -640,7 +647,7 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
     rand = sign_flip_test(d, rounds=rounds, seed=seed, quantum=q, progress=Scaled(progress, 0.1, 0.3))
     progress.advance(0.3, "bootstrap")
     samples = bootstrap_means(d, resamples=resamples, seed=seed, clusters=codes,
-                              progress=Scaled(progress, 0.3, 0.95))
+                              by_value=by_value and codes is None, progress=Scaled(progress, 0.3, 0.95))
     low, high = percentile_interval(samples, level)
     bca = bca_interval(samples, float(d.mean()) if n else float("nan"),
                        jackknife_means(d, codes), level) if n > 1 else (float("nan"), float("nan"))
