@@ -180,22 +180,29 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
     """Each round's max - min column sum, every item's row permuted: per item and round one
     uniform number U in 0..k! - 1 (numpy PCG64 ``integers``) names a uniform permutation
     (:func:`riffle_tables`), which sends each of the item's values, in increasing order (which
-    of two equal values goes where does not change a sum), to its place; a round's column sums
-    are one weighted count of the places (``np.bincount``).  The same law as shuffling each
-    row, at a few passes over the values per round instead of a sort of random keys per item.
-    The rounds are cut into tasks of about :data:`RIFFLE_TASK` values, task t drawing from
+    of two equal values goes where does not change a sum), to its place; the column sums are a
+    weighted count of the places (``np.bincount``), taken for ``pack`` rounds at once: the
+    places of consecutive rounds combined into one number p_0 + k p_1 + k^2 p_2 + ... below 256,
+    whose counts' margins are each round's column sums.  The same law as shuffling each row, at
+    a few passes over the values per round instead of a sort of random keys per item.  The
+    rounds are cut into tasks of about :data:`RIFFLE_TASK` values, task t drawing from
     ``default_rng(SeedSequence(seed, spawn_key=(t,)))`` on one of two threads.  The values are
     whole numbers whose sums stay below 2**53, so the floating-point sums are exact."""
     n, k = units.shape
     low, high, na, nb = riffle_tables(k)
+    pack = max(1, int(math.log(256, k) + 1e-9))                  # k**pack <= 256 bins fit a byte
+    cells = k ** pack
+    tables = [(low * k ** q, high * k ** q) for q in range(pack)]  # uint8: places scaled for slot q
     weights_one = np.sort(units, axis=1).astype(float).ravel()   # item by item, in rank order
-    rows = max(1, min(rounds, RIFFLE_BLOCK // (n * k)))            # rounds per bincount
+    rows = pack * max(1, min(-(-rounds // pack), RIFFLE_BLOCK // (n * k)))  # rounds per bincount
     per_task = rows * max(1, RIFFLE_TASK // (rows * n * k))       # rounds per task
-    weights = np.tile(weights_one, rows)
-    offsets = (np.arange(rows, dtype=np.intp) * k).repeat(n)[:, None]
+    groups_most = rows // pack
+    weights = np.tile(weights_one, groups_most)
+    offsets = (np.arange(groups_most, dtype=np.intp) * cells)[:, None, None]
     total = math.factorial(k)
     largest = np.empty(rounds, dtype=np.int64)
     starts = list(range(0, rounds, per_task))
+    keep = [tuple(a for a in range(pack) if a != pack - 1 - q) for q in range(pack)]  # axes summed out
 
     def task(t: int) -> None:
         progress.check_cancelled()
@@ -204,16 +211,26 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
             0, total, size=(last - first) * n)
         ia = u // nb
         ib = (ia // na) * nb + u % nb
+        place = np.empty((n, 16), dtype=np.uint8)
         for at in range(first, last, rows):
             r = min(rows, last - at)
-            part = slice((at - first) * n, (at - first + r) * n)
-            places = np.take(low, ia[part], axis=0)
-            places.view(np.uint64)[...] |= np.take(high, ib[part], axis=0).view(np.uint64)
-            pos = places[:, :k].astype(np.intp)
-            if r > 1:
-                pos += offsets[:r * n]
-            col = np.bincount(pos.ravel(), weights=weights[:r * n * k], minlength=r * k).reshape(r, k)
-            largest[at:at + r] = np.rint(col.max(axis=1) - col.min(axis=1)).astype(np.int64)
+            groups = -(-r // pack)
+            acc = np.zeros((groups, n, 16), dtype=np.uint8)
+            for j in range(r):
+                g, q = divmod(j, pack)
+                part = slice((at - first + j) * n, (at - first + j + 1) * n)
+                np.take(tables[q][0], ia[part], axis=0, out=place)
+                place.view(np.uint64)[...] |= np.take(tables[q][1], ib[part], axis=0).view(np.uint64)
+                acc[g].view(np.uint64)[...] += place.view(np.uint64)   # bytes below 256: no carry
+            pos = acc[:, :, :k].astype(np.intp)
+            if groups > 1:
+                pos += offsets[:groups]
+            count = np.bincount(pos.ravel(), weights=weights[:groups * n * k], minlength=groups * cells)
+            count = count.reshape((groups,) + (k,) * pack)
+            for j in range(r):
+                g, q = divmod(j, pack)
+                col = count[g].sum(axis=keep[q]) if pack > 1 else count[g]
+                largest[at + j] = int(np.rint(col.max() - col.min()))
 
     if len(starts) == 1:
         task(0)
