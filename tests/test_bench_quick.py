@@ -36,3 +36,15 @@ def test_bench_conventions_quick_runs_both_rows_and_values_agree():
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count("| equal (") == 2
     assert "Ranking conventions" in proc.stdout and "Text conventions" in proc.stdout
+
+
+def test_bench_analyses_quick_runs_every_row_and_values_agree():
+    """Issue 47's analysis rows: rubric, runs, Tukey and repeats beside their references."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, str(ROOT / "tests/benchmarks/bench_analyses.py"), "--quick"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "value checks: 4 of 4 equal" in proc.stdout
+    for work in ("Rubric", "Runs", "Randomised Tukey HSD", "Repeats"):
+        assert work in proc.stdout
+    assert "peak +" in proc.stdout and "load average" in proc.stdout
