@@ -298,3 +298,42 @@ def test_rubric_signature_names_the_by_value_draw():
                           **{f"c{j}": (rng.random(400) < 0.5 + 0.05 * j).astype(int) for j in range(4)}})
     res = rubric.run(table_of(frame), rubric.Options(item="item", system="system", resamples=1000))
     assert "bs:1000,seed:12345,draw:by-value" in res.signature
+
+
+# ---------------------------------------------------------------------------- BLAS threads
+
+
+def test_resampling_products_run_on_one_blas_thread(monkeypatch):
+    import contextlib
+
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from workbench.core import blas
+    from workbench.metrics import corpus_paired, headline_ci as hc, paired, poisson_bootstrap
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    with blas.one_thread():
+        assert set(blas_threads()) <= {1}
+    assert blas_threads() == before  # the limit is lifted after the block
+    entered = []
+    real = blas.one_thread
+
+    @contextlib.contextmanager
+    def recording():
+        with real():
+            entered.append(blas_threads())
+            yield
+
+    monkeypatch.setattr(blas, "one_thread", recording)
+    rng = np.random.default_rng(1)
+    x = rng.random((300, 5))
+    hc.bootstrap_means(x, resamples=50, seed=1)
+    hc.resampled_sums([x], [50])
+    paired.bootstrap_means(x[:, 0], resamples=50, seed=1)
+    for fn in (hc.bootstrap_means, hc.resampled_sums, hc.multinomial_means, paired.bootstrap_means,
+               paired.sign_flip_test, poisson_bootstrap.replicate_means, corpus_paired.paired_bootstrap,
+               corpus_paired.approximate_randomization):
+        assert fn.__wrapped__  # decorated with blas.single_threaded
+    assert len(entered) == 3 and all(set(t) <= {1} for t in entered)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.blas import single_threaded
+
 #: Bootstrap resamples and seed of a headline interval (written in the signature).
 RESAMPLES = 2000
 SEED = 12345
@@ -113,6 +115,7 @@ def _resample_sums(column: np.ndarray, ordered: bool):
     return lambda idx: np.take(values, np.take(codes, idx)).sum(axis=1)
 
 
+@single_threaded
 def bootstrap_means(values, *, resamples: int = RESAMPLES, seed=SEED, clusters=None,
                     ordered: bool = False) -> np.ndarray:
     """Bootstrap distribution of the column means of ``values`` (n items x m columns, or n):
@@ -298,6 +301,7 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
     return out
 
 
+@single_threaded
 def multinomial_means(values, counts, *, resamples: int = RESAMPLES, seed=SEED) -> np.ndarray:
     """The item bootstrap of the column means when the items fall into a few groups of equal
     rows: ``values`` (groups x m) one row per group, ``counts`` its items.  Resampling the n
@@ -449,6 +453,7 @@ def stratified_rates(items, successes, labels, *, resamples: int = RESAMPLES,
     return total / max(len(present), 1)
 
 
+@single_threaded
 def resampled_sums(matrices: list[np.ndarray], resamples: list[int], *, seed: int = SEED) -> list[np.ndarray]:
     """Column sums of resampled rows of several matrices of the same n rows, from one set of
     draws: ``rng = default_rng(seed)``, the resamples ``rng.integers(0, n, size=(R, n))`` (which

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from ..core.blas import single_threaded
 from ..core.errors import OptionError
 from ..core.progress import NULL_PROGRESS, Scaled
 from .significance import bootstrap_clustered, percentile_interval  # noqa: F401  (API too)
@@ -306,6 +307,7 @@ def _byte_tables(absd: np.ndarray) -> np.ndarray:
     return padded.reshape(groups, 8) @ bits.T                                              # groups x 256
 
 
+@single_threaded
 def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int = EXACT_MAX,
                    quantum: float | None = None, progress=NULL_PROGRESS) -> RandomizationResult:
     """Two-sided paired randomization test of the mean difference.
@@ -402,6 +404,7 @@ def _sign_flip_by_value(values, counts, total: int, threshold: int, m: int, roun
 # ---------------------------------------------------------------------------- bootstrap
 
 
+@single_threaded
 def bootstrap_means(d, *, resamples: int, seed: int, clusters=None, by_value: bool = False,
                     progress=NULL_PROGRESS) -> np.ndarray:
     """Paired bootstrap distribution of the mean difference.
