@@ -13,7 +13,7 @@ import datetime as _dt
 import os
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 
 from ..core.session import Session, changed_inputs, load_session, save_session
 from . import loading
@@ -72,6 +72,7 @@ class SessionController(QObject):
         self.report_runner: TaskRunner | None = None
         self._preview_path: str | None = None
         self.preview_shown = False
+        self.problems_pending = False     # the loaded table's columns still to be checked
 
     # -- opening ------------------------------------------------------------------------------
     def open_path(self, path: str, sheet: str | None = None) -> None:
@@ -154,10 +155,36 @@ class SessionController(QObject):
         self.session.input_files = [{"path": p, "sha256": sha} for p, sha in table.parts]
         self.session.sheet = table.sheet
         self.dirty = False
+        # a large table's columns are checked on a worker: the window starts that once the panel
+        # the file lands on has its answer (both at once would share the cores), or now
+        self.problems_pending = problems is None
         self.loaded.emit(Loaded(table, dict(roles), problems, qrels, session, panel, changed))
-        if problems is None:
+        if self.problems_pending:
             self.check_problems()
         self.state_changed.emit()
+
+    def check_problems_after(self, runner) -> None:
+        """Start the pending check of the columns once ``runner`` (the landing panel's) is idle;
+        called by the window from its handler of :attr:`loaded`, so the handler's own call after
+        it finds nothing pending."""
+        self.problems_pending = False
+        if runner is None or not runner.busy:
+            self.check_problems()
+            return
+        table = self.table
+
+        def check() -> None:
+            if self.table is table:
+                self.check_problems()
+
+        def idle(busy) -> None:
+            if busy:
+                return
+            runner.busy_changed.disconnect(idle)
+            # after the result's own handlers (the panel draws it: the GIL is the GUI's meanwhile)
+            QTimer.singleShot(0, check)
+
+        runner.busy_changed.connect(idle)
 
     def _on_failed(self, error: object, details: str) -> None:
         self.forget_pending()
