@@ -105,3 +105,23 @@ def test_the_spread_charts_hover_text_is_made_for_the_point_shown(qtbot):
     col = next(c for c in queries.columns if c.startswith("ndcg@") and c.endswith("10"))
     assert head == f"(all) · {queries['query'].iloc[k]}: nDCG@10"
     assert float(shown) == pytest.approx(queries[col].iloc[k], abs=1e-3) and ys[3] == queries[col].iloc[k]
+
+
+def test_a_panels_charts_are_made_when_it_first_draws(qtbot, window, monkeypatch):
+    """A new window makes no plot widget for the panels' charts; a panel's are made with its
+    first result, in their tabs' places, and drawn."""
+    import workbench.ui.workspace as ws
+    from workbench.ui.charts.base import Chart
+    from workbench.ui.panels.results_view import ChartSlot
+
+    monkeypatch.setattr(ws, "LAZY_ROWS", 10)  # only the landing panel runs
+    for panel in window.panels.values():
+        assert all(isinstance(c, ChartSlot) for c in panel.charts)
+    landed = open_example(qtbot, window, "cost_latency.csv")
+    wait_result(qtbot, landed)
+    assert all(isinstance(c, Chart) for c in landed.charts)
+    titles = [landed.tabs.tabText(landed.tabs.indexOf(c)) for c in landed.charts]
+    assert titles == [cls.title for cls in landed.CHARTS]
+    assert any(landed.tabs.isTabVisible(landed.tabs.indexOf(c)) for c in landed.charts)
+    idle = window.panels["ranking"]  # never drew: still stand-ins
+    assert all(isinstance(c, ChartSlot) for c in idle.charts)
