@@ -100,7 +100,10 @@ class ChartSlot(QWidget):
 
 
 def ensure_charts(panel) -> list:
-    """The panel's charts, made now where their stand-ins still are (same tab, same place)."""
+    """The panel's charts, made now where their stand-ins still are (same tab, same place); the
+    panel's ``charts_made()`` hook, if any, is called once they are."""
+    if not any(isinstance(chart, ChartSlot) for chart in panel.charts):
+        return panel.charts
     for i, chart in enumerate(panel.charts):
         if isinstance(chart, ChartSlot):
             made = chart.chart_class()
@@ -111,6 +114,9 @@ def ensure_charts(panel) -> list:
             panel.tabs.setTabVisible(at, shown)
             chart.deleteLater()
             panel.charts[i] = made
+    hook = getattr(panel, "charts_made", None)
+    if hook is not None:
+        hook()
     return panel.charts
 
 
