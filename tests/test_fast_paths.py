@@ -337,3 +337,61 @@ def test_resampling_products_run_on_one_blas_thread(monkeypatch):
                corpus_paired.approximate_randomization):
         assert fn.__wrapped__  # decorated with blas.single_threaded
     assert len(entered) == 3 and all(set(t) <= {1} for t in entered)
+
+
+def _runs_codes_by_rows(table, sys_col, item_col):
+    from workbench.io import text_codes
+
+    rc, rl = text_codes(table, sys_col)
+    ic, il = text_codes(table, item_col)
+    return rc, [str(x) for x in rl], ic, [str(x) for x in il]
+
+
+@pytest.mark.parametrize("layout", ["stacked", "shuffled-items", "interleaved", "uneven", "repeated-item",
+                                    "run-twice", "numbers"])
+def test_stacked_runs_are_coded_as_row_by_row(layout):
+    from conftest import table_of
+    from workbench.analyses import runs
+
+    items = ["q1", "q2", "1", "1.0", "q3"]
+    frames = [pd.DataFrame({"run": name, "item": items, "correct": [1, 0, 1, 1, 0]}) for name in ("b", "a", "c")]
+    if layout == "shuffled-items":
+        frames[1] = frames[1].iloc[[1, 0, 2, 3, 4]]
+    elif layout == "uneven":
+        frames[2] = frames[2].iloc[:4]
+    elif layout == "repeated-item":
+        frames = [f.assign(item=["q1", "q2", "q1", "q3", "q4"]) for f in frames]
+    elif layout == "run-twice":
+        frames.append(frames[0])
+    frame = pd.concat(frames, ignore_index=True)
+    if layout == "interleaved":
+        frame = frame.sort_values("item", kind="stable").reset_index(drop=True)
+    if layout == "numbers":
+        frame["item"] = np.tile(np.arange(5), 3)
+    table = table_of(frame)
+    fast = runs._stacked_codes(table, "run", "item")
+    if layout == "stacked":
+        assert fast is not None
+        rc, rl, ic, il = fast
+        want = _runs_codes_by_rows(table, "run", "item")
+        assert np.array_equal(rc, want[0]) and list(map(str, rl)) == want[1]
+        assert np.array_equal(ic, want[2]) and [str(x) for x in il] == want[3] == items
+    else:
+        assert fast is None  # coded row by row (and a repeated pair is refused there)
+
+
+def test_runs_on_stacked_runs_equal_the_row_by_row_coding(monkeypatch):
+    from conftest import table_of
+    from workbench.analyses import runs
+
+    rng = np.random.default_rng(4)
+    ids = [f"q{i}" for i in range(300)]
+    frame = pd.concat([pd.DataFrame({"run": f"r{j}", "item": ids, "correct": (rng.random(300) < 0.5 + 0.05 * j)
+                                     .astype(int)}) for j in range(4)], ignore_index=True)
+    opts = runs.Options(system="run", item="item", outcome="correct", groups="holm", resamples=1000, rounds=1000)
+    fast = runs.run(table_of(frame), opts)
+    monkeypatch.setattr(runs, "_stacked_codes", lambda *a: None)
+    slow = runs.run(table_of(frame), opts)
+    assert fast.records == slow.records
+    for name in ("runs", "pairs", "groups", "grid"):
+        pd.testing.assert_frame_equal(fast.table(name).frame, slow.table(name).frame)
