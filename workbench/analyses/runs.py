@@ -160,8 +160,8 @@ def _stacked_codes(table: LoadedTable, sys_col: str, item_col: str):
     if n < 2 or runs.dtype != items.dtype or not pd.api.types.is_string_dtype(runs.dtype):
         return None
     first_run = runs.iloc[0]
-    other = np.flatnonzero((runs != first_run).to_numpy(dtype=bool))
-    block = int(other[0]) if other.size else n
+    other = (runs != first_run).to_numpy(dtype=bool)
+    block = int(other.argmax()) if other.any() else n  # where the second run starts
     if n % block:
         return None
     count = n // block
