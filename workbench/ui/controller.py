@@ -13,7 +13,7 @@ import datetime as _dt
 import os
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, Signal
 
 from ..core.session import Session, changed_inputs, load_session, save_session
 from . import loading
@@ -172,19 +172,18 @@ class SessionController(QObject):
             self.check_problems()
             return
         table = self.table
+        signals = (runner.finished, runner.failed, runner.cancelled)
 
-        def check() -> None:
+        def check(*_args) -> None:
+            for signal in signals:
+                signal.disconnect(check)
             if self.table is table:
                 self.check_problems()
 
-        def idle(busy) -> None:
-            if busy:
-                return
-            runner.busy_changed.disconnect(idle)
-            # after the result's own handlers (the panel draws it: the GIL is the GUI's meanwhile)
-            QTimer.singleShot(0, check)
-
-        runner.busy_changed.connect(idle)
+        # connected after the panel's own handlers, so called after them: the panel has drawn its
+        # result (the GIL was the GUI's meanwhile) before the check starts
+        for signal in signals:
+            signal.connect(check)
 
     def _on_failed(self, error: object, details: str) -> None:
         self.forget_pending()
