@@ -272,8 +272,10 @@ def run(argv: list[str]) -> int:
 
     def painted() -> None:
         if timing:
-            print(f"window painted at {time.time():.3f}"
-                  + (" (loading shown)" if window.busy.isVisible() else ""), file=sys.stderr, flush=True)
+            now = time.time()
+            print(f"window painted at {now:.3f}", file=sys.stderr, flush=True)
+            if window.busy.isVisible():  # the loading bar was on screen with that paint
+                print(f"loading shown at {now:.3f}", file=sys.stderr, flush=True)
         if at_once:  # the files load on a worker while pandas, pyqtgraph and the panels load
             window.controller.open_paths(argv)
         _import_in_background(finish)
