@@ -51,10 +51,11 @@ bench: setup
 	$(PY) tests/benchmarks/bench_table.py $(BENCH_ARGS)
 	$(PY) tests/benchmarks/bench_engine.py $(BENCH_ARGS)
 	$(PY) tests/benchmarks/bench_paired.py $(BENCH_ARGS)
-	$(PY) tests/benchmarks/bench_runs.py $(BENCH_ARGS)
+	$(PY) tests/benchmarks/bench_analyses.py $(BENCH_ARGS)
 	$(PY) tests/benchmarks/bench_conventions.py $(BENCH_ARGS)
 	$(PY) tests/benchmarks/bench_slices.py $(BENCH_ARGS)
 	QT_QPA_PLATFORM=offscreen $(PY) tests/benchmarks/bench_gui.py $(BENCH_ARGS)
+	QT_QPA_PLATFORM=offscreen $(PY) tests/benchmarks/bench_window.py $(BENCH_ARGS)
 
 ## package: the standalone bundle (PyInstaller), its self-test and the .deb, in dist/
 package: setup

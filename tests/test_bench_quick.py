@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -36,3 +38,27 @@ def test_bench_conventions_quick_runs_both_rows_and_values_agree():
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count("| equal (") == 2
     assert "Ranking conventions" in proc.stdout and "Text conventions" in proc.stdout
+
+
+def test_bench_analyses_quick_runs_every_row_and_values_agree():
+    """Issue 47's analysis rows: rubric, runs, Tukey and repeats beside their references."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, str(ROOT / "tests/benchmarks/bench_analyses.py"), "--quick"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "value checks: 4 of 4 equal" in proc.stdout
+    for work in ("Rubric", "Runs", "Randomised Tukey HSD", "Repeats"):
+        assert work in proc.stdout
+    assert "peak +" in proc.stdout and "load average" in proc.stdout
+
+
+@pytest.mark.gui
+def test_bench_window_quick_shows_loading_and_answers():
+    """Issue 47's window row: the loading bar with the first paint, the answer beside the CLI."""
+    pytest.importorskip("PySide6")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, str(ROOT / "tests/benchmarks/bench_window.py"), "--quick", "--repeats", "1"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "| cold start `workbench RUN QRELS`" in proc.stdout and "loading bar on screen" in proc.stdout
+    assert "| File > Open of both files" in proc.stdout and "NOT SHOWN" not in proc.stdout

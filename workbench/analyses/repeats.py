@@ -100,7 +100,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sys_c, sys_l = _codes(table, sys_col) if sys_col else (np.zeros(len(values), np.int64), np.array([""], object))
     rep_c, rep_l = _codes(table, rep_col) if rep_col else (np.zeros(len(values), np.int64), np.array([""], object))
     item_c, sys_c, rep_c, y = item_c[finite], sys_c[finite], rep_c[finite], values[finite]
-    if rep_col:
+    if rep_col and _repeated(sys_c, item_c, rep_c):
         dup = pd.DataFrame({"s": sys_c, "i": item_c, "r": rep_c}).duplicated().to_numpy()
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
@@ -116,6 +116,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     tries = _Tries(item_c, item_l, y, rep_c, rep_l)
     parts = {name: _System(tries, np.flatnonzero(sys_codes == i)) for i, name in enumerate(systems)}
     records, split_rows, item_frames, seed_rows, passk_frames = [], [], [], [], []
+    passk_counts = False
     for name, part in parts.items():
         kw = {"system": name} if sys_col else {}
         who = f"'{name}': " if sys_col else ""
@@ -123,7 +124,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         if rep_col:
             _seeds(part, kw, who, binary, records, seed_rows, notes)
         if binary:
-            passk_frames.append(_passk_curve(part, kw))
+            frame, by_counts = _passk_curve(part, kw)
+            passk_frames.append(frame)
+            passk_counts = passk_counts or by_counts
     if not rep_col:
         notes.append("No seed spread: without a repeat column an item's rows are its tries, not whole runs "
                      "with a seed each.")
@@ -157,13 +160,25 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     if passk_frames:
         sig["passk"] = ("unbiased(chen2021;yao2024),k:1..K_min,mean-over-items,ci:bootstrap-percentile-95,"
                         f"B={hc.RESAMPLES},seed={hc.SEED},over:items,at-k:1,2^j,K_min,"
-                        "wilson/clopper-pearson-if-0/1")
+                        "wilson/clopper-pearson-if-0/1"
+                        + (",draw:multinomial-over-(tries,successes)" if passk_counts else ""))
     if sys_col:
         sig["baseline"] = base
     progress.advance(1.0, "done")
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), table.path,
                           json_tables=tuple(t.name for t in tables
                                             if t.name in ("items", "split", "paired", "seeds", "passk")))
+
+
+def _repeated(*codes: np.ndarray) -> bool:
+    """Whether a combination of the codes (each 0..size-1) repeats: one sort of one integer key
+    per row (the rows that repeat are then found by pandas, for the message)."""
+    key = np.zeros(codes[0].size, dtype=np.int64)
+    for c in codes:
+        size = int(c.max(initial=-1)) + 1
+        key = key * size + c
+    key.sort()
+    return bool(key.size > 1 and (key[1:] == key[:-1]).any())
 
 
 def _codes(table: LoadedTable, column: str) -> tuple[np.ndarray, np.ndarray]:
@@ -348,29 +363,53 @@ def _interval_ks(ks) -> set[int]:
     return {k for k in ks if k in (ks[0], ks[-1]) or k & (k - 1) == 0}
 
 
-def _passk_curve(part: _System, kw) -> pd.DataFrame:
+def _passk_curve(part: _System, kw) -> tuple[pd.DataFrame, bool]:
     """pass@k and pass^k for k = 1..K_min (thinned on a log scale past 60), every item counted;
     at the k of :func:`_interval_ks` their 95% intervals over items (the headline intervals'
     percentile bootstrap, one set of resamples for every column; Wilson or Clopper-Pearson for
-    a 0/1 column, as at k = K with one try)."""
+    a 0/1 column, as at k = K with one try).  When the items hold few distinct (tries,
+    successes) pairs (at most one per 32 items, as with a fixed number of epochs), each
+    resample draws how many items of each pair it holds (:func:`~workbench.metrics.headline_ci.
+    multinomial_means`: the law of resampling the items, all 2,000 resamples at any n); the
+    second value returned says so."""
     c = np.bincount(part.codes, weights=part.y, minlength=part.split.n_items).round().astype(np.int64)
     n = part.k.astype(np.int64)
     ks = curve_ks(int(n.min()))
-    values = {(m, int(k)): (pk.pass_at_k if m == "pass@k" else pk.pass_hat_k)(n, c, int(k))
-              for k in ks for m in ("pass@k", "pass^k")}
+    # an item's pass@k and pass^k depend on its (tries, successes) only: computed once per pair
+    pairs, where, inverse, count = np.unique(n * (int(c.max(initial=0)) + 1) + c, return_index=True,
+                                             return_inverse=True, return_counts=True)
+    gn, gc = n[where], c[where]
+    grouped = {(m, int(k)): (pk.pass_at_k if m == "pass@k" else pk.pass_hat_k)(gn, gc, int(k))
+               for k in ks for m in ("pass@k", "pass^k")}
     chosen = _interval_ks(ks)
-    cis = hc.mean_intervals({f"{m}|{k}": v for (m, k), v in values.items() if k in chosen})
+    columns = {f"{m}|{k}": g[inverse] for (m, k), g in grouped.items() if k in chosen}
+    samples = None
+    if PASSK_BY_COUNTS and pairs.size * 32 <= n.size:  # few (tries, successes) pairs: resample their counts
+        boot = [name for name, v in columns.items() if not hc.is_binary(v)]
+        if boot:
+            samples = hc.multinomial_means(np.column_stack([grouped[_mk(name)] for name in boot]), count)
+    cis = hc.mean_intervals(columns, samples=samples)
     rows = []
     for k in ks:
         row = {**kw, "k": int(k), "items": int(n.size)}
         for m in ("pass@k", "pass^k"):
-            row[m] = float(np.mean(values[(m, int(k))]))
+            row[m] = float(count @ grouped[(m, int(k))] / n.size)
             ci = cis.get(f"{m}|{int(k)}")
             ok = ci is not None and not ci.degenerate
             row[f"{m}_low"] = ci.low if ok else float("nan")
             row[f"{m}_high"] = ci.high if ok else float("nan")
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows), samples is not None
+
+
+#: the pass@k curve's bootstrap draws the counts of the items' (tries, successes) pairs when
+#: there are few (at most one per 32 items): the law of resampling items, independent of n
+PASSK_BY_COUNTS = True
+
+
+def _mk(name: str) -> tuple[str, int]:
+    m, k = name.split("|")
+    return m, int(k)
 
 
 def _finite_or_none(x):

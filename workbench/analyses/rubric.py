@@ -395,7 +395,7 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
             continue
         lo = 0.2 + 0.8 * step / len(others)
         ps = pm.summarize(scores[b][both], scores[s][both], resamples=options.resamples, seed=options.seed,
-                          progress=Scaled(progress, lo, lo + 0.8 / len(others)))
+                          by_value=True, progress=Scaled(progress, lo, lo + 0.8 / len(others)))
         records += [record("diff:rubric_score", ps.diff, n=n, ci_low=ps.boot_low, ci_high=ps.boot_high,
                            ci_method="paired-bootstrap-percentile-95", **kw),
                     record("t_test_p:rubric_score", ps.t.p, n=n, **kw), t_record("t:rubric_score", ps, n=n, **kw),
@@ -464,7 +464,7 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                                  "sign_test_p": "p", "mcnemar_p": "p",
                                  "p_holm": "p", "weight": "float", "items": "int", "wins": "int", "losses": "int"}))
     sig.update({"baseline": base_name, "pairs": "by-item-id", "diff-ci": f"paired-bootstrap-percentile-95,"
-                f"bs:{options.resamples},seed:{options.seed}", "diff-tests": "paired-t,randomization",
+                f"bs:{options.resamples},seed:{options.seed},draw:by-value", "diff-tests": "paired-t,randomization",
                 "t": "paired,two-sided,df:n-1",
                 "ties": pm.TIES_SIGNATURE, "criterion-tests": "exact-sign,mcnemar-uncorrected,holm",
                 "contribution": "w_i*delta_rate_i/sum(w),delta_rate:rate_to-rate_from(common-items,"

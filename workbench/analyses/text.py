@@ -133,7 +133,9 @@ _REUSE: dict | None = None
 @contextmanager
 def reusing_scores():
     """Within: :func:`run` on the same table object with options that differ only in BLEU,
-    chrF or ROUGE conventions computes the other metrics once."""
+    chrF or ROUGE conventions computes the other metrics once; and, as the conventions table
+    that uses this reads only the scores, its items table leaves out the texts and the means
+    get no interval of their own (the corpus scores keep theirs)."""
     global _REUSE
     _REUSE = {}
     try:
@@ -248,15 +250,20 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             "chrf": chrf,
             **{t: float(rouge[t][mask].mean()) for t in tm.ROUGE_TYPES},
         }
-        cis = _cell_cis({"exact_match": em[mask], "token_f1": f1[mask],
-                         **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
+        # within the conventions table (``_REUSE``) the means' intervals are not read: it
+        # takes each mean's interval from the items table, and only the corpus scores' here
+        lean = _REUSE is not None
+        cis = _cell_cis({} if lean else {"exact_match": em[mask], "token_f1": f1[mask],
+                                         **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
                         {"bleu": (bleu, _canonical_stats(scores.bleu_stats, idx, (code, g))),
                          "chrf": (chrf, _canonical_stats(scores.chrf_stats, idx, (code, g)))},
                         options, objects)
         for metric, value in values.items():
+            ci = cis.get(metric)
             records.append(record(metric, value, system=label, group=glabel, n=n,
-                                  **_intervals.fields(cis[metric])))
-            ci_entries.append((_intervals.who(metric, label, glabel), cis[metric]))
+                                  **(_intervals.fields(ci) if ci is not None else {})))
+            if ci is not None:
+                ci_entries.append((_intervals.who(metric, label, glabel), ci))
         summary_rows.append({"system": label if label is not None else "(all)",
                              **({"group": glabel} if group_col else {}), "items": n,
                              "exact_matches": int(em[mask].sum()), **values})
@@ -291,10 +298,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         **({"system": [sys_labels[c] for c in sys_codes]} if sys_col else {}),
         **({"group": [grp_labels[c] for c in grp_codes]} if group_col else {}),
         "line": table.lines_of(range(n_rows)),
-        "prediction": preds,
-        "reference": refs,
-        "normalized_prediction": norm_preds,
-        "normalized_reference": norm_refs,
+        # the conventions table (``_REUSE``) reads the scores, not the texts
+        **({} if _REUSE is not None else {"prediction": preds, "reference": refs,
+                                          "normalized_prediction": norm_preds,
+                                          "normalized_reference": norm_refs}),
         "exact_match": em,
         "token_f1": f1,
         "bleu": s_bleu,
@@ -368,6 +375,26 @@ def _canonical_stats(full: np.ndarray, idx: np.ndarray, cell) -> np.ndarray:
     return out
 
 
+def _corpus_sums(stats: dict[str, np.ndarray], resamples: int, seed: int) -> dict[str, np.ndarray]:
+    """Each corpus statistics matrix's resampled sums (:func:`~workbench.metrics.headline_ci.
+    resampled_sums`, the same draws for each); within the conventions table (``_REUSE``) kept per
+    matrix object, which several conventions share (a normalisation changes no BLEU statistics)."""
+    out, todo = {}, []
+    for metric, st in stats.items():
+        hit = _REUSE.get(("corpus-sums", id(st), resamples, seed)) if _REUSE is not None else None
+        if hit is not None and hit[0] is st:
+            out[metric] = hit[1]
+        else:
+            todo.append(metric)
+    if todo:
+        for metric, sums in zip(todo, hc.resampled_sums([stats[m] for m in todo], [resamples] * len(todo),
+                                                        seed=seed)):
+            out[metric] = sums
+            if _REUSE is not None:
+                _REUSE[("corpus-sums", id(stats[metric]), resamples, seed)] = (stats[metric], sums)
+    return out
+
+
 def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.ndarray]],
               options: Options, objects: dict | None = None) -> dict[str, hc.MeanCI]:
     """The intervals of one system's (and group's) headlines from one set of resamples of its
@@ -376,7 +403,7 @@ def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.nd
     seed).  Each matrix's rows are in a canonical order (the means' sorted by their values
     here, the corpus statistics given sorted, :func:`_canonical_stats`), so the row order of
     the file never changes an interval."""
-    n = len(next(iter(means.values())))
+    n = len(next(iter(means.values()))) if means else len(next(iter(corpus.values()))[1])
     b_corpus = hc.effective_resamples(CONFIDENCE_RESAMPLES, n)
     stats = {m: st for m, (_, st) in corpus.items()}
     shared: dict[str, np.ndarray] = {}
@@ -389,9 +416,8 @@ def _cell_cis(means: dict[str, np.ndarray], corpus: dict[str, tuple[float, np.nd
 
     cis = _intervals.mean_cis(means, resamples=options.ci_resamples, seed=options.ci_seed,
                               sample_means=sample_means)
-    if not shared:  # every mean was a rate: the corpus scores draw on their own
-        shared.update(zip(stats, hc.resampled_sums(list(stats.values()), [b_corpus] * len(stats),
-                                                   seed=options.ci_seed)))
+    if not shared:  # every mean was a rate (or none asked for): the corpus scores draw on their own
+        shared.update(_corpus_sums(stats, b_corpus, options.ci_seed))
     for metric, (score, _) in corpus.items():
         mean, half, samples = corpus_interval_from_sums(metric, shared[metric], (objects or {}).get(metric))
         degenerate = hc.is_degenerate(samples, score)

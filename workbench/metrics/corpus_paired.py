@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.blas import single_threaded
 from ..core.progress import NULL_PROGRESS
 from .paired import _check_rounds
 
@@ -184,6 +185,7 @@ def _counts_matrix(idx: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=rows * n).reshape(rows, n)
 
 
+@single_threaded
 def paired_bootstrap(metric, base_stats: np.ndarray, cand_stats: np.ndarray, *,
                      resamples: int = 1000, seed: int = 12345, progress=NULL_PROGRESS):
     """sacrebleu's paired bootstrap test; returns (p, cand_mean, cand_ci_half, diff_low, diff_high,
@@ -216,6 +218,7 @@ def paired_bootstrap(metric, base_stats: np.ndarray, cand_stats: np.ndarray, *,
     return p, mean, half, float(low), float(high), delta
 
 
+@single_threaded
 def approximate_randomization(metric, base_stats: np.ndarray, cand_stats: np.ndarray, *,
                               trials: int = 10_000, seed: int = 12345, progress=NULL_PROGRESS) -> float:
     """sacrebleu's paired approximate randomization test; returns p."""

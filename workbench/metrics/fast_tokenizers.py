@@ -107,14 +107,29 @@ def _intl_tables():
             from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 
             rules = TokenizerV14International()._re
-            symbol = rules[2][0]
             _TABLES["intl"] = {
                 "punctuation": regex.compile(r"\p{P}").search,
                 "rules": [(p, r) for p, r in rules[:2]],
-                "symbols": {c: f" {chr(c)} " for c in range(0x110000)
-                            if not 0xD800 <= c <= 0xDFFF and symbol.fullmatch(chr(c))},
+                "symbols": _Symbols(rules[2][0].fullmatch),
             }
     return _TABLES["intl"]
+
+
+class _Symbols(dict):
+    """``str.translate``'s table of sacrebleu's intl rule (\\p{S}) -> " c ": filled a character at
+    a time as lines bring them (each character decided once by the rule's own pattern), instead
+    of deciding all 1.1 million code points first (1.3 s); a character that is not a symbol maps
+    to itself."""
+
+    def __init__(self, fullmatch):
+        super().__init__()
+        self._fullmatch = fullmatch
+
+    def __missing__(self, code: int) -> str:
+        c = chr(code)
+        out = f" {c} " if self._fullmatch(c) else c
+        self[code] = out
+        return out
 
 
 def regexp(line: str, join: bool = True):

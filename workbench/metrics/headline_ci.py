@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.blas import single_threaded
+
 #: Bootstrap resamples and seed of a headline interval (written in the signature).
 RESAMPLES = 2000
 SEED = 12345
@@ -113,6 +115,7 @@ def _resample_sums(column: np.ndarray, ordered: bool):
     return lambda idx: np.take(values, np.take(codes, idx)).sum(axis=1)
 
 
+@single_threaded
 def bootstrap_means(values, *, resamples: int = RESAMPLES, seed=SEED, clusters=None,
                     ordered: bool = False) -> np.ndarray:
     """Bootstrap distribution of the column means of ``values`` (n items x m columns, or n):
@@ -273,6 +276,7 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
         samples = None
     elif samples is not None:
         samples = np.asarray(samples, dtype=float).reshape(-1, len(boot))
+        drawn = samples.shape[0]
     else:
         cols = mat[:, [names.index(k) for k in boot]]
         if unit_ids is not None and clusters is None:
@@ -297,6 +301,28 @@ def mean_intervals(columns: dict[str, np.ndarray], *, resamples: int = RESAMPLES
         method = ("cluster-bootstrap-percentile" if clusters is not None else
                   "poisson-hash-bootstrap-percentile" if unit_ids is not None else "bootstrap-percentile")
         out[k] = MeanCI(mean, n, low, high, t_low, t_high, degenerate, method, drawn)
+    return out
+
+
+@single_threaded
+def multinomial_means(values, counts, *, resamples: int = RESAMPLES, seed=SEED) -> np.ndarray:
+    """The item bootstrap of the column means when the items fall into a few groups of equal
+    rows: ``values`` (groups x m) one row per group, ``counts`` its items.  Resampling the n
+    items with replacement draws each group's items from Multinomial(n, counts / n), so a
+    resample's means are (drawn counts @ values) / n: the law of resampling the items, at a cost
+    independent of n (another random stream than :func:`bootstrap_means`' index draws).
+    A (resamples x m) array."""
+    v = np.asarray(values, dtype=float).reshape(len(counts), -1)
+    c = np.asarray(counts, dtype=np.int64)
+    n = int(c.sum())
+    out = np.full((resamples, v.shape[1]), np.nan)
+    if n == 0:
+        return out
+    rng = np.random.default_rng(seed)
+    rows = max(1, min(resamples, BLOCK_DRAWS // max(len(c), 1)))
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        out[start:stop] = rng.multinomial(n, c / n, size=stop - start) @ v / n
     return out
 
 
@@ -430,6 +456,7 @@ def stratified_rates(items, successes, labels, *, resamples: int = RESAMPLES,
     return total / max(len(present), 1)
 
 
+@single_threaded
 def resampled_sums(matrices: list[np.ndarray], resamples: list[int], *, seed: int = SEED) -> list[np.ndarray]:
     """Column sums of resampled rows of several matrices of the same n rows, from one set of
     draws: ``rng = default_rng(seed)``, the resamples ``rng.integers(0, n, size=(R, n))`` (which

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,10 +30,36 @@ class TukeyResult:
     p: np.ndarray              # systems x systems, symmetric, 1 on the diagonal
     rounds: int
     seed: int
+    #: how the rounds were drawn: rank-riffle (one uniform permutation number per item and
+    #: round, :func:`_riffle_rounds`), two-value-counts (0/1 outcomes), shuffle (random keys)
+    method: str = "shuffle"
 
 
 #: Work per batch of rounds (elements shuffled at once), to bound memory (~80 MB of int64).
 BATCH_ELEMENTS = 10_000_000
+
+
+def pair_wins(outcomes) -> np.ndarray:
+    """For 0/1 ``outcomes`` (items x systems, NaN where a system has no outcome): W[i, j] = the
+    items both systems have on which system j succeeds and system i fails (so W[j, i] is the
+    reverse), for every pair at once: each system's failures and successes packed 64 items to a
+    word, a pair's count the bits set in (failures of i AND successes of j)."""
+    x = np.asarray(outcomes, dtype=float)
+    k = x.shape[1]
+    have = np.isfinite(x)
+
+    def packed(mask: np.ndarray) -> np.ndarray:  # systems x words
+        bits = np.packbits(mask.T, axis=1)
+        pad = -bits.shape[1] % 8
+        if pad:
+            bits = np.pad(bits, ((0, 0), (0, pad)))
+        return np.ascontiguousarray(bits).view(np.uint64)
+
+    fail, ok = packed(have & (x == 0)), packed(have & (x != 0))
+    out = np.empty((k, k), dtype=np.int64)
+    for i in range(k):
+        out[i] = np.bitwise_count(fail[i] & ok).sum(axis=1, dtype=np.int64)
+    return out
 
 
 def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
@@ -47,7 +75,9 @@ def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
     :func:`~workbench.metrics.paired.tie_quantum` (10 digits of their scale), so sums are exact
     and a difference equal to a round's largest one up to float noise counts as reaching it.
     When every score is one of two values (0/1 outcomes), a round is drawn by counts
-    (:func:`_two_value_rounds`: the same law, another random stream than the shuffles).
+    (:func:`_two_value_rounds`); otherwise, up to :data:`RIFFLE_MAX_K` systems, each item's
+    permutation is one uniform number (:func:`_riffle_rounds`).  Each is the same law as the
+    shuffles, from another random stream; ``method`` says which drew the rounds.
     """
     _check_rounds(rounds, "rounds")
     s = np.asarray(scores, dtype=float)
@@ -72,15 +102,17 @@ def randomized_tukey_hsd(scores, *, rounds: int = 10_000, seed: int = 12345,
     rng = np.random.default_rng(seed)
     levels = np.unique(units)
     if levels.size == 2:  # 0/1 outcomes (any two values): the rounds by counts, not by items
-        largest = _two_value_rounds(units, levels, rounds, rng, progress)
+        largest, method = _two_value_rounds(units, levels, rounds, rng, progress), "two-value-counts"
+    elif k <= RIFFLE_MAX_K and n * float(np.abs(units).max()) < 2.0**53:  # float sums exact
+        largest, method = _riffle_rounds(units, rounds, seed, progress), "rank-riffle"
     else:
-        largest = _shuffled_rounds(units, rounds, rng, progress)
+        largest, method = _shuffled_rounds(units, rounds, rng, progress), "shuffle"
     largest.sort()
     # rounds whose largest difference reaches each observed one: from the sorted maxima
     reach = rounds - np.searchsorted(largest, observed, side="left")
     p = (1.0 + reach) / (1.0 + rounds)
     np.fill_diagonal(p, 1.0)
-    return TukeyResult(means, diffs, p, rounds, seed)
+    return TukeyResult(means, diffs, p, rounds, seed, method)
 
 
 def _two_value_rounds(units, levels, rounds: int, rng, progress) -> np.ndarray:
@@ -104,6 +136,111 @@ def _two_value_rounds(units, levels, rounds: int, rng, progress) -> np.ndarray:
         state[:, :-1] += take
         progress.advance((j + 1) / k, "randomised Tukey HSD")
     return (hi - lo) * (counts.max(axis=1) - counts.min(axis=1))
+
+
+#: The rank-riffle rounds up to this many systems (tables of C(k, k/2) x (k/2)! rows: 30,240
+#: at k = 10); above, the shuffles of random keys.
+RIFFLE_MAX_K = 10
+#: Places looked up per bincount (an intp buffer that stays in the CPU cache), and per task of
+#: the two threads (each task draws from its own stream, so the numbers do not depend on the
+#: threads).
+RIFFLE_BLOCK = 1 << 17
+RIFFLE_TASK = 1 << 21
+THREADS = 2
+
+
+@functools.lru_cache(maxsize=None)
+def riffle_tables(k: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The tables that turn a permutation number into where each rank of an item goes.
+
+    A uniform permutation of k places, with h = k // 2, is a uniform choice of the h places
+    that receive the h lowest ranks (one of C(k, h) sets, ``s``), of the order of those ranks
+    among those places (one of h! orders, ``a``) and of the order of the other ranks among the
+    other places (one of (k - h)!, ``b``): every permutation arises from exactly one (s, a, b),
+    so U = (s h! + a) (k - h)! + b, uniform on 0..k! - 1, is a uniform permutation.
+    ``low[s h! + a, p]`` = the place of rank p < h (0 for the other ranks); ``high[s (k - h)!
+    + b, p]`` = the place of rank p >= h (0 for the others); 16 bytes a row, so that a row is
+    one element to numpy's gather and the two halves combine by OR.  Returns (low, high, h!,
+    (k - h)!)."""
+    import itertools
+
+    h = k // 2
+    sets = list(itertools.combinations(range(k), h))
+    places = np.array([list(c) + [x for x in range(k) if x not in c] for c in sets], dtype=np.uint8)
+    perm_a = np.array(list(itertools.permutations(range(h))), dtype=np.intp).reshape(-1, h)
+    perm_b = np.array(list(itertools.permutations(range(k - h))), dtype=np.intp).reshape(-1, k - h)
+    low = np.zeros((len(sets) * len(perm_a), 16), dtype=np.uint8)
+    low[:, :h] = places[:, perm_a].reshape(-1, h)
+    high = np.zeros((len(sets) * len(perm_b), 16), dtype=np.uint8)
+    high[:, h:k] = places[:, h + perm_b].reshape(-1, k - h)
+    return low, high, len(perm_a), len(perm_b)
+
+
+def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
+    """Each round's max - min column sum, every item's row permuted: per item and round one
+    uniform number U in 0..k! - 1 (numpy PCG64 ``integers``) names a uniform permutation
+    (:func:`riffle_tables`), which sends each of the item's values, in increasing order (which
+    of two equal values goes where does not change a sum), to its place; the column sums are a
+    weighted count of the places (``np.bincount``), taken for ``pack`` rounds at once: the
+    places of consecutive rounds combined into one number p_0 + k p_1 + k^2 p_2 + ... below 256,
+    whose counts' margins are each round's column sums.  The same law as shuffling each row, at
+    a few passes over the values per round instead of a sort of random keys per item.  The
+    rounds are cut into tasks of about :data:`RIFFLE_TASK` values, task t drawing from
+    ``default_rng(SeedSequence(seed, spawn_key=(t,)))`` on one of two threads.  The values are
+    whole numbers whose sums stay below 2**53, so the floating-point sums are exact."""
+    n, k = units.shape
+    low, high, na, nb = riffle_tables(k)
+    pack = max(1, int(math.log(256, k) + 1e-9))                  # k**pack <= 256 bins fit a byte
+    cells = k ** pack
+    tables = [(low * k ** q, high * k ** q) for q in range(pack)]  # uint8: places scaled for slot q
+    weights_one = np.sort(units, axis=1).astype(float).ravel()   # item by item, in rank order
+    rows = pack * max(1, min(-(-rounds // pack), RIFFLE_BLOCK // (n * k)))  # rounds per bincount
+    per_task = rows * max(1, RIFFLE_TASK // (rows * n * k))       # rounds per task
+    groups_most = rows // pack
+    weights = np.tile(weights_one, groups_most)
+    offsets = (np.arange(groups_most, dtype=np.intp) * cells)[:, None, None]
+    total = math.factorial(k)
+    largest = np.empty(rounds, dtype=np.int64)
+    starts = list(range(0, rounds, per_task))
+    keep = [tuple(a for a in range(pack) if a != pack - 1 - q) for q in range(pack)]  # axes summed out
+
+    def task(t: int) -> None:
+        progress.check_cancelled()
+        first, last = starts[t], min(rounds, starts[t] + per_task)
+        u = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(t,))).integers(
+            0, total, size=(last - first) * n)
+        ia = u // nb
+        ib = (ia // na) * nb + u % nb
+        place = np.empty((n, 16), dtype=np.uint8)
+        for at in range(first, last, rows):
+            r = min(rows, last - at)
+            groups = -(-r // pack)
+            acc = np.zeros((groups, n, 16), dtype=np.uint8)
+            for j in range(r):
+                g, q = divmod(j, pack)
+                part = slice((at - first + j) * n, (at - first + j + 1) * n)
+                np.take(tables[q][0], ia[part], axis=0, out=place)
+                place.view(np.uint64)[...] |= np.take(tables[q][1], ib[part], axis=0).view(np.uint64)
+                acc[g].view(np.uint64)[...] += place.view(np.uint64)   # bytes below 256: no carry
+            pos = acc[:, :, :k].astype(np.intp)
+            if groups > 1:
+                pos += offsets[:groups]
+            count = np.bincount(pos.ravel(), weights=weights[:groups * n * k], minlength=groups * cells)
+            count = count.reshape((groups,) + (k,) * pack)
+            for j in range(r):
+                g, q = divmod(j, pack)
+                col = count[g].sum(axis=keep[q]) if pack > 1 else count[g]
+                largest[at + j] = int(np.rint(col.max() - col.min()))
+
+    if len(starts) == 1:
+        task(0)
+        return largest
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        for done, _ in enumerate(pool.map(task, range(len(starts))), 1):
+            progress.advance(done / len(starts), "randomised Tukey HSD")
+    return largest
 
 
 def _shuffled_rounds(units, rounds: int, rng, progress) -> np.ndarray:

@@ -33,10 +33,12 @@ import math
 
 import numpy as np
 
+from ..core.blas import single_threaded
 from ..core.errors import OptionError
 from ..core.progress import NULL_PROGRESS, Scaled
 from .significance import bootstrap_clustered, percentile_interval  # noqa: F401  (API too)
 from .intervals import MDE_MULTIPLIER
+from ._blocked import FlipSums, by_value_means
 
 #: Exact enumeration of the sign-flip test up to this many non-zero differences (2^20 patterns).
 EXACT_MAX = 20
@@ -305,6 +307,7 @@ def _byte_tables(absd: np.ndarray) -> np.ndarray:
     return padded.reshape(groups, 8) @ bits.T                                              # groups x 256
 
 
+@single_threaded
 def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int = EXACT_MAX,
                    quantum: float | None = None, progress=NULL_PROGRESS) -> RandomizationResult:
     """Two-sided paired randomization test of the mean difference.
@@ -360,13 +363,14 @@ def sign_flip_test(d, *, rounds: int = 10_000, seed: int = 12345, exact_max: int
         return _sign_flip_by_value(values, counts, total, threshold, m, rounds, rng, progress)
     hits = 0
     batch = max(1, min(rounds, 8_000_000 // groups))
-    for start in range(0, rounds, batch):
-        progress.check_cancelled()
-        rows = min(batch, rounds - start)
-        by_byte = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
-        flipped = table[cols, by_byte].sum(axis=1)
-        hits += int(np.count_nonzero(np.abs(2 * flipped - total) >= threshold))
-        progress.advance((start + rows) / rounds, "randomization test")
+    with FlipSums(table) as kernel:  # the lookups a block of groups at a time, on two threads
+        for start in range(0, rounds, batch):
+            progress.check_cancelled()
+            rows = min(batch, rounds - start)
+            by_byte = rng.integers(0, 256, size=(rows, groups), dtype=np.uint8)
+            flipped = kernel.sums(by_byte)
+            hits += int(np.count_nonzero(np.abs(2 * flipped - total) >= threshold))
+            progress.advance((start + rows) / rounds, "randomization test")
     p = (1 + hits) / (1 + rounds)
     return RandomizationResult(p, "monte-carlo", int(rounds), m, float(np.sqrt(p * (1 - p) / rounds)))
 
@@ -400,7 +404,8 @@ def _sign_flip_by_value(values, counts, total: int, threshold: int, m: int, roun
 # ---------------------------------------------------------------------------- bootstrap
 
 
-def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
+@single_threaded
+def bootstrap_means(d, *, resamples: int, seed: int, clusters=None, by_value: bool = False,
                     progress=NULL_PROGRESS) -> np.ndarray:
     """Paired bootstrap distribution of the mean difference.
 
@@ -412,6 +417,10 @@ def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
 
     Clusters (``clusters`` = an integer code per item): each resample draws G whole clusters
     with replacement and returns sum of their differences / their items.
+
+    ``by_value``: the counts of every value at least 16 items share, and index draws for the
+    rest only (:func:`~workbench.metrics._blocked.by_value_means`; the same law, another
+    stream: callers say so in their signature).
     """
     _check_rounds(resamples, "resamples")
     d = np.asarray(d, dtype=float)
@@ -426,6 +435,8 @@ def bootstrap_means(d, *, resamples: int, seed: int, clusters=None,
         net = np.bincount(codes, weights=d, minlength=g)
         size = np.bincount(codes, minlength=g).astype(float)
         return bootstrap_clustered(net, size, resamples=resamples, seed=seed, progress=progress)
+    if by_value:
+        return by_value_means(d, resamples=resamples, seed=seed, progress=progress)
     values, counts = np.unique(d, return_counts=True)
     if values.size * 32 <= n:
         probs = counts / n
@@ -607,14 +618,15 @@ class PairedSummary:
 
 
 def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds: int = 10_000,
-              zero_method: str = "wilcox", clusters=None, level: float = 0.95,
+              zero_method: str = "wilcox", clusters=None, level: float = 0.95, by_value: bool = False,
               progress=NULL_PROGRESS) -> PairedSummary:
     """All the paired statistics of ``cand - base`` (two equal-length score arrays), on the
     differences rounded to ``TIE_DIGITS`` digits of the scores' scale (:func:`paired_differences`).
 
     The differences are put in a canonical order first (by value, or by cluster code then value),
     so that every seeded result depends on the data, never on the order of the rows.
-    ``clusters``: an integer code per item (0..G-1) for the cluster bootstrap.
+    ``clusters``: an integer code per item (0..G-1) for the cluster bootstrap; ``by_value``: the
+    item bootstrap by the counts of the frequent differences (:func:`bootstrap_means`).
     """
     b = np.asarray(base, dtype=float)
     c = np.asarray(cand, dtype=float)
@@ -638,7 +650,7 @@ def summarize(base, cand, *, resamples: int = 10_000, seed: int = 12345, rounds:
     rand = sign_flip_test(d, rounds=rounds, seed=seed, quantum=q, progress=Scaled(progress, 0.1, 0.3))
     progress.advance(0.3, "bootstrap")
     samples = bootstrap_means(d, resamples=resamples, seed=seed, clusters=codes,
-                              progress=Scaled(progress, 0.3, 0.95))
+                              by_value=by_value and codes is None, progress=Scaled(progress, 0.3, 0.95))
     low, high = percentile_interval(samples, level)
     bca = bca_interval(samples, float(d.mean()) if n else float("nan"),
                        jackknife_means(d, codes), level) if n > 1 else (float("nan"), float("nan"))

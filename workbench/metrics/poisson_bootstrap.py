@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 
+from ..core.blas import single_threaded
+
 #: the modulus of the hash's arithmetic (a Mersenne prime)
 P = 2**31 - 1
 #: the replicate's multiplier and the rounds' (multiplier, increment)
@@ -65,6 +67,7 @@ def weights(keys: np.ndarray, replicates, seed: int) -> np.ndarray:
     return np.searchsorted(np.asarray(CDF), u, side="right").astype(np.int8)
 
 
+@single_threaded
 def replicate_means(values, ids=None, *, resamples: int, seed: int, keys=None,
                     denominators=None, chunk: int = 256) -> np.ndarray:
     """Each replicate's weighted mean of every column of ``values`` (n units x m columns, or a

@@ -72,6 +72,7 @@ class SessionController(QObject):
         self.report_runner: TaskRunner | None = None
         self._preview_path: str | None = None
         self.preview_shown = False
+        self.problems_pending = False     # the loaded table's columns still to be checked
 
     # -- opening ------------------------------------------------------------------------------
     def open_path(self, path: str, sheet: str | None = None) -> None:
@@ -154,10 +155,35 @@ class SessionController(QObject):
         self.session.input_files = [{"path": p, "sha256": sha} for p, sha in table.parts]
         self.session.sheet = table.sheet
         self.dirty = False
+        # a large table's columns are checked on a worker: the window starts that once the panel
+        # the file lands on has its answer (both at once would share the cores), or now
+        self.problems_pending = problems is None
         self.loaded.emit(Loaded(table, dict(roles), problems, qrels, session, panel, changed))
-        if problems is None:
+        if self.problems_pending:
             self.check_problems()
         self.state_changed.emit()
+
+    def check_problems_after(self, runner) -> None:
+        """Start the pending check of the columns once ``runner`` (the landing panel's) is idle;
+        called by the window from its handler of :attr:`loaded`, so the handler's own call after
+        it finds nothing pending."""
+        self.problems_pending = False
+        if runner is None or not runner.busy:
+            self.check_problems()
+            return
+        table = self.table
+        signals = (runner.finished, runner.failed, runner.cancelled)
+
+        def check(*_args) -> None:
+            for signal in signals:
+                signal.disconnect(check)
+            if self.table is table:
+                self.check_problems()
+
+        # connected after the panel's own handlers, so called after them: the panel has drawn its
+        # result (the GIL was the GUI's meanwhile) before the check starts
+        for signal in signals:
+            signal.connect(check)
 
     def _on_failed(self, error: object, details: str) -> None:
         self.forget_pending()

@@ -127,6 +127,13 @@ def load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None
     return (*checked(table, roles, progress), qrels)
 
 
+def opens_at_once(argv: list[str]) -> bool:
+    """Whether the files the program was started with can start loading at its first paint,
+    before the workspace is built: data files only (a session is applied to the panels, and a
+    workbook may ask which sheet)."""
+    return bool(argv) and not any(p.lower().endswith((".json", ".xlsx", ".xlsm")) for p in argv)
+
+
 def paths_of(path: str) -> list[str]:
     """The files of a table's path: one, or those stacked into it ("a.run + b.run")."""
     if " + " in path and not os.path.exists(path):

@@ -210,6 +210,9 @@ class MainWindow(FileCommands, QMainWindow):
             f"{table.frame.shape[1]} columns. "
             f"{' '.join(table.notes)}", 20000 if said else 15000)
         self.workspace.land(panel, table)
+        if self.controller.problems_pending:  # a large table: checked once the answer is in
+            landed = self.panels.get(panel) if panel else None
+            self.controller.check_problems_after(landed.runner if landed is not None else None)
         self.table_loaded.emit(table)
         if loaded.changed:  # a session's data is not what it was when saved: said loudly
             self.warn("The data changed since the session was saved",

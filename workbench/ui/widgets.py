@@ -134,12 +134,16 @@ class BusyBar(QWidget):
         layout.addWidget(self.cancel)
         self.setVisible(False)
 
-    def start(self, message: str = "Working…") -> None:
+    def start(self, message: str = "Working…", *, indeterminate: bool = False) -> None:
+        """Show ``message``; ``indeterminate``: a busy bar until the first :meth:`advance`."""
+        self.bar.setRange(0, 0 if indeterminate else 1000)
         self.bar.setValue(0)
         self.label.setText(message)
         self.setVisible(True)
 
     def advance(self, fraction: float, message: str = "") -> None:
+        if self.bar.maximum() == 0:
+            self.bar.setRange(0, 1000)
         self.bar.setValue(int(1000 * max(0.0, min(1.0, fraction))))
         if message:
             self.label.setText(message)

@@ -215,8 +215,9 @@ class RankingSpreadChart(Chart):
                 self.hover([i], [med], [f"{system}: median {_name(col)} {fmt(med, 'score')}, quartiles "
                                         f"{fmt(q1, 'score')}–{fmt(q3, 'score')}, "
                                         f"{_count(values.size, 'query', 'queries')}"])
-            self.hover(x, values, [f"{system} · {q}: {_name(col)} = {fmt(v, 'score')}"
-                                   for q, v in zip(sub["query"], values)])
+            names = sub["query"].to_numpy(dtype=object)  # a text formatted for the point hovered only
+            self.hover(x, values, lambda i, s=system, q=names, v=values: f"{s} · {q[i]}: {_name(col)} = "
+                                                                      f"{fmt(v[i], 'score')}")
             self.record(str(system), query=sub["query"].to_numpy(dtype=object), value=values)
             means += self.mean_with_interval(result, col, i, values, None if "system" not in queries else system,
                                              "query", "queries")

@@ -26,8 +26,8 @@ from .fields import (AUTO, NONE, Control, Field, fit_options_width, make_control
                      value_of)
 from .conventions_tab import on_render
 from .messages import PanelMessages
-from .results_view import (QUALIFIERS, build_results_column, clear_view, headline_frame, notes_html,
-                           show_tables)
+from .results_view import (QUALIFIERS, build_results_column, clear_view, ensure_charts, headline_frame,
+                           notes_html, show_tables)
 
 class AnalysisPanel(PanelMessages, QWidget):
     """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and ``CHARTS``, and may
@@ -425,6 +425,7 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
+        ensure_charts(self)  # made with the first result to draw
         self.configure_charts()
         for chart in self.charts:
             shown = chart.applies(result)
@@ -469,7 +470,7 @@ class AnalysisPanel(PanelMessages, QWidget):
 
     def chart(self, cls_name: str):
         """The chart of this class name (for tests)."""
-        for chart in self.charts:
+        for chart in ensure_charts(self):
             if type(chart).__name__ == cls_name:
                 return chart
         raise KeyError(cls_name)

@@ -58,8 +58,8 @@ class JudgePanel(AnalysisPanel):
         return dataclasses.replace(opts, human=humans or None)
 
     # -- the confusion matrix's cells open their items in the data table ------------------------
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
+    def charts_made(self) -> None:
+        """Its charts were made (with the first result): the matrix's cells answer clicks."""
         self.chart("ConfusionChart").cell_clicked.connect(self.select_cell)
 
     def cell_rows(self, judge_label: str, human_label: str):

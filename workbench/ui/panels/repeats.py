@@ -61,8 +61,11 @@ class RepeatsPanel(AnalysisPanel):
     # -- the items that flip: click-through to the data table ---------------------------------
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.chart("ItemShareChart").item_clicked.connect(lambda system, item: self.select_items([(system, item)]))
         self._item_text: tuple | None = None  # (table, item column, system column, their cells as text)
+
+    def charts_made(self) -> None:
+        """Its charts were made (with the first result): a dot opens its item in the data table."""
+        self.chart("ItemShareChart").item_clicked.connect(lambda system, item: self.select_items([(system, item)]))
 
     def extra_actions(self):
         self.show_flipping = QPushButton("Show the items that flip in the data table")

@@ -68,7 +68,9 @@ def build_results_column(panel) -> QWidget:
     panel.notes_scroll = notes_scroll
     sl.addWidget(notes_scroll, 1)
     panel.tabs.addTab(summary, "Results")
-    panel.charts = [cls() for cls in panel.CHARTS]
+    # each chart's tab holds a stand-in until the panel first draws (:func:`ensure_charts`): a
+    # plot widget takes tens of milliseconds to make, and a window has thirty of them
+    panel.charts = [ChartSlot(cls) for cls in panel.CHARTS]
     for chart in panel.charts:
         panel.tabs.addTab(chart, chart.title)
         panel.tabs.setTabVisible(panel.tabs.indexOf(chart), False)
@@ -83,6 +85,39 @@ def build_results_column(panel) -> QWidget:
     sig_row.addWidget(panel.signature, 1)
     rl.addLayout(sig_row)
     return right
+
+
+class ChartSlot(QWidget):
+    """A chart's place in the panel's tabs until the chart is made (:func:`ensure_charts`)."""
+
+    def __init__(self, chart_class) -> None:
+        super().__init__()
+        self.chart_class = chart_class
+        self.title = chart_class.title
+
+    def reset(self) -> None:
+        """Nothing drawn yet: nothing to clear."""
+
+
+def ensure_charts(panel) -> list:
+    """The panel's charts, made now where their stand-ins still are (same tab, same place); the
+    panel's ``charts_made()`` hook, if any, is called once they are."""
+    if not any(isinstance(chart, ChartSlot) for chart in panel.charts):
+        return panel.charts
+    for i, chart in enumerate(panel.charts):
+        if isinstance(chart, ChartSlot):
+            made = chart.chart_class()
+            at = panel.tabs.indexOf(chart)
+            shown = panel.tabs.isTabVisible(at)
+            panel.tabs.removeTab(at)
+            panel.tabs.insertTab(at, made, made.title)
+            panel.tabs.setTabVisible(at, shown)
+            chart.deleteLater()
+            panel.charts[i] = made
+    hook = getattr(panel, "charts_made", None)
+    if hook is not None:
+        hook()
+    return panel.charts
 
 
 def stretch_measure(headline) -> None:
