@@ -451,7 +451,7 @@ def _pair(G, names, items, i, j, wins, options, records, notes, relation, progre
                 record("p_value", p, **kw),
                 record("gained", gained, **kw), record("lost", lost, **kw),
                 record("only_from", only_a, **kw), record("only_to", only_c, **kw)]
-    records += _pair_tests(x, y, binary, p, ps if not binary else None, kw)
+    records += _pair_tests(G[both, i], G[both, j], binary, p, ps if not binary else None, kw)
     if only_a or only_c:
         notes.append(f"'{c}' vs '{a}': {only_a} items only in '{a}' and {only_c} only in '{c}' are listed in "
                      f"the grid (column 'missing_in') and left out of their paired comparison "
