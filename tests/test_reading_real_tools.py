@@ -267,3 +267,26 @@ def test_label_studio_alone_measures_the_annotators_against_each_other(cli, name
             assert rec["value"] == pytest.approx(cohen_kappa_score(data[a, both], data[b, both]), abs=1e-9)
             assert rec["n"] == int(both.sum())
     assert "judge:none" in doc["signature"]
+
+
+def test_rubric_reads_test_cases_not_tries_with_promptfoos_weights(cli):
+    """promptfoo --repeat 3 with weighted llm-rubric assertions: the rubric's criteria and weights
+    are promptfoo's, each test case's tries reduced to their shares, paired by test case."""
+    want = expected("promptfoo_repeat")
+    doc = cli("rubric", fx("promptfoo_repeat", "results.json"), "--errors", "fail")
+    assert "w:3,1,2" in doc["signature"] and "unit:item(mean of repeats)" in doc["signature"]
+    n = {r["n"] for r in doc["results"] if r["metric"] == "diff:rubric_score"}
+    assert n == {6}
+    checked = 0
+    for system in want["systems"]:
+        rows = [r for r in want["rows"] if r["system"] == system]
+        for metric in ("correct", "cites", "concise"):
+            shares = {}
+            for r in rows:  # an errored try has no assertion: a failure here (--errors fail)
+                passed = [a["pass"] for a in r.get("assertions") or [] if a["metric"] == metric]
+                shares.setdefault(r["test"], []).append(float(passed[0]) if passed else 0.0)
+            want_rate = sum(sum(v) / len(v) for v in shares.values()) / len(shares)
+            rec = one(doc, f"criterion_rate:assert.{metric}", system=system)
+            assert (rec["value"], rec["n"]) == (pytest.approx(want_rate, abs=1e-9), len(shares))
+            checked += 1
+    assert checked == 6

@@ -77,7 +77,7 @@ ANALYSES: tuple[Analysis, ...] = (
              "pass rate", "JudgePanel", unit="labelled items", item_tables=frozenset({"disagreements"}),
              scored=False),
     Analysis("rubric", "Rubric", "weighted yes/no criteria: score, pass rate per criterion, what "
-             "moved it", "RubricPanel", item_tables=frozenset({"items"}), scored=False),
+             "moved it", "RubricPanel", item_tables=frozenset({"items"}), scored=False, items_as_rows=True),
     Analysis("runs", "Runs", "many runs side by side: items gained and lost, tie groups",
              "RunsPanel", item_tables=frozenset({"grid"}), items_as_rows=True),
     Analysis("repeats", "Repeats", "repeated tries of the same items: flips and the model's own "

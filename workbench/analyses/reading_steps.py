@@ -242,6 +242,9 @@ def _errors(options, table: LoadedTable, reading, scorer: Scorer | None, *, cent
     values = [c for c, r in (table.roles or {}).items() if r in VALUE_ROLES]
     if scorer is not None:
         values.append(scorer.column)
+    criteria = getattr(options, "criteria", None)  # a rubric's criteria fail with their record
+    if isinstance(criteria, str):
+        values += [c.strip() for c in criteria.split(",") if c.strip() in table.frame.columns]
     table = dataclasses.replace(_rows.apply(table, err, values), roles=roles)
     if "error" in fields:
         options = dataclasses.replace(options, error=None)

@@ -200,7 +200,7 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
         si, ii, systems, item_ids = _codes(to_text(table, sys_col) if sys_col else None, items)
         V = np.full((len(systems), len(item_ids), len(criteria)), np.nan)
         for c_i, c in enumerate(criteria):
-            V[si, ii, c_i] = verdicts(table, c)
+            V[si, ii, c_i] = criterion_values(table, c)
         present = np.zeros((len(systems), len(item_ids)), dtype=bool)
         present[si, ii] = True
         return item_ids, systems, criteria, V, present
@@ -407,11 +407,17 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
             if options.missing == "fail":
                 vb, vs = np.where(np.isnan(vb), 0.0, vb), np.where(np.isnan(vs), 0.0, vs)
             ok = ~np.isnan(vb) & ~np.isnan(vs)
-            counts = sg.paired_counts(vb[ok], vs[ok])
+            if _fractional(vb[ok]) or _fractional(vs[ok]):  # shares: signs of rounded differences
+                d = np.round(vs[ok] - vb[ok], 10)
+                counts = sg.PairedCounts(int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum()))
+                p_mc = float("nan")  # McNemar is for 0/1 verdicts
+                delta = float(d.mean()) if d.size else float("nan")
+            else:
+                counts = sg.paired_counts(vb[ok], vs[ok])
+                _, p_mc = sg.mcnemar(counts.wins, counts.losses, correction=False)
+                delta = counts.diff if counts.n else float("nan")
             m = counts.n
             exact, _ = sg.sign_test(counts.wins, counts.losses)
-            _, p_mc = sg.mcnemar(counts.wins, counts.losses, correction=False)
-            delta = counts.diff if m else float("nan")
             share = float(w[c] / w.max() / (w / w.max()).sum())  # scaled: weights of 1e308 overflow a sum
             rate_delta = float(np.nanmean(V[s, both, c]) - np.nanmean(V[b, both, c])) if options.missing == "skip" \
                 else float(np.mean(np.nan_to_num(V[s, both, c])) - np.mean(np.nan_to_num(V[b, both, c])))
@@ -472,6 +478,24 @@ def _compare(systems, base_name, items, V, present, scores, w, crit, options, re
                 "criterion-diff": "paired(items-with-both-verdicts)"})
 
 
+def criterion_values(table: LoadedTable, column: str) -> np.ndarray:
+    """A criterion's values per row: verdicts (1/0, yes/no, pass/fail... NaN when blank), or a
+    number column between 0 and 1: a criterion graded with partial credit, or an item's share of
+    tries that passed it (its repeats reduced per item)."""
+    series = table.frame[column]
+    if pd.api.types.is_float_dtype(series):
+        values = series.to_numpy(dtype=float)
+        seen = values[np.isfinite(values)]
+        if seen.size and ((seen >= 0) & (seen <= 1)).all() and not np.isin(seen, (0.0, 1.0)).all():
+            return values
+    return verdicts(table, column)
+
+
+def _fractional(values: np.ndarray) -> bool:
+    seen = values[np.isfinite(values)]
+    return bool(seen.size) and not np.isin(seen, (0.0, 1.0)).all()
+
+
 def _criterion_rates(V, crit, w, descriptions, name, options: Options, records, crit_rows, ci_entries) -> None:
     """One system's pass rate per criterion (``V``: its items x criteria verdicts), with Wilson's
     interval, or Clopper-Pearson's below 30 items or at 0% or 100%."""
@@ -480,6 +504,21 @@ def _criterion_rates(V, crit, w, descriptions, name, options: Options, records, 
         v = V[:, c]
         have = v[~np.isnan(v)] if options.missing == "skip" else np.where(np.isnan(v), 0.0, v)
         blanks = int(np.isnan(v).sum())
+        if _fractional(have):  # partial credit or shares of tries: a mean, bootstrapped over items
+            m = int(have.size)
+            k = float(have.sum())
+            lo = hi = np.nan
+            if m > 1 and np.ptp(have) > 0:  # percentile bounds stay between 0% and 100%
+                lo, hi = hc.percentile_interval(hc.bootstrap_means(have, resamples=options.ci_resamples,
+                                                                   seed=options.ci_seed))
+            how = (f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:items"
+                   if np.isfinite(lo) else None)
+            records.append(record(f"criterion_rate:{cname}", k / m if m else None, n=m, ci_low=lo, ci_high=hi,
+                                  ci_method=how, **kw))
+            crit_rows.append({**kw, "criterion": cname, "weight": float(w[c]), "description": descriptions[c],
+                              "passes": k, "items": m, "rate": k / m if m else np.nan, "ci_low": lo,
+                              "ci_high": hi, "blank": blanks, "ci_method": how})
+            continue
         k, m = int(have.sum()), int(have.size)
         method = rate_interval_method(k, m)
         lo, hi = proportion_interval(k, m, method) if m else (np.nan, np.nan)
