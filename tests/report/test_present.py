@@ -206,8 +206,17 @@ def test_answer_simpson(example_results):
 
 
 def test_answer_passk(example_results):
+    from math import comb
+
+    from scipy.stats import binomtest
+
     a = answer(example_results["passk"])
-    assert a.sentences[0] == "pass@5 = 0.917 but pass^3 = 0.008: not reliable (mean over 1 task)."
+    # the example's task: n = 10 attempts, c = 3 pass (the seed's); pass@k is set against pass^k
+    # at the same k (one success of k against all k): pass^5 = C(3,5)/C(10,5) = 0
+    at5, all5 = 1 - comb(7, 5) / comb(10, 5), comb(3, 5) / comb(10, 5)
+    hi = binomtest(0, 1).proportion_ci(method="exact").high
+    assert a.sentences[0] == (f"pass@5 = {at5:.3f} but pass^5 = {all5:.3f} (Clopper-Pearson 95% CI 0.000 "
+                              f"to {hi:.3f}): not reliable (mean over 1 task).")
     assert (a.badge, a.tone) == ("not reliable", "bad")
 
 

@@ -32,7 +32,7 @@ def test_the_example_card_chart_and_a_click_on_hindi(qtbot, window):
     assert window.tabs.currentWidget() is panel
     card = panel.card.text.text()
     assert "+4.1 pts overall" in card and "loses on language = hi: -9.0 pts" in card
-    assert "FCR-adjusted 95% CI -15.0 to -3.1 pts" in card
+    assert "FCR-adjusted normal 95% CI -15.0 to -3.1 pts" in card
     chart = _chart(panel)
     drawn = chart.plotted()["slices"]
     table = result.table("slices").frame.sort_values("diff", kind="stable")

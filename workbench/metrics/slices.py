@@ -165,7 +165,7 @@ def binary_paired_se(wins: int, losses: int, n: int) -> float:
     NaN below two items.
 
     >>> round(binary_paired_se(14, 5, 200), 6)
-    0.021687
+    0.021615
     """
     if n < 2:
         return float("nan")

@@ -17,8 +17,10 @@ def evaluation_panels(table) -> list[str]:
     if ev is None:
         return []
     primary = ev.scorer()
-    if primary is not None and primary.kind in ("judge", "judge panel", "human"):
+    if primary is not None and primary.kind in ("judge", "judge panel"):
         return ["judge"]
+    if primary is not None and primary.kind == "human" and ev.annotator is not None:
+        return ["judge"]  # several people's labels: their agreement among themselves
     return []
 
 
@@ -36,7 +38,11 @@ def content_panels(table, roles: dict[str, str]) -> list[str]:
     out = []
     ids = {c for c, r in roles.items() if r in ("item", "system", "version", "task", "query", "doc")}
     labels = {"baseline", "candidate", "judge", "human"}  # 0/1 columns that are something else
-    if not labels & set(roles.values()) and len(verdict_columns(table, ids, rows=2000)) >= 2:
+    ev = getattr(table, "evaluation", None)
+    # a log's reader says what its columns are: several metrics of one record are a rubric only
+    # when they are one scorer's criteria (a dict-valued scorer, promptfoo's assertions)
+    criteria = ev is None or any(s.group for s in ev.scorers)
+    if criteria and not labels & set(roles.values()) and len(verdict_columns(table, ids, rows=2000)) >= 2:
         out.append("rubric")
     systems = [c for c, r in roles.items() if r == "system"]
     if systems and str(systems[0]).strip().lower().replace("_", "") in ("run", "runid", "runname") \

@@ -6,6 +6,7 @@ workbooks, Parquet), so that ``load_table`` reads them as before.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import Any
@@ -162,6 +163,21 @@ def _maybe_text(data: bytes) -> bool:
 
 
 def _load_json(text: str, path: str, shown: str, extension: str):
+    folder = os.path.dirname(path)
+    if os.path.basename(path) in helm.SIDE_FILES and helm.is_run_folder(folder) \
+            and os.path.isfile(os.path.join(folder, helm.STATS)):
+        # one file of a HELM run folder (its spec, scenario, states or aggregates): the run
+        loaded = helm.load_run(folder, f"'{folder}'", path=path)
+        note = (f"File {shown} is one file of HELM run folder '{folder}': the run is read from its "
+                f"{helm.STATS}, with the folder's other files for what they add.")
+        return dataclasses.replace(loaded, notes=(note,) + tuple(loaded.notes))
+    if os.path.basename(path) in mteb.SIDE_FILES:
+        results = mteb.result_files(folder)
+        if results:  # MTEB's model card or run settings beside its task results: not results
+            names = ", ".join(os.path.basename(r) for r in results[:3]) + (" ..." if len(results) > 3 else "")
+            raise DataError(f"File {shown} is MTEB's {mteb.SIDE_FILES[os.path.basename(path)]}, written beside "
+                            f"{len(results)} task result{'s' * (len(results) != 1)} ({names}); expected a task's "
+                            f"result file: open one of those, or the folder '{folder}' for all of them.")
     if extension in (".jsonl", ".ndjson", ".jsonlines"):
         return _lines(text, path, shown)
     try:

@@ -32,6 +32,9 @@ from workbench.io.formats._common import render_json_value, table, text_column
 
 FORMAT = "helm"
 STATS = "per_instance_stats.json"
+#: the other files helm-run writes into a run folder: opening one opens the run
+SIDE_FILES = frozenset({"run_spec.json", "scenario.json", "scenario_state.json", "stats.json",
+                        "instances.json", "display_predictions.json", "display_requests.json"})
 #: HELM's bookkeeping stats: counts and costs of the run, not measures of the model's answers.
 BOOKKEEPING = frozenset({
     "num_references", "num_train_trials", "num_prompt_tokens", "num_completion_tokens",
@@ -221,7 +224,9 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
     if "inference_runtime" in frame.columns:
         roles["inference_runtime"] = "latency"
     return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, len(frame) + 1, dtype=np.int64),
-                 roles=roles, panel="aggregate", row_word="row",
+                 roles=roles, panel=("aggregate" if primary in MAIN or primary in named
+                                     else None),  # no accuracy metric recorded: the data, with the note
+                 row_word="row",
                  row_names=[f"instance {i} trial {t}" + (f" ({p})" if p != "original" else "")
                             for i, t, p in zip(frame["instance_id"], frame["train_trial"], frame["perturbation"])],
                  evaluation=evaluation)

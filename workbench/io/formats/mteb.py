@@ -34,6 +34,10 @@ _NOT_METRICS = {"main_score", "hf_subset", "languages", "mteb_version", "scores_
                 "evaluation_time", "kg_co2_emissions"}
 
 
+#: the files MTEB writes beside a model's task results, and what each holds
+SIDE_FILES = {"model_meta.json": "model metadata", "run_settings.jsonl": "record of its run settings"}
+
+
 def is_result(value: Any) -> bool:
     """An MTEB task result (2.x: task_name and scores by split; 1.x: mteb_dataset_name)."""
     if not isinstance(value, dict):

@@ -203,6 +203,12 @@ class AnalysisPanel(PanelMessages, QWidget):
             for col, r in self.roles.items():
                 if r == role:
                     return col
+        # a log's chosen scorer of scores is the outcome of an analysis that reads scores only
+        # there (Aggregation), as on the command line: never a column guessed by its name
+        if spec.name == "outcome" and "success" in spec.roles and self.table is not None \
+                and getattr(self.table, "evaluation", None) is not None \
+                and "score" not in {f.name for f in fields(self.module.Options)}:
+            return next((col for col, r in self.roles.items() if r == "score"), None)
         return None
 
     def options(self):

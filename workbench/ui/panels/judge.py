@@ -50,9 +50,23 @@ class JudgePanel(AnalysisPanel):
         text = self.value("label_map")
         return dataclasses.replace(self.reading, label_map=parse_label_map(text) if text else ())
 
+    def _people_alone(self) -> bool:
+        """The file holds people's labels by several annotators and no judge (a Label Studio
+        export): the panel measures the people's agreement among themselves, as on the command line."""
+        ev = getattr(self.table, "evaluation", None) if self.table is not None else None
+        return (ev is not None and ev.annotator is not None and not any(s.is_judge for s in ev.scorers)
+                and super().options().judge is None)
+
+    def missing_columns(self) -> list[str]:
+        if self._people_alone():
+            return []
+        return super().missing_columns()
+
     def options(self):
         """The form's options; the two people's columns become the analysis's list."""
         opts = super().options()
+        if self._people_alone():
+            return dataclasses.replace(opts, human=None)
         second = self.value("human2")
         humans = tuple(c for c in (opts.human, second) if c)
         return dataclasses.replace(opts, human=humans or None)

@@ -77,6 +77,9 @@ class SlicesPanel(AnalysisPanel):
         super().__init__(parent)
         self.control("seed").setGroupSeparatorShown(False)
         self.control("bins").setSpecialValueText("none")
+
+    def charts_made(self) -> None:
+        """Its charts were made (with the first result): a slice's row opens its items."""
         self.chart("ForestChart").slice_clicked.connect(self.select_slice)
 
     def set_options(self, options):
