@@ -100,6 +100,26 @@ def test_agent_log_counts_every_records_usage_and_its_limits(cli):
     assert statuses["error"] == want["counts"]["errored"]
 
 
+def test_agent_cost_panel_spend_counts_every_record_and_its_rate_is_inspects(cli):
+    """Cost: the spend over every sample (the errored one's usage included) equals the log's
+    own usage; the success rate is over samples (each one's share of its epochs), as Inspect's."""
+    want = expected("inspect285_agent")
+    doc = cli("cost", fx("inspect285_agent", "agent.eval"))
+    totals = want["totals"]
+    usage = want["stats_model_usage"]["mockllm/agent"]
+    assert one(doc, "spend:total_tokens")["value"] == pytest.approx(usage["total_tokens"])
+    assert one(doc, "spend:cost")["value"] == pytest.approx(usage["total_cost"])
+    for key in ("steps", "tool_calls", "model_calls", "input_tokens", "output_tokens"):
+        assert one(doc, f"spend:{key}")["value"] == pytest.approx(totals[key]), key
+    assert one(doc, "limited:message")["value"] == want["counts"]["limit_message"]
+    assert one(doc, "limited:token")["value"] == want["counts"]["limit_token"]
+    score = next(s for s in want["scores"] if s["name"] == "includes")
+    rate = one(doc, "success_rate")
+    assert rate["value"] == pytest.approx(score["metrics"]["accuracy"], abs=1e-9)
+    assert rate["n"] == score["scored_samples"]
+    assert "spend:every-request,errored-included" in doc["signature"]
+
+
 def test_agent_passk_default_ks_reach_the_epochs_and_pass1_is_inspects_accuracy(cli):
     want = expected("inspect285_agent")
     doc = cli("passk", fx("inspect285_agent", "agent.eval"))
@@ -119,6 +139,11 @@ def _rates(cli, path: str, errors: str) -> dict[str, dict[str, float]]:
     out["repeats"] = {r["system"]: r["value"] for r in recs(doc, "repeats_rate") if r.get("system")}
     doc = cli("passk", path, "--errors", errors, "--k", "1")
     out["passk"] = {r["system"]: r["value"] for r in recs(doc, "pass@1")}
+    if path.endswith(".json"):  # promptfoo's CSV export has no cost column
+        doc = cli("cost", path, "--errors", errors)  # Cost's success rate is over test cases too
+        out["cost"] = {r["system"]: r["value"] for r in recs(doc, "success_rate")}
+        # 6 test cases per system, not 18 tries (a case whose every try errored has no share)
+        assert {r["n"] for r in recs(doc, "success_rate")} <= ({6} if errors == "fail" else {5, 6})
     return out
 
 

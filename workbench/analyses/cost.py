@@ -11,12 +11,12 @@ import pandas as pd
 from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..io import LoadedTable, text_codes, to_binary, to_float
+from ..io import LoadedTable, text_codes, to_binary, to_float, to_text
 from ..metrics import cost as cm
 from ..metrics import paired as pm
 from ..metrics import headline_ci as hc
 from ..metrics.intervals import proportion_interval, rate_interval_method
-from . import _checks, _engine, _intervals, _rows
+from . import _checks, cost_spend, _engine, _intervals, _rows
 from ._common import Resolver, base_signature, pick_column
 
 
@@ -50,6 +50,9 @@ class Options:
     #: errored requests: exclude (left out) or failure (failed requests); their latency and
     #: cost are never used, either way
     errored: str = "exclude"
+    #: the items of a file whose items were tried several times (set by the reading of the file):
+    #: the success rate is then the mean over items of each item's share of successes
+    item: str | None = None
     #: the effort of each request (optional): steps, tool calls, tokens
     steps: str | None = None
     tool_calls: str | None = None
@@ -154,6 +157,7 @@ def _run_engine(got, options: Options, progress) -> AnalysisResult:
 def _run(table: LoadedTable, options: Options, progress, engine: str = "memory") -> AnalysisResult:
     check_options(options)
     err = _rows.find(table, options.error, options.errored)
+    full, errored = table, err.mask.copy()  # the spend counts every request, errored ones too
     if err.mode == "exclude":
         table = _rows.apply(table, err, [])
         measured = np.ones(len(table.frame), dtype=bool)
@@ -182,6 +186,7 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
     else:
         codes, labels = np.zeros(len(y), dtype=np.int64), (["(all)"] if len(y) else [])
     rows, records, ci_entries, short = [], [], [], []
+    items = np.asarray(to_text(table, options.item), dtype=object) if options.item else None
     for s, label in enumerate(labels):
         progress.check_cancelled()
         m = codes == s
@@ -194,14 +199,18 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
         rate = succ / n
         rate_method = rate_interval_method(succ, n)
         low, high = proportion_interval(succ, n, rate_method)
+        rate_n, rate_how = n, f"{rate_method}-95"
+        if items is not None and len(set(items[m])) < n:  # repeated items: one item, one share
+            rate, rate_n, low, high, rate_how = cost_spend.item_rate(y[m], items[m], options)
+            rate_method = "bootstrap"
         row = {"system": label, "requests": n, "successes": succ, "success_rate": rate,
                "ci_low": float(low), "ci_high": float(high), "total_cost": total,
                "cost_per_request": per_request, "cost_per_success": cm.cost_per_success(total, succ)}
         if not measured.all():
             row["measured"] = nm
         sys_name = label if sys_col else None
-        records.append(record("success_rate", rate, system=sys_name, n=n, ci_low=low, ci_high=high,
-                              ci_method=f"{rate_method}-95"))
+        records.append(record("success_rate", rate, system=sys_name, n=rate_n, ci_low=low, ci_high=high,
+                              ci_method=rate_how))
         cpr_ci, cps_ci = _cost_cis(cost[mm], np.where(mm, np.nan_to_num(cost), 0.0)[m], y[m], options)
         records.append(record("cost_per_request", per_request, system=sys_name, n=nm, **_intervals.fields(cpr_ci)))
         records.append(record("cost_per_success", row["cost_per_success"], system=sys_name, n=succ,
@@ -226,7 +235,9 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
                 notes.append(f"System '{label}' has {plural(nm, 'request')}"
                              f"{' measured' if nm < n else ''}; its p99 latency rests on the "
                              f"top {plural(top, 'value')} and is not a stable estimate.")
-        row["ci_method"] = f"{rate_method}-95"  # last: the columns before keep their places
+        row["ci_method"] = rate_how  # last: the columns before keep their places
+        if rate_n != n:
+            row["items"] = rate_n
         rows.append(row)
     if lat is None:
         notes.append("No latency column was given or found: latency percentiles are left out.")
@@ -274,6 +285,10 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
                              f"succeeds no more often ({rates}): it is dominated, so no price per "
                              f"extra success is given.")
     effort_tables, effort_sig = _effort(table, options, res, measured, codes, labels, y, records, notes)
+    spend_records, spend_tables, spend_notes = cost_spend.spend(full, options, sys_col, labels, errored)
+    records += spend_records
+    notes += spend_notes
+    effort_tables = list(effort_tables) + spend_tables
     notes += _intervals.notes(ci_entries, "requests") + _quantile_notes(short)
     sig = base_signature(NAME)
     sig.update({
@@ -289,6 +304,9 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
         "same-cost": "rel-1e-9,less-successful-dominated", "units": "as-in-file",
         **({"errored": "excluded" if err.mode == "exclude" else "failures,no-latency-no-cost"}
            if err.active else {}),
+        **({"rate": "mean-over-items-of-item-shares,ci:bootstrap-percentile-95-over-items",
+            "spend": "every-request,errored-included"} if items is not None else
+           ({"spend": "every-request,errored-included"} if spend_tables else {})),
         "engine": engine,
     })
     fmt = {"success_rate": "rate", "ci_low": "rate", "ci_high": "rate", "ci_method": "text", "total_cost": "money",

@@ -85,6 +85,11 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
     fields = {f.name for f in dataclasses.fields(options)}
     if getattr(table, "evaluation", None) is None:  # a plain table's columns are the user's to choose
         return options, []
+    if "item" in fields and "task" not in fields and "errored" in fields and "cost" in fields \
+            and evaluation.repeat:  # Cost's rate per item: the reading's item (a record's id is no item)
+        item = "task_sample" if "task_sample" in table.frame.columns else evaluation.item
+        if item is not None and item in table.frame.columns:
+            options = dataclasses.replace(options, item=item)
     if "task" in fields and getattr(options, "task", None) is None and evaluation.repeat:
         item = "task_sample" if "task_sample" in table.frame.columns else evaluation.item
         if item is not None and item in table.frame.columns:

@@ -184,9 +184,13 @@ def kind_of(metric_id: str) -> str:
     mid = str(metric_id)
     if mid in _EXACT_KINDS:
         return _EXACT_KINDS[mid]
-    prefix, sep, _ = mid.partition(":")
+    prefix, sep, rest = mid.partition(":")
     if sep and prefix in NAMED_KINDS:
         return NAMED_KINDS[prefix]
+    if sep and prefix == "spend":  # a usage summed over every request: money, else a count
+        return "cost" if rest in ("cost", "total_cost") else "count"
+    if sep and prefix == "limited":
+        return "count"
     paired = split_paired(mid)
     if paired is not None:
         if paired[0] != "diff":

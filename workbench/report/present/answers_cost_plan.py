@@ -30,7 +30,10 @@ def _answer_cost(result, currency):
             r.get("value") == 0 for r in result.find("cost_per_request", system=cheapest.get("system")))
         if free:  # a constant has no interval: say what it is
             ci = "every request costs 0"
-        succeed = f"{_fv(rate)} of {_plural(rate.get('n'), 'request')} succeed" if rate else ""
+        # a file whose items were tried several times: the rate is over items (each one's share)
+        unit = "item" if "over:items" in str(rate.get("ci_method") or "") else "request" if rate else ""
+        succeed = (f"{_fv(rate)} of {_plural(rate.get('n'), unit)} succeed" + (", each item's share of its tries"
+                   if unit == "item" else "")) if rate else ""
         inside = "; ".join(x for x in (ci, succeed) if x)
         parts.append(f"{cheapest.get('system')}: {_fv(cheapest, currency=currency)} per success"
                      + (f" ({inside})" if inside else "") + ".")
