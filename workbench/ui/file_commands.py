@@ -178,8 +178,9 @@ class FileCommands:
             self.show_exception(f"{type(error).__name__}: {error}", details)
 
     def confirm_discard(self) -> bool:
-        """Ask before losing unsaved changes; True when it is fine to go on."""
-        if not self.dirty or self.table is None:
+        """Ask before losing unsaved changes (on close, quit, opening a file or a session);
+        True when it is fine to go on."""
+        if not self.dirty:
             return True
         answer = self.ask_unsaved()
         return self.save_session() if answer == "save" else answer == "discard"

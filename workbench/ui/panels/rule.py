@@ -201,7 +201,12 @@ class RulePanel(PanelMessages, QWidget):
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save the release rule", "release-rule.toml", "Rules (*.toml)")
         if path:
-            atomic_write_text(path, self.rule_text())
+            try:
+                atomic_write_text(path, self.rule_text())
+            except OSError as err:
+                self._show_error(f"The rule could not be saved to '{path}' ({err.strerror or err}); "
+                                 f"a rule file already there is unchanged.")
+                return
             self.rule_path = path
             self.baseline_strip.refresh()
 
