@@ -41,9 +41,10 @@ from .. import catalog
 from ..core.numbers import (  # noqa: F401  (re-exported: the policy's one home is core.numbers)
     _EXACT_KINDS, _FLOOR, _PATTERN_KINDS, _SCALE, _SIGNED, _STAT_RE, ALPHA, DECIMALS, GATE_UNIT_KINDS,
     HINT_KINDS, KINDS, MISSING, _cost_decimals, _currency_affix, _decimals_for, _fixed, _is_missing,
-    _p_decimals, excel_round, format_interval, format_p, format_record, format_value, gate_kind,
-    interval_method, kind_of,
+    _p_decimals, display_separators, excel_round, format_interval, format_p, format_record, format_value,
+    gate_kind, interval_method, kind_of, localize, set_display_separators,
 )
+from ..core.numbers import count as _count
 from ..core.numbers import _pl, plural as _plural  # noqa: F401
 from ..core.numbers import split_paired as _split_paired  # diff:ndcg@10 and other paired ids
 
@@ -528,7 +529,7 @@ def t_sentence(result, suffix: str = "", **match) -> str:
 
 
 def _fixed_stat(x: float) -> str:
-    return f"{x:.2f}" if math.isfinite(x) else "undefined"
+    return localize(f"{x:.2f}") if math.isfinite(x) else "undefined"
 
 
 def _top_k(result, prefix: str) -> int | None:
@@ -1075,10 +1076,10 @@ def _answer_runs(result, currency):
         text = f"{_q(last)} vs baseline {_q(base)}: {_fv(d)}{ci} on {_plural(d.get('n'), 'item')}"
         g, lo = _first(result, "gained", from_=base, to=last), _first(result, "lost", from_=base, to=last)
         if g is not None and lo is not None:
-            text += f", {g['value']:,} gained, {lo['value']:,} lost"
+            text += f", {_count(g['value'])} gained, {_count(lo['value'])} lost"
         a, b = _first(result, "only_from", from_=base, to=last), _first(result, "only_to", from_=base, to=last)
         if a is not None and b is not None and (a["value"] or b["value"]):
-            text += f", {a['value'] + b['value']:,} in only one of them"
+            text += f", {_count(a['value'] + b['value'])} in only one of them"
         parts.append(text)
     firsts = [r.get("system") for r in runs if "a" in str(r.get("groups") or "")]
     if firsts:
@@ -1118,7 +1119,7 @@ def _answer_repeats(result, currency):
     shares = [_first(result, "within_share", **keyed(m)) for m in shown]
     tail = []
     if all(f is not None for f in flips):
-        counts = [f"{f['value']:,}" for f in flips]
+        counts = [_count(f["value"]) for f in flips]
         tail.append(f"{' and '.join(counts)} item{'s' if flips[-1]['value'] != 1 or len(flips) > 1 else ''} "
                     f"flip across tries")
     if all(x is not None and x.get("value") is not None for x in shares):
