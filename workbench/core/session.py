@@ -222,7 +222,12 @@ def save_session(session: Session, path: str | os.PathLike[str]) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that ``path`` is always either its old bytes or all of the
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write_bytes`)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` so that ``path`` is always either its old bytes or all of the
     new ones: a temporary file in the same folder, flushed to disk, renamed over ``path``, and
     the folder's entry flushed too.  A writer killed at any moment leaves the previous file as
     it was (at worst a stray ``.wb-*.tmp`` beside it).  The file keeps the mode of the one it
@@ -234,8 +239,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         mode = _mode_of(target)
         if mode is not None and hasattr(os, "fchmod"):
             os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -201,11 +201,17 @@ def _import_in_background(done) -> None:
     _import_in_background.timer = timer  # keep it alive
 
 
-def run(argv: list[str]) -> int:
+def run(argv: list[str], locale: str | None = None) -> int:
+    """The desktop workbench on ``argv``'s files; ``locale``: the numbers' locale (``--locale``)."""
+    from . import display_locale
     from .main_window import MainWindow
 
     app = create_app()
-    window = MainWindow(lazy=True)  # the start page paints before pandas and pyqtgraph load
+    if locale and not display_locale.valid(locale):
+        print(f"workbench: unknown locale '{locale}' for --locale; give a name such as de_DE, fr_FR, "
+              f"en_US or C.", file=sys.stderr)
+        return 2
+    window = MainWindow(lazy=True, locale=locale)  # the start page paints before pandas and pyqtgraph
     install_exception_hook(window)
     window.show()
     app._workbench_file_open = FileOpenHandler(app, window)

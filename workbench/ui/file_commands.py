@@ -141,6 +141,7 @@ class FileCommands:
             self.warn("Cannot open the session", str(err))
             return
         self.rule_panel.set_rule_text(session.rule_text or "")
+        self.history.clear()  # a session keeps the settings, not the steps that led to them
         if session.rule_sha256:
             self.workspace.apply_rule_to_charts()
         if not session.input_path:  # options and a rule only: shown now
