@@ -199,6 +199,8 @@ def _main(argv: list[str] | None) -> int:
         if program:  # as the cli's own main() does when it is the program
             quiet_warnings()
         return cli_main(argv)  # prints its own "interrupted." line with exit 130
+    from .locale_arg import take_locale
+
     locale, argv, problem = take_locale(argv)
     problem = problem or _gui_argument_problem(argv) or display_problem()
     if problem and problem.startswith("no display found"):
@@ -209,25 +211,6 @@ def _main(argv: list[str] | None) -> int:
     from .ui import main as gui_main  # Qt is imported only on this path
 
     return gui_main(argv, locale=locale)
-
-
-def take_locale(argv: list[str]) -> tuple[str | None, list[str], str | None]:
-    """``--locale NAME`` (or ``--locale=NAME``) of the desktop workbench taken out of the
-    arguments: (the name, the other arguments, a sentence when it is malformed)."""
-    import re
-
-    rest, locale = [], None
-    args = iter(argv)
-    for arg in args:
-        if arg == "--locale" or arg.startswith("--locale="):
-            value = arg.partition("=")[2] if "=" in arg else next(args, "")
-            if not re.fullmatch(r"C|POSIX|[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*", value or ""):
-                return None, rest, (f"--locale needs a locale name such as de_DE, fr_FR, en_US or C; "
-                                    f"got '{value}'.")
-            locale = value
-        else:
-            rest.append(arg)
-    return locale, rest, None
 
 
 if __name__ == "__main__":  # pragma: no cover

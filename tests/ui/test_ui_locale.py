@@ -117,7 +117,7 @@ def test_the_locale_given_for_the_run_wins_and_settings_say_so(qtbot, tmp_path):
 
 
 def test_the_launcher_takes_locale_out_of_the_arguments():
-    from workbench.launcher import take_locale
+    from workbench.locale_arg import take_locale
 
     assert take_locale(["--locale", "de_DE", "a.csv"]) == ("de_DE", ["a.csv"], None)
     assert take_locale(["a.csv", "--locale=fr_FR"]) == ("fr_FR", ["a.csv"], None)

@@ -41,7 +41,8 @@ def name(widget: QWidget, text: str, description: str = "") -> None:
 
 
 def focusable(widget: QWidget) -> bool:
-    return bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus)
+    """Whether the widget can take the keyboard (by Tab, a click or the wheel)."""
+    return widget.focusPolicy() != Qt.FocusPolicy.NoFocus
 
 
 def _plain(text: str) -> str:

@@ -203,9 +203,15 @@ def _import_in_background(done) -> None:
 
 def run(argv: list[str], locale: str | None = None) -> int:
     """The desktop workbench on ``argv``'s files; ``locale``: the numbers' locale (``--locale``)."""
+    from ..locale_arg import take_locale
     from . import display_locale
     from .main_window import MainWindow
 
+    given, argv, problem = take_locale(list(argv))  # also when run() is handed the raw arguments
+    if problem:
+        print(f"workbench: {problem}", file=sys.stderr)
+        return 2
+    locale = locale or given
     app = create_app()
     if locale and not display_locale.valid(locale):
         print(f"workbench: unknown locale '{locale}' for --locale; give a name such as de_DE, fr_FR, "
