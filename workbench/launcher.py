@@ -5,6 +5,7 @@
     workbench runA.run runB.run ...   start it with several files opened together
     workbench ANALYSIS INPUT [flags]  run one analysis headless (see ``workbench --help``)
     workbench --self-test             check this installation end to end (offscreen)
+    workbench --locale de_DE [FILE]   numbers in the window in that locale (0,692) for this run
 
 Deciding between the two is kept light (no pandas, no Qt): a first word that is neither a
 command nor an existing file is a typo (one sentence naming the nearest analysis, exit 2), and
@@ -198,7 +199,10 @@ def _main(argv: list[str] | None) -> int:
         if program:  # as the cli's own main() does when it is the program
             quiet_warnings()
         return cli_main(argv)  # prints its own "interrupted." line with exit 130
-    problem = _gui_argument_problem(argv) or display_problem()
+    from .locale_arg import take_locale
+
+    locale, argv, problem = take_locale(argv)
+    problem = problem or _gui_argument_problem(argv) or display_problem()
     if problem and problem.startswith("no display found"):
         problem = _no_display_sentence(argv, problem)
     if problem:
@@ -206,7 +210,7 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_USAGE
     from .ui import main as gui_main  # Qt is imported only on this path
 
-    return gui_main(argv)
+    return gui_main(argv, locale=locale)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,9 @@
 
     Xvfb :57 -screen 0 1280x800x24 &  DISPLAY=:57 openbox &
     DISPLAY=:57 PYTHONPATH=. python tests/ui/capture_screenshots.py resources/screenshots 1280x800
-    (a third argument keeps only the named shots, e.g. ``ranking-two-systems``)
+    (a third argument keeps only the named shots, e.g. ``ranking-two-systems``; the Conventions
+    tabs are taken in a pass of their own: WB_SHOT_CONVENTIONS=0 for the others, then
+    ``compare,ranking,text`` with it set)
 
 Drives the window through its menus (QAction.trigger), waits for each panel's result, then
 grabs the whole screen with ImageMagick's ``import -window root`` (what a user sees: window
@@ -12,6 +14,7 @@ frame, menus, docks) and stores a 48-colour PNG (no dithering: small files, cris
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +48,9 @@ SHOTS = [  # (name, example file or session, panel)
     # a request log too large to load (its load share lowered too): Cost reads only its columns
     ("large-cost", "large_log.parquet", "cost"),
 ]
+
+#: the Conventions tab shown too (at 1280x800): the headline under every other convention
+CONVENTIONS_SHOTS = {"compare": "compare", "ranking": "ranking", "text": "text"}
 
 #: a "Metric from" source to choose in Compare before the shot (Compare's combo box)
 COMPARE_SOURCE = {"compare-from-ranking": "ranking"}
@@ -199,6 +205,8 @@ def main(out: str, size: str, only: str | None = None) -> int:
                 p.tabs.setCurrentWidget(p.grid_view if chart_name == "ItemGrid" else p.chart(chart_name))
                 wait(500)
                 grab(out_dir / f"{name}-{chart_name}-{size}.png")
+                if name == "aggregate-simpson":  # the README's picture: the answer, then the bars
+                    shutil.copyfile(out_dir / f"{name}-{chart_name}-{size}.png", out_dir / "main-window.png")
             window.panels[panel].tabs.setCurrentIndex(0)
         if name in ("compare", "rule", "cost", "judge", "rubric", "runs", "repeats"):
             window.presentation_action.trigger()
@@ -207,6 +215,17 @@ def main(out: str, size: str, only: str | None = None) -> int:
             grab(out_dir / f"presentation-{name}-{size}.png")
             window.presentation_action.trigger()
             settle(window)
+        # last: presentation mode after the Conventions tab's chart is drawn crashes Qt's font
+        # change (a PySide6 6.11 fault, seen on main too), so its shot comes after
+        if size == "1280x800" and name in CONVENTIONS_SHOTS and os.environ.get("WB_SHOT_CONVENTIONS") != "0":
+            p = window.panels[panel]
+            p.tabs.setCurrentWidget(p.conventions_tab)
+            wait(300)
+            while p.conventions_tab.runner.busy:
+                wait(200)
+            wait(600)
+            grab(out_dir / f"conventions-{CONVENTIONS_SHOTS[name]}-{size}.png")
+            p.tabs.setCurrentIndex(0)
     window.dirty = False
     window.shutdown()
     app.quit()

@@ -148,14 +148,22 @@ def test_ranking_per_query_table_as_compare_metric(qtbot, window, tmp_path):
     assert "gain:exponential" in rerun.signature
     assert "re-run on the new table" in compare.message.text()
 
-    # the source's re-run fails: its previous table stays on both panels, and the message says so
+    # the source's re-run fails: its red error replaces its table, so no comparison is left on
+    # screen from a table that is no longer the source's (errors replace results)
     with qtbot.waitSignal(ranking.runner.failed, timeout=60000):
         ranking.control("ks").setText("0")
         ranking.control("ks").editingFinished.emit()
-    assert "k" in ranking.message.text() and compare.last_result is rerun
-    assert "could not re-run" in compare.message.text() and "previous table" in compare.message.text()
+    assert "k" in ranking.message.text() and ranking.last_result is None
+    assert compare.last_result is None and compare.signature.text() == ""
+    assert "is gone" in compare.message.text()
 
-    # the source re-run without the chosen metric: the comparison is taken off, with a sentence
+    # the source back, the comparison chosen again, then the source re-run without the chosen
+    # metric: the comparison is taken off, with a sentence
+    with qtbot.waitSignal(ranking.result_ready, timeout=60000):
+        ranking.control("ks").setText("1,3,5,10")
+        ranking.control("ks").editingFinished.emit()
+    compare, again = _pick_source(qtbot, window, "ranking", "ndcg@10", "bm25", "dense")
+    assert "gain:exponential" in again.signature
     with qtbot.waitSignal(ranking.result_ready, timeout=60000):
         ranking.control("ks").setText("1,3")
         ranking.control("ks").editingFinished.emit()

@@ -61,9 +61,9 @@ def test_a_file_lands_with_its_guessed_roles_and_becomes_the_first_recent_entry(
     assert controller.session.input_path == str(path)
     assert len(controller.session.input_sha256) == 64
     assert controller.recent_files()[0] == str(path)
-    assert controller.title() == "multilingual.csv"
+    assert controller.title() == "Untitled session — multilingual.csv"
     controller.mark_dirty()
-    assert controller.title() == "multilingual.csv *"
+    assert controller.title() == "Untitled session — multilingual.csv *"
 
 
 def test_a_file_that_cannot_be_read_is_reported_with_its_name(qtbot, controller, tmp_path):

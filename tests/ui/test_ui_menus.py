@@ -398,8 +398,11 @@ def test_each_panel_leads_with_its_answer_and_shows_no_raw_float(qtbot, window, 
     expected = present.answer(result)
     assert panel.card.isVisible() and panel.card.sentences == tuple(expected.sentences)
     assert panel.card.badge.text() == expected.badge
-    # the card sits above the tabs (what a presenter shows first)
-    assert panel.card.geometry().bottom() <= panel.tabs.geometry().top()
+    # the card sits above the tabs (what a presenter shows first), across the panel's width
+    from PySide6.QtCore import QPoint
+
+    card_bottom = panel.card.mapTo(panel, QPoint(0, panel.card.height())).y()
+    assert card_bottom <= panel.tabs.mapTo(panel, QPoint(0, 0)).y()
     texts = [t for t in _visible_texts(panel) if isinstance(t, str)]
     assert texts
     bad = [t for t in texts if RAW_FLOAT.search(t)]

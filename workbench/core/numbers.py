@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -224,6 +225,43 @@ def gate_kind(unit: str, metric: str) -> str:
     return kind if kind != "plain" else "score"
 
 
+# --- the separators a number is shown with (a display choice) ------------------------------------
+
+_DISPLAY = threading.local()
+_PLAIN = (".", ",")
+
+
+def set_display_separators(decimal: str = ".", group: str = ",") -> None:
+    """The decimal separator and the thousands separator of the numbers this *thread* shows.
+
+    The window sets them on its GUI thread from the analyst's locale (``0,692``, ``1.049``);
+    every other thread (the workers that compute results and write reports) and the command
+    line keep the default, ``.`` and ``,``: what is written to a file is never localised (the
+    Excel report holds numbers, CSV and JSON are locale-free)."""
+    if not decimal or decimal == group:
+        raise ValueError(f"a decimal separator must be given and differ from the grouping one; "
+                         f"got {decimal!r} and {group!r}")
+    _DISPLAY.separators = (decimal, group)
+
+
+def display_separators() -> tuple[str, str]:
+    """(decimal separator, thousands separator) of this thread's numbers."""
+    return getattr(_DISPLAY, "separators", _PLAIN)
+
+
+def localize(text: str) -> str:
+    """A number written with ``.`` and ``,`` (``1,049.5``) in this thread's separators
+    (``1.049,5`` in German, ``1 049,5`` in French).
+
+    >>> localize("1,049.5")
+    '1,049.5'
+    """
+    decimal, group = display_separators()
+    if (decimal, group) == _PLAIN:
+        return text
+    return text.replace(",", "\0").replace(".", decimal).replace("\0", group)
+
+
 # --- rounding as Excel displays ------------------------------------------------------------------
 
 def excel_round(value: float, decimals: int) -> Decimal:
@@ -238,7 +276,7 @@ def _fixed(value: float, decimals: int, *, sign: bool = False, group: bool = Tru
     d = excel_round(value, decimals)
     if d == 0:
         d = abs(d)  # no "-0.0"
-    text = f"{d:,.{decimals}f}" if group else f"{d:.{decimals}f}"
+    text = localize(f"{d:,.{decimals}f}" if group else f"{d:.{decimals}f}")
     if sign and d > 0:
         text = "+" + text
     return text
@@ -327,15 +365,15 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
         v = float(f"{v:.15g}")
     if kind == "plain":
         if isinstance(value, int) or v == int(v) and abs(v) < 1e15:
-            return f"{int(v):,}"
+            return localize(f"{int(v):,}")
         return _fixed(v, 4)  # not a kind of the policy: four decimals, never a raw float
     if kind == "count":
         if v == int(v):
-            return f"{int(v):,}"
+            return localize(f"{int(v):,}")
         return _fixed(v, 2)
     if kind == "p":
         if v < 0.001:
-            return "< 0.001"
+            return "< " + localize("0.001")
         return _fixed(v, _p_decimals(v))
     if kind == "cost":
         return _currency_affix(currency, _fixed(v, _cost_decimals(v)))
@@ -348,7 +386,7 @@ def format_value(value: Any, kind: str, *, currency: str | None = None) -> str:
     suffix = {"rate": "%", "relative": "%", "points": " pts", "margin": " pts"}.get(kind, "")
     signed = kind in _SIGNED
     if shown != 0 and abs(shown) < _FLOOR[kind]:
-        floor = f"{_FLOOR[kind]:.{-math.floor(math.log10(_FLOOR[kind]))}f}"
+        floor = localize(f"{_FLOOR[kind]:.{-math.floor(math.log10(_FLOOR[kind]))}f}")
         if signed:
             return f"{'+' if shown > 0 else '-'}< {floor}{suffix}".replace("+< ", "< +").replace("-< ", "> -")
         return f"< {floor}{suffix}"
@@ -403,7 +441,7 @@ def plural(n: Any, word: str, many: str | None = None) -> str:
         return f"{n} {many or _pl(word)}"
     if count != n:
         return f"{format_value(n, 'count')} {many or _pl(word)}"
-    return f"{count:,} {word if count == 1 else (many or _pl(word))}"
+    return f"{localize(f'{count:,}')} {word if count == 1 else (many or _pl(word))}"
 
 
 def article(word: Any) -> str:

@@ -226,20 +226,57 @@ def save_session(session: Session, path: str | os.PathLike[str]) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path)) or "."
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write_bytes`)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` so that ``path`` is always either its old bytes or all of the
+    new ones: a temporary file in the same folder, flushed to disk, renamed over ``path``, and
+    the folder's entry flushed too.  A writer killed at any moment leaves the previous file as
+    it was (at worst a stray ``.wb-*.tmp`` beside it).  The file keeps the mode of the one it
+    replaces."""
+    target = os.path.abspath(os.fspath(path))
+    folder = os.path.dirname(target) or "."
     fd, tmp = tempfile.mkstemp(prefix=".wb-", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        mode = _mode_of(target)
+        if mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+    fsync_folder(folder)
+
+
+def _mode_of(target: str) -> int | None:
+    """The mode of the file being replaced (kept by its new bytes); None for a new file."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def fsync_folder(folder: str) -> None:
+    """Flush a folder's entries (a rename into it) to disk where the system allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # Windows cannot open a folder; its rename is flushed with the file
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def sha256_text(text: str) -> str:

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from ..core.errors import WorkbenchError
+from ..core.session import fsync_folder
 
 #: Excel's limits.
 MAX_SHEET_NAME = 31
@@ -264,6 +265,7 @@ def atomic_target(path: str | os.PathLike[str]) -> Iterator[str]:
             with open(tmp, "rb+") as fh:  # the bytes are on disk before the rename
                 os.fsync(fh.fileno())
             os.replace(tmp, target)
+            fsync_folder(folder)
         except BaseException as err:
             release_zip_files(err)
             _remove(tmp)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import WorkbenchError
+from ..core.session import fsync_folder
 
 DEFAULT_DIR = os.path.join(".workbench", "baselines")
 META = "baseline.json"
@@ -185,6 +186,7 @@ def bless(run_path: str, name: str, folder: str, *, force: bool = False, data: d
         for key in ("folder", "path"):
             record.pop(key)
         _write_json(os.path.join(tmp, META), record)
+        fsync_folder(tmp)
         _move_into_place(tmp, target, force)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -213,7 +215,8 @@ def _write_json(path: str, obj: dict) -> None:
 
 def _move_into_place(tmp: str, target: str, force: bool) -> None:
     """Rename the finished folder to ``target``; with ``force`` the old one is set aside first
-    and removed only once the new one is in place."""
+    (``NAME.old-PID``) and removed only once the new one is in place.  A writer killed between
+    the two renames leaves the old baseline set aside: :func:`recover` puts it back."""
     old = None
     if os.path.exists(target):
         if not force:
@@ -227,8 +230,28 @@ def _move_into_place(tmp: str, target: str, force: bool) -> None:
         if old is not None:
             os.rename(old, target)
         raise
+    fsync_folder(os.path.dirname(target))
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def recover(folder: str, name: str) -> bool:
+    """Put back a baseline whose replacement (``bless --force``) was interrupted between its two
+    renames: ``NAME`` is missing and ``NAME.old-PID`` holds the previous one, whole.  True when
+    one was put back."""
+    target = os.path.join(folder, name)
+    if os.path.exists(target) or not os.path.isdir(folder):
+        return False
+    aside = sorted((e for e in os.listdir(folder) if e.startswith(f"{name}.old-")
+                    and os.path.isfile(os.path.join(folder, e, META))),
+                   key=lambda e: os.path.getmtime(os.path.join(folder, e)), reverse=True)
+    for entry in aside:
+        try:
+            os.rename(os.path.join(folder, entry), target)
+        except OSError:
+            continue
+        return True
+    return False
 
 
 def _now() -> str:
@@ -250,6 +273,9 @@ def list_baselines(folder: str) -> list[Baseline]:
         return []
     out = []
     for entry in sorted(os.listdir(folder)):
+        if ".old-" in entry and not entry.startswith("."):  # a replacement cut short: put back
+            recover(folder, entry.split(".old-")[0])
+    for entry in sorted(os.listdir(folder)):
         if entry.startswith(".") or ".old-" in entry:
             continue
         try:
@@ -268,6 +294,8 @@ def read(folder: str, name: str) -> Baseline:
     the known names."""
     target = os.path.join(folder, name)
     meta_path = os.path.join(target, META)
+    if not os.path.isfile(meta_path) and recover(folder, name):
+        pass  # a replacement cut short: the previous baseline is back
     if not os.path.isfile(meta_path):
         known = names(folder)
         listed = ", ".join(known) if known else "none yet"

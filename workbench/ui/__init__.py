@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], locale: str | None = None) -> int:
     from .app import run
 
-    return run(argv)
+    return run(argv, locale=locale)

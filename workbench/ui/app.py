@@ -229,13 +229,24 @@ def _report_times(window, timing: bool) -> None:
     window.table_loaded.connect(loaded)
 
 
-def run(argv: list[str]) -> int:
+def run(argv: list[str], locale: str | None = None) -> int:
+    """The desktop workbench on ``argv``'s files; ``locale``: the numbers' locale (``--locale``)."""
+    from ..locale_arg import take_locale
+    from . import display_locale
+    from .loading import opens_at_once, shown_name
     from .main_window import MainWindow
 
-    from .loading import opens_at_once, shown_name
-
+    given, argv, problem = take_locale(list(argv))  # also when run() is handed the raw arguments
+    if problem:
+        print(f"workbench: {problem}", file=sys.stderr)
+        return 2
+    locale = locale or given
     app = create_app()
-    window = MainWindow(lazy=True)  # the start page paints before pandas and pyqtgraph load
+    if locale and not display_locale.valid(locale):
+        print(f"workbench: unknown locale '{locale}' for --locale; give a name such as de_DE, fr_FR, "
+              f"en_US or C.", file=sys.stderr)
+        return 2
+    window = MainWindow(lazy=True, locale=locale)  # the start page paints before pandas and pyqtgraph
     install_exception_hook(window)
     at_once = opens_at_once(argv)  # data files (no session, no workbook to pick a sheet of)
     if argv:  # the first paint already says the files are being opened

@@ -17,6 +17,7 @@ class RolesTable(QTableWidget):
         self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.verticalHeader().setVisible(False)
+        self.setAccessibleName("Columns and their roles")
         self._columns: list[str] = []
 
     def set_roles(self, columns: list[str], roles: dict[str, str]) -> None:
@@ -34,8 +35,13 @@ class RolesTable(QTableWidget):
                 combo.addItem(label, key)
             combo.setCurrentIndex(max(0, combo.findData(roles.get(col, "ignore"))))
             combo.setToolTip("What this column is; the panels fill their column choices from it.")
+            combo.setAccessibleName(f"Role of column {col}")
+            combo.setAccessibleDescription("What this column is; the panels fill their column choices from it.")
             combo.currentIndexChanged.connect(self._emit)
             self.setCellWidget(r, 1, combo)
+        from .accessibility import name_all
+
+        name_all(self)  # the lists of the new combos
 
     def roles(self) -> dict[str, str]:
         out = {}
@@ -63,9 +69,12 @@ class ProblemList(QListWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("problems")
+        self.setAccessibleName("Problems in the data")
+        self.setAccessibleDescription("Press Enter or click a problem to select its rows in the data table.")
         self.setWordWrap(True)
         self.problems: list = []
         self.itemClicked.connect(self._clicked)
+        self.itemActivated.connect(self._clicked)  # Enter on a problem, from the keyboard
 
     def set_checking(self) -> None:
         self.problems = []

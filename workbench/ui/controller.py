@@ -144,6 +144,8 @@ class SessionController(QObject):
         qrels = result[3] if len(result) > 3 else None
         session, self.pending_session = self.pending_session, None
         panel, self.pending_panel = self.pending_panel, None
+        if session is None:  # a file by name: a new, untitled session (Save asks where)
+            self.start_untitled()
         self.table = table
         self.roles = dict(roles)
         self.session.roles = dict(roles)
@@ -188,6 +190,17 @@ class SessionController(QObject):
     def _on_failed(self, error: object, details: str) -> None:
         self.forget_pending()
         self.load_failed.emit(error, details)
+
+    def start_untitled(self) -> None:
+        """Another file is opened (not a session): the session on screen is a new one, with no
+        file of its own, so Save asks where and no saved session is ever rewritten with another
+        file's analysis.  The registered release rule stays with it."""
+        old = self.session
+        self.session = Session(rule_text=old.rule_text, rule_sha256=old.rule_sha256,
+                               rule_registered_at=old.rule_registered_at,
+                               rule_changed_after_results=old.rule_changed_after_results,
+                               results_first_shown_at=old.results_first_shown_at)
+        self.session_path = None
 
     # -- roles and problems --------------------------------------------------------------------
     def set_roles(self, roles: dict[str, str]) -> None:
@@ -234,8 +247,13 @@ class SessionController(QObject):
                 _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
     def title(self) -> str:
-        name = (os.path.basename(self.session_path) if self.session_path
-                else loading.shown_name(self.table.path) if self.table else "") or "untitled"
+        """The session's file name, or "Untitled session" (with the data's name): a session
+        not saved yet says so."""
+        if self.session_path:
+            name = os.path.basename(self.session_path)
+        else:
+            shown = loading.shown_name(self.table.path) if self.table else ""
+            name = f"Untitled session — {shown}" if shown else "Untitled session"
         return f"{name}{' *' if self.dirty else ''}"
 
     # -- recent files --------------------------------------------------------------------------

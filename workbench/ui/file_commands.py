@@ -146,6 +146,7 @@ class FileCommands:
             self.warn("Cannot open the session", str(err))
             return
         self.rule_panel.set_rule_text(session.rule_text or "")
+        self.history.clear()  # a session keeps the settings, not the steps that led to them
         if session.rule_sha256:
             self.workspace.apply_rule_to_charts()
         if not session.input_path:  # options and a rule only: shown now
@@ -210,8 +211,9 @@ class FileCommands:
             self.show_exception(f"{type(error).__name__}: {error}", details)
 
     def confirm_discard(self) -> bool:
-        """Ask before losing unsaved changes; True when it is fine to go on."""
-        if not self.dirty or self.table is None:
+        """Ask before losing unsaved changes (on close, quit, opening a file or a session);
+        True when it is fine to go on."""
+        if not self.dirty:
             return True
         answer = self.ask_unsaved()
         return self.save_session() if answer == "save" else answer == "discard"

@@ -29,7 +29,8 @@ ORDER = (
     "panel-aggregation.md", "panel-compare.md", "panel-cost-latency.md", "panel-planning.md",
     "panel-release-rule.md", "judge.md", "rubric.md", "runs.md", "repeats.md", "panel-slices.md", "file-formats.md",
     "reading.md",
-    "release-rules.md", "conventions.md", "command-line.md", "performance.md", "spark.md", "architecture.md",
+    "release-rules.md", "conventions.md", "keyboard-and-accessibility.md", "command-line.md", "performance.md",
+    "spark.md", "architecture.md",
 )
 #: The page the guide opens on.
 FIRST_PAGE = "getting-started.md"

@@ -8,13 +8,18 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QMessageBox, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
 from ..core.errors import WorkbenchError
 from .about import about_text
 from .columns_dock import ProblemList, RolesTable
 from .controller import SessionController
 from .file_commands import SESSION_FILTER, FileCommands
+from .edit_commands import EditCommands
+from .history import History
+from .keys import install as install_keys
+from . import accessibility, display_locale
 from .menus import add_view_actions, build_menus, fill_recent
 from .loading import paths_of
 from .presentation import Presentation, place_window
@@ -31,13 +36,19 @@ ORG, APP = "EvalWorkbench", "Eval Workbench"
 __all__ = ["APP", "ORG", "SESSION_FILTER", "MainWindow"]
 
 
+def available_width() -> int:
+    """The width of the screen's available area (1280 when unknown)."""
+    screen = QApplication.primaryScreen()
+    return screen.availableGeometry().width() if screen is not None else 1280
+
+
 def _controller_state(name: str):
     """An attribute of the session controller, read and written through the window."""
     return property(lambda self: getattr(self.controller, name),
                     lambda self, value: setattr(self.controller, name, value))
 
 
-class MainWindow(FileCommands, QMainWindow):
+class MainWindow(FileCommands, EditCommands, QMainWindow):
     table_loaded = Signal(object)
     preview_shown = Signal(object)   # the first rows of a large file, while it loads
     load_failed = Signal(str)
@@ -49,19 +60,25 @@ class MainWindow(FileCommands, QMainWindow):
     session_path = _controller_state("session_path")
     dirty = _controller_state("dirty")
 
-    def __init__(self, settings: QSettings | None = None, *, lazy: bool = False) -> None:
+    def __init__(self, settings: QSettings | None = None, *, lazy: bool = False,
+                 locale: str | None = None) -> None:
         """``lazy``: show the start page first and build the workspace (which imports pandas,
-        pyqtgraph and the analyses) in :meth:`ensure_workspace`."""
+        pyqtgraph and the analyses) in :meth:`ensure_workspace`; ``locale``: the numbers' locale
+        for this run (``--locale``), over the one chosen in Settings."""
         super().__init__()
         self.setWindowTitle(APP)
         self.setAcceptDrops(True)
         self.settings = settings or QSettings(ORG, APP)
+        self.locale_override = locale
+        self.display_locale = display_locale.chosen(self.settings, locale)
+        display_locale.apply(self.display_locale)  # before any number is drawn
         self.controller = SessionController(self.settings, self)
         self.loader = self.controller.loader
         self.closed = False  # shut down: nothing is opened or run any more
         self.workspace_ready = False
         self._presentation = Presentation(self)
         self._build()
+        self.keys = install_keys(self)  # the window's shortcuts from inside option fields
         self._connect_controller()
         place_window(self, self.settings)
         # the start page has the window's width: the docks (empty until a file is open) come
@@ -106,7 +123,7 @@ class MainWindow(FileCommands, QMainWindow):
         self.roles_table = RolesTable()
         self.roles_table.roles_changed.connect(self._on_roles_changed)
         self.roles_dock = self._dock("Columns", "rolesDock", self.roles_table)
-        self.roles_dock.setMinimumWidth(320)
+        self.roles_dock.setMinimumWidth(min(320, available_width() // 4))  # 240 at 200% on full HD
         self.problem_list = ProblemList()
         self.problem_list.rows_requested.connect(self._show_rows)
         self.problems_dock = self._dock("Problems in the data", "problemsDock", self.problem_list)
@@ -114,6 +131,7 @@ class MainWindow(FileCommands, QMainWindow):
         self.busy = BusyBar()
         self.busy.cancel_requested.connect(self.loader.cancel)
         self.statusBar().addPermanentWidget(self.busy, 1)
+        self.history = History(self)  # Edit > Undo / Redo
         build_menus(self)
 
     def _dock(self, title: str, name: str, widget) -> QDockWidget:
@@ -155,6 +173,13 @@ class MainWindow(FileCommands, QMainWindow):
         self.workspace.status.connect(self.statusBar().showMessage)
         self.stack.addWidget(self.workspace)
         add_view_actions(self, PANELS)
+        for panel in self.panels.values():
+            self.history.watch_panel(panel)
+        self.history.watch_rule(self.rule_panel)
+        self.keys.watch(self.workspace)
+        self.workspace.setAccessibleName("Panels")
+        accessibility.no_tab_traps(self.workspace.data)
+        accessibility.name_all(self)
 
     # -- what the controller reports ----------------------------------------------------------------
     def _on_preview(self, table) -> None:
@@ -198,6 +223,7 @@ class MainWindow(FileCommands, QMainWindow):
             self.qrels_prompt.ask(paths_of(table.path))  # a run alone: its judgments, please
         self.workspace.set_table(table, roles, loaded.session, loaded.qrels,
                                  rule_registered=bool(self.session.rule_sha256))
+        self.history.clear()  # the steps were the previous file's
         self.stack.setCurrentWidget(self.workspace)
         panel = loaded.panel if loaded.panel in self.workspace.names() else None
         said = ""
@@ -230,10 +256,17 @@ class MainWindow(FileCommands, QMainWindow):
             self.show_exception(f"{type(error).__name__}: {error}", details)
 
     # -- tabs, roles, problems --------------------------------------------------------------------
-    def show_panel(self, name: str | None) -> None:
+    def show_panel(self, name: str | None, *, focus: bool = False) -> None:
+        """Show a tab; ``focus`` (the View keys): the keyboard goes to its first control."""
         self.ensure_workspace()
         self.stack.setCurrentWidget(self.workspace)
         self.workspace.show(name)
+        if focus:
+            shown = self.workspace.currentWidget()
+            first = getattr(shown, "first_control", lambda: None)() or \
+                (shown.editor if shown is self.rule_panel else self.data.view if shown is self.data else None)
+            if first is not None:
+                first.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def current_panel_name(self) -> str | None:
         """The tab on screen: "data", an analysis name, "rule"; None on the start page."""
@@ -256,12 +289,6 @@ class MainWindow(FileCommands, QMainWindow):
             self.roles_table.blockSignals(False)
             self.controller.set_roles(roles)
         self.controller.session.reading = reading_to_json(reading)
-        self.controller.mark_dirty()
-
-    def _on_roles_changed(self, roles: dict) -> None:
-        self.ensure_workspace()
-        self.controller.set_roles(roles)
-        self.workspace.set_roles(roles)
         self.controller.mark_dirty()
 
     def _checking_problems(self) -> None:
@@ -334,6 +361,7 @@ class MainWindow(FileCommands, QMainWindow):
         self.controller.shutdown()
         if self.workspace_ready:
             self.workspace.wait()
+        display_locale.reset()  # the GUI thread's numbers go back to the plain ones
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()

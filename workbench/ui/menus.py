@@ -1,10 +1,13 @@
-"""The window's menus: File (open, examples, recent, sessions, report), View (start page,
-presentation mode, the docks, one entry per panel with its shortcut) and Help (guide, about)."""
+"""The window's menus: File (open, examples, recent, sessions, report), Edit (undo, redo,
+copy the answer or the chart on screen),
+View (start page, presentation mode, the docks, one entry per panel with its shortcut) and
+Help (guide, about)."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence
 
+from . import edit_commands as edit
 from .examples import EXAMPLE_SESSIONS, EXAMPLES
 from .guide import show_guide
 from .loading import recent_label
@@ -55,6 +58,31 @@ def build_menus(w) -> None:
     file_menu.addAction(w.export_items_action)
     file_menu.addSeparator()
     file_menu.addAction(action(w, "&Quit", w.close, QKeySequence.StandardKey.Quit))
+    w.edit_menu = bar.addMenu("&Edit")
+    w.undo_action, w.redo_action = w.history.undo_action, w.history.redo_action
+    w.undo_stack = w.history.stack
+    w.edit_menu.addAction(w.undo_action)
+    w.edit_menu.addAction(w.redo_action)
+    w.edit_menu.addSeparator()
+    w.copy_answer_action = action(w, "Copy &answer", lambda _c=False: edit.copy_answer(w), "Ctrl+Shift+C",
+                                  "The answer on screen and its signature, as text")
+    w.copy_markdown_action = action(w, "Copy answer as &Markdown", lambda _c=False: edit.copy_answer(w, "markdown"),
+                                    "Ctrl+Shift+M", "The answer, its table and signature, for a review document")
+    w.copy_card_image_action = action(w, "Copy answer card as &image", lambda _c=False: edit.copy_answer(w, "image"),
+                                      tip="The answer card as a PNG image at twice the screen's size")
+    w.save_card_image_action = action(w, "Save answer card as image…", lambda _c=False: edit.save_card(w),
+                                      tip="PNG (2x) or SVG")
+    w.copy_chart_action = action(w, "Copy &chart as image", lambda _c=False: edit.copy_chart(w), "Ctrl+Shift+I",
+                                 "The chart on screen as a PNG image (2x), its table as text")
+    w.save_chart_action = action(w, "Save c&hart as image…", lambda _c=False: edit.save_chart(w),
+                                 tip="PNG (2x) or SVG")
+    for act in (w.copy_answer_action, w.copy_markdown_action, w.copy_card_image_action,
+                w.save_card_image_action, w.copy_chart_action, w.save_chart_action):
+        w.edit_menu.addAction(act)
+    w.edit_menu.addSeparator()
+    w.settings_action = action(w, "&Settings…", lambda _c=False: w.open_settings(), "Ctrl+,",
+                               "How numbers read in the window: the locale's decimal and thousands separators")
+    w.edit_menu.addAction(w.settings_action)
     view = bar.addMenu("&View")
     # Alt+Home, not Ctrl+Home: a text editor (the rule editor) keeps Ctrl+Home for itself
     w.start_action = action(w, "&Start page", lambda: w.stack.setCurrentWidget(w.start), "Alt+Home")
@@ -82,10 +110,10 @@ def add_view_actions(w, panels) -> None:
     for i, (name, (title, _cls)) in enumerate(panels.items()):
         # the tab title keeps "&&" (a literal "&" in a menu; a single "&" would underline)
         keys = f"Ctrl+{i + 1}" if i < FIRST_PANELS else f"Ctrl+Shift+{i - FIRST_PANELS + 1}"
-        w.view_actions[name] = action(w, f"{title} panel", lambda _=False, n=name: w.show_panel(n), keys)
-    w.view_actions["rule"] = action(w, "Release rule", lambda _=False: w.show_panel("rule"),
+        w.view_actions[name] = action(w, f"{title} panel", lambda _=False, n=name: w.show_panel(n, focus=True), keys)
+    w.view_actions["rule"] = action(w, "Release rule", lambda _=False: w.show_panel("rule", focus=True),
                                     f"Ctrl+{FIRST_PANELS + 1}")
-    w.view_actions["data"] = action(w, "Data table", lambda _=False: w.show_panel(None), "Ctrl+0")
+    w.view_actions["data"] = action(w, "Data table", lambda _=False: w.show_panel(None, focus=True), "Ctrl+0")
     for act in w.view_actions.values():
         w.view_menu.addAction(act)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox,
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox, QScrollArea,
                                QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QProgressBar,
                                QPushButton, QTableView, QVBoxLayout, QWidget)
 
@@ -34,28 +34,45 @@ class TableView(QTableView):
         copy_sel.setShortcut(QKeySequence.StandardKey.Copy)
         copy_sel.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         copy_sel.triggered.connect(self.copy_selection)
-        copy_all = QAction("Copy table (tab-separated, full precision)", self)
+        copy_all = QAction("Copy table (as shown, and tab-separated at full precision)", self)
         copy_all.triggered.connect(self.copy_all)
+        copy_md = QAction("Copy table as Markdown", self)
+        copy_md.triggered.connect(self.copy_markdown)
         self.addAction(copy_sel)
         self.addAction(copy_all)
+        self.addAction(copy_md)
 
     def frame_model(self):
         return self.model()  # type: ignore[return-value]
 
-    def copy_all(self) -> str:
-        text = self.frame_model().to_tsv()
+    def copy_markdown(self) -> str:
+        """The table as shown, as a Markdown table."""
+        from .copying import grid_markdown, shown_grid
+
+        text = grid_markdown(*shown_grid(self))
         QGuiApplication.clipboard().setText(text)
         return text
 
+    def copy_all(self) -> str:
+        """The whole table: tab-separated text at full precision and an HTML table as shown."""
+        from .copying import copy_mime, table_mime
+
+        data = table_mime(self)
+        copy_mime(data)
+        return data.text()
+
     def copy_selection(self) -> str:
+        """The selected cells (the whole table when none is), as :meth:`copy_all` copies."""
+        from .copying import copy_mime, table_mime
+
         indexes = self.selectionModel().selectedIndexes() if self.selectionModel() else []
         if not indexes:
             return self.copy_all()
         rows = sorted({i.row() for i in indexes})
         cols = sorted({i.column() for i in indexes})
-        text = self.frame_model().to_tsv(rows=rows, columns=cols)
-        QGuiApplication.clipboard().setText(text)
-        return text
+        data = table_mime(self, rows=rows, columns=cols)
+        copy_mime(data)
+        return data.text()
 
     def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         """A new font (presentation mode): rows and fitted columns follow it."""
@@ -128,6 +145,7 @@ class BusyBar(QWidget):
         self.bar.setTextVisible(False)
         self.bar.setMaximumHeight(12)
         self.cancel = QPushButton("Cancel")
+        self.cancel.setAccessibleName("Cancel the computation")
         self.cancel.clicked.connect(self.cancel_requested)
         layout.addWidget(self.label, 2)
         layout.addWidget(self.bar, 3)
@@ -203,12 +221,117 @@ class AnswerCard(QWidget):
         self.text = QLabel()
         self.text.setObjectName("answerText")
         self.text.setWordWrap(True)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # reachable by Tab and read by a screen reader: the answer is the first thing to hear
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                          | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.text.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.text.setAccessibleName("Answer")
+        self.setAccessibleName("Answer card")
         layout.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.text, 1)
+        self._signature = lambda: ""
+        self._table = lambda: None
+        self._title = lambda: ""
+        self.copy_button = self._copy_menu()
+        layout.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
         self.sentences: tuple[str, ...] = ()
         self.scale = 1.0
         self.clear()
+
+    # -- copy ----------------------------------------------------------------------------------
+    def set_sources(self, *, signature, table=None, title=None) -> None:
+        """Where the card's copies find the signature, the headline table and the title."""
+        self._signature = signature
+        self._table = table or (lambda: None)
+        self._title = title or (lambda: "")
+
+    def _copy_menu(self):
+        from PySide6.QtWidgets import QMenu, QToolButton
+
+        button = QToolButton()
+        button.setObjectName("copyAnswer")
+        button.setText("Copy")
+        button.setToolTip("Copy the answer with its signature, as Markdown, or as an image")
+        button.setAccessibleName("Copy the answer")
+        button.setAccessibleDescription("A menu: copy the answer and its signature as text, as "
+                                        "Markdown with its table, or the card as an image; save the card as PNG or SVG.")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        self.copy_answer_action = menu.addAction("Copy answer", self.copy_answer)
+        self.copy_markdown_action = menu.addAction("Copy as Markdown (answer and table)", self.copy_markdown)
+        self.copy_image_action = menu.addAction("Copy card as image", self.copy_image)
+        self.save_image_action = menu.addAction("Save card as image (PNG or SVG)…", self.save_image_dialog)
+        button.setMenu(menu)
+        return button
+
+    def signature(self) -> str:
+        return str(self._signature() or "")
+
+    def copy_answer(self) -> str:
+        """The sentence with its signature, on the clipboard as text."""
+        from .copying import answer_text
+
+        text = answer_text(self, self.signature())
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def copy_markdown(self) -> str:
+        from .copying import answer_markdown
+
+        text = answer_markdown(self, self.signature(), self._table(), self._title())
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def image(self, scale: float = 2.0):
+        """The card as drawn (badge and sentences, without the Copy button), at ``scale``."""
+        from .copying import widget_image
+
+        shown = self.copy_button.isVisible()
+        self.copy_button.setVisible(False)
+        try:
+            return widget_image(self, scale)
+        finally:
+            self.copy_button.setVisible(shown)
+
+    def copy_image(self):
+        from PySide6.QtCore import QMimeData
+
+        from .copying import answer_text, copy_mime
+
+        image = self.image(2.0)
+        data = QMimeData()
+        data.setImageData(image)
+        data.setText(answer_text(self, self.signature()))
+        copy_mime(data)
+        return image
+
+    def save_image(self, path: str) -> None:
+        from .copying import save_image
+
+        shown = self.copy_button.isVisible()
+        self.copy_button.setVisible(False)
+        try:
+            save_image(self, path)
+        finally:
+            self.copy_button.setVisible(shown)
+
+    def save_image_dialog(self) -> str | None:
+        from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+        name = (self._title() or "answer").lower().replace(" ", "-").replace("&", "and")
+        path, chosen = QFileDialog.getSaveFileName(self, "Save the answer card", f"{name}-answer.png",
+                                                   "PNG image (*.png);;SVG image (*.svg)")
+        if not path:
+            return None
+        if not path.lower().endswith((".png", ".svg")):
+            path += ".svg" if "svg" in chosen.lower() else ".png"
+        try:
+            self.save_image(path)
+        except OSError as err:
+            QMessageBox.warning(self, "Image not saved", f"The card could not be saved to '{path}' "
+                                                         f"({err.strerror or err}).")
+            return None
+        return path
 
     def set_scale(self, scale: float) -> None:
         """Presentation mode shows the answer largest."""
@@ -231,7 +354,10 @@ class AnswerCard(QWidget):
         self.badge.setVisible(bool(badge))
         self.text.setText(" ".join(self.sentences))
         self._restyle()
+        self.copy_button.setVisible(True)
         self.setVisible(True)
+        self._keep_whole()
+        self._announce()
 
     def clear(self, text: str = "") -> None:
         self.sentences = ()
@@ -240,8 +366,59 @@ class AnswerCard(QWidget):
         self.badge.setVisible(False)
         self.text.setText(text)
         self._restyle()
+        self.copy_button.setVisible(False)  # a message, not an answer: nothing to copy
         self.setVisible(bool(text))
+        self._keep_whole()
+        self._announce()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._keep_whole()
+
+    #: in a column that scrolls (the release decision's): the card is never shorter than its
+    #: text at its width, the column scrolls instead (elsewhere the layout's height-for-width
+    #: gives the card its room, and a minimum would only make the window's minimum taller)
+    keep_whole = False
+
+    def _keep_whole(self) -> None:
+        """The card never shorter than its text at its width (see :attr:`keep_whole`)."""
+        layout = self.layout()
+        if not self.keep_whole or layout is None or self.width() <= 0:
+            return
+        need = layout.totalHeightForWidth(self.width()) if layout.hasHeightForWidth() else -1
+        if need > 0 and need != self.minimumHeight():
+            self.setMinimumHeight(need)
+
+    def _announce(self) -> None:
+        """A screen reader hears the new answer (or that there is none) as it changes."""
+        from .accessibility import announce
+
+        said = self.plain_text() if self.sentences else (self.text.text() or "No answer yet.")
+        if said != getattr(self, "_announced", None):
+            self._announced = said
+            announce(self.text, said)
+            self.setAccessibleDescription(said)
 
     def plain_text(self) -> str:
         badge = self.badge.text() if self.badge.isVisible() else ""
         return (f"{badge}: " if badge else "") + self.text.text()
+
+
+class FollowMinimumWidth(QObject):
+    """A vertically scrolling area as wide as its content needs (whatever the content shows)."""
+
+    def __init__(self, content: QWidget, area: QScrollArea) -> None:
+        super().__init__(area)
+        self.content, self.area = content, area
+        content.installEventFilter(self)
+        self.update()
+
+    def update(self) -> None:
+        need = self.content.minimumSizeHint().width() + self.area.verticalScrollBar().sizeHint().width()
+        if need != self.area.minimumWidth():
+            self.area.setMinimumWidth(need)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.update()
+        return False

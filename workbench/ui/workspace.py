@@ -291,9 +291,9 @@ class Workspace(QTabWidget):
             return
         for cond in rule.conditions:
             if cond.metric == "success" and cond.threshold_key in ("max_drop", "min_gain"):
-                self.panels["compare"].control("margin").setValue(100.0 * abs(cond.threshold))
+                _show_setting(self.panels["compare"], "margin", 100.0 * abs(cond.threshold))
             elif cond.metric == "latency_p95" and cond.threshold_key == "max":
-                self.panels["cost"].control("latency_threshold").setValue(cond.threshold)
+                _show_setting(self.panels["cost"], "latency_threshold", cond.threshold)
 
     # -- presentation and closing ---------------------------------------------------------------
     def set_presentation(self, on: bool) -> None:
@@ -334,6 +334,18 @@ def reading_from_json(data) -> Reading:
     pairs = data.get("label_map") if isinstance(data.get("label_map"), list) else []
     label_map = tuple((str(p[0]), str(p[1])) for p in pairs if isinstance(p, (list, tuple)) and len(p) == 2)
     return Reading(scorer=scorer, errors=errors, label_map=label_map)
+
+
+def _show_setting(panel, name: str, value) -> None:
+    """A chart setting the registered rule decides (not saved, not an analysis option): set
+    as the program sets a field (no undo step, no unsaved change), the charts drawn again."""
+    panel._loading = True
+    try:
+        panel.control(name).setValue(value)
+    finally:
+        panel._loading = False
+    if panel.last_result is not None:
+        panel.render(panel.last_result)
 
 
 def close_large(old, new) -> None:

@@ -42,8 +42,8 @@ from ... import catalog
 from ...core.numbers import (  # noqa: F401  (re-exported: the policy's one home is core.numbers)
     _EXACT_KINDS, _FLOOR, _PATTERN_KINDS, _SCALE, _SIGNED, _STAT_RE, ALPHA, DECIMALS, GATE_UNIT_KINDS,
     HINT_KINDS, KINDS, MISSING, _cost_decimals, _currency_affix, _decimals_for, _fixed, _is_missing,
-    _p_decimals, excel_round, format_interval, format_p, format_record, format_value, gate_kind,
-    interval_method, kind_of,
+    _p_decimals, display_separators, excel_round, format_interval, format_p, format_record, format_value,
+    gate_kind, interval_method, kind_of, localize, set_display_separators,
 )
 from ...core.numbers import _pl, plural as _plural  # noqa: F401
 from ...core.numbers import split_paired as _split_paired  # noqa: F401  (diff:ndcg@10 and other paired ids)

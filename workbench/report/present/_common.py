@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any
-from ...core.numbers import ALPHA, MISSING, _is_missing, format_interval, format_p, format_value, gate_kind, interval_method, kind_of
+from ...core.numbers import ALPHA, MISSING, _is_missing, format_interval, format_p, format_value, gate_kind, interval_method, kind_of, localize
 from ...core.numbers import plural as _plural
 from ._methods import METHOD_LABELS, interval_words, method_label, method_labels  # noqa: F401
 from ._names import display_name
@@ -235,7 +235,7 @@ def t_sentence(result, suffix: str = "", **match) -> str:
 
 
 def _fixed_stat(x: float) -> str:
-    return f"{x:.2f}" if math.isfinite(x) else "undefined"
+    return localize(f"{x:.2f}") if math.isfinite(x) else "undefined"
 
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...core.numbers import count as _count
 from ...core.numbers import format_p, format_value
 from ...core.numbers import plural as _plural
 from ._common import Answer, _ci, _first, _fv, _q, _signature_fields
@@ -38,10 +39,10 @@ def _answer_runs(result, currency):
         text = f"{_q(last)} vs baseline {_q(base)}: {_fv(d)}{_ci(d)} on {_plural(d.get('n'), 'item')}"
         g, lo = _first(result, "gained", from_=base, to=last), _first(result, "lost", from_=base, to=last)
         if g is not None and lo is not None:
-            text += f", {g['value']:,} gained, {lo['value']:,} lost"
+            text += f", {_count(g['value'])} gained, {_count(lo['value'])} lost"
         a, b = _first(result, "only_from", from_=base, to=last), _first(result, "only_to", from_=base, to=last)
         if a is not None and b is not None and (a["value"] or b["value"]):
-            text += f", {a['value'] + b['value']:,} in only one of them"
+            text += f", {_count(a['value'] + b['value'])} in only one of them"
         parts.append(text)
         lo_ci, hi_ci = d.get("ci_low"), d.get("ci_high")
         apart = lo_ci is not None and hi_ci is not None and (lo_ci > 0 or hi_ci < 0)

@@ -16,11 +16,13 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QByteArray, QBuffer, QIODevice, QRectF, QSize, Qt  # noqa: E402
-from PySide6.QtGui import (QAction, QColor, QFont, QGuiApplication, QImage, QPainter,  # noqa: E402
-                           QPalette)
-from PySide6.QtSvg import QSvgGenerator  # noqa: E402
-from PySide6.QtWidgets import QApplication, QFileDialog, QToolTip  # noqa: E402
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QColor, QFont, QPalette  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
+
+from ...core.numbers import localize  # noqa: E402
+from .output import ChartOutput  # noqa: E402
 
 #: Okabe & Ito's colour-blind-safe palette (blue, orange, green, vermillion, purple, sky, yellow)
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
@@ -73,7 +75,7 @@ class PointsAxis(pg.AxisItem):
         out = []
         for v in values:
             text = f"{v * 100:{'+' if self.signed else ''}.{decimals}f}"
-            out.append("0" if float(text) == 0 else text)
+            out.append("0" if float(text) == 0 else localize(text))
         return out
 
 
@@ -100,15 +102,18 @@ class PercentAxis(pg.AxisItem):
         if decimals is None:
             step = spacing * 100
             decimals = 0 if step >= 1 else (1 if step >= 0.1 else 2)
-        return [f"{v * 100:.{decimals}f}%" for v in values]
+        return [localize(f"{v * 100:.{decimals}f}%") for v in values]
 
 
 class PlainAxis(pg.AxisItem):
-    """A numeric axis without SI prefixes (no 'x0.001')."""
+    """A numeric axis without SI prefixes (no 'x0.001'), in the numbers' locale."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - Qt naming
+        return [localize(text) for text in super().tickStrings(values, scale, spacing)]
 
 
 class IntegerAxis(pg.AxisItem):
@@ -131,7 +136,7 @@ class IntegerAxis(pg.AxisItem):
         return out
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - Qt naming
-        return [f"{int(round(v)):,}" for v in values]
+        return [localize(f"{int(round(v)):,}") for v in values]
 
 
 def spaced_log_ticks(values, keep=(), min_gap: float = 0.17) -> list[float]:
@@ -167,7 +172,15 @@ class LabelAxis(pg.AxisItem):
         self.setTicks([[(i, lab) for i, lab in enumerate(self.labels)], []])
 
 
-class Chart(pg.PlotWidget):
+def chart_min_height() -> int:
+    """A chart's least height: 260 px, less on a short screen (a laptop at 200% scale has 540
+    px of height in all: the answer, the tabs and a chart must fit in it)."""
+    screen = QApplication.primaryScreen()
+    height = screen.availableGeometry().height() if screen is not None else 800
+    return max(120, min(260, int(height * 0.22)))
+
+
+class Chart(ChartOutput, pg.PlotWidget):
     """Base class: subclasses implement :meth:`draw` from an AnalysisResult."""
 
     title = "Chart"
@@ -178,7 +191,7 @@ class Chart(pg.PlotWidget):
         axes = {"bottom": self.x_axis(orientation="bottom"), "left": self.y_axis(orientation="left")}
         super().__init__(parent=parent, axisItems=axes)
         self.setObjectName(f"chart:{type(self).__name__}")
-        self.setMinimumHeight(260)
+        self.setMinimumHeight(chart_min_height())
         self.plotItem.showGrid(x=True, y=True, alpha=0.18)
         # the legend sits under the plot, outside the data area: it never covers a point
         self.legend = pg.LegendItem(colCount=3)
@@ -204,6 +217,7 @@ class Chart(pg.PlotWidget):
         self.plotItem.enableAutoRange()
         self.draw(result)
         self.fit_legend()
+        self.describe()
 
     #: the most legend entries a row holds (fewer when the chart is narrow: see resizeEvent)
     legend_max_cols = 3
@@ -239,6 +253,7 @@ class Chart(pg.PlotWidget):
         self.legend.clear()
         self._plotted = {}
         self._hover = []
+        self.describe()
 
     def applies(self, result) -> bool:
         """Whether this chart has something to show for ``result`` (else its tab hides)."""
@@ -382,72 +397,6 @@ class Chart(pg.PlotWidget):
         if not self._hover:
             return None
         return self._nearest(x, y, 1.0, 1.0)[0]
-
-    # -- export --------------------------------------------------------------------------------
-    def _add_export_actions(self) -> None:
-        menu = self.plotItem.vb.menu
-        menu.addSeparator()
-        for text, slot in (("Export as PNG (2x)…", self._export_png_dialog),
-                           ("Export as SVG…", self._export_svg_dialog),
-                           ("Copy image", self.copy_image)):
-            act = QAction(text, menu)
-            act.triggered.connect(slot)
-            menu.addAction(act)
-
-    def render_image(self, scale: float = 2.0) -> QImage:
-        size = self.size() if self.width() > 50 else QSize(900, 520)
-        image = QImage(int(size.width() * scale), int(size.height() * scale),
-                       QImage.Format.Format_ARGB32)
-        image.setDevicePixelRatio(scale)
-        image.fill(self.backgroundBrush().color())
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        self.render(painter, QRectF(0, 0, size.width(), size.height()))
-        painter.end()
-        return image
-
-    def export_png(self, path: str, scale: float = 2.0) -> None:
-        if not self.render_image(scale).save(path, "PNG"):
-            raise OSError(f"could not write '{path}'")
-
-    def export_svg(self, path: str) -> None:
-        """SVG through Qt's own generator (pyqtgraph's exporter fails with PySide6 >= 6.11)."""
-        size = self.size() if self.width() > 50 else QSize(900, 520)
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(size)
-        generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
-        generator.setTitle(self.title)
-        painter = QPainter(generator)
-        self.render(painter, QRectF(0, 0, size.width(), size.height()))
-        painter.end()
-
-    def svg_bytes(self) -> bytes:
-        size = self.size() if self.width() > 50 else QSize(900, 520)
-        data = QByteArray()
-        buffer = QBuffer(data)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        generator = QSvgGenerator()
-        generator.setOutputDevice(buffer)
-        generator.setSize(size)
-        generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
-        painter = QPainter(generator)
-        self.render(painter, QRectF(0, 0, size.width(), size.height()))
-        painter.end()
-        return bytes(data)
-
-    def copy_image(self) -> None:
-        QGuiApplication.clipboard().setImage(self.render_image(2.0))
-
-    def _export_png_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export chart as PNG", f"{self.title}.png", "PNG (*.png)")
-        if path:
-            self.export_png(path)
-
-    def _export_svg_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export chart as SVG", f"{self.title}.svg", "SVG (*.svg)")
-        if path:
-            self.export_svg(path)
 
 
 def record_interval(result, metric: str, system=None) -> tuple[float, float]:

@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import QColor
 
+from ...core.numbers import localize
 from .base import (GREY, Chart, IntegerAxis, LabelAxis, PercentAxis, PlainAxis, colour, fmt, interval_text,
                    record_interval, system_colour)
 from .intervals import IntervalChart
@@ -36,7 +37,7 @@ class RateOrScoreAxis(PercentAxis):
     def tickStrings(self, values, scale, spacing):  # noqa: N802 - Qt naming
         if self.percent:
             return super().tickStrings(values, scale, spacing)
-        return pg.AxisItem.tickStrings(self, values, scale, spacing)
+        return [localize(t) for t in pg.AxisItem.tickStrings(self, values, scale, spacing)]
 
 
 # -- Runs ---------------------------------------------------------------------------------------

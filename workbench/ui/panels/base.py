@@ -12,13 +12,13 @@ from dataclasses import fields
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QGroupBox, QLabel,
                                QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
 from ...analyses.reading import Reading, run_read
 from ...core.errors import WorkbenchError
 from ...core.result import AnalysisResult
-from .. import presenting
+from .. import accessibility, presenting
 from ..loading import large_file_reason
 from ..tasks import TaskRunner
 from ..widgets import TableView
@@ -26,10 +26,12 @@ from .fields import (AUTO, NONE, Control, Field, fit_options_width, make_control
                      value_of)
 from .conventions_tab import on_render
 from .messages import PanelMessages
+from .keyboard import KeyboardPanel
+from .undoable import FormHistory
 from .results_view import (QUALIFIERS, build_results_column, clear_view, ensure_charts, headline_frame,
                            notes_html, show_tables)
 
-class AnalysisPanel(PanelMessages, QWidget):
+class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
     """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and ``CHARTS``, and may
     override :meth:`form_for_roles`, :meth:`configure_charts` and :meth:`extra_actions`."""
 
@@ -48,6 +50,8 @@ class AnalysisPanel(PanelMessages, QWidget):
     cleared = Signal()
     select_rows = Signal(object)   # source rows of the loaded table to show
     error = Signal(str, str)       # summary, details of an unexpected exception
+    #: a change the user made to the form: a :class:`~.undoable.FormStep` for the window's history
+    edit_made = Signal(object)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -75,15 +79,15 @@ class AnalysisPanel(PanelMessages, QWidget):
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(self.DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._record_typing)  # typed text that runs is a step
         self._debounce.timeout.connect(self.run_now)
         self._build()
 
     # -- layout --------------------------------------------------------------------------------
     def _build(self) -> None:
-        outer = QHBoxLayout(self)
+        outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
         split = QSplitter(Qt.Orientation.Horizontal)
-        outer.addWidget(split)
 
         form_box = QWidget()
         form_layout = QVBoxLayout(form_box)
@@ -95,12 +99,17 @@ class AnalysisPanel(PanelMessages, QWidget):
         # a narrow options column puts each field under its label instead of widening the window
         self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         for spec in self.FIELDS:
-            ctl = make_control(spec, self._changed, self._update_visibility, self._debounce.start)
+            ctl = make_control(spec, self._changed, self._update_visibility, self._debounce.start,
+                               started=self._edit_started)
             self.form.addRow(ctl.row_label, ctl.widget)
             self._controls[spec.name] = ctl
         form_layout.addWidget(group)
         self.run_button = QPushButton("Run now")
+        self.run_button.setObjectName("runButton")
         self.run_button.setToolTip("Results update by themselves when an option changes.")
+        self.run_button.setAccessibleName(f"Run {self.module.TITLE.lower()} now")
+        self.run_button.setAccessibleDescription("Results update by themselves when an option changes; "
+                                                 "this runs the analysis again at once.")
         self.run_button.clicked.connect(self.run_now)
         form_layout.addWidget(self.run_button)
         for widget in self.extra_actions():
@@ -110,18 +119,23 @@ class AnalysisPanel(PanelMessages, QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(form_box)
-        scroll.setMinimumWidth(300)
+        scroll.setMinimumWidth(240)  # fit_options_width widens it to its fields
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.options_scroll = scroll
         split.addWidget(scroll)
 
         split.addWidget(build_results_column(self))
+        outer.addWidget(self.message)
+        outer.addWidget(self.card)  # the answer first, the panel's whole width
+        outer.addWidget(split, 1)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setSizes([360, 900])
         split.setChildrenCollapsible(True)
         self.splitter = split
         self._show_message("Open a results file or an example to see results." if self.NEEDS_DATA else "")
+        self.setAccessibleName(f"{self.module.TITLE} panel")
+        accessibility.no_tab_traps(self)
         self.set_options(self.module.Options())
         self._loading = True
         for ctl in self._controls.values():
@@ -129,6 +143,7 @@ class AnalysisPanel(PanelMessages, QWidget):
                 set_value(ctl, ctl.spec.default)
         self._loading = False
         self._update_visibility()
+        accessibility.name_all(self)
 
     def extra_actions(self) -> list[QWidget]:
         """Widgets added under the Run button (e.g. Compare's 'show discordant items')."""
@@ -273,6 +288,7 @@ class AnalysisPanel(PanelMessages, QWidget):
     def _changed(self, *_args) -> None:
         if self._loading or self.closed:
             return
+        self._record_edit()
         self.options_changed.emit()
         if self.table is not None or not self.NEEDS_DATA:
             self._debounce.start()
@@ -395,6 +411,11 @@ class AnalysisPanel(PanelMessages, QWidget):
         self.on_cleared()
         self.cleared.emit()
 
+    def results_superseded(self) -> None:
+        """An error replaces the result on screen (the report no longer holds it either)."""
+        if self.last_result is not None:
+            self.clear_results()
+
     def on_cleared(self) -> None:
         """Hook: panel-specific widgets that show a result (Compare's discordant button)."""
 
@@ -440,6 +461,8 @@ class AnalysisPanel(PanelMessages, QWidget):
                 chart.update_from(result)
         show_tables(self, result, currency)
         on_render(self, result)
+        accessibility.no_tab_traps(self)  # result tables made on first use
+        accessibility.name_all(self)
 
     def answer_for_card(self, result, sentences: tuple, badge: str, tone: str):
         """Hook: what only the panel knows added to the answer (the measure an outcome column

@@ -110,7 +110,9 @@ class ConventionsTab(QWidget):
         cl = QVBoxLayout(chart_box)
         cl.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Headline:"))
+        head = QLabel("Headline:")
+        head.setBuddy(self.metric_box)  # its accessible name
+        row.addWidget(head)
         row.addWidget(self.metric_box, 1)
         cl.addLayout(row)
         cl.addWidget(self.chart, 1)

@@ -47,50 +47,62 @@ class Control:
     row_label: QLabel
 
 
-def make_control(spec: Field, changed, choice_changed, text_edited) -> "Control":
+def make_control(spec: Field, changed, choice_changed, text_edited, started=None) -> "Control":
     """The widget of one field and its label; ``changed`` is called when the user changes it,
     ``choice_changed`` when a choice is made (the form may show other fields), ``text_edited``
-    at each keystroke of a text field."""
+    at each keystroke of a text field; ``started``, if given, before any other slot of a change
+    (the state before it is the one an undo step goes back to)."""
+    def on_change(signal) -> None:
+        if started is not None:
+            signal.connect(started)  # connected first: Qt calls slots in connection order
+        signal.connect(changed)
+
     tip = spec.tooltip
     if spec.kind == "column":
         w = combo()
-        w.currentIndexChanged.connect(changed)
+        on_change(w.currentIndexChanged)
     elif spec.kind == "choice":
         w = combo()
         for value, label in spec.choices:
             w.addItem(label, value)
         if spec.default is not None:
             w.setCurrentIndex(max(0, w.findData(spec.default)))
-        w.currentIndexChanged.connect(changed)
+        on_change(w.currentIndexChanged)
         w.currentIndexChanged.connect(choice_changed)
     elif spec.kind == "bool":
         w = QCheckBox()
-        w.toggled.connect(changed)
+        on_change(w.toggled)
     elif spec.kind == "int":
         w = QSpinBox()
         w.setRange(int(spec.minimum), int(spec.maximum))
         w.setSingleStep(int(spec.step))
         w.setGroupSeparatorShown(True)
-        w.valueChanged.connect(changed)
+        on_change(w.valueChanged)
     elif spec.kind == "float":
         w = QDoubleSpinBox()
         w.setRange(spec.minimum, spec.maximum)
         w.setDecimals(spec.decimals)
         w.setSingleStep(spec.step)
-        w.valueChanged.connect(changed)
+        on_change(w.valueChanged)
     elif spec.kind in ("cutoffs", "text"):
         w = QLineEdit()
-        w.editingFinished.connect(changed)
+        on_change(w.editingFinished)
         w.textEdited.connect(lambda _t: text_edited())
     elif spec.kind == "file":
         w = FileField()
-        w.changed.connect(changed)
+        on_change(w.changed)
     else:  # pragma: no cover - a programming error in a panel
         raise ValueError(spec.kind)
     w.setToolTip(tip)
     w.setObjectName(spec.name)
+    w.setProperty("optionField", True)  # the window's keys work from inside it (ui/keys.py)
+    w.setAccessibleName(spec.label)  # what a screen reader says on arriving in the field
+    w.setAccessibleDescription(tip or spec.label)
     label = QLabel(spec.label)
     label.setToolTip(tip)
+    label.setBuddy(w)
+    if isinstance(w, FileField):
+        w.name_parts(spec.label)
     return Control(spec, w, label)
 
 
@@ -115,6 +127,23 @@ def value_of(ctl: "Control", auto_column):
         return text or None
     if spec.kind == "file":
         return w.path() or None
+    raise ValueError(spec.kind)  # pragma: no cover
+
+
+def field_state(ctl: "Control") -> tuple[Any, str]:
+    """What a control holds, as an undo step remembers it: (its value as :func:`set_value`
+    takes it back, the text the user sees).  A column left automatic is None."""
+    spec, w = ctl.spec, ctl.widget
+    if spec.kind in ("column", "choice"):
+        return w.currentData(), w.currentText()
+    if spec.kind == "bool":
+        return w.isChecked(), "on" if w.isChecked() else "off"
+    if spec.kind in ("int", "float"):
+        return w.value(), w.text()
+    if spec.kind in ("cutoffs", "text"):
+        return w.text(), w.text() or "(empty)"
+    if spec.kind == "file":
+        return w.path(), (w.path().replace("\\", "/").rsplit("/", 1)[-1] or "none")
     raise ValueError(spec.kind)  # pragma: no cover
 
 
@@ -175,6 +204,7 @@ class FileField(QWidget):
         clear = QPushButton("×")
         clear.setFixedWidth(28)
         clear.clicked.connect(lambda: (self.edit.clear(), self.changed.emit()))
+        self.browse_button, self.clear_button = browse, clear
         layout.addWidget(self.edit, 1)
         layout.addWidget(browse)
         layout.addWidget(clear)
@@ -185,6 +215,16 @@ class FileField(QWidget):
         if path:
             self.edit.setText(path)
             self.changed.emit()
+
+    def name_parts(self, label: str) -> None:
+        """Accessible names of the path, the browse button and the clear button."""
+        self.setFocusProxy(self.edit)
+        self.edit.setAccessibleName(label)
+        self.edit.setAccessibleDescription(f"The path of the {label.lower()}; empty: none.")
+        self.browse_button.setAccessibleName(f"Choose the {label.lower()}…")
+        self.browse_button.setToolTip(f"Choose the {label.lower()}")
+        self.clear_button.setAccessibleName(f"No {label.lower()}")
+        self.clear_button.setToolTip(f"Clear the {label.lower()}")
 
     def path(self) -> str:
         return self.edit.text().strip()

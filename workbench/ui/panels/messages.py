@@ -23,14 +23,26 @@ class PanelMessages:
             self.error.emit(f"{type(error).__name__}: {error}", details)
 
     def _show_error(self, text: str) -> None:
+        """A red error replaces the panel's result: what was computed with the previous
+        settings or data is taken off first (:meth:`results_superseded`), so no number is left
+        on screen looking current beside it.  A screen reader hears the error."""
+        from ..accessibility import announce
+
+        self.results_superseded()
         text = self._gui_words(text)
         self.last_error = text
         self.message.setStyleSheet("color: #b3261e; font-weight: bold;")
         self.message.setText(text)
         self.message.setVisible(True)
+        self.message.setAccessibleName("Error")
+        announce(self.message, text)
+
+    def results_superseded(self) -> None:
+        """Hook: take the result on screen off (an error says why there is none now)."""
 
     def _show_message(self, text: str) -> None:
         text = self._gui_words(text)
+        self.message.setAccessibleName("Message")
         self.message.setStyleSheet("")
         self.message.setText(text)
         self.message.setVisible(bool(text))

@@ -9,24 +9,24 @@ the report say "rule changed after results were seen".
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
                                QScrollArea, QSplitter, QVBoxLayout, QWidget)
 
 from ...core.errors import WorkbenchError
 from ...core.session import Session, atomic_write_text, sha256_text
-from ...rules import TEMPLATE, card_rows, evaluate, parse_rule, rule_changed, verdict_of
+from ...rules import card_rows, evaluate, parse_rule, rule_changed, verdict_of
 from ..models import FrameModel
 from ..tasks import TaskRunner
-from .. import presenting
-from ..widgets import AnswerCard, BusyBar, TableView
+from .. import accessibility, presenting
+from ..widgets import AnswerCard, BusyBar, FollowMinimumWidth, TableView
 from .base import PanelMessages, notes_html
 from . import rule_conventions
 from .rule_baseline import BaselineStrip
+from .rule_template import rule_template
 
 VERDICT_COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "INCONCLUSIVE": "#a05a00"}
 CARD_COLUMNS = ("condition", "status", "observed", "interval", "n", "threshold", "requirement",
@@ -81,7 +81,7 @@ class RulePanel(PanelMessages, QWidget):
         font.setStyleHint(QFont.StyleHint.Monospace)
         self.editor.setFont(font)
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.editor.setMinimumWidth(260)
+        self.editor.setMinimumWidth(200)
         self.editor.setPlaceholderText("Start from the template (New) or open a rule file.")
         self.editor.textChanged.connect(self._on_text_changed)
         ll.addWidget(self.editor, 1)
@@ -97,8 +97,8 @@ class RulePanel(PanelMessages, QWidget):
         self.register_button.setObjectName("registerRule")
         self.register_button.setToolTip("Records the rule's SHA-256 and the time in the session.")
         self.register_button.clicked.connect(self.register)
-        row.addWidget(self.register_button)
         ll.addLayout(row)
+        ll.addWidget(self.register_button)  # a line of its own: the editor's column stays narrow
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -132,6 +132,9 @@ class RulePanel(PanelMessages, QWidget):
         self.message.setWordWrap(True)
         rl.addWidget(self.message)
         self.answer = AnswerCard()
+        self.answer.keep_whole = True  # its column scrolls rather than cut it (a 200% screen)
+        self.answer.set_sources(signature=lambda: self.last_result.signature if self.last_result else "",
+                                table=lambda: self.card, title=lambda: "Release decision")
         rl.addWidget(self.answer)
         self.card = TableView(FrameModel())
         self.card.setObjectName("decisionCard")
@@ -149,15 +152,35 @@ class RulePanel(PanelMessages, QWidget):
         scroll.setVisible(False)  # shown with notes: an empty box takes no room from the card
         self.notes_scroll = scroll
         rl.addWidget(scroll, 2)
-        self.signature = QLabel()
-        self.signature.setWordWrap(True)
-        self.signature.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        rl.addWidget(self.signature)
-        split.addWidget(right)
+        sig_row = QHBoxLayout()  # one line that scrolls: a long signature never widens the window
+        sig_label = QLabel("Signature:")
+        sig_row.addWidget(sig_label)
+        self.signature = QLineEdit()
+        self.signature.setReadOnly(True)
+        self.signature.setObjectName("ruleSignature")
+        self.signature.setToolTip("Every convention of the rule's evaluation.")
+        sig_label.setBuddy(self.signature)
+        sig_row.addWidget(self.signature, 1)
+        rl.addLayout(sig_row)
+        # the decision's column scrolls when the window is short (a 200% screen): the verdict and
+        # the answer keep their whole height at the top instead of being squeezed under the table
+        right_scroll = QScrollArea()
+        right_scroll.setWidgetResizable(True)
+        right_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        right_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        right_scroll.setWidget(right)
+        self._right_width = FollowMinimumWidth(right, right_scroll)  # scrolls down, never sideways
+        split.addWidget(right_scroll)
         split.setSizes([380, 800])
         split.setChildrenCollapsible(False)
         split.setStretchFactor(1, 1)
         self._refresh_status()
+        self.editor.setAccessibleName("Release rule (TOML)")
+        self.editor.setAccessibleDescription("The release rule: written and registered before the results "
+                                             "are seen. Tab leaves the editor.")
+        self.setAccessibleName("Release rule panel")
+        accessibility.no_tab_traps(self)
+        accessibility.name_all(self)
 
     def _make_baseline_strip(self) -> BaselineStrip:
         """The blessed baseline of the rule's folder and "Bless this run as baseline…"."""
@@ -201,7 +224,12 @@ class RulePanel(PanelMessages, QWidget):
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save the release rule", "release-rule.toml", "Rules (*.toml)")
         if path:
-            atomic_write_text(path, self.rule_text())
+            try:
+                atomic_write_text(path, self.rule_text())
+            except OSError as err:
+                self._show_error(f"The rule could not be saved to '{path}' ({err.strerror or err}); "
+                                 f"a rule file already there is unchanged.")
+                return
             self.rule_path = path
             self.baseline_strip.refresh()
 
@@ -220,6 +248,7 @@ class RulePanel(PanelMessages, QWidget):
         try:
             rule = parse_rule(text, source="the rule editor")
         except WorkbenchError as err:
+            self.clear_result()  # no decision beside the error: it would read as this rule's
             self._show_error(editor_message(str(err), self.rule_text()))
             self._go_to_error_line(str(err))
             return False
@@ -288,6 +317,7 @@ class RulePanel(PanelMessages, QWidget):
         try:
             rule = parse_rule(self.rule_text(), source="the rule editor")
         except WorkbenchError as err:
+            self.clear_result()  # no decision beside the error: it would read as this rule's
             self._show_error(editor_message(str(err), self.rule_text()))
             return
         session: Session = self._session()
@@ -344,6 +374,15 @@ class RulePanel(PanelMessages, QWidget):
         self.last_input_sha256 = sha
         self.last_result_registered = registered
         self.last_error = None
+        self._render(result, registered)
+        self.result_ready.emit(result)
+
+    def render_again(self) -> None:
+        """Draw the decision again (the numbers' locale changed)."""
+        if self.last_result is not None:
+            self._render(self.last_result, self.last_result_registered)
+
+    def _render(self, result, registered: bool) -> None:
         verdict = verdict_of(result)
         colour = VERDICT_COLOURS.get(verdict, "#444")
         changed = " — rule changed after results were seen" if rule_changed(result) else ""
@@ -376,8 +415,8 @@ class RulePanel(PanelMessages, QWidget):
             self._show_message(sentence + ("" if registered else " (a draft: the rule is not registered)"))
         self.notes.setText(notes_html(result.notes))
         self.notes_scroll.setVisible(bool(result.notes))
-        self.signature.setText(f"<small>Signature: {result.signature}</small>")
-        self.result_ready.emit(result)
+        self.signature.setText(result.signature)
+        self.signature.setCursorPosition(0)
 
 
 def pd_empty():
@@ -416,85 +455,3 @@ def editor_message(message: str, text: str) -> str:
     message = _LINE_SECTION.sub(lambda m: f"Line {m.group(1)} of the rule ([{m.group(2)}]): ", message)
     message = _RULE_FILE.sub(lambda m: "The rule in the editor" + (", " if m.group(1) == ", " else " "), message)
     return message.replace("rule file 'the rule editor'", "the rule in the editor")
-
-
-def _q(value: str) -> str:
-    return json.dumps(str(value), ensure_ascii=False)
-
-
-def rule_template(table, roles: dict[str, str]) -> str:
-    """A starting rule for the loaded data: wide (a baseline and a candidate column) or long
-    (system, item, outcome rows), with the conditions its columns allow.  Without data, the
-    generic template."""
-    if table is None:
-        return TEMPLATE
-    by_role: dict[str, str] = {}
-    for col, role in roles.items():
-        by_role.setdefault(role, col)
-    item = by_role.get("item")
-    one_system = 0
-    lines = ["# Release rule: written before the results are seen.",
-             f"# Made for {getattr(table, 'name', 'the loaded file')}: check every threshold before you register it.",
-             "[rule]", 'name = "candidate release"']
-    data: list[str] = []
-    conditions: list[str] = []
-    if "baseline" in by_role and "candidate" in by_role:  # wide form
-        lines += [f"baseline = {_q(by_role['baseline'])}   # wide form: one outcome column per system",
-                  f"candidate = {_q(by_role['candidate'])}"]
-        paired = True
-    else:
-        system = by_role.get("system") or by_role.get("version")
-        names: list[str] = []
-        if system is not None:
-            from ...io import to_text
-
-            names = list(dict.fromkeys(to_text(table, system)))[:2]
-        one_system = 2 if system is None else (1 if len(names) < 2 else 0)
-        while len(names) < 2:
-            names.append(("v1", "v2")[len(names)])
-        lines += [f"baseline = {_q(names[0])}   # system names in column {_q(system or 'system')}",
-                  f"candidate = {_q(names[1])}"]
-        data.append(f"system = {_q(system or 'system')}")
-        if "success" in by_role:
-            data.append(f"outcome = {_q(by_role['success'])}")
-        paired = "success" in by_role
-    lines.append("alpha = 0.05")
-    if item:
-        data.insert(0, f"item = {_q(item)}")
-    if "cluster" in by_role:
-        data.append(f"cluster = {_q(by_role['cluster'])}")
-    if "cost" in by_role:
-        data.append(f"cost = {_q(by_role['cost'])}")
-    if "latency" in by_role:
-        data.append(f"latency = {_q(by_role['latency'])}")
-    ranking = {"query", "doc", "relevance"} <= set(by_role)
-    if ranking:
-        for key in ("query", "doc", "score", "relevance"):
-            if key in by_role:
-                data.append(f"{key} = {_q(by_role[key])}")
-    if paired:
-        conditions.append("[[condition]]\nmetric = \"success\"          # paired difference of success rates\n"
-                          "max_drop = 0.01             # must not drop by more than 1 point ...\n"
-                          "bound = \"lower\"             # ... judged on the lower bound of the 95% interval\n"
-                          "interval = \"bootstrap\"\ntest = \"sign\"               # exact sign test, chosen in advance\n"
-                          "resamples = 10000\nseed = 12345")
-    if ranking:
-        conditions.append("[[condition]]\nmetric = \"ndcg@10\"\nmax_drop = 0.01\nbound = \"lower\"")
-    if "cost" in by_role and "baseline" not in by_role:
-        conditions.append("[[condition]]\nmetric = \"cost_per_success\"\nmax_increase = 0.10      # at most 10% dearer")
-    if "latency" in by_role and "baseline" not in by_role:
-        conditions.append("[[condition]]\nmetric = \"latency_p95\"\nmax_increase = 0.20      # p95 at most 20% slower")
-    name = getattr(table, "name", "the loaded file")
-    if not conditions:  # nothing the rule could check on this data: said before the template
-        return (f"# {name} has no outcome, cost, latency or ranking column that a release rule\n"
-                f"# could check, and a rule compares a baseline with a candidate: open their\n"
-                f"# results together (File > Open, several files) or set the columns' roles,\n"
-                f"# then press New again.  A generic template:\n" + TEMPLATE)
-    if "baseline" not in by_role and one_system:
-        lines.insert(2, f"# {name} has {'one system' if one_system == 1 else 'no system column'}: "
-                        f"a rule compares two; the names below are placeholders until their "
-                        f"results are opened together.")
-    out = "\n".join(lines) + "\n"
-    if data:
-        out += "\n[data]\n" + "\n".join(data) + "\n"
-    return out + "\n" + "\n\n".join(conditions) + "\n"

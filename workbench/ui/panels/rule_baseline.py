@@ -15,7 +15,7 @@ from typing import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QSizePolicy, QToolButton, QWidget
 
 from ...core.errors import WorkbenchError
 from ...rules import baseline as bl
@@ -40,6 +40,8 @@ class BaselineStrip(QWidget):
         self.label = QLabel()
         self.label.setObjectName("baselineLabel")
         self.label.setWordWrap(True)
+        # a long folder name wraps or is cut, it never widens the window (a 200% screen)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row.addWidget(self.label, 1)
         self.bless_action = QAction("Bless this run as baseline…", self)
         self.bless_action.setObjectName("blessBaseline")

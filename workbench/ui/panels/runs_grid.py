@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from ..charts.runs_repeats import RunsHeatmap
 from ..models import FrameModel
@@ -53,16 +53,22 @@ class RunsGrid(QWidget):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(chars)
         self.count = QLabel()
+        # the count gives way on a narrow tab (a 200% screen): the combos keep their room
+        self.count.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.filter.setToolTip("Which items the grid and the heat map show.")
         self.run_a.setToolTip("Run A of 'right in A, wrong in B'.")
         self.run_b.setToolTip("Run B of 'right in A, wrong in B'.")
         bar.addWidget(self.filter, 2)
-        self.label_a, self.label_b = QLabel("A"), QLabel("B")
-        for lab, combo in ((self.label_a, self.run_a), (self.label_b, self.run_b)):
-            bar.addWidget(lab)
-            bar.addWidget(combo, 2)
         bar.addWidget(self.count, 1)
+        runs = QHBoxLayout()  # the two runs on a line of their own: a narrow tab keeps them whole
+        self.label_a, self.label_b = QLabel("A"), QLabel("B")
+        self.label_a.setBuddy(self.run_a)
+        self.label_b.setBuddy(self.run_b)
+        for lab, combo in ((self.label_a, self.run_a), (self.label_b, self.run_b)):
+            runs.addWidget(lab)
+            runs.addWidget(combo, 2)
         layout.addLayout(bar)
+        layout.addLayout(runs)
         split = QSplitter(Qt.Orientation.Horizontal)
         self.table = TableView(FrameModel(background_rows=50_000))
         self.table.setObjectName("gridTable")
