@@ -87,6 +87,18 @@ def test_the_scorer_and_errors_are_chosen_once_for_every_panel(qtbot, window):
     assert "scorer:acc_norm" in other.signature  # the same decision on another panel
     session = window.current_session()
     assert session.reading == {"scorer": "acc_norm", "errors": "exclude", "label_map": []}
+    # the decision is one step of Edit > Undo, named; undone, every panel reads 'acc' again
+    assert window.undo_action.text() == "&Undo: Scorer the file's primary -> 'acc_norm'"
+    window.workspace.show("aggregate")
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        window.undo_action.trigger()
+    assert {r["version"]: r["value"] for r in panel.last_result.find("micro")} == \
+        {name: pytest.approx(r["acc"]) for name, r in runs.items()}
+    assert card.scorer.currentData() is None and window.current_session().reading is None
+    with qtbot.waitSignal(panel.result_ready, timeout=30000):
+        window.redo_action.trigger()
+    assert "scorer:acc_norm(recorded metric)" in panel.last_result.signature
+    assert card.scorer.currentData() == "acc_norm"
 
 
 def test_promptfoo_repeats_one_rate_on_every_panel_and_in_the_workbook(qtbot, window, tmp_path, monkeypatch):

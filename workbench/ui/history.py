@@ -47,6 +47,40 @@ class RolesStep(QUndoCommand):
         self.apply(self.after)
 
 
+class ReadingStep(QUndoCommand):
+    """A decision of how the file is read, made once for every panel: "Scorer 'match' ->
+    'model_graded_qa'", "Errored records left out -> counted as failures"."""
+
+    ERRORS = {"exclude": "left out", "fail": "counted as failures"}
+
+    def __init__(self, apply, before, after) -> None:
+        super().__init__()
+        self.apply, self.before, self.after = apply, before, after
+        self._done = True
+        parts = []
+        if before.scorer != after.scorer:
+            parts.append(f"Scorer {_name(before.scorer)} -> {_name(after.scorer)}")
+        if before.errors != after.errors:
+            parts.append(f"Errored records {self.ERRORS.get(before.errors, before.errors)} -> "
+                         f"{self.ERRORS.get(after.errors, after.errors)}")
+        if before.label_map != after.label_map:
+            parts.append("Judge's labels in people's words")
+        self.setText("; ".join(parts) or "How the file is read")
+
+    def undo(self) -> None:
+        self.apply(self.before)
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self.apply(self.after)
+
+
+def _name(scorer) -> str:
+    return f"'{scorer}'" if scorer else "the file's primary"
+
+
 class RuleStep(QUndoCommand):
     """An edit of the release rule's text: typing up to a pause (the keystrokes of one burst
     merge into one step), New, Open."""

@@ -278,10 +278,26 @@ class MainWindow(FileCommands, EditCommands, QMainWindow):
         return self.workspace.applies(name)
 
     def _on_reading_changed(self, reading) -> None:
-        """A scorer or error decision in the card: every panel reads the file so."""
-        from .workspace import reading_to_json
+        """A scorer or error decision in the card: every panel reads the file so (one step of
+        Edit > Undo)."""
+        from .history import ReadingStep
 
         self.ensure_workspace()
+        before = self.workspace.reading
+        self._set_reading(reading)
+        if before != reading:
+            self.history.push(ReadingStep(self.apply_reading, before, reading))
+
+    def apply_reading(self, reading) -> None:
+        """Undo/redo of a reading decision: the card shows it and every panel follows."""
+        self.reading_card.set_reading(reading)
+        self._set_reading(reading)
+        if self.table is not None:
+            self.reading_card._describe()  # the card's counts under the restored decision
+
+    def _set_reading(self, reading) -> None:
+        from .workspace import reading_to_json
+
         roles = self.workspace.set_reading(reading)
         if self.table is not None:
             self.roles_table.blockSignals(True)
