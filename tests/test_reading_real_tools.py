@@ -315,3 +315,48 @@ def test_rubric_reads_test_cases_not_tries_with_promptfoos_weights(cli):
             assert (rec["value"], rec["n"]) == (pytest.approx(want_rate, abs=1e-9), len(shares))
             checked += 1
     assert checked == 6
+
+
+# --- the release gate reads the file as every panel does ------------------------------------------
+
+def _rule(tmp_path, base: str, cand: str) -> str:
+    path = tmp_path / "rule.toml"
+    path.write_text(f'[rule]\nbaseline = "{base}"\ncandidate = "{cand}"\n\n[[condition]]\nmetric = "success"\n'
+                    'max_drop = 0.05\nbound = "lower"\ntest = "sign"\n', encoding="utf-8")
+    return str(path)
+
+
+def _gate(capsys, *argv: str) -> dict:
+    got = main(["gate", *map(str, argv), "--json"])
+    out, err = capsys.readouterr()
+    assert got in (0, 1, 3), err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("errors", ["exclude", "fail"])
+def test_gate_on_promptfoo_repeats_pairs_test_cases_as_compare_does(cli, capsys, tmp_path, errors):
+    """A success condition on a log of repeated tries: the unit is the test case (each system's
+    share of its tries), the difference Compare's, the sign test over test cases."""
+    path = fx("promptfoo_repeat", "results.json")
+    compare = cli("compare", path, "--errors", errors)
+    diff = one(compare, "mean_diff")
+    doc = _gate(capsys, _rule(tmp_path, "steady", "flaky"), path, "--errors", errors)
+    cond = doc["card"][0]
+    assert cond["observed"] == pytest.approx(diff["value"], abs=1e-12)
+    assert cond["n"] == diff["n"] == (6 if errors == "fail" else 5)
+    from scipy.stats import binomtest
+
+    improved, worse = one(compare, "improved")["value"], one(compare, "worse")["value"]
+    assert cond["p_value"] == pytest.approx(binomtest(improved, improved + worse).pvalue, abs=1e-12)
+    assert "unit:item(share-of-tries)" in doc["signature"]
+
+
+def test_gate_reads_the_chosen_scorer_of_two_lmeval_runs(cli, capsys, tmp_path):
+    runs = fx("lmeval_mc", "runs")
+    want = {f"dummy {r['num_fewshot']}-shot seed {r['seeds']['random_seed']}": r for r in expected("lmeval_mc")["runs"]}
+    base, cand = sorted(want)
+    rule = _rule(tmp_path, base, cand)
+    for scorer in ("acc", "acc_norm"):
+        doc = _gate(capsys, rule, runs, "--scorer", scorer) if scorer != "acc" else _gate(capsys, rule, runs)
+        cond = doc["card"][0]
+        assert cond["observed"] == pytest.approx(want[cand][scorer] - want[base][scorer], abs=1e-9), scorer

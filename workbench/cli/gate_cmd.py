@@ -58,6 +58,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rule-changed-after-results", action="store_true",
                    help="mark the card 'rule changed after results were seen'")
     p.add_argument("--progress", action="store_true", help="report progress on stderr")
+    p.add_argument("--scorer", metavar="NAME",
+                   help="the scorer of a tool's log whose values are the outcome (default: the tool's "
+                        "own primary scorer; 'workbench describe FILE' lists them)")
+    p.add_argument("--errors", choices=["exclude", "fail"], default="exclude",
+                   help="records that ended with an error: exclude = left out and counted (default); "
+                        "fail = counted as failures by the success conditions")
     p.add_argument("--conventions", action="store_true",
                    help="also judge the rule with each convention its conditions state (gain, ties, "
                         "no-relevant and unjudged policies, relevance threshold, percentile method) "
@@ -101,7 +107,10 @@ def run(args: argparse.Namespace) -> int:
         return run_against_baseline(args, rule, changed, extra_notes, writer, progress)
     tables = [load_table(path, sheet=args.sheet if _is_workbook(path) else None, progress=progress)
               for path in args.inputs]
-    result = evaluate(rule, tables, rule_changed_after_results=changed, progress=progress)
+    from ..analyses.reading import Reading
+
+    reading = Reading(scorer=args.scorer, errors=args.errors)
+    result = evaluate(rule, tables, rule_changed_after_results=changed, progress=progress, reading=reading)
     if args.conventions:  # only when asked: one more judgement per convention
         from ..rules.conventions import with_conventions
 

@@ -14,6 +14,7 @@ from ..core.progress import NULL_PROGRESS
 from ..io import LoadedTable, require_columns, to_binary, to_float, to_text
 from .inputs import _blank, _Cols, _evalset, _subset, _systems_present
 from .outcome import Outcome
+from .repeated import eval_repeated, repeated_item
 from .slice_criterion import eval_slices
 from .spec import (COST, JUDGE, JUDGE_METRICS, LATENCY, PAIRED, RANKING, SLICES, TEST_NAMES, Condition,
                    effort_measure)
@@ -82,6 +83,12 @@ def _eval_paired(cond: Condition, table: LoadedTable, alpha: float, progress) ->
         sys_col, item_col, out_col = cols.get("system"), cols.get("item"), cols.get("outcome")
         systems = np.asarray(to_text(table, sys_col), dtype=object)
         _systems_present(table, sys_col, systems, [base, cand])
+        repeated = repeated_item(table)
+        if repeated is not None and not cond.data.get("item"):  # a log's tries: the unit is the item
+            cols.notes.clear()
+            return eval_repeated(cond, table, alpha, sys_col, out_col, repeated, notes,
+                                 lambda b_ids, c_ids: _evalset(base, cand, b_ids, c_ids, "items", table,
+                                                               notes)[0])
         items = np.asarray(to_text(table, item_col), dtype=object)
         info, common = _evalset(base, cand, pd.Index(items[systems == base]).unique(),
                                 pd.Index(items[systems == cand]).unique(), "items", table, notes)

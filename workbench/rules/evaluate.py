@@ -33,7 +33,7 @@ CHANGED_NOTE = "rule changed after results were seen"
 
 
 def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_results: bool = False,
-             progress=NULL_PROGRESS) -> AnalysisResult:
+             progress=NULL_PROGRESS, reading=None) -> AnalysisResult:
     """Judge every condition of ``rule`` on ``tables`` (the INPUT files, in order).
 
     Returns the decision card: ``analysis="gate"``, a ``verdict`` record, one record per
@@ -43,7 +43,11 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
     tables = list(tables)
     if not tables:
         raise DataError("The gate needs at least one input file with results.")
-    outcomes = _measure_all(rule, tables, progress)
+    errors = "exclude"
+    if reading is not None:  # the reading every panel uses: the scorer, errored records
+        tables = [_read(t, reading) for t in tables]
+        errors = reading.errors
+    outcomes = _measure_all(rule, tables, progress, errors)
     tested, adjusted = _adjust(rule, outcomes)
     rows, records, notes, items_rows, statuses = _judge_all(rule, outcomes, tested, adjusted,
                                                             rule_changed_after_results)
@@ -54,18 +58,38 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
     tables_out = _tables(rule, verdict, rows, items_rows, rule_changed_after_results)
     progress.advance(1.0, "done")
     inputs = ", ".join(t.path for t in tables)
-    return AnalysisResult(NAME, signature(_signature(rule, rule_changed_after_results)), tuple(records),
+    sig = _signature(rule, rule_changed_after_results)
+    if errors == "fail":
+        sig["errored"] = "failures(success-conditions),excluded(cost-latency)"
+    if reading is not None and reading.scorer:
+        sig["scorer"] = reading.scorer
+    units = sorted({o.unit for o in outcomes if o.unit})
+    if units:  # a log's repeated tries: the unit is the item
+        sig["unit"] = ";".join(units)
+    return AnalysisResult(NAME, signature(sig), tuple(records),
                           tuple(tables_out), tuple(notes), inputs)
 
 
-def _measure_all(rule: Rule, tables: list[LoadedTable], progress) -> list[Outcome]:
+def _read(table: LoadedTable, reading) -> LoadedTable:
+    """A log's table under the reading: the chosen scorer's column is the outcome."""
+    import dataclasses
+
+    from ..analyses.reading import roles_for
+
+    if getattr(table, "evaluation", None) is None and reading.scorer is None:
+        return table
+    roles = roles_for(table, dict(table.roles or {}), reading)
+    return dataclasses.replace(table, roles=roles) if roles != (table.roles or {}) else table
+
+
+def _measure_all(rule: Rule, tables: list[LoadedTable], progress, errors: str = "exclude") -> list[Outcome]:
     """Each condition's outcome on the input it reads (a data error names the condition)."""
     outcomes: list[Outcome] = []
     for pos, cond in enumerate(rule.conditions):
         progress.check_cancelled()
         progress.advance(pos / (len(rule.conditions) + 1), f"condition {cond.index}: {cond.metric}")
         idx, how = _pick_input(rule, cond, tables)
-        table, errored = _measurements(tables[idx], cond)
+        table, errored = _measurements(tables[idx], cond, errors)
         try:
             out = measure(cond, table, rule.alpha, progress)
         except DataError as err:  # say which condition needed the data
@@ -78,15 +102,28 @@ def _measure_all(rule: Rule, tables: list[LoadedTable], progress) -> list[Outcom
     return outcomes
 
 
-def _measurements(table: LoadedTable, cond) -> tuple[LoadedTable, list[str]]:
+def _measurements(table: LoadedTable, cond, errors: str = "exclude") -> tuple[LoadedTable, list[str]]:
     """The input without its errored rows (an Inspect sample that ended with an error, a
-    promptfoo request whose provider failed: not measurements), and the note naming them."""
+    promptfoo request whose provider failed: not measurements), and the note naming them; with
+    ``errors = "fail"`` a success condition counts them as failures (a cost or latency condition
+    still leaves them out: their cost and latency measure no answer)."""
     from ..analyses import _rows
+    from .spec import PAIRED, SLICES
 
-    err = _rows.find(table, cond.data.get("error"), "exclude")
+    fail = errors == "fail" and cond.kind in (PAIRED, SLICES)
+    err = _rows.find(table, cond.data.get("error"), "failure" if fail else "exclude")
     if not err.count:
         return table, []
-    return _rows.apply(table, err, []), err.note()
+    if fail:
+        outcome = cond.data.get("outcome") or _rows.role_column(table, "success") \
+            or _rows.role_column(table, "outcome")
+        return _rows.apply(table, err, [outcome]), _gate_words(err.note())
+    return _rows.apply(table, err, []), _gate_words(err.note())
+
+
+def _gate_words(notes: list[str]) -> list[str]:
+    """The error note in the gate's own flag (``--errors fail``)."""
+    return [n.replace("--errored failure", "--errors fail") for n in notes]
 
 
 def _adjust(rule: Rule, outcomes: list[Outcome]) -> tuple[list[int], dict[int, float]]:

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError
+from ..core.numbers import format_value
 from ..io import LoadedTable, guess_column, require_columns, to_text
 from .spec import COST, JUDGE, PAIRED, RANKING, SLICES, Condition, Rule, RuleError, effort_measure
 
@@ -164,12 +165,21 @@ def _evalset(base: str, cand: str, b_ids: pd.Index, c_ids: pd.Index, word: str, 
     if len(missing) or len(added):
         parts = []
         if len(missing):
-            parts.append(f"{len(missing)} {word} scored for the baseline are missing for the candidate "
+            parts.append(f"{_count(len(missing), word)} scored for the baseline "
+                         f"{'is' if len(missing) == 1 else 'are'} missing for the candidate "
                          f"(e.g. {', '.join(map(str, missing[:3]))})")
         if len(added):
-            parts.append(f"{len(added)} {word} were added for the candidate "
+            parts.append(f"{_count(len(added), word)} {'was' if len(added) == 1 else 'were'} "
+                         f"added for the candidate "
                          f"(e.g. {', '.join(map(str, added[:3]))})")
         notes.append(f"Eval-set check: '{base}' and '{cand}' were scored on different {word} in "
                      f"'{table.name}': {' and '.join(parts)}; the comparison uses the {len(common)} "
                      f"common {word} only.")
     return info, common
+
+
+def _count(n: int, word: str) -> str:
+    """``3 items``, ``1 item``, ``1 query`` (``word`` is the plural)."""
+    one = {"items": "item", "queries": "query", "tasks": "task"}.get(word, word)
+    return f"{format_value(n, 'count')} {one if n == 1 else word}"
+

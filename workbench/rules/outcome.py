@@ -25,6 +25,8 @@ class Outcome:
     sd: float | None = None              # ranking: sd of the per-query differences
     discordant: int | None = None        # items (or queries) that differ
     unit_word: str = "items"
+    #: the unit when it is not one row: "item(share-of-tries)" for a log's repeated tries
+    unit: str = ""
     #: slice conditions: the slice shown ("language = hi"), the slices that fail (each a dict of
     #: name, diff, ci_low, ci_high, n) and how many slices had at least min_items items
     slice: str | None = None

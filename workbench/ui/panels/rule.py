@@ -333,11 +333,12 @@ class RulePanel(PanelMessages, QWidget):
         self._running = (registered, getattr(self.table, "sha256", None))
         if conventions:
             self.busy.start("Judging the rule under each convention…")
-            self.runner.start(rule_conventions.job(rule, tables, changed))
+            self.runner.start(rule_conventions.job(rule, tables, changed, getattr(self, "reading", None)))
             return
         self.busy.start("Evaluating the rule…")
+        reading = getattr(self, "reading", None)  # the window's one reading of the file
         self.runner.start(lambda progress: evaluate(rule, tables, rule_changed_after_results=changed,
-                                                    progress=progress))
+                                                    progress=progress, reading=reading))
 
     def check_conventions(self) -> None:
         """The "Conventions" button: the verdict under each alternative convention."""

@@ -30,7 +30,7 @@ def view() -> TableView:
     return out
 
 
-def job(rule, tables, changed: bool):
+def job(rule, tables, changed: bool, reading=None):
     """The worker's job: the rule evaluated, then judged under each convention."""
     from ...core.progress import Scaled
     from ...rules import evaluate
@@ -38,7 +38,7 @@ def job(rule, tables, changed: bool):
 
     def run(progress):
         result = evaluate(rule, tables, rule_changed_after_results=changed,
-                          progress=Scaled(progress, 0.0, 0.2))
+                          progress=Scaled(progress, 0.0, 0.2), reading=reading)
         return with_conventions(rule, tables, result, Scaled(progress, 0.2, 1.0))
 
     return run
