@@ -76,7 +76,7 @@ def test_every_metric_of_every_example_has_a_kind_and_a_name(example_results):
         assert kind_of(mid) != "plain" or mid in plain_ok, mid
         # a name of its own, not the fallback that turns underscores into spaces
         assert mid in P._NAMES or (P._pattern_key(mid) and P._pattern_key(mid)[0] in P._NAMES) \
-            or P._split_paired(mid) is not None, mid
+            or P._split_paired(mid) is not None or f"{mid.partition(':')[0]}:*" in P._NAMES, mid
 
 
 def test_every_table_column_of_every_example_has_a_kind(example_results):
@@ -188,9 +188,16 @@ def test_excel_format_of_a_kind_and_currency():
 # --- answers --------------------------------------------------------------------------------------
 
 def test_answer_compare(example_results):
+    import pandas as pd
+
     a = answer(example_results["compare"])
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "resources" / "examples"
+    rates = pd.read_csv(folder / "paired_14_to_5.csv")[["baseline", "candidate"]].mean()
     assert a.sentences == (
-        "Candidate 'candidate' +4.5 pts (normal 95% CI +0.3 to +8.7 pts) over baseline 'baseline' on 200 "
+        "Candidate 'candidate' +4.5 pts (normal 95% CI +0.3 to +8.7 pts) over baseline 'baseline' "
+        f"({100 * rates['candidate']:.1f}% against {100 * rates['baseline']:.1f}%) on 200 "
         "items: borderline.",
         "The tests disagree (exact sign test p = 0.0636, McNemar p = 0.0389, McNemar corrected "
         "p = 0.0665); 19 items flipped (14 to the candidate, 5 to the baseline).")

@@ -74,8 +74,13 @@ def _answer_compare(result, currency):
     # two intervals of the same difference exist (normal here, bootstrap in the table, the release
     # rule and the report): the card names its method
     ci = _ci(diff, "points")
+    # each system's own rate beside the difference (a tool's own number: lm-eval's acc of each run)
+    rb, rc = _first(result, "rate", system=base), _first(result, "rate", system=cand)
+    rates = (f" ({format_value(rc['value'], 'rate')} against {format_value(rb['value'], 'rate')})"
+             if rb is not None and rc is not None and rb.get("value") is not None
+             and rc.get("value") is not None else "")
     s1 = (f"Candidate {_q(cand)} {format_value(diff['value'], 'points')}{ci} over baseline "
-          f"{_q(base)} on {_plural(diff.get('n'), 'item')}: {verdict}.")
+          f"{_q(base)}{rates} on {_plural(diff.get('n'), 'item')}: {verdict}.")
     sign = _first(result, "sign_test_p")
     flipped = sign.get("n") if sign is not None else None
     wins, losses = _first(result, "wins"), _first(result, "losses")
