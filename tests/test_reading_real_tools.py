@@ -56,6 +56,7 @@ def test_the_judge_scorer_lands_on_its_own_accuracy_as_inspect_reports_it(cli, v
         assert rec["n"] == score["scored_samples"]
     assert "judge:scorer:model_graded_qa" in doc["signature"]
     assert "people:judge:model_graded_fact" in doc["signature"]  # no people: the panel is compared
+    assert "judged:record(" in doc["signature"]  # each record one judgement: the card says records
 
 
 def test_the_two_inspect_versions_differ_visibly():

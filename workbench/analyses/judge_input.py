@@ -102,6 +102,7 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         notes.append(f"The judge is scorer '{judge.name}' ({judge.kind}{'; ' + judge.detail if judge.detail else ''}), "
                      f"its labels in column '{judge_col}'; each record (system, item, repeat) is one judgement.")
         sig["judge"] = f"scorer:{judge.name}"
+        sig["judged"] = "record(system,item,repeat)" if evaluation.repeat else "record(system,item)"
         records_, table_ = own_score(table, evaluation, judge, system, item)
         records += records_
         tables.append(table_)

@@ -114,7 +114,9 @@ def _answer_judge(result, currency):
     sig = _signature_fields(result)
     other = str(sig.get("people", ""))
     whom = f"the judge '{other[len('judge:'):]}'" if other.startswith("judge:") else "people"
-    s1 = f"Judge agrees with {whom} on {_fv(agree)} of {_plural(agree.get('n'), 'item')}"
+    # a log's judge labels each record (an item's every try and system): the unit is the record
+    unit = "record" if str(sig.get("judged", "")).startswith("record") else "item"
+    s1 = f"Judge agrees with {whom} on {_fv(agree)} of {_plural(agree.get('n'), unit)}"
     if kappa is not None and kappa.get("value") is not None:
         s1 += f"; kappa {format_value(kappa['value'], 'score')}{_kappa_interval(result, kappa)}"
     else:
