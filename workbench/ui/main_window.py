@@ -119,7 +119,13 @@ class MainWindow(FileCommands, EditCommands, QMainWindow):
         self.setCentralWidget(central)
         self.reading_card = ReadingCard()
         self.reading_card.reading_changed.connect(self._on_reading_changed)
-        self.reading_dock = self._dock("What this file holds", "readingDock", self.reading_card)
+        from PySide6.QtWidgets import QFrame, QScrollArea
+
+        reading_scroll = QScrollArea()  # a short dock scrolls its card; it never squeezes the tables
+        reading_scroll.setWidgetResizable(True)
+        reading_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        reading_scroll.setWidget(self.reading_card)
+        self.reading_dock = self._dock("What this file holds", "readingDock", reading_scroll)
         self.roles_table = RolesTable()
         self.roles_table.roles_changed.connect(self._on_roles_changed)
         self.roles_dock = self._dock("Columns", "rolesDock", self.roles_table)
@@ -213,7 +219,13 @@ class MainWindow(FileCommands, EditCommands, QMainWindow):
         else:
             self.roles_dock.setVisible(True)
             self.problems_dock.setVisible(True)
-            self.reading_dock.setVisible(True)
+            if not self.reading_dock.isVisible():  # the card gets a good share of the column at first
+                self.reading_dock.setVisible(True)
+                from PySide6.QtCore import Qt as _Qt
+
+                tall = max(200, int(self.height() * 0.42))
+                self.resizeDocks([self.reading_dock, self.roles_dock], [tall, max(160, self.height() - tall - 260)],
+                                 _Qt.Orientation.Vertical)
         self.reading_card.set_table(table, roles)
         self.reading_card.set_reading(reading)
         if loaded.problems is not None:
