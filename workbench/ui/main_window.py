@@ -24,6 +24,7 @@ from .menus import add_view_actions, build_menus, fill_recent
 from .loading import paths_of
 from .presentation import Presentation, place_window
 from .qrels_prompt import QrelsPrompt
+from .reading_commands import ReadingCommands
 from .reading_dock import ReadingCard
 from .start_page import StartPage
 from .tasks import TaskRunner
@@ -48,7 +49,7 @@ def _controller_state(name: str):
                     lambda self, value: setattr(self.controller, name, value))
 
 
-class MainWindow(FileCommands, EditCommands, QMainWindow):
+class MainWindow(FileCommands, EditCommands, ReadingCommands, QMainWindow):
     table_loaded = Signal(object)
     preview_shown = Signal(object)   # the first rows of a large file, while it loads
     load_failed = Signal(str)
@@ -118,14 +119,7 @@ class MainWindow(FileCommands, EditCommands, QMainWindow):
         column.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self.reading_card = ReadingCard()
-        self.reading_card.reading_changed.connect(self._on_reading_changed)
-        from PySide6.QtWidgets import QFrame, QScrollArea
-
-        reading_scroll = QScrollArea()  # a short dock scrolls its card; it never squeezes the tables
-        reading_scroll.setWidgetResizable(True)
-        reading_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        reading_scroll.setWidget(self.reading_card)
-        self.reading_dock = self._dock("What this file holds", "readingDock", reading_scroll)
+        self.reading_dock = self._make_reading_dock()
         self.roles_table = RolesTable()
         self.roles_table.roles_changed.connect(self._on_roles_changed)
         self.roles_dock = self._dock("Columns", "rolesDock", self.roles_table)
@@ -200,17 +194,8 @@ class MainWindow(FileCommands, EditCommands, QMainWindow):
     def _on_loaded(self, loaded) -> None:
         self.ensure_workspace()
         self.controller.end_preview()
-        from ..analyses.reading import roles_for
-        from .workspace import reading_from_json
-
-        table, roles = loaded.table, loaded.roles
-        # the reading every panel shares: the session's, else the tool's primary scorer
-        reading = reading_from_json(loaded.session.reading if loaded.session is not None else None)
-        self.workspace.set_reading(reading, run=False)
-        if loaded.session is None or reading.scorer is not None:
-            roles = roles_for(table, roles, reading)
-            if roles != loaded.roles:
-                self.controller.set_roles(roles)
+        table = loaded.table
+        reading, roles = self._reading_on_load(loaded)  # the reading every panel shares
         self.roles_table.blockSignals(True)
         self.roles_table.set_roles([str(c) for c in table.frame.columns], roles)
         self.roles_table.blockSignals(False)
@@ -219,13 +204,7 @@ class MainWindow(FileCommands, EditCommands, QMainWindow):
         else:
             self.roles_dock.setVisible(True)
             self.problems_dock.setVisible(True)
-            if not self.reading_dock.isVisible():  # the card gets a good share of the column at first
-                self.reading_dock.setVisible(True)
-                from PySide6.QtCore import Qt as _Qt
-
-                tall = max(200, int(self.height() * 0.42))
-                self.resizeDocks([self.reading_dock, self.roles_dock], [tall, max(160, self.height() - tall - 260)],
-                                 _Qt.Orientation.Vertical)
+            self._show_reading_dock()
         self.reading_card.set_table(table, roles)
         self.reading_card.set_reading(reading)
         if loaded.problems is not None:
@@ -288,36 +267,6 @@ class MainWindow(FileCommands, EditCommands, QMainWindow):
 
     def panel_applies(self, name: str) -> bool:
         return self.workspace.applies(name)
-
-    def _on_reading_changed(self, reading) -> None:
-        """A scorer or error decision in the card: every panel reads the file so (one step of
-        Edit > Undo)."""
-        from .history import ReadingStep
-
-        self.ensure_workspace()
-        before = self.workspace.reading
-        self._set_reading(reading)
-        if before != reading:
-            self.history.push(ReadingStep(self.apply_reading, before, reading))
-
-    def apply_reading(self, reading) -> None:
-        """Undo/redo of a reading decision: the card shows it and every panel follows."""
-        self.reading_card.set_reading(reading)
-        self._set_reading(reading)
-        if self.table is not None:
-            self.reading_card._describe()  # the card's counts under the restored decision
-
-    def _set_reading(self, reading) -> None:
-        from .workspace import reading_to_json
-
-        roles = self.workspace.set_reading(reading)
-        if self.table is not None:
-            self.roles_table.blockSignals(True)
-            self.roles_table.set_roles([str(c) for c in self.table.frame.columns], roles)
-            self.roles_table.blockSignals(False)
-            self.controller.set_roles(roles)
-        self.controller.session.reading = reading_to_json(reading)
-        self.controller.mark_dirty()
 
     def _checking_problems(self) -> None:
         self.problem_list.set_checking()

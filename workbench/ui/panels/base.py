@@ -12,8 +12,7 @@ from dataclasses import fields
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QFrame, QGroupBox, QLabel,
-                               QPushButton, QScrollArea, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QSplitter, QVBoxLayout, QWidget
 
 from ...analyses.reading import Reading, run_read
 from ...core.errors import WorkbenchError
@@ -22,9 +21,9 @@ from .. import accessibility, presenting
 from ..loading import large_file_reason
 from ..tasks import TaskRunner
 from ..widgets import TableView
-from .fields import (AUTO, NONE, Control, Field, fit_options_width, make_control, set_value,
-                     value_of)
+from .fields import AUTO, NONE, Control, Field, fit_options_width, set_value, value_of
 from .conventions_tab import on_render
+from .options_column import build_options_column
 from .messages import PanelMessages
 from .keyboard import KeyboardPanel
 from .undoable import FormHistory
@@ -89,39 +88,7 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         outer.setContentsMargins(6, 6, 6, 6)
         split = QSplitter(Qt.Orientation.Horizontal)
 
-        form_box = QWidget()
-        form_layout = QVBoxLayout(form_box)
-        title = QLabel(f"<b>{self.module.TITLE}</b>")
-        form_layout.addWidget(title)
-        group = QGroupBox("Options and conventions")
-        self.form = QFormLayout(group)
-        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        # a narrow options column puts each field under its label instead of widening the window
-        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        for spec in self.FIELDS:
-            ctl = make_control(spec, self._changed, self._update_visibility, self._debounce.start,
-                               started=self._edit_started)
-            self.form.addRow(ctl.row_label, ctl.widget)
-            self._controls[spec.name] = ctl
-        form_layout.addWidget(group)
-        self.run_button = QPushButton("Run now")
-        self.run_button.setObjectName("runButton")
-        self.run_button.setToolTip("Results update by themselves when an option changes.")
-        self.run_button.setAccessibleName(f"Run {self.module.TITLE.lower()} now")
-        self.run_button.setAccessibleDescription("Results update by themselves when an option changes; "
-                                                 "this runs the analysis again at once.")
-        self.run_button.clicked.connect(self.run_now)
-        form_layout.addWidget(self.run_button)
-        for widget in self.extra_actions():
-            form_layout.addWidget(widget)
-        form_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(form_box)
-        scroll.setMinimumWidth(240)  # fit_options_width widens it to its fields
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.options_scroll = scroll
+        scroll = build_options_column(self)
         split.addWidget(scroll)
 
         split.addWidget(build_results_column(self))
