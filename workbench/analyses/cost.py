@@ -245,6 +245,13 @@ def _run(table: LoadedTable, options: Options, progress, engine: str = "memory")
         ecdf = latency_ecdf(lat[measured], codes[measured], labels)
     per_system = pd.DataFrame(rows)
 
+    # each system's cost per success as a multiple of every other's (the card's "0.92 times")
+    for ra in rows:
+        for rb in rows:
+            if ra is not rb and math.isfinite(ra["cost_per_success"]) and ra["cost_per_success"] > 0 \
+                    and math.isfinite(rb["cost_per_success"]):
+                records.append(record("cost_per_success_ratio", rb["cost_per_success"] / ra["cost_per_success"],
+                                      from_=ra["system"], to=rb["system"]))
     # cheaper -> dearer, every pair; at the same cost per request, the more successful first
     order = sorted(range(len(rows)), key=lambda i: (rows[i]["cost_per_request"],
                                                     -rows[i]["success_rate"], rows[i]["system"]))

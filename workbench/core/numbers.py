@@ -144,7 +144,7 @@ _EXACT_KINDS.update({
     **{f"{m}_{s}": "latency" if m == "working_time" else "count"
        for m in ("steps", "tool_calls", "tokens", "input_tokens", "output_tokens", "working_time")
        for s in ("mean", "p50", "p95", "per_success")},
-    "steps_to_ideal": "statistic",
+    "steps_to_ideal": "statistic", "cost_per_success_ratio": "statistic",
     # runs side by side
     "run_rate": "rate", "run_mean": "score", "gained": "count", "lost": "count",
     "only_from": "count", "only_to": "count", "regressions": "count",

@@ -125,6 +125,8 @@ METRICS: dict[str, MetricSpec] = {m.name: m for m in (
     _m("marginal_cost_per_success", "cost", "extra cost per request / extra success rate", 0.0, None, False,
        rate=False),
     _m("dominated", "cost", "dearer and succeeds no more often", None, None, None, rate=False),
+    _m("cost_per_success_ratio", "cost", "the 'to' system's cost per success / the 'from' system's", 0.0, None,
+       None, rate=False),
     _m("spend:*", "cost", "a usage column (cost, tokens, steps, calls) summed over every request, errored "
        "ones included", 0.0, None, None, rate=False),
     _m("limited:*", "cost", "requests that hit a limit of this kind (message, token, time)", 0.0, None, None,

@@ -108,6 +108,7 @@ _NAMES: dict[str, str] = {
     "cost_per_success": "Cost per success", "latency_p50": "Latency p50",
     "latency_p95": "Latency p95", "latency_p99": "Latency p99",
     "marginal_cost_per_success": "Marginal cost per extra success", "dominated": "Dominated",
+    "cost_per_success_ratio": "Cost per success, as a multiple of the other's",
     "spend:*": "Spend over every request (errored ones included): {m}",
     "limited:*": "Records that hit the {m} limit",
     "ci_half_width": "95% CI half-width", "wilson_ci": "Wilson 95% CI",

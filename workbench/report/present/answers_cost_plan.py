@@ -88,7 +88,9 @@ def _effort_clause(result, currency=None) -> str:
             if cb and cw and cb.get("value") == 0 and cw.get("value"):
                 cost = f", at no cost (against {_fv(cw, currency=currency)} per success for {_q(worst['system'])})"
             elif cb and cw and cb.get("value") is not None and cw.get("value"):
-                cost = (f", at {format_value(cb['value'] / cw['value'], 'statistic')} times the cost per "
+                ratio = _first(result, "cost_per_success_ratio", from_=worst["system"], to=best["system"])
+                value = ratio["value"] if ratio is not None else cb["value"] / cw["value"]
+                cost = (f", at {format_value(value, 'statistic')} times the cost per "
                         f"success of {_q(worst['system'])}")
             return (f"{_q(best['system'])}{rates} {_fv(best)} {word} per success against {_fv(worst)}{cost}")
         listed = ", ".join((f"{_q(r['system'])} " if r.get("system") is not None else "")
