@@ -361,3 +361,19 @@ def test_gate_reads_the_chosen_scorer_of_two_lmeval_runs(cli, capsys, tmp_path):
         doc = _gate(capsys, rule, runs, "--scorer", scorer) if scorer != "acc" else _gate(capsys, rule, runs)
         cond = doc["card"][0]
         assert cond["observed"] == pytest.approx(want[cand][scorer] - want[base][scorer], abs=1e-9), scorer
+
+
+def test_cost_card_ratio_of_costs_per_success_is_a_record(cli):
+    doc = cli("cost", fx("promptfoo_repeat", "results.json"))
+    cps = {r["system"]: r["value"] for r in recs(doc, "cost_per_success")}
+    ratio = one(doc, "cost_per_success_ratio", **{"from": "steady", "to": "flaky"})
+    assert ratio["value"] == pytest.approx(cps["flaky"] / cps["steady"], rel=1e-12)
+    from workbench.analyses.reading import Reading, run
+    from workbench.io import load_table
+    from workbench.report.present import answer
+
+    table = load_table(fx("promptfoo_repeat", "results.json"))
+    from workbench.analyses import cost
+
+    card = " ".join(answer(run("cost", table, cost.Options(), Reading())).sentences)
+    assert f"at {ratio['value']:.2f} times the cost per success of 'steady'" in card, card
