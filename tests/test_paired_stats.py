@@ -432,3 +432,52 @@ def test_sign_flip_by_value_on_many_items_against_the_normal_law():
     z = abs(d.sum()) / np.sqrt((d ** 2).sum())
     normal = 2 * stats.norm.sf(z)
     assert r.p == pytest.approx(normal, abs=4 * np.sqrt(normal * (1 - normal) / 20_000) + 0.002)
+
+
+# --- Tango's score interval of a paired difference ---------------------------------------------------
+
+@pytest.mark.parametrize("n", [5, 40, 1000])
+def test_tango_interval_with_no_discordant_item_is_the_closed_form(n):
+    """b = c = 0: the score statistic is sqrt(n d / (1 - d)), so the bound is z^2 / (n + z^2)."""
+    from scipy.stats import norm
+
+    from workbench.metrics.significance import tango_interval
+
+    z = norm.ppf(0.975)
+    low, high = tango_interval(0, 0, n)
+    assert high == pytest.approx(z * z / (n + z * z), rel=1e-9) and low == pytest.approx(-high, rel=1e-9)
+
+
+def test_tango_interval_inverts_the_score_test():
+    """Each bound is where the score test of d0 is exactly at z (checked on a grid independently)."""
+    from scipy.stats import norm
+
+    from workbench.metrics.significance import tango_interval
+
+    b, c, n, z = 23, 9, 120, norm.ppf(0.975)
+
+    def stat(d0):
+        a, bb, cc = 2 * n, -b - c + (2 * n - b + c) * d0, -c * d0 * (1 - d0)
+        q = (np.sqrt(bb * bb - 4 * a * cc) - bb) / (2 * a)
+        return (b - c - n * d0) / np.sqrt(n * (2 * q + d0 * (1 - d0)))
+
+    grid = np.linspace(-0.999, 0.999, 400001)
+    inside = grid[np.abs(stat(grid)) <= z]
+    low, high = tango_interval(b, c, n)
+    assert low == pytest.approx(inside.min(), abs=1e-5) and high == pytest.approx(inside.max(), abs=1e-5)
+
+
+def test_compare_card_gives_tangos_interval_when_no_item_differs(tmp_path):
+    from workbench.analyses import compare
+    from workbench.io import load_table
+    from workbench.report.present import answer
+
+    path = tmp_path / "ties.csv"
+    path.write_text("item,baseline,candidate\n" + "".join(f"{i},{i % 2},{i % 2}\n" for i in range(40)))
+    from workbench.analyses.reading import Reading, run
+
+    result = run("compare", load_table(str(path)), compare.Options(), Reading())
+    rec = result.find("score_ci")[0]
+    assert rec["ci_method"] == "tango-score-95" and rec["ci_low"] < 0 < rec["ci_high"]
+    card = answer(result).sentences[0]
+    assert "Tango score 95% CI -8.8 to +8.8 pts" in card and "no interval" not in card, card

@@ -45,6 +45,7 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
                                              progress=Scaled(progress, 0.2, 0.9))
         boot_unit = "items"
     b_low, b_high = sg.percentile_interval(samples)
+    t_low, t_high = sg.tango_interval(b, c, n)  # a score interval: it does not collapse at b = c = 0
     d_rate = counts.discordant / n if n else float("nan")
     mde = float(paired_mde(d_rate, n)) if n else float("nan")
 
@@ -69,6 +70,7 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
         record("mcnemar_cc_chi2", chi2_cc, n=counts.discordant),
         record("mcnemar_cc_p", p_cc, n=counts.discordant),
         record("normal_ci", diff, n=n, ci_low=n_low, ci_high=n_high, from_=bn, to=cn, ci_method="normal-95"),
+        record("score_ci", diff, n=n, ci_low=t_low, ci_high=t_high, from_=bn, to=cn, ci_method="tango-score-95"),
         record("bootstrap_ci", diff, n=n, ci_low=b_low, ci_high=b_high, from_=bn, to=cn,
                ci_method=BOOT_METHOD if pair.cluster is None else "paired-cluster-bootstrap-percentile-95"),
         record("mde", mde, n=n),
@@ -76,7 +78,9 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
     ]
     if counts.discordant == 0:
         notes.append("No item differs between the two systems; McNemar is undefined (shown empty) "
-                     "and the sign test p is 1.")
+                     "and the sign test p is 1. The card gives Tango's score interval "
+                     f"({format_value(t_low, 'points')} to {format_value(t_high, 'points')}), which, unlike the "
+                     "normal one, does not collapse to a point when no item differs.")
     ps = {"exact sign test": exact_p, "McNemar": p_chi2, "McNemar (corrected)": p_cc}
     finite = {k: v for k, v in ps.items() if np.isfinite(v)}
     below = [k for k, v in finite.items() if v < ALPHA]
@@ -109,6 +113,8 @@ def _binary_pair(table: LoadedTable, options: Options, progress, res: Resolver, 
     intervals = pd.DataFrame([
         {"interval": "normal (paired)", "diff": diff, "ci_low": n_low, "ci_high": n_high,
          "basis": f"SE = sqrt(b + c - (b - c)^2 / n) / n = {format_value(se, 'margin')}"},
+        {"interval": "Tango score (paired)", "diff": diff, "ci_low": t_low, "ci_high": t_high,
+         "basis": "Tango (1998): the differences whose score test is not rejected at 5%"},
         {"interval": f"bootstrap percentile ({boot_unit})", "diff": diff, "ci_low": b_low,
          "ci_high": b_high, "basis": f"{options.resamples:,} resamples, seed {options.seed}"},
     ])

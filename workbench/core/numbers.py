@@ -84,7 +84,7 @@ _EXACT_KINDS: dict[str, str] = {
     "gap_micro_minus_macro": "points", "groups": "count", "successes": "count",
     "units": "count", "numerator": "count", "denominator": "count",
     # compare
-    "wins": "count", "losses": "count", "ties": "count", "diff": "points", "normal_ci": "points",
+    "wins": "count", "losses": "count", "ties": "count", "diff": "points", "normal_ci": "points", "score_ci": "points",
     "bootstrap_ci": "points", "mde": "margin", "sign_test_p": "p", "sign_test_midp": "p",
     "mcnemar_p": "p", "mcnemar_cc_p": "p", "mcnemar_chi2": "statistic",
     "mcnemar_cc_chi2": "statistic", "discordance": "rate", "baseline_rate": "rate",

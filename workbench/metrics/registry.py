@@ -69,6 +69,8 @@ METRICS: dict[str, MetricSpec] = {m.name: m for m in (
     _m("mcnemar_cc_chi2", "compare", "max(0, |b - c| - 1)^2 / (b + c)", 0.0, None, None, rate=False),
     _m("mcnemar_cc_p", "compare", "chi-square(1) tail of the corrected statistic", better=False, rate=False),
     _m("normal_ci", "compare", "(b - c)/n +- z sqrt(b + c - (b - c)^2/n) / n", -1.0, 1.0),
+    _m("score_ci", "compare", "Tango's score interval of (b - c)/n (the d0 whose score test is not rejected)",
+       -1.0, 1.0),
     _m("bootstrap_ci", "compare", "percentiles 2.5 and 97.5 of the resampled difference", -1.0, 1.0),
     _m("mde", "compare", "2.8 x sqrt(d / n), d = discordant fraction", 0.0, None, False),
     # paired comparison of per-item scores (continuous family; workbench.analyses.paired)

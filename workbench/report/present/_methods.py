@@ -12,7 +12,7 @@ METHOD_LABELS = (
     ("bca", "BCa bootstrap"), ("cluster-bootstrap", "cluster bootstrap"), ("poisson-hash", "Poisson bootstrap"),
     ("paired-bootstrap", "paired bootstrap"), ("ratio-bootstrap", "ratio bootstrap"),
     ("stratified-bootstrap", "stratified bootstrap"), ("sacrebleu-bootstrap", "sacreBLEU bootstrap"),
-    ("bootstrap", "bootstrap"), ("clopper-pearson", "Clopper-Pearson"),
+    ("bootstrap", "bootstrap"), ("clopper-pearson", "Clopper-Pearson"), ("tango-score", "Tango score"),
     ("wilson", "Wilson"), ("jeffreys", "Jeffreys"), ("order-statistic", "order-statistic"),
     ("lee2025", "Lee et al."), ("gwet", "Gwet"), ("asymptotic", "asymptotic"),
     ("paired-t", "paired t"), ("normal", "normal"), ("delta", "delta-method"), ("t-95", "t"),

@@ -103,6 +103,7 @@ _NAMES: dict[str, str] = {
     "mcnemar_chi2": "McNemar: chi-square", "mcnemar_p": "McNemar: p",
     "mcnemar_cc_chi2": "McNemar, continuity-corrected: chi-square",
     "mcnemar_cc_p": "McNemar, continuity-corrected: p", "normal_ci": "Difference, normal 95% CI",
+    "score_ci": "Difference, Tango score 95% CI",
     "bootstrap_ci": "Difference, bootstrap 95% CI", "mde": "Minimum detectable difference",
     "success_rate": "Success rate", "cost_per_request": "Cost per request",
     "cost_per_success": "Cost per success", "latency_p50": "Latency p50",

@@ -59,6 +59,9 @@ def _answer_compare(result, currency):
     diff = _first(result, "normal_ci") or _first(result, "diff")
     if diff is None:
         return None
+    score = _first(result, "score_ci")
+    if score is not None and diff.get("ci_low") == diff.get("ci_high") and score.get("ci_low") is not None:
+        diff = score  # no item differs: the normal interval collapses, Tango's score interval does not
     cand, base = diff.get("to", "candidate"), diff.get("from", "baseline")
     lo, hi = diff.get("ci_low"), diff.get("ci_high")
     tests = [(m, _first(result, m)) for m in ("sign_test_p", "mcnemar_p", "mcnemar_cc_p")]
