@@ -35,11 +35,20 @@ gui: setup
 ## is not a GUI test, and the GUI tests that open files and show their cells (every real tool's
 ## file, the formats, the window, the data view's model); the packaging test runs when
 ## PyInstaller is installed (`make package` or .ci/run install it)
+## without pyarrow (as in the standalone bundle) the tests of what reads, stacks and writes files
+## run again: the pure computations (cross-checks against the reference libraries, cards) do not
+## depend on pyarrow and run once
+NO_PYARROW_TESTS = tests/io tests/report tests/rules tests/test_reading_real_tools.py tests/test_cli.py \
+	tests/test_cli_fuzz.py tests/test_csv_rows_are_lines.py tests/test_id_match.py tests/test_stacked_exact_ids.py \
+	tests/test_items_export.py tests/test_engines.py tests/test_launcher.py tests/test_seed_examples.py \
+	tests/test_analyses.py tests/test_qrels_columns.py tests/test_run_files.py tests/test_ranking_layouts.py \
+	tests/test_readme.py tests/test_conventions_cli.py tests/test_slices_cli.py tests/test_judge.py \
+	tests/test_atomic_writes.py tests/test_messages.py tests/test_catalog.py
 NO_PYARROW_GUI = tests/ui/test_ui_first_contact.py tests/ui/test_ui_formats.py tests/ui/test_ui_window.py tests/ui/test_ui_models.py tests/ui/test_ui_formats46.py
 test: setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
-	@echo "-- without pyarrow, as in the standalone bundle: the tests that are not GUI tests, then the GUI tests that open files --"
-	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider --ignore=tests/packaging -m "not gui"
+	@echo "-- without pyarrow, as in the standalone bundle: the tests of reading, stacking and writing files, then the GUI tests that open files --"
+	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider -m "not gui" $(NO_PYARROW_TESTS)
 	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider $(NO_PYARROW_GUI)
 
 lint: setup
