@@ -209,9 +209,9 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
     byte, pack = _riffle_packing(k, n * k)
     cells = k ** pack
     ranked = np.sort(units, axis=1).astype(float)                 # item by item, in rank order
-    weights_one = np.zeros((2, n, m))
-    weights_one[0, :, :h] = ranked[:, :h]                         # an empty slot (odd k) weighs 0
-    weights_one[1] = ranked[:, h:]
+    weights_one = np.zeros((2, m, n))                             # word, slot (rank), item
+    weights_one[0, :h] = ranked[:, :h].T                          # an empty slot (odd k) weighs 0
+    weights_one[1] = ranked[:, h:].T
     weights_one = weights_one.ravel()
     groups_most = max(1, min(-(-rounds // pack), RIFFLE_BLOCK // (n * k), max(1, RIFFLE_CELLS // cells)))
     rows = pack * groups_most                                     # rounds per bincount
@@ -235,9 +235,10 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
         del u
         place = np.empty((2, n), dtype=np.uint64)
         acc = np.empty((2, n), dtype=np.uint64)
-        slots = acc.view(np.uint8).reshape(2, n, 8)[:, :, :m]
-        pos = np.empty((groups_most, 2, n, m), dtype=np.uint16)
-        wide = np.empty((2, n, m), dtype=np.uint16)
+        # the places as word x slot x item: copied item after item (long runs, not runs of m)
+        slots = acc.view(np.uint8).reshape(2, n, 8).transpose(0, 2, 1)[:, :m, :]
+        pos = np.empty((groups_most, 2, m, n), dtype=np.uint16)
+        wide = np.empty((2, m, n), dtype=np.uint16)
         for at in range(first, last, rows):
             r = min(rows, last - at)
             groups = -(-r // pack)
