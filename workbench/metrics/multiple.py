@@ -230,8 +230,8 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
         # k! < 2**32: uint32 draws are the int64 draws' numbers (the same 32-bit bounded stream)
         u = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(t,))).integers(
             0, total, size=(last - first) * n, dtype=np.uint32)
-        ia = u // np.uint32(nb)
-        ib = (ia // np.uint32(na)) * np.uint32(nb) + u % np.uint32(nb)
+        ia = u // np.uint32(nb)                  # U = ((s h! + a) (k - h)! + b): ia = s h! + a
+        ib = u - (ia - ia // np.uint32(na)) * np.uint32(nb)   # = s (k - h)! + b
         del u
         place = np.empty((2, n), dtype=np.uint64)
         acc = np.empty((2, n), dtype=np.uint64)
