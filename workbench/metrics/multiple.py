@@ -141,7 +141,7 @@ def _two_value_rounds(units, levels, rounds: int, rng, progress) -> np.ndarray:
 #: The rank-riffle rounds up to this many systems (tables of C(k, k/2) x (k/2)! rows: 30,240
 #: at k = 10); above, the shuffles of random keys.
 RIFFLE_MAX_K = 10
-#: Places looked up per weighted count (an intp buffer that stays in the CPU cache), and per
+#: Places looked up per weighted count (a buffer that stays in the CPU cache), and per
 #: task of the two threads (each task draws from its own stream, so the numbers do not depend
 #: on the threads).
 RIFFLE_BLOCK = 1 << 17
@@ -162,9 +162,9 @@ def riffle_tables(k: int) -> tuple[np.ndarray, np.ndarray, int, int]:
     other places (one of (k - h)!, ``b``): every permutation arises from exactly one (s, a, b),
     so U = (s h! + a) (k - h)! + b, uniform on 0..k! - 1, is a uniform permutation.
     ``low[s h! + a, p]`` = the place of rank p < h (0 for the other ranks); ``high[s (k - h)!
-    + b, p]`` = the place of rank p >= h (0 for the others); 16 bytes a row, so that a row is
-    one element to numpy's gather and the two halves combine by OR.  Returns (low, high, h!,
-    (k - h)!)."""
+    + b, p]`` = the place of rank p >= h (0 for the others); 16 bytes a row, the two halves
+    combining by OR (:func:`_riffle_rounds` looks up each half's places as one 8-byte word).
+    Returns (low, high, h!, (k - h)!)."""
     import itertools
 
     h = k // 2
