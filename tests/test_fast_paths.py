@@ -250,6 +250,7 @@ def test_riffle_rounds_one_round_per_count_and_many_tasks_same_law_any_threads(m
     exact = exact_tukey_p(scores)
     monkeypatch.setattr(multiple, "RIFFLE_BLOCK", 16)    # one round per count (the large-n layout)
     monkeypatch.setattr(multiple, "RIFFLE_TASK", 16 * 700)  # many tasks, each its own stream
+    monkeypatch.setattr(multiple, "THREADS", 2)
     two = multiple.randomized_tukey_hsd(scores, rounds=30_000, seed=9)
     monkeypatch.setattr(multiple, "THREADS", 1)
     one = multiple.randomized_tukey_hsd(scores, rounds=30_000, seed=9)

@@ -142,11 +142,13 @@ def _two_value_rounds(units, levels, rounds: int, rng, progress) -> np.ndarray:
 #: at k = 10); above, the shuffles of random keys.
 RIFFLE_MAX_K = 10
 #: Places looked up per weighted count (a buffer that stays in the CPU cache), and per
-#: task of the two threads (each task draws from its own stream, so the numbers do not depend
-#: on the threads).
+#: task (each task draws from its own stream, so the numbers do not depend on the threads).
 RIFFLE_BLOCK = 1 << 17
 RIFFLE_TASK = 1 << 21
-THREADS = 2
+#: Threads running the tasks: one, as numpy's ``take`` and ``bincount`` hold the interpreter
+#: lock, so a second thread mostly waits for it (2026-12-06, 10 systems x 10k items, load 1.3-1.5:
+#: two threads took as long as one or up to a third longer, with more CPU).
+THREADS = 1
 #: Most cells of one weighted count: the places of ``pack`` rounds combined into one number
 #: below k**pack <= RIFFLE_CELLS (10,000 at k = 10: 80 KB of float64 sums, in the L2 cache)
 RIFFLE_CELLS = 1 << 14
@@ -192,9 +194,9 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
     tables of 240 KB each at k = 10 that stay in the CPU cache.  The same law as shuffling each
     row, at a few passes over the values per round instead of a sort of random keys per item.
     The rounds are cut into tasks of about :data:`RIFFLE_TASK` values, task t drawing from
-    ``default_rng(SeedSequence(seed, spawn_key=(t,)))`` on one of two threads (where a task
-    starts does not depend on ``pack``: the same numbers as when two rounds were counted at
-    once).  The values are whole numbers whose sums stay below 2**53, so the floating-point
+    ``default_rng(SeedSequence(seed, spawn_key=(t,)))``, on :data:`THREADS` threads (where a
+    task starts does not depend on ``pack``: the same numbers as when two rounds were counted
+    at once).  The values are whole numbers whose sums stay below 2**53, so the floating-point
     sums are exact."""
     n, k = units.shape
     low, high, na, nb = riffle_tables(k)
@@ -269,8 +271,10 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
                              for q in range(pack)], axis=1).reshape(groups * pack, k)[:r]
             largest[at:at + r] = np.rint(cols.max(axis=1) - cols.min(axis=1)).astype(np.int64)
 
-    if len(starts) == 1:
-        task(0)
+    if THREADS < 2 or len(starts) == 1:
+        for t in range(len(starts)):
+            task(t)
+            progress.advance((t + 1) / len(starts), "randomised Tukey HSD")
         return largest
     from concurrent.futures import ThreadPoolExecutor
 
