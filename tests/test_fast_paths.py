@@ -177,6 +177,52 @@ def test_riffle_rounds_agree_with_the_textbook_shuffles_on_scores():
     assert np.array_equal(randomized_tukey_hsd(scores, rounds=4_000, seed=2).p, ours.p)
 
 
+def plain_riffle_largest(units: np.ndarray, rounds: int, seed: int, per_task: int) -> np.ndarray:
+    """The rank-riffle rounds as first written, one round and one item at a time: task t's
+    int64 draws from ``default_rng(SeedSequence(seed, spawn_key=(t,)))``, each draw U naming the
+    permutation low[U // nb] | high[(U // nb // na) nb + U % nb] of riffle_tables, the item's
+    values in increasing order sent to those places, the round's max - min column sum."""
+    import math
+
+    from workbench.metrics.multiple import riffle_tables
+
+    n, k = units.shape
+    low, high, na, nb = riffle_tables(k)
+    ranked = np.sort(units, axis=1)
+    out = []
+    for t, first in enumerate(range(0, rounds, per_task)):
+        size = min(per_task, rounds - first)
+        u = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(t,))).integers(
+            0, math.factorial(k), size=size * n)
+        for r in range(size):
+            col = np.zeros(k, dtype=np.int64)
+            for i in range(n):
+                x = int(u[r * n + i])
+                places = (low[x // nb] | high[(x // nb // na) * nb + x % nb])[:k]
+                col[places] += ranked[i]
+            out.append(int(col.max() - col.min()))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("k, n, rounds", [(3, 7, 50), (4, 5, 41), (5, 30, 23), (9, 12, 17), (10, 40, 30),
+                                          (2, 9, 37)])
+def test_riffle_rounds_equal_the_plain_rounds_draw_for_draw(k, n, rounds, monkeypatch):
+    """The packed counts (several rounds per count, places as 8-byte words, uint32 draws) give
+    exactly the rounds of the plain loop on the same streams, over several tasks and blocks."""
+    from workbench.core.progress import NULL_PROGRESS
+    from workbench.metrics import multiple
+
+    units = np.random.default_rng(k * 100 + n).integers(0, 1000, size=(n, k))
+    # one group per count and a few per task; many groups per count and one task
+    for block, task in ((n * k, 4 * n * k), (1 << 17, 1 << 21)):
+        monkeypatch.setattr(multiple, "RIFFLE_BLOCK", block)
+        monkeypatch.setattr(multiple, "RIFFLE_TASK", task)
+        per_task = multiple._riffle_task_rounds(rounds, n, k)
+        assert (per_task < rounds) == (block == n * k)
+        want = plain_riffle_largest(units, rounds, 5, per_task)
+        assert np.array_equal(multiple._riffle_rounds(units, rounds, 5, NULL_PROGRESS), want)
+
+
 def test_runs_signature_names_how_the_tukey_rounds_were_drawn():
     from conftest import table_of
     from workbench.analyses import runs
@@ -204,6 +250,7 @@ def test_riffle_rounds_one_round_per_count_and_many_tasks_same_law_any_threads(m
     exact = exact_tukey_p(scores)
     monkeypatch.setattr(multiple, "RIFFLE_BLOCK", 16)    # one round per count (the large-n layout)
     monkeypatch.setattr(multiple, "RIFFLE_TASK", 16 * 700)  # many tasks, each its own stream
+    monkeypatch.setattr(multiple, "THREADS", 2)
     two = multiple.randomized_tukey_hsd(scores, rounds=30_000, seed=9)
     monkeypatch.setattr(multiple, "THREADS", 1)
     one = multiple.randomized_tukey_hsd(scores, rounds=30_000, seed=9)

@@ -112,11 +112,12 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
         run_codes, run_uniques = text_codes(table, sys_col)
         item_codes, item_uniques = text_codes(table, item_col)
     run_uniques, items = _labels(run_uniques), _labels(item_uniques)
-    seen = np.zeros(len(run_uniques) * len(items), dtype=bool)
-    seen[run_codes * len(items) + item_codes] = True
-    if int(np.count_nonzero(seen)) < len(run_codes):  # a pair repeats: the sentence naming it
-        check_unique(table, [sys_col, item_col], "(run, item) pair")
-    del seen
+    if stacked is None:  # stacked blocks: each run once, each item once in it, by construction
+        seen = np.zeros(len(run_uniques) * len(items), dtype=bool)
+        seen[run_codes * len(items) + item_codes] = True
+        if int(np.count_nonzero(seen)) < len(run_codes):  # a pair repeats: the sentence naming it
+            check_unique(table, [sys_col, item_col], "(run, item) pair")
+        del seen
     try:
         values = to_float(table, value_col, allow_missing=True)
     except DataError:  # yes/no, pass/fail words: a 0/1 outcome (blank: missing)
@@ -130,8 +131,7 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
         if binary and not np.isin(values[np.isfinite(values)], (0.0, 1.0)).all():
             raise DataError(f"File '{table.name}', column '{value_col}' must hold 0/1 outcomes for --outcome; "
                             f"use --score for other numbers.")
-    systems = np.asarray(run_uniques, dtype=object)[run_codes]
-    names, how = _ordered(table, run_uniques, systems, sys_col, options, notes)
+    names, how = _ordered(table, run_uniques, run_codes, sys_col, options, notes)
     # each row's cell of the (items x runs) grid, runs in their order (a pair is on one row:
     # checked above)
     column = np.array([names.index(u) for u in run_uniques], dtype=np.int64)[run_codes]
@@ -140,8 +140,11 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     if blank:
         notes.append(f"{plural(blank, 'row')} without a value in column '{value_col}' count as "
                      f"missing for their run.")
-    G = np.full((len(items), len(names)), np.nan)
-    G[cells] = values
+    # filled run by run (each run's values contiguous: G is the transpose of a runs x items
+    # array, so a run's column is read without a stride)
+    by_run = np.full((len(names), len(items)), np.nan)
+    by_run[column, item_codes] = values
+    G = by_run.T
     details = _details(table, cells, G.shape, {sys_col, item_col, value_col})
     return names, items, G, binary, value_col, how, details
 
@@ -215,17 +218,21 @@ def _details(table: LoadedTable, cells, shape, taken) -> dict[str, tuple[str, np
     return out
 
 
-def _ordered(table: LoadedTable, names: list[str], systems, sys_col: str, options: Options,
+def _ordered(table: LoadedTable, names: list[str], run_codes, sys_col: str, options: Options,
              notes: list[str]) -> list[str]:
     """The runs in order: by the --order column, else by a time or version column found by its
-    name, else (one file per run) by the files' modification times, else as they appear."""
+    name, else (one file per run) by the files' modification times, else as they appear
+    (``run_codes``: each row's index into ``names``)."""
+    def systems():  # each row's run name (only when a column or the files order the runs)
+        return np.asarray(names, dtype=object)[run_codes]
+
     order = options.order
     if order is None:
         by_name = {str(c).strip().lower(): str(c) for c in table.frame.columns}
         order = next((by_name[n] for n in ORDER_NAMES if n in by_name and by_name[n] != sys_col), None)
     if order is not None:
         require_columns(table, [order])
-        keys = pd.Series(to_text(table, order)).groupby(pd.Series(systems)).first()
+        keys = pd.Series(to_text(table, order)).groupby(pd.Series(systems())).first()
         key, how, unread = _order_key({s: keys[s] for s in names})
         if unread:  # some runs' values read as numbers or dates, others not: never half-used
             shown = ", ".join(f"'{s}' ({keys[s]!r})" for s in unread[:3]) + (" ..." if len(unread) > 3 else "")
@@ -246,7 +253,7 @@ def _ordered(table: LoadedTable, names: list[str], systems, sys_col: str, option
         mtime = {os.path.basename(p): (os.path.getmtime(p) if os.path.exists(p) else float("inf"))
                  for p, _sha in table.parts}
         files = pd.Series(to_text(table, "file")).str.split("/").str[0]
-        first_file = files.groupby(pd.Series(systems)).first()
+        first_file = files.groupby(pd.Series(systems())).first()
         times = {n: mtime.get(first_file.get(n), float("inf")) for n in names}
         if all(np.isfinite(t) for t in times.values()):
             notes.append("Runs ordered by their files' modification times (no time or version column).")
@@ -319,8 +326,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     records: list[dict] = []
     kind_word = "success rate" if binary else "mean score"
     progress.advance(0.05, "tie groups")
+    wins = pair_wins(G) if binary else None  # every pair's counts at once
     letters, group_rows, common_n, draw = _tie_groups(G, names, binary, options, sign, notes,
-                                                Scaled(progress, 0.05, 0.5))
+                                                Scaled(progress, 0.05, 0.5), wins)
     group_recs = group_records(group_rows, options.groups)
     run_rows, ci_entries = [], []
     for j, name in enumerate(names):
@@ -343,11 +351,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     pairs = [(j - 1, j) for j in range(1, k)]
     pairs += [(b, j) for j in range(k) if j != b and (b, j) not in pairs]
     pair_rows = []
-    wins = pair_wins(G) if binary else None  # every pair's counts at once
+    finite_by_run = np.isfinite(G.T)  # runs x items
     for step, (i, j) in enumerate(pairs):
         progress.check_cancelled()
         lo_p = 0.5 + 0.45 * step / len(pairs)
-        pair_rows.append(_pair(G, names, items, i, j, wins, options, records, notes,
+        pair_rows.append(_pair(G, finite_by_run, names, i, j, wins, options, records, notes,
                                "consecutive" if j == i + 1 else "vs baseline",
                                Scaled(progress, lo_p, lo_p + 0.45 / len(pairs))))
     # the item grid, with its flags
@@ -356,8 +364,11 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     finite = np.isfinite(G)
     changed = np.zeros(len(items), dtype=bool)
     for j in range(1, k):
-        both = finite[:, j] & finite[:, j - 1]
-        changed |= both & (pm.paired_differences(np.nan_to_num(G[:, j - 1]), np.nan_to_num(G[:, j])) != 0)
+        both = finite_by_run[j] & finite_by_run[j - 1]
+        if binary:  # 0/1: a difference is not 0 exactly when the outcomes differ
+            changed |= both & (G[:, j - 1] != G[:, j])
+        else:
+            changed |= both & (pm.paired_differences(np.nan_to_num(G[:, j - 1]), np.nan_to_num(G[:, j])) != 0)
     grid["changed"] = changed
     missing_in = np.full(len(items), "", dtype=object)
     for i in np.flatnonzero(~finite.all(axis=1)):  # only the items some run lacks
@@ -419,14 +430,15 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                           json_tables=("grid",))
 
 
-def _pair(G, names, items, i, j, wins, options, records, notes, relation, progress) -> dict:
-    """``wins``: :func:`pair_wins` of a 0/1 grid (None for scores)."""
+def _pair(G, finite, names, i, j, wins, options, records, notes, relation, progress) -> dict:
+    """``finite``: runs x items, where each run has a value; ``wins``: :func:`pair_wins` of a
+    0/1 grid (None for scores)."""
     binary = wins is not None
     a, c = names[i], names[j]
-    fa, fc = np.isfinite(G[:, i]), np.isfinite(G[:, j])
+    fa, fc = finite[i], finite[j]
     both = fa & fc
-    only_a, only_c = int((fa & ~fc).sum()), int((fc & ~fa).sum())
-    n = int(both.sum())
+    n = int(np.count_nonzero(both))
+    only_a, only_c = int(np.count_nonzero(fa)) - n, int(np.count_nonzero(fc)) - n
     kw = dict(from_=a, to=c, n=n)
     row = {"from": a, "to": c, "relation": relation, "items": n, "only_from": only_a, "only_to": only_c}
     if n == 0:
@@ -451,7 +463,9 @@ def _pair(G, names, items, i, j, wins, options, records, notes, relation, progre
                 record("p_value", p, **kw),
                 record("gained", gained, **kw), record("lost", lost, **kw),
                 record("only_from", only_a, **kw), record("only_to", only_c, **kw)]
-    records += _pair_tests(G[both, i], G[both, j], binary, p, ps if not binary else None, kw)
+    every = n == len(both)  # no item missing from either: the columns as they are
+    records += _pair_tests(G[:, i] if every else G[both, i], G[:, j] if every else G[both, j], binary, p,
+                           ps if not binary else None, kw, counts if binary else None)
     if only_a or only_c:
         notes.append(f"'{c}' vs '{a}': {only_a} items only in '{a}' and {only_c} only in '{c}' are listed in "
                      f"the grid (column 'missing_in') and left out of their paired comparison "
@@ -460,13 +474,14 @@ def _pair(G, names, items, i, j, wins, options, records, notes, relation, progre
     return row
 
 
-def _pair_tests(x, y, binary, p, ps, kw) -> list[dict]:
+def _pair_tests(x, y, binary, p, ps, kw, counts=None) -> list[dict]:
     """The pair's tests beside its p_value, named as Compare names them: for 0/1 outcomes the
     exact sign test (``sign_test_p``, the p_value itself), McNemar without and with continuity
     correction and the paired t-test; for scores the randomization test (``randomization_p``, the
-    p_value itself) and the paired t-test (``t_test_p``, and ``t`` with its degrees of freedom)."""
+    p_value itself) and the paired t-test (``t_test_p``, and ``t`` with its degrees of freedom).
+    ``counts``: the pair's :func:`~workbench.metrics.significance.paired_counts`, when known."""
     if binary:
-        counts = sg.paired_counts(x, y)
+        counts = counts if counts is not None else sg.paired_counts(x, y)
         out = [record("sign_test_p", p, **kw),
                record("mcnemar_p", sg.mcnemar(counts.wins, counts.losses, correction=False)[1], **kw),
                record("mcnemar_cc_p", sg.mcnemar(counts.wins, counts.losses, correction=True)[1], **kw)]
@@ -488,11 +503,15 @@ def group_records(group_rows: list[dict], method: str) -> list[dict]:
     return out
 
 
-def _tie_groups(G, names, binary, options, sign, notes, progress):
+def _tie_groups(G, names, binary, options, sign, notes, progress, wins=None):
+    """``wins``: :func:`pair_wins` of the whole 0/1 grid (reused when every run has every item)."""
     k = len(names)
     every = np.all(np.isfinite(G), axis=1)
-    S = G[every]
     n = int(every.sum())
+    complete = n == len(G)
+    # 0/1 outcomes: G itself (sums of 0/1 are exact in any order); scores: item by item as
+    # before (a mean's rounding depends on the order of its sum)
+    S = G if complete and binary else np.ascontiguousarray(G[every])
     if n < len(G):
         notes.append(f"Tie groups use the {plural(n, 'item')} every run has ({len(G) - n} items missing from "
                      f"at least one run are left out of them).")
@@ -508,7 +527,7 @@ def _tie_groups(G, names, binary, options, sign, notes, progress):
         P = np.ones((k, k))
         idx = [(i, j) for i in range(k) for j in range(i + 1, k)]
         if binary:  # every pair's wins and losses from one product of the grid, the tests at once
-            up = pair_wins(S)
+            up = wins if complete and wins is not None else pair_wins(S)
             raw = sg.sign_tests([up[i, j] for i, j in idx], [up[j, i] for i, j in idx])[0]
         else:
             raw = []

@@ -141,12 +141,17 @@ def _two_value_rounds(units, levels, rounds: int, rng, progress) -> np.ndarray:
 #: The rank-riffle rounds up to this many systems (tables of C(k, k/2) x (k/2)! rows: 30,240
 #: at k = 10); above, the shuffles of random keys.
 RIFFLE_MAX_K = 10
-#: Places looked up per bincount (an intp buffer that stays in the CPU cache), and per task of
-#: the two threads (each task draws from its own stream, so the numbers do not depend on the
-#: threads).
+#: Places looked up per weighted count (a buffer that stays in the CPU cache), and per
+#: task (each task draws from its own stream, so the numbers do not depend on the threads).
 RIFFLE_BLOCK = 1 << 17
 RIFFLE_TASK = 1 << 21
-THREADS = 2
+#: Threads running the tasks: one, as numpy's ``take`` and ``bincount`` hold the interpreter
+#: lock, so a second thread mostly waits for it (2026-12-06, 10 systems x 10k items, load 1.3-1.5:
+#: two threads took as long as one or up to a third longer, with more CPU).
+THREADS = 1
+#: Most cells of one weighted count: the places of ``pack`` rounds combined into one number
+#: below k**pack <= RIFFLE_CELLS (10,000 at k = 10: 80 KB of float64 sums, in the L2 cache)
+RIFFLE_CELLS = 1 << 14
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,9 +164,9 @@ def riffle_tables(k: int) -> tuple[np.ndarray, np.ndarray, int, int]:
     other places (one of (k - h)!, ``b``): every permutation arises from exactly one (s, a, b),
     so U = (s h! + a) (k - h)! + b, uniform on 0..k! - 1, is a uniform permutation.
     ``low[s h! + a, p]`` = the place of rank p < h (0 for the other ranks); ``high[s (k - h)!
-    + b, p]`` = the place of rank p >= h (0 for the others); 16 bytes a row, so that a row is
-    one element to numpy's gather and the two halves combine by OR.  Returns (low, high, h!,
-    (k - h)!)."""
+    + b, p]`` = the place of rank p >= h (0 for the others); 16 bytes a row, the two halves
+    combining by OR (:func:`_riffle_rounds` looks up each half's places as one 8-byte word).
+    Returns (low, high, h!, (k - h)!)."""
     import itertools
 
     h = k // 2
@@ -182,58 +187,94 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
     (:func:`riffle_tables`), which sends each of the item's values, in increasing order (which
     of two equal values goes where does not change a sum), to its place; the column sums are a
     weighted count of the places (``np.bincount``), taken for ``pack`` rounds at once: the
-    places of consecutive rounds combined into one number p_0 + k p_1 + k^2 p_2 + ... below 256,
-    whose counts' margins are each round's column sums.  The same law as shuffling each row, at
-    a few passes over the values per round instead of a sort of random keys per item.  The
-    rounds are cut into tasks of about :data:`RIFFLE_TASK` values, task t drawing from
-    ``default_rng(SeedSequence(seed, spawn_key=(t,)))`` on one of two threads.  The values are
-    whole numbers whose sums stay below 2**53, so the floating-point sums are exact."""
+    places of consecutive rounds combined into one number p_0 + k p_1 + k^2 p_2 + ... below
+    k**pack (four rounds in 10,000 cells at k = 10; a byte holds the places of the rounds that
+    fit in 256, :func:`_riffle_packing`), whose counts' margins are each round's column sums.
+    The places of the low and of the high ranks are looked up as one 8-byte word each, from
+    tables of 240 KB each at k = 10 that stay in the CPU cache.  The same law as shuffling each
+    row, at a few passes over the values per round instead of a sort of random keys per item.
+    The rounds are cut into tasks of about :data:`RIFFLE_TASK` values, task t drawing from
+    ``default_rng(SeedSequence(seed, spawn_key=(t,)))``, on :data:`THREADS` threads (where a
+    task starts does not depend on ``pack``: the same numbers as when two rounds were counted
+    at once).  The values are whole numbers whose sums stay below 2**53, so the floating-point
+    sums are exact."""
     n, k = units.shape
     low, high, na, nb = riffle_tables(k)
-    pack = max(1, int(math.log(256, k) + 1e-9))                  # k**pack <= 256 bins fit a byte
+    h = k // 2
+    m = k - h                                                     # slots of a word (>= h)
+    # word 0: the places of ranks 0..h-1; word 1: of ranks h..k-1 (bytes 0..m-1 of each)
+    low8 = np.zeros((len(low), 8), dtype=np.uint8)
+    low8[:, :h] = low[:, :h]
+    high8 = np.zeros((len(high), 8), dtype=np.uint8)
+    high8[:, :m] = high[:, h:k]
+    low_w, high_w = low8.view(np.uint64).ravel(), high8.view(np.uint64).ravel()
+    byte, pack = _riffle_packing(k, n * k)
     cells = k ** pack
-    tables = [(low * k ** q, high * k ** q) for q in range(pack)]  # uint8: places scaled for slot q
-    weights_one = np.sort(units, axis=1).astype(float).ravel()   # item by item, in rank order
-    rows = pack * max(1, min(-(-rounds // pack), RIFFLE_BLOCK // (n * k)))  # rounds per bincount
-    per_task = rows * max(1, RIFFLE_TASK // (rows * n * k))       # rounds per task
-    groups_most = rows // pack
+    ranked = np.sort(units, axis=1).astype(float)                 # item by item, in rank order
+    weights_one = np.zeros((2, m, n))                             # word, slot (rank), item
+    weights_one[0, :h] = ranked[:, :h].T                          # an empty slot (odd k) weighs 0
+    weights_one[1] = ranked[:, h:].T
+    weights_one = weights_one.ravel()
+    groups_most = max(1, min(-(-rounds // pack), RIFFLE_BLOCK // (n * k), max(1, RIFFLE_CELLS // cells)))
+    rows = pack * groups_most                                     # rounds per bincount
+    per_task = _riffle_task_rounds(rounds, n, k)
     weights = np.tile(weights_one, groups_most)
-    offsets = (np.arange(groups_most, dtype=np.intp) * cells)[:, None, None]
+    offsets = (np.arange(groups_most, dtype=np.uint16) * cells)[:, None, None, None]  # < 2**16 cells
     total = math.factorial(k)
     largest = np.empty(rounds, dtype=np.int64)
     starts = list(range(0, rounds, per_task))
-    keep = [tuple(a for a in range(pack) if a != pack - 1 - q) for q in range(pack)]  # axes summed out
+    # the bytes of a group: rounds [t, t + width) of its pack, scaled by k**t
+    spans = [(t, min(byte, pack - t)) for t in range(0, pack, byte)]
 
     def task(t: int) -> None:
         progress.check_cancelled()
         first, last = starts[t], min(rounds, starts[t] + per_task)
+        # k! < 2**32: uint32 draws are the int64 draws' numbers (the same 32-bit bounded stream)
         u = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(t,))).integers(
-            0, total, size=(last - first) * n)
-        ia = u // nb
-        ib = (ia // na) * nb + u % nb
-        place = np.empty((n, 16), dtype=np.uint8)
+            0, total, size=(last - first) * n, dtype=np.uint32)
+        ia = u // np.uint32(nb)                  # U = ((s h! + a) (k - h)! + b): ia = s h! + a
+        ib = u - (ia - ia // np.uint32(na)) * np.uint32(nb)   # = s (k - h)! + b
+        del u
+        place = np.empty((2, n), dtype=np.uint64)
+        acc = np.empty((2, n), dtype=np.uint64)
+        # the places as word x slot x item: copied item after item (long runs, not runs of m)
+        slots = acc.view(np.uint8).reshape(2, n, 8).transpose(0, 2, 1)[:, :m, :]
+        pos = np.empty((groups_most, 2, m, n), dtype=np.uint16)
+        wide = np.empty((2, m, n), dtype=np.uint16)
         for at in range(first, last, rows):
             r = min(rows, last - at)
             groups = -(-r // pack)
-            acc = np.zeros((groups, n, 16), dtype=np.uint8)
-            for j in range(r):
-                g, q = divmod(j, pack)
-                part = slice((at - first + j) * n, (at - first + j + 1) * n)
-                np.take(tables[q][0], ia[part], axis=0, out=place)
-                place.view(np.uint64)[...] |= np.take(tables[q][1], ib[part], axis=0).view(np.uint64)
-                acc[g].view(np.uint64)[...] += place.view(np.uint64)   # bytes below 256: no carry
-            pos = acc[:, :, :k].astype(np.intp)
+            for g in range(groups):
+                for q0, width in spans:
+                    acc.fill(0)
+                    for q in range(width):
+                        j = g * pack + q0 + q
+                        if j >= r:
+                            break
+                        part = slice((at - first + j) * n, (at - first + j + 1) * n)
+                        np.take(low_w, ia[part], out=place[0], mode="clip")   # indices in range
+                        np.take(high_w, ib[part], out=place[1], mode="clip")
+                        if q:
+                            place *= np.uint64(k ** q)   # bytes below 256: no carry
+                        acc += place
+                    if q0 == 0:
+                        pos[g] = slots
+                    else:
+                        np.multiply(slots, k ** q0, out=wide, dtype=np.uint16)
+                        pos[g] += wide
             if groups > 1:
-                pos += offsets[:groups]
-            count = np.bincount(pos.ravel(), weights=weights[:groups * n * k], minlength=groups * cells)
-            count = count.reshape((groups,) + (k,) * pack)
-            for j in range(r):
-                g, q = divmod(j, pack)
-                col = count[g].sum(axis=keep[q]) if pack > 1 else count[g]
-                largest[at + j] = int(np.rint(col.max() - col.min()))
+                pos[:groups] += offsets[:groups]
+            count = np.bincount(pos[:groups].ravel(), weights=weights[:groups * n * 2 * m],
+                                minlength=groups * cells)
+            # round q of a group: the margin of digit q of the cell (cell = ... + k**q p_q + ...)
+            cols = np.stack([count.reshape(groups, k ** (pack - 1 - q), k, k ** q).sum(axis=(1, 3))
+                             for q in range(pack)], axis=1).reshape(groups * pack, k)[:r]
+            largest[at:at + r] = np.rint(cols.max(axis=1) - cols.min(axis=1)).astype(np.int64)
 
-    if len(starts) == 1:
-        task(0)
+    if THREADS < 2 or len(starts) == 1:
+        for t in range(len(starts)):
+            task(t)
+            progress.advance((t + 1) / len(starts), "randomised Tukey HSD")
         return largest
     from concurrent.futures import ThreadPoolExecutor
 
@@ -241,6 +282,30 @@ def _riffle_rounds(units, rounds: int, seed: int, progress) -> np.ndarray:
         for done, _ in enumerate(pool.map(task, range(len(starts))), 1):
             progress.advance(done / len(starts), "randomised Tukey HSD")
     return largest
+
+
+def _riffle_packing(k: int, values: int) -> tuple[int, int]:
+    """(rounds whose places share a byte, rounds whose places share a count): a byte holds
+    k**byte <= 256 combinations; a count k**pack <= :data:`RIFFLE_CELLS` cells, and no more
+    cells than the values counted (at least 256), so that the margins cost less than the
+    count."""
+    byte = max(1, int(math.log(256, k) + 1e-9))
+    limit = min(RIFFLE_CELLS, max(256, values))
+    pack = max(1, int(math.log(limit, k) + 1e-9))
+    while k ** (pack + 1) <= limit:
+        pack += 1
+    while pack > 1 and k ** pack > limit:
+        pack -= 1
+    return byte, pack
+
+
+def _riffle_task_rounds(rounds: int, n: int, k: int) -> int:
+    """Rounds per task: about :data:`RIFFLE_TASK` values, a whole number of the blocks of the
+    first layout (two rounds per byte at k = 10, :data:`RIFFLE_BLOCK` places per count), which
+    sets where each task's stream starts."""
+    pack = max(1, int(math.log(256, k) + 1e-9))
+    rows = pack * max(1, min(-(-rounds // pack), RIFFLE_BLOCK // (n * k)))
+    return rows * max(1, RIFFLE_TASK // (rows * n * k))
 
 
 def _shuffled_rounds(units, rounds: int, rng, progress) -> np.ndarray:
