@@ -24,7 +24,7 @@ def test_compare_interval_and_bootstrap_charts_equal_the_tables(qtbot, window):
     np.testing.assert_allclose(plotted["est"], intervals["diff"])
     np.testing.assert_allclose(plotted["low"], intervals["ci_low"])
     np.testing.assert_allclose(plotted["high"], intervals["ci_high"])
-    assert list(plotted["n"]) == [200, 200]
+    assert list(plotted["n"]) == [200] * len(intervals) and len(intervals) == 3  # normal, Tango, bootstrap
     hist = result.table("bootstrap").frame
     drawn = _shown(panel, "BootstrapChart").plotted()
     # every populated bin holds one possible difference k/200: the same counts, on the lattice

@@ -99,6 +99,7 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([360, 900])
         split.setChildrenCollapsible(True)
+        split.setMinimumHeight(160)  # a tall answer keeps its room on a short screen; the results scroll
         self.splitter = split
         self._show_message("Open a results file or an example to see results." if self.NEEDS_DATA else "")
         self.setAccessibleName(f"{self.module.TITLE} panel")
