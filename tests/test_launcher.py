@@ -34,6 +34,12 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before it starts: Ctrl-C as a terminal delivers it (a test run started in the
+    background inherits SIGINT ignored, and Python then never installs its handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _workbench(*argv: str, env=None, timeout: int = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "workbench", *argv], cwd=ROOT,
                           capture_output=True, text=True, env=env or _env(), timeout=timeout)
@@ -179,7 +185,8 @@ def test_ctrl_c_while_reading_the_input_in_a_subprocess(tmp_path):
     fifo = tmp_path / "results.csv"
     os.mkfifo(fifo)
     proc = subprocess.Popen([sys.executable, "-m", "workbench", "text", str(fifo)], cwd=ROOT,
-                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_from_a_terminal)
     deadline = time.monotonic() + 60
     writer = None
     while writer is None and time.monotonic() < deadline:
@@ -313,7 +320,7 @@ def test_the_launcher_handles_sigint_before_it_imports_the_command_line():
     code = ("import signal, sys\nimport workbench.launcher as l\n"
             "print(signal.getsignal(signal.SIGINT) is l._on_sigint)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          env=_env(), timeout=60)
+                          env=_env(), timeout=60, preexec_fn=_as_from_a_terminal)
     assert proc.stdout.strip() == "True", proc.stderr
     source = (ROOT / "workbench" / "launcher.py").read_text(encoding="utf-8")
     head = source.split("_install_sigint()  #", 1)[0]
