@@ -338,6 +338,7 @@ class MainWindow(FileCommands, EditCommands, ReadingCommands, QMainWindow):
         self.controller.shutdown()
         if self.workspace_ready:
             self.workspace.wait()
+        self.reading_card.runner.wait()  # the pool's workers (a description, a panel's run) end
         display_locale.reset()  # the GUI thread's numbers go back to the plain ones
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
