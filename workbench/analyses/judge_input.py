@@ -27,7 +27,7 @@ import pandas as pd
 from ..core.errors import DataError
 from ..core.result import Table, record
 from ..io import LoadedTable, to_text
-from ..io.evaluation import HUMAN, JUDGE, JUDGE_PANEL, Evaluation, Scorer
+from ..io.evaluation import HUMAN, JUDGE, JUDGE_PANEL, Evaluation, Scorer, item_column
 from ..io.formats.labels_join import PEOPLE, join_labels
 from ..metrics import headline_ci as hc
 
@@ -93,7 +93,7 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         return None
     frame = table.frame.copy()
     system = evaluation.system if evaluation.system in frame.columns else None
-    item = "task_sample" if "task_sample" in frame.columns else evaluation.item
+    item = item_column(frame.columns, evaluation)
     rec = _record_ids(table, system, item, evaluation.repeat)
     frame["record"] = rec
     judge_col = options.judge

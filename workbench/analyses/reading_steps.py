@@ -12,7 +12,7 @@ from ..core.errors import DataError
 from ..core.numbers import plural
 from ..core.result import AnalysisResult
 from ..io import LoadedTable
-from ..io.evaluation import BINARY, HUMAN, RECORDED, Evaluation, Scorer
+from ..io.evaluation import BINARY, HUMAN, RECORDED, Evaluation, Scorer, item_column
 
 
 _ERRORED = {"exclude": "exclude", "fail": "failure"}
@@ -87,11 +87,11 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
         return options, []
     if "item" in fields and "task" not in fields and "errored" in fields and "cost" in fields \
             and evaluation.repeat:  # Cost's rate per item: the reading's item (a record's id is no item)
-        item = "task_sample" if "task_sample" in table.frame.columns else evaluation.item
+        item = item_column(table.frame.columns, evaluation)
         if item is not None and item in table.frame.columns:
             options = dataclasses.replace(options, item=item)
     if "task" in fields and getattr(options, "task", None) is None and evaluation.repeat:
-        item = "task_sample" if "task_sample" in table.frame.columns else evaluation.item
+        item = item_column(table.frame.columns, evaluation)
         if item is not None and item in table.frame.columns:
             options = dataclasses.replace(options, task=item)
     column = evaluation.system
@@ -262,7 +262,7 @@ def _reduced(table: LoadedTable, options, evaluation: Evaluation, scorer: Scorer
     """One row per (system, item): each numeric column the mean of the item's repeats (blank
     tries left out, as Inspect leaves unscored epochs out), the rest from the item's first row."""
     frame = table.frame
-    item = "task_sample" if "task_sample" in frame.columns else evaluation.item
+    item = item_column(frame.columns, evaluation)
     if item not in frame.columns:
         return table, options, ""
     system = evaluation.system if evaluation.system in frame.columns else None

@@ -151,6 +151,12 @@ class Evaluation:
         return dataclasses.replace(self, **changes)
 
 
+def item_column(columns, evaluation: "Evaluation") -> str | None:
+    """The column naming an evaluation's items among ``columns``: ``task_sample`` when tasks
+    were stacked (an item is a task's sample), else the declared item."""
+    return "task_sample" if "task_sample" in columns else evaluation.item
+
+
 def merge(evaluations: Iterable[Evaluation | None], *, system: str | None = None) -> Evaluation | None:
     """One evaluation for files stacked into one table: the runs of all, each scorer once (by
     name; the first file's declaration), the first file's columns for the rest."""
@@ -182,6 +188,6 @@ def merge(evaluations: Iterable[Evaluation | None], *, system: str | None = None
         notes=tuple(dict.fromkeys(n for e in found for n in e.notes)))
 
 
-__all__ = ["BINARY", "CODE", "Evaluation", "HUMAN", "JUDGE", "JUDGE_PANEL", "KINDS", "LABELS",
+__all__ = ["item_column", "BINARY", "CODE", "Evaluation", "HUMAN", "JUDGE", "JUDGE_PANEL", "KINDS", "LABELS",
            "LIMIT_KINDS", "ORDINAL", "PARTIAL", "RECORDED", "Run", "SCALES", "SCORE", "Scorer",
            "USAGE_KEYS", "merge"]

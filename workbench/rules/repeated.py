@@ -20,6 +20,7 @@ import pandas as pd
 from ..core import numbers
 from ..core.errors import DataError
 from ..io import LoadedTable, to_float, to_text
+from ..io.evaluation import item_column
 from .outcome import Outcome
 from .spec import TEST_NAMES, Condition
 
@@ -32,7 +33,7 @@ def repeated_item(table: LoadedTable) -> str | None:
     ev = getattr(table, "evaluation", None)
     if ev is None or not ev.repeat or ev.repeat not in table.frame.columns:
         return None
-    item = "task_sample" if "task_sample" in table.frame.columns else ev.item
+    item = item_column(table.frame.columns, ev)
     if item is None or item not in table.frame.columns:
         return None
     return item

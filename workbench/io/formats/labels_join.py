@@ -20,7 +20,7 @@ import pandas as pd
 from workbench.core.errors import DataError
 from workbench.io.cells import text_array
 from workbench.io.columns import to_text
-from workbench.io.evaluation import HUMAN, LABELS, Evaluation, Scorer
+from workbench.io.evaluation import HUMAN, LABELS, Evaluation, Scorer, item_column
 
 PEOPLE = "people"
 
@@ -38,7 +38,7 @@ def join_labels(log: Any, labels: Sequence[Any]):
     if ev is None or ev.item is None:
         raise DataError(f"File '{log.name}' declares no items to join people's labels with; open the "
                         "labels with an evaluation log (Inspect, promptfoo, lm-eval...).")
-    item = "task_sample" if "task_sample" in log.frame.columns else ev.item
+    item = item_column(log.frame.columns, ev)
     system = ev.system if ev.system in log.frame.columns else None
     people = pd.concat([_long(lab, system, ev.repeat) for lab in labels], ignore_index=True)
     people = people[people["label"] != ""]
