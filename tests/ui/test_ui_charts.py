@@ -362,3 +362,27 @@ def test_the_effort_frontier_plots_steps_per_request_and_per_success(qtbot, wind
     by_model = expected.groupby("model")
     for name, x in zip(drawn["system"], drawn["per_request"]):
         assert x == pytest.approx(by_model.get_group(name)["steps"].mean())
+
+
+def test_a_measure_in_its_own_unit_is_charted_as_means_not_rates(qtbot, window):
+    """An MTEB STS task (correlations, some below 0): the means per split on a plain axis, equal
+    to the groups table; no percent bar chart of 'rates'."""
+    import os
+
+    from conftest import open_file
+    from workbench.ui.charts.base import PlainAxis
+
+    path = os.path.join(os.path.dirname(__file__), "..", "fixtures", "formats", "mteb", "results",
+                        "fixture46__hashed-bow", "r46", "Fixture46STS.json")
+    open_file(qtbot, window, path)
+    panel = window.panels["aggregate"]
+    result = wait_result(qtbot, panel)
+    assert window.current_panel_name() == "aggregate" and "outcome:measure" in result.signature
+    chart = _shown(panel, "GroupMeanChart")
+    drawn = chart.plotted()["intervals"]
+    frame = result.table("groups").frame
+    assert set(np.round(frame["rate"], 9)) <= set(np.round(drawn["est"], 9)) and (frame["ci_low"] < 0).any()
+    assert isinstance(chart.plotItem.getAxis("bottom"), PlainAxis)
+    for name in ("SegmentBarChart", "GroupRateChart"):
+        other = panel.chart(name)
+        assert not panel.tabs.isTabVisible(panel.tabs.indexOf(other)), name

@@ -27,13 +27,16 @@ NO_ITEMS = ("results_",)          # lm-eval's own aggregated results JSON
 JUDGMENTS = ("qrels",)            # TREC judgments alone: no run to score
 RUNS = (".run",)                  # a TREC run alone: no judgments to score it with
 #: what a card that names its metric contains
-METRIC = re.compile(r"pass@\d|pass\^\d|nDCG|MRR|exact match|[Mm]icro|per success|success|pts|"
+METRIC = re.compile(r"mean '|pass@\d|pass\^\d|nDCG|MRR|exact match|[Mm]icro|per success|success|pts|"
                     r"acc|exact_match|Token F1|BLEU|kappa|Krippendorff|Rubric score|Scorer '", re.I)
 #: HELM runs that recorded none of its accuracy metrics (a toy scenario's log-probabilities
-#: only): the data, with the reader's note, never a log-probability read as a rate
+#: only): the mean of the measure in its own unit, never a log-probability read as a rate
 NO_MAIN = ("helm/simple1/",)
-#: a tool's aggregated scores, no per-item results (an MTEB task's result file): the data
+#: a tool's aggregated scores, no per-item results (an MTEB task's result file): their mean over
+#: the task's splits and subsets (an STS task's correlations in their own unit)
 SUMMARIES = ("mteb/", "mteb_old/")
+#: files whose primary scorer is a measure in its own unit (a correlation, a log-probability)
+MEASURES = ("Fixture46STS", "helm/simple1/")
 #: files the workbench refuses, with a sentence (a Phoenix experiment no evaluator scored)
 REFUSED = ("experiment_no_evaluator", "model_meta.json", "run_settings.jsonl")
 #: files beside the results that a tool wrote or read but are not results: a SWE-bench run's
@@ -125,11 +128,15 @@ def test_first_contact_with_each_real_tool_file(qtbot, window, monkeypatch, name
     _open(qtbot, window, monkeypatch, [os.path.join(FIXTURES, name)])
     landed, panel = _landed(qtbot, window)
     base = os.path.basename(name)
-    if name.startswith(SUMMARIES) and panel is not None:  # a task's scores read as a table of them
+    if name.startswith(SUMMARIES + NO_MAIN):  # a task's scores, a run's measure: a named mean
+        assert panel is not None, f"{name} landed on {landed}"
         _no_error(window, panel)
         _check_card(panel)
+        if any(m in name for m in MEASURES):  # in its own unit: a mean, never a percentage
+            text = panel.card.plain_text()
+            assert "mean '" in text and not re.search(r"\d%(?! CI)", text), text
         return
-    if base.startswith(NO_ITEMS) or any(j in base for j in JUDGMENTS) or name.startswith(NO_MAIN + SUMMARIES):
+    if base.startswith(NO_ITEMS) or any(j in base for j in JUDGMENTS):
         # no per-item results (a tool's summary, or judgments alone): the data, and no error
         assert landed == "data", landed
         _no_error(window)

@@ -49,6 +49,10 @@ class Options:
     error: str | None = None
     #: errored rows: exclude (left out) or failure (outcome 0)
     errored: str = "exclude"
+    #: the outcome column holds a measure in its own unit (a log-probability, a correlation, a
+    #: 1-5 rating): means in that unit, never 0/1 outcomes or a percentage.  Values outside 0..1
+    #: are read so without it (noted); set it where 0/1-looking values are no outcomes.
+    measure: bool = False
     #: bootstrap resamples and seed of the headline intervals
     ci_resamples: int = hc.RESAMPLES
     ci_seed: int = hc.SEED
@@ -58,23 +62,38 @@ class Options:
     spark_master: str = "local[2]"
 
 
-def outcome_values(table: LoadedTable, column: str, notes: list[str]) -> tuple[np.ndarray, bool]:
-    """Binary outcomes as 0/1, or numeric scores in [0, 1] (noted); (values, is_binary)."""
-    try:
-        return to_binary(table, column).astype(float), True
-    except DataError as binary_error:
-        if not pd.api.types.is_numeric_dtype(table.frame[column]):
-            raise binary_error
-        values = to_float(table, column)
-        bad = np.flatnonzero((values < 0) | (values > 1))
-        if bad.size:
-            raise DataError(
-                f"File '{table.name}', column '{column}' must hold outcomes 0/1 or scores "
-                f"between 0 and 1; found {values[bad[0]]:g} on {table.describe_rows([int(bad[0])])} "
-                f"({bad.size} rows out of range).") from None
-        notes.append(f"Column '{column}' holds scores between 0 and 1, not 0/1 outcomes; rates are "
-                     f"mean scores, 'successes' are sums of scores and no Wilson interval is given.")
-        return values, False
+#: What an outcome column holds: 0/1 outcomes, scores of 0..1 (shares), or a measure in its own unit.
+BINARY, SHARE, MEASURE = "binary", "share", "measure"
+
+
+def outcome_values(table: LoadedTable, column: str, notes: list[str], measure: bool = False
+                   ) -> tuple[np.ndarray, str]:
+    """Binary outcomes as 0/1, numeric scores in [0, 1] (noted), or a measure in its own unit
+    (any finite number: ``measure``, or values outside 0..1; noted); (values, what they are)."""
+    if not measure:
+        try:
+            return to_binary(table, column).astype(float), BINARY
+        except DataError as binary_error:
+            if not pd.api.types.is_numeric_dtype(table.frame[column]):
+                raise binary_error
+    elif not pd.api.types.is_numeric_dtype(table.frame[column]):
+        raise DataError(f"File '{table.name}', column '{column}' must hold numbers (a measure in its own "
+                        f"unit); found text such as '{table.frame[column].dropna().astype(str).iloc[0]}'."
+                        if table.frame[column].notna().any() else
+                        f"File '{table.name}', column '{column}' is empty; expected numbers.")
+    values = to_float(table, column)
+    outside = np.flatnonzero((values < 0) | (values > 1))
+    if measure or outside.size:
+        shown = values[np.isfinite(values)]
+        span = (f" (from {format_value(shown.min(), 'score')} to {format_value(shown.max(), 'score')})"
+                if shown.size else "")
+        notes.append(f"Column '{column}' holds a measure in its own unit{span}, not 0/1 outcomes or "
+                     "scores of 0 to 1: the numbers are mean values in that unit (never a percentage), "
+                     "with bootstrap intervals; 'successes' are sums.")
+        return values, MEASURE
+    notes.append(f"Column '{column}' holds scores between 0 and 1, not 0/1 outcomes; rates are "
+                 f"mean scores, 'successes' are sums of scores and no Wilson interval is given.")
+    return values, SHARE
 
 
 def check_options(options: Options) -> None:
@@ -211,7 +230,8 @@ def _group_columns(table, options, res) -> tuple[str, str, str | None]:
 def _group_form(table, options, res, progress) -> AnalysisResult:
     out_col, grp_col, ver_col = _group_columns(table, options, res)
     notes = res.notes
-    y, binary = outcome_values(table, out_col, notes)
+    y, held = outcome_values(table, out_col, notes, options.measure)
+    binary = held == BINARY
     groups = pd.Series(to_text(table, grp_col)) if grp_col else pd.Series(["(all)"] * len(y))
     g_codes, g_labels = pd.factorize(groups)
     g_labels = [str(x) for x in g_labels]
@@ -228,9 +248,15 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
         np.add.at(succ, (v_codes, g_codes), y.astype(np.int64))
         stats = _Counts(items, succ, g_labels, options)
     else:
-        stats = _Items(y, g_codes, v_codes, g_labels, options)
+        stats = _Items(y, g_codes, v_codes, g_labels, options, rates=held != MEASURE)
     return _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, progress,
-                         table.path)
+                         table.path, measure=held == MEASURE, unit=_unit_word(table))
+
+
+def _unit_word(table) -> str | None:
+    """What a row is, where its reader named it (an MTEB subset); None: an item."""
+    word = getattr(table, "row_word", None)
+    return word if word and " " not in word and word not in ("row", "item") else None
 
 
 class _Counts:
@@ -259,8 +285,9 @@ class _Counts:
 class _Items:
     """The group form's numbers from the items' outcomes (scores in [0, 1])."""
 
-    def __init__(self, y, g_codes, v_codes, g_labels, options) -> None:
+    def __init__(self, y, g_codes, v_codes, g_labels, options, rates: bool = True) -> None:
         self.y, self.g, self.v, self.labels, self.options = y, g_codes, v_codes, g_labels, options
+        self.as_rates = rates  # False: a measure, never a proportion interval even where all 0/1
 
     def rates(self, v: int):
         m = self.v == v
@@ -268,10 +295,10 @@ class _Items:
 
     def rate_ci(self, v: int, g: int) -> hc.MeanCI:
         m = self.v == v
-        return _mean_ci(self.y[m][self.g[m] == g], self.options)
+        return _mean_ci(self.y[m][self.g[m] == g], self.options, rates=self.as_rates)
 
     def micro_ci(self, v: int) -> hc.MeanCI:
-        return _mean_ci(self.y[self.v == v], self.options)
+        return _mean_ci(self.y[self.v == v], self.options, rates=self.as_rates)
 
     def macro_ci(self, v: int, macro: float) -> hc.MeanCI:
         m = self.v == v
@@ -279,8 +306,12 @@ class _Items:
 
 
 def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, progress,
-                  path: str, engine: str = "memory") -> AnalysisResult:
+                  path: str, engine: str = "memory", measure: bool = False,
+                  unit: str | None = None) -> AnalysisResult:
     G = len(g_labels)
+    kind = "score" if measure else "rate"  # how its numbers are shown: a mean in the unit, or a share
+    extra = {"kind": "score"} if measure else {}
+    of = {"unit": unit} if unit else {}
     records, rows, overall_rows, ci_entries = [], [], [], []
     micro_methods: set[str] = set()
     seg_rates = np.full((len(v_labels), G), np.nan)
@@ -297,7 +328,7 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
         high = np.array([cis[g].high if g in cis and not cis[g].degenerate else np.nan for g in range(G)])
         for g in np.flatnonzero(present):
             records.append(record("rate", rate[g], group=g_labels[g], version=vlabel, n=items[g],
-                                  **_intervals.fields(cis[g])))
+                                  **extra, **of, **_intervals.fields(cis[g])))
             ci_entries.append((_intervals.who("rate", group=g_labels[g]) + _of_version(vlabel), cis[g]))
             rows.append({**({"version": vlabel} if ver_col else {}), "group": g_labels[g],
                          "items": int(items[g]), "successes": succ[g], "rate": rate[g],
@@ -308,8 +339,9 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
         micro_ci = stats.micro_ci(v)
         m_low, m_high = (np.nan, np.nan) if micro_ci.degenerate else (micro_ci.low, micro_ci.high)
         macro_ci = stats.macro_ci(v, macro)
-        records.append(record("micro", micro, version=vlabel, n=tot_n, **_intervals.fields(micro_ci)))
-        records.append(record("macro", macro, version=vlabel, n=int(present.sum()),
+        records.append(record("micro", micro, version=vlabel, n=tot_n, **extra, **of,
+                              **_intervals.fields(micro_ci)))
+        records.append(record("macro", macro, version=vlabel, n=int(present.sum()), **extra,
                               **_intervals.fields(macro_ci)))
         ci_entries += [("micro" + _of_version(vlabel), micro_ci), ("macro" + _of_version(vlabel), macro_ci)]
         micro_methods.add(_intervals.fields(micro_ci)["ci_method"])
@@ -321,10 +353,13 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
         if spread.size > 1:
             lo, hi = int(np.argmin(np.where(present, rate, np.inf))), int(np.argmax(np.where(present, rate, -np.inf)))
             who = f"Version '{vlabel}': " if vlabel is not None else ""
-            notes.append(f"{who}the best group ('{g_labels[hi]}', {_rate(rate[hi])} of {plural(items[hi], 'item')}) "
-                         f"and the worst ('{g_labels[lo]}', {_rate(rate[lo])} of {plural(items[lo], 'item')}) "
-                         f"differ by {format_value(rate[hi] - rate[lo], 'margin')}; micro {_rate(micro)} weights "
-                         f"groups by size, macro {_rate(macro)} weights them equally.")
+            word = unit or "item"
+            shown = (lambda x: format_value(float(x), "score")) if measure else _rate
+            gap = format_value(rate[hi] - rate[lo], "score" if measure else "margin")
+            notes.append(f"{who}the best group ('{g_labels[hi]}', {shown(rate[hi])} of {plural(items[hi], word)}) "
+                         f"and the worst ('{g_labels[lo]}', {shown(rate[lo])} of {plural(items[lo], word)}) "
+                         f"differ by {gap}; micro {shown(micro)} weights "
+                         f"groups by size, macro {shown(macro)} weights them equally.")
     tables = [
         Table("overall", "Micro and macro", pd.DataFrame(overall_rows), columns={
             "micro": "sum of successes / sum of items (pooled)",
@@ -332,18 +367,24 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
             "groups": "groups in the macro mean (its denominator)",
             "micro_ci_low": f"{' or '.join(sorted(micro_methods))} interval of the micro average, low",
             "micro_ci_high": f"{' or '.join(sorted(micro_methods))} interval of the micro average, high",
-        }, formats={"micro": "rate", "macro": "rate", "micro_ci_low": "rate", "micro_ci_high": "rate",
-                    "gap_micro_minus_macro": "rate", "items": "int", "groups": "int",
+        }, formats={"micro": kind, "macro": kind, "micro_ci_low": kind, "micro_ci_high": kind,
+                    "gap_micro_minus_macro": kind, "items": "int", "groups": "int",
                     "successes": "float"}),
         Table("groups", "Per-group rates", pd.DataFrame(rows), columns={
             "rate": "successes / items in the group",
             "ci_low": "95% interval, low (its method in ci_method)",
             "ci_high": "95% interval, high (its method in ci_method)",
             "ci_method": "the interval's method: Wilson, or Clopper-Pearson below 30 items or at 0% or 100%",
-        }, formats={"rate": "rate", "ci_low": "rate", "ci_high": "rate", "share_of_items": "rate",
+        }, formats={"rate": kind, "ci_low": kind, "ci_high": kind, "share_of_items": "rate",
                     "ci_method": "text",
                     "items": "int", "successes": "float"}),
     ]
+    if measure:  # a mean in the column's own unit: the columns say so
+        tables[0].columns.update({"micro": "mean over every row (pooled), in the column's unit",
+                                  "macro": "mean of the per-group means (each group counts once)",
+                                  "successes": "sum of the values"})
+        tables[1].columns.update({"rate": "mean value in the group, in the column's unit",
+                                  "ci_method": "the interval's method: bootstrap percentile over the group's rows"})
     sig = base_signature(NAME)
     sig.update({"form": "group" + ("+version" if ver_col else ""), "micro": "sum/sum",
                 "macro": "mean-of-group-rates",
@@ -352,7 +393,8 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
                        + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS),
                 "ci-macro": f"stratified-bootstrap-percentile-95(items-within-groups),B={options.ci_resamples},"
                             f"seed={options.ci_seed}" + _intervals.BUDGET,
-                "outcome": "binary" if binary else "score[0,1]", "engine": engine})
+                "outcome": "binary" if binary else "measure(own-unit)" if measure else "score[0,1]",
+                "engine": engine})
     notes += _intervals.notes(ci_entries)
     if ver_col:
         pairs = simpson_pairs(seg_rates, overall, v_labels)
@@ -415,7 +457,7 @@ def _unit_form(table, options, res) -> AnalysisResult:
     out_col = res.required(options.outcome, "outcome", "--outcome")
     unit_col = options.unit
     res.optional(unit_col, "unit", "--unit")
-    y, binary = outcome_values(table, out_col, res.notes)
+    y, _held = outcome_values(table, out_col, res.notes, options.measure)
     frame = pd.DataFrame({"unit": to_text(table, unit_col), "numerator": y, "denominator": 1.0})
     per_unit = frame.groupby("unit", sort=False).sum().reset_index()
     per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"]
@@ -468,9 +510,10 @@ def _of_version(vlabel) -> str:
     return f" (version {vlabel})" if vlabel is not None else ""
 
 
-def _mean_ci(x: np.ndarray, options: Options) -> hc.MeanCI:
+def _mean_ci(x: np.ndarray, options: Options, rates: bool = True) -> hc.MeanCI:
     """A rate's proportion interval (0/1 outcomes), or the bootstrap of a mean score."""
-    return hc.mean_intervals({"x": x}, resamples=options.ci_resamples, seed=options.ci_seed)["x"]
+    return hc.mean_intervals({"x": x}, resamples=options.ci_resamples, seed=options.ci_seed,
+                             rates=rates)["x"]
 
 
 def _macro_ci(y: np.ndarray, codes: np.ndarray, labels: list[str], macro: float, options: Options) -> hc.MeanCI:

@@ -33,7 +33,7 @@ from ..core.errors import DataError, OptionError
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, signature
 from ..io import LoadedTable
-from ..io.evaluation import BINARY, HUMAN, JUDGE, LABELS, RECORDED, SCORE, Evaluation, Run, Scorer
+from ..io.evaluation import BINARY, HUMAN, JUDGE, LABELS, MEASURE, RECORDED, SCORE, Evaluation, Run, Scorer
 from .reading_steps import (_by_system, _criteria, _errors, _recorded_means, _recorded_notes, _reduced,
                             _score_as_outcome, _scorer_sentence, _unscored, _with_scorer_roles)
 
@@ -102,6 +102,8 @@ def _scale_of(series: pd.Series) -> str:
     values = pd.to_numeric(series, errors="coerce").dropna()
     if len(values) and values.isin([0, 1]).all():
         return BINARY
+    if len(values) and not values.between(0, 1).all():
+        return MEASURE  # a number in its own unit (a 1-5 rating, a log-probability): no share
     return SCORE if len(values) else LABELS
 
 

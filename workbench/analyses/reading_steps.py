@@ -12,7 +12,7 @@ from ..core.errors import DataError
 from ..core.numbers import plural
 from ..core.result import AnalysisResult
 from ..io import LoadedTable
-from ..io.evaluation import BINARY, HUMAN, RECORDED, Evaluation, Scorer, item_column
+from ..io.evaluation import BINARY, HUMAN, MEASURE, RECORDED, Evaluation, Scorer, item_column
 
 
 _ERRORED = {"exclude": "exclude", "fail": "failure"}
@@ -71,6 +71,8 @@ def _score_as_outcome(options, scorer: Scorer | None, table: LoadedTable):
             or scorer.column not in table.frame.columns:
         return options
     fields = {f.name for f in dataclasses.fields(options)}
+    if "measure" in fields and scorer.scale == MEASURE and (getattr(options, "outcome", None) in (None, scorer.column)):
+        options = dataclasses.replace(options, measure=True)  # a log-probability is never 0/1 outcomes
     if "outcome" in fields and "score" not in fields and getattr(options, "outcome", None) is None:
         return dataclasses.replace(options, outcome=scorer.column)
     return options

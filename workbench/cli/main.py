@@ -230,7 +230,7 @@ def render_text(result) -> str:
     """A readable table of the headline records (every number formatted by the shared policy of
     :mod:`workbench.report.present`, as on screen and in the report), then the answer, the
     notes and the signature."""
-    from ..report.present import (answer, bounds_shown, display_name, format_interval, format_value, method_label,
+    from ..report.present import (answer, bounds_shown, record_name, format_interval, format_value, method_label,
                                   record_kind)
 
     keys = ["system", "group", "by", "version", "from", "to", "groups"]
@@ -242,7 +242,7 @@ def render_text(result) -> str:
         if rec.get("convention") is not None:
             continue  # shown in the conventions table below
         kind = record_kind(result, rec)
-        row = [rec["metric"], display_name(rec["metric"])]
+        row = [rec["metric"], record_name(rec)]
         row += ["" if rec.get(k) is None else str(rec[k]) for k in present]
         row.append(format_value(rec.get("value"), kind))
         if with_ci:  # (an interval whose bounds read the same is no interval: none shown); its method named

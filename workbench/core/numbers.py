@@ -423,8 +423,8 @@ def format_p(p: Any) -> str:
 
 
 def format_record(rec: dict, *, currency: str | None = None) -> str:
-    """A record's value as text in its metric's kind."""
-    return format_value(rec.get("value"), kind_of(rec["metric"]), currency=currency)
+    """A record's value as text in its metric's kind (or the record's own ``kind``)."""
+    return format_value(rec.get("value"), rec.get("kind") or kind_of(rec["metric"]), currency=currency)
 
 
 # --- counted words -------------------------------------------------------------------------------

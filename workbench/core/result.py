@@ -20,10 +20,13 @@ import pandas as pd
 #: the t interval beside a bootstrap one; ``df``: a t statistic's degrees of freedom;
 #: ``degenerate``: true when every bootstrap resample gave the same value, or the interval's two
 #: bounds are equal (a standard error of 0, a constant): no interval is shown for it;
-#: ``by``: the slice column of a ``group`` that is a slice (Slices).
+#: ``by``: the slice column of a ``group`` that is a slice (Slices); ``kind``: the number kind
+#: of the value and its interval when it is not the metric's own (an Aggregation mean of a
+#: measure in its own unit is a ``score``, not a ``rate``); ``unit``: what ``n`` counts when it
+#: is not items (an MTEB file's subsets).
 RECORD_KEYS = ("metric", "value", "system", "group", "by", "version", "k", "n",
                "ci_low", "ci_high", "ci_method", "t_low", "t_high", "df", "degenerate",
-               "from", "to", "groups", "convention", "holds")
+               "from", "to", "groups", "convention", "holds", "kind", "unit")
 #: Keys of a record in the ``--json`` output, in order.
 JSON_KEYS = tuple(k for k in RECORD_KEYS if k != "k")
 

@@ -31,7 +31,10 @@ CODE, JUDGE, JUDGE_PANEL, HUMAN, RECORDED = "code", "judge", "judge panel", "hum
 KINDS = (CODE, JUDGE, JUDGE_PANEL, HUMAN, RECORDED)
 #: Scales of a scorer's values.
 BINARY, PARTIAL, ORDINAL, LABELS, SCORE = "binary", "partial credit", "ordinal", "labels", "score"
-SCALES = (BINARY, PARTIAL, ORDINAL, LABELS, SCORE)
+#: A number in its own unit, not a share of 0..1: a log-probability, a correlation, a count.
+#: Its mean is shown in that unit (never as a percentage, never read as 0/1 outcomes).
+MEASURE = "measure"
+SCALES = (BINARY, PARTIAL, ORDINAL, LABELS, SCORE, MEASURE)
 #: Kinds of limit a record can hit (Inspect's ``sample.limit.type``).
 LIMIT_KINDS = ("message", "token", "time", "working", "context", "cost", "operator", "custom")
 #: Usage keys (column roles of :attr:`Evaluation.usage`).
@@ -49,7 +52,7 @@ class Scorer:
     column: str
     #: code, judge, judge panel, human or recorded metric (:data:`KINDS`)
     kind: str = CODE
-    #: binary, partial credit, ordinal, labels or score (:data:`SCALES`)
+    #: binary, partial credit, ordinal, labels, score (0..1) or measure (:data:`SCALES`)
     scale: str = SCORE
     #: the column of its labels as text (Inspect's C/P/I letters), when it has one
     labels: str | None = None
@@ -189,5 +192,5 @@ def merge(evaluations: Iterable[Evaluation | None], *, system: str | None = None
 
 
 __all__ = ["item_column", "BINARY", "CODE", "Evaluation", "HUMAN", "JUDGE", "JUDGE_PANEL", "KINDS", "LABELS",
-           "LIMIT_KINDS", "ORDINAL", "PARTIAL", "RECORDED", "Run", "SCALES", "SCORE", "Scorer",
+           "LIMIT_KINDS", "MEASURE", "ORDINAL", "PARTIAL", "RECORDED", "Run", "SCALES", "SCORE", "Scorer",
            "USAGE_KEYS", "merge"]

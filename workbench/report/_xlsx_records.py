@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..core.result import RECORD_KEYS, AnalysisResult
 from .headlines import headline_records, unit_of, who
-from .present import bounds_shown, display_name, record_kind
+from .present import bounds_shown, record_kind, record_name
 from .layout import Block
 
 
@@ -59,7 +59,7 @@ def _headline_block(results, order, main_of) -> Block:
         r = results[i]
         for rec in headline_records(r):
             recs.append(rec)
-            rows.append({"analysis": main_of[i], "metric": rec["metric"], "name": display_name(rec["metric"]),
+            rows.append({"analysis": main_of[i], "metric": rec["metric"], "name": record_name(rec),
                          "about": who(rec), "value": rec.get("value"), "ci_low": rec.get("ci_low"),
                          "ci_high": rec.get("ci_high"), "n": rec.get("n"),
                          "of": unit_of(r, rec) if rec.get("n") is not None else ""})

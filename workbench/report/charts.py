@@ -198,6 +198,7 @@ def _compare(result: AnalysisResult, key: Key) -> ChartPlan:
 def _aggregate(result: AnalysisResult, key: Key) -> ChartPlan:
     plan = ChartPlan()
     groups, pivot, summary = _has(result, "groups"), _has(result, "versions"), _has(result, "summary")
+    measure = "outcome:measure" in str(result.signature)  # means in their own unit, not rates
     if groups is not None and groups["group"].nunique() <= MAX_CATEGORIES:
         gk, ck = key("groups"), key("chart:groups")
         has_v = "version" in groups
@@ -222,7 +223,7 @@ def _aggregate(result: AnalysisResult, key: Key) -> ChartPlan:
             data[f"{prefix}minus"] = rate - low
             data[f"{prefix}plus"] = high - rate
             for name in ("rate", "minus", "plus"):
-                formats[f"{prefix}{name}"] = "rate"
+                formats[f"{prefix}{name}"] = "score" if measure else "rate"
 
             def ref(rows=rows):
                 return lambda R, i: (R.cell(gk, "rate", rows[i], True) if rows[i] is not None else None)
@@ -244,9 +245,10 @@ def _aggregate(result: AnalysisResult, key: Key) -> ChartPlan:
         n = len(labels)
 
         def group_chart(wb, R: Refs, sheet: str):
-            chart = new_chart(wb, "column", f"Rate per group with {words}s",
+            chart = new_chart(wb, "column", f"{'Mean' if measure else 'Rate'} per group with {words}s",
                               x=_axis(label_position="low"),
-                              y=_axis("rate", "0%", grid=True, min=0, max=1), legend=has_v)
+                              y=(_axis("mean, in the measure's own unit", "0.000", grid=True) if measure else
+                                 _axis("rate", "0%", grid=True, min=0, max=1)), legend=has_v)
             for s, v in enumerate(versions):
                 prefix = f"{v} " if v is not None else ""
                 series = {"name": _name(v if v is not None else "rate"),

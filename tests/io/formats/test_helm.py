@@ -116,3 +116,22 @@ def test_a_helm_folder_without_its_stats_is_one_sentence(tmp_path, cli):
     assert "expected" in str(err.value)
     message = cli("describe", folder, expect=2)
     assert "Traceback" not in message and "per_instance_stats.json" in message
+
+
+def test_a_run_without_an_accuracy_metric_lands_on_the_mean_of_its_measure(cli):
+    """The stock run's primary stat is a log-probability (every value 0 here): a measure in its
+    own unit, its mean over instances (train trials reduced by their mean), never 0/1 outcomes
+    read as a 0% rate."""
+    want = _expected("simple1")
+    table = load_table(os.path.join(HERE, "simple1"))
+    assert table.panel == "aggregate"
+    scorer = table.evaluation.scorer()
+    assert scorer.name == "logprob" and scorer.scale == "measure"
+    out = cli("aggregate", os.path.join(HERE, "simple1"))
+    micro = next(r for r in out["results"] if r["metric"] == "micro")
+    per_instance = table.frame.groupby("instance_id")["logprob"].mean()
+    assert micro["n"] == len(per_instance) == table.frame["instance_id"].nunique()
+    assert micro["value"] == pytest.approx(per_instance.mean(), abs=1e-12)
+    assert micro["value"] == pytest.approx(want["stats_mean"]["logprob|test"], abs=1e-9)
+    assert micro["kind"] == "score" and "ci_method" not in micro or micro["ci_method"] != "Clopper-Pearson"
+    assert "outcome:measure(own-unit)" in out["signature"] and "outcome:binary" not in out["signature"]

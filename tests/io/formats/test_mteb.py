@@ -77,3 +77,36 @@ def test_the_models_compared_by_slice_on_the_command_line(cli, folder, subset):
     desc = cli("describe", os.path.join(HERE, folder))
     systems = {r["system"]: r["value"] for r in desc["results"] if r["metric"] == "items" and r.get("system")}
     assert systems == {m: len(s) for m, s in means.items()}
+
+
+@pytest.mark.parametrize("folder,model_dir,subset", [
+    ("mteb", os.path.join("fixture46__hashed-bow", "r46"), "hf_subset"),
+    ("mteb_old", "fixture46__random-hash", "language")])
+def test_a_single_sts_task_lands_on_the_mean_of_its_correlations_in_their_own_unit(cli, folder, model_dir, subset):
+    """An STS task's main score is a correlation (values below 0): Aggregation's mean over the
+    task's splits and subsets (MTEB's own task score: the mean over them), per split, in the
+    correlation's unit, never a percentage and never refused."""
+    path = os.path.join(HERE, folder, "results", model_dir, "Fixture46STS.json")
+    model = model_dir.split(os.sep)[0].replace("__", "/")
+    want = [w for w in _expected(folder) if w["task"] == "Fixture46STS" and w["model_folder"].replace("__", "/") == model]
+    assert any(w["main_score"] < 0 for w in want) or folder == "mteb_old"
+    table = load_table(path)
+    assert table.panel == "aggregate" and table.evaluation.scorer().scale == "measure"
+    out = cli("aggregate", path)
+    micro = next(r for r in out["results"] if r["metric"] == "micro")
+    scores = [w["main_score"] for w in want]
+    assert micro["n"] == len(scores) and micro["value"] == pytest.approx(sum(scores) / len(scores), abs=1e-9)
+    assert micro["kind"] == "score" and micro["unit"] == "subset"
+    for split in {w["split"] for w in want}:
+        of = [w["main_score"] for w in want if w["split"] == split]
+        got = next(r for r in out["results"] if r["metric"] == "rate" and r["group"] == split)
+        assert got["value"] == pytest.approx(sum(of) / len(of), abs=1e-9) and got["n"] == len(of)
+    assert "outcome:measure(own-unit)" in out["signature"]
+    from workbench.analyses import reading
+    from workbench.report.present import answer
+
+    from workbench.analyses.aggregate import Options
+
+    text = " ".join(answer(reading.run("aggregate", table, Options())).sentences)
+    assert "mean 'main_score'" in text and f"over {len(scores)} subsets" in text
+    assert "%" not in text.replace("95% CI", ""), text

@@ -27,7 +27,7 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.core.numbers import format_value
-from workbench.io.evaluation import BINARY, RECORDED, SCORE, Evaluation, Run, Scorer
+from workbench.io.evaluation import BINARY, MEASURE, RECORDED, SCORE, Evaluation, Run, Scorer
 from workbench.io.formats._common import render_json_value, table, text_column
 
 FORMAT = "helm"
@@ -47,6 +47,9 @@ MAIN = ("exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_
         "f1_score", "math_equiv", "math_equiv_chain_of_thought", "chain_of_thought_correctness",
         "rouge_l", "bleu_4", "RR@10", "NDCG@10", "ifeval_strict_accuracy", "wildbench_score",
         "omni_math_accuracy")
+#: HELM's per-instance numbers in their own unit (not shares of 0..1), whatever values a run holds
+MEASURES = frozenset({"logprob", "logprob_per_byte", "perplexity", "bits_per_byte", "num_bytes",
+                      "num_perplexity_tokens"})
 _USAGE = {"num_prompt_tokens": "input_tokens", "num_output_tokens": "output_tokens",
           "inference_runtime": "latency"}
 
@@ -169,7 +172,13 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
             continue
         values = frame[nm].dropna()
         yes_no = nm.split("@")[0] in MAIN or "exact_match" in nm or "accuracy" in nm or "correct" in nm
-        scale = BINARY if yes_no and len(values) and values.isin([0, 1]).all() else SCORE
+        zero_one = bool(len(values)) and values.isin([0, 1]).all()
+        if yes_no and zero_one:
+            scale = BINARY
+        elif nm in MEASURES or (nm in BOOKKEEPING and not zero_one) or not values.between(0, 1).all():
+            scale = MEASURE  # a log-probability is no 0/1 outcome even where every value is 0
+        else:
+            scale = SCORE
         split = next(iter(sorted(splits[nm])), "")
         rep = reported.get((nm, split, ""))
         scorers.append(Scorer(nm, nm, kind=RECORDED, scale=scale,
@@ -224,8 +233,8 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
     if "inference_runtime" in frame.columns:
         roles["inference_runtime"] = "latency"
     return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, len(frame) + 1, dtype=np.int64),
-                 roles=roles, panel=("aggregate" if primary in MAIN or primary in named
-                                     else None),  # no accuracy metric recorded: the data, with the note
+                 roles=roles, panel="aggregate" if primary else None,  # without an accuracy metric: the
+                 # mean of the primary measure in its own unit (a log-probability is never a rate)
                  row_word="row",
                  row_names=[f"instance {i} trial {t}" + (f" ({p})" if p != "original" else "")
                             for i, t, p in zip(frame["instance_id"], frame["train_trial"], frame["perturbation"])],

@@ -22,7 +22,7 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.core.numbers import plural
-from workbench.io.evaluation import RECORDED, SCORE, Evaluation, Run, Scorer
+from workbench.io.evaluation import MEASURE, RECORDED, SCORE, Evaluation, Run, Scorer
 from workbench.io.formats._common import table, text_column
 
 FORMAT = "mteb"
@@ -189,10 +189,11 @@ def load(value: dict, path: str, shown: str):
     notes.append(f"Task '{task}': the main score is '{name}' ({how})." if name else
                  f"Task '{task}': the main score is not named ({how}); its values are in 'main_score' where the "
                  "file has them, else choose a metric with --scorer NAME.")
-    scorers = [Scorer("main_score", "main_score", kind=RECORDED, scale=SCORE,
+    scorers = [Scorer("main_score", "main_score", kind=RECORDED, scale=scale_of(name, cols["main_score"]),
                       detail="each task's main score, named per task in column 'main_score_name'"
                       + (f" ({task}: {name})" if name else ""))]
-    scorers += [Scorer(m, m, kind=RECORDED, scale=SCORE, detail="an MTEB metric as recorded") for m in metrics]
+    scorers += [Scorer(m, m, kind=RECORDED, scale=scale_of(m, cols[m]), detail="an MTEB metric as recorded")
+                for m in metrics]
     evaluation = Evaluation(
         tool="mteb", tool_version=version or None, item="item", system="model",
         runs=(Run(model, {"model": model, "revision": revision, "tool": "mteb", "file": path,
@@ -204,16 +205,28 @@ def load(value: dict, path: str, shown: str):
                          row_names=[f"{task} {e['split']}/{e['subset']}" for e in entries], evaluation=evaluation))
 
 
+def scale_of(name: str | None, values) -> str:
+    """A correlation (STS's Spearman, Pearson) or any value outside 0..1 is a measure in its own
+    unit; accuracy, F1, nDCG... are scores of 0..1."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if name and any(w in str(name) for w in ("pearson", "spearman", "cos_sim", "euclidean", "manhattan")):
+        return MEASURE
+    return MEASURE if v.size and ((v < 0) | (v > 1)).any() else SCORE
+
+
 def landing(loaded):
     """Roles and panel by the models held: several, Runs side by side on the main score; one,
-    Aggregation of its main score per task (each task's splits and languages its items)."""
+    Aggregation of its main score over the task's splits and subsets (its rows), grouped by task
+    (several tasks), else by split (several splits), else by subset (language)."""
     import dataclasses
 
     frame = loaded.frame
     several = frame["model"].nunique() > 1
-    roles = {"item": "item", "model": "system" if several else "version", "task": "group",
-             "main_score": "score" if several else "success"}
+    group = next((c for c in ("task", "split", "subset") if frame[c].nunique() > 1), "task")
+    roles = {"item": "item", "model": "system" if several else "version", group: "group",
+             "main_score": "score"}
     return dataclasses.replace(loaded, roles=roles, panel="runs" if several else "aggregate")
 
 
-__all__ = ["FORMAT", "MAIN_NAMES", "is_result", "load", "main_name", "result_files"]
+__all__ = ["FORMAT", "MAIN_NAMES", "is_result", "landing", "load", "main_name", "result_files", "scale_of"]

@@ -55,7 +55,7 @@ from ._common import (  # noqa: F401
 )
 from ._excel import _FIXED_EXCEL, _quote, _zeros, excel_format, excel_value  # noqa: F401
 from ._names import (  # noqa: F401
-    _NAMES, _TABLE_NAMES, _pattern_key, column_kind, column_name, display_name, registry_names,
+    _NAMES, _TABLE_NAMES, _pattern_key, column_kind, column_name, display_name, record_name, registry_names,
     table_kinds,
 )
 from .answers_compare import _answer_compare, _answer_compare_scores  # noqa: F401
@@ -92,7 +92,7 @@ def answer(result, *, currency: str | None = None) -> Answer:
         recs = [r for r in result.records if r.get("value") is not None][:3]
         if not recs:
             return Answer(("No results.",), "no results", "neutral")
-        text = "; ".join(f"{display_name(r['metric'])} {format_record(r, currency=currency)}"
+        text = "; ".join(f"{record_name(r)} {format_record(r, currency=currency)}"
                          + (f" (n = {format_value(r['n'], 'count')})" if r.get("n") is not None else "")
                          for r in recs)
         ans = Answer((text + ".",), result.analysis, "neutral")

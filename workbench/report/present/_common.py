@@ -38,7 +38,7 @@ def _first(result, metric: str, **match) -> dict | None:
 def _fv(rec: dict | None, *, currency: str | None = None, kind: str | None = None) -> str:
     if rec is None:
         return MISSING
-    return format_value(rec.get("value"), kind or kind_of(rec["metric"]), currency=currency)
+    return format_value(rec.get("value"), kind or rec.get("kind") or kind_of(rec["metric"]), currency=currency)
 
 
 
@@ -57,7 +57,7 @@ def interval_text(rec: dict, kind: str | None = None, *, currency: str | None = 
     the negated value (a sentence that turns "B beats A" around turns its interval too).  An
     interval that the shown digits make zero-width is not shown as if certain: a clause says
     why there is none.  Empty when the record has no interval."""
-    kind = kind or kind_of(rec["metric"])
+    kind = kind or rec.get("kind") or kind_of(rec["metric"])
     lo, hi = rec.get("ci_low"), rec.get("ci_high")
     label = method if method is not None else method_label(rec.get("ci_method"))
     if _is_missing(lo) or _is_missing(hi):
@@ -94,7 +94,7 @@ def bounds_shown(rec: dict, kind: str | None = None, *, currency: str | None = N
     lo, hi = rec.get("ci_low"), rec.get("ci_high")
     if _is_missing(lo) or _is_missing(hi) or rec.get("degenerate"):
         return False
-    return not zero_width(lo, hi, kind or kind_of(rec["metric"]), currency=currency)
+    return not zero_width(lo, hi, kind or rec.get("kind") or kind_of(rec["metric"]), currency=currency)
 
 
 #: pairs of columns of a result table that hold an interval's two bounds
@@ -348,7 +348,7 @@ def record_kind(result, rec: dict) -> str:
     if result.analysis == "repeats" and rec["metric"].startswith("half_width"):
         # a half-width in the card's unit: points of a success rate, or the 0-1 score's own
         return "margin" if "value:binary" in str(getattr(result, "signature", "")) else "score"
-    return kind_of(rec["metric"])
+    return rec.get("kind") or kind_of(rec["metric"])
 
 
 

@@ -19,6 +19,10 @@ def column_kind(analysis: str, table: str, column: str, hint: str | None = None)
         # rows of different metrics (rates, 0-1 scores, BLEU on 0-100) share these columns: one
         # signed decimal form for all (the chart of differences formats each row by its metric)
         return "score" if col in ("baseline", "candidate") else "score_diff"
+    if analysis == "aggregate" and hint == "score" and col in ("rate", "micro", "macro", "ci_low", "ci_high",
+                                                               "micro_ci_low", "micro_ci_high",
+                                                               "gap_micro_minus_macro"):
+        return "score"  # a measure's means in its own unit, never percentages
     if analysis == "compare" and col in ("ci_low", "ci_high", "diff"):
         return "points"
     if analysis == "gate" and col in ("observed", "ci_low", "ci_high", "threshold"):
@@ -376,6 +380,19 @@ def display_name(metric_id: str) -> str:
     words = mid.replace("_", " ").strip()
     return words[:1].upper() + words[1:] if words else mid
 
+
+
+#: an Aggregation record of a measure in its own unit (``kind`` score): means, not rates
+_MEAN_NAMES = {"rate": "Mean", "micro": "Mean over every row", "macro": "Mean of the group means"}
+
+
+def record_name(rec: dict) -> str:
+    """A record's name as a reader reads it: :func:`display_name`, except that an Aggregation
+    record of a measure (its ``kind`` a score) is a mean, not a rate."""
+    metric = str(rec.get("metric"))
+    if rec.get("kind") == "score" and metric in _MEAN_NAMES:
+        return _MEAN_NAMES[metric]
+    return display_name(metric)
 
 
 def registry_names() -> dict[str, str]:

@@ -76,6 +76,14 @@ def _answer_passk(result, currency):
 
 
 
+def _measured(result) -> str:
+    """`` 'logprob'``: the scorer whose mean a measure's card gives (from the signature), or empty."""
+    for part in str(getattr(result, "signature", "")).split("|"):
+        if part.startswith("scorer:"):
+            return f" '{part[len('scorer:'):].split('(')[0]}'"
+    return ""
+
+
 def _answer_aggregate(result, currency):
     simpson = _first(result, "simpson")
     if simpson is not None and simpson.get("value"):
@@ -103,21 +111,33 @@ def _answer_aggregate(result, currency):
                           "borderline" if differ else "good")
         return Answer((s1 + ".",), f"pooled {_fv(pooled)}", "neutral")
     versions = _systems(result, "micro", "version")
+    measure = "outcome:measure" in str(getattr(result, "signature", ""))
     parts = []
     for version in versions:
         micro = _first(result, "micro", version=version)
         macro = _first(result, "macro", version=version)
         if micro is None:
             continue
-        head = f"{version}: micro" if version is not None else "Micro"
-        text = f"{head} {_fv(micro)}{_ci(micro)} on {_plural(micro.get('n'), 'item')}"
-        if macro is not None:
-            text += f", macro {_fv(macro)} over {_plural(macro.get('n'), 'group')}"
+        word = micro.get("unit") or "item"
+        if measure:  # a mean in the column's own unit: "mean main_score 0.367 over 6 subsets"
+            what = _measured(result)
+            head = f"{version}: mean{what}" if version is not None else f"Mean{what}"
+            text = f"{head} {_fv(micro)}{_ci(micro)} over {_plural(micro.get('n'), word)}"
+            if macro is not None and (macro.get("n") or 0) > 1:
+                text += f", mean of the {format_value(macro.get('n'), 'count')} group means {_fv(macro)}"
+        else:
+            head = f"{version}: micro" if version is not None else "Micro"
+            text = f"{head} {_fv(micro)}{_ci(micro)} on {_plural(micro.get('n'), word)}"
+            if macro is not None:
+                text += f", macro {_fv(macro)} over {_plural(macro.get('n'), 'group')}"
         parts.append(text)
     if not parts:
         return None
     sentences = ("; ".join(parts) + ".",)
-    tone, badge = "neutral", f"micro {_fv(_first(result, 'micro'))}"
+    if measure:
+        sentences += ("The values are a measure in their own unit (not 0/1 outcomes or shares): "
+                      "means, never percentages.",)
+    tone, badge = "neutral", f"{'mean' if measure else 'micro'} {_fv(_first(result, 'micro'))}"
     if simpson is not None:
         sentences += ("No Simpson's paradox: the overall comparison agrees with the segments.",)
     else:
@@ -125,7 +145,9 @@ def _answer_aggregate(result, currency):
         if len(rates) >= 2:
             lo = min(rates, key=lambda r: r["value"])
             hi = max(rates, key=lambda r: r["value"])
-            sentences += (f"Groups range from {_fv(lo)} ({lo.get('group')}, {_plural(lo.get('n'), 'item')}) "
-                          f"to {_fv(hi)} ({hi.get('group')}, {_plural(hi.get('n'), 'item')}); micro weights "
-                          f"groups by size, macro equally.",)
+            word = lo.get("unit") or "item"
+            sentences += (f"Groups range from {_fv(lo)} ({lo.get('group')}, {_plural(lo.get('n'), word)}) "
+                          f"to {_fv(hi)} ({hi.get('group')}, {_plural(hi.get('n'), word)}); "
+                          + ("the mean over every row weights groups by size, the mean of group means "
+                             "equally." if measure else "micro weights groups by size, macro equally."),)
     return Answer(sentences, badge, tone)

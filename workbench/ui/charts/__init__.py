@@ -2,7 +2,7 @@
 a table)."""
 
 from .base import Chart
-from .intervals import (CompareIntervalChart, CorpusDiffChart, GroupRateChart, SystemRateChart,
+from .intervals import (CompareIntervalChart, CorpusDiffChart, GroupMeanChart, GroupRateChart, SystemRateChart,
                         SystemsDiffChart)
 from .judge_rubric import ConfusionChart, ContributionChart, CriterionRateChart, LabelShareChart
 from .cost import CostPerSuccessChart, EffortPerSuccessChart, LatencyChart
@@ -10,7 +10,7 @@ from .others import (BootstrapChart, PassKChart, PlanMdeChart, RankingCurveChart
                      TextScoreChart)
 from .runs_repeats import ItemShareChart, NoiseSplitChart, RunGroupsChart, RunsHeatmap
 
-__all__ = ["Chart", "CompareIntervalChart", "GroupRateChart", "SystemRateChart", "SystemsDiffChart", "CorpusDiffChart", "BootstrapChart",
+__all__ = ["Chart", "CompareIntervalChart", "GroupMeanChart", "GroupRateChart", "SystemRateChart", "SystemsDiffChart", "CorpusDiffChart", "BootstrapChart",
            "CostPerSuccessChart", "EffortPerSuccessChart", "LatencyChart", "PassKChart", "RankingCurveChart",
            "RankingSpreadChart", "SegmentBarChart", "TextScoreChart", "PlanMdeChart",
            "ConfusionChart", "ContributionChart", "CriterionRateChart", "LabelShareChart", "ItemShareChart",

@@ -109,12 +109,22 @@ class CompareIntervalChart(IntervalChart):
         self.set_labels(bottom="candidate − baseline (points)")
 
 
+def is_measure(result) -> bool:
+    """An Aggregation of a measure in its own unit (means, not rates)."""
+    return "outcome:measure" in str(getattr(result, "signature", ""))
+
+
 class GroupRateChart(IntervalChart):
     """Per-group rates with their 95% intervals (named by their methods); micro and macro marked."""
 
     title = "Rates per group"
+    #: the rates of 0/1 outcomes or scores of 0..1; a measure's means are GroupMeanChart's
+    measure = False
+    what = "success rate"
 
     def rows(self, result):
+        if is_measure(result) != self.measure:
+            return []
         try:
             groups = result.table("groups").frame
             overall = result.table("overall").frame
@@ -153,7 +163,18 @@ class GroupRateChart(IntervalChart):
         groups = _table_of(result, "groups")
         methods = list(groups["ci_method"].dropna()) if groups is not None and "ci_method" in groups else []
         methods += [r.get("ci_method") for r in result.records if r["metric"] == "micro" and r.get("ci_method")]
-        self.set_labels(bottom=f"success rate ({interval_words(methods)})")
+        self.set_labels(bottom=f"{self.what} ({interval_words(methods)})")
+
+
+class GroupMeanChart(GroupRateChart):
+    """A measure's mean per group in its own unit (a correlation, a log-probability) with its
+    bootstrap interval; the mean over every row and the mean of the group means marked."""
+
+    title = "Means per group"
+    x_axis = PlainAxis
+    kind = "score"
+    measure = True
+    what = "mean, in the measure's own unit"
 
 
 class SystemRateChart(IntervalChart):

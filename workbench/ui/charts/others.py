@@ -241,8 +241,8 @@ class SegmentBarChart(Chart):
     x_axis = LabelAxis
     y_axis = PercentAxis
 
-    def applies(self, result) -> bool:
-        return _table(result, "groups") is not None
+    def applies(self, result) -> bool:  # a measure's means are no rates: GroupMeanChart draws them
+        return _table(result, "groups") is not None and "outcome:measure" not in str(result.signature)
 
     def draw(self, result) -> None:
         groups = _table(result, "groups")

@@ -1,5 +1,5 @@
 from ...analyses import aggregate
-from ..charts import SegmentBarChart, GroupRateChart
+from ..charts import GroupMeanChart, GroupRateChart, SegmentBarChart
 from .base import AnalysisPanel, Field
 from .engine_field import engine_field
 
@@ -8,14 +8,19 @@ FORMS = (("group", "outcome per group (micro / macro)"), ("ratio", "numerator / 
 
 
 class AggregatePanel(AnalysisPanel):
-    CHARTS = (SegmentBarChart, GroupRateChart,)
+    CHARTS = (SegmentBarChart, GroupRateChart, GroupMeanChart)
     module = aggregate
     FIELDS = (
         Field("form", "Roll-up", "choice",
               "micro = sum/sum, macro = mean of group rates; pooled = sum/sum, mean of ratios = "
               "mean of per-unit ratios.", choices=FORMS),
-        Field("outcome", "Outcome", "column", "0/1 per item (or a score in [0, 1]).", roles=("success",),
+        Field("outcome", "Outcome", "column", "0/1 per item, a score in [0, 1], or a measure in its own unit.",
+              roles=("success",),
               forms=("group", "unit"), optional=False),
+        Field("measure", "Own unit", "bool",
+              "The outcome is a measure in its own unit (a log-probability, a correlation, a 1-5 rating): "
+              "means in that unit, never 0/1 outcomes or percentages. Values outside 0 to 1 are read so anyway.",
+              forms=("group", "unit")),
         Field("group", "Group / segment", "column", "Per-group table; macro averages over it. Optional: "
               "without one, the overall rate of each system (micro = macro).",
               roles=("group",), forms=("group",)),

@@ -221,7 +221,7 @@ def headline_frame(result: AnalysisResult):
              if r.get("from") is not None or r.get("to") is not None}
     # Compare is about one pair: it is said once, in the header, not on every row
     common = next(iter(pairs)) if len(pairs) == 1 and result.analysis == "compare" else None
-    labels = {"metric": [measure_label(present.display_name(r["metric"]),
+    labels = {"metric": [measure_label(present.record_name(r),
                                        {k: v for k, v in r.items() if common is None or k not in ("from", "to")})
                          for r in shown]}
     kinds, tips = [], []
