@@ -66,3 +66,23 @@ def test_plain_tables_with_different_columns_are_still_refused(tmp_path):
     with pytest.raises(DataError) as err:
         load_many([str(a), str(b)])
     assert "cannot be stacked" in str(err.value)
+
+
+def test_each_files_other_scorers_are_kept_under_their_names_for_the_reading(cli):
+    """Beside the primary scorers ('outcome'), every scorer of each file is a column of its own
+    name, blank on the other file's rows: the reading may choose one, and says what it leaves."""
+    table = load_many([PROMPTFOO, INSPECT])
+    names = table.evaluation.scorer_names()
+    assert names[0] == "outcome" and {"pass", "model_graded_qa", "includes"} <= set(names)
+    frame = table.frame
+    ins = load_table(INSPECT).frame
+    theirs = frame[frame["file"] == "judge_alpha.eval"]
+    np.testing.assert_array_equal(theirs["includes"].to_numpy(), ins["includes"].to_numpy(dtype=float))
+    assert frame.loc[frame["file"] == "results.json", "includes"].isna().all()
+    assert any("other scorers are kept" in n for n in table.notes)
+    out = cli("describe", PROMPTFOO, INSPECT, "--scorer", "includes")
+    assert "scorer:includes" in out["signature"]
+    got = {r["metric"]: r["value"] for r in out["results"] if r["metric"].endswith(":includes")}
+    assert got["scored:includes"] == int(ins["includes"].notna().sum())
+    assert got["unscored:includes"] == int(frame["includes"].isna().sum()) - int(
+        (frame["includes"].isna() & (frame["error"] != "")).sum())  # errored records are counted apart

@@ -112,9 +112,14 @@ def stack(tables: Sequence[Any], leading: Sequence[str] = ()) -> LoadedTable:
                   if ev.repeat and ev.repeat in t.frame.columns else np.ones(len(t.frame), dtype=np.int64))
         systems = (_texts(t, ev.system) if ev.system and ev.system in t.frame.columns
                    else np.full(len(t.frame), ev.runs[0].name if ev.runs else t.name, dtype=object))
-        parts.append(pd.DataFrame({"file": t.name, "tool": ev.tool, "system": systems, "item": ids,
-                                   "source_item": _texts(t, ev.item), "repeat": repeat, "outcome": values,
-                                   "error": error}))
+        part = pd.DataFrame({"file": t.name, "tool": ev.tool, "system": systems, "item": ids,
+                             "source_item": _texts(t, ev.item), "repeat": repeat, "outcome": values,
+                             "error": error})
+        for other in ev.scorers:  # every scorer kept, under its own name: one the reading may choose
+            name = _scorer_column(other.name)
+            if other.column in t.frame.columns and name not in part.columns:
+                part[name] = pd.to_numeric(t.frame[other.column], errors="coerce").to_numpy(dtype=float)
+        parts.append(part)
     frame = pd.concat(parts, ignore_index=True)
     seen: dict[str, int] = {}
     for i, part in enumerate(parts):
@@ -144,6 +149,11 @@ def stack(tables: Sequence[Any], leading: Sequence[str] = ()) -> LoadedTable:
     notes.insert(0, f"{len(tables)} files of different tools stacked by what each declares: item, repeat, "
                     "system and its primary scorer as column 'outcome' ("
                     + "; ".join(f"{name}: {tool} '{s.name}'" for name, tool, s in kinds) + ").")
+    others = _other_scorers(tables, frame)
+    if others:
+        notes.append("Each file's other scorers are kept under their own names, blank on the rows of a "
+                     "file that has none of that name (choose one as the scorer to compare by it: "
+                     + "; ".join(f"'{o.name}' ({o.detail})" for o in others) + ").")
     runs, said = [], set()
     for t in tables:
         for r in t.evaluation.runs:
@@ -157,7 +167,7 @@ def stack(tables: Sequence[Any], leading: Sequence[str] = ()) -> LoadedTable:
         repeat="repeat" if repeats else None,
         repeat_source="each tool's repeats (" + ", ".join(f"{t.evaluation.tool}: {t.evaluation.repeat_source or 'none'}"
                                                           for t in tables) + ")" if repeats else "",
-        reduction="mean", system="system", runs=tuple(runs), scorers=(scorer,), primary="outcome",
+        reduction="mean", system="system", runs=tuple(runs), scorers=(scorer, *others), primary="outcome",
         error="error", metadata=("tool", "file"))
     notes = list(leading) + notes
     for t in tables:
@@ -171,6 +181,35 @@ def stack(tables: Sequence[Any], leading: Sequence[str] = ()) -> LoadedTable:
                        row_names=[f"{i} of {f} ({s}, repeat {r})" for i, f, s, r in
                                   zip(frame["item"], frame["file"], frame["system"], frame["repeat"])],
                        parts=tuple((t.path, t.sha256) for t in tables), evaluation=evaluation)
+
+
+_RESERVED = ("file", "tool", "system", "item", "source_item", "repeat", "outcome", "error")
+
+
+def _scorer_column(name: str) -> str:
+    return f"scorer:{name}" if name in _RESERVED else str(name)
+
+
+def _other_scorers(tables, frame: pd.DataFrame) -> list:
+    """The files' scorers beside the primary ones: one per name (the first file's declaration),
+    its detail naming the files that have it."""
+    out: dict[str, Any] = {}
+    for t in tables:
+        for sc in t.evaluation.scorers:
+            col = _scorer_column(sc.name)
+            if col not in frame.columns:
+                continue
+            if col in out:
+                out[col] = (out[col][0], out[col][1] + [t.name])
+            else:
+                out[col] = (sc, [t.name])
+    result = []
+    for col, (sc, files) in out.items():
+        values = frame[col].dropna()
+        scale = BINARY if len(values) and values.isin([0, 1]).all() else sc.scale if sc.scale != BINARY else SCORE
+        result.append(Scorer(col, col, kind=sc.kind, scale=scale, higher_is_better=sc.higher_is_better,
+                             detail=f"{sc.kind} in {', '.join(dict.fromkeys(files))}"))
+    return result
 
 
 def _listed(table, column: str) -> str:
