@@ -36,6 +36,8 @@ SOURCES = {
     "promptfoo+inspect": [os.path.join(HERE, "promptfoo_repeat", "results.json"),
                           os.path.join(HERE, "inspect285_judge", "judge_alpha.eval")],
     "plain": [os.path.join(EXAMPLES, "rubric_answers.csv")],
+    # a format that gives its columns roles without declaring an evaluation: they are kept
+    "evalplus": [os.path.join(HERE, "jsonl", "evalplus_eval_results.json")],
 }
 FORMATS = [("csv", False), ("parquet", True), ("xlsx", False), ("csv", True)]
 
@@ -88,7 +90,7 @@ def _same(a, b) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("name", ["deepeval", "phoenix", "helm", "swebench", "mteb", "inspect", "plain"])
+@pytest.mark.parametrize("name", ["deepeval", "phoenix", "helm", "swebench", "mteb", "inspect", "plain", "evalplus"])
 def test_every_command_gives_the_same_records_on_the_export(tmp_path, name):
     out = tmp_path / "items.csv"
     assert _run(["items", *SOURCES[name], "-o", out])[0] == 0

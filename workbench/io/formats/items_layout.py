@@ -154,8 +154,11 @@ def declare(table):
             roles[s.labels] = tags["labels_role"]
     runs = _runs(frame, decl.get("system"), table.path)
     evaluation = None
-    if top.get("tool") == "table":  # a plain table: as plain as it was (its roles guessed again)
-        roles = {}
+    if top.get("tool") == "table":
+        # a plain table: as plain as it was (its roles guessed again); a format that gave its
+        # columns their roles without declaring an evaluation (EvalPlus' task_id, success) keeps them
+        if top.get("format") in (None, "", "text", "xlsx", "parquet", FORMAT):
+            roles = {}
     else:
         evaluation = Evaluation(
             tool=top["tool"], tool_version=top.get("version") or None, item=decl.get("item"),
