@@ -22,6 +22,7 @@ SHOTS = [  # (name, file or folder)
     ("format-helm", "helm/simple1_em_robustness"),
     ("format-swebench", "swebench"),
     ("format-mteb", "mteb"),
+    ("format-mteb-sts", "mteb/results/fixture46__hashed-bow/r46/Fixture46STS.json"),
 ]
 
 
@@ -58,7 +59,10 @@ def main(out: str) -> int:
     window.resize(1280, 800)
     window.show()
     wait(500)
+    only = set(sys.argv[2:])
     for name, rel in SHOTS:
+        if only and name not in only:
+            continue
         window.open_path(str(HERE / rel))
         settle(window)
         window.resize(1280, 800)

@@ -370,7 +370,7 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
         }, formats={"micro": kind, "macro": kind, "micro_ci_low": kind, "micro_ci_high": kind,
                     "gap_micro_minus_macro": kind, "items": "int", "groups": "int",
                     "successes": "float"}),
-        Table("groups", "Per-group rates", pd.DataFrame(rows), columns={
+        Table("groups", "Per-group means" if measure else "Per-group rates", pd.DataFrame(rows), columns={
             "rate": "successes / items in the group",
             "ci_low": "95% interval, low (its method in ci_method)",
             "ci_high": "95% interval, high (its method in ci_method)",
@@ -410,8 +410,8 @@ def _group_result(stats, g_labels, v_labels, ver_col, binary, notes, options, pr
         pivot = pd.DataFrame(seg_rates.T, columns=v_labels)
         pivot.insert(0, "group", g_labels)
         pivot.loc[len(pivot)] = ["(overall, micro)"] + list(overall)
-        tables.append(Table("versions", "Rate per version and segment", pivot,
-                            formats={v: "rate" for v in v_labels}))
+        tables.append(Table("versions", ("Mean" if measure else "Rate") + " per version and segment", pivot,
+                            formats={v: kind for v in v_labels}))
         sig["simpson"] = "better-in-every-segment-and-worse-micro"
     return AnalysisResult(NAME, signature(sig), tuple(records), tuple(tables), tuple(notes), path)
 
