@@ -377,3 +377,46 @@ def test_cost_card_ratio_of_costs_per_success_is_a_record(cli):
 
     card = " ".join(answer(run("cost", table, cost.Options(), Reading())).sentences)
     assert f"at {ratio['value']:.2f} times the cost per success of 'steady'" in card, card
+
+
+def _rule_with(tmp_path, base: str, cand: str, extra: str) -> str:
+    path = tmp_path / "rule_reading.toml"
+    path.write_text(f'[rule]\nbaseline = "{base}"\ncandidate = "{cand}"\n{extra}\n\n[[condition]]\n'
+                    'metric = "success"\nmax_drop = 0.05\nbound = "lower"\ntest = "sign"\n', encoding="utf-8")
+    return str(path)
+
+
+def test_a_rule_states_its_scorer_and_errors_and_the_command_line_overrides_them(cli, capsys, tmp_path):
+    """`[rule] scorer = ...` and `errors = ...` are the reading the rule is judged on (pre-registered
+    with it): the same numbers as the flags give; a flag overrides the rule's, with a note."""
+    runs = fx("lmeval_mc", "runs")
+    want = {f"dummy {r['num_fewshot']}-shot seed {r['seeds']['random_seed']}": r for r in expected("lmeval_mc")["runs"]}
+    base, cand = sorted(want)
+    ruled = _rule_with(tmp_path, base, cand, 'scorer = "acc_norm"')
+    doc = _gate(capsys, ruled, runs)
+    assert doc["card"][0]["observed"] == pytest.approx(want[cand]["acc_norm"] - want[base]["acc_norm"], abs=1e-9)
+    assert "scorer:acc_norm" in doc["signature"]
+    over = _gate(capsys, ruled, runs, "--scorer", "acc")
+    assert over["card"][0]["observed"] == pytest.approx(want[cand]["acc"] - want[base]["acc"], abs=1e-9)
+    assert any("overridden by --scorer acc" in n for n in over["notes"])
+    # errors: the rule's 'fail' equals the flag's
+    path = fx("promptfoo_repeat", "results.json")
+    by_rule = _gate(capsys, _rule_with(tmp_path, "steady", "flaky", 'errors = "fail"'), path)
+    by_flag = _gate(capsys, _rule(tmp_path, "steady", "flaky"), path, "--errors", "fail")
+    assert by_rule["card"][0]["observed"] == pytest.approx(by_flag["card"][0]["observed"], abs=1e-12)
+    assert by_rule["card"][0]["n"] == by_flag["card"][0]["n"] == 6
+    bad = main(["gate", _rule_with(tmp_path, "steady", "flaky", 'errors = "drop"'), path])
+    out, err = capsys.readouterr()
+    assert bad == 2 and "errors" in err and "exclude, fail" in err, err
+
+
+def test_the_window_reading_yields_to_the_rule_stated_one():
+    from workbench.analyses.reading import Reading
+    from workbench.rules import parse_rule
+    from workbench.rules.evaluate import rule_reading
+
+    rule = parse_rule('[rule]\nbaseline = "a"\ncandidate = "b"\nscorer = "acc_norm"\n\n[[condition]]\n'
+                           'metric = "success"\nmax_drop = 0.05\n')
+    reading, notes = rule_reading(rule, Reading(scorer="acc", errors="fail"))
+    assert (reading.scorer, reading.errors) == ("acc_norm", "fail") and "window's choice" in notes[0]
+    assert rule_reading(rule, Reading())[1] == []  # a default reading: nothing to say

@@ -59,11 +59,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="mark the card 'rule changed after results were seen'")
     p.add_argument("--progress", action="store_true", help="report progress on stderr")
     p.add_argument("--scorer", metavar="NAME",
-                   help="the scorer of a tool's log whose values are the outcome (default: the tool's "
-                        "own primary scorer; 'workbench describe FILE' lists them)")
-    p.add_argument("--errors", choices=["exclude", "fail"], default="exclude",
-                   help="records that ended with an error: exclude = left out and counted (default); "
-                        "fail = counted as failures by the success conditions")
+                   help="the scorer of a tool's log whose values are the outcome (default: the rule's "
+                        "[rule] scorer, else the tool's own primary scorer; 'workbench describe FILE' lists them)")
+    p.add_argument("--errors", choices=["exclude", "fail"], default=None,
+                   help="records that ended with an error: exclude = left out and counted (default, "
+                        "or the rule's [rule] errors); fail = counted as failures by the success conditions")
     p.add_argument("--conventions", action="store_true",
                    help="also judge the rule with each convention its conditions state (gain, ties, "
                         "no-relevant and unjudged policies, relevance threshold, percentile method) "
@@ -107,14 +107,18 @@ def run(args: argparse.Namespace) -> int:
         return run_against_baseline(args, rule, changed, extra_notes, writer, progress)
     tables = [load_table(path, sheet=args.sheet if _is_workbook(path) else None, progress=progress)
               for path in args.inputs]
+    from ..rules.evaluate import rule_reading
+
     from ..analyses.reading import Reading
 
-    reading = Reading(scorer=args.scorer, errors=args.errors)
-    result = evaluate(rule, tables, rule_changed_after_results=changed, progress=progress, reading=reading)
+    reading, reading_notes = rule_reading(rule, Reading(), scorer=args.scorer, errors=args.errors)
+    extra_notes += reading_notes
+    result = evaluate(rule, tables, rule_changed_after_results=changed, progress=progress, reading=reading,
+                      reading_from_rule=False)
     if args.conventions:  # only when asked: one more judgement per convention
         from ..rules.conventions import with_conventions
 
-        result = with_conventions(rule, tables, result, progress)
+        result = with_conventions(rule, tables, result, progress, reading=reading, reading_from_rule=False)
     load_notes = [f"Input {i + 1} '{t.name}': {note}" for i, t in enumerate(tables) for note in t.notes]
     result = replace(result, notes=tuple(extra_notes) + tuple(result.notes) + tuple(load_notes))
     if writer is not None:

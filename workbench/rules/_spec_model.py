@@ -61,7 +61,7 @@ TEST_NAMES = {"sign": "exact sign test", "mcnemar": "McNemar chi-square",
               "wilcoxon": "Wilcoxon signed-rank test", "none": "no test"}
 
 RULE_KEYS = ("name", "baseline", "candidate", "alpha", "multiplicity", "registered",
-             "description", "format")
+             "description", "format", "scorer", "errors")
 DATA_KEYS = ("item", "system", "outcome", "cost", "latency", "cluster", "query", "doc",
              "score", "rank", "relevance", "qrels", "judge", "human", "error", "steps", "tool_calls",
              "tokens")
@@ -196,6 +196,11 @@ class Rule:
     registered: str | None = None
     description: str | None = None
     base_dir: str | None = None    # folder of the rule file (for relative qrels paths)
+    #: the reading of a tool's log the rule is judged on: its scorer (None: the tool's primary
+    #: one) and its errored records ('exclude': left out and counted; 'fail'); the command
+    #: line's --scorer / --errors override them, with a note
+    scorer: str | None = None
+    errors: str | None = None
 
     @property
     def file_name(self) -> str:

@@ -110,6 +110,9 @@ class _Parser:
                                     default="holm")
         registered = self._text(rule, "registered", "[rule]", "rule", None, required=False)
         description = self._text(rule, "description", "[rule]", "rule", None, required=False)
+        scorer = self._text(rule, "scorer", "[rule]", "rule", None, required=False)
+        errors = self._choice(rule, "errors", ("exclude", "fail"), "[rule]", "rule", None,
+                              default=None) if "errors" in rule else None
 
         data = self._data(doc.get("data", {}), "[data]", "data", None)
 
@@ -126,7 +129,8 @@ class _Parser:
         return Rule(text=self.text, sha256=sha256_text(self.text), source=self.source, name=name,
                     baseline=baseline, candidate=candidate, alpha=float(alpha),
                     multiplicity=multiplicity, conditions=conditions, data=data,
-                    registered=registered, description=description, base_dir=self.base_dir)
+                    registered=registered, description=description, base_dir=self.base_dir,
+                    scorer=scorer, errors=errors)
 
     def _condition(self, c: dict, index: int, baseline: str, candidate: str,
                    data: dict[str, str]) -> Condition:

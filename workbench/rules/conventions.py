@@ -46,7 +46,8 @@ def alternatives(rule) -> list[tuple[str, str, object]]:
     return out
 
 
-def with_conventions(rule, tables, result: AnalysisResult, progress=NULL_PROGRESS) -> AnalysisResult:
+def with_conventions(rule, tables, result: AnalysisResult, progress=NULL_PROGRESS, reading=None,
+                     reading_from_rule: bool = True) -> AnalysisResult:
     """The gate ``result`` with its conventions table, one ``convention_verdict`` record per convention
     and a ``verdict_holds:verdict`` record (value N of n = M conventions)."""
     from .evaluate import evaluate
@@ -56,7 +57,8 @@ def with_conventions(rule, tables, result: AnalysisResult, progress=NULL_PROGRES
     alts = alternatives(rule)
     for i, (key, setting, changed) in enumerate(alts):
         progress.check_cancelled()
-        other = evaluate(changed, tables, progress=Scaled(progress, i / len(alts), (i + 1) / len(alts)))
+        other = evaluate(changed, tables, progress=Scaled(progress, i / len(alts), (i + 1) / len(alts)),
+                         reading=reading, reading_from_rule=reading_from_rule)  # the same reading
         rows.append(_row(key, setting, False, other.value("verdict"), verdict))
     frame = pd.DataFrame(rows, columns=list(EMPTY_COLUMNS))
     records = [record("convention_verdict", r["value"], group=f"convention: {r['convention']}",

@@ -7,6 +7,7 @@ and the rule's verdict (:mod:`.verdict`); here they are put together into the ca
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Sequence
 
@@ -32,17 +33,48 @@ EXIT_CODES = {PASS: 0, FAIL: 1, INCONCLUSIVE: 3}
 CHANGED_NOTE = "rule changed after results were seen"
 
 
+def rule_reading(rule: Rule, reading=None, *, scorer: str | None = None, errors: str | None = None):
+    """The reading the rule is judged on, and a note when it is not the one asked for.
+
+    The rule's ``[rule]`` ``scorer`` and ``errors`` (pre-registered with the rule) fill what the
+    window's reading (``reading``) leaves at its default and replace what it chose otherwise;
+    the command line's ``--scorer`` / ``--errors`` (``scorer``, ``errors``) override the rule's,
+    as the run's own decision.  Returns (Reading or None, notes)."""
+    from ..analyses.reading import Reading
+
+    notes = []
+    base = reading if reading is not None else Reading()
+    want_scorer = scorer or rule.scorer or base.scorer
+    want_errors = errors or rule.errors or base.errors
+    for key, flag, ruled, chosen in (("scorer", scorer, rule.scorer, base.scorer),
+                                     ("errors", errors, rule.errors, base.errors)):
+        if flag and ruled and flag != ruled:
+            notes.append(f"The rule's [rule] {key} = \"{ruled}\" was overridden by --{key} {flag} for this run.")
+        elif not flag and ruled and reading is not None and chosen not in (None, "exclude", ruled):
+            notes.append(f"The rule states {key} = \"{ruled}\" in its [rule] table: it is judged with it, "
+                         f"not with the window's choice ('{chosen}').")
+    if reading is None and not (scorer or errors or rule.scorer or rule.errors):
+        return None, notes
+    return dataclasses.replace(base, scorer=want_scorer, errors=want_errors), notes
+
+
 def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_results: bool = False,
-             progress=NULL_PROGRESS, reading=None) -> AnalysisResult:
+             progress=NULL_PROGRESS, reading=None, reading_from_rule: bool = True) -> AnalysisResult:
     """Judge every condition of ``rule`` on ``tables`` (the INPUT files, in order).
 
     Returns the decision card: ``analysis="gate"``, a ``verdict`` record, one record per
     condition, and the tables ``card``, ``items`` (eval-set check) and ``rule``.
     ``rule_changed_after_results`` marks the card "rule changed after results were seen".
+    ``reading``: the file's reading (scorer, errors); the rule's own ``scorer``/``errors`` apply
+    over it (:func:`rule_reading`) unless ``reading_from_rule`` is False (the command line has
+    merged them already).
     """
     tables = list(tables)
     if not tables:
         raise DataError("The gate needs at least one input file with results.")
+    reading_notes: list[str] = []
+    if reading_from_rule:
+        reading, reading_notes = rule_reading(rule, reading)
     errors = "exclude"
     if reading is not None:  # the reading every panel uses: the scorer, errored records
         tables = [_read(t, reading) for t in tables]
@@ -51,6 +83,7 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
     tested, adjusted = _adjust(rule, outcomes)
     rows, records, notes, items_rows, statuses = _judge_all(rule, outcomes, tested, adjusted,
                                                             rule_changed_after_results)
+    notes[:0] = reading_notes
     verdict = _verdict(rule, statuses, notes)
     records[0] = record("verdict", verdict)
     records.insert(1, record("rule_changed_after_results", bool(rule_changed_after_results)))
@@ -61,7 +94,7 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
     sig = _signature(rule, rule_changed_after_results)
     if errors == "fail":
         sig["errored"] = "failures(success-conditions),excluded(cost-latency)"
-    if reading is not None and reading.scorer:
+    if reading is not None and reading.scorer:  # (the rule's or the run's choice)
         sig["scorer"] = reading.scorer
     units = sorted({o.unit for o in outcomes if o.unit})
     if units:  # a log's repeated tries: the unit is the item

@@ -39,7 +39,7 @@ def job(rule, tables, changed: bool, reading=None):
     def run(progress):
         result = evaluate(rule, tables, rule_changed_after_results=changed,
                           progress=Scaled(progress, 0.0, 0.2), reading=reading)
-        return with_conventions(rule, tables, result, Scaled(progress, 0.2, 1.0))
+        return with_conventions(rule, tables, result, Scaled(progress, 0.2, 1.0), reading=reading)
 
     return run
 
