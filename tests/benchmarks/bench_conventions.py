@@ -42,10 +42,24 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+#: the peak resident memory growth (MB) of each timed call, in order (bench_table's VmHWM reset)
+PEAKS: list[float] = []
+
+
 def _timed(fn):
+    import gc
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_table import _peak_rss_mb, _peak_rss_reset, _rss_mb
+
+    gc.collect()
+    before = _rss_mb()
+    _peak_rss_reset()
     t = time.perf_counter()
     out = fn()
-    return time.perf_counter() - t, out
+    seconds = time.perf_counter() - t
+    PEAKS.append(_peak_rss_mb() - before)
+    return seconds, out
 
 
 def ranking_frame(queries: int, depth: int, seed: int) -> pd.DataFrame:
@@ -94,6 +108,7 @@ def row_ranking(queries: int, seed: int):
     opts = REGISTRY["ranking"].Options(ks=(10,), system="system")
     panel_s, result = _timed(lambda: REGISTRY["ranking"].run(table, opts))
     wb_s, ours = _timed(lambda: cv.evaluate("ranking", table, opts, result=result))
+    wb_mb = PEAKS[-1]
     fast = cv._FAST.pop("ranking")
     try:
         ref_s, plain = _timed(lambda: cv.evaluate("ranking", table, opts, result=result))
@@ -101,8 +116,10 @@ def row_ranking(queries: int, seed: int):
         cv._FAST["ranking"] = fast
     ok, worst = _same(ours.frame, plain.frame, 1e-12)
     check = f"equal ({len(ours.frame)} rows, max diff {worst:.1e})" if ok else f"DIFFERENT ({worst:.2e})"
+    size = table.frame.memory_usage(deep=True).sum() / 1e6
     return (f"Ranking conventions: {len(table.frame):,} rows, 2 systems, {len(ours.frame)} rows "
-            f"(panel's own run {panel_s:.2f} s)", wb_s, ref_s, check)
+            f"(panel's own run {panel_s:.2f} s; peak +{wb_mb:.0f} MB beside the plain way's "
+            f"+{PEAKS[-1]:.0f} MB, input {size:.0f} MB in memory)", wb_s, ref_s, check)
 
 
 def row_text(n: int, seed: int):
@@ -115,6 +132,7 @@ def row_text(n: int, seed: int):
     opts = REGISTRY["text"].Options()
     panel_s, result = _timed(lambda: REGISTRY["text"].run(table, opts))
     wb_s, ours = _timed(lambda: cv.evaluate("text", table, opts, result=result))
+    wb_mb = PEAKS[-1]
     saved = cv._REUSING.pop("text"), tv.bleu_statistics, tv.chrf_statistics
     # sacrebleu's own statistics, pair by pair (the words and character statistics the
     # workbench would reuse are ignored)
@@ -128,8 +146,10 @@ def row_text(n: int, seed: int):
         cv._REUSING["text"], tv.bleu_statistics, tv.chrf_statistics = saved
     ok, worst = _same(ours.frame, plain.frame, 1e-9)
     check = f"equal ({len(ours.frame)} rows, max diff {worst:.1e})" if ok else f"DIFFERENT ({worst:.2e})"
+    size = table.frame.memory_usage(deep=True).sum() / 1e6
     return (f"Text conventions: {n:,} pairs, {len(ours.frame)} rows "
-            f"(panel's own run {panel_s:.2f} s)", wb_s, ref_s, check)
+            f"(panel's own run {panel_s:.2f} s; peak +{wb_mb:.0f} MB beside the plain way's "
+            f"+{PEAKS[-1]:.0f} MB, input {size:.0f} MB in memory)", wb_s, ref_s, check)
 
 
 def main(argv: list[str] | None = None) -> int:
