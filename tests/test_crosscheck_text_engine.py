@@ -264,7 +264,9 @@ def test_wide_vocabulary_pair_takes_the_counter_fallback_for_bleu():
 
 @pytest.mark.parametrize("pack_limit", [eng.LCS_PACK_LIMIT, 0], ids=["packed-sort", "argsort"])
 def test_lcs_against_dynamic_programming(monkeypatch, pack_limit):
-    monkeypatch.setattr(eng, "LCS_PACK_LIMIT", pack_limit)  # 0: keys too wide to pack
+    from workbench.metrics import _text_lcs
+
+    monkeypatch.setattr(_text_lcs, "LCS_PACK_LIMIT", pack_limit)  # 0: keys too wide to pack
     rng = np.random.default_rng(11)
     hyps, refs = [], []
     for _ in range(300):
