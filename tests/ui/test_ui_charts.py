@@ -383,6 +383,7 @@ def test_a_measure_in_its_own_unit_is_charted_as_means_not_rates(qtbot, window):
     frame = result.table("groups").frame
     assert set(np.round(frame["rate"], 9)) <= set(np.round(drawn["est"], 9)) and (frame["ci_low"] < 0).any()
     assert isinstance(chart.plotItem.getAxis("bottom"), PlainAxis)
+    assert panel.control("measure").isChecked()  # 'Own unit' shows what the reading decided
     for name in ("SegmentBarChart", "GroupRateChart"):
         other = panel.chart(name)
         assert not panel.tabs.isTabVisible(panel.tabs.indexOf(other)), name

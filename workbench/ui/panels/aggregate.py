@@ -35,6 +35,34 @@ class AggregatePanel(AnalysisPanel):
         engine_field("the counts per group"),
     )
 
+    def refresh_dependent_choices(self) -> None:
+        """'Own unit' shows what the reading decides: ticked when the chosen scorer is a measure
+        in its own unit (MTEB's correlations, HELM's log-probabilities); a new file unticks it
+        unless it is one; a tick the analyst set by hand stays on the same file."""
+        super().refresh_dependent_choices()
+        ctl = self._controls.get("measure")
+        if ctl is None:
+            return
+        measure = False
+        ev = getattr(self.table, "evaluation", None)
+        if ev is not None:
+            from ...analyses.reading import choose
+            from ...io.evaluation import MEASURE
+
+            try:
+                scorer = choose(ev, self.reading.scorer, self.table)
+            except Exception:  # noqa: BLE001 - an unknown scorer is said by the run itself
+                scorer = None
+            measure = scorer is not None and scorer.scale == MEASURE
+        new_file = getattr(self, "_measure_of", None) is not self.table
+        self._measure_of = self.table
+        if measure or new_file:
+            self._loading = True
+            try:
+                ctl.widget.setChecked(measure)
+            finally:
+                self._loading = False
+
     def form_for_roles(self, roles):
         return "ratio" if "numerator" in set(roles.values()) else "group"
 
