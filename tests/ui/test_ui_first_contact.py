@@ -26,6 +26,8 @@ NOT_RESULTS = (".py", ".yaml", ".yml", ".js", "_expected.csv", ".md", "expected.
 NO_ITEMS = ("results_",)          # lm-eval's own aggregated results JSON
 JUDGMENTS = ("qrels",)            # TREC judgments alone: no run to score
 RUNS = (".run",)                  # a TREC run alone: no judgments to score it with
+#: the tools' own flags a note may name (promptfoo eval --repeat 3): not the workbench's
+TOOL_FLAGS = {"--repeat"}
 #: what a card that names its metric contains
 METRIC = re.compile(r"mean '|pass@\d|pass\^\d|nDCG|MRR|exact match|[Mm]icro|per success|success|pts|"
                     r"acc|exact_match|Token F1|BLEU|kappa|Krippendorff|Rubric score|Scorer '", re.I)
@@ -117,6 +119,8 @@ def _check_card(panel):
     assert METRIC.search(text), text
     assert not re.search(r"= -(?!\d)|over 0 \w+", text), text   # never an empty answer
     assert "--" not in text and "--" not in panel.message.text()  # no command-line flag in the GUI
+    flags = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", panel.notes.text())) - TOOL_FLAGS
+    assert not flags, flags  # the notes in the window's words too (the reading's flags included)
 
 
 @pytest.mark.parametrize("name", _fixture_files())

@@ -241,7 +241,7 @@ def errored(tallied, column: str | None, mode: str) -> tuple[np.ndarray, Tallied
     if mode == "exclude" and count and count == tallied.rows:
         raise DataError(f"Every row of file '{os.path.basename(tallied.path)}' ended with an "
                         f"error (column '{column}'); there is no measurement to analyse (set "
-                        f"--errored failure to count them as failures).")
+                        f"--errors fail to count them as failures).")
     return mask, TalliedErrored(column, mode, count, tallied.rows, tallied.lines(firsts))
 
 

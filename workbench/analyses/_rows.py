@@ -77,8 +77,8 @@ class Errored:
         if self.mode == "exclude":
             return [what + "they are left out of every number here (as Inspect leaves errored "
                     "samples out of its metrics; to count them as failures instead, set "
-                    "--errored failure)."]
-        return [what + f"they are {failure_means}, as asked (--errored failure)."]
+                    "--errors fail)."]
+        return [what + f"they are {failure_means}, as asked (--errors fail)."]
 
     def kept(self) -> np.ndarray:
         """Row positions that are measurements."""
@@ -132,8 +132,8 @@ def apply(table: LoadedTable, err: Errored, value_columns: list[str | None]) -> 
         kept = err.kept()
         if kept.size == 0:
             raise DataError(f"Every row of file '{table.name}' ended with an error (column "
-                            f"'{err.column}'); there is no measurement to analyse (set --errored "
-                            "failure to count them as failures).")
+                            f"'{err.column}'); there is no measurement to analyse (set --errors "
+                            "fail to count them as failures).")
         return table.take(kept)
     import dataclasses
 

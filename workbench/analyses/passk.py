@@ -62,7 +62,7 @@ def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Err
         if err.mode == "failure" and err.count:
             raise DataError(f"File '{table.name}' gives attempts and passes per task (counts), so "
                             f"its {err.count} errored rows cannot be counted as failed attempts; "
-                            "leave them out (--errored exclude) or give one row per attempt.")
+                            "leave them out (--errors exclude) or give one row per attempt.")
         n_col = res.required(options.n, "n", "--n")
         c_col = res.required(options.correct, "correct", "--correct")
         check_unique(table, keys, "task")
@@ -219,7 +219,7 @@ def _tallied_counts(tallied, got, options, err_col, sys_col, task_col, s_col, n_
         if err.mode == "failure" and err.count:
             raise DataError(f"File '{got.source.name}' gives attempts and passes per task (counts), "
                             f"so its {err.count} errored rows cannot be counted as failed "
-                            "attempts; leave them out (--errored exclude) or give one row per "
+                            "attempts; leave them out (--errors exclude) or give one row per "
                             "attempt.")
         frame = frame[~bad]
         counts = _engine_counts(frame, tallied, sys_col, task_col, n_col, c_col)

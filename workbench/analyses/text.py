@@ -117,7 +117,7 @@ def _scope(table: LoadedTable, options: Options):
     rows = np.flatnonzero(keep)
     if rows.size == 0:
         raise DataError(f"File '{table.name}' has no row left to score once its errored rows are "
-                        "left out; set --errored failure to count them as failures.")
+                        "left out; set --errors fail to count them as failures.")
     if rows.size < n:
         table = table.take(rows)
     errored = err.mask[rows] if err.active and err.mode == "failure" else np.zeros(rows.size, bool)

@@ -268,7 +268,7 @@ def _notes(frame, task: str, model: str, status, score_cols, graded: bool, epoch
         notes.append(f"{len(failed)} of {n} samples ended with an error (column 'error'): "
                      + ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
                      + "; as Inspect does, the analyses leave them out of their numbers unless "
-                     "told to count them as failures (--errored failure).")
+                     "told to count them as failures (--errors fail).")
     if agent:
         tools = [c[len("tool_calls."):] for c in agent if c.startswith("tool_calls.")]
         notes.append("Steps are the assistant messages of each sample (the final answer included) and "

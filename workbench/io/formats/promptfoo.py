@@ -240,7 +240,7 @@ def _notes(frame, columns, n, several_prompts, same_name, errors, cached, names,
                      + _values(columns["latency_ms"], errors, " ms") + ") and a cost ("
                      + _values(columns["cost"], errors, "") + ") for them that measure no answer: "
                      "the analyses leave them out unless told to count them as failures "
-                     "(--errored failure), and never use their latency or cost.")
+                     "(--errors fail), and never use their latency or cost.")
     if any(cached):
         notes.append(f"{sum(cached)} of {n} responses came from promptfoo's cache (column "
                      "'cached'): their latency is the cache's, not the provider's; run promptfoo "

@@ -169,14 +169,40 @@ def set_value(ctl: "Control", value) -> None:
         w.set_path(value or "")
 
 
+#: the reading's flags, set in the window by the 'What this file holds' dock, with their values
+_READING_FLAGS = (
+    (r"--errors (?:exclude\|fail|exclude|fail)\b", "the 'Errors' choice of 'What this file holds'"),
+    (r"--scorer (?:NAME\b|'[^']*'|\S+)", "the 'Scorer' choice of 'What this file holds'"),
+)
+
+
+#: flags that name a column by its role (``--error``, ``--tokens``): set in the Columns dock
+_COLUMN_FLAGS = frozenset({"error", "tokens", "input_tokens", "output_tokens", "working_time", "steps",
+                           "tool_calls", "cost", "latency", "success", "system", "item", "task", "group",
+                           "version", "unit", "cluster", "query", "doc", "score", "rank", "relevance",
+                           "outcome", "judge", "human", "prediction", "reference", "numerator",
+                           "denominator", "baseline", "candidate", "epoch", "annotator", "limit"})
+
+
 def gui_words(text: str, labels: dict[str, str]) -> str:
     """A sentence of the engine (shared with the command line) in the window's words: a
-    command-line flag (``--relevance``) becomes the option on the left that sets it."""
+    command-line flag (``--relevance``) becomes the option on the left that sets it; the
+    reading's (``--scorer``, ``--errors``) the choice of the reading dock."""
     import re
 
+    if "--" not in text:
+        return text
+    for pattern, words in _READING_FLAGS:
+        text = re.sub(pattern, words, text)
+
     def option(match) -> str:
-        label = labels.get(match.group(1).replace("-", "_"))
-        return f"the '{label}' option on the left" if label else match.group(0)
+        name = match.group(1).replace("-", "_")
+        label = labels.get(name)
+        if label:
+            return f"the '{label}' option on the left"
+        if name in _COLUMN_FLAGS:  # a column's role the panel has no option for: the Columns dock
+            return "the column's 'Taken as' choice in the Columns dock"
+        return match.group(0)
 
     return re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", option, text) if "--" in text else text
 
