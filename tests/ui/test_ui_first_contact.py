@@ -61,7 +61,10 @@ def _groups():
     lm = sorted(glob.glob(os.path.join(FIXTURES, "lmeval", "dummy-seed1", "samples_*.jsonl")))
     inspect = sorted(glob.glob(os.path.join(FIXTURES, "inspect", "*.eval")))
     trec = [os.path.join(FIXTURES, "trec", n) for n in ("runA.run", "runB.run", "qrels.test.txt")]
+    tools = [os.path.join(FIXTURES, "promptfoo_repeat", "results.json"),
+             os.path.join(FIXTURES, "inspect285_judge", "judge_alpha.eval")]
     groups = {"lm-eval two tasks of one run": lm, "two Inspect logs": inspect[:2],
+              "promptfoo + Inspect on the same questions": tools,
               "TREC run A + run B + qrels": trec,
               "TREC run A + qrels": [trec[0], trec[2]]}
     return {k: v for k, v in groups.items() if len(v) >= 2}
