@@ -253,7 +253,8 @@ def run(argv: list[str], locale: str | None = None) -> int:
         window.busy.start(f"Opening {shown_name(' + '.join(os.path.abspath(p) for p in argv))}…",
                           indeterminate=True)
     window.show()
-    app._workbench_file_open = FileOpenHandler(app, window)
+    if sys.platform == "darwin":  # Finder's documents; elsewhere no filter sees every event
+        app._workbench_file_open = FileOpenHandler(app, window)
     timing = bool(os.environ.get("WORKBENCH_STARTUP_TIMING"))
     if timing or os.environ.get("WORKBENCH_SMOKE") == "answer":
         _report_times(window, timing)
