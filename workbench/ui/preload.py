@@ -21,6 +21,8 @@ from ..core.progress import Progress
 
 #: the computation waiting for its panel (at most one: the file the program was started with)
 _pending: "Ahead | None" = None
+#: every computation whose thread may still run (a claimed one too): ended by :func:`stop_all`
+_live: "set[Ahead]" = set()
 _lock = threading.Lock()
 
 
@@ -49,6 +51,8 @@ class Ahead:
         self.thread = threading.Thread(target=self._work, name="workbench-ahead", daemon=True)
 
     def start(self) -> "Ahead":
+        with _lock:
+            _live.add(self)
         self.thread.start()
         return self
 
@@ -62,6 +66,8 @@ class Ahead:
             self.error = err
         finally:
             self.done.set()
+            with _lock:
+                _live.discard(self)
 
     def result(self, progress):
         """On the panel's worker: the answer once computed (cancellable while waiting); when the
@@ -120,11 +126,15 @@ def discard(table=None) -> None:
 
 
 def stop_all(timeout: float = 30.0) -> None:
-    """The window closes: the pending computation is cancelled and its thread ended."""
+    """The window closes: every computation ahead (pending or claimed) is cancelled and its
+    thread ended (no thread is left running)."""
     global _pending
     with _lock:
-        ahead, _pending = _pending, None
-    if ahead is not None:
+        _pending = None
+        live = list(_live)
+    for ahead in live:
+        ahead.cancel()
+    for ahead in live:
         ahead.stop(timeout)
 
 
