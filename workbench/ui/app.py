@@ -261,6 +261,11 @@ def run(argv: list[str], locale: str | None = None) -> int:
 
     def finish() -> None:
         window.ensure_workspace()  # widgets and pyqtgraph: on the GUI thread
+        # the modules, classes and widgets made so far live as long as the program: the timed
+        # collections on the GUI thread no longer walk them (a full one: 0.13 s -> ~0 s)
+        import gc
+
+        gc.freeze()
         if at_once:
             pass  # loading since the first paint
         elif len(argv) > 1:  # several files: opened together, as File > Open with several chosen

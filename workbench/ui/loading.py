@@ -89,8 +89,12 @@ def load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress
 
 def find_systems(table, roles: dict[str, str]) -> None:
     """On the worker: the system columns' distinct names, which the GUI thread asks for when
-    the table arrives (colours, the Compare panel's choices)."""
+    the table arrives (colours, the Compare panel's choices), and the evaluation the columns'
+    roles make of a plain table (the reading and its card)."""
+    from ..analyses.reading import evaluation_of
     from .models import distinct_texts
+
+    evaluation_of(table, roles)
 
     for col, role in roles.items():
         if role in ("system", "version") and col in table.frame.columns:
