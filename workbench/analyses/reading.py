@@ -24,6 +24,7 @@ line, the window, the report and the gate all run analyses through it.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from dataclasses import dataclass
 
 import pandas as pd
@@ -69,9 +70,35 @@ def evaluation_of(table: LoadedTable, roles: dict[str, str] | None = None) -> Ev
     return infer(table, roles)
 
 
+#: the evaluations inferred lately, per table (a weak reference to it) and roles: the window asks
+#: for a table's several times when it arrives (a million rows: a third of a second each)
+_INFERRED: dict[int, tuple] = {}
+_INFERRED_LOCK = threading.Lock()
+
+
 def infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:
     """A plain table's evaluation from its column roles: the item and system columns, each
-    outcome or score column a recorded scorer, a judge's and a person's labels, the usage."""
+    outcome or score column a recorded scorer, a judge's and a person's labels, the usage
+    (remembered for the table and these roles: the loading worker infers it before the window
+    asks)."""
+    import weakref
+
+    key = tuple(roles.items())
+    with _INFERRED_LOCK:
+        entry = _INFERRED.get(id(table))
+        if entry is None or entry[0]() is not table:
+            if len(_INFERRED) >= 4:
+                _INFERRED.pop(next(iter(_INFERRED)))
+            entry = _INFERRED[id(table)] = (weakref.ref(table), {})
+        found = entry[1].get(key)
+    if found is None:
+        found = _infer(table, roles)
+        with _INFERRED_LOCK:
+            entry[1][key] = found
+    return found
+
+
+def _infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:
     frame = table.frame
 
     def first(*wanted: str) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from ..core.session import Session, changed_inputs, load_session, save_session
-from . import loading
+from . import loading, preload
 from .loading import paths_of
 from .tasks import TaskRunner
 
@@ -65,6 +65,7 @@ class SessionController(QObject):
         self.loader.finished.connect(self._on_loaded)
         self.loader.failed.connect(self._on_failed)
         self.loader.busy_changed.connect(lambda b: None if b else self.idle.emit())
+        self.loader.cancelled.connect(preload.discard)  # a load cancelled: its answer ahead too
         self.problem_runner = TaskRunner(self)
         self.problem_runner.finished.connect(self.problems_found)
         self.previewer = TaskRunner(self)
@@ -295,6 +296,7 @@ class SessionController(QObject):
                 runner.detach()
         self.loader.wait(30000)
         self.previewer.wait(30000)
+        preload.stop_all()  # an answer computed ahead that no panel took: its thread ends
 
 
 __all__ = ["Loaded", "MAX_RECENT", "SessionController"]

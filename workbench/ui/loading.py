@@ -89,8 +89,12 @@ def load_job(path: str, sheet: str | None, saved_roles: dict[str, str], progress
 
 def find_systems(table, roles: dict[str, str]) -> None:
     """On the worker: the system columns' distinct names, which the GUI thread asks for when
-    the table arrives (colours, the Compare panel's choices)."""
+    the table arrives (colours, the Compare panel's choices), and the evaluation the columns'
+    roles make of a plain table (the reading and its card)."""
+    from ..analyses.reading import evaluation_of
     from .models import distinct_texts
+
+    evaluation_of(table, roles)
 
     for col, role in roles.items():
         if role in ("system", "version") and col in table.frame.columns:
@@ -120,10 +124,16 @@ def load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None
     from ..io.roles import guess_roles
     from ..io.run_files import split_qrels
 
+    from .preload import offer_ranking
+
     runs, qrels = split_qrels(paths)
     table = load_many(runs, progress=progress)
     table.sha256  # computed here, not on the GUI thread
     roles = {c: r for c, r in (saved_roles or {}).items() if c in table.frame.columns} or guess_roles(table)
+    progress.check_cancelled()
+    if not saved_roles:  # the Ranking panel's answer, while the window takes the table in
+        offer_ranking(table, roles, qrels)
+    find_systems(table, roles)
     return (*checked(table, roles, progress), qrels)
 
 

@@ -19,7 +19,7 @@ from .file_commands import SESSION_FILTER, FileCommands
 from .edit_commands import EditCommands
 from .history import History
 from .keys import install as install_keys
-from . import accessibility, display_locale
+from . import accessibility, display_locale, preload
 from .menus import add_view_actions, build_menus, fill_recent
 from .loading import paths_of
 from .presentation import Presentation, place_window
@@ -205,7 +205,8 @@ class MainWindow(FileCommands, EditCommands, ReadingCommands, QMainWindow):
             self.roles_dock.setVisible(True)
             self.problems_dock.setVisible(True)
             self._show_reading_dock()
-        self.reading_card.set_table(table, roles)
+        late = self.controller.problems_pending  # a large table: described once the answer is in
+        self.reading_card.set_table(table, roles, describe=not late)
         self.reading_card.set_reading(reading)
         if loaded.problems is not None:
             self._show_problems(loaded.problems)
@@ -227,8 +228,11 @@ class MainWindow(FileCommands, EditCommands, ReadingCommands, QMainWindow):
             f"{table.frame.shape[1]} columns. "
             f"{' '.join(table.notes)}", 20000 if said else 15000)
         self.workspace.land(panel, table)
+        preload.discard(table)  # the landing panel took its answer computed ahead, or none will
+        landed = self.panels.get(panel) if panel else None
+        if late:  # a large table: described once the answer is in
+            self.reading_card.describe_after(landed.runner if landed is not None else None)
         if self.controller.problems_pending:  # a large table: checked once the answer is in
-            landed = self.panels.get(panel) if panel else None
             self.controller.check_problems_after(landed.runner if landed is not None else None)
         self.table_loaded.emit(table)
         if loaded.changed:  # a session's data is not what it was when saved: said loudly

@@ -116,8 +116,9 @@ class ReadingCard(QWidget):
             self._describe()
 
     # -- the description ------------------------------------------------------------------------
-    def set_table(self, table, roles: dict[str, str]) -> None:
-        """A new file: its scorers offered, its description computed on a worker."""
+    def set_table(self, table, roles: dict[str, str], *, describe: bool = True) -> None:
+        """A new file: its scorers offered, its description computed on a worker (``describe``
+        False: when :meth:`describe_after` says)."""
         from ..analyses.reading import evaluation_of
 
         self.table, self.roles = table, dict(roles)
@@ -133,7 +134,28 @@ class ReadingCard(QWidget):
             self.scorer.setEnabled(bool(evaluation.scorers))
         finally:
             self._loading = False
-        self._describe()
+        if describe:
+            self._describe()
+        else:
+            self.summary.setText(f"Reading {table.name}…")
+
+    def describe_after(self, runner) -> None:
+        """Describe the file once ``runner`` (the landing panel's, on a large file) is idle: its
+        answer first, the two would share the cores."""
+        table = self.table
+        if runner is None or not runner.busy:
+            self._describe()
+            return
+        signals = (runner.finished, runner.failed, runner.cancelled)
+
+        def go(*_args) -> None:
+            for signal in signals:
+                signal.disconnect(go)
+            if self.table is table and table is not None:
+                self._describe()
+
+        for signal in signals:
+            signal.connect(go)
 
     def _describe(self) -> None:
         from ..analyses import describe

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QSplitter, QVBoxLayout, QWidget
 from ...analyses.reading import Reading, run_read
 from ...core.errors import WorkbenchError
 from ...core.result import AnalysisResult
-from .. import accessibility, presenting
+from .. import accessibility, preload, presenting
 from ..loading import large_file_reason
 from ..tasks import TaskRunner
 from ..widgets import TableView
@@ -278,6 +278,10 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         self.busy.start(f"Computing {module.TITLE.lower()}…")
         self._running_options = options  # the result's options (its Conventions tab reruns them)
         reading, roles = self.current_reading(), dict(self.roles)
+        ahead = preload.claim(module, table, options, reading, roles) if table is not None else None
+        if ahead is not None:  # the same run, computed while the window was built: its answer
+            self.runner.start(ahead.result)
+            return
         self.runner.start(lambda progress: run_read(module, table, options, reading, roles, progress))
 
     def current_reading(self):

@@ -99,7 +99,7 @@ class ConventionsTab(QWidget):
         self.view.setObjectName("table:conventions")
         self.metric_box = QComboBox()
         self.metric_box.currentIndexChanged.connect(self._redraw)
-        self.chart = SpecificationCurve()
+        self._chart = None       # the specification curve: made when first drawn (pyqtgraph is slow to build)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.busy)
@@ -115,10 +115,17 @@ class ConventionsTab(QWidget):
         row.addWidget(head)
         row.addWidget(self.metric_box, 1)
         cl.addLayout(row)
-        cl.addWidget(self.chart, 1)
+        self._chart_layout = cl
         split.addWidget(chart_box)
         split.setSizes([240, 260])
         layout.addWidget(split, 1)
+
+    @property
+    def chart(self) -> "SpecificationCurve":
+        if self._chart is None:
+            self._chart = SpecificationCurve()
+            self._chart_layout.addWidget(self._chart, 1)
+        return self._chart
 
     # -- lazily, once per result ------------------------------------------------------------
     def ensure(self) -> None:
@@ -146,7 +153,8 @@ class ConventionsTab(QWidget):
         self.runner.cancel()
         self.result, self._source = None, None
         self.view.frame_model().set_frame(pd.DataFrame())
-        self.chart.reset()
+        if self._chart is not None:
+            self._chart.reset()
         self.metric_box.clear()
         self.status.setText("The conventions are computed when this tab is shown.")
 
