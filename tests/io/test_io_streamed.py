@@ -295,6 +295,30 @@ def test_the_scanner_agrees_with_a_byte_by_byte_reference(parts, size, sep):
     assert scan_in_pieces(data, ord(sep), size) == naive_scan(data, ord(sep))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", ",", '"', '""', "\n", "\r\n", "\r", " ", '","', '\n"', '",', '"\r']),
+                max_size=300),
+       st.integers(1, 130))
+def test_a_piece_is_counted_in_cache_sized_parts_as_a_whole(parts, part):
+    """One large piece fed to the scanner is counted SCAN_PIECE bytes at a time: the same counts
+    and refusals as the byte-by-byte reference, wherever the parts are cut (inside quotes, between
+    a quote and its CR)."""
+    from workbench.io import bytescan
+
+    data = "".join(parts).encode()
+    old = bytescan.SCAN_PIECE
+    bytescan.SCAN_PIECE = part
+    try:
+        scanner = fastcsv._Scanner(ord(","))
+        scanner.feed(data, np.frombuffer(data, dtype=np.uint8))
+    finally:
+        bytescan.SCAN_PIECE = old
+    result = scanner.result()
+    assert (bool(result.refused), result.newlines if not result.refused else 0,
+            result.delimiters if not result.refused else 0) == naive_scan(data, ord(","))
+    assert result.refused or result.size == len(data)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.text(st.sampled_from('ab ,;"\u00e9x'), max_size=12), min_size=3, max_size=3),
                 min_size=1, max_size=60),

@@ -114,15 +114,30 @@ class _Scanner:
         quotes = _bits(piece == _QUOTE)
         newlines = _bits(piece == _NL)
         seps = _bits(piece == self.sep)
-        ok = quotes | newlines | seps
-        if raw.find(b"\r", start, start + got) >= 0:
-            ok |= _bits(piece == _CR)
-        parity = (_popcount(quotes) & 1).astype(np.uint8)
+        inside = _prefix_xor(quotes)
+        parity = (inside >> np.uint64(63)).astype(np.uint8)  # each word's quotes (mod 2)
         before = np.cumsum(parity, dtype=np.uint8) - parity  # quotes in earlier words (mod 2)
         before = (before & 1).astype(bool) ^ self.inside
-        inside = _prefix_xor(quotes)
         inside ^= np.negative(before.astype(np.uint64))  # all ones where a quote is open
-        opening, closing = quotes & inside, quotes & ~inside
+        ok = quotes | newlines | seps
+        self.refused = self._misplaced(quotes, inside, ok, got)
+        if self.refused and raw.find(b"\r", start, start + got) >= 0:
+            # a carriage return may be what precedes or follows the quote: the flags of the
+            # piece's CRs (one more pass over its bytes, only when the quotes need them)
+            self.refused = self._misplaced(quotes, inside, ok | _bits(piece == _CR), got)
+        if not self.refused and (newlines & inside).any():
+            self.refused = "a line break inside quotes"
+        self.newlines += int(_popcount(newlines).sum())
+        self.delimiters += int(_popcount(seps & ~inside).sum())
+        self.inside = bool(self.inside ^ (int(parity.sum()) & 1))
+        self.check_first = bool(piece[-1] == _QUOTE and not self.inside)
+
+    def _misplaced(self, quotes: np.ndarray, inside: np.ndarray, ok: np.ndarray, got: int) -> str:
+        """Why the quotes of a piece of ``got`` bytes are not all around whole fields ("" when
+        they are): an opening quote must follow a byte of ``ok`` (a delimiter, line break,
+        quote or carriage return; the piece's first byte follows the previous piece's last),
+        a closing quote must precede one (the piece's last byte is checked with the next
+        piece)."""
         previous = ok << np.uint64(1)
         previous[1:] |= ok[:-1] >> np.uint64(63)
         previous[0] |= np.uint64(self.after_ok)
@@ -132,16 +147,11 @@ class _Scanner:
             following[-1] |= _ALL << np.uint64(got % 64 - 1)
         else:
             following[-1] |= np.uint64(1) << np.uint64(63)
-        if (opening & ~previous).any():
-            self.refused = "a quote inside a field"
-        elif (closing & ~following).any():
-            self.refused = "text after a closing quote"
-        elif (newlines & inside).any():
-            self.refused = "a line break inside quotes"
-        self.newlines += int(_popcount(newlines).sum())
-        self.delimiters += int(_popcount(seps & ~inside).sum())
-        self.inside = bool(self.inside ^ (int(_popcount(quotes).sum()) & 1))
-        self.check_first = bool(piece[-1] == _QUOTE and not self.inside)
+        if (quotes & inside & ~previous).any():
+            return "a quote inside a field"
+        if (quotes & ~inside & ~following).any():
+            return "text after a closing quote"
+        return ""
 
     def result(self) -> _Scan:
         refused = self.refused or ("an unclosed quote" if self.inside else "")
