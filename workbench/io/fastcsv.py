@@ -242,6 +242,8 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
 
 #: Bytes read at a time when a file is scanned without being held (:func:`parse_file`).
 STREAM_CHUNK = 1 << 22
+#: Bytes of the head scanned before the parse of a large file starts, to refuse it early.
+EARLY_SCAN = 1 << 18
 
 
 def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
@@ -295,8 +297,9 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     complete = head[:head.rfind(b"\n") + 1]
     if complete.count(b"\n") <= SAMPLE_ROWS and len(head) < state[0]:
         raise Fallback("the head does not hold the sample")
-    first = _Scanner(sep[0])  # what the head shows is known before the file is parsed
-    first.feed(complete, np.frombuffer(complete, dtype=np.uint8))
+    first = _Scanner(sep[0])  # what the file's start shows is known before the file is parsed
+    early = complete[:EARLY_SCAN]  # (the scan of the whole file, beside the parse, sees it again)
+    first.feed(early, np.frombuffer(early, dtype=np.uint8))
     if first.refused:
         raise Fallback(first.refused)
     scanned: list[Any] = []
