@@ -23,6 +23,7 @@ class _Scan:
 
     size: int
     newlines: int
+    quoted_newlines: int  # of the newlines, those inside quotes (0 unless allowed)
     delimiters: int  # outside quotes
     refused: str  # why the file needs the usual way ("" when it does not)
     last: int  # the last byte (-1 for an empty file)
@@ -60,20 +61,23 @@ def _prefix_xor(words: np.ndarray) -> np.ndarray:
 
 class _Scanner:
     """Counts of a file fed a piece at a time: line breaks, and delimiters outside double
-    quotes, with the quotes checked as :func:`_check_quotes` does.
+    quotes, with the quotes checked: a quote only around a whole field (after a delimiter,
+    line break, CR, quote or the start; before one of those or the end), doubled inside it.
 
     Pieces without quotes are only counted (two vectorised compares).  Pieces with quotes
     are turned into 64-bit words of flags and the quoted regions found with a prefix XOR
     of the quote flags, carried from word to word and piece to piece, so no position array
     of the file's size is built.  What makes the proof of :func:`parse_file` impossible
-    (a NUL byte, a line break inside quotes, a quote inside a field or text after a
-    closing quote, an unclosed quote) is recorded in ``refused`` and ends the counting.
+    (a NUL byte, a line break inside quotes unless ``newlines_in_quotes``, a quote inside a
+    field or text after a closing quote, an unclosed quote) is recorded in ``refused`` and
+    ends the counting.
     """
 
-    def __init__(self, sep: int) -> None:
+    def __init__(self, sep: int, *, newlines_in_quotes: bool = False) -> None:
         self.sep = sep
+        self.newlines_in_quotes = newlines_in_quotes  # a line break inside quotes is no refusal
         self.ok = np.array([sep, _NL, _CR, _QUOTE], dtype=np.uint8)
-        self.size = self.newlines = self.delimiters = 0
+        self.size = self.newlines = self.delimiters = self.quoted_newlines = 0
         self.inside = False  # the next byte is inside quotes
         self.after_ok = True  # the byte before the next one may precede an opening quote
         self.check_first = False  # the next byte must be able to follow a closing quote
@@ -125,8 +129,12 @@ class _Scanner:
             # a carriage return may be what precedes or follows the quote: the flags of the
             # piece's CRs (one more pass over its bytes, only when the quotes need them)
             self.refused = self._misplaced(quotes, inside, ok | _bits(piece == _CR), got)
-        if not self.refused and (newlines & inside).any():
-            self.refused = "a line break inside quotes"
+        quoted_newlines = newlines & inside
+        if not self.refused and quoted_newlines.any():
+            if self.newlines_in_quotes:
+                self.quoted_newlines += int(_popcount(quoted_newlines).sum())
+            else:
+                self.refused = "a line break inside quotes"
         self.newlines += int(_popcount(newlines).sum())
         self.delimiters += int(_popcount(seps & ~inside).sum())
         self.inside = bool(self.inside ^ (int(parity.sum()) & 1))
@@ -155,4 +163,5 @@ class _Scanner:
 
     def result(self) -> _Scan:
         refused = self.refused or ("an unclosed quote" if self.inside else "")
-        return _Scan(self.size, self.newlines, self.delimiters, refused, self.last)
+        return _Scan(self.size, self.newlines, self.quoted_newlines, self.delimiters, refused,
+                     self.last)
