@@ -534,3 +534,33 @@ def test_the_parser_reads_the_file_itself_only_for_its_own_utf8_bytes(tmp_path, 
         assert load_table(p).cell_text("name").tolist() == ["caf\u00e9"]
     # the others are parsed from their UTF-8 text; streamed, the C parser skips the mark itself
     assert seen == ([plain, bom] if reading == "streamed" else [plain])
+
+
+NUMBER_CHARACTERS = set("0123456789+-.eE \t\n")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(st.sampled_from("0123456789+-.eE \t,;aé\r\u6771x"), max_size=8), max_size=40),
+       st.booleans(), st.integers(0, 5000))
+def test_the_character_screen_of_a_column_follows_its_rule(cells_, allow_comma, padding):
+    """A column is number-like when every character is one a number holds (digits, signs,
+    point, exponent, spaces), with a decimal comma when a comma is allowed, the column has no
+    point and commas are the only other characters; anything else is text.  Checked on the
+    screen itself (the typing plan of the fast path uses it alone) and through
+    type_text_column, with cells long enough that the first-cells look does not decide."""
+    from workbench.io import cells
+
+    values = ["1" * padding, *cells_] if padding else cells_
+    joined = "\n".join(values)
+    characters = set(joined)
+    if characters <= NUMBER_CHARACTERS:
+        expected = "number"
+    elif allow_comma and "." not in joined and characters <= NUMBER_CHARACTERS | {","}:
+        expected = "comma"
+    else:
+        expected = "text"
+    assert cells._screen(joined, allow_comma) == expected
+    assert cells.is_text_screened(joined, allow_decimal_comma=allow_comma) == (expected == "text")
+    typed = cells.type_text_column(values, allow_decimal_comma=allow_comma)
+    if expected == "text":
+        assert not isinstance(typed.values, np.ndarray)

@@ -244,7 +244,7 @@ def test_other_formats_are_never_streamed(tmp_path, monkeypatch):
 # --- the scan of quoted files, a piece at a time ------------------------------------------
 
 
-def naive_scan(data: bytes, sep: int) -> tuple[bool, int, int]:
+def naive_scan(data: bytes, sep: int, newlines_in_quotes: bool = False) -> tuple[bool, int, int]:
     """A byte-by-byte reference: (refused, line breaks, delimiters outside quotes).  Quotes
     toggle; an opening quote must follow a delimiter, line break, CR, quote or the start;
     a closing quote must precede one of those or the end; no NUL, no line break inside quotes,
@@ -262,7 +262,7 @@ def naive_scan(data: bytes, sep: int) -> tuple[bool, int, int]:
                 return True, 0, 0
             inside = not inside
         elif byte == 10:
-            if inside:
+            if inside and not newlines_in_quotes:
                 return True, 0, 0
             newlines += 1
         elif byte == sep and not inside:
@@ -293,6 +293,47 @@ from hypothesis import strategies as st  # noqa: E402
 def test_the_scanner_agrees_with_a_byte_by_byte_reference(parts, size, sep):
     data = "".join(parts).encode()
     assert scan_in_pieces(data, ord(sep), size) == naive_scan(data, ord(sep))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", ",", '"', '""', "\n", "\r\n", "\r", " ", '","', '\n"', '",', '"\r']),
+                max_size=300),
+       st.integers(1, 130))
+def test_a_piece_is_counted_in_cache_sized_parts_as_a_whole(parts, part):
+    """One large piece fed to the scanner is counted SCAN_PIECE bytes at a time: the same counts
+    and refusals as the byte-by-byte reference, wherever the parts are cut (inside quotes, between
+    a quote and its CR)."""
+    from workbench.io import bytescan
+
+    data = "".join(parts).encode()
+    old = bytescan.SCAN_PIECE
+    bytescan.SCAN_PIECE = part
+    try:
+        scanner = fastcsv._Scanner(ord(","))
+        scanner.feed(data, np.frombuffer(data, dtype=np.uint8))
+    finally:
+        bytescan.SCAN_PIECE = old
+    result = scanner.result()
+    assert (bool(result.refused), result.newlines if not result.refused else 0,
+            result.delimiters if not result.refused else 0) == naive_scan(data, ord(","))
+    assert result.refused or result.size == len(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", ",", '"', '""', "\n", "\r\n", "\r", " ", '","', '\n"', '",', '"\r',
+                                 '"a\nb"']), max_size=200),
+       st.integers(1, 150))
+def test_the_scanner_may_allow_line_breaks_inside_quotes(parts, size):
+    """The scan of a file held in memory (records may span lines): line breaks inside quotes
+    are counted, not refused; everything else as the byte-by-byte reference says."""
+    data = "".join(parts).encode()
+    scanner = fastcsv._Scanner(ord(","), newlines_in_quotes=True)
+    for at in range(0, len(data), size):
+        piece = bytearray(data[at:at + size])
+        scanner.feed(piece, np.frombuffer(piece, dtype=np.uint8))
+    result = scanner.result()
+    got = (True, 0, 0) if result.refused else (False, result.newlines, result.delimiters)
+    assert got == naive_scan(data, ord(","), newlines_in_quotes=True)
 
 
 @settings(max_examples=150, deadline=None)
@@ -419,3 +460,33 @@ def test_the_in_memory_scan_agrees_with_the_record_lines(rows, blanks, chunk):
     plain = not any("\n" in cell for row in rows for cell in row) and \
         "\n\n" not in "\n".join(lines_)
     assert fast == plain  # and the common case is found: no line break inside quotes, no blank
+
+
+@pytest.mark.parametrize("case", ["blank lines", "line breaks in quotes", "both, CRLF"])
+def test_records_over_several_lines_are_streamed_with_their_lines(tmp_path, monkeypatch, case):
+    """Blank lines and quoted fields with line breaks keep a large file on the streamed way
+    (no second parse of the whole file), with each row's line as the usual way has it."""
+    rows = lines()
+    end = "\r\n" if "CRLF" in case else "\n"
+    if "quotes" in case or "both" in case:
+        for at in (5, LATE, LATE + 1):
+            rows[at] = rows[at].rsplit(",", 1)[0] + f',"first line{end}second, line ""{at}"""'
+    if "blank" in case or "both" in case:
+        for at in (LATE + 2, LATE, 3):  # one in the head, two after it
+            rows.insert(at, "")
+    path = write(tmp_path, "multi.csv", (end.join(rows) + end).encode())
+    returned = []
+    real = fastcsv.parse_file
+    monkeypatch.setattr(fastcsv, "parse_file", lambda *a: returned.append(real(*a)) or returned[-1])
+    result = assert_same(path, monkeypatch)
+    assert len(returned) == 1 and returned[0].lines is not None  # streamed, with its lines
+    assert result[0] == "table" and len(result[9]) == ROWS
+    line_of = result[9]
+    if case == "line breaks in quotes":  # each quoted break moves the rows after it one line down
+        assert line_of[3] == 5 and line_of[4] == 6 and line_of[5] == 8  # row 4 on lines 6-7
+    elif case == "blank lines":
+        assert line_of[1] == 3 and line_of[2] == 5  # the blank line 4
+    else:  # the blank line 4, then row 4 on lines 7-8
+        assert line_of[1:6] == [3, 5, 6, 7, 9]
+    if "blank" not in case:
+        assert result[3]["note"][LATE - 1] == f'first line{end}second, line "{LATE}"'

@@ -19,8 +19,8 @@ re-reads it on demand (one more pass of the C tokenizer, only over the columns a
 so that an id or text column always reads as the file wrote it (``7.50`` stays ``7.50``).
 
 A large file (:func:`parse_file`) is not held in memory at all: it is scanned in pieces for
-the same proof (quoted regions found with bit operations on 64-bit words, :class:`_Scanner`),
-beside the C parser's own read of the file.
+the same proof (quoted regions found with bit operations on 64-bit words,
+:class:`workbench.io.bytescan._Scanner`), beside the C parser's own read of the file.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.cells import TEXT_DTYPE, TypedColumn, text_array, type_text_column
+from workbench.io.bytescan import _CR, _NL, _QUOTE, _Scan, _Scanner, _popcount  # noqa: F401
+from workbench.io.cells import TEXT_DTYPE, TypedColumn, is_text_screened, text_array, type_text_column
 
 #: Rows of the head sample used to decide which columns must be read as text.
 SAMPLE_ROWS = 2000
 
-_NL, _CR, _QUOTE = 10, 13, 34
 _LEADING_ZERO = re.compile(r"\n[ \t]*[+-]?0[0-9]")
 
 
@@ -174,8 +174,12 @@ def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
     allow_comma = delimiter != ","
     for name in header:
         cells = sample[name].tolist()  # text: read with dtype=object and no NA words
-        if _LEADING_ZERO.search("\n" + "\n".join(cells)):
+        joined = "\n".join(cells)
+        if _LEADING_ZERO.search("\n" + joined):
             forced.append(name)
+            continue
+        if cells and is_text_screened(joined, allow_decimal_comma=allow_comma):
+            text.append(name)  # what type_text_column says first, without building the column
             continue
         typed = type_text_column(cells, allow_decimal_comma=allow_comma)
         if cells and isinstance(typed.values, np.ndarray) and typed.values.dtype.kind in "if":
@@ -238,129 +242,8 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
 
 #: Bytes read at a time when a file is scanned without being held (:func:`parse_file`).
 STREAM_CHUNK = 1 << 22
-
-
-@dataclass(frozen=True)
-class _Scan:
-    """What the scan of a whole file found."""
-
-    size: int
-    newlines: int
-    delimiters: int  # outside quotes
-    refused: str  # why the file needs the usual way ("" when it does not)
-    last: int  # the last byte (-1 for an empty file)
-
-
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-def _bits(mask: np.ndarray) -> np.ndarray:
-    """A bool array as little-endian 64-bit words: bit j of word w is element 64 w + j."""
-    packed = np.packbits(mask, bitorder="little")
-    pad = -packed.size % 8
-    if pad:
-        packed = np.concatenate((packed, np.zeros(pad, np.uint8)))
-    return packed.view("<u8")
-
-
-_BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
-
-
-def _popcount(words: np.ndarray) -> np.ndarray:
-    """Set bits per 64-bit word (numpy >= 2 has a ufunc for it)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(words)
-    return _BYTE_BITS[words.view(np.uint8)].reshape(-1, 8).sum(axis=1, dtype=np.uint8)
-
-
-def _prefix_xor(words: np.ndarray) -> np.ndarray:
-    """Bit j of each word becomes the XOR of its bits 0..j (inside or outside quotes)."""
-    out = words ^ (words << np.uint64(1))
-    for shift in (2, 4, 8, 16, 32):
-        out ^= out << np.uint64(shift)
-    return out
-
-
-class _Scanner:
-    """Counts of a file fed a piece at a time: line breaks, and delimiters outside double
-    quotes, with the quotes checked as :func:`_check_quotes` does.
-
-    Pieces without quotes are only counted (two vectorised compares).  Pieces with quotes
-    are turned into 64-bit words of flags and the quoted regions found with a prefix XOR
-    of the quote flags, carried from word to word and piece to piece, so no position array
-    of the file's size is built.  What makes the proof of :func:`parse_file` impossible
-    (a NUL byte, a line break inside quotes, a quote inside a field or text after a
-    closing quote, an unclosed quote) is recorded in ``refused`` and ends the counting.
-    """
-
-    def __init__(self, sep: int) -> None:
-        self.sep = sep
-        self.ok = np.array([sep, _NL, _CR, _QUOTE], dtype=np.uint8)
-        self.size = self.newlines = self.delimiters = 0
-        self.inside = False  # the next byte is inside quotes
-        self.after_ok = True  # the byte before the next one may precede an opening quote
-        self.check_first = False  # the next byte must be able to follow a closing quote
-        self.refused = ""
-        self.last = -1
-
-    def feed(self, raw: bytearray | bytes, piece: np.ndarray, start: int = 0) -> None:
-        """Count ``piece``: the numpy view of the bytes of ``raw`` from ``start`` on."""
-        got = piece.size
-        if not got or self.refused:
-            return
-        if raw.find(b"\x00", start, start + got) >= 0:
-            self.refused = "a NUL byte"
-            return
-        if self.check_first and piece[0] not in self.ok:
-            self.refused = "text after a closing quote"
-            return
-        if raw.find(b'"', start, start + got) < 0 and not self.inside:
-            self.newlines += int(np.count_nonzero(piece == _NL))
-            self.delimiters += int(np.count_nonzero(piece == self.sep))
-            self.check_first = False
-        else:
-            self._quoted(raw, piece, start)
-        self.size += got
-        self.last = int(piece[-1])
-        self.after_ok = self.last in self.ok
-
-    def _quoted(self, raw: bytearray | bytes, piece: np.ndarray, start: int) -> None:
-        got = piece.size
-        quotes = _bits(piece == _QUOTE)
-        newlines = _bits(piece == _NL)
-        seps = _bits(piece == self.sep)
-        ok = quotes | newlines | seps
-        if raw.find(b"\r", start, start + got) >= 0:
-            ok |= _bits(piece == _CR)
-        parity = (_popcount(quotes) & 1).astype(np.uint8)
-        before = np.cumsum(parity, dtype=np.uint8) - parity  # quotes in earlier words (mod 2)
-        before = (before & 1).astype(bool) ^ self.inside
-        inside = _prefix_xor(quotes)
-        inside ^= np.negative(before.astype(np.uint64))  # all ones where a quote is open
-        opening, closing = quotes & inside, quotes & ~inside
-        previous = ok << np.uint64(1)
-        previous[1:] |= ok[:-1] >> np.uint64(63)
-        previous[0] |= np.uint64(self.after_ok)
-        following = ok >> np.uint64(1)
-        following[:-1] |= ok[1:] << np.uint64(63)
-        if got % 64:  # the bytes after the piece are checked with the next piece
-            following[-1] |= _ALL << np.uint64(got % 64 - 1)
-        else:
-            following[-1] |= np.uint64(1) << np.uint64(63)
-        if (opening & ~previous).any():
-            self.refused = "a quote inside a field"
-        elif (closing & ~following).any():
-            self.refused = "text after a closing quote"
-        elif (newlines & inside).any():
-            self.refused = "a line break inside quotes"
-        self.newlines += int(_popcount(newlines).sum())
-        self.delimiters += int(_popcount(seps & ~inside).sum())
-        self.inside = bool(self.inside ^ (int(_popcount(quotes).sum()) & 1))
-        self.check_first = bool(piece[-1] == _QUOTE and not self.inside)
-
-    def result(self) -> _Scan:
-        refused = self.refused or ("an unclosed quote" if self.inside else "")
-        return _Scan(self.size, self.newlines, self.delimiters, refused, self.last)
+#: Bytes of the head scanned before the parse of a large file starts, to refuse it early.
+EARLY_SCAN = 1 << 18
 
 
 def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
@@ -369,7 +252,7 @@ def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
     raw = bytearray(STREAM_CHUNK)  # bytearray.find is memchr: far faster than a compare
     buffer = np.frombuffer(raw, dtype=np.uint8)
     view = memoryview(raw)
-    scanner = _Scanner(sep)
+    scanner = _Scanner(sep, newlines_in_quotes=True)
     try:
         with open(path, "rb", buffering=0) as handle:
             st = os.fstat(handle.fileno())
@@ -398,11 +281,13 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
 
     ``head`` is the start of the file (read when its size and time were ``state``), whose
     first line is the header (already checked) with the names ``header``.  The file is
-    scanned in pieces (:class:`_Scanner`) for the proof of :func:`parse` in its simplest
-    form: one line per record (no blank line, no line break inside quotes), no NUL byte,
-    quotes only around whole fields, and the delimiters outside quotes the header's count
-    per record; the C parser reads the file meanwhile.  Cell text of number columns is
-    re-read from the file when asked for (:class:`TextSource`).
+    scanned in pieces (:class:`_Scanner`) for the proof of :func:`parse`: no NUL byte,
+    quotes only around whole fields, and, when each record is on one line, the delimiters
+    outside quotes the header's count per record; the C parser reads the file meanwhile.  A
+    file with blank lines or line breaks inside quotes has its records' lines found as
+    :func:`parse` finds them (:func:`_record_lines`, over the file's bytes read once more).
+    Cell text of number columns is re-read from the file when asked for
+    (:class:`TextSource`).
 
     Raises :class:`Fallback` for every other file, for a head that does not hold the sample
     of :func:`parse`, and when the file changes while it is read; the loader then reads the
@@ -414,17 +299,22 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     complete = head[:head.rfind(b"\n") + 1]
     if complete.count(b"\n") <= SAMPLE_ROWS and len(head) < state[0]:
         raise Fallback("the head does not hold the sample")
-    first = _Scanner(sep[0])  # what the head shows is known before the file is parsed
-    first.feed(complete, np.frombuffer(complete, dtype=np.uint8))
+    first = _Scanner(sep[0], newlines_in_quotes=True)  # the file's start, before the parse
+    early = complete[:EARLY_SCAN]  # (the scan of the whole file, beside the parse, sees it again)
+    first.feed(early, np.frombuffer(early, dtype=np.uint8))
     if first.refused:
         raise Fallback(first.refused)
     scanned: list[Any] = []
     scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
     scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
     try:
-        sample = _read_csv(head if len(head) == state[0] else complete, kwargs,
-                           nrows=SAMPLE_ROWS, dtype=object)
-        plan = _plan(sample, header, delimiter)
+        whole = len(head) == state[0]
+        # one row more than the sample: the sample's last record ends in the head (a record
+        # may span lines)
+        sample = _read_csv(head if whole else complete, kwargs, nrows=SAMPLE_ROWS + 1, dtype=object)
+        if len(sample) <= SAMPLE_ROWS and not whole:
+            raise Fallback("the head does not hold the sample")
+        plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
         frame = _read_csv_path(path, {**kwargs, **plan.options})
     except Exception as err:
         raise Fallback(str(err)) from None
@@ -440,12 +330,34 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     rows = len(frame)
     if rows == 0:
         raise Fallback("no data rows")  # the exact reader says so
-    if scan.newlines != rows + (scan.last == _NL):
-        raise Fallback("blank lines or line breaks the C parser reads otherwise")
-    if scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
+    lines = None  # row i on line i + 2
+    if scan.quoted_newlines or scan.newlines != rows + (scan.last == _NL):
+        lines = _file_record_lines(path, state, sep, width, rows, scan)  # blank lines, quoted breaks
+    elif scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
         raise Fallback("a record with another number of fields")
     source = TextSource(None, kwargs, header, file=(path, state, shown))
-    return FastTable(_typed(frame, header, source, delimiter, plan), None, source)
+    return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
+
+
+def _file_record_lines(path: str, state: tuple[int, int], sep: bytes, width: int,
+                       rows: int, scanned: _Scan) -> np.ndarray | None:
+    """:func:`_record_lines` of the file at ``path`` (header on line 1), for a file whose
+    records are not one per line: its bytes are read for it (and let go), if it is still the
+    file of ``state`` (``scanned``: the scan of it, which found nothing to refuse)."""
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if (st.st_size, st.st_mtime_ns) != state:
+                raise Fallback("the file changed while it was read")
+            data = handle.read()
+    except OSError as err:
+        raise Fallback(str(err)) from None
+    if len(data) != state[0] or _state(path) != state:
+        raise Fallback("the file changed while it was read")
+    lines = _record_lines(data, sep, width, 1, rows, scanned)
+    if lines is not None and lines.size and lines[-1] == lines.size + 1:
+        return None  # every row on the line after the previous one
+    return lines
 
 
 def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
@@ -525,7 +437,8 @@ def _one_record_per_line(data: bytes, sep: int, width: int, rows: int) -> bool:
 
 
 def _record_lines(
-    data: bytes, sep: bytes, width: int, header_line: int, rows: int
+    data: bytes, sep: bytes, width: int, header_line: int, rows: int,
+    scanned: _Scan | None = None,
 ) -> np.ndarray | None:
     """The line each of the ``rows`` data records starts on, proving each has ``width`` fields.
 
@@ -534,21 +447,32 @@ def _record_lines(
     rows all have exactly ``width`` fields when the delimiters outside quotes number
     ``width - 1`` per record.  Raises :class:`Fallback` when the records found are not the
     ``rows`` the C parser returned (a line of spaces, say), for another field count, and for
-    a quote that does not start or end a field.
+    a quote that does not start or end a field.  ``scanned``: what a scan of these bytes
+    allowing line breaks inside quotes found, when it is known (it is not done again).
     """
     raw = np.frombuffer(data, dtype=np.uint8)
     size = raw.size
     quote_at: np.ndarray | None = None
     has_quotes = data.find(b'"') >= 0
     if not has_quotes and header_line == 1 and _one_line_per_row(raw, rows):
-        _check_width(raw, sep, width, rows, _line_end(data) + 1, None)
+        _check_width(raw, sep, width, rows, _line_end(data) + 1)
         return None
-    newline_at = np.flatnonzero(raw == _NL)
-    if has_quotes:
-        quote_at = np.flatnonzero(raw == _QUOTE)
-        _check_quotes(raw, quote_at, sep[0])
-        ends = newline_at[np.searchsorted(quote_at, newline_at) % 2 == 0]
+    newline_at = _positions(raw, _NL)
+    quoted: _Scan | None = None
+    if has_quotes:  # the quotes checked and the delimiters outside them counted, a piece at a time
+        quoted = scanned
+        if quoted is None:
+            scanner = _Scanner(sep[0], newlines_in_quotes=True)
+            for at in range(0, size, STREAM_CHUNK):
+                scanner.feed(data, raw[at:at + STREAM_CHUNK], at)
+            quoted = scanner.result()
+        if quoted.refused:
+            raise Fallback(quoted.refused)
+        quote_at = _positions(raw, _QUOTE)
+        end_index = np.flatnonzero(np.searchsorted(quote_at, newline_at) % 2 == 0)
+        ends = newline_at[end_index]
     else:
+        end_index = np.arange(newline_at.size)
         ends = newline_at
     if size and (ends.size == 0 or ends[-1] != size - 1):
         ends = np.append(ends, size)  # the last record has no line break
@@ -556,15 +480,19 @@ def _record_lines(
     length = ends - starts
     last = raw[np.clip(ends - 1, 0, max(size - 1, 0))] if size else np.zeros(0, np.uint8)
     blank = (length - ((length > 0) & (last == _CR))) <= 0
-    line_of_start = np.searchsorted(newline_at, starts) + 1  # line breaks before it, + 1
+    # a record starts on the line after the line break that ends the record before it
+    line_of_start = np.concatenate(([1], end_index[:starts.size - 1] + 2)).astype(np.int64)
     records = np.flatnonzero(~blank)
     if records.size == 0 or line_of_start[records[0]] != header_line:
         raise Fallback("header record not where the exact reader has it")
     data_rows = records[1:]
     if data_rows.size != rows:
         raise Fallback(f"{rows} rows parsed, {data_rows.size} records found")
-    if rows:
-        _check_width(raw, sep, width, rows, int(starts[data_rows[0]]), quote_at)
+    if rows and quoted is None:
+        _check_width(raw, sep, width, rows, int(starts[data_rows[0]]))
+    elif rows and width > 1 and quoted is not None and quoted.delimiters != (width - 1) * (rows + 1):
+        # the header's and each row's (before the header: blank lines, no delimiter)
+        raise Fallback("a record with another number of fields")
     return line_of_start[data_rows].astype(np.int64)
 
 
@@ -574,8 +502,9 @@ def _line_end(data: bytes) -> int:
     return len(data) if end < 0 else end
 
 
-#: Bytes compared at a time by :func:`_count_byte` (they stay in the CPU's cache).
-COUNT_CHUNK = 1 << 22
+#: Bytes compared at a time by :func:`_count_byte` and :func:`_positions` (they stay in the
+#: CPU's cache).
+COUNT_CHUNK = 1 << 20
 
 
 def _count_byte(raw: np.ndarray, value: int, begin: int = 0) -> int:
@@ -587,49 +516,28 @@ def _count_byte(raw: np.ndarray, value: int, begin: int = 0) -> int:
     return total
 
 
+def _positions(raw: np.ndarray, value: int) -> np.ndarray:
+    """Where the bytes of ``raw`` equal ``value`` (int64), found over cache-sized pieces."""
+    found = [np.flatnonzero(raw[at:at + COUNT_CHUNK] == value) + at
+             for at in range(0, raw.size, COUNT_CHUNK)]
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
 def _one_line_per_row(raw: np.ndarray, rows: int) -> bool:
     """True when the header is line 1 and each of the ``rows`` rows is the next line."""
     breaks = _count_byte(raw, _NL)  # a blank line would make one more line than records
     return breaks == rows + (1 if raw.size and raw[-1] == _NL else 0)
 
 
-def _check_width(raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int,
-                 quote_at: np.ndarray | None) -> None:
-    """Prove that the rows from byte ``begin`` on hold ``width - 1`` delimiters each.
+def _check_width(raw: np.ndarray, sep: bytes, width: int, rows: int, begin: int) -> None:
+    """Prove that the rows from byte ``begin`` on (a file without quotes) hold ``width - 1``
+    delimiters each.
 
     The C parser refuses a row with too many fields, so no row has fewer either when the
-    delimiters outside quotes add up to ``(width - 1) * rows``.
+    delimiters add up to ``(width - 1) * rows``.
     """
     if width == 1:
         return
-    if quote_at is None:  # counted in cache-sized pieces, no array of the file's size
-        delimiters = _count_byte(raw, sep[0], begin)
-    else:
-        is_sep = raw[begin:] == sep[0]
-        delimiters = int(np.count_nonzero(is_sep))
-    if quote_at is not None and delimiters:
-        positions = np.flatnonzero(is_sep) + begin
-        pairs = quote_at[quote_at >= begin]
-        opening, closing = pairs[0::2], pairs[1::2]
-        delimiters -= int((np.searchsorted(positions, closing)
-                           - np.searchsorted(positions, opening)).sum())
-    if delimiters != (width - 1) * rows:
+    # counted in cache-sized pieces, no array of the file's size
+    if _count_byte(raw, sep[0], begin) != (width - 1) * rows:
         raise Fallback("a record with another number of fields")
-
-
-def _check_quotes(raw: np.ndarray, positions: np.ndarray, sep: int) -> None:
-    """Refuse quote characters that the C parser and the csv module may read differently.
-
-    A quoted field must start right after a delimiter or line start and end right before a
-    delimiter or line end; doubled quotes inside it are fine.  Pairing alone cannot see a
-    quote in the middle of an unquoted field (``ab"c``): such files take the exact path.
-    """
-    if positions.size % 2:
-        raise Fallback("odd number of quotes")
-    opening, closing = positions[0::2], positions[1::2]
-    before = np.where(opening > 0, raw[np.maximum(opening - 1, 0)], _NL)
-    if not np.isin(before, (sep, _NL, _CR, _QUOTE)).all():
-        raise Fallback("quote inside a field")
-    after = np.where(closing + 1 < raw.size, raw[np.minimum(closing + 1, raw.size - 1)], _NL)
-    if not np.isin(after, (sep, _NL, _CR, _QUOTE)).all():
-        raise Fallback("text after a closing quote")

@@ -253,8 +253,8 @@ STREAM_BYTES = 8 << 20
 def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
                    state: tuple[int, int]) -> LoadedTable | None:
     """Load a large file of delimited text from its ``head`` and the file itself, without
-    holding its bytes; None when the file needs the usual way (it may be another format,
-    another encoding, have quotes, blank lines...; :func:`fastcsv.parse_file`)."""
+    holding its bytes; None when the file needs the usual way (it may be another format or
+    encoding, have a quote inside a field...; :func:`fastcsv.parse_file`)."""
     if formats.may_claim(head, path) or b"\x00" in head:
         return None
     bom = head.startswith(codecs.BOM_UTF8)  # Excel's "CSV UTF-8"; the C parser skips it
@@ -279,7 +279,7 @@ def _load_streamed(head: bytes, path: str, shown: str, step: "_Steps",
         return None
     step(0.8, "Converting")
     return _text_table(fast.columns, path, shown, delimiter, "utf-8-sig" if bom else "utf-8", (),
-                       None, fast.source)
+                       fast.lines, fast.source)
 
 
 def _longer_head(path: str, head: bytes, state: tuple[int, int], limit: int = 32 << 20) -> bytes:
