@@ -85,3 +85,40 @@ def test_describe_and_passk_on_the_command_line(cli, name):
     assert rate["value"] == pytest.approx(run["testPassed"] / n, abs=1e-9)
     desc = cli("describe", os.path.join(HERE, name))
     assert any(r["metric"] == "items" and r["value"] == n for r in desc["results"])
+
+
+def test_the_0_21_layout_reads_what_deepeval_returned(cli):
+    with open(os.path.join(HERE, "expected_0_21.json"), encoding="utf-8") as fh:
+        want = json.load(fh)
+    path = os.path.join(HERE, "test_run_0_21.json")
+    table = load_table(path)
+    frame = table.frame
+    assert list(frame["test_case"]) == [f"test_case_{i}" for i in range(len(want["returned"]))]
+    for i, case in enumerate(want["returned"]):
+        assert bool(frame["success"][i]) == case["success"]
+        for m in case["metrics"]:
+            name = m["metric"]
+            if m["error"]:
+                assert frame[f"{name}.error"][i] == m["error"] and math.isnan(frame[f"{name}.success"][i])
+                continue
+            assert frame[f"{name}.success"][i] == float(m["success"])
+            got = frame[f"{name}.score"][i]
+            assert math.isnan(got) if m["score"] is None else got == pytest.approx(m["score"], abs=1e-12)
+    run = _run("test_run_0_21.json")
+    assert frame["token_cost"].tolist() == pytest.approx([c["cost"] for c in run["testCases"]], abs=1e-15)
+    assert frame["completion_time"].tolist() == pytest.approx([c["latency"] for c in run["testCases"]], abs=1e-15)
+    assert "0.x" in table.notes[0]
+    passed = sum(c["success"] for c in want["returned"])
+    out = cli("passk", path)
+    rate = next(r for r in out["results"] if r["metric"].startswith("pass@1"))
+    assert rate["value"] == pytest.approx(passed / len(want["returned"]), abs=1e-9)
+
+
+def test_an_unknown_deepeval_layout_is_one_sentence(tmp_path, cli):
+    run = _run("skipped_run.json")
+    for case in run["testCases"]:
+        case["results"] = case.pop("metricsData")  # a layout no deepeval wrote: no metric list
+    path = tmp_path / "test_run_future.json"
+    path.write_text(json.dumps(run), encoding="utf-8")
+    err = cli("describe", str(path), expect=2)
+    assert "Traceback" not in err and err.strip().count("\n") == 0 and "test_run_future.json" in err
