@@ -27,6 +27,7 @@ def test_every_main_score_as_mteb_reads_it(rel):
     frame = table.frame
     got = {f"{sp}|{su}": v for sp, su, v in zip(frame["split"], frame["subset"], frame["main_score"])}
     assert set(got) == set(want["main_score"])
+    assert set(frame["task"]) == {want["task"]}  # as mteb's loader names it (PPC is PpcPC)
     for key, value in want["main_score"].items():
         assert got[key] == pytest.approx(value, abs=1e-12), key
     assert sum(got.values()) / len(got) == pytest.approx(want["get_score"], abs=1e-9)

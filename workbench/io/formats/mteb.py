@@ -25,7 +25,7 @@ from workbench.core.errors import DataError
 from workbench.core.numbers import plural
 from workbench.io.evaluation import MEASURE, RECORDED, SCORE, Evaluation, Run, Scorer
 from workbench.io.formats._common import table, text_column
-from workbench.io.formats.mteb_tasks import METRIC_GROUPS, main_in, old_subset_fix, table_version, task_info
+from workbench.io.formats.mteb_tasks import METRIC_GROUPS, canonical, main_in, old_subset_fix, table_version, task_info
 
 FORMAT = "mteb"
 #: MTEB's main scores, in the order one is named when several metrics equal the main score.
@@ -183,6 +183,13 @@ def load(value: dict, path: str, shown: str):
         raise DataError(f"File {shown} is an MTEB result of task '{task}' with no scores; expected scores "
                         "by split and subset (mteb's TaskResult).")
     model, revision = _model(path, old)
+    renamed = canonical(task) if old else task
+    if renamed != task:  # as mteb's own loader names it, so that its rows meet the later files' rows
+        notes_renamed = [f"Task '{task}' of this mteb {value.get('mteb_version') or '1.x'} file is '{renamed}' in "
+                         "mteb since: named so (mteb's loader renames it the same way)."]
+        task = renamed
+    else:
+        notes_renamed = []
     name, how = main_name(entries, task)
     version = str(value.get("mteb_version") or "")
     metrics = list(dict.fromkeys(k for e in entries for k in e["metrics"]))
@@ -208,6 +215,7 @@ def load(value: dict, path: str, shown: str):
     notes = [f"MTEB result of task '{task}' for model '{model}'" + (f" (revision {revision})" if revision else "")
              + f", mteb {version or 'version unknown'} ({'1.x' if old else '2.x'} layout): {plural(n, 'row')}, one "
              "per split and subset (items: task/split/subset); its main score in column 'main_score'."]
+    notes += notes_renamed
     notes.append(f"Task '{task}': the main score is '{name}' ({how})." if name else
                  f"Task '{task}': the main score is not named ({how}); its values are in 'main_score' where the "
                  "file has them, else choose a metric with --scorer NAME.")

@@ -50,6 +50,15 @@ def task_info(task: str) -> tuple[str, str] | None:
     return (str(info[0]), str(info[1])) if info else None
 
 
+def canonical(task: str) -> str:
+    """The name mteb's loader gives a task of a 1.x file (its ``renamed_tasks``: ``PPC`` is
+    ``PpcPC``, ``NorwegianParliament`` is ``NorwegianParliamentClassification``; a name of other
+    case is the registry's, ``DiaBLaBitextMining`` is ``DiaBlaBitextMining``)."""
+    t = _table()
+    name = str(t["renamed"].get(task, task))
+    return name if name in t["tasks"] else str(t["lower"].get(name.lower(), name))
+
+
 def old_names(main: str) -> list[str]:
     """The names a 2.x metric has in a 1.x file as the reader flattens it: ``cosine_spearman`` is
     ``cos_sim.spearman``, ``max_ap`` is ``max.ap`` (mteb's loader renames them the other way)."""
@@ -79,4 +88,4 @@ def old_subset_fix(task: str, version: str, split: str, subset: str) -> str:
     return subset
 
 
-__all__ = ["METRIC_GROUPS", "OLD_GROUPS", "main_in", "old_names", "old_subset_fix", "table_version", "task_info"]
+__all__ = ["METRIC_GROUPS", "OLD_GROUPS", "canonical", "main_in", "old_names", "old_subset_fix", "table_version", "task_info"]
