@@ -86,3 +86,20 @@ def test_each_analysis_answers_or_refuses_in_one_sentence(capsys, analysis):
         assert json.loads(out)["results"]
     else:  # one line naming the file, never a traceback
         assert "Traceback" not in err and err.strip().count("\n") == 0 and "paraphrase-multilingual" in err
+
+
+def test_a_missing_main_score_is_filled_as_mteb_does_and_a_nan_one_stays_blank(tmp_path):
+    """An edited copy of a real 2.x file (HUMESTS22.json): subset 'en' main_score NaN, 'ar' without it."""
+    rel = next(r for r in EXPECTED if r.endswith("HUMESTS22.json"))
+    with open(os.path.join(HERE, rel), encoding="utf-8") as fh:
+        value = json.load(fh)
+    value["scores"]["test"][0]["main_score"] = float("nan")
+    del value["scores"]["test"][1]["main_score"]
+    path = tmp_path / "HUMESTS22.json"
+    path.write_text(json.dumps(value), encoding="utf-8")
+    table = load_table(str(path))
+    got = dict(zip(table.frame["subset"], table.frame["main_score"]))
+    assert math.isnan(got["en"])
+    assert got["ar"] == value["scores"]["test"][1]["cosine_spearman"]  # the task's main metric
+    assert got["ru"] == EXPECTED[rel]["main_score"]["test|ru"]
+    assert any("main_score NaN" in n for n in table.notes)

@@ -103,6 +103,14 @@ def _is_revision(name: str) -> bool:
     return name in ("no_revision_available", "external") or bool(re.fullmatch(r"[0-9a-f]{40}(-[0-9a-f]{40})?", name))
 
 
+def _main(value: Any) -> float | None:
+    """A subset's main_score: None when absent, null or not a number (mteb's loader fills it from
+    the task's main metric, as the reader does); NaN as written (mteb reports NaN: kept, blank)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
 def _flat(scores: dict, prefix: str = "") -> dict[str, float]:
     out = {}
     for k, v in scores.items():
@@ -124,7 +132,7 @@ def _entries(value: dict) -> tuple[list[dict], bool]:
                 if not isinstance(s, dict):
                     continue
                 out.append({"split": str(split), "subset": str(s.get("hf_subset", "default")),
-                            "languages": s.get("languages") or [], "main": s.get("main_score"),
+                            "languages": s.get("languages") or [], "main": _main(s.get("main_score")),
                             "metrics": _flat(s), "time": None})
         return out, False
     task = str(value.get("mteb_dataset_name") or value.get("task_name") or "")
@@ -138,7 +146,7 @@ def _entries(value: dict) -> tuple[list[dict], bool]:
         for lang, sc in groups:
             lang = old_subset_fix(task, version, split, str(lang))
             out.append({"split": split, "subset": lang, "languages": [] if lang == "default" else [lang],
-                        "main": sc.get("main_score"), "metrics": _flat(sc), "time": scores.get("evaluation_time")})
+                        "main": _main(sc.get("main_score")), "metrics": _flat(sc), "time": scores.get("evaluation_time")})
     return out, True
 
 
@@ -151,8 +159,9 @@ def main_name(entries: list[dict], task: str = "") -> tuple[str | None, str]:
     info = task_info(task) if task else None
     if info and entries:
         found = [main_in(e["metrics"], info[1]) for e in entries]
-        if all(f is not None and (e["main"] is None or math.isclose(f[1], float(e["main"]), rel_tol=0, abs_tol=1e-12))
-               for f, e in zip(found, entries)):
+        if all(f is not None and (e["main"] is None or math.isnan(e["main"])
+                                  or math.isclose(f[1], float(e["main"]), rel_tol=0, abs_tol=1e-12))
+               for f, e in zip(found, entries)) and any(e["main"] is None or not math.isnan(e["main"]) for e in entries):
             return found[0][0], (f"mteb's registry (mteb {table_version()}): task type {info[0]}, "
                                  f"main score {info[1]}")
     if entries and all(e["main"] is None for e in entries):
@@ -161,7 +170,7 @@ def main_name(entries: list[dict], task: str = "") -> tuple[str | None, str]:
         return None, "the file has no main_score and its task type is not known"
     names = None
     for e in entries:
-        if e["main"] is None:
+        if e["main"] is None or math.isnan(e["main"]):
             continue
         same = {k for k, v in e["metrics"].items() if math.isclose(v, float(e["main"]), rel_tol=0, abs_tol=1e-12)}
         names = same if names is None else names & same
@@ -196,6 +205,7 @@ def load(value: dict, path: str, shown: str):
     n = len(entries)
     main = [e["main"] if e["main"] is not None else (e["metrics"].get(name) if name else None) for e in entries]
     missing = sum(v is None for v in main)
+    written_nan = sum(v is not None and math.isnan(v) for v in main)
     cols: dict[str, Any] = {
         "model": text_column([model] * n), "revision": text_column([revision] * n),
         "task": text_column([task] * n), "split": text_column([e["split"] for e in entries]),
@@ -219,6 +229,9 @@ def load(value: dict, path: str, shown: str):
     notes.append(f"Task '{task}': the main score is '{name}' ({how})." if name else
                  f"Task '{task}': the main score is not named ({how}); its values are in 'main_score' where the "
                  "file has them, else choose a metric with --scorer NAME.")
+    if written_nan:
+        notes.append(f"{plural(written_nan, 'subset')} of {n} {'has' if written_nan == 1 else 'have'} main_score NaN "
+                     "as the file writes it (mteb reports NaN there): left blank, not counted.")
     if missing:
         notes.append(f"{plural(missing, 'subset')} of {n} {'has' if missing == 1 else 'have'} no main score (the file "
                      "has none and the task's main score is not among its metrics): left blank, not counted.")
