@@ -242,4 +242,30 @@ def _plain_values(column: pd.Series, hint: str | None = None) -> pd.Series:
             return pd.to_numeric(column).astype(float)
         if kind == "empty" and len(column):
             return pd.Series(np.full(len(column), np.nan), index=column.index, name=column.name)
+        if kind == "mixed" and any(isinstance(v, (np.ndarray, list, tuple, dict)) for v in column):
+            # list and struct columns (ragas' retrieved_contexts): one JSON text per cell, as the
+            # JSON readers render nested values; a missing cell stays missing
+            return pd.Series([None if v is None else _json_text(v) for v in column], index=column.index,
+                             name=column.name, dtype=object).astype(TEXT_DTYPE)
     return column
+
+
+def _json_text(value) -> str:
+    import json
+
+    def plain(v):
+        if isinstance(v, np.ndarray):
+            return [plain(x) for x in v.tolist()]
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {str(k): plain(x) for k, x in v.items()}
+        if isinstance(v, np.generic):
+            return v.item()
+        return v
+
+    if isinstance(value, float) and np.isnan(value):
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(plain(value), ensure_ascii=False, default=str)

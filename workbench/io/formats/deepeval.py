@@ -11,8 +11,9 @@ errored), ``M.score`` (blank when it errored or returned NaN), ``M.reason``, ``M
 error text: an errored metric is no measurement, never a failure), ``M.evaluation_cost``,
 ``M.input_tokens``, ``M.output_tokens`` (the judge's), ``M.evaluation_model``.
 
-Both layouts are read: 4.x (``testPassed``, ``metricsScores`` with passes/fails/errors, ``order``,
-``tokenCost``, ``metadata``) and 1.x (no counts, ``additionalMetadata``, the error's bare text).
+Three layouts are read: 4.x (``testPassed``, ``metricsScores`` with passes/fails/errors, ``order``,
+``tokenCost``, ``metadata``), 1.x (no counts, ``additionalMetadata``, the error's bare text) and
+0.x (to 0.21: ``metricsMetadata[]`` keyed ``metric``, the model's ``latency`` and ``cost``).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def load(value: dict, path: str, shown: str):
     conv = _get(run, "conversationalTestCases", "conversational_test_cases") or []
     if not isinstance(cases, list) or not isinstance(conv, list):
         raise almost(shown, None, "has a 'testCases' entry that is not a list", expected)
-    cases = list(cases) + list(conv)
+    cases = [_normalized(c) for c in list(cases) + list(conv)]
     if not cases:
         raise almost(shown, None, "is a DeepEval test run with no test cases", expected)
     for i, case in enumerate(cases):
@@ -76,6 +77,26 @@ def load(value: dict, path: str, shown: str):
             raise almost(shown, i + 1, f"{found} (a layout of DeepEval this workbench does not know)",
                          expected, word="test case")
     return _table(run, cases, path, shown, wrapped="testRunData" in value)
+
+
+def _normalized(case: Any) -> Any:
+    """A test case of deepeval 0.x (to 0.21: ``metricsMetadata[]`` keyed ``metric``, the model's
+    ``latency`` and ``cost``) in the later names (``metricsData[]`` keyed ``name``,
+    ``completionTime``, ``tokenCost``); marked ``_layout`` 0.x. Later layouts unchanged."""
+    if not isinstance(case, dict) or "metricsData" in case or "metrics_data" in case:
+        return case
+    old = case.get("metricsMetadata", case.get("metrics_metadata"))
+    if not isinstance(old, list):
+        return case
+    out = {k: v for k, v in case.items() if k not in ("metricsMetadata", "metrics_metadata", "latency", "cost")}
+    out["metricsData"] = [{**m, "name": m.get("metric")} if isinstance(m, dict) and "name" not in m
+                          and m.get("metric") is not None else m for m in old]
+    if "latency" in case and "completionTime" not in case:
+        out["completionTime"] = case["latency"]
+    if "cost" in case and "tokenCost" not in case:
+        out["tokenCost"] = case["cost"]
+    out["_layout"] = "0.x"
+    return out
 
 
 def _table(run: dict, cases: list[dict], path: str, shown: str, wrapped: bool):
@@ -152,7 +173,8 @@ def _table(run: dict, cases: list[dict], path: str, shown: str, wrapped: bool):
     for k in keys:
         cols[f"metadata.{k}"] = text_column([(m or {}).get(k) if isinstance(m, dict) else None for m in meta])
     frame = pd.DataFrame(cols)
-    layout = "4.x" if "testPassed" in run or "test_passed" in run else "1.x"
+    layout = ("0.x" if any(c.get("_layout") == "0.x" for c in cases) else
+              "4.x" if "testPassed" in run or "test_passed" in run else "1.x")
     notes = _notes(run, frame, metrics, errors_by_metric, directions, layout, wrapped, usage_keys)
     evaluation = _evaluation(run, frame, metrics, kinds, thresholds, directions, usage_keys, keys,
                              path, model, layout)
@@ -238,7 +260,12 @@ def _notes(run: dict, frame: pd.DataFrame, metrics: list[str], errors: dict, dir
             notes.append(f"Metric '{name}' is lower-is-better: DeepEval passed scores at or below "
                          "its threshold; its own success column is used as recorded, never "
                          "recomputed from score and threshold.")
-        nan = int(np.isnan(frame[f"{name}.score"]).sum()) - count
+        absent = n - present
+        if absent:
+            notes.append(f"Metric '{name}' has no result on {plural(absent, 'test case')} (no entry in their "
+                         "metricsData: DeepEval did not run it there, e.g. skipped for a missing test-case "
+                         f"parameter): blank, counted neither passed nor failed, as in DeepEval's metricsScores.")
+        nan = int(np.isnan(frame[f"{name}.score"]).sum()) - count - absent
         if nan > 0:
             notes.append(f"Metric '{name}' returned no score (NaN) on {plural(nan, 'test case')} that DeepEval "
                          f"still decided (failed): blank in '{name}.score', counted in '{name}.success'.")

@@ -206,6 +206,11 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
     if primary not in MAIN:
         notes.append(f"HELM names no main metric in a run folder and this run has none of its accuracy "
                      f"metrics; the primary scorer is '{primary}' (choose another with --scorer NAME).")
+    only = _stats_only(aggregate, set(names))
+    if only:
+        notes.append("stats.json also reports, over the whole run (no value per instance, so no interval here): "
+                     + "; ".join(f"{nm} {v:.10g} ({sp or 'no split'}, count {c})"
+                                 for (nm, sp), (v, c) in only.items()) + ".")
     if aggregate is None:
         notes.append(f"Folder '{folder}' has no stats.json: HELM's own aggregates are not there to compare.")
     failed = int((frame["error"] != "").sum())
@@ -252,6 +257,13 @@ def _reported(aggregate: list | None) -> dict[tuple[str, str, str], tuple[float,
         if isinstance(s.get("mean"), (int, float)) and not name.get("sub_split"):
             out[key] = (float(s["mean"]), int(s.get("count") or 0))
     return out
+
+
+def _stats_only(aggregate: list | None, per_instance: set[str]) -> dict[tuple[str, str], tuple[float, int]]:
+    """HELM's run-level metrics (classification_macro_f1, perplexity...): in stats.json, on the
+    originals, but in no instance's stats; HELM's bookkeeping counts left out."""
+    return {(nm, sp): v for (nm, sp, pert), v in _reported(aggregate).items()
+            if not pert and nm not in per_instance and nm not in BOOKKEEPING}
 
 
 def reported_slices(folder: str) -> dict[tuple[str, str, str], tuple[float, int]]:

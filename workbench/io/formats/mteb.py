@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from workbench.core.errors import DataError
 from workbench.core.numbers import plural
 from workbench.io.evaluation import MEASURE, RECORDED, SCORE, Evaluation, Run, Scorer
 from workbench.io.formats._common import table, text_column
+from workbench.io.formats.mteb_tasks import METRIC_GROUPS, canonical, main_in, old_subset_fix, table_version, task_info
 
 FORMAT = "mteb"
 #: MTEB's main scores, in the order one is named when several metrics equal the main score.
@@ -89,10 +91,24 @@ def _model(path: str, old: bool) -> tuple[str, str]:
                 return str(value["name"]), str(value.get("revision") or os.path.basename(folder))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             pass
-    if old:
+    if old and not _is_revision(os.path.basename(folder)):
         return os.path.basename(folder).replace("__", "/"), ""
     parent = os.path.dirname(folder)
     return os.path.basename(parent).replace("__", "/"), os.path.basename(folder)
+
+
+def _is_revision(name: str) -> bool:
+    """A revision folder of the results repository (embeddings-benchmark/results keeps 1.x files
+    under ``<model>/no_revision_available/`` and model cards' scores under ``<model>/external/``)."""
+    return name in ("no_revision_available", "external") or bool(re.fullmatch(r"[0-9a-f]{40}(-[0-9a-f]{40})?", name))
+
+
+def _main(value: Any) -> float | None:
+    """A subset's main_score: None when absent, null or not a number (mteb's loader fills it from
+    the task's main metric, as the reader does); NaN as written (mteb reports NaN: kept, blank)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
 
 
 def _flat(scores: dict, prefix: str = "") -> dict[str, float]:
@@ -116,31 +132,45 @@ def _entries(value: dict) -> tuple[list[dict], bool]:
                 if not isinstance(s, dict):
                     continue
                 out.append({"split": str(split), "subset": str(s.get("hf_subset", "default")),
-                            "languages": s.get("languages") or [], "main": s.get("main_score"),
+                            "languages": s.get("languages") or [], "main": _main(s.get("main_score")),
                             "metrics": _flat(s), "time": None})
         return out, False
-    for split, scores in value.items():
-        if split in ("dataset_revision", "mteb_dataset_name", "mteb_version", "task_name") or not isinstance(scores, dict):
-            continue
-        plain = any(isinstance(v, (int, float)) and k != "evaluation_time" for k, v in scores.items())
-        groups = [("default", scores)] if plain else [(k, v) for k, v in scores.items() if isinstance(v, dict)]
+    task = str(value.get("mteb_dataset_name") or value.get("task_name") or "")
+    version = str(value.get("mteb_version") or "")
+    splits = {str(k): v for k, v in value.items()
+              if k not in ("dataset_revision", "mteb_dataset_name", "mteb_version", "task_name") and isinstance(v, dict)}
+    # mteb's own rule: a split holds subsets when any of its values is an object that is not a metric group
+    nested = any(isinstance(v, dict) for sc in splits.values() for k, v in sc.items() if k not in METRIC_GROUPS)
+    for split, scores in splits.items():
+        groups = [(k, v) for k, v in scores.items() if isinstance(v, dict)] if nested else [("default", scores)]
         for lang, sc in groups:
-            out.append({"split": str(split), "subset": str(lang), "languages": [] if lang == "default" else [lang],
-                        "main": sc.get("main_score"), "metrics": _flat(sc), "time": scores.get("evaluation_time")})
+            lang = old_subset_fix(task, version, split, str(lang))
+            out.append({"split": split, "subset": lang, "languages": [] if lang == "default" else [lang],
+                        "main": _main(sc.get("main_score")), "metrics": _flat(sc), "time": scores.get("evaluation_time")})
     return out, True
 
 
-def main_name(entries: list[dict]) -> tuple[str | None, str]:
-    """The name of the task's main score and how it was found: the metric equal to main_score in
-    every subset (MTEB repeats the value under its name), the first of :data:`MAIN_NAMES` when
-    several are; 1.x STS files carry no main_score: cos_sim.spearman, mteb 1.x's main score there."""
+def main_name(entries: list[dict], task: str = "") -> tuple[str | None, str]:
+    """The name of the task's main score and how it was found. A task mteb's registry knows: its
+    ``metadata.main_score`` (under its 1.x name in a 1.x file), when the file's main_score equals
+    it in every subset that has one (mteb fills a missing main_score from it, as here). Else the
+    metric equal to main_score in every subset (MTEB repeats the value under its name), the first
+    of :data:`MAIN_NAMES` when several are."""
+    info = task_info(task) if task else None
+    if info and entries:
+        found = [main_in(e["metrics"], info[1]) for e in entries]
+        if all(f is not None and (e["main"] is None or math.isnan(e["main"])
+                                  or math.isclose(f[1], float(e["main"]), rel_tol=0, abs_tol=1e-12))
+               for f, e in zip(found, entries)) and any(e["main"] is None or not math.isnan(e["main"]) for e in entries):
+            return found[0][0], (f"mteb's registry (mteb {table_version()}): task type {info[0]}, "
+                                 f"main score {info[1]}")
     if entries and all(e["main"] is None for e in entries):
         if all("cos_sim.spearman" in e["metrics"] for e in entries):
             return "cos_sim.spearman", "the file has no main_score; mteb 1.x's STS main score is cos_sim's spearman"
         return None, "the file has no main_score and its task type is not known"
     names = None
     for e in entries:
-        if e["main"] is None:
+        if e["main"] is None or math.isnan(e["main"]):
             continue
         same = {k for k, v in e["metrics"].items() if math.isclose(v, float(e["main"]), rel_tol=0, abs_tol=1e-12)}
         names = same if names is None else names & same
@@ -162,11 +192,20 @@ def load(value: dict, path: str, shown: str):
         raise DataError(f"File {shown} is an MTEB result of task '{task}' with no scores; expected scores "
                         "by split and subset (mteb's TaskResult).")
     model, revision = _model(path, old)
-    name, how = main_name(entries)
+    renamed = canonical(task) if old else task
+    if renamed != task:  # as mteb's own loader names it, so that its rows meet the later files' rows
+        notes_renamed = [f"Task '{task}' of this mteb {value.get('mteb_version') or '1.x'} file is '{renamed}' in "
+                         "mteb since: named so (mteb's loader renames it the same way)."]
+        task = renamed
+    else:
+        notes_renamed = []
+    name, how = main_name(entries, task)
     version = str(value.get("mteb_version") or "")
     metrics = list(dict.fromkeys(k for e in entries for k in e["metrics"]))
     n = len(entries)
     main = [e["main"] if e["main"] is not None else (e["metrics"].get(name) if name else None) for e in entries]
+    missing = sum(v is None for v in main)
+    written_nan = sum(v is not None and math.isnan(v) for v in main)
     cols: dict[str, Any] = {
         "model": text_column([model] * n), "revision": text_column([revision] * n),
         "task": text_column([task] * n), "split": text_column([e["split"] for e in entries]),
@@ -186,9 +225,16 @@ def load(value: dict, path: str, shown: str):
     notes = [f"MTEB result of task '{task}' for model '{model}'" + (f" (revision {revision})" if revision else "")
              + f", mteb {version or 'version unknown'} ({'1.x' if old else '2.x'} layout): {plural(n, 'row')}, one "
              "per split and subset (items: task/split/subset); its main score in column 'main_score'."]
+    notes += notes_renamed
     notes.append(f"Task '{task}': the main score is '{name}' ({how})." if name else
                  f"Task '{task}': the main score is not named ({how}); its values are in 'main_score' where the "
                  "file has them, else choose a metric with --scorer NAME.")
+    if written_nan:
+        notes.append(f"{plural(written_nan, 'subset')} of {n} {'has' if written_nan == 1 else 'have'} main_score NaN "
+                     "as the file writes it (mteb reports NaN there): left blank, not counted.")
+    if missing:
+        notes.append(f"{plural(missing, 'subset')} of {n} {'has' if missing == 1 else 'have'} no main score (the file "
+                     "has none and the task's main score is not among its metrics): left blank, not counted.")
     scorers = [Scorer("main_score", "main_score", kind=RECORDED, scale=scale_of(name, cols["main_score"]),
                       detail="each task's main score, named per task in column 'main_score_name'"
                       + (f" ({task}: {name})" if name else ""))]

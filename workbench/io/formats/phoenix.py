@@ -47,9 +47,12 @@ _FIELDS = ("label", "score", "explanation", "metadata", "annotator_kind", "trace
 
 
 def is_export(value: Any) -> bool:
-    """The JSON export: a list of runs with ``example_id``, ``repetition_number``, ``annotations``."""
+    """The JSON export: a list of runs with ``example_id``, ``repetition_number``, ``annotations``
+    (Phoenix's first JSON export, before its #6744 of March 2025, had no ``annotations``: such a
+    file is known by its run keys and refused as an export without evaluators)."""
     return (isinstance(value, list) and bool(value) and isinstance(value[0], dict)
-            and {"example_id", "repetition_number", "annotations"} <= set(value[0]))
+            and {"example_id", "repetition_number"} <= set(value[0])
+            and ("annotations" in value[0] or {"reference_output", "latency_ms", "trace_id"} <= set(value[0])))
 
 
 def csv_fits(columns: list[str]) -> bool:

@@ -111,13 +111,56 @@ def load_summary(value: dict, path: str, shown: str):
     reports = _reports(logs) if logs else {}
     for iid, rep in reports.items():
         status.setdefault(iid, "resolved" if rep.get("resolved") else "unresolved")
+    implicit = None
+    if "resolved_ids" not in value:  # swe-bench/experiments: the unresolved are the rest of the split
+        implicit = _implicit_unresolved(path, status)
+        if implicit is not None and implicit[1] is not None:
+            for iid in implicit[1]:
+                status.setdefault(iid, "unresolved")
     if not status:
         raise DataError(f"File {shown} is a SWE-bench report with no instance in its id lists; expected "
                         "the harness's summary (resolved_ids, unresolved_ids, error_ids...).")
     extra = {"infra": set(map(render_json_value, value.get("infra_failure_ids") or [])),
              "ambiguous": set(map(render_json_value, value.get("ambiguous_failure_ids") or [])),
              "reasons": {render_json_value(k): str(v) for k, v in (value.get("failure_reasons") or {}).items()}}
+    if implicit is not None:
+        extra["split"] = implicit
     return _table(status, reports, model, run, path, value, logs, extra)
+
+
+#: the folders of swe-bench/experiments' evaluation/ and the dataset split each scores
+_SPLITS = {"verified": "verified", "bash-only": "verified", "test": "test", "lite": "lite",
+           "multilingual": "multilingual"}
+
+
+def _implicit_unresolved(path: str, status: dict[str, str]) -> tuple[str, list[str] | None, int] | None:
+    """For a swe-bench/experiments ``evaluation/<split>/<system>/results/results.json``: (the split,
+    the ids of the split listed nowhere — unresolved —, the split's size), from the instance ids
+    in ``resources/formats/swebench_instances.json`` (None for a split whose ids are not there:
+    Lite); None when the folder names no known split."""
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    split = _SPLITS.get(parts[-4]) if len(parts) >= 4 and parts[-2] == "results" else None
+    if split is None:
+        return None
+    known = _split_ids()
+    sizes = known.get("sizes") or {}
+    ids = (known.get("splits") or {}).get(split)
+    if ids is None:
+        return (split, None, int(sizes[split])) if split in sizes else None
+    if not set(status) <= set(ids):
+        return None  # not this split's instances: leave the file as it is
+    return split, [i for i in ids if i not in status], len(ids)
+
+
+def _split_ids() -> dict:
+    from workbench.resources_path import resources_dir
+
+    try:
+        with open(os.path.join(str(resources_dir()), "formats", "swebench_instances.json"), encoding="utf-8") as fh:
+            value = json.load(fh)
+        return value if isinstance(value, dict) else {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
 
 
 def load_report(value: dict, path: str, shown: str):
@@ -177,7 +220,10 @@ def _table(status: dict[str, str], reports: dict[str, dict], model: str, run: st
     cols["failure_reason"] = text_column([extra["reasons"].get(iid, "") for iid in ids])
     frame = pd.DataFrame(cols)
     counts = {w: words.count(w) for w in STATUSES}
+    split = extra.get("split")
     total = int(summary.get("total_instances") or n) if isinstance(summary, dict) and "total_instances" in summary else n
+    if split is not None and split[1] is None:
+        total = split[2]  # Lite: the split's size is known, its unresolved ids are not
     said = ", ".join(f"{w.replace('_', ' ')} {c}" for w, c in counts.items() if c)
     notes = [f"SWE-bench evaluation of '{model}'" + (f" (run {run})" if run else "") + f": {n} instances "
              f"({said}); one row per instance, 'resolved' the outcome, 'status' what became of each."]
@@ -189,6 +235,20 @@ def _table(status: dict[str, str], reports: dict[str, dict], model: str, run: st
                      "are no measurement: left out and counted by default; SWE-bench's own rate counts them as "
                      f"not resolved ({counts['resolved']} of {total} = {counts['resolved'] / total:.4g}): --errors fail "
                      "reproduces it.")
+    if split is not None and split[1] is not None:
+        notes.append(f"results.json lists the resolved, the empty patches (no_generation) and the unevaluated "
+                     f"(no_logs) only: the other {len(split[1])} instances of SWE-bench's {split[0]} split "
+                     f"({split[2]}, their ids from the harness's own reports of that split) are unresolved.")
+    elif split is None and isinstance(summary, dict) and "resolved_ids" not in summary and not reports:
+        notes.append("This results.json (swe-bench/experiments) lists the resolved, the empty patches and the "
+                     "unevaluated only, and its folder names no split (evaluation/<verified|lite|test|"
+                     "multilingual>/<system>/results/): the unresolved instances are not rows, so a rate over "
+                     "these rows is not SWE-bench's (keep the file in its evaluation/<split>/ folder).")
+    elif split is not None:
+        notes.append(f"results.json lists the resolved, the empty patches and the unevaluated only: the other "
+                     f"{split[2] - n} instances of SWE-bench's {split[0]} split ({split[2]}) are unresolved, but "
+                     "their ids are not known here, so they are not rows: a rate over these rows is not "
+                     f"SWE-bench's; its own is resolved {counts['resolved']} of {split[2]}.")
     if reports:
         notes.append(f"{len(reports)} per-instance reports read" + (f" from '{logs}'" if logs else "")
                      + ": FAIL_TO_PASS and PASS_TO_PASS results kept per instance (counts, shares, test ids).")
