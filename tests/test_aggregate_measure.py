@@ -60,3 +60,16 @@ def test_a_measure_of_zeros_is_no_rate(tmp_path):
     assert "outcome:measure" in result.signature
     binary = aggregate.run(load_table(str(path)), aggregate.Options(outcome="logprob"))
     assert "outcome:binary" in binary.signature  # without the declaration: 0/1 outcomes, as before
+
+
+def test_the_unit_form_of_a_measure_gives_means_per_unit_in_the_unit(ratings):
+    """Outcome + unit on a measure: the mean over every row and the mean of the units' means,
+    equal to pandas, shown in the unit."""
+    path, frame = ratings
+    result = aggregate.run(load_table(path), aggregate.Options(outcome="rating", unit="segment"))
+    pooled, mean = result.find("pooled_ratio")[0], result.find("mean_of_ratios")[0]
+    assert pooled["value"] == pytest.approx(frame["rating"].mean(), abs=1e-12) and pooled["kind"] == "score"
+    assert mean["value"] == pytest.approx(frame.groupby("segment")["rating"].mean().mean(), abs=1e-12)
+    assert mean["n"] == 3 and "outcome:measure(own-unit)" in result.signature
+    text = " ".join(answer(result).sentences)
+    assert "Mean" in text and "%" not in text.replace("95% CI", ""), text

@@ -457,31 +457,37 @@ def _unit_form(table, options, res) -> AnalysisResult:
     out_col = res.required(options.outcome, "outcome", "--outcome")
     unit_col = options.unit
     res.optional(unit_col, "unit", "--unit")
-    y, _held = outcome_values(table, out_col, res.notes, options.measure)
+    y, held = outcome_values(table, out_col, res.notes, options.measure)
     frame = pd.DataFrame({"unit": to_text(table, unit_col), "numerator": y, "denominator": 1.0})
     per_unit = frame.groupby("unit", sort=False).sum().reset_index()
     per_unit["ratio"] = per_unit["numerator"] / per_unit["denominator"]
     pooled, mean, used, zero = pooled_and_mean_ratio(per_unit["numerator"], per_unit["denominator"])
     return _ratio_result(table.path, res.notes, per_unit, pooled, mean, used, zero,
-                         float(len(y)), "outcome+unit", unit_col, options)
+                         float(len(y)), "outcome+unit", unit_col, options, measure=held == MEASURE)
 
 
 def _ratio_result(path: str, notes, per_unit, pooled, mean, used, zero, pooled_n, form, unit_col,
-                  options, engine: str = "memory"):
+                  options, engine: str = "memory", measure: bool = False):
     notes = list(notes)
-    pooled_ci, mean_ci = _ratio_cis(per_unit, pooled, options)
+    kind = "score" if measure else "rate"  # a measure's means in its own unit, never percentages
+    extra = {"kind": "score"} if measure else {}
+    pooled_ci, mean_ci = _ratio_cis(per_unit, pooled, options, rates=not measure)
     notes += _intervals.notes([("pooled_ratio", pooled_ci), ("mean_of_ratios", mean_ci)], "units")
     if zero:
         notes.append(f"{zero:,} of {plural(len(per_unit), 'unit')} {'has' if zero == 1 else 'have'} a zero "
                      f"denominator; {'it has' if zero == 1 else 'they have'} no ratio and "
                      f"{'is' if zero == 1 else 'are'} left out of the mean of ratios ({'it adds' if zero == 1 else 'they add'} "
                      f"nothing to the pooled ratio).")
-    if np.isfinite(pooled) and np.isfinite(mean) and abs(pooled - mean) >= 0.05:
+    if np.isfinite(pooled) and np.isfinite(mean) and abs(pooled - mean) >= 0.05 and not measure:
         notes.append(f"The pooled ratio ({_rate(pooled)}) and the mean of ratios ({_rate(mean)}) differ by "
                      f"{format_value(abs(pooled - mean), 'margin')}: the first weights units by their denominators, the "
                      f"second counts every unit once; decide which question you are asking.")
-    records = (record("pooled_ratio", pooled, n=pooled_n, **_intervals.fields(pooled_ci)),
-               record("mean_of_ratios", mean, n=used, **_intervals.fields(mean_ci)))
+    elif measure and np.isfinite(pooled) and np.isfinite(mean) and pooled != mean:
+        notes.append(f"The mean over every row ({format_value(pooled, 'score')}) and the mean of the units' means "
+                     f"({format_value(mean, 'score')}) differ by {format_value(abs(pooled - mean), 'score')} in the "
+                     "measure's unit: the first weights units by their rows, the second counts every unit once.")
+    records = (record("pooled_ratio", pooled, n=pooled_n, **extra, **_intervals.fields(pooled_ci)),
+               record("mean_of_ratios", mean, n=used, **extra, **_intervals.fields(mean_ci)))
     sig = base_signature(NAME)
     sig.update({"form": form, "pooled": "sum(num)/sum(den)", "mean": "mean(num/den)",
                 "den=0": "excluded-from-mean", "unit": "column" if unit_col else "row",
@@ -490,6 +496,8 @@ def _ratio_result(path: str, notes, per_unit, pooled, mean, used, zero, pooled_n
                              f"seed={options.ci_seed},over:units",
                 "ci-mean": f"bootstrap-percentile-95,B={options.ci_resamples},seed={options.ci_seed},over:units,"
                            + _intervals.BUDGET[1:] + "," + _intervals.T_WORDS, "engine": engine})
+    if measure:
+        sig["outcome"] = "measure(own-unit)"
     summary = pd.DataFrame([
         {"measure": "pooled ratio", "value": pooled, "numerator": per_unit["numerator"].sum(),
          "denominator": per_unit["denominator"].sum(), "units": len(per_unit)},
@@ -500,8 +508,8 @@ def _ratio_result(path: str, notes, per_unit, pooled, mean, used, zero, pooled_n
         Table("summary", "Pooled ratio vs mean of ratios", summary, columns={
             "value": "pooled = sum(numerator) / sum(denominator); mean = mean of per-unit ratios",
             "units": "units counted",
-        }, formats={"value": "rate", "units": "int"}),
-        Table("units", "Per-unit ratios", per_unit, formats={"ratio": "rate"}),
+        }, formats={"value": kind, "units": "int"}),
+        Table("units", "Per-unit means" if measure else "Per-unit ratios", per_unit, formats={"ratio": kind}),
     )
     return AnalysisResult(NAME, signature(sig), records, tables, tuple(notes), path)
 
@@ -529,7 +537,8 @@ def _macro_interval(samples: np.ndarray, macro: float, groups: int) -> hc.MeanCI
                      "stratified-bootstrap-percentile-95", len(samples))
 
 
-def _ratio_cis(per_unit: pd.DataFrame, pooled: float, options: Options) -> tuple[hc.MeanCI, hc.MeanCI]:
+def _ratio_cis(per_unit: pd.DataFrame, pooled: float, options: Options,
+               rates: bool = True) -> tuple[hc.MeanCI, hc.MeanCI]:
     """The pooled ratio's interval (ratio bootstrap over units) and the mean of ratios' one
     (bootstrap over the units with a ratio, t beside)."""
     num = per_unit["numerator"].to_numpy(dtype=float)
@@ -545,5 +554,6 @@ def _ratio_cis(per_unit: pd.DataFrame, pooled: float, options: Options) -> tuple
         pooled_ci = hc.MeanCI(pooled, int(num.size), nan, nan, nan, nan, False, "ratio-bootstrap-percentile-95")
     ratios = per_unit["ratio"].to_numpy(dtype=float)
     ratios = ratios[np.isfinite(ratios)]
-    mean_ci = hc.mean_intervals({"r": ratios}, resamples=options.ci_resamples, seed=options.ci_seed)["r"]
+    mean_ci = hc.mean_intervals({"r": ratios}, resamples=options.ci_resamples, seed=options.ci_seed,
+                                rates=rates)["r"]
     return pooled_ci, mean_ci

@@ -383,7 +383,8 @@ def display_name(metric_id: str) -> str:
 
 
 #: an Aggregation record of a measure in its own unit (``kind`` score): means, not rates
-_MEAN_NAMES = {"rate": "Mean", "micro": "Mean over every row", "macro": "Mean of the group means"}
+_MEAN_NAMES = {"rate": "Mean", "micro": "Mean over every row", "macro": "Mean of the group means",
+               "pooled_ratio": "Mean over every row", "mean_of_ratios": "Mean of the units' means"}
 
 
 def record_name(rec: dict) -> str:

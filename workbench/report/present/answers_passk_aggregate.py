@@ -97,6 +97,14 @@ def _answer_aggregate(result, currency):
         return Answer((f"Simpson's paradox: {better} is better in every segment and worse overall.",
                        second), "Simpson's paradox", "bad")
     pooled = _first(result, "pooled_ratio")
+    if pooled is not None and "outcome:measure" in str(getattr(result, "signature", "")):
+        mean = _first(result, "mean_of_ratios")
+        s1 = (f"Mean{_measured(result)} {_fv(pooled)}{_ci(pooled)} over "
+              f"{_plural(pooled.get('n'), 'row')}")
+        if mean is not None:
+            s1 += f"; the mean of the units' means {_fv(mean)} over {_plural(mean.get('n'), 'unit')}"
+        return Answer((s1 + ".", "The values are a measure in their own unit (not 0/1 outcomes or "
+                       "shares): means, never percentages."), f"mean {_fv(pooled)}", "neutral")
     if pooled is not None:
         mean = _first(result, "mean_of_ratios")
         s1 = f"Pooled ratio {_fv(pooled)} (denominators summing to {format_value(pooled.get('n'), 'count')})"
