@@ -24,13 +24,13 @@ line, the window, the report and the gate all run analyses through it.
 from __future__ import annotations
 
 import dataclasses
-import threading
 from dataclasses import dataclass
 
 import pandas as pd
 
 from .. import catalog
 from ..core.errors import DataError, OptionError
+from ..core.memo import PerTable
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, signature
 from ..io import LoadedTable
@@ -72,8 +72,7 @@ def evaluation_of(table: LoadedTable, roles: dict[str, str] | None = None) -> Ev
 
 #: the evaluations inferred lately, per table (a weak reference to it) and roles: the window asks
 #: for a table's several times when it arrives (a million rows: a third of a second each)
-_INFERRED: dict[int, tuple] = {}
-_INFERRED_LOCK = threading.Lock()
+_INFERRED = PerTable()
 
 
 def infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:
@@ -81,21 +80,7 @@ def infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:
     outcome or score column a recorded scorer, a judge's and a person's labels, the usage
     (remembered for the table and these roles: the loading worker infers it before the window
     asks)."""
-    import weakref
-
-    key = tuple(roles.items())
-    with _INFERRED_LOCK:
-        entry = _INFERRED.get(id(table))
-        if entry is None or entry[0]() is not table:
-            if len(_INFERRED) >= 4:
-                _INFERRED.pop(next(iter(_INFERRED)))
-            entry = _INFERRED[id(table)] = (weakref.ref(table), {})
-        found = entry[1].get(key)
-    if found is None:
-        found = _infer(table, roles)
-        with _INFERRED_LOCK:
-            entry[1][key] = found
-    return found
+    return _INFERRED.get(table, tuple(roles.items()), lambda: _infer(table, roles))
 
 
 def _infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:

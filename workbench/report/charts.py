@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..core.result import AnalysisResult
 from .layout import CHART_H, CHART_W, Block, Chart, Refs
-from .present import excel_format, interval_words
+from .present import excel_format, interval_words, is_measure
 from .styles import chart_font
 
 Key = Callable[[str], str]
@@ -198,7 +198,7 @@ def _compare(result: AnalysisResult, key: Key) -> ChartPlan:
 def _aggregate(result: AnalysisResult, key: Key) -> ChartPlan:
     plan = ChartPlan()
     groups, pivot, summary = _has(result, "groups"), _has(result, "versions"), _has(result, "summary")
-    measure = "outcome:measure" in str(result.signature)  # means in their own unit, not rates
+    measure = is_measure(result)  # means in their own unit, not rates
     if groups is not None and groups["group"].nunique() <= MAX_CATEGORIES:
         gk, ck = key("groups"), key("chart:groups")
         has_v = "version" in groups

@@ -13,12 +13,12 @@ changes when they are done; below it (result tables) everything is immediate.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
+from ..core.memo import PerTable
 from ..core.progress import Progress
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
@@ -369,28 +369,21 @@ class FrameModel(QAbstractTableModel):
         return "\n".join(lines) + "\n"
 
 
-#: Distinct texts already found: id(table) -> (weak reference to the table, {column: texts}).
-_DISTINCT: dict[int, tuple[Any, dict[str, list[str]]]] = {}
+#: Distinct texts already found, per table and column.
+_DISTINCT = PerTable()
 
 
 def distinct_texts(table, column: str, limit: int) -> list[str]:
     """The first ``limit`` distinct cell texts of a column, in the file's order (vectorised,
     and remembered per table: the loading worker finds them for the system columns, so the
     GUI thread does not factorise a million cells when the table arrives)."""
-    import weakref
-
     from ..io import text_codes  # the raw cell text, factorised
 
-    entry = _DISTINCT.get(id(table))
-    if entry is None or entry[0]() is not table:
-        if len(_DISTINCT) >= 4:
-            _DISTINCT.pop(next(iter(_DISTINCT)))
-        entry = _DISTINCT[id(table)] = (weakref.ref(table), {})
-    found = entry[1].get(column)
-    if found is None:
+    def find() -> list[str]:
         _codes, labels = text_codes(table, column)
-        found = entry[1][column] = [str(x) for x in labels]
-    return found[:limit]
+        return [str(x) for x in labels]
+
+    return _DISTINCT.get(table, column, find)[:limit]
 
 
 def _cell_values(series: pd.Series):

@@ -50,7 +50,7 @@ from ...core.numbers import split_paired as _split_paired  # noqa: F401  (diff:n
 from ._common import (  # noqa: F401
     _STATUS_WORDS, _TEST_WORDS, Answer, _card_clause, _ci, _finite, _first, _fixed_stat, _fv,
     _pair_sentences, _q, _signature_fields, _supported_ks, _systems, _top_k, bounds_shown, gate_status,
-    interval_label, interval_text, interval_words, method_label, no_interval_reason, record_kind, registration_sentence,
+    interval_label, interval_text, interval_words, is_measure, method_label, no_interval_reason, record_kind, registration_sentence,
     shown_frame, t_sentence,
 )
 from ._excel import _FIXED_EXCEL, _quote, _zeros, excel_format, excel_value  # noqa: F401

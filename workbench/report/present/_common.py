@@ -332,6 +332,12 @@ def _card_clause(row: dict) -> str:
 
 
 
+def is_measure(result) -> bool:
+    """An Aggregation of a measure in its own unit (its signature's ``outcome:measure``): its
+    numbers are means in that unit, never rates."""
+    return "outcome:measure" in str(getattr(result, "signature", ""))
+
+
 def record_kind(result, rec: dict) -> str:
     """The kind of a record of ``result``: :func:`kind_of` its metric, except a gate's
     condition records, whose kind is their card row's unit (points, relative change...)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.numbers import format_value
 from ...core.numbers import plural as _plural
-from ._common import Answer, _ci, _first, _fv, _q, _supported_ks, _systems, _top_k
+from ._common import Answer, _ci, _first, _fv, _q, _supported_ks, _systems, _top_k, is_measure
 
 
 def _answer_passk(result, currency):
@@ -97,7 +97,7 @@ def _answer_aggregate(result, currency):
         return Answer((f"Simpson's paradox: {better} is better in every segment and worse overall.",
                        second), "Simpson's paradox", "bad")
     pooled = _first(result, "pooled_ratio")
-    if pooled is not None and "outcome:measure" in str(getattr(result, "signature", "")):
+    if pooled is not None and is_measure(result):
         mean = _first(result, "mean_of_ratios")
         s1 = (f"Mean{_measured(result)} {_fv(pooled)}{_ci(pooled)} over "
               f"{_plural(pooled.get('n'), 'row')}")
@@ -119,7 +119,7 @@ def _answer_aggregate(result, currency):
                           "borderline" if differ else "good")
         return Answer((s1 + ".",), f"pooled {_fv(pooled)}", "neutral")
     versions = _systems(result, "micro", "version")
-    measure = "outcome:measure" in str(getattr(result, "signature", ""))
+    measure = is_measure(result)
     parts = []
     for version in versions:
         micro = _first(result, "micro", version=version)

@@ -110,8 +110,9 @@ class CompareIntervalChart(IntervalChart):
 
 
 def is_measure(result) -> bool:
-    """An Aggregation of a measure in its own unit (means, not rates)."""
-    return "outcome:measure" in str(getattr(result, "signature", ""))
+    from ...report import present
+
+    return present.is_measure(result)
 
 
 class GroupRateChart(IntervalChart):

@@ -242,7 +242,9 @@ class SegmentBarChart(Chart):
     y_axis = PercentAxis
 
     def applies(self, result) -> bool:  # a measure's means are no rates: GroupMeanChart draws them
-        return _table(result, "groups") is not None and "outcome:measure" not in str(result.signature)
+        from .intervals import is_measure
+
+        return _table(result, "groups") is not None and not is_measure(result)
 
     def draw(self, result) -> None:
         groups = _table(result, "groups")

@@ -176,12 +176,12 @@ _READING_FLAGS = (
 )
 
 
-#: flags that name a column by its role (``--error``, ``--tokens``): set in the Columns dock
-_COLUMN_FLAGS = frozenset({"error", "tokens", "input_tokens", "output_tokens", "working_time", "steps",
-                           "tool_calls", "cost", "latency", "success", "system", "item", "task", "group",
-                           "version", "unit", "cluster", "query", "doc", "score", "rank", "relevance",
-                           "outcome", "judge", "human", "prediction", "reference", "numerator",
-                           "denominator", "baseline", "candidate", "epoch", "annotator", "limit"})
+def _column_flags() -> frozenset:
+    """Flags that name a column by its role (``--error``, ``--tokens``): set in the Columns dock."""
+    from ...io.evaluation import USAGE_KEYS
+    from ...io.roles import ROLE_NAMES
+
+    return frozenset(ROLE_NAMES) | frozenset(USAGE_KEYS) | {"error", "tokens", "annotator", "limit"}
 
 
 def gui_words(text: str, labels: dict[str, str]) -> str:
@@ -200,7 +200,7 @@ def gui_words(text: str, labels: dict[str, str]) -> str:
         label = labels.get(name)
         if label:
             return f"the '{label}' option on the left"
-        if name in _COLUMN_FLAGS:  # a column's role the panel has no option for: the Columns dock
+        if name in _column_flags():  # a column's role the panel has no option for: the Columns dock
             return "the column's 'Taken as' choice in the Columns dock"
         return match.group(0)
 
