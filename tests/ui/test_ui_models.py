@@ -206,3 +206,35 @@ def test_distinct_texts_are_the_files_own_in_order_and_per_table():
     b = LoadedTable(frame=pd.DataFrame({"system": ["x", "x", "y"]}), path="a.csv")
     assert distinct_texts(b, "system", 10) == ["x", "y"]  # another table, not the first's names
     assert distinct_texts(a, "system", 10) == ["b", "a", "c"]
+
+
+def test_the_sample_a_column_is_fitted_by_is_what_the_cells_show():
+    """fit_columns measures a column through display_sample (issue 47's render speed): the same
+    texts and the same right alignment as data() gives cell by cell, sorted and filtered, with
+    per-column and per-row formats, labels, missing values, booleans and mixed objects."""
+    n = 80
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({
+        "id": [f"q{k}" for k in range(n)],
+        "rate": rng.random(n),
+        "p": np.where(rng.random(n) < 0.2, np.nan, rng.random(n) / 100),
+        "mixed": [1, "x", None, 2.5, True] * (n // 5),
+        "flag": rng.random(n) < 0.5,
+        "metric": rng.choice(["ndcg@10", "recall@100"], n),
+        "cost": rng.random(n) * 3,
+    })
+    formats = {"rate": "rate", "p": "p", "cost": ["cost", "int"] * (n // 2)}
+    labels = {"metric": [f"shown {k}" for k in range(n)]}
+    model = FrameModel(frame)
+    model.set_frame(frame, formats, None, None, labels)
+    model.currency = "$"
+    model.sort(1, Qt.SortOrder.DescendingOrder)
+    model.set_filter("q1")
+    right = int(Qt.AlignmentFlag.AlignRight)
+    for c in range(model.columnCount()):
+        rows = min(model.rowCount(), 60)
+        texts, numeric = model.display_sample(c, 60)
+        assert texts == [str(model.data(model.index(r, c)) or "") for r in range(rows)], frame.columns[c]
+        assert numeric == any(int(model.data(model.index(r, c), Qt.ItemDataRole.TextAlignmentRole)) & right
+                              for r in range(rows))
+    assert model.display_sample(1, 60)[1] is True and model.display_sample(0, 60)[1] is False

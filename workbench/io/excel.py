@@ -15,15 +15,21 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import openpyxl
 import pandas as pd
-from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
 from workbench.io.cells import format_excel_cell as format_cell, is_blank
 
 # How often (in rows) a long sheet checks whether the user cancelled.
 _CANCEL_CHECK_ROWS = 20_000
+
+
+def get_column_letter(index: int) -> str:
+    """Excel's letters of the 1-based column ``index`` (openpyxl's, imported when first needed:
+    openpyxl is 0.1 s of an import that opening a CSV or a run file does not need)."""
+    from openpyxl.utils import get_column_letter as letter
+
+    return letter(index)
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,8 @@ def read_sheet(data: bytes, shown: str, sheet: str | None, progress: Any = None)
     :class:`DataError` for unreadable workbooks, unknown or chart sheets and sheets
     without data rows.
     """
+    import openpyxl
+
     if not openpyxl.DEFUSEDXML:
         raise DataError(
             f"Workbook {shown} was not opened because XML protection (defusedxml) is "
@@ -137,6 +145,8 @@ def _sheet_from_rows(rows: list[list[Any]], sheet: str, names: tuple[str, ...],
 
 def _read_workbook(data: bytes, shown: str, sheet: str | None, progress: Any) -> SheetData:
     """Open the workbook, pick the sheet and read it (see :func:`read_sheet`)."""
+    import openpyxl
+
     try:
         workbook = openpyxl.load_workbook(
             io.BytesIO(data), read_only=True, data_only=True, keep_links=False
@@ -244,6 +254,8 @@ def list_sheets(path: str) -> tuple[str, ...]:
             data = fh.read()
     except OSError as err:
         raise DataError(f"File '{path}' cannot be read ({err.strerror or err}).") from None
+    import openpyxl
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)

@@ -33,10 +33,10 @@ import threading
 from typing import Any, Sequence
 
 import pandas as pd
-from openpyxl.utils import get_column_letter
 
 from workbench.core.errors import DataError
 from workbench.io import delimited, excel, fastcsv, formats, parquet
+from workbench.io.excel import get_column_letter
 from workbench.io.cells import format_excel_cell, is_blank, type_cell_column
 from workbench.io.formats.combine import combine, load_folder
 from workbench.core.role_names import ROLE_NAMES

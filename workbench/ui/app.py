@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from ..resources_path import resources_dir
+from .background_imports import BackgroundImports
 
 
 def dark_palette() -> QPalette:
@@ -140,13 +141,6 @@ def install_exception_hook(window) -> None:
     sys.excepthook = hook
 
 
-#: modules without Qt that the workspace needs: imported on a worker thread after the first
-#: paint, so the start page stays responsive while pandas and the analyses load
-BACKGROUND_IMPORTS = ("numpy", "pandas", "openpyxl", "workbench.io", "workbench.io.roles",
-                      "workbench.analyses", "workbench.rules", "workbench.report.present",
-                      "workbench.core.session")
-
-
 class _FirstPaint(QObject):
     """Calls ``then`` once ``widget`` has painted (or after ``fallback_ms``, e.g. offscreen)."""
 
@@ -170,35 +164,6 @@ class _FirstPaint(QObject):
         if not self._done:
             self._done = True
             self._then()
-
-
-def _import_in_background(done) -> None:
-    """Import :data:`BACKGROUND_IMPORTS` on a thread; ``done()`` runs on the GUI thread after."""
-    import importlib
-    import threading
-
-    from PySide6.QtCore import QTimer
-
-    def work() -> None:
-        for name in BACKGROUND_IMPORTS:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - the GUI thread imports it again and reports
-                pass
-
-    thread = threading.Thread(target=work, name="workbench-imports", daemon=True)
-    thread.start()
-    timer = QTimer()
-    timer.setInterval(40)
-
-    def poll() -> None:
-        if not thread.is_alive():
-            timer.stop()
-            done()
-
-    timer.timeout.connect(poll)
-    timer.start()
-    _import_in_background.timer = timer  # keep it alive
 
 
 def _report_times(window, timing: bool) -> None:
@@ -229,8 +194,9 @@ def _report_times(window, timing: bool) -> None:
     window.table_loaded.connect(loaded)
 
 
-def run(argv: list[str], locale: str | None = None) -> int:
-    """The desktop workbench on ``argv``'s files; ``locale``: the numbers' locale (``--locale``)."""
+def run(argv: list[str], locale: str | None = None, imports: BackgroundImports | None = None) -> int:
+    """The desktop workbench on ``argv``'s files; ``locale``: the numbers' locale (``--locale``);
+    ``imports``: the modules the workspace needs, already being imported (else started here)."""
     from ..locale_arg import take_locale
     from . import display_locale
     from .loading import opens_at_once, shown_name
@@ -241,6 +207,7 @@ def run(argv: list[str], locale: str | None = None) -> int:
         print(f"workbench: {problem}", file=sys.stderr)
         return 2
     locale = locale or given
+    imports = imports or BackgroundImports()  # pandas and the analyses, beside Qt's start
     app = create_app()
     if locale and not display_locale.valid(locale):
         print(f"workbench: unknown locale '{locale}' for --locale; give a name such as de_DE, fr_FR, "
@@ -295,7 +262,7 @@ def run(argv: list[str], locale: str | None = None) -> int:
                 print(f"loading shown at {now:.3f}", file=sys.stderr, flush=True)
         if at_once:  # the files load on a worker while pandas, pyqtgraph and the panels load
             window.controller.open_paths(argv)
-        _import_in_background(finish)
+        imports.then(finish)
 
     app._workbench_first_paint = _FirstPaint(window.start, painted)
     if os.environ.get("WORKBENCH_SMOKE") not in (None, "", "workspace", "answer"):  # show, quit at once

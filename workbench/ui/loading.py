@@ -128,11 +128,11 @@ def load_many_job(paths: list[str], progress, saved_roles: dict[str, str] | None
 
     runs, qrels = split_qrels(paths)
     table = load_many(runs, progress=progress)
-    table.sha256  # computed here, not on the GUI thread
     roles = {c: r for c, r in (saved_roles or {}).items() if c in table.frame.columns} or guess_roles(table)
     progress.check_cancelled()
     if not saved_roles:  # the Ranking panel's answer, while the window takes the table in
         offer_ranking(table, roles, qrels)
+    table.sha256  # computed here, not on the GUI thread (beside the answer ahead: hashing frees the GIL)
     find_systems(table, roles)
     return (*checked(table, roles, progress), qrels)
 

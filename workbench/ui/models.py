@@ -179,6 +179,24 @@ class FrameModel(QAbstractTableModel):
         out = pos[rows[(rows >= 0) & (rows < pos.size)]]
         return out[out >= 0]
 
+    def display_sample(self, column: int, rows: int) -> tuple[list[str], bool]:
+        """The first ``rows`` rows shown of ``column`` as :meth:`data` shows them, and whether
+        any of them is aligned right (a number): what fitting the column's width measures,
+        without a model index and two ``data`` calls per cell."""
+        values, name = self._columns[column], self._names[column]
+        labels, fmt = self._labels.get(name), self._formats.get(name)
+        per_row = fmt is not None and not isinstance(fmt, str)
+        right = int(Qt.AlignmentFlag.AlignRight)
+        texts, numeric = [], False
+        for source in self._view[:rows]:
+            i = int(source)
+            value = values[i]
+            numeric = numeric or bool(alignment(value) & right)
+            text = labels[i] if labels is not None else format_value(value, fmt[i] if per_row else fmt,
+                                                                         self.currency)
+            texts.append(str(text or ""))
+        return texts, numeric
+
     # -- Qt model API ---------------------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else int(self._view.size)

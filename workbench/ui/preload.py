@@ -72,7 +72,7 @@ class Ahead:
     def result(self, progress):
         """On the panel's worker: the answer once computed (cancellable while waiting); when the
         computation ahead failed or was cancelled, the panel's own run (its error, if any)."""
-        while not self.done.wait(0.02):
+        while not self.done.wait(0.01):
             if progress.cancelled:
                 self.cancel()
                 progress.check_cancelled()

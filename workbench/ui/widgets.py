@@ -116,16 +116,21 @@ class TableView(QTableView):
         model = self.frame_model()
         fm = self.fontMetrics()
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        sample = getattr(model, "display_sample", None)  # the frame model's quick way
         for c in range(model.columnCount()):
             header = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
             width = min(fm.horizontalAdvance(header) + 28, max_width)
-            numeric = False
-            for r in range(min(model.rowCount(), 60)):
-                index = model.index(r, c)
-                text = str(model.data(index) or "")
+            if sample is not None:
+                texts, numeric = sample(c, 60)
+            else:
+                texts, numeric = [], False
+                for r in range(min(model.rowCount(), 60)):
+                    index = model.index(r, c)
+                    texts.append(str(model.data(index) or ""))
+                    align = model.data(index, Qt.ItemDataRole.TextAlignmentRole)
+                    numeric = numeric or bool(align is not None and int(align) & int(Qt.AlignmentFlag.AlignRight))
+            for text in texts:
                 width = max(width, fm.horizontalAdvance(text) + 16)
-                align = model.data(index, Qt.ItemDataRole.TextAlignmentRole)
-                numeric = numeric or bool(align is not None and int(align) & int(Qt.AlignmentFlag.AlignRight))
             # a number is never cut ("72...."): its column takes its width; text is elided
             self.setColumnWidth(c, width if numeric else min(width, max_width))
 

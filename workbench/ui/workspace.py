@@ -8,7 +8,7 @@ session and the report.  Importing it loads pandas, pyqtgraph and the analyses.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QTabWidget
 
@@ -160,6 +160,8 @@ class Workspace(QTabWidget):
         """Show the tab a new file landed on; a failure of its first run moves on."""
         self._landing = (name, table) if name in self.panels else None
         self.show(name)
+        if name in self.panels:  # its charts made while its first answer is computed
+            QTimer.singleShot(0, self.panels[name], self.panels[name].prepare_charts)
 
     def _landing_done(self, name: str) -> None:
         if self._landing is not None and self._landing[0] == name:

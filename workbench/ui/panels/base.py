@@ -373,6 +373,12 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
             self.not_applicable = reason
             self.applicability_changed.emit(reason)
 
+    def prepare_charts(self) -> None:
+        """The panel a file lands on makes its charts while its first answer is computed (on
+        screen at once then, instead of after it)."""
+        if self.last_result is None and self.runner.busy:
+            ensure_charts(self)
+
     def clear_results(self, message: str = "") -> None:
         """Take every number off the panel (another file, or the panel cannot run on it)."""
         self.last_result = None
