@@ -122,7 +122,12 @@ def open_in_running_window(run: Path, qrels: Path, home: str, repeats: int) -> l
         checker.stop()
         ranking.result_ready.disconnect(done)
         times.append(marks["answer"])
+        settle = time.perf_counter() + 0.5  # the columns' check starts once the answer is drawn
+        while time.perf_counter() < settle:
+            app.processEvents()
+            time.sleep(0.01)
         win.controller.problem_runner.wait(60000)  # the columns' check, after the answer: not timed
+        win.reading_card.runner.wait(60000)
         app.processEvents()
     win.dirty = False
     win.shutdown()

@@ -171,22 +171,11 @@ class SessionController(QObject):
         called by the window from its handler of :attr:`loaded`, so the handler's own call after
         it finds nothing pending."""
         self.problems_pending = False
-        if runner is None or not runner.busy:
+        if runner is None:
             self.check_problems()
             return
         table = self.table
-        signals = (runner.finished, runner.failed, runner.cancelled)
-
-        def check(*_args) -> None:
-            for signal in signals:
-                signal.disconnect(check)
-            if self.table is table:
-                self.check_problems()
-
-        # connected after the panel's own handlers, so called after them: the panel has drawn its
-        # result (the GIL was the GUI's meanwhile) before the check starts
-        for signal in signals:
-            signal.connect(check)
+        runner.when_idle(lambda: self.check_problems() if self.table is table else None)
 
     def _on_failed(self, error: object, details: str) -> None:
         self.forget_pending()

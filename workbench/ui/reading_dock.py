@@ -143,19 +143,10 @@ class ReadingCard(QWidget):
         """Describe the file once ``runner`` (the landing panel's, on a large file) is idle: its
         answer first, the two would share the cores."""
         table = self.table
-        if runner is None or not runner.busy:
+        if runner is None:
             self._describe()
             return
-        signals = (runner.finished, runner.failed, runner.cancelled)
-
-        def go(*_args) -> None:
-            for signal in signals:
-                signal.disconnect(go)
-            if self.table is table and table is not None:
-                self._describe()
-
-        for signal in signals:
-            signal.connect(go)
+        runner.when_idle(lambda: self._describe() if self.table is table and table is not None else None)
 
     def _describe(self) -> None:
         from ..analyses import describe

@@ -14,7 +14,7 @@ import time
 import traceback
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from ..core.errors import Cancelled
 from ..core.progress import Progress
@@ -169,6 +169,24 @@ class TaskRunner(QObject):
                 return False
             time.sleep(0.005)
         return True
+
+    def when_idle(self, then: Callable[[], None], settle_ms: int = 200) -> None:
+        """``then()`` once the current run has ended (finished, failed or cancelled; at once when
+        none runs), ``settle_ms`` after its handlers: the answer it brought is laid out and
+        painted before another job takes its share of the GIL (a check of a million rows made
+        the answer's first layout 0.4 s slower)."""
+        if not self.busy:
+            then()
+            return
+        signals = (self.finished, self.failed, self.cancelled)
+
+        def go(*_args) -> None:
+            for signal in signals:
+                signal.disconnect(go)
+            QTimer.singleShot(settle_ms, self, then)
+
+        for signal in signals:  # connected after the owner's own handlers: called after them
+            signal.connect(go)
 
     def _current(self, token: int) -> bool:
         return token == self._token and self._progress is not None

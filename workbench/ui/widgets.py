@@ -100,6 +100,8 @@ class TableView(QTableView):
         self._rewrap()
 
     def _rewrap(self, *_args) -> None:
+        if getattr(self, "_fitting", False):  # fit_columns wraps once, after its last column
+            return
         if self.frame_model().rowCount() <= self.WRAP_ROWS:
             self.resizeRowsToContents()
 
@@ -117,6 +119,15 @@ class TableView(QTableView):
         fm = self.fontMetrics()
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         sample = getattr(model, "display_sample", None)  # the frame model's quick way
+        self._fitting = True
+        try:
+            self._fit_each(model, fm, sample, max_width)
+        finally:
+            self._fitting = False
+        if getattr(self, "_wrapping", False):
+            self._rewrap()
+
+    def _fit_each(self, model, fm, sample, max_width: int) -> None:
         for c in range(model.columnCount()):
             header = str(model.headerData(c, Qt.Orientation.Horizontal) or "")
             width = min(fm.horizontalAdvance(header) + 28, max_width)
