@@ -227,6 +227,7 @@ def run(argv: list[str], locale: str | None = None, imports: BackgroundImports |
         _report_times(window, timing)
 
     def finish() -> None:
+        window.defer_panels = at_once  # the landing panel first, the others after its answer
         window.ensure_workspace()  # widgets and pyqtgraph: on the GUI thread
         # the modules, classes and widgets made so far live as long as the program: the timed
         # collections on the GUI thread no longer walk them (a full one: 0.13 s -> ~0 s)

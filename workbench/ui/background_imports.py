@@ -14,9 +14,9 @@ BACKGROUND_IMPORTS = ("numpy", "pandas", "workbench.io", "workbench.io.roles",
                       "workbench.analyses", "workbench.rules", "workbench.report.present",
                       "workbench.core.session")
 #: imported on the same thread after the workspace was told it may be built: what the landing
-#: panel's first answer imports late (the t quantile of its intervals: scipy.special, ~0.13 s),
-#: and openpyxl (workbooks, the report; not needed to read a CSV or a run file)
-LATER_IMPORTS = ("scipy.special", "openpyxl")
+#: panel's first answer imports late (the t quantile of its intervals: scipy.special, ~0.13 s).
+#: (openpyxl, 0.1 s, is imported when a workbook is read: importing it here slowed the answer.)
+LATER_IMPORTS = ("scipy.special",)
 
 
 class BackgroundImports:

@@ -30,8 +30,7 @@ from .start_page import StartPage
 from .tasks import TaskRunner
 from .widgets import BusyBar, ExceptionDialog
 
-# pandas, pyqtgraph, openpyxl and the analyses load after the window is on screen
-# (MainWindow(lazy=True) then ensure_workspace()): the workspace imports them.
+# pandas, pyqtgraph and the analyses load after the window is on screen (lazy=True, then ensure_workspace())
 
 ORG, APP = "EvalWorkbench", "Eval Workbench"
 __all__ = ["APP", "ORG", "SESSION_FILTER", "MainWindow"]
@@ -76,7 +75,7 @@ class MainWindow(FileCommands, EditCommands, ReadingCommands, QMainWindow):
         self.controller = SessionController(self.settings, self)
         self.loader = self.controller.loader
         self.closed = False  # shut down: nothing is opened or run any more
-        self.workspace_ready = False
+        self.workspace_ready = self.defer_panels = False  # defer: app.run, started with files
         self._presentation = Presentation(self)
         self._build()
         self.keys = install_keys(self)  # the window's shortcuts from inside option fields
@@ -164,7 +163,7 @@ class MainWindow(FileCommands, EditCommands, ReadingCommands, QMainWindow):
         from .workspace import Workspace
 
         self.workspace_ready = True
-        self.workspace = self.tabs = Workspace(lambda: self.controller.session)
+        self.workspace = self.tabs = Workspace(lambda: self.controller.session, defer=self.defer_panels)
         self.panels, self.data, self.rule_panel = (self.workspace.panels, self.workspace.data,
                                                    self.workspace.rule_panel)
         self.workspace.options_changed.connect(self.controller.mark_dirty)
@@ -173,8 +172,9 @@ class MainWindow(FileCommands, EditCommands, ReadingCommands, QMainWindow):
         self.workspace.status.connect(self.statusBar().showMessage)
         self.stack.addWidget(self.workspace)
         add_view_actions(self, PANELS)
-        for panel in self.panels.values():
+        for panel in self.panels.values():  # and each panel made later (workspace.py: defer)
             self.history.watch_panel(panel)
+        self.workspace.panel_made.connect(lambda p: (self.history.watch_panel(p), self.keys.watch(p)))
         self.history.watch_rule(self.rule_panel)
         self.keys.watch(self.workspace)
         self.workspace.setAccessibleName("Panels")
