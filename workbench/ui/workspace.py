@@ -301,7 +301,7 @@ class Workspace(QTabWidget):
     # -- the data ------------------------------------------------------------------------------
     def show_preview(self, table) -> None:
         """The first rows of a file being loaded; the panels' numbers were the previous file's."""
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             panel.clear_results()
         self.data.set_table(table)
         self.setCurrentWidget(self.data)
@@ -321,7 +321,7 @@ class Workspace(QTabWidget):
             self.panels["runs"].grid_view.set_setting(session.runs_grid if session is not None else None)
         colour_systems(table, roles)
         if session is None:  # another file: nothing chosen on the previous one decides its analyses
-            for panel in self.panels.values():
+            for panel in list(self.panels.values()):
                 panel.reset_for_new_file()
             if rule_registered:  # the registered rule's bars, said by the rule
                 self.apply_rule_to_charts()
@@ -334,7 +334,7 @@ class Workspace(QTabWidget):
         """The scorer or the error decision changed: every panel reads the file so (the chosen
         scorer's column takes the outcome or score role) and runs again; returns the roles."""
         self.reading = reading
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             panel.reading = reading
         self.rule_panel.reading = reading
         if self.table is None:
@@ -353,7 +353,7 @@ class Workspace(QTabWidget):
         if self.table is None:
             return
         lazy = self.lazy()
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             if panel.NEEDS_DATA:
                 panel.set_data(self.table, roles, run=not lazy or panel is self.currentWidget())
 
@@ -368,7 +368,7 @@ class Workspace(QTabWidget):
     # -- the session and the report -------------------------------------------------------------
     def apply_options(self, session: Session) -> None:
         self._session = session
-        for name, panel in self.panels.items():
+        for name, panel in list(self.panels.items()):
             self._apply_options_to(name, panel, session)
 
     def _apply_options_to(self, name: str, panel, session: Session) -> None:
@@ -420,17 +420,17 @@ class Workspace(QTabWidget):
     # -- presentation and closing ---------------------------------------------------------------
     def set_presentation(self, on: bool) -> None:
         self._presenting = on
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             panel.set_presentation(on)
         self.rule_panel.set_presentation(on)
 
     def render_again(self) -> None:
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             if panel.last_result is not None:
                 panel.render(panel.last_result)
 
     def shutdown(self) -> None:
-        for panel in self.panels.values():
+        for panel in list(self.panels.values()):
             panel.shutdown()  # its debounce timer too: it would start a run after this
         self.rule_panel.shutdown()
         self.data.shutdown()
