@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDialog, QDialogButtonBox, QScrollArea,
@@ -99,8 +101,21 @@ class TableView(QTableView):
             self.frame_model().modelReset.connect(self._rewrap)
         self._rewrap()
 
+    @contextmanager
+    def one_rewrap(self):
+        """The rows' heights worked out once, after the changes made inside (a new frame,
+        hidden columns, fitted widths), not after each of them (each is a pass over the rows)."""
+        held = getattr(self, "_fitting", False)
+        self._fitting = True
+        try:
+            yield self
+        finally:
+            self._fitting = held
+        if not held and getattr(self, "_wrapping", False):
+            self._rewrap()
+
     def _rewrap(self, *_args) -> None:
-        if getattr(self, "_fitting", False):  # fit_columns wraps once, after its last column
+        if getattr(self, "_fitting", False):  # inside one_rewrap: once, at its end
             return
         if self.frame_model().rowCount() <= self.WRAP_ROWS:
             self.resizeRowsToContents()
@@ -119,13 +134,8 @@ class TableView(QTableView):
         fm = self.fontMetrics()
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         sample = getattr(model, "display_sample", None)  # the frame model's quick way
-        self._fitting = True
-        try:
+        with self.one_rewrap():
             self._fit_each(model, fm, sample, max_width)
-        finally:
-            self._fitting = False
-        if getattr(self, "_wrapping", False):
-            self._rewrap()
 
     def _fit_each(self, model, fm, sample, max_width: int) -> None:
         for c in range(model.columnCount()):

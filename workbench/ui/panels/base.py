@@ -420,12 +420,13 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         else:
             self.card.clear()
         frame, formats, tips, headers, labels = headline_frame(result)
-        self.headline.frame_model().currency = currency
-        self.headline.frame_model().set_frame(frame, formats, tips, headers, labels)
-        for c, name in enumerate(frame.columns):  # in the measure's label (and in a copy)
-            self.headline.setColumnHidden(c, name in QUALIFIERS)
-        self.headline.fit_columns(max_width=self._column_cap())
-        self.headline.wrap_text()  # a long measure name wraps, never "Wins (candidat...)"
+        with self.headline.one_rewrap():  # the rows' heights once, for the final widths
+            self.headline.frame_model().currency = currency
+            self.headline.frame_model().set_frame(frame, formats, tips, headers, labels)
+            for c, name in enumerate(frame.columns):  # in the measure's label (and in a copy)
+                self.headline.setColumnHidden(c, name in QUALIFIERS)
+            self.headline.fit_columns(max_width=self._column_cap())
+            self.headline.wrap_text()  # a long measure name wraps, never "Wins (candidat...)"
         self.notes.setText(notes_html([self._gui_words(n) for n in result.notes]))
         self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(result.signature)

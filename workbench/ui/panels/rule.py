@@ -402,10 +402,11 @@ class RulePanel(PanelMessages, QWidget):
 
         rows = card_rows(result)
         frame = pd.DataFrame([{c: r.get(c, "") for c in CARD_COLUMNS} for r in rows], columns=list(CARD_COLUMNS))
-        self.card.frame_model().set_frame(frame, headers=CARD_HEADERS)
-        # the condition's words wrap, so its observed value and interval stay on screen at 1280
-        self.card.fit_columns(max_width=max(140, self.fontMetrics().averageCharWidth() * 22))
-        self.card.wrap_text()
+        with self.card.one_rewrap():  # the rows' heights once, for the final widths
+            self.card.frame_model().set_frame(frame, headers=CARD_HEADERS)
+            # the condition's words wrap, so its observed value and interval stay on screen at 1280
+            self.card.fit_columns(max_width=max(140, self.fontMetrics().averageCharWidth() * 22))
+            self.card.wrap_text()
         ans = presenting.answer(result)
         if ans is not None:
             sentences = ans.sentences if registered else (
