@@ -29,15 +29,16 @@ class BackgroundImports:
         self.thread.start()
 
     def _work(self) -> None:
+        import contextlib
         import importlib
 
-        for names in (BACKGROUND_IMPORTS, LATER_IMPORTS):
-            for name in names:
-                try:
-                    importlib.import_module(name)
-                except Exception:  # noqa: BLE001 - the GUI thread imports it again and reports
-                    pass
-            self.first.set()
+        for name in BACKGROUND_IMPORTS + LATER_IMPORTS:
+            if name == LATER_IMPORTS[0]:
+                self.first.set()  # the workspace may be built now
+            # a failure is the GUI thread's to report: it imports the module again
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
+        self.first.set()
 
     def then(self, done) -> None:
         """``done()`` on the GUI thread once :data:`BACKGROUND_IMPORTS` are in."""

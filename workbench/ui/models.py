@@ -179,23 +179,26 @@ class FrameModel(QAbstractTableModel):
         out = pos[rows[(rows >= 0) & (rows < pos.size)]]
         return out[out >= 0]
 
+    def _shown(self, column: int, source: int):
+        """The text cell (``source`` row, ``column``) shows: its label, else its value formatted."""
+        name = self._names[column]
+        labels = self._labels.get(name)
+        if labels is not None:
+            return labels[source]
+        fmt = self._formats.get(name)
+        if fmt is not None and not isinstance(fmt, str):  # one format per row
+            fmt = fmt[source]
+        return format_value(self._columns[column][source], fmt, self.currency)
+
     def display_sample(self, column: int, rows: int) -> tuple[list[str], bool]:
         """The first ``rows`` rows shown of ``column`` as :meth:`data` shows them, and whether
         any of them is aligned right (a number): what fitting the column's width measures,
         without a model index and two ``data`` calls per cell."""
-        values, name = self._columns[column], self._names[column]
-        labels, fmt = self._labels.get(name), self._formats.get(name)
-        per_row = fmt is not None and not isinstance(fmt, str)
+        values = self._columns[column]
         right = int(Qt.AlignmentFlag.AlignRight)
-        texts, numeric = [], False
-        for source in self._view[:rows]:
-            i = int(source)
-            value = values[i]
-            numeric = numeric or bool(alignment(value) & right)
-            text = labels[i] if labels is not None else format_value(value, fmt[i] if per_row else fmt,
-                                                                         self.currency)
-            texts.append(str(text or ""))
-        return texts, numeric
+        sources = [int(source) for source in self._view[:rows]]
+        numeric = any(alignment(values[i]) & right for i in sources)
+        return [str(self._shown(column, i) or "") for i in sources], numeric
 
     # -- Qt model API ---------------------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
@@ -212,13 +215,7 @@ class FrameModel(QAbstractTableModel):
             return None
         value = self._columns[c][int(self._view[r])]
         if role == Qt.ItemDataRole.DisplayRole:
-            labels = self._labels.get(self._names[c])
-            if labels is not None:
-                return labels[self._view[r]]
-            fmt = self._formats.get(self._names[c])
-            if fmt is not None and not isinstance(fmt, str):  # one format per row
-                fmt = fmt[self._view[r]]
-            return format_value(value, fmt, self.currency)
+            return self._shown(c, int(self._view[r]))
         if role in (SORT_ROLE, RAW_ROLE):
             return _qt_value(value)
         if role == Qt.ItemDataRole.TextAlignmentRole:

@@ -17,6 +17,7 @@ original way.  Nothing happens when the PySide6 in use has no such hook.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 #: top-level packages that never use Qt for Python (their modules never mention PySide6)
@@ -42,11 +43,9 @@ def install() -> bool:
             return False
         path = getattr(module, "__file__", None)
         if isinstance(path, str) and path.endswith(".py"):
-            try:
+            with contextlib.suppress(OSError):  # unreadable: asked the original way
                 with open(path, "rb") as source:
                     return b"PySide6" in source.read()
-            except OSError:
-                pass
         return original(module)
 
     uses_pyside.workbench_fast = True
