@@ -336,6 +336,38 @@ def test_the_scanner_may_allow_line_breaks_inside_quotes(parts, size):
     assert got == naive_scan(data, ord(","), newlines_in_quotes=True)
 
 
+def quoted_newlines(data: bytes) -> int:
+    """Line breaks inside quotes, byte by byte (for data the reference does not refuse)."""
+    inside, count = False, 0
+    for byte in data:
+        if byte == 34:
+            inside = not inside
+        elif byte == 10 and inside:
+            count += 1
+    return count
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 900), st.sampled_from(['"', '""', '","', '\n"', '",', '"\r', ",", "\n",
+                                                                 "\r\n", 'a"b', '"a\nb"', '"x,y"'])),
+                max_size=40),
+       st.sampled_from([64, 1000, 4096, 1 << 20]), st.booleans())
+def test_few_quotes_in_large_pieces_agree_with_the_byte_by_byte_reference(parts, size, allowed):
+    """Quotes far apart in large pieces (quoted regions spanning many 64-bit words, pieces of
+    several words without a quote): the same refusals and counts as the reference, line breaks
+    inside quotes counted when they are allowed."""
+    data = "".join("x" * n + part for n, part in parts).encode()
+    scanner = fastcsv._Scanner(ord(","), newlines_in_quotes=allowed)
+    for at in range(0, len(data), size):
+        piece = bytearray(data[at:at + size])
+        scanner.feed(piece, np.frombuffer(piece, dtype=np.uint8))
+    result = scanner.result()
+    expected = naive_scan(data, ord(","), newlines_in_quotes=allowed)
+    assert ((True, 0, 0) if result.refused else (False, result.newlines, result.delimiters)) == expected
+    if not expected[0]:
+        assert result.quoted_newlines == quoted_newlines(data)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.text(st.sampled_from('ab ,;"\u00e9x'), max_size=12), min_size=3, max_size=3),
                 min_size=1, max_size=60),

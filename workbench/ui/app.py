@@ -168,8 +168,8 @@ class _FirstPaint(QObject):
 
 def _report_times(window, timing: bool) -> None:
     """``WORKBENCH_STARTUP_TIMING``: when the table is in and when a panel first shows its answer
-    (on stderr); ``WORKBENCH_SMOKE=answer``: print that panel's name and close the window then
-    (benchmarks and tests of the start with a file)."""
+    (its card, headline and the tab in view; on stderr); ``WORKBENCH_SMOKE=answer``: print that
+    panel's name and close the window then (benchmarks and tests of the start with a file)."""
     state = {"hooked": False}
 
     def answered(_result) -> None:
@@ -189,7 +189,7 @@ def _report_times(window, timing: bool) -> None:
             print(f"table loaded at {time.time():.3f}", file=sys.stderr, flush=True)
         if not state["hooked"]:
             state["hooked"] = True
-            window.workspace.result_shown.connect(answered)
+            window.workspace.answer_shown.connect(answered)
 
     window.table_loaded.connect(loaded)
 

@@ -66,7 +66,8 @@ class _Panels(dict):
 class Workspace(QTabWidget):
     options_changed = Signal()            # an option or the registered rule changed
     error = Signal(str, str)              # (summary, details) of an unexpected failure
-    result_shown = Signal(object)
+    result_shown = Signal(object)         # a result drawn on every tab of its panel
+    answer_shown = Signal(object)         # an answer on screen (its panel's other tabs follow)
     status = Signal(str, int)             # a message for the status bar, and for how long (ms)
     panel_made = Signal(object)           # a panel made after the workspace (the window watches it)
 
@@ -98,7 +99,8 @@ class Workspace(QTabWidget):
                 self._wire_compare(name)
         self.rule_panel = RulePanel(session_getter)
         self.rule_panel.setObjectName("panel:rule")
-        self.rule_panel.result_ready.connect(self.result_shown)
+        for shown in (self.result_shown, self.answer_shown):  # the rule draws at once
+            self.rule_panel.result_ready.connect(shown)
         self.rule_panel.registered.connect(self.options_changed)
         self.rule_panel.registered.connect(self.apply_rule_to_charts)
         self.rule_panel.error.connect(self.error)
@@ -114,6 +116,7 @@ class Workspace(QTabWidget):
                                   or self.setCurrentWidget(self.data))
         panel.error.connect(self.error)
         panel.result_ready.connect(self.result_shown)
+        panel.answer_shown.connect(self.answer_shown)
         panel.applicability_changed.connect(lambda reason, p=panel: self.mark_applicable(p, reason))
         panel.runner.failed.connect(lambda err, _d, n=name: self._landing_failed(n, err))
         panel.result_ready.connect(lambda _r, n=name: self._landing_done(n))

@@ -27,8 +27,8 @@ from .options_column import build_options_column
 from .messages import PanelMessages
 from .keyboard import KeyboardPanel
 from .undoable import FormHistory
-from .results_view import (QUALIFIERS, build_results_column, clear_view, ensure_charts, headline_frame,
-                           notes_html, show_tables)
+from .results_view import (QUALIFIERS, build_results_column, clear_view, draw_answer_first, draw_late,
+                           draw_tab, ensure_charts, headline_frame, notes_html, show_tables)
 
 class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
     """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and ``CHARTS``, and may
@@ -41,7 +41,9 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
     NEEDS_DATA = True
     DEBOUNCE_MS = 350
 
-    result_ready = Signal(object)
+    result_ready = Signal(object)  # the result drawn on every tab
+    #: the answer on screen: the card, the headline and the tab in view (the others follow)
+    answer_shown = Signal(object)
     #: "" when the panel can run on the loaded data, else the sentence saying why not
     applicability_changed = Signal(str)
     options_changed = Signal()
@@ -408,8 +410,7 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         self.last_options = getattr(self, "_running_options", None)
         self.last_error = None
         self._show_message("")
-        self.render(result)
-        self.result_ready.emit(result)
+        draw_answer_first(self, result)
 
     # -- rendering -------------------------------------------------------------------------------
     def render(self, result: AnalysisResult) -> None:
@@ -437,7 +438,7 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
             shown = chart.applies(result)
             self.tabs.setTabVisible(self.tabs.indexOf(chart), shown)
             if shown:
-                chart.update_from(result)
+                draw_tab(self, chart, lambda c=chart: c.update_from(result))
         show_tables(self, result, currency)
         on_render(self, result)
         accessibility.no_tab_traps(self)  # result tables made on first use
@@ -477,14 +478,16 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         """Hook: pass panel-only settings (a release margin, a latency limit) to the charts."""
 
     def chart(self, cls_name: str):
-        """The chart of this class name (for tests)."""
+        """The chart of this class name (for tests), drawn."""
+        draw_late(self)
         for chart in ensure_charts(self):
             if type(chart).__name__ == cls_name:
                 return chart
         raise KeyError(cls_name)
 
     def result_table(self, name: str) -> TableView:
-        """The view showing result table ``name`` (for tests and actions)."""
+        """The view showing result table ``name`` (for tests and actions), drawn."""
+        draw_late(self)
         view = self.findChild(TableView, f"table:{name}")
         if view is None:
             raise KeyError(name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea,
                                QTabWidget, QVBoxLayout, QWidget)
 
@@ -47,6 +47,7 @@ def build_results_column(panel) -> QWidget:
                            title=lambda: panel.module.TITLE)
     panel.tabs = QTabWidget()
     panel.tabs.setObjectName("resultTabs")
+    panel.tabs.currentChanged.connect(lambda _i: draw_late(panel))  # a late tab clicked: drawn now
     panel.tabs.setAccessibleName("Results, charts and tables")
     panel.tabs.setUsesScrollButtons(True)  # many result tabs scroll; their titles are not cut
     panel.tabs.setElideMode(Qt.TextElideMode.ElideNone)
@@ -170,15 +171,65 @@ def show_tables(panel, result: AnalysisResult, currency: str | None) -> None:
             panel._table_views[tab.name] = view
             label = short_title(tab.title)
             panel.tabs.addTab(view, label.replace("&", "&&"))
-        kinds, headers = table_formats(result, tab)
-        view.frame_model().currency = currency
-        view.frame_model().set_frame(present_frame(result, tab), kinds, tab.columns, headers)
-        view.fit_columns(max_width=panel._column_cap())
+        draw_tab(panel, view, lambda v=view, t=tab: _fill_table(panel, v, result, t, currency))
         view.setToolTip(tab.title)
         panel.tabs.setTabVisible(panel.tabs.indexOf(view), True)
     for name, view in panel._table_views.items():
         if name not in names:
             panel.tabs.setTabVisible(panel.tabs.indexOf(view), False)
+
+
+def _fill_table(panel, view, result: AnalysisResult, tab, currency: str | None) -> None:
+    kinds, headers = table_formats(result, tab)
+    view.frame_model().currency = currency
+    view.frame_model().set_frame(present_frame(result, tab), kinds, tab.columns, headers)
+    view.fit_columns(max_width=panel._column_cap())
+
+
+def draw_tab(panel, widget, draw) -> None:
+    """Draw a result tab (a chart, a table) now; while a new answer is put on screen
+    (:func:`draw_answer_first`), a tab not in view is drawn once the answer is."""
+    later = getattr(panel, "_later", None)
+    if later is None or panel.tabs.currentWidget() is widget:
+        draw()
+    else:
+        later[widget] = draw
+
+
+def draw_answer_first(panel, result: AnalysisResult) -> None:
+    """Show a new result: the card, the headline and the tab in view first (``answer_shown``),
+    then, at the next turn of the event loop (once that is on screen), the tabs not in view
+    (:func:`draw_late`, then ``result_ready``): the answer does not wait for charts and tables
+    nobody looks at yet.  A result replaced or cleared meanwhile is not drawn further."""
+    panel._later = {}
+    try:
+        panel.render(result)
+    finally:
+        later, panel._later = panel._later, None
+    panel._late = (result, later)
+    panel.answer_shown.emit(result)
+    if later:
+        QTimer.singleShot(0, panel, lambda: draw_late(panel))
+    else:
+        draw_late(panel)
+
+
+def draw_late(panel) -> None:
+    """Draw now the tabs the answer on screen left for later (a tab clicked, a chart or a
+    table asked for by name, the next turn of the event loop), then say ``result_ready``."""
+    pending, panel._late = getattr(panel, "_late", None), None
+    if pending is None:
+        return
+    result, later = pending
+    if panel.last_result is result and not panel.closed:
+        for draw in later.values():
+            draw()
+        panel.result_ready.emit(result)
+
+
+def late_pending(panel) -> bool:
+    """Whether the panel's answer is on screen with tabs still to draw (``result_ready`` to come)."""
+    return getattr(panel, "_late", None) is not None
 
 
 def present_frame(result: AnalysisResult, tab):

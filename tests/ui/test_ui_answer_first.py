@@ -1,0 +1,121 @@
+"""Issue 47: a new result puts the answer on screen first (the card, the headline and the tab in
+view: ``answer_shown``), then, at the next turn of the event loop, the tabs nobody is looking at
+(``result_ready``).  What is drawn late must equal what an at-once drawing gives; a tab in view is
+never late; a result replaced before its late tabs are drawn leaves them to the new one."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+
+from tests.conftest import wait_result
+
+pytestmark = pytest.mark.gui
+
+TREC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "formats", "trec"))
+FILES = [os.path.join(TREC, "runA.run"), os.path.join(TREC, "runB.run"), os.path.join(TREC, "qrels.test.txt")]
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from workbench.ui.app import create_app
+    from workbench.ui.main_window import MainWindow
+
+    create_app()
+    win = MainWindow(QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat), lazy=True)
+    win.warn = win.inform = lambda *_a: None
+    win.ask_unsaved = lambda: "discard"
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.dirty = False
+    win.shutdown()
+
+
+def _table_rows(panel) -> dict[str, int]:
+    return {name: view.model().rowCount() for name, view in panel._table_views.items()}
+
+
+def _state(panel) -> dict:
+    """What the panel shows now: the card's text, the headline's rows, each chart's plotted
+    arrays (as lists) and each result table's cells as displayed."""
+    from PySide6.QtCore import Qt
+
+    def cells(view):
+        model = view.model()
+        return [[model.data(model.index(r, c), Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
+                for r in range(model.rowCount())]
+
+    plotted = {type(c).__name__: {k: {a: (np.asarray(v).tolist() if not isinstance(v, (str, bool)) else v)
+                                      for a, v in arrays.items()}
+                                  for k, arrays in c.plotted().items()}
+               for c in panel.charts if hasattr(c, "plotted")}
+    return {"card": panel.card.plain_text(),
+            "headline": panel.headline.model().rowCount(), "charts": plotted,
+            "tables": {name: cells(view) for name, view in panel._table_views.items()}}
+
+
+def test_the_answer_is_shown_before_the_tabs_not_in_view_and_they_follow_equal(qtbot, window):
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_paths(FILES)
+    panel = window.panels["ranking"]
+    assert window.current_panel_name() == "ranking"
+    seen = {}
+
+    def at_answer(result):
+        seen["result"] = result
+        seen["current"] = panel.tabs.currentWidget()
+        seen["headline"] = panel.headline.model().rowCount()
+        seen["plotted"] = {type(c).__name__: dict(c.plotted()) for c in panel.charts if hasattr(c, "plotted")}
+        seen["tables"] = _table_rows(panel)
+
+    panel.answer_shown.connect(at_answer)
+    with qtbot.waitSignal(panel.result_ready, timeout=60000) as ready:
+        pass
+    result = ready.args[0]
+    assert seen["result"] is result  # the answer came first, for the same result
+    assert seen["headline"] > 0  # the headline was on screen with the answer
+    assert all(c is not seen["current"] for c in panel.charts)  # the Results tab was in view
+    assert seen["plotted"] and not any(seen["plotted"].values())  # no chart drawn yet then
+    assert seen["tables"] and not any(seen["tables"].values())  # nor any result table
+    assert any(c.plotted() for c in panel.charts)  # then every tab drawn, before result_ready
+    assert all(rows > 0 for rows in _table_rows(panel).values())
+
+    late = _state(panel)
+    panel.render(result)  # drawn at once, as a direct render does
+    assert _state(panel) == late
+
+
+def test_a_chart_in_view_is_drawn_with_the_answer(qtbot, window):
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_paths(FILES)
+    panel = window.panels["ranking"]
+    wait_result(qtbot, panel)
+    curve = next(c for c in panel.charts if type(c).__name__ == "RankingCurveChart")
+    panel.tabs.setCurrentWidget(curve)
+    seen = {}
+    panel.answer_shown.connect(lambda _r: seen.setdefault("curve", dict(curve.plotted())))
+    panel.answer_shown.connect(lambda _r: seen.setdefault("tables", _table_rows(panel)))
+    with qtbot.waitSignal(panel.result_ready, timeout=60000):
+        panel.control("ks").setText("1,5")  # another run, the curve's tab in view
+        panel.control("ks").editingFinished.emit()
+    assert seen["curve"]  # drawn for this result before the answer was said to be on screen
+    assert {tuple(arrays["k"].tolist()) for arrays in seen["curve"].values() if "k" in arrays} == {(1.0, 5.0)}
+
+
+def test_a_result_cleared_before_its_late_tabs_leaves_them_undrawn(qtbot, window):
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_paths(FILES)
+    panel = window.panels["ranking"]
+    ready = []
+    panel.result_ready.connect(ready.append)
+    with qtbot.waitSignal(panel.answer_shown, timeout=60000):
+        pass
+    panel.clear_results()  # before the next turn of the event loop
+    qtbot.wait(200)
+    assert ready == []  # the cleared result is never said to be drawn
+    assert not any(_table_rows(panel).values())
+    assert not any(c.plotted() for c in panel.charts if hasattr(c, "plotted"))
