@@ -69,7 +69,8 @@ def test_the_answer_is_shown_before_the_tabs_not_in_view_and_they_follow_equal(q
         seen["result"] = result
         seen["current"] = panel.tabs.currentWidget()
         seen["headline"] = panel.headline.model().rowCount()
-        seen["plotted"] = {type(c).__name__: dict(c.plotted()) for c in panel.charts if hasattr(c, "plotted")}
+        seen["drawn"] = [c for c in panel.charts if hasattr(c, "plotted") and c.plotted()]
+        seen["slots"] = sum(type(c).__name__ == "ChartSlot" for c in panel.charts)
         seen["tables"] = _table_rows(panel)
 
     panel.answer_shown.connect(at_answer)
@@ -79,7 +80,7 @@ def test_the_answer_is_shown_before_the_tabs_not_in_view_and_they_follow_equal(q
     assert seen["result"] is result  # the answer came first, for the same result
     assert seen["headline"] > 0  # the headline was on screen with the answer
     assert all(c is not seen["current"] for c in panel.charts)  # the Results tab was in view
-    assert seen["plotted"] and not any(seen["plotted"].values())  # no chart drawn yet then
+    assert seen["drawn"] == [] and seen["slots"] == len(panel.CHARTS)  # no chart made yet then
     assert seen["tables"] and not any(seen["tables"].values())  # nor any result table
     assert any(c.plotted() for c in panel.charts)  # then every tab drawn, before result_ready
     assert all(rows > 0 for rows in _table_rows(panel).values())
@@ -119,3 +120,38 @@ def test_a_result_cleared_before_its_late_tabs_leaves_them_undrawn(qtbot, window
     assert ready == []  # the cleared result is never said to be drawn
     assert not any(_table_rows(panel).values())
     assert not any(c.plotted() for c in panel.charts if hasattr(c, "plotted"))
+
+
+def test_the_chart_catalogue_names_each_chart_its_module_and_title():
+    """Panels name their charts; the catalogue's module and tab title of each are the class's own
+    (its title is the tab's text before the chart, and pyqtgraph, are loaded)."""
+    import inspect
+
+    from workbench.ui import charts
+    from workbench.ui.charts.base import Chart
+    from workbench.ui.panels import PANELS
+
+    named = {name for _title, cls in PANELS.values() for name in cls.CHARTS}
+    assert named and named <= set(charts.CHARTS)
+    for name, (module, title) in charts.CHARTS.items():
+        cls = charts.chart_class(name)
+        assert inspect.isclass(cls) and issubclass(cls, Chart), name
+        assert cls.__module__ == f"workbench.ui.charts.{module}" and cls.title == title, name
+    made = {name for module in ("others", "intervals", "cost", "judge_rubric", "runs_repeats", "slices")
+            for name, obj in vars(__import__(f"workbench.ui.charts.{module}", fromlist=["x"])).items()
+            if inspect.isclass(obj) and issubclass(obj, Chart) and obj.__module__.endswith(module)
+            and "title" in vars(obj)}
+    assert made - {"IntervalChart"} <= set(charts.CHARTS)  # every titled chart is in the catalogue
+
+
+def test_the_panels_are_imported_without_pyqtgraph():
+    """pyqtgraph (0.2 s) is imported when a chart is first made, not with the window's panels."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import workbench.ui.workspace, workbench.ui.panels; "
+            "print('pyqtgraph' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

@@ -272,8 +272,6 @@ class Workspace(QTabWidget):
         self._landing = (name, table) if name in PANELS else None
         self.show(name)
         landed = self.panels[name] if name in PANELS else None
-        if landed is not None:  # its charts made while its first answer is computed
-            QTimer.singleShot(0, landed, landed.prepare_charts)
         if self._slots:  # the other panels once its answer is drawn
             if landed is not None:
                 landed.runner.when_idle(lambda: QTimer.singleShot(0, self, self.build_rest))

@@ -1,5 +1,4 @@
 from ...analyses import aggregate
-from ..charts import GroupMeanChart, GroupRateChart, SegmentBarChart
 from .base import AnalysisPanel, Field
 from .engine_field import engine_field
 
@@ -8,7 +7,7 @@ FORMS = (("group", "outcome per group (micro / macro)"), ("ratio", "numerator / 
 
 
 class AggregatePanel(AnalysisPanel):
-    CHARTS = (SegmentBarChart, GroupRateChart, GroupMeanChart)
+    CHARTS = ("SegmentBarChart", "GroupRateChart", "GroupMeanChart")
     module = aggregate
     FIELDS = (
         Field("form", "Roll-up", "choice",

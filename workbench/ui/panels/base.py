@@ -28,7 +28,7 @@ from .messages import PanelMessages
 from .keyboard import KeyboardPanel
 from .undoable import FormHistory
 from .results_view import (QUALIFIERS, build_results_column, clear_view, draw_answer_first, draw_late,
-                           draw_tab, ensure_charts, headline_frame, notes_html, show_tables)
+                           ensure_charts, show_charts, headline_frame, notes_html, show_tables)
 
 class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
     """Base class: subclasses set ``module`` (the analysis), ``FIELDS`` and ``CHARTS``, and may
@@ -36,8 +36,8 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
 
     module: Any = None
     FIELDS: tuple[Field, ...] = ()
-    #: chart classes (workbench.ui.charts), each a tab drawn from the result's tables
-    CHARTS: tuple[type, ...] = ()
+    #: names of chart classes (workbench.ui.charts.CHARTS), each a tab drawn from the result's tables
+    CHARTS: tuple[str, ...] = ()
     NEEDS_DATA = True
     DEBOUNCE_MS = 350
 
@@ -375,12 +375,6 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
             self.not_applicable = reason
             self.applicability_changed.emit(reason)
 
-    def prepare_charts(self) -> None:
-        """The panel a file lands on makes its charts while its first answer is computed (on
-        screen at once then, instead of after it)."""
-        if self.last_result is None and self.runner.busy:
-            ensure_charts(self)
-
     def clear_results(self, message: str = "") -> None:
         """Take every number off the panel (another file, or the panel cannot run on it)."""
         self.last_result = None
@@ -432,13 +426,7 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         self.notes_scroll.setVisible(bool(result.notes))
         self.signature.setText(result.signature)
         self.signature.setCursorPosition(0)
-        ensure_charts(self)  # made with the first result to draw
-        self.configure_charts()
-        for chart in self.charts:
-            shown = chart.applies(result)
-            self.tabs.setTabVisible(self.tabs.indexOf(chart), shown)
-            if shown:
-                draw_tab(self, chart, lambda c=chart: c.update_from(result))
+        show_charts(self, result)  # made with the first result to draw (after the answer)
         show_tables(self, result, currency)
         on_render(self, result)
         accessibility.no_tab_traps(self)  # result tables made on first use

@@ -3,7 +3,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from ...analyses import compare
-from ..charts import CompareIntervalChart, BootstrapChart
 from ..models import distinct_texts
 from .base import AnalysisPanel, Field
 
@@ -17,7 +16,7 @@ FILE_ONLY = ("form", "baseline", "candidate", "system", "outcome", "baseline_sys
 
 
 class ComparePanel(AnalysisPanel):
-    CHARTS = (CompareIntervalChart, BootstrapChart,)
+    CHARTS = ("CompareIntervalChart", "BootstrapChart")
     module = compare
     FIELDS = (
         Field("source", "Metric from", "choice",

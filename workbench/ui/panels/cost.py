@@ -1,12 +1,11 @@
 from ...analyses import cost
 from ...metrics.cost import PERCENTILE_METHODS
-from ..charts import CostPerSuccessChart, EffortPerSuccessChart, LatencyChart, SystemRateChart
 from .base import AnalysisPanel, Field
 from .engine_field import engine_field
 
 
 class CostPanel(AnalysisPanel):
-    CHARTS = (CostPerSuccessChart, EffortPerSuccessChart, SystemRateChart, LatencyChart,)
+    CHARTS = ("CostPerSuccessChart", "EffortPerSuccessChart", "SystemRateChart", "LatencyChart")
     module = cost
     FIELDS = (
         Field("system", "System", "column", "One row per request; systems compared.", roles=("system", "version")),

@@ -3,7 +3,6 @@ import dataclasses
 import numpy as np
 
 from ...analyses import judge
-from ..charts.judge_rubric import ConfusionChart, LabelShareChart
 from .base import AnalysisPanel, Field
 
 
@@ -11,7 +10,7 @@ class JudgePanel(AnalysisPanel):
     """A judge's labels against people's: kappa, AC1, alpha, the corrected pass rate, biases."""
 
     module = judge
-    CHARTS = (ConfusionChart, LabelShareChart)
+    CHARTS = ("ConfusionChart", "LabelShareChart")
     FIELDS = (
         Field("judge", "Judge's label", "column", "The label the judge (an LLM, a grader) gave each item.",
               roles=("judge",), optional=False),

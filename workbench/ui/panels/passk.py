@@ -1,5 +1,4 @@
 from ...analyses import passk
-from ..charts import PassKChart
 from .base import AnalysisPanel, Field
 from .engine_field import engine_field
 
@@ -7,7 +6,7 @@ FORMS = (("counts", "per-task counts (n, c)"), ("attempts", "per-attempt rows (t
 
 
 class PassKPanel(AnalysisPanel):
-    CHARTS = (PassKChart,)
+    CHARTS = ("PassKChart",)
     module = passk
     FIELDS = (
         Field("form", "Input", "choice", "How the file records attempts.", choices=FORMS),

@@ -1,7 +1,6 @@
 from dataclasses import replace
 
 from ...analyses import plan
-from ..charts import PlanMdeChart
 from .base import AnalysisPanel, Field
 
 #: the form's fields entered in percent / points (the card, the tables and Compare's "difference
@@ -14,7 +13,7 @@ class PlanPanel(AnalysisPanel):
     other screen shows them (one quantity, one format); pass@k stays on its 0-1 scale, as the
     pass@k panel shows it."""
 
-    CHARTS = (PlanMdeChart,)
+    CHARTS = ("PlanMdeChart",)
     module = plan
     NEEDS_DATA = False
     FIELDS = (

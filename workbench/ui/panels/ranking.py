@@ -1,11 +1,10 @@
 from ...analyses import ranking
-from ..charts import RankingCurveChart, RankingSpreadChart, SystemsDiffChart
 from .engine_field import ENGINE_CHOICES
 from .base import AnalysisPanel, Field
 
 
 class RankingPanel(AnalysisPanel):
-    CHARTS = (RankingCurveChart, RankingSpreadChart, SystemsDiffChart)
+    CHARTS = ("RankingCurveChart", "RankingSpreadChart", "SystemsDiffChart")
     module = ranking
     FIELDS = (
         Field("query", "Query", "column", "Query id.", roles=("query",), optional=False),

@@ -5,7 +5,6 @@ from PySide6.QtWidgets import QPushButton
 
 from ...analyses import repeats
 from ...io import to_text
-from ..charts.runs_repeats import ItemShareChart, NoiseSplitChart, RepeatsPassKChart
 from .base import AnalysisPanel, Field
 
 
@@ -13,7 +12,7 @@ class RepeatsPanel(AnalysisPanel):
     """Repeated tries of the same items: the items that flip and the noise split."""
 
     module = repeats
-    CHARTS = (ItemShareChart, NoiseSplitChart, RepeatsPassKChart)
+    CHARTS = ("ItemShareChart", "NoiseSplitChart", "RepeatsPassKChart")
     FIELDS = (
         Field("item", "Item id", "column", "The item (an Inspect sample); its rows are its tries.",
               roles=("task", "item")),

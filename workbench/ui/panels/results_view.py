@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButt
 
 from ...core.result import AnalysisResult
 from ...metrics.registry import spec_for
+from ..charts import CHARTS, chart_class
 from ..models import FrameModel
 from ..widgets import AnswerCard, BusyBar, TableView
 from .conventions_tab import TABLE as CONVENTIONS, add_conventions_tab
@@ -101,10 +102,13 @@ def build_results_column(panel) -> QWidget:
 class ChartSlot(QWidget):
     """A chart's place in the panel's tabs until the chart is made (:func:`ensure_charts`)."""
 
-    def __init__(self, chart_class) -> None:
+    def __init__(self, name: str) -> None:
         super().__init__()
-        self.chart_class = chart_class
-        self.title = chart_class.title
+        self.name = name
+        self.title = CHARTS[name][1]  # (the chart's module, and pyqtgraph, imported when made)
+
+    def chart_class(self) -> type:
+        return chart_class(self.name)
 
     def reset(self) -> None:
         """Nothing drawn yet: nothing to clear."""
@@ -117,7 +121,7 @@ def ensure_charts(panel) -> list:
         return panel.charts
     for i, chart in enumerate(panel.charts):
         if isinstance(chart, ChartSlot):
-            made = chart.chart_class()
+            made = chart.chart_class()()
             at = panel.tabs.indexOf(chart)
             shown = panel.tabs.isTabVisible(at)
             panel.tabs.removeTab(at)
@@ -184,6 +188,23 @@ def _fill_table(panel, view, result: AnalysisResult, tab, currency: str | None) 
     view.frame_model().currency = currency
     view.frame_model().set_frame(present_frame(result, tab), kinds, tab.columns, headers)
     view.fit_columns(max_width=panel._column_cap())
+
+
+def show_charts(panel, result: AnalysisResult) -> None:
+    """Make the panel's charts (their modules and pyqtgraph imported the first time) and draw
+    ``result`` on those it applies to (the others' tabs hidden).  While a new answer is put on
+    screen (:func:`draw_answer_first`) with no chart in view, both wait until it is."""
+    later = getattr(panel, "_later", None)
+    if later is not None and panel.tabs.currentWidget() not in panel.charts:
+        later["charts"] = lambda: show_charts(panel, result)
+        return
+    ensure_charts(panel)
+    panel.configure_charts()
+    for chart in panel.charts:
+        shown = chart.applies(result)
+        panel.tabs.setTabVisible(panel.tabs.indexOf(chart), shown)
+        if shown:
+            chart.update_from(result)
 
 
 def draw_tab(panel, widget, draw) -> None:

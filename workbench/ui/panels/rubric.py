@@ -1,7 +1,6 @@
 import dataclasses
 
 from ...analyses import rubric
-from ..charts.judge_rubric import ContributionChart, CriterionRateChart
 from .base import AnalysisPanel, Field
 
 FORMS = (("wide", "one column per criterion"), ("long", "criterion and verdict columns"))
@@ -11,7 +10,7 @@ class RubricPanel(AnalysisPanel):
     """Weighted yes/no criteria: the score, each criterion's pass rate, what moved the score."""
 
     module = rubric
-    CHARTS = (CriterionRateChart, ContributionChart)
+    CHARTS = ("CriterionRateChart", "ContributionChart")
     FIELDS = (
         Field("form", "Input", "choice", "How the file holds the verdicts.", choices=FORMS),
         Field("item", "Item id", "column", "Pairs the systems' verdicts; duplicates are refused.",

@@ -4,7 +4,6 @@ import numpy as np
 
 from ...analyses import runs
 from ...io import to_text
-from ..charts.runs_repeats import RunGroupsChart
 from .base import AnalysisPanel, Field
 from .runs_grid import RunsGrid
 
@@ -13,7 +12,7 @@ class RunsPanel(AnalysisPanel):
     """Many runs side by side: the item grid, items gained and lost, tie groups."""
 
     module = runs
-    CHARTS = (RunGroupsChart,)
+    CHARTS = ("RunGroupsChart",)
     FIELDS = (
         Field("system", "Run", "column", "Which run a row belongs to (stacked files: the file).",
               roles=("system", "version")),

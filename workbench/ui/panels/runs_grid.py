@@ -9,7 +9,6 @@ import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
-from ..charts.runs_repeats import RunsHeatmap
 from ..models import FrameModel
 from ..widgets import TableView
 
@@ -73,6 +72,8 @@ class RunsGrid(QWidget):
         self.table = TableView(FrameModel(background_rows=50_000))
         self.table.setObjectName("gridTable")
         self.table.clicked.connect(self._table_clicked)
+        from ..charts.runs_repeats import RunsHeatmap  # pyqtgraph: imported when the grid is made
+
         self.heatmap = RunsHeatmap()
         self.heatmap.item_clicked.connect(lambda pos: self.items_chosen.emit(np.array([pos])))
         split.addWidget(self.table)

@@ -4,7 +4,6 @@ import numpy as np
 
 from ...analyses import slices
 from ...analyses._slice_columns import rows_of
-from ..charts.slices import ForestChart
 from .base import AnalysisPanel, Field
 from .compare import ComparePanel
 
@@ -16,7 +15,7 @@ class SlicesPanel(AnalysisPanel):
     """Two systems slice by slice: where the candidate wins and loses, adjusted, pooled, shrunk."""
 
     module = slices
-    CHARTS = (ForestChart,)
+    CHARTS = ("ForestChart",)
     FIELDS = (
         Field("form", "Input", "choice", "Wide: a baseline and a candidate outcome column.\n"
               "Long: one row per (system, item).", choices=FORMS),

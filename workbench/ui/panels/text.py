@@ -1,10 +1,9 @@
 from ...analyses import text
-from ..charts import CorpusDiffChart, SystemsDiffChart, TextScoreChart
 from .base import AnalysisPanel, Field
 
 
 class TextPanel(AnalysisPanel):
-    CHARTS = (TextScoreChart, SystemsDiffChart, CorpusDiffChart)
+    CHARTS = ("TextScoreChart", "SystemsDiffChart", "CorpusDiffChart")
     module = text
     FIELDS = (
         Field("prediction", "Prediction", "column", "The model's output text.", roles=("prediction",), optional=False),
