@@ -80,10 +80,34 @@ def test_a_plain_large_file_is_streamed_and_equals_the_usual_way(tmp_path, monke
     assert whole[3]["score"] == reference["score"].tolist()  # "0.500000" stays as written
 
 
+def test_the_delimiters_are_counted_only_when_a_short_record_may_be_there(tmp_path, monkeypatch):
+    """A file whose last column is filled: one scan, without counting the delimiters of pieces
+    without quotes; empty last cells found only by the parse: the file scanned again, counted;
+    empty last cells in the sample: counted by the one scan."""
+    scans = []
+    real = fastcsv._scan
+    monkeypatch.setattr(fastcsv, "_scan", lambda *a: scans.append(a[3:]) or real(*a))
+    rows = lines()
+    path = write(tmp_path, "filled.csv", ("\n".join(rows) + "\n").encode())
+    assert load(path, True, monkeypatch).frame.shape == (ROWS, 6)
+    assert scans == [(False,)]
+    scans.clear()
+    late = [row.rsplit(",", 1)[0] + "," if i >= LATE else row for i, row in enumerate(rows)]
+    path = write(tmp_path, "late.csv", ("\n".join(late) + "\n").encode())
+    assert load(path, True, monkeypatch).frame.shape == (ROWS, 6)
+    assert scans == [(False,), ()]  # the second with the delimiters counted
+    scans.clear()
+    early = [row.rsplit(",", 1)[0] + "," if i % 3 == 0 and i else row for i, row in enumerate(rows)]
+    path = write(tmp_path, "early.csv", ("\n".join(early) + "\n").encode())
+    assert load(path, True, monkeypatch).frame.shape == (ROWS, 6)
+    assert scans == [(True,)]
+
+
 @pytest.mark.parametrize("case", [
     "quoted field", "blank line", "ragged row", "short row", "bad utf8", "nul byte", "lone cr",
     "leading zero", "non-ascii", "text in a number column", "crlf", "no final newline",
     "line of spaces", "semicolons", "tabs", "utf-8 byte-order mark", "quoted header after a mark",
+    "long first row", "late empty last cells", "short row among late empty last cells",
 ])
 def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_path, monkeypatch, case):
     rows = lines()
@@ -114,6 +138,13 @@ def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_pat
         rows = [row.replace(",", ";").replace(".", ",") for row in rows]
     elif case == "tabs":
         rows = [row.replace(",", "\t") for row in rows]
+    elif case == "long first row":  # the C parser cuts it to the header's width, with a warning
+        rows[1] += ",extra"
+    elif "late empty last cells" in case:  # after the sample: not known when the scan starts
+        for i in range(LATE, LATE + 40):
+            rows[i] = rows[i].rsplit(",", 1)[0] + ","
+        if case.startswith("short row"):
+            rows[LATE + 20] = rows[LATE + 20].rsplit(",", 1)[0]
     if case == "quoted header after a mark":
         rows[0] = '"item_id",system,"score, raw",tokens,correct,note'
     content = end.join(rows) + ("" if case == "no final newline" else end)
@@ -128,6 +159,12 @@ def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_pat
     result = assert_same(path, monkeypatch)
     if case in ("ragged row", "short row"):
         assert result[0] == "error" and f"line {LATE + 1}" in result[1]
+    elif case == "short row among late empty last cells":
+        assert result[0] == "error" and f"line {LATE + 21}" in result[1]
+    elif case == "long first row":
+        assert result[0] == "error" and "line 2" in result[1]
+    elif case == "late empty last cells":
+        assert result[0] == "table" and result[3]["note"][LATE - 1:LATE + 39] == [""] * 40
     elif case == "nul byte":
         assert result[0] == "error" and "binary" in result[1]
     elif case == "lone cr":

@@ -138,8 +138,29 @@ def _state(path: str) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _read_csv_path(path: str, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
-    return _quiet_read_csv(path, kwargs, **more)
+def _read_csv_path(path: str, kwargs: dict[str, Any], *, strict: bool = False, **more: Any) -> pd.DataFrame:
+    """``strict``: :class:`Fallback` when the C parser warns (a first row longer than the
+    header is cut to it with a warning)."""
+    if not strict:
+        return _quiet_read_csv(path, kwargs, **more)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = pd.read_csv(path, **kwargs, **more)
+    warned = [w for w in caught if issubclass(w.category, pd.errors.ParserWarning)]
+    if warned:
+        raise Fallback(str(warned[0].message))
+    return frame
+
+
+def _count_needed(last: pd.Series) -> bool:
+    """Whether the file's last column, as parsed, may hold the padding of a short record: an
+    empty cell (text) or NaN (a number column whose empty cells are read as NaN)."""
+    kind = last.dtype.kind
+    if kind in "iub":
+        return False
+    if kind == "f":
+        return bool(np.isnan(last.to_numpy()).any())
+    return bool(last.isna().any() or (last == "").any())
 
 
 def _kwargs(delimiter: str, header: Sequence[str]) -> dict[str, Any]:
@@ -246,13 +267,13 @@ STREAM_CHUNK = 1 << 22
 EARLY_SCAN = 1 << 18
 
 
-def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
+def _scan(path: str, state: tuple[int, int], sep: int, delimiters: bool = True) -> _Scan:
     """Scan the file a piece at a time (it is never held whole); :class:`Fallback` when it is
-    not the file of ``state``."""
+    not the file of ``state``.  ``delimiters``: count those of pieces without quotes too."""
     raw = bytearray(STREAM_CHUNK)  # bytearray.find is memchr: far faster than a compare
     buffer = np.frombuffer(raw, dtype=np.uint8)
     view = memoryview(raw)
-    scanner = _Scanner(sep, newlines_in_quotes=True)
+    scanner = _Scanner(sep, newlines_in_quotes=True, delimiters=delimiters)
     try:
         with open(path, "rb", buffering=0) as handle:
             st = os.fstat(handle.fileno())
@@ -268,9 +289,9 @@ def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
     return scanner.result()
 
 
-def _scanned(path: str, state: tuple[int, int], sep: int) -> "_Scan | Fallback":
+def _scanned(path: str, state: tuple[int, int], sep: int, delimiters: bool = True) -> "_Scan | Fallback":
     try:
-        return _scan(path, state, sep)
+        return _scan(path, state, sep, delimiters)
     except Exception as err:  # noqa: BLE001 -- any failure of the scan: the usual way
         return err if isinstance(err, Fallback) else Fallback(repr(err))
 
@@ -283,7 +304,11 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     first line is the header (already checked) with the names ``header``.  The file is
     scanned in pieces (:class:`_Scanner`) for the proof of :func:`parse`: no NUL byte,
     quotes only around whole fields, and, when each record is on one line, the delimiters
-    outside quotes the header's count per record; the C parser reads the file meanwhile.  A
+    outside quotes the header's count per record; the C parser reads the file meanwhile.  When
+    the sample's and the parsed last column have no empty cell, no record is short (the C
+    parser pads one with empty cells) and none is long (an error, or a warning for the first
+    row, :func:`_read_csv_path` ``strict``): the delimiters of pieces without quotes are then
+    not counted.  A
     file with blank lines or line breaks inside quotes has its records' lines found as
     :func:`parse` finds them (:func:`_record_lines`, over the file's bytes read once more).
     Cell text of number columns is re-read from the file when asked for
@@ -304,18 +329,25 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     first.feed(early, np.frombuffer(early, dtype=np.uint8))
     if first.refused:
         raise Fallback(first.refused)
-    scanned: list[Any] = []
-    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
-    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
+    whole = len(head) == state[0]
     try:
-        whole = len(head) == state[0]
         # one row more than the sample: the sample's last record ends in the head (a record
         # may span lines)
         sample = _read_csv(head if whole else complete, kwargs, nrows=SAMPLE_ROWS + 1, dtype=object)
-        if len(sample) <= SAMPLE_ROWS and not whole:
-            raise Fallback("the head does not hold the sample")
+    except Exception as err:
+        raise Fallback(str(err)) from None
+    if len(sample) <= SAMPLE_ROWS and not whole:
+        raise Fallback("the head does not hold the sample")
+    # A short record is padded by the C parser with empty last cells, a long one is an error
+    # (or, the first row, a warning): when the sample's last column is filled, the delimiters
+    # are counted only if the parsed last column has an empty cell (:func:`_count_needed`).
+    count = bool((sample.iloc[:, -1] == "").any())
+    scanned: list[Any] = []
+    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0], count)))
+    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
+    try:
         plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
-        frame = _read_csv_path(path, {**kwargs, **plan.options})
+        frame = _read_csv_path(path, {**kwargs, **plan.options}, strict=True)
     except Exception as err:
         raise Fallback(str(err)) from None
     finally:
@@ -332,9 +364,13 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
         raise Fallback("no data rows")  # the exact reader says so
     lines = None  # row i on line i + 2
     if scan.quoted_newlines or scan.newlines != rows + (scan.last == _NL):
-        lines = _file_record_lines(path, state, sep, width, rows, scan)  # blank lines, quoted breaks
-    elif scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
-        raise Fallback("a record with another number of fields")
+        lines = _file_record_lines(path, state, sep, width, rows,
+                                   scan if scan.counted else None)  # blank lines, quoted breaks
+    else:
+        if not scan.counted and _count_needed(frame.iloc[:, -1]):
+            scan = _scan(path, state, sep[0])  # a short record may be there: counted now
+        if scan.counted and scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
+            raise Fallback("a record with another number of fields")
     source = TextSource(None, kwargs, header, file=(path, state, shown))
     return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
 
