@@ -80,29 +80,6 @@ def test_a_plain_large_file_is_streamed_and_equals_the_usual_way(tmp_path, monke
     assert whole[3]["score"] == reference["score"].tolist()  # "0.500000" stays as written
 
 
-def test_the_delimiters_are_counted_only_when_a_short_record_may_be_there(tmp_path, monkeypatch):
-    """A file whose last column is filled: one scan, without counting the delimiters of pieces
-    without quotes; empty last cells found only by the parse: the file scanned again, counted;
-    empty last cells in the sample: counted by the one scan."""
-    scans = []
-    real = fastcsv._scan
-    monkeypatch.setattr(fastcsv, "_scan", lambda *a: scans.append(a[3:]) or real(*a))
-    rows = lines()
-    path = write(tmp_path, "filled.csv", ("\n".join(rows) + "\n").encode())
-    assert load(path, True, monkeypatch).frame.shape == (ROWS, 6)
-    assert scans == [(False,)]
-    scans.clear()
-    late = [row.rsplit(",", 1)[0] + "," if i >= LATE else row for i, row in enumerate(rows)]
-    path = write(tmp_path, "late.csv", ("\n".join(late) + "\n").encode())
-    assert load(path, True, monkeypatch).frame.shape == (ROWS, 6)
-    assert scans == [(False,), ()]  # the second with the delimiters counted
-    scans.clear()
-    early = [row.rsplit(",", 1)[0] + "," if i % 3 == 0 and i else row for i, row in enumerate(rows)]
-    path = write(tmp_path, "early.csv", ("\n".join(early) + "\n").encode())
-    assert load(path, True, monkeypatch).frame.shape == (ROWS, 6)
-    assert scans == [(True,)]
-
-
 @pytest.mark.parametrize("case", [
     "quoted field", "blank line", "ragged row", "short row", "bad utf8", "nul byte", "lone cr",
     "leading zero", "non-ascii", "text in a number column", "crlf", "no final newline",

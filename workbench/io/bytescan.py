@@ -27,7 +27,6 @@ class _Scan:
     delimiters: int  # outside quotes
     refused: str  # why the file needs the usual way ("" when it does not)
     last: int  # the last byte (-1 for an empty file)
-    counted: bool = True  # ``delimiters`` counted in every piece (else: only in quoted ones)
 
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -74,12 +73,9 @@ class _Scanner:
     ends the counting.
     """
 
-    def __init__(self, sep: int, *, newlines_in_quotes: bool = False, delimiters: bool = True) -> None:
+    def __init__(self, sep: int, *, newlines_in_quotes: bool = False) -> None:
         self.sep = sep
         self.newlines_in_quotes = newlines_in_quotes  # a line break inside quotes is no refusal
-        #: count the delimiters of pieces without quotes (False: ``delimiters`` is not the file's;
-        #: quoted pieces are always counted, their delimiters are needed for the quotes' check)
-        self.count_delimiters = delimiters
         self.ok = np.array([sep, _NL, _CR, _QUOTE], dtype=np.uint8)
         self.size = self.newlines = self.delimiters = self.quoted_newlines = 0
         self.inside = False  # the next byte is inside quotes
@@ -109,8 +105,7 @@ class _Scanner:
             return
         if raw.find(b'"', start, start + got) < 0 and not self.inside:
             self.newlines += int(np.count_nonzero(piece == _NL))
-            if self.count_delimiters:
-                self.delimiters += int(np.count_nonzero(piece == self.sep))
+            self.delimiters += int(np.count_nonzero(piece == self.sep))
             self.check_first = False
         else:
             self._quoted(raw, piece, start)
@@ -169,4 +164,4 @@ class _Scanner:
     def result(self) -> _Scan:
         refused = self.refused or ("an unclosed quote" if self.inside else "")
         return _Scan(self.size, self.newlines, self.quoted_newlines, self.delimiters, refused,
-                     self.last, self.count_delimiters)
+                     self.last)

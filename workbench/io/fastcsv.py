@@ -138,29 +138,8 @@ def _state(path: str) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _read_csv_path(path: str, kwargs: dict[str, Any], *, strict: bool = False, **more: Any) -> pd.DataFrame:
-    """``strict``: :class:`Fallback` when the C parser warns (a first row longer than the
-    header is cut to it with a warning)."""
-    if not strict:
-        return _quiet_read_csv(path, kwargs, **more)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        frame = pd.read_csv(path, **kwargs, **more)
-    warned = [w for w in caught if issubclass(w.category, pd.errors.ParserWarning)]
-    if warned:
-        raise Fallback(str(warned[0].message))
-    return frame
-
-
-def _count_needed(last: pd.Series) -> bool:
-    """Whether the file's last column, as parsed, may hold the padding of a short record: an
-    empty cell (text) or NaN (a number column whose empty cells are read as NaN)."""
-    kind = last.dtype.kind
-    if kind in "iub":
-        return False
-    if kind == "f":
-        return bool(np.isnan(last.to_numpy()).any())
-    return bool(last.isna().any() or (last == "").any())
+def _read_csv_path(path: str, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
+    return _quiet_read_csv(path, kwargs, **more)
 
 
 def _kwargs(delimiter: str, header: Sequence[str]) -> dict[str, Any]:
@@ -267,13 +246,13 @@ STREAM_CHUNK = 1 << 22
 EARLY_SCAN = 1 << 18
 
 
-def _scan(path: str, state: tuple[int, int], sep: int, delimiters: bool = True) -> _Scan:
+def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
     """Scan the file a piece at a time (it is never held whole); :class:`Fallback` when it is
-    not the file of ``state``.  ``delimiters``: count those of pieces without quotes too."""
+    not the file of ``state``."""
     raw = bytearray(STREAM_CHUNK)  # bytearray.find is memchr: far faster than a compare
     buffer = np.frombuffer(raw, dtype=np.uint8)
     view = memoryview(raw)
-    scanner = _Scanner(sep, newlines_in_quotes=True, delimiters=delimiters)
+    scanner = _Scanner(sep, newlines_in_quotes=True)
     try:
         with open(path, "rb", buffering=0) as handle:
             st = os.fstat(handle.fileno())
@@ -289,9 +268,9 @@ def _scan(path: str, state: tuple[int, int], sep: int, delimiters: bool = True) 
     return scanner.result()
 
 
-def _scanned(path: str, state: tuple[int, int], sep: int, delimiters: bool = True) -> "_Scan | Fallback":
+def _scanned(path: str, state: tuple[int, int], sep: int) -> "_Scan | Fallback":
     try:
-        return _scan(path, state, sep, delimiters)
+        return _scan(path, state, sep)
     except Exception as err:  # noqa: BLE001 -- any failure of the scan: the usual way
         return err if isinstance(err, Fallback) else Fallback(repr(err))
 
@@ -304,11 +283,7 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     first line is the header (already checked) with the names ``header``.  The file is
     scanned in pieces (:class:`_Scanner`) for the proof of :func:`parse`: no NUL byte,
     quotes only around whole fields, and, when each record is on one line, the delimiters
-    outside quotes the header's count per record; the C parser reads the file meanwhile.  When
-    the sample's and the parsed last column have no empty cell, no record is short (the C
-    parser pads one with empty cells) and none is long (an error, or a warning for the first
-    row, :func:`_read_csv_path` ``strict``): the delimiters of pieces without quotes are then
-    not counted.  A
+    outside quotes the header's count per record; the C parser reads the file meanwhile.  A
     file with blank lines or line breaks inside quotes has its records' lines found as
     :func:`parse` finds them (:func:`_record_lines`, over the file's bytes read once more).
     Cell text of number columns is re-read from the file when asked for
@@ -329,25 +304,18 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     first.feed(early, np.frombuffer(early, dtype=np.uint8))
     if first.refused:
         raise Fallback(first.refused)
-    whole = len(head) == state[0]
+    scanned: list[Any] = []
+    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
+    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
     try:
+        whole = len(head) == state[0]
         # one row more than the sample: the sample's last record ends in the head (a record
         # may span lines)
         sample = _read_csv(head if whole else complete, kwargs, nrows=SAMPLE_ROWS + 1, dtype=object)
-    except Exception as err:
-        raise Fallback(str(err)) from None
-    if len(sample) <= SAMPLE_ROWS and not whole:
-        raise Fallback("the head does not hold the sample")
-    # A short record is padded by the C parser with empty last cells, a long one is an error
-    # (or, the first row, a warning): when the sample's last column is filled, the delimiters
-    # are counted only if the parsed last column has an empty cell (:func:`_count_needed`).
-    count = bool((sample.iloc[:, -1] == "").any())
-    scanned: list[Any] = []
-    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0], count)))
-    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
-    try:
+        if len(sample) <= SAMPLE_ROWS and not whole:
+            raise Fallback("the head does not hold the sample")
         plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
-        frame = _read_csv_path(path, {**kwargs, **plan.options}, strict=True)
+        frame = _read_csv_path(path, {**kwargs, **plan.options})
     except Exception as err:
         raise Fallback(str(err)) from None
     finally:
@@ -364,13 +332,9 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
         raise Fallback("no data rows")  # the exact reader says so
     lines = None  # row i on line i + 2
     if scan.quoted_newlines or scan.newlines != rows + (scan.last == _NL):
-        lines = _file_record_lines(path, state, sep, width, rows,
-                                   scan if scan.counted else None)  # blank lines, quoted breaks
-    else:
-        if not scan.counted and _count_needed(frame.iloc[:, -1]):
-            scan = _scan(path, state, sep[0])  # a short record may be there: counted now
-        if scan.counted and scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
-            raise Fallback("a record with another number of fields")
+        lines = _file_record_lines(path, state, sep, width, rows, scan)  # blank lines, quoted breaks
+    elif scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
+        raise Fallback("a record with another number of fields")
     source = TextSource(None, kwargs, header, file=(path, state, shown))
     return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
 
