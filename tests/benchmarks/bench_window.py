@@ -12,7 +12,8 @@ Rows (the run: queries x 100 documents with four-decimal scores; the qrels: 12 g
 judgments per query; written before any timing):
 
 * ``cold start``: ``workbench RUN QRELS`` as a user starts it (a fresh process, offscreen Qt,
-  ``WORKBENCH_SMOKE=answer`` closes the window once the panel the files land on has its answer;
+  ``WORKBENCH_SMOKE=answer`` closes the window once the panel the files land on has its answer
+  on screen: its card, headline and the tab in view, the other tabs being drawn right after;
   ``WORKBENCH_STARTUP_TIMING`` prints when the window first painted, "loading shown" when the
   loading bar was on screen with that paint, when the table was in and when the answer was):
   seconds from the launch to the first paint with the loading bar, to the table, to the answer /
