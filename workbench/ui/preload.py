@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from ..core.errors import Cancelled
 from ..core.progress import Progress
 
 #: the computation waiting for its panel (at most one: the file the program was started with)
