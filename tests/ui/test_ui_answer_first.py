@@ -153,3 +153,19 @@ def test_the_panels_are_imported_without_pyqtgraph():
                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_copy_chart_right_after_the_answer_copies_the_drawn_chart(qtbot, window):
+    """Edit > Copy chart as image, triggered as soon as the answer is on screen (the charts not
+    made yet): the panel's first chart is made and drawn for this result, then copied."""
+    from PySide6.QtGui import QGuiApplication
+
+    with qtbot.waitSignal(window.table_loaded, timeout=30000):
+        window.open_paths(FILES)
+    panel = window.panels["ranking"]
+    qtbot.waitSignal(panel.answer_shown, timeout=60000).wait()
+    window.copy_chart_action.trigger()  # before the next turn of the event loop
+    chart = next(c for c in panel.charts if panel.tabs.isTabVisible(panel.tabs.indexOf(c)))
+    assert chart.plotted()  # drawn for the result before it was copied
+    clip = QGuiApplication.clipboard()
+    assert clip.image().width() == 2 * chart.width() and chart.title in clip.text()
