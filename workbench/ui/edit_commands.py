@@ -29,10 +29,9 @@ def current_card(window):
 def current_chart(window):
     """The chart of the panel on screen: the chart tab shown, else its first drawn chart."""
     panel = current_panel(window)
-    if hasattr(panel, "answer_shown"):  # an analysis panel: its late tabs drawn first
-        from .panels.results_view import draw_late
+    from .panels.results_view import draw_late
 
-        draw_late(panel)
+    draw_late(panel)  # an analysis panel's tabs left for after its answer: drawn first
     charts = [c for c in getattr(panel, "charts", ()) if panel.tabs.isTabVisible(panel.tabs.indexOf(c))]
     if not charts:
         return None

@@ -107,8 +107,8 @@ class ChartSlot(QWidget):
         self.name = name
         self.title = CHARTS[name][1]  # (the chart's module, and pyqtgraph, imported when made)
 
-    def chart_class(self) -> type:
-        return chart_class(self.name)
+    def make(self):
+        return chart_class(self.name)()
 
     def reset(self) -> None:
         """Nothing drawn yet: nothing to clear."""
@@ -121,7 +121,7 @@ def ensure_charts(panel) -> list:
         return panel.charts
     for i, chart in enumerate(panel.charts):
         if isinstance(chart, ChartSlot):
-            made = chart.chart_class()()
+            made = chart.make()
             at = panel.tabs.indexOf(chart)
             shown = panel.tabs.isTabVisible(at)
             panel.tabs.removeTab(at)
@@ -175,7 +175,8 @@ def show_tables(panel, result: AnalysisResult, currency: str | None) -> None:
             panel._table_views[tab.name] = view
             label = short_title(tab.title)
             panel.tabs.addTab(view, label.replace("&", "&&"))
-        draw_tab(panel, view, lambda v=view, t=tab: _fill_table(panel, v, result, t, currency))
+        draw_tab(panel, view, lambda v=view, t=tab: _fill_table(panel, v, result, t, currency),
+                 in_view=panel.tabs.currentWidget() is view)
         view.setToolTip(tab.title)
         panel.tabs.setTabVisible(panel.tabs.indexOf(view), True)
     for name, view in panel._table_views.items():
@@ -194,10 +195,11 @@ def show_charts(panel, result: AnalysisResult) -> None:
     """Make the panel's charts (their modules and pyqtgraph imported the first time) and draw
     ``result`` on those it applies to (the others' tabs hidden).  While a new answer is put on
     screen (:func:`draw_answer_first`) with no chart in view, both wait until it is."""
-    later = getattr(panel, "_later", None)
-    if later is not None and panel.tabs.currentWidget() not in panel.charts:
-        later["charts"] = lambda: show_charts(panel, result)
-        return
+    draw_tab(panel, "charts", lambda: _draw_charts(panel, result),
+             in_view=panel.tabs.currentWidget() in panel.charts)
+
+
+def _draw_charts(panel, result: AnalysisResult) -> None:
     ensure_charts(panel)
     panel.configure_charts()
     for chart in panel.charts:
@@ -207,14 +209,14 @@ def show_charts(panel, result: AnalysisResult) -> None:
             chart.update_from(result)
 
 
-def draw_tab(panel, widget, draw) -> None:
-    """Draw a result tab (a chart, a table) now; while a new answer is put on screen
-    (:func:`draw_answer_first`), a tab not in view is drawn once the answer is."""
+def draw_tab(panel, key, draw, *, in_view: bool) -> None:
+    """Draw a result tab (a table, or the charts; ``key`` names it) now; while a new answer is put on screen
+    (:func:`draw_answer_first`), one not ``in_view`` is drawn once the answer is."""
     later = getattr(panel, "_later", None)
-    if later is None or panel.tabs.currentWidget() is widget:
+    if later is None or in_view:
         draw()
     else:
-        later[widget] = draw
+        later[key] = draw
 
 
 def draw_answer_first(panel, result: AnalysisResult) -> None:
@@ -238,9 +240,10 @@ def draw_answer_first(panel, result: AnalysisResult) -> None:
 def draw_late(panel) -> None:
     """Draw now the tabs the answer on screen left for later (a tab clicked, a chart or a
     table asked for by name, the next turn of the event loop), then say ``result_ready``."""
-    pending, panel._late = getattr(panel, "_late", None), None
+    pending = getattr(panel, "_late", None)
     if pending is None:
         return
+    panel._late = None
     result, later = pending
     if panel.last_result is result and not panel.closed:
         for draw in later.values():
