@@ -237,7 +237,10 @@ def test_every_library_of_the_xcb_plugin_resolves():
 
 
 def _free_display() -> int:
-    for number in range(90, 140):
+    # each pytest-xdist worker (gw0, gw1, ...) tries its own numbers: two workers never race
+    # for the same free display
+    first = 90 + 25 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
+    for number in range(first, first + 25):
         if not os.path.exists(f"/tmp/.X11-unix/X{number}") and not os.path.exists(f"/tmp/.X{number}-lock"):
             return number
     raise RuntimeError("no free display number")

@@ -298,7 +298,7 @@ def test_effect_size_directions_and_mde_by_hand():
     assert np.isnan(pm.effect_size(np.zeros(4))) and np.isnan(pm.effect_size([1.0]))
 
 
-def test_holm_and_bonferroni_match_statsmodels():
+def test_holm_and_bonferroni_match_statsmodels(no_gc_collect):
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     rng = np.random.default_rng(2)
     for m in (1, 2, 3, 7, 20):

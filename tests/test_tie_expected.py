@@ -13,13 +13,21 @@ KS = (1, 2, 3, 5)
 
 
 def _brute(q, score, grade, jq, jgrade, Q, gain, threshold):
-    """Average of rank_metrics (file order breaks ties) over every permutation of the rows."""
-    rows = np.arange(q.size)
+    """Average of rank_metrics (file order breaks ties) over every order of the rows.
+
+    Only the order of the rows of one query with one score (a tie) changes the ranking, and
+    every such order is the same share of all the rows' permutations, so the average over all
+    permutations is the average over each tie's orders combined (8 rows: 120 orders, not 40320).
+    """
+    ties: dict = {}
+    for row in range(q.size):
+        ties.setdefault((q[row], score[row]), []).append(row)
+    orders = [[list(order) for order in itertools.permutations(rows)] for rows in ties.values()]
     sums = {k: np.zeros(Q) for k in KS}, {k: np.zeros(Q) for k in KS}, \
         {k: np.zeros(Q) for k in KS}, np.zeros(Q), np.zeros(Q)
     count = 0
-    for perm in itertools.permutations(rows):
-        p = np.asarray(perm)
+    for combination in itertools.product(*orders):
+        p = np.asarray([row for order in combination for row in order])
         arr = rank_metrics(q[p], score[p], None, grade[p], jq, jgrade, n_queries=Q, ks=KS,
                            gain=gain, threshold=threshold)
         for k in KS:

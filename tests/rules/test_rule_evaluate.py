@@ -416,7 +416,7 @@ def test_overall_verdict_order():
     assert overall([INCONCLUSIVE, FAIL, PASS]) == FAIL
 
 
-def test_holm_matches_statsmodels():
+def test_holm_matches_statsmodels(no_gc_collect):
     from statsmodels.stats.multitest import multipletests
 
     rng = np.random.default_rng(0)

@@ -22,7 +22,10 @@ pytestmark = [pytest.mark.gui,
 
 
 def _free_display() -> int:
-    for number in range(180, 260):
+    # each pytest-xdist worker (gw0, gw1, ...) tries its own numbers: two workers never race
+    # for the same free display
+    first = 180 + 40 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
+    for number in range(first, first + 40):
         if not os.path.exists(f"/tmp/.X11-unix/X{number}") and not os.path.exists(f"/tmp/.X{number}-lock"):
             return number
     raise RuntimeError("no free X display number")
