@@ -45,11 +45,16 @@ NO_PYARROW_TESTS = tests/io tests/report tests/rules tests/test_reading_real_too
 	tests/test_readme.py tests/test_conventions_cli.py tests/test_slices_cli.py tests/test_judge.py \
 	tests/test_atomic_writes.py tests/test_messages.py tests/test_catalog.py
 NO_PYARROW_GUI = tests/ui/test_ui_first_contact.py tests/ui/test_ui_formats.py tests/ui/test_ui_window.py tests/ui/test_ui_models.py tests/ui/test_ui_formats46.py
+## the tests run in TEST_WORKERS processes (pytest-xdist; one per core, at most 4: each may start
+## Qt and a Spark JVM), a worker taking tests left to another when it is done with its own
+## (`make test TEST_WORKERS=1` for one process)
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 4 ] && n=4; echo $$n)
+XDIST = -n $(TEST_WORKERS) --dist worksteal
 test: setup
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(XDIST)
 	@echo "-- without pyarrow, as in the standalone bundle: the tests of reading, stacking and writing files, then the GUI tests that open files --"
-	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider -m "not gui" $(NO_PYARROW_TESTS)
-	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider $(NO_PYARROW_GUI)
+	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider $(XDIST) -m "not gui" $(NO_PYARROW_TESTS)
+	QT_QPA_PLATFORM=offscreen PYTHONPATH=$(CURDIR)/tests/without_pyarrow $(PY) -m pytest -q -p no:cacheprovider $(XDIST) $(NO_PYARROW_GUI)
 
 lint: setup
 	.venv/bin/lint-imports

@@ -49,11 +49,14 @@ def say(request):
 
     def say(message: str) -> None:
         line = f"[packaging test {time.strftime('%H:%M:%S')}] {message}"
+        # a pytest-xdist worker's standard output goes nowhere; its standard error reaches the
+        # terminal
+        stream = sys.stderr if os.environ.get("PYTEST_XDIST_WORKER") else sys.stdout
         if capman is None:
-            print(line, flush=True)
+            print(line, file=stream, flush=True)
             return
         with capman.global_and_fixture_disabled():
-            print(("\n" if not say.started else "") + line, flush=True)
+            print(("\n" if not say.started else "") + line, file=stream, flush=True)
         say.started = True
 
     say.started = False
