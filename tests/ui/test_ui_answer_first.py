@@ -155,6 +155,33 @@ def test_the_panels_are_imported_without_pyqtgraph():
     assert out.stdout.strip() == "False"
 
 
+def test_a_cold_start_shows_the_answer_before_pyqtgraph_is_imported():
+    """`workbench RUN RUN QRELS` as a user starts it: from the launch to the Ranking answer on
+    screen (its Results tab in view) nothing imports pyqtgraph, whose 0.2-0.3 s on the GUI
+    thread would stand beside the answer being computed (the systems' colours were set through
+    the charts' base module)."""
+    import subprocess
+    import sys
+
+    code = ("import runpy, sys\n"
+            "import workbench.ui.app as app\n"
+            "report = app._report_times\n"
+            "def times(window, timing):\n"
+            "    def loaded(_table):\n"
+            "        window.workspace.answer_shown.connect(\n"
+            "            lambda _r: print('pyqtgraph at the answer:', 'pyqtgraph' in sys.modules, flush=True))\n"
+            "    window.table_loaded.connect(loaded)\n"
+            "    report(window, timing)\n"
+            "app._report_times = times\n"
+            f"sys.argv = ['workbench', *{FILES!r}]\n"
+            "runpy.run_module('workbench', run_name='__main__')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "WORKBENCH_SMOKE": "answer"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "panel: ranking" in out.stdout, out.stdout
+    assert "pyqtgraph at the answer: False" in out.stdout, out.stdout
+
+
 def test_copy_chart_right_after_the_answer_copies_the_drawn_chart(qtbot, window):
     """Edit > Copy chart as image, triggered as soon as the answer is on screen (the charts not
     made yet): the panel's first chart is made and drawn for this result, then copied."""

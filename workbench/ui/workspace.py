@@ -482,7 +482,7 @@ def close_large(old, new) -> None:
 def colour_systems(table, roles: dict[str, str]) -> None:
     """Each system (or version) of the new file gets its colour, in the file's order, for
     every chart of the session."""
-    from .charts.base import reset_system_colours
+    from .charts.palette import reset_system_colours
     from .models import distinct_texts
 
     names: list[str] = []
