@@ -519,3 +519,60 @@ def test_the_per_item_regressions_are_counted_as_records(capsys, project):
     assert got["regressions"]["value"] == got["lost"]["value"] == 3 == len(payload["regressions"])
     assert got["gained"]["value"] == 1 and got["only_from"]["value"] == 1 and got["only_to"]["value"] == 1
     assert got["regressions"]["n"] == 199 and got["regressions"]["from"] == "baseline:v1"
+
+
+# --- a tool's log with several scorers: --scorer / --errors and the rule's own -------------------
+
+LMEVAL = ROOT / "tests" / "fixtures" / "formats" / "lmeval_mc" / "runs"
+
+
+def _samples(run: str) -> Path:
+    return next((LMEVAL / run).glob("samples_*.jsonl"))
+
+
+def _per_doc(path: Path, scorer: str) -> dict[int, float]:
+    with open(path, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    return {r["doc_id"]: float(r[scorer]) for r in rows}
+
+
+@pytest.mark.parametrize("scorer", ["acc", "acc_norm"])
+def test_gate_against_a_blessed_log_reads_the_chosen_scorer_on_both_sides(capsys, tmp_path, monkeypatch, scorer):
+    """lm-eval's samples log holds two scorers (acc, acc_norm): `gate --baseline --scorer X` judges
+    the difference of X (computed here from the two logs' lines), lists the items that went from
+    right to wrong under X, names X in the signature, and does not call the conventions changed."""
+    monkeypatch.chdir(tmp_path)
+    rule = tmp_path / "rule.toml"
+    rule.write_text('[rule]\nname = "mc"\nbaseline = "v1"\ncandidate = "v2"\n\n[[condition]]\n'
+                    'metric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    base, run = _samples("hpbhprii"), _samples("n6suiale")
+    bless(capsys, base, "b1", "--rule", rule)
+    code, doc, err = gate_json(capsys, rule, run, "b1", "--scorer", scorer)
+    was, now = _per_doc(base, scorer), _per_doc(run, scorer)
+    shared = sorted(set(was) & set(now))
+    want = sum(now[d] for d in shared) / len(shared) - sum(was[d] for d in shared) / len(shared)
+    assert doc["tier"] != "unreliable", doc.get("sentence")
+    assert doc["card"][0]["observed"] == pytest.approx(want, abs=1e-12)
+    assert f"scorer:{scorer}" in doc["signature"].split("|")
+    lost = sum(1 for d in shared if was[d] == 1 and now[d] == 0)
+    assert doc["items"]["regressions_count"] == lost
+
+
+def test_the_rules_scorer_applies_against_a_baseline_and_the_flag_overrides_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rule = tmp_path / "rule.toml"
+    rule.write_text('[rule]\nname = "mc"\nbaseline = "v1"\ncandidate = "v2"\nscorer = "acc_norm"\n\n'
+                    '[[condition]]\nmetric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    base, run = _samples("hpbhprii"), _samples("n6suiale")
+    bless(capsys, base, "b1", "--rule", rule)
+
+    def diff(scorer):
+        was, now = _per_doc(base, scorer), _per_doc(run, scorer)
+        return sum(now.values()) / len(now) - sum(was.values()) / len(was)
+
+    _, ruled, _ = gate_json(capsys, rule, run, "b1")
+    assert ruled["card"][0]["observed"] == pytest.approx(diff("acc_norm"), abs=1e-12)
+    assert "scorer:acc_norm" in ruled["signature"].split("|")
+    _, over, _ = gate_json(capsys, rule, run, "b1", "--scorer", "acc")
+    assert over["card"][0]["observed"] == pytest.approx(diff("acc"), abs=1e-12)
+    assert any("overridden by --scorer acc" in n for n in over["notes"]), over["notes"]

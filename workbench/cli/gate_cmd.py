@@ -193,7 +193,13 @@ def run_against_baseline(args, rule, changed: bool, extra_notes: list[str], writ
     baseline = bl.find(args.baseline, folders)
     path = args.inputs[0]
     run_table = load_table(path, sheet=args.sheet if _is_workbook(path) else None, progress=progress)
-    report = gate_against(rule, baseline, run_table, rule_changed_after_results=changed, progress=progress)
+    from ..analyses.reading import Reading
+    from ..rules.evaluate import rule_reading
+
+    reading, reading_notes = rule_reading(rule, Reading(), scorer=args.scorer, errors=args.errors)
+    extra_notes = list(extra_notes) + reading_notes
+    report = gate_against(rule, baseline, run_table, rule_changed_after_results=changed, progress=progress,
+                          reading=reading)
     report.notes[:0] = list(extra_notes) + [f"Run '{run_table.name}': {n}" for n in run_table.notes]
     if report.result is not None and report.notes:
         report.result = _replace(report.result, notes=tuple(report.notes) + tuple(report.result.notes))

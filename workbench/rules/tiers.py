@@ -102,19 +102,35 @@ class GateReport:
 
 
 def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_changed_after_results=False,
-                 progress=NULL_PROGRESS) -> GateReport:
-    """Judge ``rule`` with the blessed ``baseline`` as its baseline and ``run`` as candidate."""
+                 progress=NULL_PROGRESS, reading=None) -> GateReport:
+    """Judge ``rule`` with the blessed ``baseline`` as its baseline and ``run`` as candidate.
+
+    ``reading``: the scorer and the errored records both sides are read with (the command
+    line's ``--scorer``/``--errors`` merged over the rule's own by
+    :func:`~workbench.rules.evaluate.rule_reading`); None: the rule's own ``[rule]`` scorer and
+    errors, if any.  The same reading gives the criteria, the conventions compared and the
+    items that changed."""
     from ..io import load_table
+    from .evaluate import _read, rule_reading
 
     broken = check_integrity(baseline)
     if broken:
         return _unreliable(rule, baseline, run, broken[:1].upper() + broken[1:])
+    if reading is None:
+        reading, _notes = rule_reading(rule)
     notes = _source_note(baseline, run)
     base_table = load_table(baseline.path)
+    if reading is not None:  # a log's chosen scorer is the outcome on both sides
+        run, base_table = _read(run, reading), _read(base_table, reading)
     run_conv, _ = conventions_of(run, rule.data)
     base_conv, _ = conventions_of(base_table, rule.data)
-    diffs = convention_differences(baseline.conventions or base_conv, run_conv) or \
-        convention_differences(base_conv, run_conv)
+    if reading is not None and reading.scorer:
+        # the conventions stored at blessing are those of the log's own primary scorer; the
+        # stored copy (checked above) read with the chosen scorer is compared instead
+        diffs = convention_differences(base_conv, run_conv)
+    else:
+        diffs = convention_differences(baseline.conventions or base_conv, run_conv) or \
+            convention_differences(base_conv, run_conv)
     if diffs:
         return _unreliable(rule, baseline, run, f"The run's conventions differ from those of baseline "
                            f"'{baseline.name}' ({'; '.join(diffs)}): different conventions cannot be compared")
@@ -130,7 +146,7 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
     from .evaluate import evaluate
 
     result = evaluate(relabelled, [stacked], rule_changed_after_results=rule_changed_after_results,
-                      progress=progress)
+                      progress=progress, reading=reading, reading_from_rule=False)
     result = dataclasses.replace(result, input=f"{baseline.path} (baseline '{baseline.name}') + {run.path}")
     rows = card_rows(result)
     crit = [{"index": int(r["index"]), "name": f"{r['index']}. {r['condition']}", "status": r["status"],
