@@ -576,3 +576,27 @@ def test_the_rules_scorer_applies_against_a_baseline_and_the_flag_overrides_it(c
     _, over, _ = gate_json(capsys, rule, run, "b1", "--scorer", "acc")
     assert over["card"][0]["observed"] == pytest.approx(diff("acc"), abs=1e-12)
     assert any("overridden by --scorer acc" in n for n in over["notes"]), over["notes"]
+
+
+@pytest.mark.parametrize("errors", ["exclude", "fail"])
+def test_gate_against_a_blessed_log_reads_errored_samples_as_asked(capsys, tmp_path, monkeypatch, errors):
+    """Inspect logs with an errored sample and two epochs: `--errors` decides whether the errored
+    try is left out of its item's share of tries or counted as a failure, on both sides (the
+    expected shares are computed here from the fixture's table of every sample)."""
+    monkeypatch.chdir(tmp_path)
+    folder = ROOT / "tests" / "fixtures" / "formats" / "inspect_errors"
+    rule = tmp_path / "rule.toml"
+    rule.write_text('[rule]\nname = "errors"\nbaseline = "v1"\ncandidate = "v2"\n\n[[condition]]\n'
+                    'metric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    bless(capsys, folder / "errors_beta.eval", "b2", "--rule", rule)
+    _, doc, _ = gate_json(capsys, rule, folder / "errors_alpha.eval", "b2", "--errors", errors)
+    table = pd.read_csv(folder / "errors_expected.csv", dtype={"sample_id": str}, comment="#")
+    if errors == "fail":
+        table["match"] = table["match"].fillna(0.0)
+    shares = table.dropna(subset=["match"]).groupby(["log", "sample_id"])["match"].mean()
+    alpha, beta = shares["errors_alpha.eval"], shares["errors_beta.eval"]
+    shared = alpha.index.intersection(beta.index)
+    assert doc["card"][0]["observed"] == pytest.approx((alpha[shared] - beta[shared]).mean(), abs=1e-12)
+    assert doc["card"][0]["n"] == len(shared)
+    named = "errored:failures(success-conditions)" if errors == "fail" else "errored:excluded"
+    assert any(part.startswith(named) for part in doc["signature"].split("|")), doc["signature"]
