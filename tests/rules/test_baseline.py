@@ -600,3 +600,31 @@ def test_gate_against_a_blessed_log_reads_errored_samples_as_asked(capsys, tmp_p
     assert doc["card"][0]["n"] == len(shared)
     named = "errored:failures(success-conditions)" if errors == "fail" else "errored:excluded"
     assert any(part.startswith(named) for part in doc["signature"].split("|")), doc["signature"]
+    # item by item: an item is its share of tries (two epochs are one item, not two)
+    assert doc["items"]["item_column"] == "sample_id" and doc["items"]["shared"] == len(shared)
+    assert sorted(doc["items"]["regressions"]) == sorted(s for s in shared if alpha[s] < beta[s])
+    assert sorted(doc["items"]["gained"]) == sorted(s for s in shared if alpha[s] > beta[s])
+
+
+def test_a_log_with_epochs_is_blessed_as_its_items_and_older_conventions_are_a_note(capsys, tmp_path, monkeypatch):
+    """`describe` says 4 items x 2 epochs: bless says 4 items (not 8 rows of tries).  A baseline
+    blessed when the per-try column was taken for the item is still compared (both files as read
+    now), with a note saying so, not called unreliable."""
+    monkeypatch.chdir(tmp_path)
+    folder = ROOT / "tests" / "fixtures" / "formats" / "inspect_errors"
+    rule = tmp_path / "rule.toml"
+    rule.write_text('[rule]\nname = "errors"\nbaseline = "v1"\ncandidate = "v2"\n\n[[condition]]\n'
+                    'metric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    out = bless(capsys, folder / "errors_beta.eval", "b2", "--rule", rule)
+    samples = pd.read_csv(folder / "errors_expected.csv", dtype={"sample_id": str}, comment="#")
+    n_items = samples[samples["log"] == "errors_beta.eval"]["sample_id"].nunique()
+    assert f"{n_items} items" in out, out
+    meta_path = tmp_path / ".workbench" / "baselines" / "b2" / "baseline.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    assert meta["n_items"] == n_items and meta["conventions"]["item"] == "sample_id"
+    meta["conventions"]["item"] = "item"  # as blessed by the earlier reading
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    _, doc, _ = gate_json(capsys, rule, folder / "errors_alpha.eval", "b2")
+    assert doc["tier"] != "baseline unreliable", doc["tier_sentence"]
+    assert any("blessed with other conventions" in n and "item column 'item' at blessing but 'sample_id' now" in n
+               for n in doc["notes"]), doc["notes"]

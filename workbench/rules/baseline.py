@@ -121,11 +121,25 @@ def role_column(table, data: dict[str, str] | None, role: str) -> str | None:
         return None
 
 
+def tried_item(table) -> str | None:
+    """A log with repeated tries (Inspect's epochs, promptfoo's repeats): the column of the item
+    its tries share, as the reader declares it (its per-try id column is not the item: an item
+    tried twice is one item, compared by its share of tries); None for any other table."""
+    evaluation = getattr(table, "evaluation", None)
+    item = getattr(evaluation, "item", None)
+    repeat = getattr(evaluation, "repeat", None)
+    if item and repeat and item in table.frame.columns and repeat in table.frame.columns:
+        return item
+    return None
+
+
 def unit_columns(table, data: dict[str, str] | None = None) -> tuple[str | None, str | None]:
     """The unit runs are paired on and its outcome: the item column and its outcome (or score)
     column; a ranking run (no item column, a query column) is paired on its queries, and its
     outcome is per query (computed by the rule's ranking criteria), so None."""
     item = role_column(table, data, "item")
+    if not (data or {}).get("item"):
+        item = tried_item(table) or item
     if item is None:
         query = role_column(table, data, "query")
         return query, None

@@ -124,18 +124,21 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
         run, base_table = _read(run, reading), _read(base_table, reading)
     run_conv, _ = conventions_of(run, rule.data)
     base_conv, _ = conventions_of(base_table, rule.data)
-    if reading is not None and reading.scorer:
-        # the conventions stored at blessing are those of the log's own primary scorer; the
-        # stored copy (checked above) read with the chosen scorer is compared instead
-        diffs = convention_differences(base_conv, run_conv)
-    else:
-        diffs = convention_differences(baseline.conventions or base_conv, run_conv) or \
-            convention_differences(base_conv, run_conv)
+    # both sides as this program reads them with this reading: the stored copy is the blessed
+    # file byte for byte (checked above); the conventions stored at blessing are those of the
+    # log's primary scorer as the program of that day read it, and only said when they differ
+    diffs = convention_differences(base_conv, run_conv)
+    then = convention_differences(baseline.conventions or base_conv, base_conv)
+    if then:
+        notes.append(f"Baseline '{baseline.name}' was blessed with other conventions than its stored "
+                     f"copy is read with now ({'; '.join(then).replace(' in the baseline but ', ' at blessing but ').replace(' in the run', ' now')}); "
+                     f"both files are compared as read now.")
     if diffs:
         return _unreliable(rule, baseline, run, f"The run's conventions differ from those of baseline "
                            f"'{baseline.name}' ({'; '.join(diffs)}): different conventions cannot be compared")
     stacked, relabelled, sys_col = stack(rule, baseline, base_table, run)
-    items = item_changes(stacked, relabelled, sys_col, base_label(baseline))
+    items = item_changes(stacked, relabelled, sys_col, base_label(baseline),
+                         reading.errors if reading is not None else "exclude")
     if items.get("shared") == 0:
         crit = [_criterion(c, INCONCLUSIVE, "not evaluated: the run shares no item with the baseline")
                 for c in rule.conditions]
@@ -257,10 +260,13 @@ def stack(rule: Rule, baseline: Baseline, base_table: LoadedTable, run: LoadedTa
 
 # --- item by item --------------------------------------------------------------------------------
 
-def item_changes(stacked: LoadedTable, rule: Rule, sys_col: str, blabel: str) -> dict[str, Any]:
+def item_changes(stacked: LoadedTable, rule: Rule, sys_col: str, blabel: str,
+                 errors: str = "exclude") -> dict[str, Any]:
     """Counts and ids: shared items, items only in the baseline or only in the run, and on the
     shared items those right before and wrong now (``regressions``) and the reverse
-    (``gained``); for scores, lower now / higher now."""
+    (``gained``); for scores, lower now / higher now.  An item tried several times (a log's
+    epochs or repeats) is compared by its share of tries; an errored try is left out of it, or
+    counted as a failure with ``errors="fail"`` (as the criteria read it)."""
     from .baseline import unit_columns
 
     item, outcome = unit_columns(stacked, rule.data)
@@ -283,7 +289,15 @@ def item_changes(stacked: LoadedTable, rule: Rule, sys_col: str, blabel: str) ->
         out["note"] = (f"the runs are paired on column '{item}', which has no per-row outcome (a ranking "
                        f"run's per-query scores are on the card): the units that changed are not listed")
         return out
-    values = _values(stacked, outcome)
+    from ..analyses import _rows
+
+    errored = _rows.find(stacked, rule.data.get("error"), "failure" if errors == "fail" else "exclude")
+    if errored.count:  # an errored try has no outcome (an empty cell): read the others
+        kept = np.flatnonzero(~errored.mask)
+        values = np.full(len(stacked.frame), 0.0 if errors == "fail" else np.nan)
+        values[kept] = _values(stacked.take(kept), outcome)
+    else:
+        values = _values(stacked, outcome)
     frame = pd.DataFrame({"item": ids, "side": side, "v": values})
     means = frame[frame["item"].isin(shared)].groupby(["item", "side"], sort=False)["v"].mean().unstack()
     if blabel not in means or RUN_LABEL not in means:
