@@ -130,9 +130,9 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
     diffs = convention_differences(base_conv, run_conv)
     then = convention_differences(baseline.conventions or base_conv, base_conv)
     if then:
+        said = "; ".join(then).replace(" in the baseline but ", " at blessing but ").replace(" in the run", " now")
         notes.append(f"Baseline '{baseline.name}' was blessed with other conventions than its stored "
-                     f"copy is read with now ({'; '.join(then).replace(' in the baseline but ', ' at blessing but ').replace(' in the run', ' now')}); "
-                     f"both files are compared as read now.")
+                     f"copy is read with now ({said}); both files are compared as read now.")
     if diffs:
         return _unreliable(rule, baseline, run, f"The run's conventions differ from those of baseline "
                            f"'{baseline.name}' ({'; '.join(diffs)}): different conventions cannot be compared")
