@@ -536,22 +536,28 @@ def _per_doc(path: Path, scorer: str) -> dict[int, float]:
     return {r["doc_id"]: float(r[scorer]) for r in rows}
 
 
+def _log_rule(tmp_path, monkeypatch, extra: str = "") -> Path:
+    """A project folder (the current one) with a one-criterion rule for a tool's log."""
+    monkeypatch.chdir(tmp_path)
+    rule = tmp_path / "rule.toml"
+    rule.write_text(f'[rule]\nname = "log"\nbaseline = "v1"\ncandidate = "v2"\n{extra}\n[[condition]]\n'
+                    'metric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    return rule
+
+
 @pytest.mark.parametrize("scorer", ["acc", "acc_norm"])
 def test_gate_against_a_blessed_log_reads_the_chosen_scorer_on_both_sides(capsys, tmp_path, monkeypatch, scorer):
     """lm-eval's samples log holds two scorers (acc, acc_norm): `gate --baseline --scorer X` judges
     the difference of X (computed here from the two logs' lines), lists the items that went from
     right to wrong under X, names X in the signature, and does not call the conventions changed."""
-    monkeypatch.chdir(tmp_path)
-    rule = tmp_path / "rule.toml"
-    rule.write_text('[rule]\nname = "mc"\nbaseline = "v1"\ncandidate = "v2"\n\n[[condition]]\n'
-                    'metric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    rule = _log_rule(tmp_path, monkeypatch)
     base, run = _samples("hpbhprii"), _samples("n6suiale")
     bless(capsys, base, "b1", "--rule", rule)
-    code, doc, err = gate_json(capsys, rule, run, "b1", "--scorer", scorer)
+    _, doc, _ = gate_json(capsys, rule, run, "b1", "--scorer", scorer)
     was, now = _per_doc(base, scorer), _per_doc(run, scorer)
     shared = sorted(set(was) & set(now))
     want = sum(now[d] for d in shared) / len(shared) - sum(was[d] for d in shared) / len(shared)
-    assert doc["tier"] != "unreliable", doc.get("sentence")
+    assert doc["tier"] != "baseline unreliable", doc["tier_sentence"]
     assert doc["card"][0]["observed"] == pytest.approx(want, abs=1e-12)
     assert f"scorer:{scorer}" in doc["signature"].split("|")
     lost = sum(1 for d in shared if was[d] == 1 and now[d] == 0)
@@ -559,10 +565,7 @@ def test_gate_against_a_blessed_log_reads_the_chosen_scorer_on_both_sides(capsys
 
 
 def test_the_rules_scorer_applies_against_a_baseline_and_the_flag_overrides_it(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    rule = tmp_path / "rule.toml"
-    rule.write_text('[rule]\nname = "mc"\nbaseline = "v1"\ncandidate = "v2"\nscorer = "acc_norm"\n\n'
-                    '[[condition]]\nmetric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    rule = _log_rule(tmp_path, monkeypatch, 'scorer = "acc_norm"\n')
     base, run = _samples("hpbhprii"), _samples("n6suiale")
     bless(capsys, base, "b1", "--rule", rule)
 
@@ -583,11 +586,8 @@ def test_gate_against_a_blessed_log_reads_errored_samples_as_asked(capsys, tmp_p
     """Inspect logs with an errored sample and two epochs: `--errors` decides whether the errored
     try is left out of its item's share of tries or counted as a failure, on both sides (the
     expected shares are computed here from the fixture's table of every sample)."""
-    monkeypatch.chdir(tmp_path)
     folder = ROOT / "tests" / "fixtures" / "formats" / "inspect_errors"
-    rule = tmp_path / "rule.toml"
-    rule.write_text('[rule]\nname = "errors"\nbaseline = "v1"\ncandidate = "v2"\n\n[[condition]]\n'
-                    'metric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    rule = _log_rule(tmp_path, monkeypatch)
     bless(capsys, folder / "errors_beta.eval", "b2", "--rule", rule)
     _, doc, _ = gate_json(capsys, rule, folder / "errors_alpha.eval", "b2", "--errors", errors)
     table = pd.read_csv(folder / "errors_expected.csv", dtype={"sample_id": str}, comment="#")
@@ -610,11 +610,8 @@ def test_a_log_with_epochs_is_blessed_as_its_items_and_older_conventions_are_a_n
     """`describe` says 4 items x 2 epochs: bless says 4 items (not 8 rows of tries).  A baseline
     blessed when the per-try column was taken for the item is still compared (both files as read
     now), with a note saying so, not called unreliable."""
-    monkeypatch.chdir(tmp_path)
     folder = ROOT / "tests" / "fixtures" / "formats" / "inspect_errors"
-    rule = tmp_path / "rule.toml"
-    rule.write_text('[rule]\nname = "errors"\nbaseline = "v1"\ncandidate = "v2"\n\n[[condition]]\n'
-                    'metric = "success"\nmax_drop = 0.05\ntest = "sign"\n', encoding="utf-8")
+    rule = _log_rule(tmp_path, monkeypatch)
     out = bless(capsys, folder / "errors_beta.eval", "b2", "--rule", rule)
     samples = pd.read_csv(folder / "errors_expected.csv", dtype={"sample_id": str}, comment="#")
     n_items = samples[samples["log"] == "errors_beta.eval"]["sample_id"].nunique()
