@@ -52,9 +52,9 @@ def value(payload: dict, metric: str, **match):
 
 @pytest.fixture
 def no_gc_collect(monkeypatch):
-    """statsmodels' ``multipletests(method="holm")`` runs ``gc.collect()`` on every call (statsmodels 0.15),
-    which costs 0.05-0.3 s in a test process full of objects: tests that call it in a loop
-    switch that collection off for themselves (it changes none of the values)."""
+    """statsmodels 0.15's ``multipletests(method="holm")`` runs ``gc.collect()`` on every call,
+    0.05-0.3 s in a test process full of objects: tests that call it in a loop switch that
+    collection off for themselves (it changes none of the values)."""
     import gc
 
     monkeypatch.setattr(gc, "collect", lambda *_a, **_k: 0)

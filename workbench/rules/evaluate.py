@@ -77,7 +77,7 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
         reading, reading_notes = rule_reading(rule, reading)
     errors = "exclude"
     if reading is not None:  # the reading every panel uses: the scorer, errored records
-        tables = [_read(t, reading) for t in tables]
+        tables = [read_under(t, reading) for t in tables]
         errors = reading.errors
     outcomes = _measure_all(rule, tables, progress, errors)
     tested, adjusted = _adjust(rule, outcomes)
@@ -103,7 +103,7 @@ def evaluate(rule: Rule, tables: Sequence[LoadedTable], *, rule_changed_after_re
                           tuple(tables_out), tuple(notes), inputs)
 
 
-def _read(table: LoadedTable, reading) -> LoadedTable:
+def read_under(table: LoadedTable, reading) -> LoadedTable:
     """A log's table under the reading: the chosen scorer's column is the outcome."""
     import dataclasses
 

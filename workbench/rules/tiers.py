@@ -111,7 +111,7 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
     errors, if any.  The same reading gives the criteria, the conventions compared and the
     items that changed."""
     from ..io import load_table
-    from .evaluate import _read, rule_reading
+    from .evaluate import read_under, rule_reading
 
     broken = check_integrity(baseline)
     if broken:
@@ -121,7 +121,7 @@ def gate_against(rule: Rule, baseline: Baseline, run: LoadedTable, *, rule_chang
     notes = _source_note(baseline, run)
     base_table = load_table(baseline.path)
     if reading is not None:  # a log's chosen scorer is the outcome on both sides
-        run, base_table = _read(run, reading), _read(base_table, reading)
+        run, base_table = read_under(run, reading), read_under(base_table, reading)
     run_conv, _ = conventions_of(run, rule.data)
     base_conv, _ = conventions_of(base_table, rule.data)
     # both sides as this program reads them with this reading: the stored copy is the blessed
