@@ -123,10 +123,21 @@ def _read_csv(data: bytes, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
     return _quiet_read_csv(io.BytesIO(data), kwargs, **more)
 
 
+#: The C parser's warning when the first data row has more fields than the names given: it
+#: drops the extra fields (``index_col=False``) instead of refusing the row as it does later on.
+_CUT_FIRST_ROW = "Length of header or names does not match length of data"
+
+
 def _quiet_read_csv(source: Any, kwargs: dict[str, Any], **more: Any) -> pd.DataFrame:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return pd.read_csv(source, **kwargs, **more)
+    """``pandas.read_csv`` without its warnings, but :class:`Fallback` when it cut the first
+    data row to the header's width (that row's extra delimiters could make up for a short
+    row's missing ones in the counts that prove the table)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = pd.read_csv(source, **kwargs, **more)
+    if any(str(w.message).startswith(_CUT_FIRST_ROW) for w in caught):
+        raise Fallback("the first row has more fields than the header")
+    return frame
 
 
 def _state(path: str) -> tuple[int, int] | None:
