@@ -85,7 +85,8 @@ def test_a_plain_large_file_is_streamed_and_equals_the_usual_way(tmp_path, monke
     "leading zero", "non-ascii", "text in a number column", "crlf", "no final newline",
     "line of spaces", "semicolons", "tabs", "utf-8 byte-order mark", "quoted header after a mark",
     "long first row", "long first row and a late short row", "late empty last cells",
-    "short row among late empty last cells",
+    "short row among late empty last cells", "early empty last cells", "quoted empty last cells",
+    "short row among early empty last cells",
 ])
 def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_path, monkeypatch, case):
     rows = lines()
@@ -125,6 +126,15 @@ def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_pat
             rows[i] = rows[i].rsplit(",", 1)[0] + ","
         if case.startswith("short row"):
             rows[LATE + 20] = rows[LATE + 20].rsplit(",", 1)[0]
+    elif "early empty last cells" in case:  # in the head
+        for i in range(5, 15):
+            rows[i] = rows[i].rsplit(",", 1)[0] + ","
+        if case.startswith("short row"):
+            rows[LATE] = rows[LATE].rsplit(",", 1)[0]
+    elif case == "quoted empty last cells":
+        for i in range(5, 15):
+            rows[i] = rows[i].rsplit(",", 1)[0] + ',""'
+        rows[LATE] = rows[LATE].rsplit(",", 1)[0] + ',"a, b"'
     if case == "quoted header after a mark":
         rows[0] = '"item_id",system,"score, raw",tokens,correct,note'
     content = end.join(rows) + ("" if case == "no final newline" else end)
@@ -141,6 +151,11 @@ def test_what_only_the_whole_file_shows_gives_the_usual_table_or_message(tmp_pat
         assert result[0] == "error" and f"line {LATE + 1}" in result[1]
     elif case == "short row among late empty last cells":
         assert result[0] == "error" and f"line {LATE + 21}" in result[1]
+    elif case == "short row among early empty last cells":
+        assert result[0] == "error" and f"line {LATE + 1} has 5" in result[1]
+    elif case in ("early empty last cells", "quoted empty last cells"):
+        assert result[0] == "table" and result[3]["note"][4:14] == [""] * 10
+        assert case.startswith("early") or result[3]["note"][LATE - 1] == "a, b"
     elif case == "long first row":
         assert result[0] == "error" and "line 2" in result[1]
     elif case == "long first row and a late short row":
