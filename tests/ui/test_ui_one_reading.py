@@ -151,3 +151,24 @@ def test_a_log_and_its_label_export_opened_together_land_on_the_judge(qtbot, win
     assert "label-map:C=correct,P=partial,I=incorrect" in result.signature
     session = window.current_session()
     assert session.reading["label_map"] == [["C", "correct"], ["P", "partial"], ["I", "incorrect"]]
+
+
+def test_a_plain_runs_table_counts_the_items_the_runs_panel_uses(qtbot, window):
+    """runs_nightly.csv names its items 'question': the file's reading, the Columns dock and the
+    Runs panel take that one column (before, the card left the items blank while the panel
+    guessed 'question' on its own)."""
+    import csv
+
+    path = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "resources", "examples",
+                                        "runs_nightly.csv"))
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    questions = {r["question"] for r in rows}
+    panel, result = _open(qtbot, window, path)
+    assert panel is window.panels["runs"]
+    assert window.roles.get("question") == "item"
+    assert panel.options().item == "question"
+    assert not any("taken as the item column" in n and "guessed" in n for n in result.notes)
+    _described(qtbot, window)
+    assert f"{len(questions):,} items" in window.reading_card.summary.text()
+    assert len(result.table("grid").frame) == len(questions)  # one row of the item grid per question

@@ -14,9 +14,10 @@ from ..io import LoadedTable, guess_column, require_columns, text_codes, to_text
 from ..io.columns import BINARY_EXPECTED, FALSE_WORDS, TRUE_WORDS
 from ..io.roles import ROLE_NAMES
 
-#: item id columns guessed by name (the Judge and Rubric analyses)
-ITEM_NAMES = ("item", "item_id", "id", "sample_id", "question_id", "question", "answer_id", "response_id",
-              "example_id", "doc_id")
+#: item id columns guessed by name: the names the file's reading guesses its item column from
+#: (:data:`ROLE_NAMES`, so that a panel's guess is the column "What this file holds" counts),
+#: then a document's id (the Judge and Rubric of documents; the reading gives it the doc role)
+ITEM_NAMES = (*ROLE_NAMES["item"], "doc_id")
 
 
 @dataclass

@@ -15,7 +15,10 @@ import re
 #: spaces, underscores and hyphens).
 ROLE_NAMES: dict[str, list[str]] = {
     "id": ["item_id", "id", "item", "example_id", "qid_item", "uid", "sample_id"],
-    "item": ["item_id", "item", "id", "example_id", "uid", "sample_id"],
+    # (the analyses guess their item column from these too: one list, so the file's reading and
+    # every panel take the same column)
+    "item": ["item_id", "item", "id", "example_id", "uid", "sample_id", "question_id", "question",
+             "answer_id", "response_id"],
     "system": ["system", "model", "run", "variant", "system_name", "model_name"],
     "version": ["version", "model_version", "release", "eval_version"],
     "group": ["group", "segment", "language", "lang", "category", "slice", "domain", "subset"],
