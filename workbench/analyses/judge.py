@@ -27,14 +27,14 @@ from ..core.result import AnalysisResult, Table, record, signature
 from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import agreement as ag
 from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
+from ..core.role_names import ROLE_NAMES
 from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, in_memory
 
 NAME = "judge"
 TITLE = "Judge"
 LEVELS = ("auto",) + ag.LEVELS
 
-JUDGE_NAMES = ("judge", "judge_label", "judge_verdict", "grader", "llm_judge", "model_grade",
-               "auto_label", "predicted_label")
+JUDGE_NAMES = tuple(ROLE_NAMES["judge"])  # the reading's names: one judge column for every panel
 HUMAN_NAMES = ("human", "human_label", "human_verdict", "gold_label", "annotator", "label", "gold")
 POSITIVE_WORDS = ("pass", "passed", "yes", "y", "true", "t", "1", "correct", "good", "accept",
                   "accepted", "ok", "c")

@@ -33,12 +33,15 @@ from ..io import LoadedTable, require_columns, text_codes, to_float
 from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics import repeats as rp
+from ..core.role_names import ROLE_NAMES
 from ._common import ITEM_NAMES, base_signature, pick_column, in_memory
 from .passk import curve_ks
 
 NAME = "repeats"
 TITLE = "Repeats"
-REPEAT_NAMES = ("repeat", "epoch", "seed", "try", "attempt", "run", "trial", "sample_index")
+#: a repeat column's names: the reading's (so the file's card counts the same repeats), then a
+#: run column, which the reading takes as the system's
+REPEAT_NAMES = (*ROLE_NAMES["epoch"], "run")
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,12 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     sys_col = options.system
     if sys_col:
         require_columns(table, [sys_col])
+    else:  # several systems are never pooled: a system column is guessed as the file's reading does
+        said: list[str] = []
+        guess = pick_column(table, None, "system", "--system", said, required=False)
+        if guess is not None and guess not in (item_col, out_col, rep_col):
+            sys_col = guess
+            notes += said
     values = to_float(table, out_col, allow_missing=True)
     finite = np.isfinite(values)
     if (~finite).any():

@@ -1,0 +1,98 @@
+"""One reading of a plain table: the columns the file's reading takes by their names (item,
+system, repeats, judge) are the ones every panel guesses, so "What this file holds" counts what
+the panels use and repeats are never counted as items.  Expected values come from the files'
+rows (csv / pandas group-bys), not from the workbench."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.analyses import judge, reading, repeats, runs
+from workbench.cli.main import main
+from workbench.io import load_table
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "resources", "examples")
+
+
+def cli(capsys, *argv: str) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_runs_nightly_items_are_the_questions_for_the_reading_and_the_runs_panel():
+    path = os.path.join(EXAMPLES, "runs_nightly.csv")
+    table = load_table(path)
+    assert reading.evaluation_of(table).item == "question"
+    assert runs.run_and_item_columns(table, runs.Options(), []) == ("run", "question")
+    with open(path, newline="", encoding="utf-8") as handle:
+        questions = {row["question"] for row in csv.DictReader(handle)}
+    result = reading.run("runs", table, runs.Options())
+    assert len(result.table("grid").frame) == len(questions)
+
+
+@pytest.fixture
+def seeds_csv(tmp_path):
+    """Two models x 6 items x 3 seeds, a 0/1 outcome."""
+    rng = np.random.default_rng(3)
+    rows = [(m, f"it{i}", s, int(rng.random() < 0.4 + 0.3 * (m == "b") + 0.05 * i))
+            for m in ("a", "b") for i in range(6) for s in (11, 22, 33)]
+    path = tmp_path / "seeds.csv"
+    pd.DataFrame(rows, columns=["model", "item_id", "seed", "correct"]).to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize("name", ["seed", "try", "attempt", "trial", "sample_index"])
+def test_a_repeat_column_named_like_the_repeats_panels_is_the_readings_repeat(seeds_csv, tmp_path, name):
+    frame = pd.read_csv(seeds_csv).rename(columns={"seed": name})
+    path = tmp_path / f"{name}.csv"
+    frame.to_csv(path, index=False)
+    table = load_table(str(path))
+    assert reading.evaluation_of(table).repeat == name
+    result = reading.run("repeats", table, repeats.Options())
+    assert any(f"'{name}' was taken as the repeat column" in n for n in result.notes), result.notes
+
+
+def test_seeds_are_repeats_of_an_item_in_the_card_and_in_compare(capsys, seeds_csv):
+    frame = pd.read_csv(seeds_csv)
+    described = cli(capsys, "describe", seeds_csv)
+    counts = {r["metric"]: r["value"] for r in described["results"] if "system" not in r}
+    assert counts["items"] == frame["item_id"].nunique() == 6
+    assert counts["repeats_max"] == counts["repeats_min"] == 3
+    compared = cli(capsys, "compare", seeds_csv)
+    assert "unit:item(mean of repeats)" in compared["signature"]
+    per_item = frame.groupby(["model", "item_id"])["correct"].mean()
+    for model in ("a", "b"):
+        got = next(r for r in compared["results"] if r["metric"] == "mean_score" and r["system"] == model)
+        assert got["n"] == 6  # items, not the 18 tries
+        assert got["value"] == pytest.approx(per_item[model].mean(), abs=1e-12)
+
+
+def test_a_judge_column_named_auto_label_is_the_readings_judge(tmp_path):
+    path = tmp_path / "labels.csv"
+    pd.DataFrame({"answer_id": [f"a{i}" for i in range(8)],
+                  "auto_label": ["pass", "fail"] * 4,
+                  "human": ["pass", "fail", "fail", "fail", "pass", "pass", "pass", "fail"]}).to_csv(path, index=False)
+    table = load_table(str(path))
+    kinds = {s.column: s.kind for s in reading.evaluation_of(table).scorers}
+    assert kinds.get("auto_label") == "judge"
+    result = reading.run("judge", table, judge.Options())
+    assert any("'auto_label' was taken as the judge column" in n for n in result.notes), result.notes
+
+
+def test_repeats_of_a_plain_table_are_never_pooled_across_its_models(capsys, seeds_csv):
+    """The reading says two systems (column 'model'); the Repeats analysis, asked without --system,
+    splits by it too (before, it pooled them and refused the file: 'two rows for repeat')."""
+    frame = pd.read_csv(seeds_csv)
+    doc = cli(capsys, "repeats", seeds_csv)
+    assert any("'model' was taken as the system column" in n for n in doc["notes"])
+    per_item = frame.groupby(["model", "item_id"])["correct"].mean()
+    for model in ("a", "b"):
+        got = next(r for r in doc["results"] if r["metric"] == "repeats_rate" and r.get("system") == model)
+        assert got["n"] == 6
+        assert got["value"] == pytest.approx(per_item[model].mean(), abs=1e-12)
