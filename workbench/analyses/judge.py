@@ -24,10 +24,10 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
+from ..core.role_names import ROLE_NAMES
 from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import agreement as ag
 from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
-from ..core.role_names import ROLE_NAMES
 from ._common import ITEM_NAMES, base_signature, check_unique, pick_column, in_memory
 
 NAME = "judge"

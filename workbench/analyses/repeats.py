@@ -29,11 +29,11 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
+from ..core.role_names import ROLE_NAMES
 from ..io import LoadedTable, require_columns, text_codes, to_float
 from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics import repeats as rp
-from ..core.role_names import ROLE_NAMES
 from ._common import ITEM_NAMES, base_signature, pick_column, in_memory
 from .passk import curve_ks
 
