@@ -96,3 +96,21 @@ def test_repeats_of_a_plain_table_are_never_pooled_across_its_models(capsys, see
         got = next(r for r in doc["results"] if r["metric"] == "repeats_rate" and r.get("system") == model)
         assert got["n"] == 6
         assert got["value"] == pytest.approx(per_item[model].mean(), abs=1e-12)
+
+
+def test_the_runs_of_one_model_are_the_systems_of_the_reading_and_the_runs_panel(capsys, tmp_path):
+    """A 'model' column with one value beside a 'run' column with four: the runs are the systems
+    (before, the card took the constant model as the one system and counted each item's four
+    runs as its repeats, while the Runs panel compared the four runs)."""
+    rng = np.random.default_rng(1)
+    rows = [("gpt-x", f"r{r}", f"q{i}", int(rng.random() < 0.5 + 0.05 * r)) for r in range(4) for i in range(40)]
+    frame = pd.DataFrame(rows, columns=["model", "run", "question", "correct"])
+    path = tmp_path / "model_runs.csv"
+    frame.to_csv(path, index=False)
+    table = load_table(str(path))
+    evaluation = reading.evaluation_of(table)
+    assert evaluation.system == "run" and evaluation.repeat is None
+    assert runs.run_and_item_columns(table, runs.Options(), [])[0] == "run"
+    described = cli(capsys, "describe", str(path))
+    per_system = {r["system"]: r["value"] for r in described["results"] if r["metric"] == "records" and "system" in r}
+    assert per_system == frame.groupby("run").size().to_dict()

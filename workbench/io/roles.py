@@ -62,6 +62,11 @@ _GUESS_ORDER = ("query", "doc", "score", "rank", "relevance", "task", "n", "corr
                 "group", "success", "unit")
 
 
+#: Roles whose column splits the rows into systems: of several columns named for one, the first
+#: with more than one value is taken (a file of runs of one model: the runs are the systems).
+_SPLITTING = ("system", "version")
+
+
 def _norm(name: str) -> str:
     return _NOISE.sub("", str(name).lower())
 
@@ -80,12 +85,13 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
             continue
         if role == "correct" and "n" not in roles.values():
             continue  # "correct" is a count of passes only beside a count of attempts
-        for candidate in ROLE_NAMES.get(role, [role]):
-            col = by_norm.get(_norm(candidate))
-            if col is not None and col not in taken:
-                roles[col] = role
-                taken.add(col)
-                break
+        found = [col for candidate in ROLE_NAMES.get(role, [role])
+                 if (col := by_norm.get(_norm(candidate))) is not None and col not in taken]
+        if role in _SPLITTING and len(found) > 1:  # a constant 'model' beside the 'run' that varies
+            found = [c for c in found if table.frame[c].nunique(dropna=False) > 1] or found
+        if found:
+            roles[found[0]] = role
+            taken.add(found[0])
     if "success" not in roles.values() and "baseline" not in roles.values():
         for col in columns:
             if col in taken:
