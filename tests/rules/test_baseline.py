@@ -625,3 +625,56 @@ def test_a_log_with_epochs_is_blessed_as_its_items_and_older_conventions_are_a_n
     assert doc["tier"] != "baseline unreliable", doc["tier_sentence"]
     assert any("blessed with other conventions" in n and "item column 'item' at blessing but 'sample_id' now" in n
                for n in doc["notes"]), doc["notes"]
+
+
+def test_a_log_blessed_under_a_scorer_is_gated_under_it_unless_told_otherwise(capsys, tmp_path, monkeypatch):
+    """`baseline bless --scorer acc_norm` records the scorer (its column is the outcome of the stored
+    conventions); a gate with neither --scorer nor a rule scorer reads both logs with acc_norm and
+    says so; --scorer acc on the gate reads acc, and the note names the reading at blessing."""
+    rule = _log_rule(tmp_path, monkeypatch)
+    base, run = _samples("hpbhprii"), _samples("n6suiale")
+    out = bless(capsys, base, "b1", "--rule", rule, "--scorer", "acc_norm")
+    assert "scorer acc_norm" in out
+    meta = json.loads((tmp_path / ".workbench" / "baselines" / "b1" / "baseline.json").read_text(encoding="utf-8"))
+    assert meta["reading"] == {"scorer": "acc_norm"}
+    assert meta["conventions"]["outcome"] == "acc_norm"
+
+    def diff(scorer):
+        was, now = _per_doc(base, scorer), _per_doc(run, scorer)
+        shared = sorted(set(was) & set(now))
+        return sum(now[d] for d in shared) / len(shared) - sum(was[d] for d in shared) / len(shared)
+
+    assert diff("acc_norm") != pytest.approx(diff("acc"), abs=1e-9)  # the two readings differ here
+    _, doc, _ = gate_json(capsys, rule, run, "b1")
+    assert doc["card"][0]["observed"] == pytest.approx(diff("acc_norm"), abs=1e-12)
+    assert "scorer:acc_norm" in doc["signature"].split("|")
+    assert any("scorer 'acc_norm' baseline 'b1' was blessed under" in n for n in doc["notes"]), doc["notes"]
+    _, told, _ = gate_json(capsys, rule, run, "b1", "--scorer", "acc")
+    assert told["card"][0]["observed"] == pytest.approx(diff("acc"), abs=1e-12)
+    assert not any("was blessed under" in n for n in told["notes"])
+    assert any("outcome column 'acc_norm' at blessing but 'acc' now" in n for n in told["notes"]), told["notes"]
+    code, out, err = cli(capsys, "baseline", "list", "--json")
+    assert code == 0 and json.loads(out)["baselines"][0]["reading"] == {"scorer": "acc_norm"}
+
+
+def test_bless_refuses_an_unknown_scorer_with_the_logs_scorers(capsys, tmp_path, monkeypatch):
+    rule = _log_rule(tmp_path, monkeypatch)
+    code, out, err = cli(capsys, "baseline", "bless", _samples("hpbhprii"), "--name", "b1", "--rule", rule,
+                         "--scorer", "bleu")
+    assert code != 0 and "'bleu'" in err and "'acc'" in err and "'acc_norm'" in err, err
+    assert not (tmp_path / ".workbench" / "baselines" / "b1").exists()
+
+
+def test_a_log_blessed_with_errors_as_failures_is_gated_so(capsys, tmp_path, monkeypatch):
+    folder = ROOT / "tests" / "fixtures" / "formats" / "inspect_errors"
+    rule = _log_rule(tmp_path, monkeypatch)
+    bless(capsys, folder / "errors_beta.eval", "b2", "--rule", rule, "--errors", "fail")
+    _, doc, _ = gate_json(capsys, rule, folder / "errors_alpha.eval", "b2")
+    table = pd.read_csv(folder / "errors_expected.csv", dtype={"sample_id": str}, comment="#")
+    table["match"] = table["match"].fillna(0.0)
+    shares = table.groupby(["log", "sample_id"])["match"].mean()
+    alpha, beta = shares["errors_alpha.eval"], shares["errors_beta.eval"]
+    shared = alpha.index.intersection(beta.index)
+    assert doc["card"][0]["observed"] == pytest.approx((alpha[shared] - beta[shared]).mean(), abs=1e-12)
+    assert any(p.startswith("errored:failures") for p in doc["signature"].split("|")), doc["signature"]
+    assert any("errored records as failures baseline 'b2' was blessed under" in n for n in doc["notes"])

@@ -1,8 +1,10 @@
-"""``workbench baseline bless RUN --name NAME [--dir DIR] [--rule RULE.toml] [--force]`` and
+"""``workbench baseline bless RUN --name NAME [--dir DIR] [--rule RULE.toml] [--scorer NAME]
+[--errors exclude|fail] [--force]`` and
 ``workbench baseline list [--dir DIR] [--json]``: the runs a gate holds new runs to.
 
 ``bless`` stores a byte-for-byte copy of the run's file with its SHA-256, the run's conventions
-(file format, item and outcome columns, 0/1 or scores), the time and the source path in
+(file format, item and outcome columns, 0/1 or scores) under the reading it is blessed with
+(``--scorer``, ``--errors``, recorded too), the time and the source path in
 ``DIR/NAME/`` (default ``.workbench/baselines`` next to the rule when ``--rule`` is given, else
 in the current folder), written to a temporary folder and renamed into place.  An existing name
 is refused unless ``--force``: a baseline never changes by itself.
@@ -32,6 +34,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="the release rule: its [data] columns name the item and outcome, and the "
                         "default folder is next to it")
     b.add_argument("--sheet", help="XLSX sheet name (default: the first sheet)")
+    b.add_argument("--scorer", metavar="NAME",
+                   help="a log's scorer (or a column) whose values are the outcome (default: the "
+                        "tool's primary scorer); recorded, and a gate reads both files with it "
+                        "unless its --scorer or rule says otherwise")
+    b.add_argument("--errors", choices=("exclude", "fail"),
+                   help="errored records left out and counted (exclude, the default) or counted "
+                        "as failures (fail); recorded like --scorer")
     b.add_argument("--force", action="store_true", help="replace an existing baseline of that name")
     b.add_argument("--json", action="store_true", help="print the stored record as JSON")
     ls = sub.add_parser("list", help="list the baselines of a folder",
@@ -59,12 +68,13 @@ def run(args: argparse.Namespace) -> int:
 
             data = load_rule(args.rule).data
         b = bl.bless(args.run, args.name, folder, force=args.force, data=data, rule=args.rule,
-                     sheet=args.sheet)
+                     sheet=args.sheet, scorer=args.scorer, errors=args.errors)
         if args.json:
             print(json.dumps(b.to_json_dict(), indent=2, ensure_ascii=False))
         else:
+            under = "".join(f", {k} {v}" for k, v in b.reading.items())
             print(f"Blessed '{args.run}' as baseline '{b.name}' in '{folder}': sha256 {b.sha256}, "
-                  f"{_items(b)}, {b.blessed_at}.")
+                  f"{_items(b)}{under}, {b.blessed_at}.")
         return 0
     found = bl.list_baselines(folder)
     broken = {b.name: bl.check_integrity(b) for b in found}
@@ -79,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"baselines in {folder}:")
     width = max(len(b.name) for b in found)
     for b in found:
-        print(f"  {b.name.ljust(width)}  {b.blessed_at}  sha256 {b.sha256[:12]}  {_items(b)}  {b.source}"
+        under = "".join(f"  {k} {v}" for k, v in b.reading.items())
+        print(f"  {b.name.ljust(width)}  {b.blessed_at}  sha256 {b.sha256[:12]}  {_items(b)}{under}  {b.source}"
               + (f"  UNRELIABLE: {broken[b.name]}" if broken[b.name] else ""))
     return 0
 

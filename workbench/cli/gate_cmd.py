@@ -196,7 +196,17 @@ def run_against_baseline(args, rule, changed: bool, extra_notes: list[str], writ
     from ..analyses.reading import Reading
     from ..rules.evaluate import rule_reading
 
-    reading, reading_notes = rule_reading(rule, Reading(), scorer=args.scorer, errors=args.errors)
+    # the reading the baseline was blessed under, where neither the command line nor the rule says
+    blessed = {k: v for k, v in baseline.reading.items()
+               if getattr(args, k) is None and getattr(rule, k, None) is None}
+    reading, reading_notes = rule_reading(rule, Reading(), scorer=args.scorer or blessed.get("scorer"),
+                                          errors=args.errors or blessed.get("errors"))
+    if blessed:
+        said = " and ".join(f"{'scorer' if k == 'scorer' else 'errored records'} "
+                            f"{repr(v) if k == 'scorer' else ('left out' if v == 'exclude' else 'as failures')}"
+                            for k, v in blessed.items())
+        reading_notes.append(f"Both files are read with the {said} baseline '{baseline.name}' was blessed "
+                             "under (--scorer / --errors choose otherwise).")
     extra_notes = list(extra_notes) + reading_notes
     report = gate_against(rule, baseline, run_table, rule_changed_after_results=changed, progress=progress,
                           reading=reading)

@@ -57,6 +57,9 @@ class Baseline:
     n_items: int | None
     conventions: dict[str, str] = field(default_factory=dict)
     rule: str | None = None
+    #: the reading it was blessed under (``scorer``, ``errors``): what a gate reads both files
+    #: with when neither its command line nor its rule says
+    reading: dict[str, str] = field(default_factory=dict)
 
     @property
     def path(self) -> str:
@@ -67,7 +70,7 @@ class Baseline:
         return {"name": self.name, "folder": self.folder, "file": self.file, "path": self.path,
                 "sha256": self.sha256, "size_bytes": self.size_bytes, "blessed_at": self.blessed_at,
                 "source": self.source, "n_rows": self.n_rows, "n_items": self.n_items,
-                "conventions": dict(self.conventions), "rule": self.rule}
+                "conventions": dict(self.conventions), "rule": self.rule, "reading": dict(self.reading)}
 
 
 def default_dir(rule_path: str | None = None) -> str:
@@ -165,9 +168,12 @@ def check_name(name: str) -> str:
 
 
 def bless(run_path: str, name: str, folder: str, *, force: bool = False, data: dict[str, str] | None = None,
-          rule: str | None = None, sheet: str | None = None, now: str | None = None) -> Baseline:
+          rule: str | None = None, sheet: str | None = None, now: str | None = None,
+          scorer: str | None = None, errors: str | None = None) -> Baseline:
     """Store ``run_path`` as baseline ``name`` in ``folder``; refuse an existing name unless
-    ``force``.  The copy's SHA-256 is checked against the source's before it is renamed in."""
+    ``force``.  The copy's SHA-256 is checked against the source's before it is renamed in.
+    ``scorer`` / ``errors``: the reading it is blessed under (a log's scorer whose column is
+    the outcome; errored records left out or counted as failures), recorded with it."""
     from ..io import load_table
 
     name = check_name(name)
@@ -179,6 +185,16 @@ def bless(run_path: str, name: str, folder: str, *, force: bool = False, data: d
     if not os.path.isfile(run_path):
         raise BaselineError(f"Run file '{run_path}' does not exist or is not a file.")
     table = load_table(run_path, sheet=sheet)
+    reading = {k: v for k, v in (("scorer", scorer), ("errors", errors)) if v}
+    if reading:
+        from ..analyses.reading import Reading, choose, evaluation_of
+        from .evaluate import read_under
+
+        under = Reading(**reading)
+        under.check()  # a sentence for an unknown errors word
+        if scorer:  # a sentence naming the file's scorers for an unknown one
+            choose(evaluation_of(table), scorer, table)
+        table = read_under(table, under)
     conv, n_items = conventions_of(table, data)
     try:
         os.makedirs(folder, exist_ok=True)
@@ -195,7 +211,7 @@ def bless(run_path: str, name: str, folder: str, *, force: bool = False, data: d
         meta = Baseline(name=name, folder=target, file=os.path.basename(run_path), sha256=sha,
                         size_bytes=os.path.getsize(copy), blessed_at=now or _now(),
                         source=os.path.abspath(run_path), n_rows=len(table.frame), n_items=n_items,
-                        conventions=conv, rule=os.path.abspath(rule) if rule else None)
+                        conventions=conv, rule=os.path.abspath(rule) if rule else None, reading=reading)
         record = {"format": FORMAT, **meta.to_json_dict()}
         for key in ("folder", "path"):
             record.pop(key)
@@ -324,7 +340,9 @@ def read(folder: str, name: str) -> Baseline:
                         n_rows=int(raw["n_rows"]),
                         n_items=None if raw.get("n_items") is None else int(raw["n_items"]),
                         conventions={k: str(v) for k, v in dict(raw.get("conventions") or {}).items()},
-                        rule=raw.get("rule"))
+                        rule=raw.get("rule"),
+                        reading={k: str(v) for k, v in dict(raw.get("reading") or {}).items()
+                                 if k in ("scorer", "errors")})
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise BaselineError(f"Baseline '{name}' in '{folder}' cannot be read: its {META} is damaged "
                             f"({err.__class__.__name__}: {err}); bless the run again.") from None
