@@ -120,8 +120,33 @@ class TableView(QTableView):
         if self.frame_model().rowCount() <= self.WRAP_ROWS:
             self.resizeRowsToContents()
 
+    def stretch_column(self, column: int, least_chars: int) -> None:
+        """Column ``column`` takes the room the other columns leave, but never less than
+        ``least_chars`` average characters: in a narrow window it keeps that width (its text
+        wrapped) and the table scrolls sideways, instead of shrinking to "…"."""
+        self._stretch = (column, least_chars)
+        self.apply_stretch()
+
+    def apply_stretch(self) -> None:
+        """:meth:`stretch_column` for the view's width and its other columns' widths now."""
+        column, chars = getattr(self, "_stretch", (None, 0))
+        header = self.horizontalHeader()
+        if column is None or column >= header.count():
+            return
+        least = self.fontMetrics().averageCharWidth() * chars
+        others = sum(header.sectionSize(c) for c in range(header.count())
+                     if c != column and not header.isSectionHidden(c))
+        roomy = self.viewport().width() - others >= least
+        for c in range(header.count()):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if roomy and c == column
+                                        else QHeaderView.ResizeMode.Interactive)
+        if not roomy:
+            header.resizeSection(column, least)
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
+        if getattr(self, "_stretch", None) is not None:
+            self.apply_stretch()
         if getattr(self, "_wrapping", False):  # a stretched column changed width with the view
             from PySide6.QtCore import QTimer
 

@@ -421,6 +421,7 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
             for c, name in enumerate(frame.columns):  # in the measure's label (and in a copy)
                 self.headline.setColumnHidden(c, name in QUALIFIERS)
             self.headline.fit_columns(max_width=self._column_cap())
+            self.headline.apply_stretch()  # the measure's room, now the others are fitted
             self.headline.wrap_text()  # a long measure name wraps, never "Wins (candidat...)"
         self.notes.setText(notes_html([self._gui_words(n) for n in result.notes]))
         self.notes_scroll.setVisible(bool(result.notes))

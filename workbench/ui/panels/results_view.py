@@ -135,14 +135,14 @@ def ensure_charts(panel) -> list:
     return panel.charts
 
 
-def stretch_measure(headline) -> None:
-    """The measure's name takes the room left by value, n and interval."""
-    from PySide6.QtWidgets import QHeaderView
+#: the fewest average characters the measure's name is given (narrower: the table scrolls)
+MEASURE_CHARS = 24
 
-    header = headline.horizontalHeader()
-    for c in range(header.count()):
-        header.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if c == 0
-                                    else QHeaderView.ResizeMode.Interactive)
+
+def stretch_measure(headline) -> None:
+    """The measure's name takes the room left by value, n and interval, never less than
+    :data:`MEASURE_CHARS` characters (a window half a screen wide showed only "…")."""
+    headline.stretch_column(0, MEASURE_CHARS)
 
 
 def clear_view(panel, message: str = "") -> None:
