@@ -239,22 +239,30 @@ def test_a_failed_row_keeps_its_denominator_even_named_like_an_outcome(engine, t
     pooled = next(r for r in memory["results"] if r["metric"] == "pooled_ratio")
     assert pooled["value"] == pytest.approx((1 + 0 + 3 + 0) / (2 + 4 + 3 + 5))
 
-def test_group_form_by_hand(engine, tmp_path, capsys):
+@pytest.mark.parametrize("versions", [False, True])
+def test_group_form_by_hand(engine, tmp_path, capsys, versions):
+    """Without --version: one rate over the file, or, when it has a column named for its systems
+    (here 'version'), one per system (never pooled), as the in-memory reading has it."""
+    from statsmodels.stats.proportion import proportion_confint  # the micro rate's: Wilson
+
     frame = outcomes(7, n=600)
+    if not versions:
+        frame = frame.drop(columns="version")
     path = write(frame, tmp_path / "outcomes", "csv")
     out = run(capsys, "aggregate", path, "--outcome", "correct", "--group", "segment",
               "--engine", engine)
-    micro = next(r for r in out["results"] if r["metric"] == "micro")
-    macro = next(r for r in out["results"] if r["metric"] == "macro")
-    assert micro["value"] == pytest.approx(frame["correct"].mean(), abs=1e-12)
-    assert micro["n"] == 600
-    rates = frame.groupby("segment")["correct"].mean()
-    assert macro["value"] == pytest.approx(rates.mean(), abs=1e-12)
-    assert macro["n"] == 5
-    from statsmodels.stats.proportion import proportion_confint  # the micro rate's: Wilson
-
-    low, high = proportion_confint(int(frame["correct"].sum()), 600, method="wilson")
-    assert (micro["ci_low"], micro["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+    parts = dict(list(frame.groupby("version"))) if versions else {None: frame}
+    assert versions == any("never pooled" in n for n in out["notes"])
+    for version, part in parts.items():
+        micro = next(r for r in out["results"] if r["metric"] == "micro" and r.get("version") == version)
+        macro = next(r for r in out["results"] if r["metric"] == "macro" and r.get("version") == version)
+        assert micro["value"] == pytest.approx(part["correct"].mean(), abs=1e-12)
+        assert micro["n"] == len(part)
+        rates = part.groupby("segment")["correct"].mean()
+        assert macro["value"] == pytest.approx(rates.mean(), abs=1e-12)
+        assert macro["n"] == part["segment"].nunique()
+        low, high = proportion_confint(int(part["correct"].sum()), len(part), method="wilson")
+        assert (micro["ci_low"], micro["ci_high"]) == pytest.approx((low, high), abs=1e-12)
 
 
 def test_aggregation_refusals_are_sentences(engine, tmp_path, capsys):

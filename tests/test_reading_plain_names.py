@@ -114,3 +114,74 @@ def test_the_runs_of_one_model_are_the_systems_of_the_reading_and_the_runs_panel
     described = cli(capsys, "describe", str(path))
     per_system = {r["system"]: r["value"] for r in described["results"] if r["metric"] == "records" and "system" in r}
     assert per_system == frame.groupby("run").size().to_dict()
+
+
+def _csv(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_an_item_column_is_the_item_even_beside_a_task_column(capsys, tmp_path):
+    """'task' (the benchmark) and 'item_id': the reading's items are the item ids, as Compare's."""
+    path = _csv(tmp_path, "tasks.csv", "task,item_id,model,correct\n"
+                "gsm8k,g1,a,1\ngsm8k,g2,a,0\nmmlu,m1,a,1\ngsm8k,g1,b,0\ngsm8k,g2,b,0\nmmlu,m1,b,1\n")
+    assert reading.evaluation_of(load_table(path)).item == "item_id"
+    described = cli(capsys, "describe", path)
+    assert next(r["value"] for r in described["results"] if r["metric"] == "items" and "system" not in r) == 3
+    compared = cli(capsys, "compare", path)
+    assert all(r["n"] == 3 for r in compared["results"] if r["metric"] == "mean_score")
+
+
+def test_a_constant_model_beside_a_varying_variant_every_panel_compares_the_variants(capsys, tmp_path):
+    path = _csv(tmp_path, "variants.csv", "model,variant,item_id,correct\n"
+                "gpt,p1,q1,1\ngpt,p1,q2,0\ngpt,p2,q1,0\ngpt,p2,q2,1\n")
+    for analysis in ("compare", "runs", "repeats"):
+        doc = cli(capsys, analysis, path)
+        assert any("'variant' was taken as the system column" in n for n in doc["notes"]), (analysis, doc["notes"])
+
+
+def test_simpsons_example_is_read_per_version_on_the_command_line(capsys):
+    """simpson.csv holds two versions: Aggregation without --version reads each on its own (it
+    pooled them into one rate, hiding the paradox the example is about)."""
+    path = os.path.join(EXAMPLES, "simpson.csv")
+    frame = pd.read_csv(path)
+    doc = cli(capsys, "aggregate", path)
+    assert any("never pooled" in n and "'version'" in n for n in doc["notes"])
+    for version, part in frame.groupby("version"):
+        micro = next(r for r in doc["results"] if r["metric"] == "micro" and r.get("version") == version)
+        assert micro["value"] == pytest.approx(part["correct"].mean(), abs=1e-12) and micro["n"] == len(part)
+    assert next(r for r in doc["results"] if r["metric"] == "simpson")["value"] is True
+
+
+def test_swe_bench_like_names_instance_id_and_resolved_are_item_and_outcome(capsys, tmp_path):
+    rows = "".join(f"inst-{i},{m},{int((i + (m == 'b')) % 3 == 0)}\n" for m in ("a", "b") for i in range(12))
+    path = _csv(tmp_path, "swe.csv", "instance_id,model,resolved\n" + rows)
+    frame = pd.read_csv(path)
+    for analysis in ("compare", "runs", "repeats", "aggregate"):
+        doc = cli(capsys, analysis, path)
+        notes = " ".join(doc["notes"])
+        assert "'resolved' was taken as the outcome column" in notes, (analysis, notes)
+        if analysis != "aggregate":
+            assert "'instance_id' was taken as the item column" in notes, (analysis, notes)
+    compared = cli(capsys, "compare", path)
+    for model, part in frame.groupby("model"):
+        got = next(r for r in compared["results"] if r["metric"] == "rate" and r["system"] == model)
+        assert got["value"] == pytest.approx(part["resolved"].mean(), abs=1e-12) and got["n"] == 12
+
+
+def test_a_run_column_is_the_system_of_repeats_not_its_tries(capsys):
+    path = os.path.join(EXAMPLES, "runs_nightly.csv")
+    doc = cli(capsys, "repeats", path)
+    notes = " ".join(doc["notes"])
+    assert "'run' was taken as the system column" in notes and "as the repeat column" not in notes, notes
+    runs_seen = {r["system"] for r in doc["results"] if r.get("system") is not None}
+    assert runs_seen == set(pd.read_csv(path)["run"])
+
+
+def test_a_plain_tables_primary_scorer_is_its_outcome_before_its_score(capsys, tmp_path):
+    path = _csv(tmp_path, "both.csv", "model,example_id,score,correct\n"
+                "a,e1,0.5,0\na,e2,0.9,1\nb,e1,0.7,1\nb,e2,0.8,1\n")
+    assert reading.evaluation_of(load_table(path)).scorers[0].column == "correct"
+    described = cli(capsys, "describe", path)
+    assert "scorer:correct" in described["signature"]

@@ -300,8 +300,12 @@ def test_pass_at_k_aggregation_and_cost_compute_the_whole_file_with_duckdb(qtbot
     window.show_panel("aggregate")
     result = wait_result(qtbot, panel, timeout=60000)
     assert "engine:duckdb" in result.signature
-    memory = REGISTRY["aggregate"].run(table_of(frame), panel.options())
+    from workbench.analyses import reading
+
+    # the same reading in memory: the models are read on their own (as versions), never pooled
+    memory = reading.run("aggregate", table_of(frame), panel.options())
     assert result.records == memory.records
+    assert {r.get("version") for r in result.records if r["metric"] == "micro"} == set(frame["model"])
     assert any("computed by DuckDB" in n for n in result.notes)
     # cost and latency: DuckDB reads only the columns used, every row
     panel = window.panels["cost"]

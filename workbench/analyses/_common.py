@@ -15,9 +15,10 @@ from ..io.columns import BINARY_EXPECTED, FALSE_WORDS, TRUE_WORDS
 from ..io.roles import ROLE_NAMES
 
 #: item id columns guessed by name: the names the file's reading guesses its item column from
-#: (:data:`ROLE_NAMES`, so that a panel's guess is the column "What this file holds" counts),
-#: then a document's id (the Judge and Rubric of documents; the reading gives it the doc role)
-ITEM_NAMES = (*ROLE_NAMES["item"], "doc_id")
+#: (:data:`ROLE_NAMES`' item, then task names such as 'instance_id', as the reading takes a task
+#: column for the item when there is no item column), then a document's id (the Judge and
+#: Rubric of documents; the reading gives it the doc role)
+ITEM_NAMES = (*ROLE_NAMES["item"], *ROLE_NAMES["task"], "doc_id")
 
 
 @dataclass
@@ -50,7 +51,7 @@ class Resolver:
         if given:
             require_columns(self.table, [given])
             return given
-        guess = guess_column(self.table, role, ROLE_NAMES.get(role, [role]))
+        guess = guess_column(self.table, role, ITEM_NAMES if role == "item" else ROLE_NAMES.get(role, [role]))
         if guess is not None:
             self.notes.append(f"Column '{guess}' was taken as the {role} column "
                               f"(guessed from its name; set {flag} to choose another).")

@@ -131,6 +131,21 @@ def with_errored(result: AnalysisResult, err) -> AnalysisResult:
                    signature=result.signature + "|" + signature(err.signature()))
 
 
+def _systems_of_preview(options: Options, preview) -> tuple[Options, list[str]]:
+    """A plain file the engine reads itself: its systems are never pooled either, as in memory
+    (:func:`~workbench.analyses.reading_steps.split_by`), when its head shows several."""
+    from .reading import evaluation_of
+    from .reading_steps import split_by
+
+    if options.version or getattr(preview, "evaluation", None) is not None:
+        return options, []
+    column = evaluation_of(preview).system
+    if column is None or column in {v for v in vars(options).values() if isinstance(v, str)} \
+            or preview.frame[column].nunique(dropna=False) < 2:
+        return options, []
+    return split_by(options, column, None, True)
+
+
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
     """The command line's entry before any file is loaded: DuckDB (or Spark) counts the rows
     per group or unit of a CSV or Parquet file itself (``engine='duckdb'``/``'spark'``, or
@@ -149,6 +164,7 @@ def run_engine(got, options: Options, progress) -> AnalysisResult:
     check_options(options)
     preview = got.preview
     options, _ = with_roles(options, preview)
+    options, split_note = _systems_of_preview(options, preview)
     res = Resolver(preview)
     err_col = _engine.error_column(preview, options)
     notes = res.notes
@@ -182,7 +198,12 @@ def run_engine(got, options: Options, progress) -> AnalysisResult:
             got, options, out_col, grp_col, ver_col, err_col, notes, progress)
         result = _group_result(_Counts(items, succ, g_labels, options), g_labels, v_labels,
                                ver_col, True, notes + [note], options, progress, path, engine)
-    return with_errored(result, err)
+    result = with_errored(result, err)
+    if split_note:  # before the errored rows' note, as the reading of a loaded file puts it
+        from dataclasses import replace
+
+        result = replace(result, notes=tuple(split_note) + result.notes)
+    return result
 
 
 def _run(table: LoadedTable, options: Options, progress) -> AnalysisResult:

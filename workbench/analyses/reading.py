@@ -86,11 +86,13 @@ def infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:
 def _infer(table: LoadedTable, roles: dict[str, str]) -> Evaluation:
     frame = table.frame
 
-    def first(*wanted: str) -> str | None:
-        return next((c for c, r in roles.items() if r in wanted and c in frame.columns), None)
+    def first(*wanted: str) -> str | None:  # the first role of ``wanted`` that has a column
+        return next((c for role in wanted for c, r in roles.items() if r == role and c in frame.columns), None)
 
     scorers = []
-    for column, role in roles.items():
+    # the panels' outcome first (a 0/1 success before a score: the primary scorer is the first)
+    order = {r: i for i, r in enumerate(("success", "baseline", "candidate", "score"))}
+    for column, role in sorted(roles.items(), key=lambda cr: order.get(cr[1], len(order))):
         if column not in frame.columns:
             continue
         if role in ("success", "score", "baseline", "candidate"):

@@ -85,7 +85,8 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
     if not dataclasses.is_dataclass(options):
         return options, []
     fields = {f.name for f in dataclasses.fields(options)}
-    if getattr(table, "evaluation", None) is None:  # a plain table's columns are the user's to choose
+    plain = getattr(table, "evaluation", None) is None
+    if plain and ("version" not in fields or "system" in fields):  # its other columns: the user's
         return options, []
     if "item" in fields and "task" not in fields and "errored" in fields and "cost" in fields \
             and evaluation.repeat:  # Cost's rate per item: the reading's item (a record's id is no item)
@@ -102,9 +103,20 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
         return options, []
     if table.frame[column].nunique(dropna=False) < 2:
         return options, []
+    if column in {v for v in vars(options).values() if isinstance(v, str)}:  # given another part
+        return options, []
+    return split_by(options, column, None if plain else table.frame[column].nunique(), plain)
+
+
+def split_by(options, column: str, count: int | None, plain: bool):
+    """``options`` reading each system of ``column`` on its own (as a version), and the note.
+    ``count``: how many systems (None for a plain table's guessed column: a file the engine
+    reads is known from its head only, and the two ways say the same)."""
+    held = f"The file holds {count} systems" if count is not None else "The file holds several systems"
+    where = (f"in column '{column}' (guessed from its name; set --version to choose another)" if plain
+             else f"(column '{column}')")
     return dataclasses.replace(options, version=column), [
-        f"The file holds {table.frame[column].nunique()} systems (column '{column}'): each is read on its "
-        "own (as versions), never pooled into one rate."]
+        f"{held} {where}: each is read on its own (as versions), never pooled into one rate."]
 
 
 def _criteria(options, evaluation: Evaluation, reading):

@@ -39,9 +39,9 @@ from .passk import curve_ks
 
 NAME = "repeats"
 TITLE = "Repeats"
-#: a repeat column's names: the reading's (so the file's card counts the same repeats), then a
-#: run column, which the reading takes as the system's
-REPEAT_NAMES = (*ROLE_NAMES["epoch"], "run")
+#: a repeat column's names: the reading's, so the file's card counts the same repeats (a 'run'
+#: column is the reading's system: each run is compared, not taken as a try)
+REPEAT_NAMES = tuple(ROLE_NAMES["epoch"])
 
 
 @dataclass(frozen=True)

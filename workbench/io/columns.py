@@ -192,6 +192,10 @@ def text_codes(table: LoadedTable, column: str) -> tuple[np.ndarray, np.ndarray]
     return codes.astype(np.int64, copy=False), uniques
 
 
+#: Roles whose column splits the rows into systems (:func:`guess_column`).
+SPLITTING = ("system", "version")
+
+
 def guess_column(table: LoadedTable, role: str, candidates: Sequence[str]) -> str | None:
     """Find the column playing ``role`` (e.g. ``"label"``) among likely header names.
 
@@ -200,11 +204,16 @@ def guess_column(table: LoadedTable, role: str, candidates: Sequence[str]) -> st
     the table's actual column name is returned.  Returns None when nothing matches.
     """
     present = [str(name) for name in table.frame.columns]
+    found = []
     for candidate in [*candidates, role]:
         match = _match_name(present, candidate)
-        if match is not None:
-            return match
-    return None
+        if match is not None and match not in found:
+            if role not in SPLITTING:
+                return match
+            found.append(match)
+    # of several columns named for the system, the first with more than one value (a constant
+    # 'model' beside the 'run' or 'variant' that varies), as the file's reading takes it
+    return next((c for c in found if table.frame[c].nunique(dropna=False) > 1), found[0] if found else None)
 
 
 def _column(table: LoadedTable, column: str) -> pd.Series:

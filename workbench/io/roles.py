@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.columns import to_binary, to_float
+from workbench.io.columns import SPLITTING, to_binary, to_float
 from workbench.io.table import LoadedTable
 
 from workbench.core.role_names import ROLE_NAMES  # noqa: E402,F401  (their home: stdlib only)
@@ -64,7 +64,7 @@ _GUESS_ORDER = ("query", "doc", "score", "rank", "relevance", "task", "n", "corr
 
 #: Roles whose column splits the rows into systems: of several columns named for one, the first
 #: with more than one value is taken (a file of runs of one model: the runs are the systems).
-_SPLITTING = ("system", "version")
+_SPLITTING = SPLITTING
 
 
 def _norm(name: str) -> str:
