@@ -185,3 +185,21 @@ def test_a_plain_tables_primary_scorer_is_its_outcome_before_its_score(capsys, t
     assert reading.evaluation_of(load_table(path)).scorers[0].column == "correct"
     described = cli(capsys, "describe", path)
     assert "scorer:correct" in described["signature"]
+
+
+def test_a_rubric_never_takes_a_repeat_or_a_usage_count_for_a_criterion(capsys):
+    """repeats_epochs.csv has one 0/1 outcome tried 3 times: its 'epoch' (1..3 before, the first
+    try's after the reduction to items) was the rubric's only criterion, scoring both models 100%.
+    Now no column is a criterion by itself and the sentence asks for --criteria; an Inspect log's
+    criteria are its yes/no scorers, not its epochs, steps or tool calls."""
+    code = main(["rubric", os.path.join(EXAMPLES, "repeats_epochs.csv"), "--json"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--criteria" in err, err
+    log = os.path.join(os.path.dirname(__file__), "fixtures", "formats", "inspect")
+    doc = cli(capsys, "rubric", log)
+    said = next(n for n in doc["notes"] if "criteria are" in n)
+    table = load_table(log)
+    scorers = [s.name for s in table.evaluation.scorers if s.scale == "binary"]
+    assert scorers and all(f"'{s}'" in said for s in scorers), said
+    assert not any(f"'{c}'" in said for c in ("epoch", "steps", "tool_calls", "model_calls"))
+    assert f"criteria:{len(scorers)}" in doc["signature"]

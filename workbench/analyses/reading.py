@@ -186,7 +186,7 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
     scored = entry is not None and entry.scored
     declared = getattr(table, "evaluation", None) is not None
     if analysis == "rubric" and declared:
-        options, criteria_note = _criteria(options, evaluation, reading)
+        options, criteria_note = _criteria(options, evaluation, reading, set(map(str, table.frame.columns)))
         notes += criteria_note
     scorer = None  # a plain table's columns are the analyses' to resolve, unless --scorer names one
     if scored and ((declared and evaluation.scorers) or reading.scorer):

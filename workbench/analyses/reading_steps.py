@@ -119,15 +119,21 @@ def split_by(options, column: str, count: int | None, plain: bool):
         f"{held} {where}: each is read on its own (as versions), never pooled into one rate."]
 
 
-def _criteria(options, evaluation: Evaluation, reading):
+def _criteria(options, evaluation: Evaluation, reading, columns=()):
     """A rubric's criteria as the tool declared them (promptfoo's assertions, an Inspect
     scorer's dict of values), with the weights the tool recorded; a chosen scorer that groups
     criteria (``--scorer rubric``) picks its own."""
     if not dataclasses.is_dataclass(options) or getattr(options, "criteria", None) or getattr(options, "criterion", None):
         return options, []
     groups = list(dict.fromkeys(s.group for s in evaluation.scorers if s.group))
-    if not groups:
-        return options, []
+    if not groups:  # the tool's yes/no scorers are the criteria (not its epochs' or usage's 0/1 columns)
+        binary = [s for s in evaluation.scorers
+                  if s.scale == BINARY and s.kind != HUMAN and s.column in columns]
+        if not binary:
+            return options, []
+        return dataclasses.replace(options, criteria=",".join(s.column for s in binary)), [
+            "The rubric's criteria are the file's yes/no scorers "
+            f"({', '.join(repr(s.name) for s in binary)}), not its other 0/1 columns (set --criteria to choose)."]
     group = reading.scorer if reading.scorer in groups else groups[0]
     members = [s for s in evaluation.scorers if s.group == group]
     changes = {"criteria": ",".join(s.column for s in members)}
@@ -314,6 +320,8 @@ def _reduced(table: LoadedTable, options, evaluation: Evaluation, scorer: Scorer
         shares = reduced[scorer.column].to_numpy(dtype=float)
         if not np.isin(shares[~np.isnan(shares)], (0.0, 1.0)).all():
             roles[scorer.column] = "score"
+    if evaluation.repeat in reduced.columns:  # an item's row has no one try: its first try's
+        reduced = reduced.drop(columns=[evaluation.repeat])  # number is no column of it (nor a criterion)
     out = dataclasses.replace(out, frame=reduced, roles=roles, cell_source=_Reduced(out.cell_source, reduced, frame))
     if dataclasses.is_dataclass(options):  # the sample-and-epoch ids a format gave are the items now
         changes = {}

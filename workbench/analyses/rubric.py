@@ -151,6 +151,24 @@ def _rubric(options: Options, criteria: list[str], notes: list[str]) -> Rubric:
     return Rubric(tuple(criteria), np.ones(len(criteria)), ("",) * len(criteria), "equal")
 
 
+#: roles whose 0/1 columns are no criterion: repeats, usage, errors, ids, systems, counts
+_OTHER_ROLES = frozenset({"epoch", "steps", "tool_calls", "error", "item", "task", "query", "doc", "system",
+                          "version", "group", "cluster", "unit", "cost", "latency", "n", "rank",
+                          "relevance", "numerator", "denominator"})
+
+
+def _not_criteria(table: LoadedTable) -> set:
+    """The columns the file's reading gives another role (a repeat's 0/1 epoch, a tool-call
+    count that is 0 or 1): never taken as criteria by themselves."""
+    from ..io.roles import guess_roles
+
+    declared = getattr(table, "evaluation", None)
+    if declared is not None and declared.scorers:  # a tool's log: only its scorers are criteria
+        scorers = {s.column for s in declared.scorers}
+        return {str(c) for c in table.frame.columns if c not in scorers}
+    return {str(c) for c, r in guess_roles(table).items() if r in _OTHER_ROLES}
+
+
 def _collect(table: LoadedTable, options: Options, notes: list[str]):
     """(items, systems, criteria, V) with V[s, i, c] in {1, 0, NaN}: every system's verdicts
     on the union of items (NaN where a system has no row for an item)."""
@@ -174,7 +192,7 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
         if options.criteria:
             criteria = _split(options.criteria)
         else:
-            criteria = verdict_columns(table, {item_col, sys_col})
+            criteria = verdict_columns(table, {item_col, sys_col} | _not_criteria(table))
             if not criteria:
                 raise DataError(f"File '{table.name}': no column holds only yes/no verdicts; name the criterion "
                                 f"columns with --criteria C1,C2,... (wide form), or give --criterion and --verdict "
