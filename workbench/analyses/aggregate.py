@@ -132,18 +132,13 @@ def with_errored(result: AnalysisResult, err) -> AnalysisResult:
 
 
 def _systems_of_preview(options: Options, preview) -> tuple[Options, list[str]]:
-    """A plain file the engine reads itself: its systems are never pooled either, as in memory
-    (:func:`~workbench.analyses.reading_steps.split_by`), when its head shows several."""
+    """A file the engine reads itself: its systems are never pooled either, as the reading of a
+    loaded file has it (:func:`~workbench.analyses.reading_steps._by_system`), when its head
+    shows several."""
     from .reading import evaluation_of
-    from .reading_steps import split_by
+    from .reading_steps import _by_system
 
-    if options.version or getattr(preview, "evaluation", None) is not None:
-        return options, []
-    column = evaluation_of(preview).system
-    if column is None or column in {v for v in vars(options).values() if isinstance(v, str)} \
-            or preview.frame[column].nunique(dropna=False) < 2:
-        return options, []
-    return split_by(options, column, None, True)
+    return _by_system(options, preview, evaluation_of(preview))
 
 
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:

@@ -62,10 +62,6 @@ _GUESS_ORDER = ("query", "doc", "score", "rank", "relevance", "task", "n", "corr
                 "group", "success", "unit")
 
 
-#: Roles whose column splits the rows into systems: of several columns named for one, the first
-#: with more than one value is taken (a file of runs of one model: the runs are the systems).
-_SPLITTING = SPLITTING
-
 
 def _norm(name: str) -> str:
     return _NOISE.sub("", str(name).lower())
@@ -87,7 +83,7 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
             continue  # "correct" is a count of passes only beside a count of attempts
         found = [col for candidate in ROLE_NAMES.get(role, [role])
                  if (col := by_norm.get(_norm(candidate))) is not None and col not in taken]
-        if role in _SPLITTING and len(found) > 1:  # a constant 'model' beside the 'run' that varies
+        if role in SPLITTING and len(found) > 1:  # a constant 'model' beside the 'run' that varies
             found = [c for c in found if table.frame[c].nunique(dropna=False) > 1] or found
         if found:
             roles[found[0]] = role
