@@ -163,13 +163,20 @@ def test_a_cold_start_shows_the_answer_before_pyqtgraph_is_imported():
     import subprocess
     import sys
 
-    code = ("import runpy, sys\n"
+    code = ("import runpy, sys, threading, traceback\n"
+            "class Who:\n"  # the stack that first imports pyqtgraph, said if it came too early
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'pyqtgraph' and not hasattr(self, 'stack'):\n"
+            "            self.stack = threading.current_thread().name + ''.join(traceback.format_stack(limit=25))\n"
+            "        return None\n"
+            "who = Who(); sys.meta_path.insert(0, who)\n"
             "import workbench.ui.app as app\n"
             "report = app._report_times\n"
             "def times(window, timing):\n"
             "    def loaded(_table):\n"
             "        window.workspace.answer_shown.connect(\n"
-            "            lambda _r: print('pyqtgraph at the answer:', 'pyqtgraph' in sys.modules, flush=True))\n"
+            "            lambda _r: print('pyqtgraph at the answer:', 'pyqtgraph' in sys.modules,\n"
+            "                             getattr(who, 'stack', ''), flush=True))\n"
             "    window.table_loaded.connect(loaded)\n"
             "    report(window, timing)\n"
             "app._report_times = times\n"
