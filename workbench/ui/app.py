@@ -216,6 +216,10 @@ def run(argv: list[str], locale: str | None = None, imports: BackgroundImports |
     window = MainWindow(lazy=True, locale=locale)  # the start page paints before pandas and pyqtgraph
     install_exception_hook(window)
     at_once = opens_at_once(argv)  # data files (no session, no workbook to pick a sheet of)
+    # the landing panel first, the others after its answer: set now, since a file read before the
+    # background imports are in makes the workspace itself (it was made with every panel then,
+    # and the Runs panel's grid imported pyqtgraph before the answer)
+    window.defer_panels = at_once
     if argv:  # the first paint already says the files are being opened
         window.busy.start(f"Opening {shown_name(' + '.join(os.path.abspath(p) for p in argv))}…",
                           indeterminate=True)
@@ -227,7 +231,6 @@ def run(argv: list[str], locale: str | None = None, imports: BackgroundImports |
         _report_times(window, timing)
 
     def finish() -> None:
-        window.defer_panels = at_once  # the landing panel first, the others after its answer
         window.ensure_workspace()  # widgets and pyqtgraph: on the GUI thread
         # the modules, classes and widgets made so far live as long as the program: the timed
         # collections on the GUI thread no longer walk them (a full one: 0.13 s -> ~0 s)
