@@ -211,9 +211,15 @@ def guess_column(table: LoadedTable, role: str, candidates: Sequence[str]) -> st
             if role not in SPLITTING:
                 return match
             found.append(match)
-    # of several columns named for the system, the first with more than one value (a constant
-    # 'model' beside the 'run' or 'variant' that varies), as the file's reading takes it
-    return next((c for c in found if table.frame[c].nunique(dropna=False) > 1), found[0] if found else None)
+    return first_varying(table.frame, found)
+
+
+def first_varying(frame: pd.DataFrame, columns: Sequence[str]) -> str | None:
+    """Of several columns named for the system, the first with more than one value (a constant
+    'model' beside the 'run' or 'variant' that varies); the first when none varies."""
+    if len(columns) < 2:
+        return columns[0] if columns else None
+    return next((c for c in columns if frame[c].nunique(dropna=False) > 1), columns[0])
 
 
 def _column(table: LoadedTable, column: str) -> pd.Series:

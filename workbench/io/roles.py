@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.columns import SPLITTING, to_binary, to_float
+from workbench.io.columns import SPLITTING, first_varying, to_binary, to_float
 from workbench.io.table import LoadedTable
 
 from workbench.core.role_names import ROLE_NAMES  # noqa: E402,F401  (their home: stdlib only)
@@ -62,7 +62,6 @@ _GUESS_ORDER = ("query", "doc", "score", "rank", "relevance", "task", "n", "corr
                 "group", "success", "unit")
 
 
-
 def _norm(name: str) -> str:
     return _NOISE.sub("", str(name).lower())
 
@@ -83,11 +82,10 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
             continue  # "correct" is a count of passes only beside a count of attempts
         found = [col for candidate in ROLE_NAMES.get(role, [role])
                  if (col := by_norm.get(_norm(candidate))) is not None and col not in taken]
-        if role in SPLITTING and len(found) > 1:  # a constant 'model' beside the 'run' that varies
-            found = [c for c in found if table.frame[c].nunique(dropna=False) > 1] or found
-        if found:
-            roles[found[0]] = role
-            taken.add(found[0])
+        col = first_varying(table.frame, found) if role in SPLITTING else (found[0] if found else None)
+        if col is not None:
+            roles[col] = role
+            taken.add(col)
     if "success" not in roles.values() and "baseline" not in roles.values():
         for col in columns:
             if col in taken:
