@@ -81,9 +81,10 @@ def test_the_perturbation_slices_through_the_command_line(cli):
             assert rate["n"] == 3  # instances, never instance x trial
     desc = cli("describe", path)
     got = {r["metric"]: r for r in desc["results"] if r.get("system") is None}
-    for metric in ("exact_match@3", "num_references", "logprob"):
+    for metric in ("exact_match@3", "max_prob", "logprob"):
         assert got[f"reported:{metric}"]["value"] == pytest.approx(want["stats_mean"][f"{metric}|test"], abs=1e-9)
         assert got[f"reported:{metric}"]["n"] == want["stats_count"][f"{metric}|test"]
+    assert "reported:num_references" not in got  # HELM's bookkeeping: a column, not a scorer
     assert got["repeats_max"]["value"] == 3
 
 

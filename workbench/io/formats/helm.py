@@ -11,7 +11,10 @@ same instance, never a new instance), ``train_trial`` (the repeat: other in-cont
 ``perturbation`` (``original`` or the perturbation's name: a slice), ``split``, ``run`` (HELM's
 run name), ``model`` (the system: runs of one model on several scenarios are told apart by their
 folders when stacked), ``input``, ``reference``, ``output`` (the first completion), ``error`` (a failed
-request), then one column per metric, named as HELM names it (``exact_match@3``).  HELM's
+request), then one column per stat, named as HELM names it (``exact_match@3``).  HELM's metrics
+are the scorers; its bookkeeping stats (token counts, runtimes, finish reasons, batch size...: the
+"Infrastructure" and "Efficiency" stats of HELM's schema) are columns only, the prompt's and the
+output's tokens and the observed runtime declared as the usage.  HELM's
 ``stats.json`` mean is the mean over train trials of each trial's mean over instances: the
 workbench's mean over items of each item's mean over its trials, on a balanced run.
 """
@@ -35,23 +38,55 @@ STATS = "per_instance_stats.json"
 #: the other files helm-run writes into a run folder: opening one opens the run
 SIDE_FILES = frozenset({"run_spec.json", "scenario.json", "scenario_state.json", "stats.json",
                         "instances.json", "display_predictions.json", "display_requests.json"})
-#: HELM's bookkeeping stats: counts and costs of the run, not measures of the model's answers.
-BOOKKEEPING = frozenset({
+# Which of HELM's per-instance stats are metrics, usage or bookkeeping: HELM's own classification.
+# crfm-helm (github.com/stanford-crfm/helm) lists every stat it writes in its schema files
+# (src/helm/benchmark/static/schema_classic.yaml and the other schema_*.yaml) under headed sections:
+# "# Infrastructure metrics:" (num_references, num_train_trials, num_prompt_tokens,
+# num_completion_tokens, num_output_tokens, num_instances, num_train_instances, prompt_truncated,
+# finish_reason_*, num_perplexity_tokens, num_bytes, predicted_index, num_requests,
+# num_completions, num_prompt_characters, max_num_output_tokens, estimated_num_tokens_cost) and
+# "# Efficiency metrics:" (training_co2_cost, training_energy_cost, inference_runtime,
+# inference_idealized_runtime, inference_denoised_runtime, batch_size), apart from the accuracy,
+# calibration, language-modelling... metrics; the MetricMetadata of src/helm/benchmark/metrics/
+# basic_metrics.py and efficiency_metrics.py give those counts no direction (lower_is_better None,
+# "None for num_trials"), and the leaderboard shows them in the groups "general_information" and
+# "efficiency", never as accuracy.  The dry run (metrics/dry_run_metrics.py) adds
+# max_num_completion_tokens; image generation (metrics/image_generation/efficiency_metrics.py)
+# prompt_length and num_generated_images.  max_prob (the model's confidence in its answer, HELM's
+# "Calibration metrics", lower_is_better false) and logprob (language modelling, lower_is_better
+# false) are HELM metrics and stay scorers.
+#: HELM's infrastructure stats: how the run was made (counts, finish reasons, truncation).
+INFRASTRUCTURE = frozenset({
     "num_references", "num_train_trials", "num_prompt_tokens", "num_completion_tokens",
-    "num_output_tokens", "training_co2_cost", "training_energy_cost", "inference_runtime",
-    "inference_denoised_runtime", "inference_idealized_runtime", "batch_size", "finish_reason_length",
-    "finish_reason_stop", "finish_reason_endoftext", "finish_reason_unknown", "num_train_instances",
-    "prompt_truncated", "max_prob", "num_perplexity_tokens", "num_bytes", "num_instances"})
+    "num_output_tokens", "num_instances", "num_train_instances", "prompt_truncated",
+    "finish_reason_length", "finish_reason_stop", "finish_reason_endoftext", "finish_reason_unknown",
+    "num_perplexity_tokens", "num_bytes", "predicted_index", "num_requests", "num_completions",
+    "num_prompt_characters", "max_num_output_tokens", "max_num_completion_tokens",
+    "estimated_num_tokens_cost", "prompt_length", "num_generated_images"})
+#: HELM's efficiency stats: the request's runtime (observed, denoised, idealized), its batch, the
+#: model's estimated training emissions and energy (the same for every request of a model).
+EFFICIENCY = frozenset({
+    "inference_runtime", "inference_denoised_runtime", "inference_idealized_runtime", "batch_size",
+    "training_co2_cost", "training_energy_cost"})
+#: the usage among them (usage key of :mod:`workbench.io.evaluation`): the prompt's tokens, the
+#: generated tokens (echoed prompt left out, every completion counted: HELM's num_output_tokens)
+#: and the observed runtime.  The denoised and idealized runtimes are estimates, the training costs
+#: the model's, not the run's spend: columns only.
+_USAGE = {"num_prompt_tokens": "input_tokens", "num_output_tokens": "output_tokens",
+          "inference_runtime": "latency"}
+#: HELM's bookkeeping stats: counts and costs of the run, not measures of the model's answers;
+#: kept as columns of the table, never scorers (the usage among them is declared as usage).
+BOOKKEEPING = INFRASTRUCTURE | EFFICIENCY
 #: HELM's usual main metrics, in the order one is taken as the primary scorer.
 MAIN = ("exact_match", "quasi_exact_match", "prefix_exact_match", "quasi_prefix_exact_match",
         "f1_score", "math_equiv", "math_equiv_chain_of_thought", "chain_of_thought_correctness",
         "rouge_l", "bleu_4", "RR@10", "NDCG@10", "ifeval_strict_accuracy", "wildbench_score",
         "omni_math_accuracy")
 #: HELM's per-instance numbers in their own unit (not shares of 0..1), whatever values a run holds
-MEASURES = frozenset({"logprob", "logprob_per_byte", "perplexity", "bits_per_byte", "num_bytes",
-                      "num_perplexity_tokens"})
-_USAGE = {"num_prompt_tokens": "input_tokens", "num_output_tokens": "output_tokens",
-          "inference_runtime": "latency"}
+MEASURES = frozenset({"logprob", "logprob_per_byte", "perplexity", "bits_per_byte"})
+#: HELM metrics that are inputs of others, listed after the rest and never taken as the primary
+#: scorer while another metric is there: max_prob, the confidence HELM's calibration (ECE) reads
+SECONDARY = frozenset({"max_prob"})
 
 
 def is_per_instance_stats(value: Any) -> bool:
@@ -168,14 +203,14 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
     reported = _reported(aggregate)
     scorers = []
     for nm in names:
-        if nm in _USAGE:
+        if nm in BOOKKEEPING:  # a column of the table, never a scorer (its usage declared below)
             continue
         values = frame[nm].dropna()
         yes_no = nm.split("@")[0] in MAIN or "exact_match" in nm or "accuracy" in nm or "correct" in nm
         zero_one = bool(len(values)) and values.isin([0, 1]).all()
         if yes_no and zero_one:
             scale = BINARY
-        elif nm in MEASURES or (nm in BOOKKEEPING and not zero_one) or not values.between(0, 1).all():
+        elif nm in MEASURES or not values.between(0, 1).all():
             scale = MEASURE  # a log-probability is no 0/1 outcome even where every value is 0
         else:
             scale = SCORE
@@ -185,25 +220,35 @@ def _table(stats: list[dict], spec: dict, state: dict, aggregate: list | None, f
                               metric=(f"stats.json mean {format_value(rep[0], 'score')} (count {rep[1]}: the mean over train "
                                       "trials of each trial's mean over instances)") if rep else None,
                               reported=rep[0] if rep else None, reported_n=rep[1] if rep else None,
-                              detail="a HELM bookkeeping stat" if nm in BOOKKEEPING else "a HELM metric, as recorded per instance"))
-    scorers.sort(key=lambda s: s.name in BOOKKEEPING)  # HELM's measures first, its bookkeeping after
+                              detail=("a HELM calibration metric (the model's confidence in its answer), as recorded "
+                                      "per instance" if nm in SECONDARY else "a HELM metric, as recorded per instance")))
+    scorers.sort(key=lambda s: s.name in SECONDARY)  # HELM's calibration input after its other metrics
     primary = next((m for m in MAIN if m in names), None)
     named = [str(n) for ms in spec.get("metric_specs") or [] for n in ((ms.get("args") or {}).get("names") or [])]
     if primary is None:
-        primary = next((n for n in named if n in names), None)
+        primary = next((n for n in named if n in names and n not in BOOKKEEPING), None)
     if primary is None:
-        primary = next((s.name for s in scorers if s.name not in BOOKKEEPING), scorers[0].name if scorers else None)
+        primary = scorers[0].name if scorers else None
     trials = int(frame["train_trial"].max()) + 1 if len(frame) else 1
     perts = [p for p in dict.fromkeys(frame["perturbation"]) if p != "original"]
     notes = [f"HELM run '{run}' ({model}): {frame['instance_id'].nunique()} instances x {trials} train trials"
              + (f" x perturbations ({', '.join(perts)})" if perts else "") + f" = {len(frame)} rows, "
              f"{len(names)} stats named as HELM names them; items are instances (a perturbed copy is a slice "
              "of its instance, column 'perturbation'), train trials their repeats."]
+    kept = [nm for nm in names if nm in BOOKKEEPING]
+    if kept:
+        used = [f"{nm} ({role.replace('_', ' ')})" for nm, role in _USAGE.items() if nm in kept]
+        notes.append(f"{len(kept)} of them are HELM's bookkeeping (its infrastructure and efficiency stats: "
+                     f"{', '.join(kept)}): columns of the table, not scorers"
+                     + (f"; the usage is {', '.join(used)}" if used else "") + ".")
     if perts:
         notes.append("HELM's own numbers (stats.json) are over the original instances and, apart, over "
                      "each perturbation's copies: read a metric by slice (group 'perturbation'); a mean "
                      "over every row mixes originals with their perturbed copies.")
-    if primary not in MAIN:
+    if not scorers:
+        notes.append("This run recorded no HELM metric per instance, only its bookkeeping: no scorer "
+                     "(name a column with --scorer NAME to read one).")
+    elif primary not in MAIN:
         notes.append(f"HELM names no main metric in a run folder and this run has none of its accuracy "
                      f"metrics; the primary scorer is '{primary}' (choose another with --scorer NAME).")
     only = _stats_only(aggregate, set(names))
