@@ -146,6 +146,26 @@ def pick_column(table: LoadedTable, given: str | None, role: str, flag: str, not
     return None
 
 
+def system_column(table: LoadedTable, given: str | None, taken: tuple, notes: list[str], *,
+                  varying: bool = True) -> str | None:
+    """The column of systems an analysis reads apart (several systems are never pooled): the
+    one given (checked), else the one the file's reader or reading names (a system column
+    guessed from its name, the first that varies), unless it is a column already ``taken``
+    for another part or, with ``varying``, it holds a single value.  A guess is said in
+    ``notes``."""
+    if given:
+        require_columns(table, [given])
+        return given
+    said: list[str] = []
+    guess = pick_column(table, None, "system", "--system", said, required=False)
+    if guess is None or guess in taken:
+        return None
+    if varying and table.frame[guess].nunique(dropna=False) < 2:
+        return None
+    notes += said
+    return guess
+
+
 def verdicts(table: LoadedTable, column: str) -> np.ndarray:
     """A verdict column (1/0, yes/no, pass/fail... in any case) as 1.0 / 0.0 per cell, NaN for a
     blank one; anything else refused with its lines."""

@@ -16,7 +16,7 @@ from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics.intervals import implied_per_try_rate
 from . import _checks, _engine, _intervals, _rows
-from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks
+from ._common import ROLE_NAMES, Resolver, base_signature, check_unique, parse_ks, system_column
 
 NAME = "passk"
 TITLE = "pass@k and pass^k"
@@ -53,11 +53,9 @@ class Options:
 def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Errored"):
     """Per (system, task): n and c, and the input form used."""
     task_col = res.required(options.task, "task", "--task")
-    sys_col = options.system
-    if sys_col:
-        res.optional(sys_col, "system", "--system")
-    keys = ([sys_col] if sys_col else []) + [task_col]
     options, use_counts = _form(table, options, res)
+    sys_col = system_column(table, options.system, _taken(options, task_col), res.notes)
+    keys = ([sys_col] if sys_col else []) + [task_col]
     if use_counts:
         if err.mode == "failure" and err.count:
             raise DataError(f"File '{table.name}' gives attempts and passes per task (counts), so "
@@ -84,6 +82,11 @@ def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Err
     grouped = frame.groupby((["system"] if sys_col else []) + ["task"], sort=False)["s"]
     out = grouped.agg(n="size", c="sum").reset_index()
     return out, "attempts"
+
+
+def _taken(options: Options, *columns) -> tuple:
+    """The columns given or guessed for another part than the system."""
+    return tuple(c for c in (*columns, options.n, options.correct, options.success, options.error) if c)
 
 
 def _form(table: LoadedTable, options: Options, res: Resolver) -> tuple[Options, bool]:
@@ -187,9 +190,10 @@ def _run_engine(got, options: Options, progress) -> AnalysisResult:
     options, _ = with_roles(options, preview)
     res = Resolver(preview)
     task_col = res.required(options.task, "task", "--task")
-    sys_col = res.optional(options.system, "system", "--system") if options.system else None
     err_col = _engine.error_column(preview, options)
     options, use_counts = _form(preview, options, res)
+    # the systems of the file's head (as Aggregation's engine way decides them)
+    sys_col = system_column(preview, options.system, _taken(options, task_col, err_col), res.notes)
     keys = [sys_col, task_col]
     if use_counts:
         n_col = res.required(options.n, "n", "--n")

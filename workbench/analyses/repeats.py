@@ -30,11 +30,11 @@ from ..core.numbers import plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
 from ..core.role_names import ROLE_NAMES
-from ..io import LoadedTable, require_columns, text_codes, to_float
+from ..io import LoadedTable, text_codes, to_float
 from ..metrics import headline_ci as hc
 from ..metrics import passk as pk
 from ..metrics import repeats as rp
-from ._common import ITEM_NAMES, base_signature, pick_column, in_memory
+from ._common import ITEM_NAMES, base_signature, pick_column, in_memory, system_column
 from .passk import curve_ks
 
 NAME = "repeats"
@@ -85,15 +85,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     out_col = pick_column(table, options.outcome, "outcome", "--outcome", notes,
                           names=("outcome", "success", "correct", "score", "passed"))
     rep_col = pick_column(table, options.repeat, "repeat", "--repeat", notes, names=REPEAT_NAMES, required=False)
-    sys_col = options.system
-    if sys_col:
-        require_columns(table, [sys_col])
-    else:  # several systems are never pooled: a system column is guessed as the file's reading does
-        said: list[str] = []
-        guess = pick_column(table, None, "system", "--system", said, required=False)
-        if guess is not None and guess not in (item_col, out_col, rep_col):
-            sys_col = guess
-            notes += said
+    # several systems are never pooled: a system column is guessed as the file's reading does
+    sys_col = system_column(table, options.system, (item_col, out_col, rep_col), notes, varying=False)
     values = to_float(table, out_col, allow_missing=True)
     finite = np.isfinite(values)
     if (~finite).any():

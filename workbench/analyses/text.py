@@ -21,7 +21,7 @@ from ..metrics.corpus_paired import CONFIDENCE_RESAMPLES, corpus_interval_from_s
 from . import _intervals
 from . import _rows
 from ._last_run import LastRun
-from ._common import Resolver, base_signature, check_unique, codes_of, in_memory
+from ._common import Resolver, base_signature, check_unique, codes_of, in_memory, system_column
 
 #: lm-eval output types whose rows hold generated text (workbench/io/formats/lmeval.py).
 GENERATION = ("generate_until",)
@@ -187,21 +187,28 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     pred_col = res.required(options.prediction, "prediction", "--prediction")
     ref_col = res.required(options.reference, "reference", "--reference")
     id_col = res.optional(options.id, "id", "--id")
-    sys_col = options.system
-    if sys_col:
-        res.optional(sys_col, "system", "--system")
     group_col = options.group or (_rows.role_column(table, "group") if table.roles else None)
     if options.group:
         res.optional(group_col, "group", "--group")
-    if id_col:
-        check_unique(table, [id_col] + ([sys_col] if sys_col else []), "item id")
+    # several systems are never pooled: a system column is found as the file's reading finds it
+    sys_col = system_column(table, options.system, (pred_col, ref_col, id_col, group_col, options.error),
+                            res.notes)
+    # an id the user gave (not the one the file's format names) is the item
+    given = options.id is not None and (table.roles or {}).get(options.id) not in ("item", "id")
+    item_col, rep_col = _tries_of(source, table, id_col, given=given)
+    if item_col != id_col:  # the reading's item, not the id of each output: said once
+        res.notes[:] = [n for n in res.notes if not n.startswith(f"Column '{id_col}' was taken as")]
+    if item_col:
+        check_unique(table, [item_col] + ([rep_col] if rep_col else []) + ([sys_col] if sys_col else []),
+                     "item id")
 
     preds = to_text(table, pred_col)
     if errored.any():  # errored rows counted as failures: scored as an empty prediction
         preds = [("" if e else p) for p, e in zip(preds, errored)]
     refs = to_text(table, ref_col)
     n_rows = len(preds)
-    ids = to_text(table, id_col) if id_col else [str(x) for x in table.lines_of(range(n_rows))]
+    ids = to_text(table, item_col) if item_col else [str(x) for x in table.lines_of(range(n_rows))]
+    lines = table.lines_of(range(n_rows))
     if sys_col:
         sys_codes, sys_labels = codes_of(table, sys_col)
     else:
@@ -227,6 +234,19 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
     em, f1, rouge = scores.exact_match, scores.token_f1, scores.rouge
     s_bleu, s_chrf = scores.bleu, scores.chrf
     blind = scores.rouge_blind
+    bleu_stats, chrf_stats = scores.bleu_stats, scores.chrf_stats
+    tries = None
+    if rep_col:  # an item's tries (epochs, seeds) are one item: the mean of its tries
+        tries = _Tries.of(ids, sys_codes, grp_codes)
+    if tries is not None:
+        em, f1, s_bleu, s_chrf = (tries.mean(a) for a in (em, f1, s_bleu, s_chrf))
+        rouge = {t: tries.mean(v) for t, v in rouge.items()}
+        bleu_stats, chrf_stats = tries.summed(bleu_stats), tries.summed(chrf_stats)
+        sys_codes, grp_codes = sys_codes[tries.first], grp_codes[tries.first]
+        ids, lines, preds_shown, refs_shown, norm_preds, norm_refs = (
+            [seq[i] for i in tries.first] for seq in (ids, lines, preds, refs, norm_preds, norm_refs))
+    else:
+        preds_shown, refs_shown = preds, refs
 
     records, summary_rows, ci_entries = [], [], []
     bleu_sig = tm.bleu_signature(options.bleu_tokenize, options.bleu_smooth)
@@ -240,9 +260,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         n = int(idx.size)
         if n == 0:
             continue
-        bleu = tm.corpus_bleu_from_statistics(scores.bleu_stats[idx], options.bleu_tokenize,
+        bleu = tm.corpus_bleu_from_statistics(bleu_stats[idx], options.bleu_tokenize,
                                               options.bleu_smooth)
-        chrf = tm.corpus_chrf_from_statistics(scores.chrf_stats[idx], options.chrf_word_order)
+        chrf = tm.corpus_chrf_from_statistics(chrf_stats[idx], options.chrf_word_order)
         values = {
             "exact_match": float(em[mask].mean()),
             "token_f1": float(f1[mask].mean()),
@@ -255,8 +275,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         lean = _REUSE is not None
         cis = _cell_cis({} if lean else {"exact_match": em[mask], "token_f1": f1[mask],
                                          **{t: rouge[t][mask] for t in tm.ROUGE_TYPES}},
-                        {"bleu": (bleu, _canonical_stats(scores.bleu_stats, idx, (code, g))),
-                         "chrf": (chrf, _canonical_stats(scores.chrf_stats, idx, (code, g)))},
+                        {"bleu": (bleu, _canonical_stats(bleu_stats, idx, (code, g))),
+                         "chrf": (chrf, _canonical_stats(chrf_stats, idx, (code, g)))},
                         options, objects)
         for metric, value in values.items():
             ci = cis.get(metric)
@@ -266,21 +286,25 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                 ci_entries.append((_intervals.who(metric, label, glabel), ci))
         summary_rows.append({"system": label if label is not None else "(all)",
                              **({"group": glabel} if group_col else {}), "items": n,
-                             "exact_matches": int(em[mask].sum()), **values})
+                             **({"tries": int(tries.count[mask].sum())} if tries is not None
+                                else {"exact_matches": int(em[mask].sum())}), **values})
 
     notes = scope_notes + list(res.notes) + _intervals.notes(ci_entries)
+    if tries is not None:
+        notes.append(tries.note(n_rows, rep_col, item_col, id_col))
+    unit = "output" if tries is not None else "item"
     if group_col and len(grp_labels) > 1:
         notes.append(f"Column '{group_col}' has {len(grp_labels)} groups ("
                      f"{', '.join(grp_labels[:8])}{' ...' if len(grp_labels) > 8 else ''}): each "
                      "is scored on its own, and no metric is pooled across them.")
     if blind.any() and options.rouge_tokenizer == "unicode":
         notes.append(
-            f"{of_total(int(blind.sum()), n_rows, 'item')} {verb(blind.sum(), 'contains', 'contain')} "
+            f"{of_total(int(blind.sum()), n_rows, unit)} {verb(blind.sum(), 'contains', 'contain')} "
             "letters outside a-z; ROUGE here keeps them (the unicode tokenizer: words of any "
             "script), where rouge-score's default tokenizer would drop them.")
     elif blind.any():
         notes.append(
-            f"{of_total(int(blind.sum()), n_rows, 'item')} {verb(blind.sum(), 'contains', 'contain')} "
+            f"{of_total(int(blind.sum()), n_rows, unit)} {verb(blind.sum(), 'contains', 'contain')} "
             f"letters outside a-z (for example "
             f"non-Latin script); rouge-score's tokenizer keeps only [a-z0-9] and silently drops "
             f"them, so ROUGE is meaningless for those items.")
@@ -297,9 +321,10 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "item": ids,
         **({"system": [sys_labels[c] for c in sys_codes]} if sys_col else {}),
         **({"group": [grp_labels[c] for c in grp_codes]} if group_col else {}),
-        "line": table.lines_of(range(n_rows)),
+        "line": lines,
+        **({"tries": tries.count} if tries is not None else {}),
         # the conventions table (``_REUSE``) reads the scores, not the texts
-        **({} if _REUSE is not None else {"prediction": preds, "reference": refs,
+        **({} if _REUSE is not None else {"prediction": preds_shown, "reference": refs_shown,
                                           "normalized_prediction": norm_preds,
                                           "normalized_reference": norm_refs}),
         "exact_match": em,
@@ -317,6 +342,7 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         "rouge": conv.rouge_signature(options.stemmer),
         "item-bleu": "sentence,eff:yes" + ("" if options.bleu_smooth == "exp" else f",smooth:{options.bleu_smooth}"),
         **({"groups": "separate"} if group_col else {}),
+        **({"tries": f"mean-per-item:{rep_col},corpus:summed-stats,n:items"} if tries is not None else {}),
         **_intervals.signature(options.ci_resamples, options.ci_seed),
         "ci-corpus": f"sacrebleu-confidence,B={CONFIDENCE_RESAMPLES},sorted,clipped",
         **scope_sig,
@@ -345,8 +371,8 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
             if glabel is not None:
                 frame = frame[frame["group"] == glabel].drop(columns=["group"])
             sc_table, sc_records, sc_notes, sig["systems-compared"] = text_systems_compared(
-                frame, has_ids=id_col is not None, objects=objects,
-                stats={"bleu": scores.bleu_stats, "chrf": scores.chrf_stats})
+                frame, has_ids=item_col is not None, objects=objects,
+                stats={"bleu": bleu_stats, "chrf": chrf_stats})
             if glabel is not None:
                 sc_records = [{**r, "group": glabel} for r in sc_records]
                 sc_notes = [f"{group_col} '{glabel}': {n}" for n in sc_notes]
@@ -358,6 +384,63 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
                                                           ignore_index=True))
         tables = tables + (parts[0],)
     return AnalysisResult(NAME, signature(sig), tuple(records), tables, tuple(notes), table.path)
+
+
+def _tries_of(source: LoadedTable, table: LoadedTable, id_col: str | None, *,
+              given: bool) -> tuple[str | None, str | None]:
+    """The column naming the items and the column of their tries (an Inspect log's epochs, a
+    plain table's seed or epoch), as the file's reading has them (the id column when the user
+    ``given`` it); without tries, the id column and ``None``."""
+    from ..io.evaluation import item_column
+    from .reading import evaluation_of
+
+    evaluation = evaluation_of(source)
+    columns = table.frame.columns
+    rep_col = evaluation.repeat if evaluation.repeat in columns else None
+    if rep_col is None:
+        return id_col, None
+    item = id_col if given else item_column(columns, evaluation)
+    item = item if item in columns and item != rep_col else id_col
+    return (item, rep_col) if item else (id_col, None)
+
+
+@dataclass(frozen=True)
+class _Tries:
+    """Rows grouped by (system, group, item): each item's tries reduced to one item."""
+
+    inverse: np.ndarray  # the item (of this table) of each row
+    first: np.ndarray  # the first row of each item
+    count: np.ndarray  # the tries of each item
+
+    @classmethod
+    def of(cls, ids, sys_codes: np.ndarray, grp_codes: np.ndarray) -> "_Tries | None":
+        item_codes, uniques = pd.factorize(np.asarray(ids, dtype=object), sort=False)
+        key = (sys_codes.astype(np.int64) * (int(grp_codes.max(initial=0)) + 1) + grp_codes) \
+            * max(len(uniques), 1) + item_codes
+        inverse, keys = pd.factorize(key, sort=False)
+        if len(keys) == len(key):
+            return None  # one try per item: nothing to reduce
+        _, first = np.unique(inverse, return_index=True)
+        return cls(inverse, first, np.bincount(inverse, minlength=len(keys)))
+
+    def mean(self, values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.inverse, weights=values, minlength=self.count.size) / self.count
+
+    def summed(self, stats: np.ndarray) -> np.ndarray:
+        """Corpus statistics (one row per try) summed per item (BLEU and chrF over every try)."""
+        order = np.argsort(self.inverse, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(self.count)[:-1]))
+        return np.add.reduceat(stats[order], starts, axis=0)
+
+    def note(self, rows: int, rep_col: str, item_col: str, id_col: str | None) -> str:
+        low, high = int(self.count.min()), int(self.count.max())
+        each = f"{low}" if low == high else f"{low} to {high}"
+        by_output = f" (column '{id_col}' names each output)" if id_col and id_col != item_col else ""
+        return (f"Each item's tries (column '{rep_col}': {each} per item) are one item, never "
+                f"independent items: {rows:,} outputs -> {self.count.size:,} items of column "
+                f"'{item_col}'{by_output}. Every mean is over items, of each item's mean "
+                f"over its tries, and every interval resamples items; corpus BLEU and chrF sum "
+                f"the statistics of all {rows:,} outputs, resampled by item.")
 
 
 def _canonical_stats(full: np.ndarray, idx: np.ndarray, cell) -> np.ndarray:
