@@ -2,7 +2,8 @@
 
 A TREC run opened together with its qrels lands on the Ranking panel.  When the program is
 started with such files, the loading job starts that analysis on a thread of its own right after
-the table is read, while the GUI thread is still importing pyqtgraph and building the panels.
+the table is read, while the GUI thread is still building the landing panel (the other panels,
+and pyqtgraph for their charts, wait until the answer is shown: ``defer_panels`` in ``app.run``).
 The panel later asks for its run with :func:`claim`: only when its module, table (the same
 object), options, reading and roles are *equal* to those the answer was computed with does it
 take that answer (it waits for it on its own worker); otherwise it computes as always.  So the
