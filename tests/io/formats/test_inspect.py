@@ -166,7 +166,9 @@ def test_a_sample_that_failed_and_dict_scores(fixture_path, tmp_path):
     assert any("1 of 12 samples ended with an error (column 'error'): sample " in n for n in table.notes)
 
 
-def test_text_scores_each_sample_and_epoch(fixture_path):
+def test_text_scores_each_sample_over_its_epochs(fixture_path):
+    """Each output is scored, then a sample's epochs are one item (the log's 'item' column, one
+    per sample and epoch, is not the item): n counts samples, as Inspect's own metrics do."""
     from workbench.analyses import text
 
     table = load_table(fixture_path("inspect", "arith_beta.json"))
@@ -174,8 +176,10 @@ def test_text_scores_each_sample_and_epoch(fixture_path):
     result = text.run(table, text.Options(prediction="output", reference="target", id="item",
                                           system="model"))
     (em,) = result.find("exact_match")
-    assert em["n"] == 12
-    assert em["value"] == pytest.approx((table.frame["output"] == table.frame["target"]).mean())
+    frame = table.frame
+    hits = (frame["output"] == frame["target"]).astype(float)
+    assert em["n"] == frame["sample_id"].nunique() == 4
+    assert em["value"] == pytest.approx(hits.groupby(frame["sample_id"]).mean().mean())
 
 
 def test_a_log_still_being_written_reads_its_samples(fixture_path, tmp_path):
