@@ -24,7 +24,7 @@ from ..core.errors import DataError, OptionError
 from ..core.numbers import format_value, plural
 from ..core.progress import NULL_PROGRESS
 from ..core.result import AnalysisResult, Table, record, signature
-from ..core.role_names import ROLE_NAMES
+from ..core.role_names import HUMAN_BESIDE_JUDGE, ROLE_NAMES, human_column
 from ..io import LoadedTable, require_columns, to_float, to_text
 from ..metrics import agreement as ag
 from ..metrics.intervals import SMALL_N, proportion_interval, rate_interval_method
@@ -35,7 +35,9 @@ TITLE = "Judge"
 LEVELS = ("auto",) + ag.LEVELS
 
 JUDGE_NAMES = tuple(ROLE_NAMES["judge"])  # the reading's names: one judge column for every panel
-HUMAN_NAMES = ("human", "human_label", "human_verdict", "gold_label", "annotator", "label", "gold")
+#: the people's label's names (the reading's): beside the judge's column a plain ``label`` or
+#: ``gold`` too; never a column naming who labelled (``annotator``, ``rater``: the annotator role)
+HUMAN_NAMES = (*ROLE_NAMES["human"], *HUMAN_BESIDE_JUDGE)
 POSITIVE_WORDS = ("pass", "passed", "yes", "y", "true", "t", "1", "correct", "good", "accept",
                   "accepted", "ok", "c")
 NEGATIVE_WORDS = ("fail", "failed", "no", "n", "false", "f", "0", "incorrect", "bad", "reject",
@@ -60,6 +62,10 @@ class Options:
     #: the lengths of answers A and B (length bias)
     length_a: str | None = None
     length_b: str | None = None
+    #: the first human column is the majority of the others (each annotator's column, set by the
+    #: reading: people's labels by annotator): agreement's reference, left out of Krippendorff's
+    #: alpha, which is over the annotators themselves (a majority of them would count them twice)
+    majority: bool = False
 
 
 def check_options(options: Options) -> None:
@@ -115,7 +121,9 @@ def run(table: LoadedTable, options: Options = Options(), progress=NULL_PROGRESS
         require_columns(table, [col])
     bias_only = options.swap_judge is not None or options.length_a is not None
     if not humans:
-        guess = pick_column(table, None, "human label", "--human", notes, names=HUMAN_NAMES, required=not bias_only)
+        named = human_column([str(c) for c in table.frame.columns], judge_col)
+        guess = pick_column(table, None, "human label", "--human", notes, names=(named,) if named else (),
+                            required=not bias_only)
         humans = [guess] if guess and guess != judge_col else []
     if judge_col in humans:
         raise OptionError("The judge column cannot also be a human label column.")
@@ -215,11 +223,14 @@ def _agreement(table, options, judge_col, humans, judge, items, lines, records, 
     def coded(col):
         return np.array([values[code[x]] if x in code else np.nan for x in col])
 
-    data = np.vstack([coded(judge)] + [coded(col) for col in human_text])
+    raters = human_text[1:] if options.majority and len(human_text) > 1 else human_text
+    data = np.vstack([coded(judge)] + [coded(col) for col in raters])
     a_all = ag.krippendorff_alpha(data, level=alpha_level)
     units = int((np.isfinite(data).sum(0) >= 2).sum())
     records.append(record("alpha", a_all, group="judge and people", n=units))
-    if len(humans) > 1:
+    if options.majority and len(human_text) > 1:
+        sig["alpha-people"] = "each-annotator(majority-left-out)"
+    if len(raters) > 1:
         people = data[1:]
         a_people = ag.krippendorff_alpha(people, level=alpha_level)
         records.append(record("alpha", a_people, group="people alone",

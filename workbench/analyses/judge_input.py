@@ -7,7 +7,16 @@ the people's, and how the two meet.
   opened with the log or given with ``--human FILE``
   (:mod:`workbench.io.formats.labels_join`: the majority of the annotators is ``people``).
 - Without people's labels, a second judge scorer (a judge panel) is compared with the judge on
-  the records both scored.
+  the records both scored: another scorer's verdicts of its own (:func:`second_opinion`), never
+  the judge's own score, threshold or pass (DeepEval's ``TokenOverlap.score`` beside its
+  ``TokenOverlap.success``), a tool's score of the same grading (promptfoo's ``score`` beside its
+  ``pass``) or a criterion.  With neither, the answer is the judge's own score and a sentence
+  naming the file and asking for people's labels (``--human``), never agreement with itself.
+- A plain table (no reader's declaration) with a column naming who labelled (``annotator``,
+  ``rater``: the reading's annotator) has one row per annotation: each record's people's label
+  is the one a strict majority of its annotators gave, each annotator a column of their own
+  (:func:`plain`); item ids that repeat across the systems (``model``) make records (system,
+  item), as in a log.
 - When the judge's words and the people's never meet (C/P/I against correct/partial/incorrect),
   a label map is required, and the sentence shows both sets: agreement is never reported over
   labels that cannot meet.
@@ -25,10 +34,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import DataError
+from ..core.numbers import plural
 from ..core.result import Table, record
+from ..core.role_names import human_column
 from ..io import LoadedTable, to_text
-from ..io.evaluation import HUMAN, JUDGE, JUDGE_PANEL, Evaluation, Scorer, item_column
-from ..io.formats.labels_join import PEOPLE, join_labels
+from ..io.cells import text_array
+from ..io.evaluation import HUMAN, JUDGE, JUDGE_PANEL, MEASURE, SCORE, Evaluation, Scorer, item_column
+from ..io.formats.labels_join import PEOPLE, join_labels, strict_majority
 from ..metrics import headline_ci as hc
 
 
@@ -77,7 +89,7 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
             labels: list[LoadedTable], label_map: tuple[tuple[str, str], ...]) -> Prepared | None:
     """The judge's table and options (None: a plain table of labels, read as it is)."""
     if getattr(table, "evaluation", None) is None and not labels:
-        return None
+        return plain(table, options, evaluation)
     notes, sig, records, tables = [], {}, [], []
     if labels:
         table = join_labels(table, labels)
@@ -115,8 +127,7 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         people = [s for s in evaluation.scorers if s.kind == HUMAN]
         if any(s.name == PEOPLE for s in people):
             sig["people"] = "joined-labels,majority"
-        panel = [s for s in evaluation.scorers if s.kind in (JUDGE, JUDGE_PANEL) and judge is not None
-                 and s.name != judge.name]
+        panel = [s for s in evaluation.scorers if judge is not None and second_opinion(judge, s)]
         if people:
             humans = [p.labels or p.column for p in people]
         elif panel:
@@ -126,6 +137,10 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
                          f"'{second.name}' ({second.kind}) on the records both scored; give people's labels "
                          "with --human FILE (a Label Studio export) or open them with the log.")
             sig["people"] = f"judge:{second.name}"
+    if not humans and judge is not None and options.swap_judge is None and options.length_a is None \
+            and human_column([str(c) for c in frame.columns], judge_col) is None:
+        alone = judge_alone(table, evaluation, judge, judge_col, notes, sig, records, tables)
+        return Prepared(table, options, [], {}, [], [], result=alone)
     if label_map and judge_col is not None:
         mapping = dict(label_map)
         texts = np.asarray(to_text(table, judge_col), dtype=object) if judge_col in table.frame.columns \
@@ -138,9 +153,190 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
     if humans and judge_col is not None:
         _check_meet(frame, judge_col, humans[0], table.name)
     new = dataclasses.replace(table, frame=frame, cell_source=_Keep(table.cell_source, frame.columns, table.frame.columns))
+    majority = sig.get("people") == "joined-labels,majority" and len(humans) > 1 and humans[0] == PEOPLE
     options = dataclasses.replace(options, judge=judge_col, item=options.item or "record",
-                                  human=tuple(humans) or None)
+                                  human=tuple(humans) or None, majority=majority)
     return Prepared(new, options, notes, sig, records, tables)
+
+
+def second_opinion(judge: Scorer, other: Scorer) -> bool:
+    """Whether scorer ``other`` is another judge's verdict on the records ``judge`` labelled (a
+    judge panel beside a single judge): a judge scorer of its own whose values are labels or
+    grades.  Never the judge's own metric (its score, threshold or pass: the same group, pass
+    column or columns; DeepEval's ``TokenOverlap.score``), a criterion of a rubric or of a
+    tool's metric (a group), nor a continuous score (promptfoo's ``score``, the weighted mean of
+    the very assertions its ``pass`` decides on): none of them is a second opinion, and none is
+    people's labels."""
+    if not other.is_judge or other.name == judge.name:
+        return False
+    mine = {judge.column, judge.labels, judge.passed} - {None}
+    if {other.column, other.labels, other.passed} & mine:
+        return False
+    if other.group is not None:  # a criterion, or a tool's metric of its own (DeepEval's pass and score)
+        return False
+    return other.labels is not None or other.scale not in (SCORE, MEASURE)
+
+
+def judge_alone(table: LoadedTable, evaluation: Evaluation, judge: Scorer, judge_col: str, notes: list,
+                sig: dict, records: list, tables: list):
+    """A judge and no people's labels (nor another judge's): the judge's own score, and the
+    sentence that names the file, why nothing in it is people's labels, and what to give."""
+    from ..core.result import AnalysisResult, signature
+    from ._common import base_signature
+
+    own = [c for c in (judge.column, judge.labels, judge.passed) if c and c != judge_col]
+    own += [s.column for s in evaluation.scorers if s.is_judge and s.name != judge.name and s.column not in own]
+    own = [c for c in dict.fromkeys(own) if c in table.frame.columns]
+    shown = ", ".join(f"'{c}'" for c in own[:4]) + (" ..." if len(own) > 4 else "")
+    why = (f": the file's other judge columns ({shown}) are the grader's own scores, never people's labels"
+           if own else "")
+    sentence = (f"File '{table.name}' holds no people's labels, so the judge '{judge.name}' (column "
+                f"'{judge_col}') is measured against nobody{why}. Give the people's labels as a column "
+                "of the file (--human COLUMN) or as a file of labels (--human FILE, a Label Studio "
+                "export joined by item), or open them with the log; meanwhile the judge's own score "
+                "is shown.")
+    full = {**base_signature("judge"), **sig, "people": "none"}
+    return AnalysisResult("judge", signature(full), tuple(records), tuple(tables), tuple(notes) + (sentence,),
+                          table.path, json_tables=tuple(t.name for t in tables))
+
+
+def plain(table: LoadedTable, options, evaluation: Evaluation) -> Prepared | None:
+    """A plain table's rows as the Judge reads them, when they are not one per item (None: the
+    table as it is, the analysis guessing its columns).
+
+    - Item ids that repeat across the systems (or the repeats) of the reading are records
+      (system, item, repeat), as in a log: each one judgement.
+    - A column naming who labelled (the reading's annotator: ``annotator``, ``rater``...) is
+      never a label: with one row per annotation, each record's people's label (``people``) is
+      the one a strict majority of its annotators gave (blank without one), each annotator a
+      column of their own (``person alice``: alpha among them); with one annotator per record,
+      a note names the column."""
+    frame = table.frame
+    columns = [str(c) for c in frame.columns]
+    judges = [s.column for s in evaluation.scorers if s.is_judge]
+    judge_col = options.judge or (judges[0] if judges else None)
+    item = options.item or evaluation.item
+    if judge_col not in frame.columns or item not in frame.columns:
+        return None
+    if options.swap_judge is not None or options.length_a is not None:
+        return None  # verdicts on pairs, one per row
+    humans = [options.human] if isinstance(options.human, str) else list(options.human or ())
+    who = evaluation.annotator if evaluation.annotator in frame.columns else None
+    if who in (judge_col, item, *humans) or len(humans) > 1:
+        who = None
+    human = humans[0] if humans else human_column(columns, judge_col)
+    if who is not None and human is None:
+        who = None  # no people's label beside the annotator: the analysis says so
+    keys = [item]
+    for extra in (evaluation.system, evaluation.repeat):
+        if extra in frame.columns and extra not in (judge_col, item, who, *humans):
+            seen = frame.groupby([frame[k].astype(str) for k in keys], sort=False)[extra].nunique(dropna=False)
+            if (seen > 1).any():
+                keys = [extra, *keys] if extra == evaluation.system else [*keys, extra]
+    rec = np.asarray(_record_ids(table, *(_key(keys, evaluation))), dtype=object) if len(keys) > 1 \
+        else np.asarray(to_text(table, item), dtype=object)
+    repeated = bool(pd.Series(rec).duplicated().any())
+    if who is None and (len(keys) == 1 or repeated):
+        return None  # one row per item, or ids that repeat beyond the systems: the analysis's to say
+    notes: list[str] = []
+    sig: dict = {}
+    record_col = _free_name("record", columns)
+    if len(keys) > 1:
+        what = "system, item" + (", repeat" if evaluation.repeat in keys else "") \
+            if evaluation.system in keys else "item, repeat"
+        notes.append(f"Item ids repeat across the {'systems' if evaluation.system in keys else 'repeats'} of "
+                     f"column '{keys[0] if evaluation.system in keys else keys[-1]}': each record ({what}) is "
+                     f"one judgement, as in a log (column '{record_col}').")
+        sig["judged"] = f"record({what.replace(' ', '')})"
+    if who is None:
+        new = frame.copy()
+        new[record_col] = text_array([str(x) for x in rec])
+        out = dataclasses.replace(table, frame=new, cell_source=_Keep(table.cell_source, new.columns, frame.columns))
+        return Prepared(out, dataclasses.replace(options, item=record_col), notes, sig, [], [])
+    names = list(dict.fromkeys(str(x) for x in to_text(table, who) if str(x) != ""))
+    if not repeated:  # one annotator per record: who labelled, beside the label
+        notes.append(f"Column '{who}' names who labelled ({plural(len(names), 'annotator')}: "
+                     f"{', '.join(names[:6])}{' ...' if len(names) > 6 else ''}), never a label: the people's "
+                     f"label is column '{human}'. Each {'item' if len(keys) == 1 else 'record'} has one "
+                     "annotator's label, so how far the annotators agree with each other cannot be measured.")
+        if len(keys) == 1:
+            return Prepared(table, options, notes, sig, [], [])
+        new = frame.copy()
+        new[record_col] = text_array([str(x) for x in rec])
+        out = dataclasses.replace(table, frame=new, cell_source=_Keep(table.cell_source, new.columns, frame.columns))
+        return Prepared(out, dataclasses.replace(options, item=record_col), notes, sig, [], [])
+    return _annotations(table, options, rec, judge_col, human, who, names, record_col, notes, sig)
+
+
+def _key(keys: list[str], evaluation: Evaluation):
+    """(system, item, repeat) of :func:`_record_ids` from the record's key columns."""
+    system = evaluation.system if evaluation.system in keys else None
+    repeat = evaluation.repeat if evaluation.repeat in keys else None
+    item = next(k for k in keys if k not in (system, repeat))
+    return system, item, repeat
+
+
+def _free_name(name: str, columns) -> str:
+    while name in columns:
+        name += "_"
+    return name
+
+
+def _annotations(table: LoadedTable, options, rec, judge_col, human, who, names, record_col, notes, sig):
+    """One row per record of a table of annotations: the judge's label (one per record), the
+    people's (the strict majority) and each annotator's."""
+    judge = np.asarray(to_text(table, judge_col), dtype=object)
+    label = np.asarray(to_text(table, human), dtype=object)
+    person = np.asarray(to_text(table, who), dtype=object)
+    codes, uniques = pd.factorize(pd.Series(rec, dtype=object), sort=False)
+    n = len(uniques)
+    said = pd.DataFrame({"r": codes, "j": judge})
+    said = said[said["j"] != ""].drop_duplicates()
+    twice = said["r"].duplicated(keep=False)
+    if twice.any():
+        r = int(said.loc[twice, "r"].iloc[0])
+        rows = np.flatnonzero(codes == r)
+        shown = ", ".join(f"'{judge[i]}'" for i in rows if judge[i] != "")
+        raise DataError(f"File '{table.name}', column '{who}' names who labelled, so each record's rows are one "
+                        f"judgement labelled by several people; but record '{uniques[r]}' has the judge's labels "
+                        f"{shown} in column '{judge_col}' ({table.describe_rows(rows[:6])}). Give the column that "
+                        "tells those rows apart (a system or repeat column), or --item.")
+    judged = np.full(n, "", dtype=object)
+    judged[said["r"].to_numpy(dtype=int)] = said["j"].to_numpy(dtype=object)
+    long = pd.DataFrame({"r": codes, "who": person, "label": label})
+    long = long[(long["label"] != "") & (long["who"] != "")]
+    doubled = int(long.duplicated(["r", "who"]).sum())
+    wide = long.drop_duplicates(["r", "who"]).pivot(index="r", columns="who", values="label")
+    order = [a for a in names if a in wide.columns]
+    wide = wide.reindex(index=range(n), columns=order)
+    cols = [_free_name(f"person {a}", table.frame.columns) for a in order]
+    people = [strict_majority(row) for row in wide.itertuples(index=False)]
+    first = np.full(n, len(rec), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(rec)))
+    out = table.take(first)
+    new = out.frame.copy()
+    kept = [c for c in new.columns if c != judge_col]
+    people_col = _free_name(PEOPLE, new.columns)
+    new[record_col] = text_array([str(x) for x in uniques])
+    new[judge_col] = text_array([str(x) for x in judged])
+    new[people_col] = text_array(people)
+    for c, a in zip(cols, order):
+        new[c] = text_array(["" if not isinstance(v, str) else v for v in wide[a]])
+    per = long.drop_duplicates(["r", "who"]).groupby("r").size()
+    ties = sum(1 for p, k in zip(people, per.reindex(range(n), fill_value=0)) if k and p == "")
+    notes.append(f"Column '{who}' names who labelled ({plural(len(order), 'annotator')}: "
+                 f"{', '.join(order[:6])}{' ...' if len(order) > 6 else ''}), never a label: the rows are "
+                 f"annotations, {plural(len(rec), 'row')} of {plural(n, 'record')}. Each record's people's label "
+                 f"(column '{people_col}') is the one a strict majority of its annotators gave in column '{human}'"
+                 + (f" ({ties} without a majority are left blank)" if ties else "")
+                 + f"; each annotator is a column of their own ({', '.join(cols[:4])}{' ...' if len(cols) > 4 else ''})"
+                 + (f"; {plural(doubled, 'second label')} of an annotator for the same record left out"
+                    if doubled else "") + ".")
+    sig["people"] = f"annotators({who}),majority"
+    out = dataclasses.replace(out, frame=new, cell_source=_Keep(out.cell_source, new.columns, kept))
+    options = dataclasses.replace(options, judge=judge_col, item=record_col, human=(people_col, *cols),
+                                  majority=True)
+    return Prepared(out, options, notes, sig, [], [])
 
 
 class _Keep:

@@ -44,13 +44,23 @@ ROLE_NAMES: dict[str, list[str]] = {
     "latency": ["latency", "latency_s", "latency_ms", "duration", "seconds", "time"],
     "judge": ["judge", "judge_label", "judge_verdict", "grader", "llm_judge", "model_grade",
               "auto_label", "predicted_label"],
-    "human": ["human", "human_label", "human_verdict", "annotator", "gold_label"],
+    # people's labels; never a column that names WHO labelled (an annotator's name or id: the
+    # "annotator" role below)
+    "human": ["human", "human_label", "human_verdict", "gold_label"],
+    "annotator": ["annotator", "annotator_id", "annotator_name", "rater", "rater_id", "labeler",
+                  "labeler_id", "labeller", "labeller_id", "worker", "worker_id", "annotated_by",
+                  "labeled_by", "labelled_by", "completed_by"],
     "epoch": ["epoch", "repeat", "repetition", "seed", "try", "attempt", "trial", "sample_index"],
     "steps": ["steps", "num_steps", "n_steps", "turns"],
     "tool_calls": ["tool_calls", "num_tool_calls", "n_tool_calls"],
     "baseline": ["baseline", "a", "old", "control"],
     "candidate": ["candidate", "b", "new", "treatment"],
 }
+
+#: Names that are the people's label only beside a judge's column (a file with a judge column and
+#: no column named for people's labels): elsewhere a ``label`` is a text file's reference or a
+#: ranking's relevance grade.
+HUMAN_BESIDE_JUDGE: list[str] = ["label", "gold"]
 
 _NOISE = re.compile(r"[\s_\-]+")
 
@@ -65,6 +75,23 @@ def find(columns: list[str], role: str, taken: tuple[str, ...] = ()) -> str | No
     for candidate in [*ROLE_NAMES.get(role, []), role]:
         key = _norm(candidate)
         hit = next((c for c in free if _norm(c) == key), None)
+        if hit is not None:
+            return hit
+    return None
+
+
+def human_column(columns: list[str], judge: str | None, taken: tuple[str, ...] = ()) -> str | None:
+    """The column of people's labels by its name: one named for them (``human``,
+    ``human_label``...), else, beside the judge's column ``judge``, a plain ``label`` or ``gold``
+    (:data:`HUMAN_BESIDE_JUDGE`).  Never the judge's column, nor one that names who labelled
+    (``annotator``, ``rater``, ``worker_id``: the annotator role)."""
+    taken = tuple(taken) + ((judge,) if judge else ())
+    hit = find(columns, "human", taken)
+    if hit is not None or not judge:
+        return hit
+    free = [c for c in columns if c not in taken]
+    for name in HUMAN_BESIDE_JUDGE:
+        hit = next((c for c in free if _norm(c) == _norm(name)), None)
         if hit is not None:
             return hit
     return None
@@ -107,7 +134,8 @@ def suggest_command(path: str) -> str | None:
         return None
     f = lambda role, *taken: find(cols, role, taken)  # noqa: E731
     target = _arg(path)
-    judge, human = f("judge"), f("human")
+    judge = f("judge")
+    human = human_column(cols, judge)
     if judge and human and judge != human:
         return f"workbench judge {target} --judge {_arg(judge)} --human {_arg(human)}"
     query, doc = f("query"), f("doc")

@@ -18,6 +18,7 @@ from workbench.io.columns import SPLITTING, first_varying, to_binary, to_float
 from workbench.io.table import LoadedTable
 
 from workbench.core.role_names import ROLE_NAMES  # noqa: E402,F401  (their home: stdlib only)
+from workbench.core.role_names import human_column
 
 
 #: The roles a column can have, in the order the GUI lists them, with a label.
@@ -48,6 +49,7 @@ ROLES: dict[str, str] = {
     "latency": "latency",
     "judge": "judge's label",
     "human": "people's label",
+    "annotator": "annotator (who labelled)",
     "epoch": "repeat / epoch",
     "steps": "steps",
     "tool_calls": "tool calls",
@@ -58,7 +60,7 @@ _NOISE = re.compile(r"[\s_\-]+")
 # roles guessed in this order, so that the specific ones claim a column first
 _GUESS_ORDER = ("query", "doc", "score", "rank", "relevance", "task", "n", "correct", "prediction",
                 "reference", "baseline", "candidate", "cost", "latency", "numerator", "denominator",
-                "cluster", "judge", "human", "epoch", "steps", "tool_calls", "item", "version", "system",
+                "cluster", "annotator", "judge", "human", "epoch", "steps", "tool_calls", "item", "version", "system",
                 "group", "success", "unit")
 
 
@@ -86,6 +88,7 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
         if col is not None:
             roles[col] = role
             taken.add(col)
+    _people_beside_judge(columns, roles, taken)
     if "success" not in roles.values() and "baseline" not in roles.values():
         for col in columns:
             if col in taken:
@@ -97,6 +100,20 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
             roles[col] = "success"
             break
     return roles
+
+
+def _people_beside_judge(columns: list[str], roles: dict[str, str], taken: set[str]) -> None:
+    """Beside a judge's column and no column named for people's labels, a plain ``label`` (or
+    ``gold``) is the people's label, not a text file's reference or a ranking's relevance grade
+    (:func:`workbench.core.role_names.human_column`: the Judge analysis guesses the same)."""
+    judge = next((c for c, r in roles.items() if r == "judge"), None)
+    if judge is None or "human" in roles.values():
+        return
+    col = human_column(columns, judge)
+    if col is not None and roles.get(col) not in ("annotator", "item", "system", "version", "epoch"):
+        roles.pop(col, None)
+        roles[col] = "human"
+        taken.add(col)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def join_labels(log: Any, labels: Sequence[Any]):
     annotators = [str(a) for a in wide.columns]
     person = [f"person {a}" for a in annotators]
     wide.columns = person
-    wide[PEOPLE] = [_majority(row) for row in wide[person].itertuples(index=False)]
+    wide[PEOPLE] = [strict_majority(row) for row in wide[person].itertuples(index=False)]
     joined = log_keys.merge(wide.reset_index(), on=keys, how="left")
     matched = int(joined[person].notna().any(axis=1).sum())
     if matched == 0:
@@ -113,7 +113,8 @@ def _long(lab: Any, system: str | None, repeat: str | None) -> pd.DataFrame:
     return part
 
 
-def _majority(row) -> str:
+def strict_majority(row) -> str:
+    """The label a strict majority of ``row``'s labels give ('' without one; blanks left out)."""
     labels = [x for x in row if isinstance(x, str) and x != ""]
     if not labels:
         return ""
@@ -121,4 +122,4 @@ def _majority(row) -> str:
     return str(counts.index[0]) if counts.iloc[0] * 2 > len(labels) else ""
 
 
-__all__ = ["PEOPLE", "is_labels", "join_labels"]
+__all__ = ["PEOPLE", "is_labels", "join_labels", "strict_majority"]

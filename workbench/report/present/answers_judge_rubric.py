@@ -88,6 +88,10 @@ def _answer_judge(result, currency):
     27%)." -- or, without human labels, the bias readings."""
     if _signature_fields(result).get("judge") == "none":  # people's labels alone
         return _answer_people(result)
+    if _signature_fields(result).get("people") == "none":  # a judge alone: its own score, no agreement
+        own = _judge_score_sentence(result, _signature_fields(result))
+        none = "The file holds no people's labels to measure the judge against; give them with --human."
+        return Answer(tuple(x for x in (own, none) if x), "no people's labels", "neutral")
     agree = _first(result, "agreement")
     if agree is None:
         flip = _first(result, "position_flip_share")
