@@ -159,15 +159,20 @@ def test_a_refusal_names_the_sample_and_epoch_not_a_row(tmp_path):
 
 
 def test_text_leaves_errored_samples_out():
+    """The errored try is left out (or scored as a failure); each sample's tries are then one
+    item: the mean over samples of each sample's mean over its tries."""
     table = load_table(ALPHA)
-    kept = table.frame[table.frame["error"] == ""]
+    frame = table.frame
+    kept = frame[frame["error"] == ""]
     result = _run(text, table, text.Options())
     (em,) = result.find("exact_match")
-    assert em["n"] == 7 == len(kept)
-    assert em["value"] == pytest.approx((kept["output"] == kept["target"]).mean())
+    assert len(kept) == 7 and em["n"] == kept["sample_id"].nunique() == 4
+    hits = (kept["output"] == kept["target"]).astype(float)
+    assert em["value"] == pytest.approx(hits.groupby(kept["sample_id"]).mean().mean())
     failed = _run(text, table, text.Options(errored="failure"))
-    assert failed.find("exact_match")[0]["n"] == 8
-    assert failed.find("exact_match")[0]["value"] == pytest.approx((kept["output"] == kept["target"]).sum() / 8)
+    every = ((frame["output"] == frame["target"]) & (frame["error"] == "")).astype(float)
+    assert failed.find("exact_match")[0]["n"] == 4
+    assert failed.find("exact_match")[0]["value"] == pytest.approx(every.groupby(frame["sample_id"]).mean().mean())
     assert "errored:failures" in failed.signature
 
 
@@ -370,7 +375,7 @@ def test_inspect_logs_of_two_tasks_are_never_paired_or_pooled_by_sample_id(tmp_p
     result = _run(passk, table, passk.Options(task="task_sample", ks=(1,)))
     assert result.find("pass@1")[0]["n"] == 8  # 4 samples x 2 tasks, never merged
     by_task = {r["group"]: r["n"] for r in _run(text, table, text.Options()).find("exact_match")}
-    assert by_task == {"arith_errors": 7, "arith_other": 7}
+    assert by_task == {"arith_errors": 4, "arith_other": 4}  # each task's 4 samples (their epochs one item)
 
 
 def test_promptfoo_providers_with_the_same_id_stay_two_systems():
