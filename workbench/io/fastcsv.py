@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.bytescan import _CR, _NL, _QUOTE, _Scan, _Scanner, _popcount  # noqa: F401
+from workbench.io.bytescan import _CR, _NL, _QUOTE, _LightScanner, _Scan, _Scanner, _popcount  # noqa: F401
 from workbench.io.cells import TEXT_DTYPE, TypedColumn, is_text_screened, text_array, type_text_column
 
 #: Rows of the head sample used to decide which columns must be read as text.
@@ -257,13 +257,13 @@ STREAM_CHUNK = 1 << 22
 EARLY_SCAN = 1 << 18
 
 
-def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
+def _scan(path: str, state: tuple[int, int], sep: int, light: bool = False) -> _Scan:
     """Scan the file a piece at a time (it is never held whole); :class:`Fallback` when it is
-    not the file of ``state``."""
+    not the file of ``state``.  ``light``: without the delimiters (:class:`_LightScanner`)."""
     raw = bytearray(STREAM_CHUNK)  # bytearray.find is memchr: far faster than a compare
     buffer = np.frombuffer(raw, dtype=np.uint8)
     view = memoryview(raw)
-    scanner = _Scanner(sep, newlines_in_quotes=True)
+    scanner = _LightScanner(sep) if light else _Scanner(sep, newlines_in_quotes=True)
     try:
         with open(path, "rb", buffering=0) as handle:
             st = os.fstat(handle.fileno())
@@ -279,9 +279,9 @@ def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
     return scanner.result()
 
 
-def _scanned(path: str, state: tuple[int, int], sep: int) -> "_Scan | Fallback":
+def _scanned(path: str, state: tuple[int, int], sep: int, light: bool = False) -> "_Scan | Fallback":
     try:
-        return _scan(path, state, sep)
+        return _scan(path, state, sep, light)
     except Exception as err:  # noqa: BLE001 -- any failure of the scan: the usual way
         return err if isinstance(err, Fallback) else Fallback(repr(err))
 
@@ -315,9 +315,11 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     first.feed(early, np.frombuffer(early, dtype=np.uint8))
     if first.refused:
         raise Fallback(first.refused)
-    scanned: list[Any] = []
-    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
-    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
+    # The C parser pads a short row with empty cells: when the last column has none, every row
+    # is whole, and the scan beside the parse need not count the delimiters.  The head decides
+    # (no line of it ends in an empty field); an empty last cell found later has the delimiters
+    # counted after the parse.
+    light = width > 1 and not _ends_empty(complete, sep)
     try:
         whole = len(head) == state[0]
         # one row more than the sample: the sample's last record ends in the head (a record
@@ -326,12 +328,22 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
         if len(sample) <= SAMPLE_ROWS and not whole:
             raise Fallback("the head does not hold the sample")
         plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
+    except Exception as err:
+        raise Fallback(str(err)) from None
+    # The scan starts with the parse, not before: beside the sample's and the plan's Python
+    # work, the two threads would wait on each other for the GIL.
+    scanned: list[Any] = []
+    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0], light)))
+    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
+    try:
         frame = _read_csv_path(path, {**kwargs, **plan.options})
     except Exception as err:
         raise Fallback(str(err)) from None
     finally:
         scanner.join()
     scan = scanned[0]
+    if not isinstance(scan, Fallback) and scan.delimiters is None and _empty_cells(frame.iloc[:, -1]):
+        scan = _scanned(path, state, sep[0])  # a short row would look like this: count its fields
     if isinstance(scan, Fallback):
         raise scan
     if scan.refused or scan.size != state[0]:
@@ -344,10 +356,25 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     lines = None  # row i on line i + 2
     if scan.quoted_newlines or scan.newlines != rows + (scan.last == _NL):
         lines = _file_record_lines(path, state, sep, width, rows, scan)  # blank lines, quoted breaks
-    elif scan.delimiters != (width - 1) * (rows + 1):  # the header's, then each row's
-        raise Fallback("a record with another number of fields")
+    elif scan.delimiters is not None and scan.delimiters != (width - 1) * (rows + 1):
+        raise Fallback("a record with another number of fields")  # the header's, then each row's
     source = TextSource(None, kwargs, header, file=(path, state, shown))
     return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
+
+
+def _ends_empty(text: bytes, sep: bytes) -> bool:
+    """Whether a line of ``text`` ends in an empty field (``,`` or ``,""`` before its line
+    break; inside quotes too: then it only costs the count of the delimiters)."""
+    return any(sep + end in text for end in (b"\n", b"\r\n", b'""\n', b'""\r\n'))
+
+
+def _empty_cells(column: pd.Series) -> bool:
+    """Whether a parsed column has an empty cell (NaN in a number column, ``""`` in text)."""
+    if column.dtype.kind in "iub":
+        return False
+    if column.dtype.kind in "fc":
+        return bool(column.isna().any())
+    return bool(column.isna().any() or (column == "").any())
 
 
 def _file_record_lines(path: str, state: tuple[int, int], sep: bytes, width: int,
@@ -501,7 +528,8 @@ def _record_lines(
         raise Fallback(f"{rows} rows parsed, {data_rows.size} records found")
     if rows and quoted is None:
         _check_width(raw, sep, width, rows, int(starts[data_rows[0]]))
-    elif rows and width > 1 and quoted is not None and quoted.delimiters != (width - 1) * (rows + 1):
+    elif rows and width > 1 and quoted is not None and quoted.delimiters is not None \
+            and quoted.delimiters != (width - 1) * (rows + 1):
         # the header's and each row's (before the header: blank lines, no delimiter)
         raise Fallback("a record with another number of fields")
     return line_of_start[data_rows].astype(np.int64)
