@@ -163,8 +163,10 @@ def _not_criteria(table: LoadedTable) -> set:
     from ..io.roles import guess_roles
 
     declared = getattr(table, "evaluation", None)
-    if declared is not None and declared.scorers:  # a tool's log: only its scorers are criteria
-        scorers = {s.column for s in declared.scorers}
+    if declared is not None and declared.scorers:  # a tool's log: only its yes/no scorers are criteria
+        from ..io.evaluation import BINARY  # (a HELM run's logprob, always 0 for a toy model, is none)
+
+        scorers = {s.column for s in declared.scorers if s.scale == BINARY or s.group}
         return {str(c) for c in table.frame.columns if c not in scorers}
     return {str(c) for c, r in guess_roles(table).items() if r in _OTHER_ROLES}
 
@@ -193,6 +195,12 @@ def _collect(table: LoadedTable, options: Options, notes: list[str]):
             criteria = _split(options.criteria)
         else:
             criteria = verdict_columns(table, {item_col, sys_col} | _not_criteria(table))
+            declared = getattr(table, "evaluation", None)
+            if not criteria and declared is not None and declared.scorers:
+                listed = ", ".join(f"'{s.name}' ({s.scale})" for s in declared.scorers[:6])
+                raise DataError(f"File '{table.name}': none of its scorers is a yes/no verdict (its scorers: "
+                                f"{listed}{' ...' if len(declared.scorers) > 6 else ''}), so it has no rubric "
+                                "criteria of its own; name the criterion columns with --criteria C1,C2,... .")
             if not criteria:
                 raise DataError(f"File '{table.name}': no column holds only yes/no verdicts; name the criterion "
                                 f"columns with --criteria C1,C2,... (wide form), or give --criterion and --verdict "

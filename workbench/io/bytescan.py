@@ -3,7 +3,9 @@
 the quotes checked (a quote only around a whole field, no line break inside quotes, no NUL byte).
 
 Pieces without quotes are only counted; pieces with quotes are turned into 64-bit words of flags
-and the quoted regions found with a prefix XOR of the quote flags (:class:`_Scanner`).
+and the quoted regions found with a prefix XOR of the quote flags (:class:`_Scanner`).  When the
+parse itself proves every row whole (its last column has no empty cell), the delimiters are not
+counted and a piece with few quotes is checked at the quotes' positions (:class:`_LightScanner`).
 """
 
 from __future__ import annotations
