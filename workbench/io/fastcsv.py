@@ -315,11 +315,6 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     first.feed(early, np.frombuffer(early, dtype=np.uint8))
     if first.refused:
         raise Fallback(first.refused)
-    # The C parser pads a short row with empty cells: when the last column has none, every row
-    # is whole, and the scan beside the parse need not count the delimiters.  The head decides
-    # (no line of it ends in an empty field); an empty last cell found later has the delimiters
-    # counted after the parse.
-    light = width > 1 and not _ends_empty(complete, sep)
     try:
         whole = len(head) == state[0]
         # one row more than the sample: the sample's last record ends in the head (a record
@@ -330,6 +325,10 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
         plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
     except Exception as err:
         raise Fallback(str(err)) from None
+    # The C parser pads a short row with empty cells: when the last column has none, every row
+    # is whole, and the scan beside the parse need not count the delimiters.  The sample
+    # decides; an empty last cell found later has the delimiters counted after the parse.
+    light = width > 1 and not _empty_cells(sample.iloc[:, -1])
     # The scan starts with the parse, not before: beside the sample's and the plan's Python
     # work, the two threads would wait on each other for the GIL.
     scanned: list[Any] = []
@@ -362,19 +361,20 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
 
 
-def _ends_empty(text: bytes, sep: bytes) -> bool:
-    """Whether a line of ``text`` ends in an empty field (``,`` or ``,""`` before its line
-    break; inside quotes too: then it only costs the count of the delimiters)."""
-    return any(sep + end in text for end in (b"\n", b"\r\n", b'""\n', b'""\r\n'))
-
-
 def _empty_cells(column: pd.Series) -> bool:
     """Whether a parsed column has an empty cell (NaN in a number column, ``""`` in text)."""
     if column.dtype.kind in "iub":
         return False
     if column.dtype.kind in "fc":
         return bool(column.isna().any())
-    return bool(column.isna().any() or (column == "").any())
+    if column.isna().any():
+        return True
+    arrow = getattr(column.array, "_pa_array", None)  # pandas' str columns: the lengths, no compare
+    if arrow is not None and len(column):
+        import pyarrow.compute as pc
+
+        return pc.min(pc.binary_length(arrow)).as_py() == 0
+    return bool((column == "").any())
 
 
 def _file_record_lines(path: str, state: tuple[int, int], sep: bytes, width: int,
