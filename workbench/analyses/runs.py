@@ -115,8 +115,14 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     if stacked is None:  # stacked blocks: each run once, each item once in it, by construction
         seen = np.zeros(len(run_uniques) * len(items), dtype=bool)
         seen[run_codes * len(items) + item_codes] = True
-        if int(np.count_nonzero(seen)) < len(run_codes):  # a pair repeats: the sentence naming it
-            check_unique(table, [sys_col, item_col], "(run, item) pair")
+        if int(np.count_nonzero(seen)) < len(run_codes):  # a pair repeats
+            split = _runs_within(table, sys_col, item_col, value_col, run_codes, item_codes, notes,
+                                 given=options.system is not None)
+            if split is None:  # the sentence naming the pair
+                check_unique(table, [sys_col, item_col], "(run, item) pair")
+            table, sys_col = split
+            run_codes, run_uniques = text_codes(table, sys_col)
+            run_uniques = _labels(run_uniques)
         del seen
     try:
         values = to_float(table, value_col, allow_missing=True)
@@ -147,6 +153,47 @@ def _grid(table: LoadedTable, options: Options, notes: list[str]):
     G = by_run.T
     details = _details(table, cells, G.shape, {sys_col, item_col, value_col})
     return names, items, G, binary, value_col, how, details
+
+
+#: columns that may tell a system's runs apart (a model's runs 1, 2, 3; its run ids)
+RUN_NAMES = ("run", "run_id", "run_name", "system", "model", "variant", "version", "checkpoint", "config")
+
+
+def _runs_within(table: LoadedTable, sys_col: str, item_col: str, value_col: str, run_codes: np.ndarray,
+                 item_codes: np.ndarray, notes: list[str], *, given: bool):
+    """When the run column's (run, item) pairs repeat and another column named for runs tells
+    them apart, the runs are that column's (its values each within one system: a model's run
+    ids; only when the run column was guessed) or each (system, run) pair (a model's runs 1, 2,
+    3: 'gpt-a / 1'; a run column given keeps its name in each run's); None otherwise."""
+    from ..io.cells import text_array
+    from ..io.columns import _match_name
+
+    present = [str(c) for c in table.frame.columns]
+    others = [c for c in dict.fromkeys(_match_name(present, n) for n in RUN_NAMES)
+              if c is not None and c not in (sys_col, item_col, value_col)]
+    n_items = int(item_codes.max()) + 1 if item_codes.size else 1
+    for other in others:
+        codes, labels = text_codes(table, other)
+        pair = pd.factorize(run_codes.astype(np.int64) * (int(codes.max()) + 1) + codes)[0]
+        if pd.Series(pair.astype(np.int64) * n_items + item_codes).duplicated().any():
+            continue  # still a (run, item) pair twice
+        if not given and int(pair.max()) + 1 == len(labels):  # each value of the other within one system
+            notes.append(f"Column '{other}' names the runs (each within one '{sys_col}'): rows repeat each "
+                         f"item of a '{sys_col}' (set --system to choose another run column).")
+            return table, other
+        first, second = sorted((sys_col, other), key=present.index)  # named in the file's order
+        name = f"{first} / {second}"
+        while name in present:
+            name += " "
+        pairs = zip(to_text(table, first), to_text(table, second))
+        frame = table.frame.assign(**{name: text_array([f"{a} / {b}" for a, b in pairs])})
+        notes.append(f"Each run is a ('{first}', '{second}') pair, named '{name}': rows repeat each item of "
+                     f"a '{sys_col}', and column '{other}' tells its runs apart (set --system to choose one "
+                     "column).")
+        import dataclasses
+
+        return dataclasses.replace(table, frame=frame), name
+    return None
 
 
 def _stacked_codes(table: LoadedTable, sys_col: str, item_col: str):
