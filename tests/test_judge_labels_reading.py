@@ -210,10 +210,13 @@ def test_promptfoo_score_is_never_the_peoples_label(cli, folder):
     with open(path, encoding="utf-8") as handle:
         rows = json.load(handle)["results"]["results"]
     # the judge's own score: each test case's mean of its tries' pass (vars identify the test
-    # case; promptfoo writes no repeat index), then the mean over the test cases, per provider
+    # case; promptfoo writes no repeat index), then the mean over the test cases, per provider;
+    # tries that ended with a provider error (failureReason 2) left out, the reading's default
     frame = pd.DataFrame({"provider": [r["provider"]["label"] for r in rows],
                           "case": [json.dumps(r["vars"], sort_keys=True) for r in rows],
-                          "ok": [float(bool(r["success"])) for r in rows]})
+                          "ok": [float(bool(r["success"])) for r in rows],
+                          "errored": [r.get("failureReason") == 2 for r in rows]})
+    frame = frame[~frame["errored"]]
     per_case = frame.groupby(["provider", "case"])["ok"].mean()
     for provider, values in per_case.groupby(level=0):
         rec = one(doc, "judge_score", system=provider)

@@ -86,3 +86,28 @@ def test_rubric_charts_equal_the_tables(qtbot, window):
     np.testing.assert_allclose(moved["contribution"], compared["contribution"])
     assert list(moved["label"]) == list(compared["criterion"])
     assert moved["total"][0] == pytest.approx(result.table("compared").frame["diff"].iloc[0])
+
+
+def test_a_plain_table_of_annotators_without_a_judge_is_their_agreement(qtbot, window, tmp_path):
+    """item_id, annotator, label and no judge: the Judge panel (through the View menu) measures
+    how far the annotators agree, as the command line does, instead of asking for a judge."""
+    from conftest import open_file
+
+    rng = np.random.default_rng(3)
+    rows = [{"item_id": f"q{i}", "annotator": who,
+             "label": "pass" if (rng.random() < 0.8) == (i % 3 > 0) else "fail"}
+            for i in range(30) for who in ("ann", "bo", "cy")]
+    path = tmp_path / "annotations.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    open_file(qtbot, window, path)
+    window.view_actions["judge"].trigger()
+    panel = window.panels["judge"]
+    result = wait_result(qtbot, panel)
+    assert "judge:none" in result.signature and "annotators(annotator)" in result.signature
+    import krippendorff
+
+    wide = pd.DataFrame(rows).pivot(index="annotator", columns="item_id", values="label")
+    codes = wide.replace({"pass": 1.0, "fail": 0.0}).to_numpy(dtype=float)
+    expected = krippendorff.alpha(reliability_data=codes, level_of_measurement="nominal")
+    alpha = next(r for r in result.records if r["metric"] == "alpha")
+    assert alpha["value"] == pytest.approx(expected)

@@ -17,6 +17,13 @@ the people's, and how the two meet.
   is the one a strict majority of its annotators gave, each annotator a column of their own
   (:func:`plain`); item ids that repeat across the systems (``model``) make records (system,
   item), as in a log.
+- A plain table with an annotator column, a column of people's labels (``human``..., or a
+  plain ``label``/``gold`` beside the annotator) and no judge (``item_id,annotator,label``) is
+  read as the annotators among themselves, as a Label Studio export alone (:func:`people_only`).
+- Errored records (the reading's error column, or the judge scorer's own) follow the reading's
+  errors choice, as on every panel: left out of every number and counted (``exclude``, the
+  default) or, for the judge's own score, counted as failures (``fail``: scored 0); a note and
+  the signature (``errored:excluded`` or ``errored:failures``) say which.
 - When the judge's words and the people's never meet (C/P/I against correct/partial/incorrect),
   a label map is required, and the sentence shows both sets: agreement is never reported over
   labels that cannot meet.
@@ -33,15 +40,16 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ..core.errors import DataError
+from ..core.errors import DataError, OptionError
 from ..core.numbers import plural
-from ..core.result import Table, record
-from ..core.role_names import human_column
+from ..core.result import Table, record, signature
+from ..core.role_names import HUMAN_BESIDE_JUDGE, human_column
 from ..io import LoadedTable, to_text
 from ..io.cells import text_array
 from ..io.evaluation import HUMAN, JUDGE, JUDGE_PANEL, MEASURE, SCORE, Evaluation, Scorer, item_column
 from ..io.formats.labels_join import PEOPLE, join_labels, strict_majority
 from ..metrics import headline_ci as hc
+from . import _rows
 
 
 
@@ -85,11 +93,19 @@ class Prepared:
     result: object = None
 
 
+#: the reading's errors choice (:data:`workbench.analyses.reading.ERRORS`) as :mod:`_rows` names it
+_MODE = {"exclude": "exclude", "fail": "failure"}
+
+
 def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | None,
-            labels: list[LoadedTable], label_map: tuple[tuple[str, str], ...]) -> Prepared | None:
-    """The judge's table and options (None: a plain table of labels, read as it is)."""
+            labels: list[LoadedTable], label_map: tuple[tuple[str, str], ...],
+            errors: str = "exclude") -> Prepared | None:
+    """The judge's table and options (None: a plain table of labels, read as it is).
+    ``errors``: the reading's choice for errored records, ``exclude`` or ``fail``."""
+    if errors not in _MODE:
+        raise OptionError(f"`errors` must be one of {', '.join(_MODE)}; got errors={errors!r}.")
     if getattr(table, "evaluation", None) is None and not labels:
-        return plain(table, options, evaluation)
+        return plain(table, options, evaluation, errors)
     notes, sig, records, tables = [], {}, [], []
     if labels:
         table = join_labels(table, labels)
@@ -103,6 +119,11 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
             if alone is not None:
                 return Prepared(table, options, notes, sig, records, tables, result=alone)
         return None
+    own = judge.error if judge is not None and judge.error in table.frame.columns else None
+    err = _rows.find(table, own or (evaluation.error if evaluation.error in table.frame.columns else None),
+                     _MODE[errors])
+    if err.count and err.mode == "exclude":
+        table = _rows.apply(table, err, [])  # left out of every number: the own score and agreement
     frame = table.frame.copy()
     system = evaluation.system if evaluation.system in frame.columns else None
     item = item_column(frame.columns, evaluation)
@@ -115,9 +136,11 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
                      f"its labels in column '{judge_col}'; each record (system, item, repeat) is one judgement.")
         sig["judge"] = f"scorer:{judge.name}"
         sig["judged"] = "record(system,item,repeat)" if evaluation.repeat else "record(system,item)"
-        records_, table_ = own_score(table, evaluation, judge, system, item)
+        failed = err.mask if err.count and err.mode == "failure" else None
+        records_, table_ = own_score(table, evaluation, judge, system, item, failed)
         records += records_
         tables.append(table_)
+    sig.update(err.signature())
     humans: list[str] = list(options.human or ())
     human_scorers = [s.labels or s.column for s in evaluation.scorers if s.kind == HUMAN]
     if humans and humans[0] == PEOPLE and human_scorers[:1] == [PEOPLE]:
@@ -139,8 +162,12 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
             sig["people"] = f"judge:{second.name}"
     if not humans and judge is not None and options.swap_judge is None and options.length_a is None \
             and human_column([str(c) for c in frame.columns], judge_col) is None:
+        notes += err.note(failure_means="scored 0 (a failure) in the judge's own score")
         alone = judge_alone(table, evaluation, judge, judge_col, notes, sig, records, tables)
         return Prepared(table, options, [], {}, [], [], result=alone)
+    notes += err.note(failure_means="scored 0 (a failure) in the judge's own score; agreement reads the "
+                                    "labels the file records for them" if judge is not None else
+                      "kept with the labels the file records for them (a label is never made up)")
     if label_map and judge_col is not None:
         mapping = dict(label_map)
         texts = np.asarray(to_text(table, judge_col), dtype=object) if judge_col in table.frame.columns \
@@ -200,7 +227,35 @@ def judge_alone(table: LoadedTable, evaluation: Evaluation, judge: Scorer, judge
                           table.path, json_tables=tuple(t.name for t in tables))
 
 
-def plain(table: LoadedTable, options, evaluation: Evaluation) -> Prepared | None:
+def plain(table: LoadedTable, options, evaluation: Evaluation, errors: str = "exclude") -> Prepared | None:
+    """A plain table's rows as the Judge reads them (:func:`_plain`), its errored rows (the
+    reading's error column) left out or kept as the reading's ``errors`` says: the reading's
+    own step is not run on a table the Judge prepares itself.  None: the table as it is (the
+    reading then applies the errors choice itself)."""
+    column = evaluation.error if evaluation.error in table.frame.columns else None
+    err = _rows.find(table, column, _MODE[errors]) if column is not None else None
+    if err is None or not err.count:
+        got = _plain(table, options, evaluation)
+        if got is not None and err is not None:
+            got.signature.update(err.signature())
+            if got.result is not None:
+                got.result = dataclasses.replace(got.result, signature=got.result.signature + "|"
+                                                 + signature(err.signature()))
+        return got
+    got = _plain(_rows.apply(table, err, []) if err.mode == "exclude" else table, options, evaluation)
+    if got is None:
+        return None
+    said = err.note(failure_means="kept with the labels the file records for them (a label is never made up)")
+    if got.result is not None:
+        got.result = dataclasses.replace(got.result, notes=tuple(said) + tuple(got.result.notes),
+                                         signature=got.result.signature + "|" + signature(err.signature()))
+    else:
+        got.notes[:0] = said
+        got.signature.update(err.signature())
+    return got
+
+
+def _plain(table: LoadedTable, options, evaluation: Evaluation) -> Prepared | None:
     """A plain table's rows as the Judge reads them, when they are not one per item (None: the
     table as it is, the analysis guessing its columns).
 
@@ -210,12 +265,18 @@ def plain(table: LoadedTable, options, evaluation: Evaluation) -> Prepared | Non
       never a label: with one row per annotation, each record's people's label (``people``) is
       the one a strict majority of its annotators gave (blank without one), each annotator a
       column of their own (``person alice``: alpha among them); with one annotator per record,
-      a note names the column."""
+      a note names the column.
+    - With such a column, people's labels beside it and no judge at all (``item_id,annotator,
+      label``), the answer is how far the annotators agree among themselves (:func:`people_only`),
+      as for a Label Studio export alone."""
     frame = table.frame
     columns = [str(c) for c in frame.columns]
     judges = [s.column for s in evaluation.scorers if s.is_judge]
     judge_col = options.judge or (judges[0] if judges else None)
     item = options.item or evaluation.item
+    if judge_col is None and options.swap_judge is None and options.length_a is None:
+        alone = _annotators_alone(table, options, evaluation, item)
+        return None if alone is None else Prepared(table, options, [], {}, [], [], result=alone)
     if judge_col not in frame.columns or item not in frame.columns:
         return None
     if options.swap_judge is not None or options.length_a is not None:
@@ -266,6 +327,40 @@ def plain(table: LoadedTable, options, evaluation: Evaluation) -> Prepared | Non
         out = dataclasses.replace(table, frame=new, cell_source=_Keep(table.cell_source, new.columns, frame.columns))
         return Prepared(out, dataclasses.replace(options, item=record_col), notes, sig, [], [])
     return _annotations(table, options, rec, judge_col, human, who, names, record_col, notes, sig)
+
+
+def _annotators_alone(table: LoadedTable, options, evaluation: Evaluation, item: str | None):
+    """A plain table of annotations without a judge (``item_id,annotator,label``): the
+    annotators among themselves (:func:`people_only`), or None when the table is not that (no
+    annotator column, no people's label beside it, or one annotator per item)."""
+    frame = table.frame
+    columns = [str(c) for c in frame.columns]
+    who = evaluation.annotator if evaluation.annotator in frame.columns else None
+    humans = [options.human] if isinstance(options.human, str) else list(options.human or ())
+    if who is None or item not in frame.columns or len(humans) > 1 or who in humans or item in humans:
+        return None
+    label = humans[0] if humans else human_column(columns, None, (who, item))
+    if label is None:  # beside the annotator's name, a plain 'label' or 'gold' is what they gave
+        beside = {_plain_name(n) for n in HUMAN_BESIDE_JUDGE}
+        label = next((c for c in columns if c not in (who, item) and _plain_name(c) in beside), None)
+    if label is None:
+        return None
+    keys = [item]
+    system = evaluation.system
+    if system in frame.columns and system not in (who, item, label):
+        seen = frame.groupby(frame[item].astype(str), sort=False)[system].nunique(dropna=False)
+        if (seen > 1).any():  # item ids repeated across the systems: records (system, item)
+            keys = [system, item]
+    items = np.asarray(_record_ids(table, *(_key(keys, evaluation))), dtype=object) if len(keys) > 1 \
+        else np.asarray(to_text(table, item), dtype=object)
+    if not pd.Series(items).duplicated().any():
+        return None  # one annotator per item: nothing to measure among them
+    return people_only(table, evaluation, label=label, items=items,
+                       read=f"column '{who}' names who labelled, column '{label}' what they gave")
+
+
+def _plain_name(name) -> str:
+    return "".join(ch for ch in str(name).lower() if ch not in " _-\t")
 
 
 def _key(keys: list[str], evaluation: Evaluation):
@@ -364,10 +459,14 @@ def _record_ids(table: LoadedTable, system, item, repeat) -> list[str]:
     return out
 
 
-def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system, item):
+def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system, item, failed=None):
     """The judge's own score per system: each item's mean over its scored repeats, then the
-    mean over the items it scored (Inspect's accuracy), a percentile bootstrap over the items."""
+    mean over the items it scored (Inspect's accuracy), a percentile bootstrap over the items.
+    ``failed``: the rows of errored records counted as failures (scored 0); errored records
+    left out are no rows of ``table`` (:func:`prepare`)."""
     values = pd.to_numeric(table.frame[judge.column], errors="coerce").to_numpy(dtype=float)
+    if failed is not None:
+        values = np.where(failed, 0.0, values)
     items = np.asarray(to_text(table, item), dtype=object)
     systems = np.asarray(to_text(table, system), dtype=object) if system else np.full(len(values), "", dtype=object)
     records, rows = [], []
@@ -421,21 +520,27 @@ def _check_meet(frame: pd.DataFrame, judge_col: str, people_col: str, name: str)
 __all__ = ["PEOPLE", "Prepared", "judge_scorer", "own_score", "parse_label_map", "prepare"]
 
 
-def people_only(table: LoadedTable, evaluation: Evaluation) -> "AnalysisResult | None":
-    """People's labels without a judge (a Label Studio export alone): how far the annotators
-    agree with each other: Krippendorff's alpha (nominal) over every annotator, each pair's raw
-    agreement and Cohen's kappa on the items both labelled, and the labels' counts."""
-    from ..core.result import AnalysisResult, signature
+def people_only(table: LoadedTable, evaluation: Evaluation, *, label: str | None = None, items=None,
+                read: str = "") -> "AnalysisResult | None":
+    """People's labels without a judge (a Label Studio export alone, a plain table of
+    annotations): how far the annotators agree with each other: Krippendorff's alpha (nominal)
+    over every annotator, each pair's raw agreement and Cohen's kappa on the items both
+    labelled, and the labels' counts.  ``label``: the column of the people's labels (default:
+    the primary scorer's); ``items``: each row's item (default: the item column's ids);
+    ``read``: how a plain table's columns were read, for the note."""
+    from ..core.result import AnalysisResult
     from ..metrics import agreement as ag
     from ._common import base_signature
 
     who, item = evaluation.annotator, evaluation.item
-    label = evaluation.scorer()
-    if who is None or item is None or label is None:
+    if label is None:
+        scorer = evaluation.scorer()
+        label = scorer.column if scorer is not None else None
+    if who is None or (item is None and items is None) or label is None:
         return None
-    frame = pd.DataFrame({"item": to_text(table, item), "who": to_text(table, who),
-                          "label": to_text(table, label.column)})
-    frame = frame[frame["label"] != ""]
+    frame = pd.DataFrame({"item": to_text(table, item) if items is None else list(items),
+                          "who": to_text(table, who), "label": to_text(table, label)})
+    frame = frame[(frame["label"] != "") & (frame["who"] != "")]
     wide = frame.pivot_table(index="item", columns="who", values="label", aggfunc="first", sort=False)
     wide = wide[sorted(wide.columns, key=lambda c: (len(str(c)), str(c)))]  # user ids: 2 before 10
     people = [str(c) for c in wide.columns]
@@ -467,10 +572,18 @@ def people_only(table: LoadedTable, evaluation: Evaluation) -> "AnalysisResult |
                     formats={"items": "int", "agreement": "rate", "kappa": "score", "pair": "text"}),
               Table("labels", "Labels per annotator", counts.reset_index(drop=True),
                     formats={c: "int" for c in cats} | {"annotator": "text"}))
-    sig = {**base_signature("judge"), "judge": "none", "people": f"annotators:{len(people)}",
+    sig = {**base_signature("judge"), "judge": "none",
+           "people": f"annotators({who}):{len(people)}" if read else f"annotators:{len(people)}",
            "alpha": "krippendorff-nominal", "pairs": "raw-agreement,cohen-kappa"}
-    notes = (f"No judge's labels in '{table.name}': this is how far its {len(people)} annotators agree with "
-             f"each other ({', '.join(people[:6])}), over {units} items labelled by two or more. Open the judge's "
-             "log with it (or 'workbench judge LOG --human LABELS') to measure the judge against them.",)
+    if read:  # a plain table: its columns, and the judge's column it may be given
+        said = (f"No judge's labels in '{table.name}' ({read}): this is how far its {len(people)} annotators "
+                f"agree with each other ({', '.join(people[:6])}), over {units} items labelled by two or more. "
+                "Give the judge's labels as a column of the file (--judge COLUMN) to measure the judge against "
+                "them.")
+    else:
+        said = (f"No judge's labels in '{table.name}': this is how far its {len(people)} annotators agree with "
+                f"each other ({', '.join(people[:6])}), over {units} items labelled by two or more. Open the "
+                "judge's log with it (or 'workbench judge LOG --human LABELS') to measure the judge against them.")
+    notes = (said,)
     return AnalysisResult("judge", signature(sig), tuple(records), tables, notes, table.path,
                           json_tables=("pairs", "labels"))

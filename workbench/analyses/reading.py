@@ -175,7 +175,8 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
     if analysis == "judge":
         from . import judge_input
 
-        got = judge_input.prepare(table, options, evaluation, reading.scorer, list(labels), reading.label_map)
+        got = judge_input.prepare(table, options, evaluation, reading.scorer, list(labels), reading.label_map,
+                                  errors=reading.errors)
         if got is not None:
             options, role_notes = with_roles(got.options, got.table)
             return Applied(got.table, options, got.notes, got.signature, None, tuple(got.records),

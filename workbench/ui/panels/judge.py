@@ -51,9 +51,13 @@ class JudgePanel(AnalysisPanel):
 
     def _people_alone(self) -> bool:
         """The file holds people's labels by several annotators and no judge (a Label Studio
-        export): the panel measures the people's agreement among themselves, as on the command line."""
-        ev = getattr(self.table, "evaluation", None) if self.table is not None else None
-        return (ev is not None and ev.annotator is not None and not any(s.is_judge for s in ev.scorers)
+        export, a plain table with an annotator column): the panel measures the people's agreement among themselves, as on the command line."""
+        if self.table is None:
+            return False
+        from ...analyses.reading import evaluation_of  # a log's declaration, or a plain table's roles
+
+        ev = evaluation_of(self.table, self.roles or None)
+        return (ev.annotator is not None and not any(s.is_judge for s in ev.scorers)
                 and super().options().judge is None)
 
     def missing_columns(self) -> list[str]:
