@@ -153,3 +153,17 @@ def test_pass_at_k_on_duckdb_reads_each_model_apart_too(tmp_path):
     got = {r["system"]: r["value"] for r in result.records if r["metric"] == "pass@2"}
     expected = _expected_passk(frame, 2)
     assert got == pytest.approx(expected)
+
+
+def test_a_helm_runs_train_trials_are_one_instance_each_in_text():
+    path = FIXTURES / "helm" / "simple1"
+    table = load_table(str(path))
+    frame = table.frame
+    result = text.run(table, text.Options())
+    (rec,) = [r for r in result.records if r["metric"] == "exact_match"]
+    assert frame["train_trial"].nunique() == 3
+    hits = pd.Series([float(_case_ws(p) == _case_ws(r)) for p, r in zip(frame["output"], frame["reference"])])
+    per_item = hits.groupby(frame["item"].astype(str).to_numpy()).mean()
+    assert rec["n"] == frame["instance_id"].nunique() == len(per_item) == 10
+    assert rec["value"] == pytest.approx(per_item.mean())
+    assert "tries:mean-per-item:train_trial" in result.signature
