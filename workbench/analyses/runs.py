@@ -19,6 +19,7 @@ randomised Tukey HSD on the items every run has (or from Holm-adjusted paired te
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 
@@ -190,8 +191,6 @@ def _runs_within(table: LoadedTable, sys_col: str, item_col: str, value_col: str
         notes.append(f"Each run is a ('{first}', '{second}') pair, named '{name}': rows repeat each item of "
                      f"a '{sys_col}', and column '{other}' tells its runs apart (set --system to choose one "
                      "column).")
-        import dataclasses
-
         return dataclasses.replace(table, frame=frame), name
     return None
 

@@ -79,6 +79,8 @@ class _Scanner:
         self.sep = sep
         self.newlines_in_quotes = newlines_in_quotes  # a line break inside quotes is no refusal
         self.ok = np.array([sep, _NL, _CR, _QUOTE], dtype=np.uint8)
+        self.allowed = np.zeros(256, dtype=bool)  # the bytes a quote may follow or precede
+        self.allowed[self.ok] = True
         self.size = self.newlines = self.delimiters = self.quoted_newlines = 0
         self.inside = False  # the next byte is inside quotes
         self.after_ok = True  # the byte before the next one may precede an opening quote
@@ -96,15 +98,18 @@ class _Scanner:
         for at in range(0, piece.size, SCAN_PIECE):
             self._feed(raw, piece[at:at + SCAN_PIECE], start + at)
 
+    def _refused_at(self, raw: bytearray | bytes, piece: np.ndarray, start: int) -> bool:
+        """Whether the piece is refused before it is counted: a NUL byte in it, or its first
+        byte after a closing quote (the previous piece's last byte) that cannot follow one."""
+        if raw.find(b"\x00", start, start + piece.size) >= 0:
+            self.refused = "a NUL byte"
+        elif self.check_first and not self.allowed[piece[0]]:
+            self.refused = "text after a closing quote"
+        return bool(self.refused)
+
     def _feed(self, raw: bytearray | bytes, piece: np.ndarray, start: int) -> None:
         got = piece.size
-        if not got or self.refused:
-            return
-        if raw.find(b"\x00", start, start + got) >= 0:
-            self.refused = "a NUL byte"
-            return
-        if self.check_first and piece[0] not in self.ok:
-            self.refused = "text after a closing quote"
+        if not got or self.refused or self._refused_at(raw, piece, start):
             return
         if raw.find(b'"', start, start + got) < 0 and not self.inside:
             self.newlines += int(np.count_nonzero(piece == _NL))
@@ -184,19 +189,11 @@ class _LightScanner(_Scanner):
 
     def __init__(self, sep: int) -> None:
         super().__init__(sep, newlines_in_quotes=True)
-        self.allowed = np.zeros(256, dtype=bool)  # the bytes a quote may follow or precede
-        self.allowed[[sep, _NL, _CR, _QUOTE]] = True
         self.dense = False  # the piece before had many quotes
 
     def _feed(self, raw: bytearray | bytes, piece: np.ndarray, start: int) -> None:
         got = piece.size
-        if not got or self.refused:
-            return
-        if raw.find(b"\x00", start, start + got) >= 0:
-            self.refused = "a NUL byte"
-            return
-        if self.check_first and not self.allowed[piece[0]]:
-            self.refused = "text after a closing quote"
+        if not got or self.refused or self._refused_at(raw, piece, start):
             return
         if raw.find(b'"', start, start + got) < 0:
             self.newlines += int(np.count_nonzero(piece == _NL))
