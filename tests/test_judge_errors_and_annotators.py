@@ -245,3 +245,17 @@ def test_one_annotator_per_item_is_still_refused_without_a_judge(cli, tmp_path):
     frame.to_csv(path, index=False)
     err = cli("judge", str(path), expect=2)
     assert "judge column" in err
+
+
+def test_the_reading_takes_label_beside_an_annotator_as_peoples_labels(tmp_path):
+    """item_id, annotator, label: the Columns dock's roles say 'label' is the people's label (as
+    the Judge reads it), not a ranking's relevance grade that must hold numbers."""
+    from workbench.io.roles import find_problems, guess_roles
+
+    path = tmp_path / "annotations.csv"
+    pd.DataFrame({"item_id": [f"q{i // 2}" for i in range(20)], "annotator": ["ann", "bo"] * 10,
+                  "label": ["pass", "fail", "pass", "pass"] * 5}).to_csv(path, index=False)
+    table = load_table(path)
+    roles = guess_roles(table)
+    assert roles["label"] == "human" and roles["annotator"] == "annotator"
+    assert not any("must hold numbers" in p.message for p in find_problems(table, roles))

@@ -328,7 +328,7 @@ def test_a_judge_and_people_per_model_are_records_of_model_and_item(cli, per_mod
     assert reading_human(per_model) == ["human"]
 
 
-def test_label_stays_a_ranking_grade_and_a_text_reference_without_a_judge(tmp_path):
+def test_label_stays_a_ranking_grade_and_a_text_reference_without_a_judge_or_annotators(tmp_path):
     qrels = tmp_path / "qrels.csv"
     qrels.write_text("query,doc,label\nq1,d1,1\nq1,d2,0\n")
     text = tmp_path / "text.csv"
@@ -337,8 +337,8 @@ def test_label_stays_a_ranking_grade_and_a_text_reference_without_a_judge(tmp_pa
     people.write_text("item_id,annotator,label\n1,ann,pass\n2,ben,fail\n")
     assert guess_roles(load_table(str(qrels)))["label"] == "relevance"
     assert guess_roles(load_table(str(text)))["label"] != "human"  # the text's reference, as before
-    roles = guess_roles(load_table(str(people)))
-    assert roles.get("label") != "human" and roles["annotator"] == "annotator"
+    roles = guess_roles(load_table(str(people)))  # beside who labelled: the people's label
+    assert roles.get("label") == "human" and roles["annotator"] == "annotator"
 
 
 def test_the_judge_panels_own_options_name_the_same_column_as_the_reading(annotated):

@@ -103,13 +103,15 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
 
 
 def _people_beside_judge(columns: list[str], roles: dict[str, str], taken: set[str]) -> None:
-    """Beside a judge's column and no column named for people's labels, a plain ``label`` (or
-    ``gold``) is the people's label, not a text file's reference or a ranking's relevance grade
-    (:func:`workbench.core.role_names.human_column`: the Judge analysis guesses the same)."""
-    judge = next((c for c, r in roles.items() if r == "judge"), None)
-    if judge is None or "human" in roles.values():
+    """Beside a judge's column, or a column naming who labelled (``annotator``), and no column
+    named for people's labels, a plain ``label`` (or ``gold``) is the people's label, not a text
+    file's reference or a ranking's relevance grade (:func:`workbench.core.role_names.human_column`:
+    the Judge analysis guesses the same)."""
+    beside = next((c for c, r in roles.items() if r == "judge"), None) \
+        or next((c for c, r in roles.items() if r == "annotator"), None)
+    if beside is None or "human" in roles.values():
         return
-    col = human_column(columns, judge)
+    col = human_column(columns, beside)
     if col is not None and roles.get(col) not in ("annotator", "item", "system", "version", "epoch"):
         roles.pop(col, None)
         roles[col] = "human"
