@@ -167,3 +167,24 @@ def test_a_helm_runs_train_trials_are_one_instance_each_in_text():
     assert rec["n"] == frame["instance_id"].nunique() == len(per_item) == 10
     assert rec["value"] == pytest.approx(per_item.mean())
     assert "tries:mean-per-item:train_trial" in result.signature
+
+
+def test_pass_at_k_splits_a_file_sorted_by_model_alike_in_memory_and_on_duckdb(tmp_path):
+    """The engine decides the system column from the file's first rows, which here hold one
+    model only: a system-named column splits the models even where it does not vary in them,
+    so the two ways give the same per-model values (never one pooled rate on DuckDB)."""
+    pytest.importorskip("duckdb")
+    rng = np.random.default_rng(12)
+    rows = [{"model": m, "task": f"t{t}", "sample_index": s, "success": int(rng.random() < p)}
+            for m, p in (("alpha", 0.3), ("beta", 0.7)) for t in range(20_000) for s in range(5)]
+    frame = pd.DataFrame(rows)  # 100,000 rows of alpha first: more than the engine's first megabyte
+    path = tmp_path / "sorted.csv"
+    frame.to_csv(path, index=False)
+    memory = passk.run(load_table(str(path)), passk.Options(ks="2"))
+    duck = passk.run_unloaded([str(path)], passk.Options(ks="2", engine="duckdb"))
+    expected = _expected_passk(frame, 2)
+    with open(path, "rb") as handle:
+        assert b"beta" not in handle.read(1 << 20)
+    for result in (memory, duck):
+        got = {r["system"]: r["value"] for r in result.records if r["metric"] == "pass@2"}
+        assert got == pytest.approx(expected)

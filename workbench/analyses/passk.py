@@ -54,7 +54,7 @@ def _counts(table: LoadedTable, options: Options, res: Resolver, err: "_rows.Err
     """Per (system, task): n and c, and the input form used."""
     task_col = res.required(options.task, "task", "--task")
     options, use_counts = _form(table, options, res)
-    sys_col = system_column(table, options.system, _taken(options, task_col), res.notes)
+    sys_col = system_column(table, options.system, _taken(options, task_col), res.notes, varying=False)
     keys = ([sys_col] if sys_col else []) + [task_col]
     if use_counts:
         if err.mode == "failure" and err.count:
@@ -193,7 +193,7 @@ def _run_engine(got, options: Options, progress) -> AnalysisResult:
     err_col = _engine.error_column(preview, options)
     options, use_counts = _form(preview, options, res)
     # the systems of the file's head (as Aggregation's engine way decides them)
-    sys_col = system_column(preview, options.system, _taken(options, task_col, err_col), res.notes)
+    sys_col = system_column(preview, options.system, _taken(options, task_col, err_col), res.notes, varying=False)
     keys = [sys_col, task_col]
     if use_counts:
         n_col = res.required(options.n, "n", "--n")
