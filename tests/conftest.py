@@ -41,13 +41,21 @@ def cli(capsys):
     return run
 
 
-def value(payload: dict, metric: str, **match):
-    """The value of the one JSON record with this metric and these keys."""
+def recs(payload: dict, metric: str, **match) -> list[dict]:
+    """The JSON records with this metric and these keys (``group_=`` for a key named like a
+    keyword)."""
     match = {k.rstrip("_"): v for k, v in match.items()}
-    found = [r for r in payload["results"]
-             if r["metric"] == metric and all(r.get(k) == v for k, v in match.items())]
+    return [r for r in payload["results"] if r["metric"] == metric and all(r.get(k) == v for k, v in match.items())]
+
+
+def value(payload: dict, metric: str, **match):
+    """The one JSON record with this metric and these keys."""
+    found = recs(payload, metric, **match)
     assert len(found) == 1, f"{len(found)} records for {metric} {match}: {found}"
     return found[0]
+
+
+one = value
 
 
 @pytest.fixture

@@ -28,21 +28,12 @@ from workbench.analyses import judge, reading
 from workbench.analyses.judge_input import prepare
 from workbench.io import load_table
 from workbench.report.present import answer
+from conftest import one, recs  # noqa: E402
 
 FX = os.path.join(os.path.dirname(__file__), "fixtures", "formats")
 REPEAT = os.path.join(FX, "promptfoo_repeat", "results.json")
 #: promptfoo's ResultFailureReason: 1 an assertion failed, 2 the provider ended with an error
 PROVIDER_ERROR = 2
-
-
-def recs(doc: dict, metric: str, **match) -> list[dict]:
-    return [r for r in doc["results"] if r["metric"] == metric and all(r.get(k) == v for k, v in match.items())]
-
-
-def one(doc: dict, metric: str, **match) -> dict:
-    found = recs(doc, metric, **match)
-    assert len(found) == 1, (metric, match, found)
-    return found[0]
 
 
 def sig_fields(signature: str) -> dict:

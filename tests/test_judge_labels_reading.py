@@ -30,19 +30,10 @@ from workbench.io import load_table
 from workbench.io.evaluation import BINARY, HUMAN, JUDGE, JUDGE_PANEL, SCORE, Scorer
 from workbench.io.roles import guess_roles
 from workbench.report.present import answer
+from conftest import one, recs  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 FX = os.path.join(os.path.dirname(__file__), "fixtures", "formats")
-
-
-def recs(doc: dict, metric: str, **match) -> list[dict]:
-    return [r for r in doc["results"] if r["metric"] == metric and all(r.get(k) == v for k, v in match.items())]
-
-
-def one(doc: dict, metric: str, **match) -> dict:
-    found = recs(doc, metric, **match)
-    assert len(found) == 1, (metric, match, found)
-    return found[0]
 
 
 def sig_fields(doc: dict) -> dict:

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from workbench.cli.main import main
+from conftest import one, recs  # noqa: E402
 
 FIX = os.path.join(os.path.dirname(__file__), "fixtures", "formats")
 
@@ -31,16 +32,6 @@ def cli(capsys):
         assert got == code, err
         return json.loads(out) if code == 0 else {"error": err}
     return run
-
-
-def recs(doc: dict, metric: str, **match) -> list[dict]:
-    return [r for r in doc["results"] if r["metric"] == metric and all(r.get(k) == v for k, v in match.items())]
-
-
-def one(doc: dict, metric: str, **match) -> dict:
-    found = recs(doc, metric, **match)
-    assert len(found) == 1, (metric, match, found)
-    return found[0]
 
 
 # --- Inspect: the judge's own score, per version ---------------------------------------------------
