@@ -39,6 +39,7 @@ import pandas as pd
 from workbench.core.errors import DataError
 from workbench.io.bytescan import _CR, _NL, _QUOTE, _LightScanner, _Scan, _Scanner, _popcount  # noqa: F401
 from workbench.io.cells import TEXT_DTYPE, TypedColumn, is_text_screened, text_array, type_text_column
+from workbench.io.lazylines import LazyLines
 
 #: Rows of the head sample used to decide which columns must be read as text.
 SAMPLE_ROWS = 2000
@@ -172,6 +173,22 @@ class _Plan:
     text: frozenset[str] = frozenset()  # text by the cells rule already in the sample
 
 
+def _sample(data: bytes, kwargs: dict[str, Any], rows: int) -> pd.DataFrame:
+    """The first ``rows`` records of ``data``, every cell as written (text).
+
+    Read without a dtype first: pandas keeps text columns in its own str arrays (no Python
+    object per cell: model outputs of a few KB each made an all-object read 3-4 times slower);
+    the columns it typed (numbers, booleans) are read again as text."""
+    frame = _read_csv(data, kwargs, nrows=rows)
+    typed = [i for i, dtype in enumerate(frame.dtypes)
+             if not (dtype == object or pd.api.types.is_string_dtype(dtype))]
+    if typed:
+        again = _read_csv(data, kwargs, nrows=rows, usecols=typed, dtype=object)
+        for name in again.columns:
+            frame[name] = again[name]
+    return frame
+
+
 def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
     """Read the file as its first rows (``sample``, all text) are typed by the cells rule.
 
@@ -184,13 +201,13 @@ def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
     forced, numbers, commas, text = [], [], [], []
     allow_comma = delimiter != ","
     for name in header:
-        cells = sample[name].tolist()  # text: read with dtype=object and no NA words
+        cells = sample[name].tolist()  # text: every cell as written, no NA words
         joined = "\n".join(cells)
-        if _LEADING_ZERO.search("\n" + joined):
-            forced.append(name)
-            continue
         if cells and is_text_screened(joined, allow_decimal_comma=allow_comma):
             text.append(name)  # what type_text_column says first, without building the column
+            continue
+        if _LEADING_ZERO.search("\n" + joined):
+            forced.append(name)
             continue
         typed = type_text_column(cells, allow_decimal_comma=allow_comma)
         if cells and isinstance(typed.values, np.ndarray) and typed.values.dtype.kind in "if":
@@ -224,7 +241,7 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
     sep = delimiter.encode("ascii")
     kwargs = _kwargs(delimiter, header)
     try:
-        sample = _read_csv(data, kwargs, nrows=SAMPLE_ROWS, dtype=object)
+        sample = _sample(data, kwargs, SAMPLE_ROWS)
     except Exception as err:  # the C parser raises several types; the exact reader explains
         raise Fallback(str(err)) from None
     plan = _plan(sample, header, delimiter)
@@ -310,39 +327,46 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     complete = head[:head.rfind(b"\n") + 1]
     if complete.count(b"\n") <= SAMPLE_ROWS and len(head) < state[0]:
         raise Fallback("the head does not hold the sample")
-    first = _Scanner(sep[0], newlines_in_quotes=True)  # the file's start, before the parse
-    early = complete[:EARLY_SCAN]  # (the scan of the whole file, beside the parse, sees it again)
-    first.feed(early, np.frombuffer(early, dtype=np.uint8))
-    if first.refused:
-        raise Fallback(first.refused)
     try:
         whole = len(head) == state[0]
         # one row more than the sample: the sample's last record ends in the head (a record
         # may span lines)
-        sample = _read_csv(head if whole else complete, kwargs, nrows=SAMPLE_ROWS + 1, dtype=object)
+        sample = _sample(head if whole else complete, kwargs, SAMPLE_ROWS + 1)
         if len(sample) <= SAMPLE_ROWS and not whole:
             raise Fallback("the head does not hold the sample")
         plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
     except Exception as err:
         raise Fallback(str(err)) from None
     # The C parser pads a short row with empty cells: when the last column has none, every row
-    # is whole, and the scan beside the parse need not count the delimiters.  The sample
-    # decides; an empty last cell found later has the delimiters counted after the parse.
-    light = width > 1 and not _empty_cells(sample.iloc[:, -1])
-    # The scan starts with the parse, not before: beside the sample's and the plan's Python
-    # work, the two threads would wait on each other for the GIL.
-    scanned: list[Any] = []
-    scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0], light)))
-    scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
-    try:
-        frame = _read_csv_path(path, {**kwargs, **plan.options})
-    except Exception as err:
-        raise Fallback(str(err)) from None
-    finally:
-        scanner.join()
-    scan = scanned[0]
-    if not isinstance(scan, Fallback) and scan.delimiters is None and _empty_cells(frame.iloc[:, -1]):
+    # is whole, and no pass over the file's bytes is needed beside the parse (see the module's
+    # text).  The sample decides; an empty last cell found by the parse has the delimiters
+    # counted after it.
+    if width > 1 and not _empty_cells(sample.iloc[:, -1]):
+        try:
+            frame = _read_csv_path(path, {**kwargs, **plan.options})
+        except Exception as err:
+            raise Fallback(str(err)) from None
+        if not _empty_cells(frame.iloc[:, -1]):
+            return _whole_rows(frame, path, state, sep, header, shown, plan, delimiter)
         scan = _scanned(path, state, sep[0])  # a short row would look like this: count its fields
+    else:
+        first = _Scanner(sep[0], newlines_in_quotes=True)  # the file's start, before the parse
+        early = complete[:EARLY_SCAN]  # (the scan of the whole file, beside the parse, sees it again)
+        first.feed(early, np.frombuffer(early, dtype=np.uint8))
+        if first.refused:
+            raise Fallback(first.refused)
+        # The scan starts with the parse, not before: beside the sample's and the plan's Python
+        # work, the two threads would wait on each other for the GIL.
+        scanned: list[Any] = []
+        scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
+        scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
+        try:
+            frame = _read_csv_path(path, {**kwargs, **plan.options})
+        except Exception as err:
+            raise Fallback(str(err)) from None
+        finally:
+            scanner.join()
+        scan = scanned[0]
     if isinstance(scan, Fallback):
         raise scan
     if scan.refused or scan.size != state[0]:
@@ -359,6 +383,102 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
         raise Fallback("a record with another number of fields")  # the header's, then each row's
     source = TextSource(None, kwargs, header, file=(path, state, shown))
     return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
+
+
+#: Bytes at each end of a large file looked at for a NUL byte (a binary file, or the zeros a
+#: crash leaves at the end of a file being written).
+END_BYTES = 1 << 20
+
+
+def _whole_rows(frame: pd.DataFrame, path: str, state: tuple[int, int], sep: bytes,
+                header: Sequence[str], shown: str, plan: _Plan, delimiter: str) -> FastTable:
+    """The table of a large file whose parse proves every row whole (its last column has no
+    empty cell), without another pass over the file's bytes: its rows' lines are found when a
+    message first needs one (:class:`LazyLines`), and only its ends are looked at for a NUL byte."""
+    if _state(path) != state:
+        raise Fallback("the file changed while it was read")
+    if len(frame) == 0:
+        raise Fallback("no data rows")  # the exact reader says so
+    if _nul_at_the_end(path, state):
+        raise Fallback("a NUL byte")  # the exact reader names its line
+    kwargs = _kwargs(delimiter, header)
+    source = TextSource(None, kwargs, header, file=(path, state, shown))
+    rows = len(frame)
+    lines = LazyLines(rows, lambda: _lines_of_file(path, state, sep, len(header), rows, shown))
+    return FastTable(_typed(frame, header, source, delimiter, plan), lines, source)
+
+
+def _nul_at_the_end(path: str, state: tuple[int, int]) -> bool:
+    """Whether the last :data:`END_BYTES` of the file hold a NUL byte (its head was looked at
+    by the loader); True when the file is no longer the one of ``state``."""
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if (st.st_size, st.st_mtime_ns) != state:
+                return True
+            handle.seek(max(0, st.st_size - END_BYTES))
+            return b"\x00" in handle.read()
+    except OSError:
+        return True
+
+
+def _lines_of_file(path: str, state: tuple[int, int], sep: bytes, width: int, rows: int,
+                   shown: str) -> np.ndarray:
+    """The line each of the ``rows`` rows of the file at ``path`` starts on (header on line 1).
+
+    A count of the line breaks (read a piece at a time) shows the usual case, each row on the
+    line after the one before; otherwise the records are found over the file's bytes
+    (:func:`_record_lines`) or, where a quote keeps that from vouching for them, by the csv
+    module.  :class:`~workbench.core.errors.DataError` when the file changed since it was
+    loaded, or when its records are not its rows."""
+    unchanged(path, state, shown)
+    newlines, last = _count_newlines(path, state, shown)
+    if newlines == rows + (last == _NL):
+        return np.arange(2, rows + 2, dtype=np.int64)
+    try:
+        lines = _file_record_lines(path, state, sep, width, rows, None)
+    except Fallback:
+        lines = _csv_record_lines(path, state, sep.decode("ascii"), width, rows, shown)
+    return np.arange(2, rows + 2, dtype=np.int64) if lines is None else lines
+
+
+def _count_newlines(path: str, state: tuple[int, int], shown: str) -> tuple[int, int]:
+    """The file's line breaks and its last byte (-1 when empty), read a piece at a time."""
+    raw = bytearray(STREAM_CHUNK)
+    buffer = np.frombuffer(raw, dtype=np.uint8)
+    view = memoryview(raw)
+    count, last = 0, -1
+    with open(path, "rb", buffering=0) as handle:
+        while got := handle.readinto(view):
+            count += _count_byte(buffer[:got], _NL)
+            last = raw[got - 1]
+    unchanged(path, state, shown)
+    return count, last
+
+
+def _csv_record_lines(path: str, state: tuple[int, int], delimiter: str, width: int, rows: int,
+                      shown: str) -> np.ndarray:
+    """The lines of the file's records as the csv module finds them (its default, lenient
+    quoting: a quote closing a field before its end is read as pandas reads it), skipping blank
+    records as :func:`workbench.io.delimited.split_records` does."""
+    import csv
+
+    with open(path, "rb") as handle:
+        data = handle.read()
+    unchanged(path, state, shown)
+    text = data.decode("utf-8-sig")
+    del data
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    starts: list[int] = []
+    previous = 0
+    for record in reader:
+        if record and (width <= 1 or len(record) > 1 or record[0].strip()):
+            starts.append(previous + 1)
+        previous = reader.line_num
+    if len(starts) != rows + 1:
+        raise DataError(f"File {shown} holds {len(starts) - 1} records where {rows} rows were "
+                        "read, so the lines of its rows cannot be named; open it again.")
+    return np.asarray(starts[1:], dtype=np.int64)
 
 
 def _empty_cells(column: pd.Series) -> bool:
@@ -378,7 +498,7 @@ def _empty_cells(column: pd.Series) -> bool:
 
 
 def _file_record_lines(path: str, state: tuple[int, int], sep: bytes, width: int,
-                       rows: int, scanned: _Scan) -> np.ndarray | None:
+                       rows: int, scanned: _Scan | None) -> np.ndarray | None:
     """:func:`_record_lines` of the file at ``path`` (header on line 1), for a file whose
     records are not one per line: its bytes are read for it (and let go), if it is still the
     file of ``state`` (``scanned``: the scan of it, which found nothing to refuse)."""
@@ -419,6 +539,9 @@ def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
             comma = bool(plan.commas) and (name in plan.commas or _has_fraction(values))
             columns[name] = TypedColumn(values, decimal_comma=comma)
         elif kind in "OUT" or pd.api.types.is_string_dtype(series.dtype):
+            if series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) != "string":
+                redo.append(name)  # pieces the C parser typed apart ("007" read as 7 in one)
+                continue
             if name in plan.text:  # the sample (these rows) is text; no NA in this column
                 columns[name] = TypedColumn(_as_text(series))
                 continue

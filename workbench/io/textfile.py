@@ -13,6 +13,7 @@ import pandas as pd
 from workbench.core.errors import DataError
 from workbench.io import delimited, fastcsv
 from workbench.io.cells import TypedColumn, text_array, type_text_column
+from workbench.io.lazylines import LazyLines
 from workbench.io.table import TEXT, LoadedTable, _KeptText
 
 
@@ -57,10 +58,10 @@ def _check_header(
     return stripped
 
 
-def _row_lines(lines: Sequence[int] | None) -> np.ndarray | None:
+def _row_lines(lines: "Sequence[int] | LazyLines | None") -> "np.ndarray | LazyLines | None":
     """Keep explicit line numbers only when they differ from the usual ``index + 2``."""
-    if lines is None:
-        return None
+    if lines is None or isinstance(lines, LazyLines):
+        return lines  # lazy: found from the file when first asked for
     array = np.asarray(lines, dtype=np.int64)
     if np.array_equal(array, np.arange(2, 2 + len(array))):
         return None
