@@ -535,6 +535,7 @@ def exact_outcome(path: str, monkeypatch):
     "blank floats", "blank ints", "blank in the sample", "blank only late", "NA late",
     "nan late", "inf late", "spaces late", "all blank late", "comma decimals",
     "comma decimals with blanks", "point late in comma file", "comma late in int column",
+    "blank text cells", "all blank text", "true late", "huge int late", "leading zero in the sample",
 ])
 def test_the_fast_ways_type_columns_as_the_exact_reader(tmp_path, monkeypatch, case):
     rows = lines(4_000)
@@ -554,12 +555,17 @@ def test_the_fast_ways_type_columns_as_the_exact_reader(tmp_path, monkeypatch, c
         "comma decimals with blanks": (2, ""), "blank ints": (3, ""), "NA late": (2, "NA"),
         "nan late": (2, "nan"), "inf late": (2, "inf"), "spaces late": (2, "  "),
         "point late in comma file": (2, "0.5"), "comma late in int column": (3, "7,5"),
+        "blank text cells": (1, ""), "true late": (4, "true"), "huge int late": (3, "99999999999999999999"),
+        "leading zero in the sample": (3, "0042"),
     }.get(case, (None, None))
     for i in where if column is not None else ():
         set_cell(i, column, value)
     if case == "all blank late":
         for i in range(3_000, len(rows)):
             set_cell(i, 2, "")
+    if case == "all blank text":
+        for i in range(1, len(rows)):
+            set_cell(i, 1, "")
     path = write(tmp_path, "typed.csv", ("\n".join(rows) + "\n").encode())
     exact = exact_outcome(path, monkeypatch)
     assert exact[0] == "table"

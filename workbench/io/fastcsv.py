@@ -327,46 +327,22 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     complete = head[:head.rfind(b"\n") + 1]
     if complete.count(b"\n") <= SAMPLE_ROWS and len(head) < state[0]:
         raise Fallback("the head does not hold the sample")
-    try:
-        whole = len(head) == state[0]
-        # one row more than the sample: the sample's last record ends in the head (a record
-        # may span lines)
-        sample = _sample(head if whole else complete, kwargs, SAMPLE_ROWS + 1)
-        if len(sample) <= SAMPLE_ROWS and not whole:
-            raise Fallback("the head does not hold the sample")
-        plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
-    except Exception as err:
-        raise Fallback(str(err)) from None
-    # The C parser pads a short row with empty cells: when the last column has none, every row
-    # is whole, and no pass over the file's bytes is needed beside the parse (see the module's
-    # text).  The sample decides; an empty last cell found by the parse has the delimiters
-    # counted after it.
-    if width > 1 and not _empty_cells(sample.iloc[:, -1]):
+    if delimiter == "," and width > 1 and not _needs_sample(complete, sep[0]):
+        # the file's own typing can be checked after the parse (no sample, no plan before it)
         try:
-            frame = _read_csv_path(path, {**kwargs, **plan.options})
+            frame = _read_csv_path(path, {**kwargs, **_EMPTY_IS_MISSING})
         except Exception as err:
             raise Fallback(str(err)) from None
-        if not _empty_cells(frame.iloc[:, -1]):
+        plan = _Plan({}, frozenset(header), frozenset())  # an empty cell is missing anywhere
+        whole_rows = not _empty_cells(frame.iloc[:, -1])
+        frame = _text_filled(frame)
+        if whole_rows:
             return _whole_rows(frame, path, state, sep, header, shown, plan, delimiter)
         scan = _scanned(path, state, sep[0])  # a short row would look like this: count its fields
     else:
-        first = _Scanner(sep[0], newlines_in_quotes=True)  # the file's start, before the parse
-        early = complete[:EARLY_SCAN]  # (the scan of the whole file, beside the parse, sees it again)
-        first.feed(early, np.frombuffer(early, dtype=np.uint8))
-        if first.refused:
-            raise Fallback(first.refused)
-        # The scan starts with the parse, not before: beside the sample's and the plan's Python
-        # work, the two threads would wait on each other for the GIL.
-        scanned: list[Any] = []
-        scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
-        scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
-        try:
-            frame = _read_csv_path(path, {**kwargs, **plan.options})
-        except Exception as err:
-            raise Fallback(str(err)) from None
-        finally:
-            scanner.join()
-        scan = scanned[0]
+        frame, plan, scan = _parse_planned(path, state, head, complete, sep, header, shown, delimiter)
+        if isinstance(frame, FastTable):
+            return frame
     if isinstance(scan, Fallback):
         raise scan
     if scan.refused or scan.size != state[0]:
@@ -481,6 +457,109 @@ def _csv_record_lines(path: str, state: tuple[int, int], delimiter: str, width: 
     return np.asarray(starts[1:], dtype=np.int64)
 
 
+#: The C parser's options (on top of :func:`_kwargs`) when the parse comes first: an empty
+#: cell is missing in every column (number columns get NaN; text columns get it back as "").
+_EMPTY_IS_MISSING = dict(na_filter=True, na_values=[""], keep_default_na=False)
+
+_ZERO, _NINE = ord("0"), ord("9")
+
+
+def _needs_sample(head: bytes, sep: int) -> bool:
+    """Whether the first rows must be typed before the parse (:func:`_plan`): a line of the
+    head ends in an empty field (the file is then scanned beside the parse, which is only
+    known before it), or a field may start with a leading zero ("007", "-01.5", '"007"': the
+    cells rule keeps such a column as text, the C parser would read numbers).  Looked for in
+    the head's bytes, at each field's start; a delimiter inside quotes may say yes when no
+    sample was needed."""
+    raw = np.frombuffer(head, dtype=np.uint8)
+    lines = np.flatnonzero(raw == _NL)
+    if lines.size > SAMPLE_ROWS + 1:  # the typing sample's rows (a row may span lines: more)
+        raw = raw[:lines[SAMPLE_ROWS + 1] + 1]
+    ends = np.flatnonzero((raw == sep) | (raw == _NL))
+    if ends.size == 0:
+        return False
+    before = raw[np.maximum(ends - 1, 0)]
+    empty_end = (before == sep) | ((before == _CR) & (raw[np.maximum(ends - 2, 0)] == sep))
+    if (empty_end & (raw[ends] == _NL)).any() or \
+            ((raw[ends] == _NL) & (before == _QUOTE) & (raw[np.maximum(ends - 2, 0)] == _QUOTE)).any():
+        return True  # an empty last field ("", or a quoted one: a false yes at worst)
+    padded = np.concatenate((raw, np.zeros(3, np.uint8)))  # the bytes after the head's end
+    starts = np.concatenate(([0], ends + 1))
+    first, second, third = padded[starts], padded[starts + 1], padded[starts + 2]
+    leading = (first == _ZERO) & _digit(second)
+    signed = np.isin(first, _SIGNS) & (second == _ZERO) & _digit(third)
+    return bool((leading | signed).any())
+
+
+_SIGNS = np.frombuffer(b' \t+-"', dtype=np.uint8)  # what may come before a number's first digit
+
+
+def _digit(values: np.ndarray) -> np.ndarray:
+    return (values >= _ZERO) & (values <= _NINE)
+
+
+def _text_filled(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame of a parse with :data:`_EMPTY_IS_MISSING` with its text columns' empty cells
+    as "" again (a text cell is never missing)."""
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype.kind in "iufcb" or _no_missing(column):
+            continue
+        if column.isna().any():
+            frame[name] = column.fillna("")
+    return frame
+
+
+def _parse_planned(path: str, state: tuple[int, int], head: bytes, complete: bytes, sep: bytes,
+                   header: Sequence[str], shown: str, delimiter: str) -> tuple[Any, _Plan, Any]:
+    """The parse of :func:`parse_file` typed by the plan of its first rows (:func:`_plan`): the
+    table when the parse proves its rows whole, else the frame, the plan and the scan of the
+    file's bytes (beside the parse when the sample has an empty last cell, else after it)."""
+    width = len(header)
+    kwargs = _kwargs(delimiter, header)
+    try:
+        whole = len(head) == state[0]
+        # one row more than the sample: the sample's last record ends in the head (a record
+        # may span lines)
+        sample = _sample(head if whole else complete, kwargs, SAMPLE_ROWS + 1)
+        if len(sample) <= SAMPLE_ROWS and not whole:
+            raise Fallback("the head does not hold the sample")
+        plan = _plan(sample.iloc[:SAMPLE_ROWS], header, delimiter)
+    except Exception as err:
+        raise Fallback(str(err)) from None
+    # The C parser pads a short row with empty cells: when the last column has none, every row
+    # is whole, and no pass over the file's bytes is needed beside the parse (see the module's
+    # text).  The sample decides; an empty last cell found by the parse has the delimiters
+    # counted after it.
+    if width > 1 and not _empty_cells(sample.iloc[:, -1]):
+        try:
+            frame = _read_csv_path(path, {**kwargs, **plan.options})
+        except Exception as err:
+            raise Fallback(str(err)) from None
+        if not _empty_cells(frame.iloc[:, -1]):
+            return _whole_rows(frame, path, state, sep, header, shown, plan, delimiter), plan, None
+        scan = _scanned(path, state, sep[0])  # a short row would look like this: count its fields
+    else:
+        first = _Scanner(sep[0], newlines_in_quotes=True)  # the file's start, before the parse
+        early = complete[:EARLY_SCAN]  # (the scan of the whole file, beside the parse, sees it again)
+        first.feed(early, np.frombuffer(early, dtype=np.uint8))
+        if first.refused:
+            raise Fallback(first.refused)
+        # The scan starts with the parse, not before: beside the sample's and the plan's Python
+        # work, the two threads would wait on each other for the GIL.
+        scanned: list[Any] = []
+        scanner = threading.Thread(target=lambda: scanned.append(_scanned(path, state, sep[0])))
+        scanner.start()  # numpy and reading release the GIL: the scan runs beside the parse
+        try:
+            frame = _read_csv_path(path, {**kwargs, **plan.options})
+        except Exception as err:
+            raise Fallback(str(err)) from None
+        finally:
+            scanner.join()
+        scan = scanned[0]
+    return frame, plan, scan
+
+
 def _empty_cells(column: pd.Series) -> bool:
     """Whether a parsed column has an empty cell (NaN in a number column, ``""`` in text)."""
     if column.dtype.kind in "iub":
@@ -534,7 +613,8 @@ def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
         kind = series.dtype.kind
         if kind in "iu" and series.dtype == np.int64:
             columns[name] = TypedColumn(series.to_numpy())
-        elif kind == "f" and _plain_floats(series.to_numpy(), name in plan.numbers):
+        elif kind == "f" and _plain_floats(series.to_numpy(), name in plan.numbers) \
+                and not _all_missing(series.to_numpy()):  # an all-empty column is text
             values = series.to_numpy()
             comma = bool(plan.commas) and (name in plan.commas or _has_fraction(values))
             columns[name] = TypedColumn(values, decimal_comma=comma)
@@ -546,7 +626,10 @@ def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
                 columns[name] = TypedColumn(_as_text(series))
                 continue
             head = series.iloc[:SAMPLE_ROWS].tolist()
-            if all(isinstance(v, str) for v in head):
+            if _no_missing(series) or all(isinstance(v, str) for v in head):
+                if is_text_screened("\n".join(head), allow_decimal_comma=allow_comma):
+                    columns[name] = TypedColumn(_as_text(series))  # a character no number holds
+                    continue
                 typed = type_text_column(head, allow_decimal_comma=allow_comma)
                 if not isinstance(typed.values, np.ndarray) and typed.leading_zeros is None:
                     columns[name] = TypedColumn(_as_text(series))
@@ -570,6 +653,16 @@ def _plain_floats(values: np.ndarray, blanks_allowed: bool) -> bool:
     if blanks_allowed:
         return not np.isinf(values).any()
     return bool(np.isfinite(values).all())
+
+
+def _no_missing(series: pd.Series) -> bool:
+    """A column of pandas' str dtype without a missing cell: every value is a str."""
+    arrow = getattr(series.array, "_pa_array", None)
+    return series.dtype != object and arrow is not None and arrow.null_count == 0
+
+
+def _all_missing(values: np.ndarray) -> bool:
+    return bool(values.size) and bool(np.isnan(values[0])) and bool(np.isnan(values).all())
 
 
 def _has_fraction(values: np.ndarray) -> bool:
