@@ -16,6 +16,10 @@ folder before any timing):
 * ``csv-messy``: the same CSV as analysts' files often are: free text with commas, quotes,
   accents and CJK (quoted fields), about 1% empty cells in a float and an integer column,
   CRLF line breaks.  Same reference and check.
+* ``csv-export``: a CSV shaped like an evaluation tool's export, 3/10 of the ``csv`` row's rows:
+  id, model, a prompt, a response and a reference of 5-80 words each (a comma and doubled quotes
+  in 30% of the responses), a score, a 0/1 outcome, a latency and a cost.  Same reference and
+  check.
 * ``xlsx``: a 100k-row x 10-column XLSX: ``load_table`` / ``pandas.read_excel(engine=
   "calamine")``.  Same check.
 * ``parquet``: the same 1M rows as a Parquet file: ``load_table`` / ``pandas.read_parquet``.
@@ -108,7 +112,7 @@ FULL = dict(csv=1_000_000, xlsx=100_000, parquet=1_000_000, ranking_csv=1_000_00
             repeats=1_000_000, rubric=1_000_000, judge=1_000_000, inspect=2_000)
 QUICK = dict(csv=5_000, xlsx=1_000, parquet=5_000, ranking_csv=5_000, text=300, ranking_memory=20_000, repeats=5_000,
              rubric=5_000, judge=5_000, inspect=50)
-ROWS = ("csv", "csv-messy", "xlsx", "parquet", "ranking-csv", "text", "report", "repeats", "rubric", "judge",
+ROWS = ("csv", "csv-messy", "csv-export", "xlsx", "parquet", "ranking-csv", "text", "report", "repeats", "rubric", "judge",
         "inspect-log", "ranking-memory")
 
 
@@ -262,6 +266,42 @@ def row_csv_messy(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -
     res = median_interleaved({"wb": lambda: load_table(path),
                               "ref": lambda: pd.read_csv(path, engine="c")}, repeats)
     table.add(f"load a {rows:,}-row x 10-column CSV: quoted text, accents, empty cells, CRLF",
+              res["wb"][0], "pandas.read_csv (C engine)", res["ref"][0],
+              same_table(res["wb"][2], res["ref"][2]))
+
+
+def export_frame(rows: int, seed: int) -> pd.DataFrame:
+    """An evaluation export: long model texts (quoted where they hold a comma) among numbers."""
+    rng = np.random.default_rng(seed + 2)
+    vocab = np.array(("the a of to and in is that for it as was with be by on not this are or from at "
+                      "which but have an they you were there can all their one has been if more when "
+                      "will would who so no model answer question refund policy order because however "
+                      "therefore result value system data item score").split(), dtype=object)
+
+    def texts() -> np.ndarray:
+        return np.array([" ".join(vocab[rng.integers(0, len(vocab), k)]) for k in rng.integers(5, 80, rows)],
+                        dtype=object)
+
+    response = texts()
+    quoted = rng.random(rows) < 0.3
+    response[quoted] = response[quoted] + ', she said "ok"'
+    return pd.DataFrame({
+        "id": [f"q{i:07d}" for i in range(rows)],
+        "model": np.array(["gpt-x", "claude-y"], dtype=object)[rng.integers(0, 2, rows)],
+        "prompt": texts(), "response": response, "reference": texts(),
+        "score": rng.random(rows).round(4), "correct": rng.integers(0, 2, rows),
+        "latency_ms": rng.integers(50, 5000, rows), "cost_usd": (rng.random(rows) / 100).round(6),
+    })
+
+
+def row_csv_export(table: Table, rows: int, repeats: int, tmp: Path, seed: int) -> None:
+    from workbench.io import load_table
+
+    path = tmp / "export.csv"
+    export_frame(rows, seed).to_csv(path, index=False)
+    res = median_interleaved({"wb": lambda: load_table(path),
+                              "ref": lambda: pd.read_csv(path, engine="c")}, repeats)
+    table.add(f"load a {rows:,}-row CSV export: prompts, responses, references (quoted text), numbers",
               res["wb"][0], "pandas.read_csv (C engine)", res["ref"][0],
               same_table(res["wb"][2], res["ref"][2]))
 
@@ -833,6 +873,8 @@ def main(argv: list[str] | None = None) -> int:
                 row_csv(table, sizes["csv"], args.repeats, tmp, args.seed)
             elif row == "csv-messy":
                 row_csv_messy(table, sizes["csv"], args.repeats, tmp, args.seed)
+            elif row == "csv-export":
+                row_csv_export(table, sizes["csv"] * 3 // 10, args.repeats, tmp, args.seed)
             elif row == "xlsx":
                 row_xlsx(table, sizes["xlsx"], args.repeats, tmp, args.seed)
             elif row == "parquet":

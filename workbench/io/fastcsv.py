@@ -18,9 +18,17 @@ The cell text of a column that became numeric is not kept in memory: :class:`Tex
 re-reads it on demand (one more pass of the C tokenizer, only over the columns asked for),
 so that an id or text column always reads as the file wrote it (``7.50`` stays ``7.50``).
 
-A large file (:func:`parse_file`) is not held in memory at all: it is scanned in pieces for
-the same proof (quoted regions found with bit operations on 64-bit words,
-:class:`workbench.io.bytescan._Scanner`), beside the C parser's own read of the file.
+A large file (:func:`parse_file`) is not held in memory at all.  When the parse itself proves
+every row whole (the last column has no empty cell: the C parser pads a short row with empty
+cells and refuses a long one), its bytes are not read again: its rows' lines are found when a
+message first needs one (:class:`workbench.io.lazylines.LazyLines`), a NUL byte is looked for
+in its first and last megabyte only, and a quote that closes a field before its end is read as
+the csv module's default dialect (and pandas) read it, the text after it joining the field.  A
+comma-separated file is then parsed first and typed after (its head's bytes say whether the
+first rows must be typed before: an empty last field, a leading zero).  Otherwise the file is
+scanned in pieces for the proof above (quoted regions found with bit operations on 64-bit
+words, :class:`workbench.io.bytescan._Scanner`), beside the C parser's own read of the file or,
+when only the parse shows an empty last cell, after it.
 """
 
 from __future__ import annotations
@@ -308,13 +316,13 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     """Parse the UTF-8 text file at ``path`` without holding its bytes in memory.
 
     ``head`` is the start of the file (read when its size and time were ``state``), whose
-    first line is the header (already checked) with the names ``header``.  The file is
-    scanned in pieces (:class:`_Scanner`) for the proof of :func:`parse`: no NUL byte,
-    quotes only around whole fields, and, when each record is on one line, the delimiters
-    outside quotes the header's count per record; the C parser reads the file meanwhile.  A
-    file with blank lines or line breaks inside quotes has its records' lines found as
-    :func:`parse` finds them (:func:`_record_lines`, over the file's bytes read once more).
-    Cell text of number columns is re-read from the file when asked for
+    first line is the header (already checked) with the names ``header``.  A file whose last
+    column has no empty cell is not scanned (:func:`_whole_rows`; see the module's text).
+    Otherwise it is scanned in pieces (:class:`_Scanner`) for the proof of :func:`parse`: no
+    NUL byte, quotes only around whole fields, and the delimiters outside quotes the header's
+    count per record.  A file with blank lines or line breaks inside quotes has its records'
+    lines found as :func:`parse` finds them (:func:`_record_lines`, over the file's bytes read
+    once more).  Cell text of number columns is re-read from the file when asked for
     (:class:`TextSource`).
 
     Raises :class:`Fallback` for every other file, for a head that does not hold the sample
