@@ -21,10 +21,10 @@ def test_bench_table_quick_runs_every_row_and_values_agree():
     # the inspect-log row runs only where a Python with inspect_ai is found (INSPECT_PYTHON,
     # default /tmp/iv/bin/python); elsewhere (CI) it says it is skipped and adds no row
     if "Skipped: no Python with inspect_ai" in out:
-        assert "value checks: 11 of 11 equal" in out
+        assert "value checks: 12 of 12 equal" in out
     else:
-        assert "value checks: 12 of 12 equal" in out and "Inspect .eval log" in out
-    for work in ("CSV", "quoted text, accents, empty cells", "XLSX", "Parquet", "CSV run file", "text analysis", "Excel report", "Repeats end to end",
+        assert "value checks: 13 of 13 equal" in out and "Inspect .eval log" in out
+    for work in ("CSV", "quoted text, accents, empty cells", "CSV export", "XLSX", "Parquet", "CSV run file", "text analysis", "Excel report", "Repeats end to end",
                  "rows in memory"):
         assert work in out
     assert "load average" in out and "ratio" in out
