@@ -82,6 +82,10 @@ def _systems_table(table: LoadedTable, ev: Evaluation, systems, items) -> Table:
         mask = systems == name if systems is not None else np.ones(len(table.frame), dtype=bool)
         row = {"system": str(name), "records": int(mask.sum()),
                "items": int(pd.Series(items[mask]).nunique()) if items is not None else np.nan}
+        if ev.repeat and items is not None:  # the tries of each item (one per repeat)
+            tries = pd.Series(items[mask]).value_counts()
+            low, high = (int(tries.min()), int(tries.max())) if len(tries) else (0, 0)
+            row["repeats"] = str(low) if low == high else f"{low} to {high}"
         config = configs.get(str(name), {})
         row.update({k: str(config.get(k, "")) for k in keys})
         row["file"] = str(config.get("file", ""))
@@ -89,9 +93,11 @@ def _systems_table(table: LoadedTable, ev: Evaluation, systems, items) -> Table:
     frame = pd.DataFrame(rows)
     return Table("systems", "Systems and runs", frame,
                  {"system": "the system or run, as the analyses name it", "records": "its records (rows)",
-                  "items": "its distinct items", **{k: f"the run's {k}" for k in keys},
+                  "items": "its distinct items",
+                  "repeats": f"the tries of each item (one per value of '{ev.repeat}')",
+                  **{k: f"the run's {k}" for k in keys},
                   "file": "the file it came from"},
-                 {"records": "int", "items": "int", **{k: "text" for k in (*keys, "system", "file")}})
+                 {"records": "int", "items": "int", **{k: "text" for k in (*keys, "system", "file", "repeats")}})
 
 
 def _scorers_table(table: LoadedTable, ev: Evaluation, chosen, records: list) -> Table:
@@ -218,8 +224,12 @@ def describe_text(result: AnalysisResult) -> str:
                               for v in frame[col]]
         out.append(frame.to_string(index=False))
     counts = {r["metric"]: r["value"] for r in result.records if r.get("system") is None}
+    repeats = ""
+    if "repeats_min" in counts:
+        low, high = int(counts["repeats_min"]), int(counts["repeats_max"])
+        repeats = f", {low if low == high else f'{low} to {high}'} tries of each item"
     out += ["", f"{plural(int(counts.get('records', 0)), 'record')}"
-            + (f", {plural(int(counts['items']), 'item')}" if "items" in counts else "")]
+            + (f", {plural(int(counts['items']), 'item')}" if "items" in counts else "") + repeats]
     out += [f"note: {n}" for n in result.notes]
     out += ["", f"signature: {result.signature}"]
     return "\n".join(out)

@@ -200,6 +200,8 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
         notes += unscored_notes
         sig.update(unscored_sig)
     reduce = entry is not None and entry.items_as_rows and bool(evaluation.repeat) and bool(evaluation.item)
+    if reduce and analysis == "runs" and _numbers_runs(table, evaluation):
+        reduce = False  # a model's numbered runs are the runs side by side (Runs names each 'model / run')
     options, table, err_notes, err_sig = _errors(options, table, reading, scorer, central=reduce)
     notes += err_notes
     sig.update(err_sig)
@@ -209,11 +211,30 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
             notes.append(unit_note)
             sig["unit"] = f"item({evaluation.reduction} of repeats)"
     options, role_notes = with_roles(options, table)
+    if analysis == "passk" and evaluation.repeat and evaluation.item in table.frame.columns \
+            and getattr(options, "task", "") is None:  # an item's tries are the task's attempts
+        options = dataclasses.replace(options, task=evaluation.item)
+        notes.append(f"Column '{evaluation.item}' is the task: each of its rows is one try of the item "
+                     f"(one per value of '{evaluation.repeat}').")
+    if analysis == "repeats" and evaluation.repeat in table.frame.columns \
+            and getattr(options, "repeat", "") is None:  # the reading's repeat column, not a guess of its own
+        options = dataclasses.replace(options, repeat=evaluation.repeat)
+        notes.append(f"Column '{evaluation.repeat}' was taken as the repeat column (the file's reading: "
+                     f"{evaluation.repeat_source or 'its repeats'}; set --repeat to choose another).")
     options = _score_as_outcome(options, scorer, table)
     options, split_note = _by_system(options, table, evaluation)
     notes += split_note
     recorded = _recorded_means(table, evaluation) if analysis == "text" and declared else ()
     return Applied(table, options, role_notes + notes, sig, scorer, recorded=recorded)
+
+
+def _numbers_runs(table: LoadedTable, evaluation: Evaluation) -> bool:
+    """Whether the repeats are a plain table's column numbering each system's runs ('run' beside
+    'model': :func:`workbench.io.roles.guess_roles`)."""
+    from ..io.roles import RUN_INDEX_NAMES, _norm
+
+    return getattr(table, "evaluation", None) is None and evaluation.system is not None \
+        and _norm(str(evaluation.repeat)) in {_norm(n) for n in RUN_INDEX_NAMES}
 
 
 def roles_for(table: LoadedTable, roles: dict[str, str], reading: Reading) -> dict[str, str]:

@@ -89,6 +89,7 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
             roles[col] = role
             taken.add(col)
     _people_beside_judge(columns, roles, taken)
+    _runs_as_repeats(table, columns, roles, taken)
     if "success" not in roles.values() and "baseline" not in roles.values():
         for col in columns:
             if col in taken:
@@ -100,6 +101,40 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
             roles[col] = "success"
             break
     return roles
+
+
+#: Names of a column that numbers a system's runs over the same items ('run' 1, 2, 3 beside 'model').
+RUN_INDEX_NAMES = ("run", "run_id", "run_index", "run_number", "run_no", "replicate", "rep")
+
+
+def _runs_as_repeats(table: LoadedTable, columns: list[str], roles: dict[str, str], taken: set[str]) -> None:
+    """Beside a system column, a column numbering the runs (whole numbers: 1, 2, 3) under which
+    each (system, item) pair repeats once per run is the items' repeats ('epoch' role): a model
+    run three times over 50 items holds 50 items tried three times, not 150 items.  A column of
+    run names ('baseline', 'tuned') is left alone: such runs may be other configurations."""
+    if "epoch" in roles.values():
+        return
+    system = next((c for c, r in roles.items() if r == "system"), None)
+    item = next((c for c, r in roles.items() if r == "item"), None)
+    if system is None or item is None:
+        return
+    frame = table.frame
+    names = {_norm(n) for n in RUN_INDEX_NAMES}
+    candidates = [c for c in columns if c not in taken and _norm(c) in names]
+    if not candidates or not frame.duplicated(subset=[system, item]).any():
+        return
+    for col in candidates:
+        series = frame[col]
+        if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+            continue
+        values = series.to_numpy(dtype=float)
+        if not (np.isfinite(values).all() and (values == np.round(values)).all()):
+            continue
+        if frame.duplicated(subset=[system, col, item]).any():
+            continue
+        roles[col] = "epoch"
+        taken.add(col)
+        return
 
 
 def _people_beside_judge(columns: list[str], roles: dict[str, str], taken: set[str]) -> None:
