@@ -172,3 +172,31 @@ def test_a_plain_runs_table_counts_the_items_the_runs_panel_uses(qtbot, window):
     _described(qtbot, window)
     assert f"{len(questions):,} items" in window.reading_card.summary.text()
     assert len(result.table("grid").frame) == len(questions)  # one row of the item grid per question
+
+
+def test_a_model_run_three_times_is_one_rate_per_model_on_every_panel(qtbot, window, tmp_path):
+    """'model, run, item_id, correct' (each model run three times over the same items): the
+    Columns dock takes 'run' as the repeat, the Problems dock finds no repeated id, and pass@k,
+    Aggregation and Repeats give each model the mean over its items of the item's share of
+    successful runs (pandas), on the items, never on the 3 x 40 rows."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    rows = [(m, r, f"q{i:02d}", int(rng.random() < p)) for m, p in (("m-a", 0.5), ("m-b", 0.7))
+            for r in (1, 2, 3) for i in range(40)]
+    frame = pd.DataFrame(rows, columns=["model", "run", "item_id", "correct"])
+    path = tmp_path / "model_run.csv"
+    frame.to_csv(path, index=False)
+    want = frame.groupby(["model", "item_id"])["correct"].mean().groupby("model").mean()
+    open_file(qtbot, window, path)
+    assert window.roles.get("run") == "epoch" and window.roles.get("model") == "system"
+    qtbot.waitUntil(lambda: "checking" not in window.problems_dock.windowTitle(), timeout=30000)
+    assert not [p for p in window.problems if "repeats ids" in p.message]
+    for name, metric, key in (("passk", "pass@1", "system"), ("aggregate", "micro", "version"),
+                              ("repeats", "repeats_rate", "system")):
+        window.workspace.show(name)
+        assert not window.panels[name].not_applicable, (name, window.panels[name].not_applicable)
+        result = _result(qtbot, window.panels[name])
+        got = {r[key]: (r["value"], r["n"]) for r in result.find(metric) if r.get(key)}
+        assert got == {m: (pytest.approx(want[m], abs=1e-12), 40) for m in ("m-a", "m-b")}, (name, got)

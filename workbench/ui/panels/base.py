@@ -188,6 +188,11 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
             for col, r in self.roles.items():
                 if r == role:
                     return col
+        # an item tried once per repeat is a task of attempts (pass@k), as the reading has it
+        if spec.name == "task" and "epoch" in self.roles.values():
+            found = next((col for col, r in self.roles.items() if r == "item"), None)
+            if found is not None:
+                return found
         # a log's chosen scorer of scores is the outcome of an analysis that reads scores only
         # there (Aggregation), as on the command line: never a column guessed by its name
         if spec.name == "outcome" and "success" in spec.roles and self.table is not None \
