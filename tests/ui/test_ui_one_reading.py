@@ -200,3 +200,24 @@ def test_a_model_run_three_times_is_one_rate_per_model_on_every_panel(qtbot, win
         result = _result(qtbot, window.panels[name])
         got = {r[key]: (r["value"], r["n"]) for r in result.find(metric) if r.get(key)}
         assert got == {m: (pytest.approx(want[m], abs=1e-12), 40) for m in ("m-a", "m-b")}, (name, got)
+
+
+def test_the_item_field_shows_the_item_the_reading_reduces_repeats_by(qtbot, window):
+    """An Inspect log of samples x epochs: its 'item' column names each output ('1 (epoch 2)'),
+    its sample id the item.  The Item id fields of Text and Compare show the sample id (before,
+    'item (automatic)' while Text reduced by the sample id), and Text counts the samples."""
+    import pandas as pd
+
+    from workbench.io import load_table
+
+    path = fx("inspect", "arith_alpha.eval")
+    table = load_table(path)
+    samples = pd.Series([str(x) for x in table.frame["sample_id"]]).nunique()
+    assert samples < len(table.frame)  # epochs: several outputs per sample
+    open_file(qtbot, window, path)
+    for name, field in (("text", "id"), ("compare", "item"), ("runs", "item")):
+        panel = window.panels[name]
+        assert getattr(panel.options(), field) == "sample_id", name
+    window.workspace.show("text")
+    result = _result(qtbot, window.panels["text"])
+    assert {r["n"] for r in result.find("exact_match")} == {samples}
