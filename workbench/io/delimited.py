@@ -187,8 +187,9 @@ def _utf16_without_bom(data: bytes) -> str | None:
 
 def _checked(text: str, encoding: str, shown: str, notes: tuple[str, ...] = (),
              utf8: bytes | None = None) -> Decoded:
-    """Refuse decoded text that contains NUL characters (a binary file)."""
-    position = text.find("\x00")
+    """Refuse decoded text that contains NUL characters (a binary file); looked for in the
+    UTF-8 bytes when there are some (a byte search: several times faster than in the text)."""
+    position = text.find("\x00") if utf8 is None or b"\x00" in utf8 else -1
     if position >= 0:
         line = text.count("\n", 0, position) + 1
         raise DataError(
@@ -262,13 +263,18 @@ def first_record(head: str, delimiter: str) -> tuple[list[str], int] | None:
     try:
         for record in reader:
             if record and _has_text(record):
-                if reader.line_num == len(head.splitlines()) and not head.endswith("\n"):
+                if not head.endswith("\n") and reader.line_num >= _lines_in(head):
                     return None  # the record may continue beyond the head
                 return record, previous + 1
             previous = reader.line_num
     except csv.Error:
         return None
     return None
+
+
+def _lines_in(text: str) -> int:
+    """The lines of ``text`` as the csv module's reader counts them (ended by LF, CR or CRLF)."""
+    return text.count("\n") + text.count("\r") - text.count("\r\n") + 1
 
 
 @contextlib.contextmanager
