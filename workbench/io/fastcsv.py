@@ -248,12 +248,17 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
     width = len(header)
     sep = delimiter.encode("ascii")
     kwargs = _kwargs(delimiter, header)
-    try:
-        sample = _sample(data, kwargs, SAMPLE_ROWS)
-    except Exception as err:  # the C parser raises several types; the exact reader explains
-        raise Fallback(str(err)) from None
-    plan = _plan(sample, header, delimiter)
-    options = {**kwargs, **plan.options}
+    first = delimiter == "," and width > 1 and not _needs_sample(_head_rows(data), sep[0])
+    if first:  # parsed first, typed after (as :func:`parse_file` does)
+        plan = _Plan({}, frozenset(header), frozenset())
+        options = {**kwargs, **_EMPTY_IS_MISSING}
+    else:
+        try:
+            sample = _sample(data, kwargs, SAMPLE_ROWS)
+        except Exception as err:  # the C parser raises several types; the exact reader explains
+            raise Fallback(str(err)) from None
+        plan = _plan(sample, header, delimiter)
+        options = {**kwargs, **plan.options}
     try:
         frame = None
         if file is not None and _state(file[0]) == file[1]:
@@ -266,6 +271,8 @@ def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
         raise Fallback(str(err)) from None
     if len(frame) == 0:
         raise Fallback("no data rows")  # the exact reader says so
+    if first:
+        frame = _text_filled(frame)
     if header_line == 1 and _one_record_per_line(data, sep[0], width, len(frame)):
         lines = None  # row i is on line i + 2
     else:  # blank lines, line breaks inside quotes...: each row's line
@@ -479,10 +486,7 @@ def _needs_sample(head: bytes, sep: int) -> bool:
     cells rule keeps such a column as text, the C parser would read numbers).  Looked for in
     the head's bytes, at each field's start; a delimiter inside quotes may say yes when no
     sample was needed."""
-    raw = np.frombuffer(head, dtype=np.uint8)
-    lines = np.flatnonzero(raw == _NL)
-    if lines.size > SAMPLE_ROWS + 1:  # the typing sample's rows (a row may span lines: more)
-        raw = raw[:lines[SAMPLE_ROWS + 1] + 1]
+    raw = np.frombuffer(_head_rows(head), dtype=np.uint8)
     ends = np.flatnonzero((raw == sep) | (raw == _NL))
     if ends.size == 0:
         return False
@@ -497,6 +501,17 @@ def _needs_sample(head: bytes, sep: int) -> bool:
     leading = (first == _ZERO) & _digit(second)
     signed = np.isin(first, _SIGNS) & (second == _ZERO) & _digit(third)
     return bool((leading | signed).any())
+
+
+def _head_rows(data: bytes, rows: int = SAMPLE_ROWS + 2) -> bytes:
+    """``data`` up to the end of its first ``rows`` lines (the typing sample's rows, a record
+    possibly spanning lines: more), found by one byte search a line."""
+    at = -1
+    for _ in range(rows):
+        at = data.find(b"\n", at + 1)
+        if at < 0:
+            return data
+    return data[:at + 1]
 
 
 _SIGNS = np.frombuffer(b' \t+-"', dtype=np.uint8)  # what may come before a number's first digit

@@ -14,12 +14,12 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QSplitter, QVBoxLayout, QWidget
 
-from ...analyses.reading import Reading, evaluation_of, run_read
+from ...analyses.reading import Reading, run_read
 from ...core.errors import WorkbenchError
 from ...core.result import AnalysisResult
-from ...io.evaluation import item_column
 from .. import accessibility, preload, presenting
 from ..loading import large_file_reason
+from .reading_columns import reading_column
 from ..tasks import TaskRunner
 from ..widgets import TableView
 from .fields import AUTO, NONE, Control, Field, fit_options_width, set_value, value_of
@@ -185,17 +185,13 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
         """Hook for choices that depend on the data (e.g. system names)."""
 
     def _auto_column(self, spec: Field) -> str | None:
-        if "item" in spec.roles and (item := self._reading_item()) is not None:
-            return item  # the item the file's reading reduces repeats by (an Inspect log's sample id)
+        found = reading_column(self.module.NAME, spec, self.table, self.roles)
+        if found is not None:
+            return found
         for role in spec.roles:
             for col, r in self.roles.items():
                 if r == role:
                     return col
-        # an item tried once per repeat is a task of attempts (pass@k), as the reading has it
-        if spec.name == "task" and "epoch" in self.roles.values():
-            found = next((col for col, r in self.roles.items() if r == "item"), None)
-            if found is not None:
-                return found
         # a log's chosen scorer of scores is the outcome of an analysis that reads scores only
         # there (Aggregation), as on the command line: never a column guessed by its name
         if spec.name == "outcome" and "success" in spec.roles and self.table is not None \
@@ -203,17 +199,6 @@ class AnalysisPanel(FormHistory, KeyboardPanel, PanelMessages, QWidget):
                 and "score" not in {f.name for f in fields(self.module.Options)}:
             return next((col for col, r in self.roles.items() if r == "score"), None)
         return None
-
-    def _reading_item(self) -> str | None:
-        """The column of the items whose repeats the file's reading reduces, when it has repeats."""
-        if self.table is None:
-            return None
-        try:
-            evaluation = evaluation_of(self.table, dict(self.roles))
-        except Exception:  # noqa: BLE001 -- no reading: the roles decide
-            return None
-        item = item_column(self.table.frame.columns, evaluation) if evaluation.repeat else None
-        return item if item in self.table.frame.columns else None
 
     def options(self):
         """The analysis's Options from the form's current state."""

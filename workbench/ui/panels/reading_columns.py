@@ -1,0 +1,39 @@
+"""The columns a panel's automatic fields take from the file's reading, before its roles.
+
+The analyses reduce an item's repeats by the item the reading declares
+(:func:`workbench.analyses.reading.prepare`); a panel's Item id field shows that column, not
+another one with the 'item' role (an Inspect log's ``item`` names each output, ``1 (epoch 2)``).
+pass@k's Task is that item when the items have repeats and no column is a task (its tries are
+the attempts).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ...analyses.reading import evaluation_of
+from ...io.evaluation import item_column
+
+#: Panels whose analyses pair, count or reduce items by the reading's item (the Judge reads its
+#: own items: judge_input).
+_BY_READING_ITEM = frozenset({"text", "compare", "aggregate", "runs", "rubric", "slices", "repeats"})
+
+
+def reading_column(analysis: str, spec: Any, table: Any, roles: Mapping[str, str]) -> str | None:
+    """The column ``spec`` (a panel's column field) takes from the reading, or None (its roles
+    decide)."""
+    if table is None:
+        return None
+    if spec.name == "task" and analysis == "passk" and "epoch" in roles.values() \
+            and "task" not in roles.values():
+        return next((col for col, r in roles.items() if r == "item"), None)
+    if "item" not in spec.roles or analysis not in _BY_READING_ITEM:
+        return None
+    try:
+        evaluation = evaluation_of(table, dict(roles))
+    except Exception:  # noqa: BLE001 -- no reading: the roles decide
+        return None
+    if not evaluation.repeat:
+        return None
+    item = item_column(table.frame.columns, evaluation)
+    return item if item in table.frame.columns else None
