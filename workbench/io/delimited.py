@@ -258,13 +258,14 @@ def first_record(head: str, delimiter: str) -> tuple[list[str], int] | None:
     None when ``head`` has no complete record or cannot be split (the exact reader then
     reads the whole file and explains).
     """
-    reader = _reader(head, delimiter)
+    text = head[:_FIRST_RECORD_CHARS] if len(head) > 2 * _FIRST_RECORD_CHARS else head
+    reader = _reader(text, delimiter)
     previous = 0
     try:
         for record in reader:
             if record and _has_text(record):
-                if not head.endswith("\n") and reader.line_num >= _lines_in(head):
-                    return None  # the record may continue beyond the head
+                if not _lines_after(text, reader.line_num) and not (text is head and head.endswith("\n")):
+                    return None  # the record may continue beyond what was read
                 return record, previous + 1
             previous = reader.line_num
     except csv.Error:
@@ -272,9 +273,22 @@ def first_record(head: str, delimiter: str) -> tuple[list[str], int] | None:
     return None
 
 
-def _lines_in(text: str) -> int:
-    """The lines of ``text`` as the csv module's reader counts them (ended by LF, CR or CRLF)."""
-    return text.count("\n") + text.count("\r") - text.count("\r\n") + 1
+#: Characters of the head in which the header record is looked for (a header spanning more
+#: ends the search: the exact reader then reads the whole file and finds it).
+_FIRST_RECORD_CHARS = 1 << 16
+
+
+def _lines_after(text: str, lines: int) -> bool:
+    """Whether ``text`` goes on after its first ``lines`` lines (ended by LF, CR or CRLF, as the
+    csv module's reader counts them)."""
+    at = 0
+    for _ in range(lines):
+        ends = [e for e in (text.find("\n", at), text.find("\r", at)) if e >= 0]
+        if not ends:
+            return False
+        end = min(ends)
+        at = end + (2 if text.startswith("\r\n", end) else 1)
+    return at < len(text)
 
 
 @contextlib.contextmanager
