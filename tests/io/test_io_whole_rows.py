@@ -180,3 +180,27 @@ def _lenient_lines(body: str) -> list[int]:
             starts.append(previous + 1)
         previous = reader.line_num
     return starts[1:]
+
+
+@pytest.mark.parametrize(("head", "needs"), [
+    (b"a,b\n1,2\n", False), (b"a,b\n1,\n", True), (b"a,b\n1,\r\n", True), (b'a,b\n1,""\n', True),
+    (b"a,b\n007,x\n", True), (b"a,b\nx,-01.5\n", True), (b'a,b\nx,"007"\n', True), (b"a,b\nx, 05\n", True),
+    (b"a,b\nx,2024-05-01\n", False), (b"a,b\nx,0.5\n", False), (b"a,b\nx,100\n", False), (b"a\n0\n", False),
+])
+def test_the_head_says_when_the_first_rows_are_typed_before_the_parse(head, needs):
+    """An empty last field (the file is then scanned beside the parse) or a field written with a
+    leading zero (the cells rule keeps its column as text, the C parser would read a number)."""
+    assert fastcsv._needs_sample(fastcsv._head_rows(head), ord(",")) is needs
+
+
+def test_a_leading_zero_in_the_sample_keeps_its_column_text_the_parse_first_way_too(tmp_path, monkeypatch):
+    rows = rows_of()
+    rows[1500] = rows[1500].replace("it-", "")  # '001499' as an id, in the typing sample
+    rows = [r.replace(",word", ",007,word", 1) if i and i % 1000 == 0 else r.replace(",word", ",12,word", 1)
+            for i, r in enumerate(rows)]
+    rows[0] = "item_id,score,code,note,system"
+    path = write(tmp_path, rows)
+    table = streamed(path, monkeypatch)
+    codes = to_text(table, "code")
+    assert codes[999] == "007" and codes[0] == "12"
+    assert table.frame["code"].dtype.kind not in "iuf"  # text, as the exact reader types it

@@ -342,7 +342,7 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
     complete = head[:head.rfind(b"\n") + 1]
     if complete.count(b"\n") <= SAMPLE_ROWS and len(head) < state[0]:
         raise Fallback("the head does not hold the sample")
-    if delimiter == "," and width > 1 and not _needs_sample(complete, sep[0]):
+    if delimiter == "," and width > 1 and not _needs_sample(_head_rows(complete), sep[0]):
         # the file's own typing can be checked after the parse (no sample, no plan before it)
         try:
             frame = _read_csv_path(path, {**kwargs, **_EMPTY_IS_MISSING})
@@ -481,12 +481,12 @@ _ZERO, _NINE = ord("0"), ord("9")
 
 def _needs_sample(head: bytes, sep: int) -> bool:
     """Whether the first rows must be typed before the parse (:func:`_plan`): a line of the
-    head ends in an empty field (the file is then scanned beside the parse, which is only
+    head (the sample's rows: :func:`_head_rows`) ends in an empty field (the file is then scanned beside the parse, which is only
     known before it), or a field may start with a leading zero ("007", "-01.5", '"007"': the
     cells rule keeps such a column as text, the C parser would read numbers).  Looked for in
     the head's bytes, at each field's start; a delimiter inside quotes may say yes when no
     sample was needed."""
-    raw = np.frombuffer(_head_rows(head), dtype=np.uint8)
+    raw = np.frombuffer(head, dtype=np.uint8)
     ends = np.flatnonzero((raw == sep) | (raw == _NL))
     if ends.size == 0:
         return False
