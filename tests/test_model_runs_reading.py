@@ -105,3 +105,15 @@ def test_repeats_spread_is_the_spread_of_the_runs(cli, runs_csv):
         assert got["seed_min"] == pytest.approx(run_means[model].min(), abs=1e-12)
         assert got["seed_max"] == pytest.approx(run_means[model].max(), abs=1e-12)
         assert got["seed_sd"] == pytest.approx(run_means[model].std(ddof=1), abs=1e-12)
+
+
+def test_pass_at_one_of_a_file_with_one_try_per_item_is_its_rate(cli, tmp_path):
+    """No task column, one row per item: the reading's item is the task (pass@1 = the rate),
+    where pass@k used to refuse the file for want of a task column."""
+    frame = pd.DataFrame({"item_id": [f"q{i}" for i in range(30)], "correct": [i % 3 == 0 for i in range(30)]})
+    path = tmp_path / "one_try.csv"
+    frame.assign(correct=frame["correct"].astype(int)).to_csv(path, index=False)
+    passed = cli("passk", str(path))
+    p1 = next(r for r in passed["results"] if r["metric"] == "pass@1")
+    assert (p1["value"], p1["n"]) == (pytest.approx(10 / 30, abs=1e-12), 30)
+    assert any("is the task" in n and "pass@1 is the success rate" in n for n in passed["notes"])

@@ -272,7 +272,7 @@ def _group_form(table, options, res, progress) -> AnalysisResult:
 def _unit_word(table) -> str | None:
     """What a row is, where its reader named it (an MTEB subset); None: an item."""
     word = getattr(table, "row_word", None)
-    return word if word and " " not in word and word not in ("row", "item") else None
+    return word if word and " " not in word and word not in ("row", "item", "line", "record") else None
 
 
 class _Counts:

@@ -211,11 +211,12 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
             notes.append(unit_note)
             sig["unit"] = f"item({evaluation.reduction} of repeats)"
     options, role_notes = with_roles(options, table)
-    if analysis == "passk" and evaluation.repeat and evaluation.item in table.frame.columns \
-            and getattr(options, "task", "") is None:  # an item's tries are the task's attempts
-        options = dataclasses.replace(options, task=evaluation.item)
-        notes.append(f"Column '{evaluation.item}' is the task: each of its rows is one try of the item "
-                     f"(one per value of '{evaluation.repeat}').")
+    if analysis == "passk" and evaluation.item in table.frame.columns \
+            and getattr(options, "task", "") is None and "task" not in (table.roles or {}).values():
+        options = dataclasses.replace(options, task=evaluation.item)  # an item's tries: its attempts
+        notes.append(f"Column '{evaluation.item}' is the task: each of its rows is one try of the item"
+                     + (f" (one per value of '{evaluation.repeat}')." if evaluation.repeat else
+                        "; with one try per item, pass@1 is the success rate."))
     if analysis == "repeats" and evaluation.repeat in table.frame.columns \
             and getattr(options, "repeat", "") is None:  # the reading's repeat column, not a guess of its own
         options = dataclasses.replace(options, repeat=evaluation.repeat)

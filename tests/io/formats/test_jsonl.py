@@ -33,7 +33,7 @@ def test_humaneval_results_feed_passk_as_the_csv_does(fixture_path, tmp_path):
     table = load_table(path)
     assert table.format == "jsonl"
     assert table.panel == "passk"
-    assert guess_roles(table) == {"task_id": "task", "passed": "success"}
+    assert guess_roles(table) == {"task_id": "task", "passed": "success", "attempt": "epoch"}
     assert any("HumanEval-style samples file" in n for n in table.notes)
     assert table.frame["passed"].dtype == np.int64
     records = [json.loads(line) for line in open(path)]
@@ -68,7 +68,7 @@ def test_result_alone_gives_passed(tmp_path):
                     '{"task_id": "T/1", "result": "timed out"}\n')
     table = load_table(path)
     assert table.frame["passed"].tolist() == [1, 0, 0]
-    assert table.roles == {"task_id": "task", "passed": "success"}
+    assert table.roles == {"task_id": "task", "passed": "success", "attempt": "epoch"}
 
 
 def test_nested_fields_lists_booleans_and_raw_ids(tmp_path):
@@ -156,7 +156,7 @@ def test_evalplus_results_feed_passk_as_the_csv(fixture_path, tmp_path):
     path = fixture_path("jsonl", "evalplus_eval_results.json")
     table = load_table(path)
     assert table.format == "evalplus" and table.panel == "passk"
-    assert guess_roles(table) == {"task_id": "task", "passed": "success"}
+    assert guess_roles(table) == {"task_id": "task", "passed": "success", "sample": "epoch"}
     evals = json.load(open(path))["eval"]
     csv_path = tmp_path / "same.csv"
     with open(csv_path, "w", newline="") as handle:
@@ -172,3 +172,23 @@ def test_evalplus_results_feed_passk_as_the_csv(fixture_path, tmp_path):
         theirs = passk.run(same, passk.Options(task="task_id", success=csv_col, ks=(1, 3)))
         assert [r["value"] for r in ours.records] == pytest.approx([r["value"] for r in theirs.records])
     assert table.frame["passed"].sum() < table.frame["base_passed"].sum()  # plus tests fail more
+
+
+@pytest.mark.parametrize("name", ["humaneval_samples.jsonl_results.jsonl", "evalplus_eval_results.json"])
+def test_a_tasks_samples_are_tries_of_one_item_in_every_panel(fixture_path, capsys, name):
+    """8 tasks x 5 samples: Aggregation counts 8 items (each the mean of its samples), as pass@1
+    and Describe do (before, Aggregation's rate was 'on 40 items')."""
+    path = fixture_path("jsonl", name)
+    frame = load_table(path).frame
+    per_task = frame.groupby("task_id")["passed"].mean()
+
+    def run(*argv):
+        assert cli_main([*argv, path, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    micro = next(r for r in run("aggregate")["results"] if r["metric"] == "micro")
+    assert (micro["value"], micro["n"]) == (pytest.approx(per_task.mean(), abs=1e-12), len(per_task))
+    p1 = next(r for r in run("passk", "--k", "1")["results"] if r["metric"] == "pass@1")
+    assert (p1["value"], p1["n"]) == (pytest.approx(per_task.mean(), abs=1e-12), len(per_task))
+    counts = {r["metric"]: r["value"] for r in run("describe")["results"] if "system" not in r}
+    assert counts["items"] == len(per_task) and counts["repeats_min"] == counts["repeats_max"] == 5

@@ -49,4 +49,5 @@ def load(value: dict, path: str, shown: str):
     notes = [f"Read as EvalPlus results ({frame['task_id'].nunique()} tasks, {len(frame)} samples; "
              f"{what}; status 'pass' read as 1, 'fail' and 'timeout' as 0): for pass@k and pass^k."]
     return table(frame, path, fmt=FORMAT, notes=notes, row_lines=np.arange(1, len(frame) + 1),
-                 roles={"task_id": "task", "passed": "success"}, panel="passk", row_word="row")
+                 roles={"task_id": "task", "passed": "success", "sample": "epoch"}, panel="passk",
+                 row_word="row")  # a task's samples are tries of one item

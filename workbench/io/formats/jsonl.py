@@ -143,4 +143,25 @@ def _humaneval(frame: pd.DataFrame, kinds: dict[str, str]):
         if name in frame.columns:
             roles[name] = "system"
             break
+    _attempts(frame, roles, notes)
     return roles, "passk", notes
+
+
+def _attempts(frame: pd.DataFrame, roles: dict[str, str], notes: list[str]) -> None:
+    """A task's rows are its attempts (samples): the column numbering them within the task
+    (EvalPlus's ``sample``) is the repeat, or one is added in the file's order, so that every
+    panel counts the tasks as items and their samples as tries of each."""
+    keys = [c for c, r in roles.items() if r == "system"] + ["task_id"]
+    if not frame.duplicated(subset=keys).any():
+        return
+    for name in ("sample", "sample_id", "sample_index", "attempt"):
+        if name in frame.columns and not frame.duplicated(subset=keys + [name]).any():
+            roles[name] = "epoch"
+            return
+    name = "attempt"
+    while name in frame.columns:
+        name += "_"
+    frame[name] = frame.groupby(keys, sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+    roles[name] = "epoch"
+    notes.append(f"Column '{name}' was added: the number of each sample among its task's, in the "
+                 "file's order (1, 2, ...): a task's samples are tries of one item.")

@@ -3,8 +3,7 @@
 The analyses reduce an item's repeats by the item the reading declares
 (:func:`workbench.analyses.reading.prepare`); a panel's Item id field shows that column, not
 another one with the 'item' role (an Inspect log's ``item`` names each output, ``1 (epoch 2)``).
-pass@k's Task is that item when the items have repeats and no column is a task (its tries are
-the attempts).
+pass@k's Task is the reading's item when no column is a task (its tries are the attempts).
 """
 
 from __future__ import annotations
@@ -24,15 +23,15 @@ def reading_column(analysis: str, spec: Any, table: Any, roles: Mapping[str, str
     decide)."""
     if table is None:
         return None
-    if spec.name == "task" and analysis == "passk" and "epoch" in roles.values() \
-            and "task" not in roles.values():
-        return next((col for col, r in roles.items() if r == "item"), None)
-    if "item" not in spec.roles or analysis not in _BY_READING_ITEM:
+    task = spec.name == "task" and analysis == "passk" and "task" not in roles.values()
+    if not task and ("item" not in spec.roles or analysis not in _BY_READING_ITEM):
         return None
     try:
         evaluation = evaluation_of(table, dict(roles))
     except Exception:  # noqa: BLE001 -- no reading: the roles decide
         return None
+    if task:  # the reading's item, its rows the attempts (as on the command line)
+        return evaluation.item if evaluation.item in table.frame.columns else None
     if not evaluation.repeat:
         return None
     item = item_column(table.frame.columns, evaluation)
