@@ -185,6 +185,30 @@ def outcomes(seed: int, n: int = 4000) -> pd.DataFrame:
     }).assign(supported=lambda f: rng.binomial(f["claims"], 0.7))
 
 
+@pytest.mark.parametrize("models", [("alpha", "beta"), ("alpha",)])
+def test_aggregation_of_a_file_sorted_by_model_without_a_group_equals_memory(engine, tmp_path, capsys, models):
+    """No --group, no --version, the models one after the other (the head the engine's reading
+    sees holds the first alone): each model is read on its own on every engine, and one model
+    alone is one rate; the rates are the models' shares of successes (pandas)."""
+    rng = np.random.default_rng(4)
+    n = 6000  # the first model fills the engine's preview
+    frame = pd.DataFrame({"item_id": [f"q{i:05d}" for i in range(n)] * len(models),
+                          "model": np.repeat(models, n),
+                          "correct": (rng.random(n * len(models)) < np.repeat([0.6, 0.75][:len(models)], n)).astype(int)})
+    path = tmp_path / "sorted.csv"
+    frame.to_csv(path, index=False)
+    memory = run(capsys, "aggregate", path, "--engine", "memory")
+    other = run(capsys, "aggregate", path, "--engine", engine)
+    assert_same(memory, other)
+    want = frame.groupby("model")["correct"].mean()
+    micro = [r for r in other["results"] if r["metric"] == "micro"]
+    if len(models) == 2:
+        assert {r["version"]: r["value"] for r in micro} == pytest.approx(want.to_dict(), abs=1e-12)
+    else:
+        assert [r["value"] for r in micro] == pytest.approx([want["alpha"]], abs=1e-12)
+        assert not any("holds several systems" in n for n in other["notes"])
+
+
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 @pytest.mark.parametrize("form", [
     ["--outcome", "correct", "--group", "segment", "--version", "version"],

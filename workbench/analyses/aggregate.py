@@ -138,7 +138,7 @@ def _systems_of_preview(options: Options, preview) -> tuple[Options, list[str]]:
     from .reading import evaluation_of
     from .reading_steps import _by_system
 
-    return _by_system(options, preview, evaluation_of(preview))
+    return _by_system(options, preview, evaluation_of(preview), head_only=True)
 
 
 def run_unloaded(paths, options: Options, progress=NULL_PROGRESS) -> AnalysisResult | None:
@@ -187,10 +187,10 @@ def run_engine(got, options: Options, progress) -> AnalysisResult:
                                "outcome+unit", options.unit, options, engine)
     else:
         out_col, grp_col, ver_col = _group_columns(preview, options, res)
-        if grp_col is None:  # the engines count per group: a file over the budget names one
-            grp_col = res.required(options.group, "group", "--group")
         items, succ, g_labels, v_labels, err, note = ae.group_counts(
             got, options, out_col, grp_col, ver_col, err_col, notes, progress)
+        if split_note and len(v_labels) == 1:  # the system column held one system after all
+            ver_col, v_labels, split_note = None, [None], []
         result = _group_result(_Counts(items, succ, g_labels, options), g_labels, v_labels,
                                ver_col, True, notes + [note], options, progress, path, engine)
     result = with_errored(result, err)

@@ -71,7 +71,10 @@ def group_counts(got, options, out_col, grp_col, ver_col, err_col, notes, progre
         frame = tallied.frame[keep]
         w = frame["w"].to_numpy(dtype=np.int64)
         s = np.where(bad, 0, y)[keep].astype(np.int64) * w
-        g_codes, g_labels = pd.factorize(frame[grp_col].to_numpy(dtype=object))
+        if grp_col:
+            g_codes, g_labels = pd.factorize(frame[grp_col].to_numpy(dtype=object))
+        else:  # one group, as in memory
+            g_codes, g_labels = np.zeros(len(frame), dtype=np.int64), ["(all)"]
         if ver_col:
             v_codes, v_labels = pd.factorize(frame[ver_col].to_numpy(dtype=object))
         else:

@@ -78,10 +78,12 @@ def _score_as_outcome(options, scorer: Scorer | None, table: LoadedTable):
     return options
 
 
-def _by_system(options, table: LoadedTable, evaluation: Evaluation):
+def _by_system(options, table: LoadedTable, evaluation: Evaluation, *, head_only: bool = False):
     """Several systems or runs are never pooled: an analysis of one system's rate with a
     ``version`` but no ``system`` option (aggregation) takes the system column as the version.
-    An analysis of tries per task (pass@k) takes a repeated evaluation's item as its task."""
+    An analysis of tries per task (pass@k) takes a repeated evaluation's item as its task.
+    ``head_only``: ``table`` is the head of a file an engine reads, where a file sorted by system
+    may show one: its system column splits it even so."""
     if not dataclasses.is_dataclass(options):
         return options, []
     fields = {f.name for f in dataclasses.fields(options)}
@@ -101,7 +103,7 @@ def _by_system(options, table: LoadedTable, evaluation: Evaluation):
     if "version" not in fields or "system" in fields or getattr(options, "version", None) is not None \
             or column is None or column not in table.frame.columns:
         return options, []
-    if table.frame[column].nunique(dropna=False) < 2:
+    if table.frame[column].nunique(dropna=False) < 2 and not head_only:
         return options, []
     if column in {v for v in vars(options).values() if isinstance(v, str)}:  # given another part
         return options, []
