@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ... import catalog
 from ...analyses.reading import evaluation_of
 from ...io.evaluation import item_column
 
-#: Panels whose analyses pair, count or reduce items by the reading's item (the Judge reads its
-#: own items: judge_input).
-_BY_READING_ITEM = frozenset({"text", "compare", "aggregate", "runs", "rubric", "slices", "repeats"})
+#: Analyses that read an item's tries by the reading's item besides those whose rows are items
+#: (``items_as_rows`` in :mod:`workbench.catalog`; the Judge reads its own items: judge_input).
+_TRIES_BY_READING_ITEM = frozenset({"text", "repeats"})
+
+
+def _by_reading_item(analysis: str) -> bool:
+    entry = catalog.BY_NAME.get(analysis)
+    return analysis in _TRIES_BY_READING_ITEM or (entry is not None and entry.items_as_rows)
 
 
 def reading_column(analysis: str, spec: Any, table: Any, roles: Mapping[str, str]) -> str | None:
@@ -24,7 +30,7 @@ def reading_column(analysis: str, spec: Any, table: Any, roles: Mapping[str, str
     if table is None:
         return None
     task = spec.name == "task" and analysis == "passk" and "task" not in roles.values()
-    if not task and ("item" not in spec.roles or analysis not in _BY_READING_ITEM):
+    if not task and ("item" not in spec.roles or not _by_reading_item(analysis)):
         return None
     try:
         evaluation = evaluation_of(table, dict(roles))
