@@ -9,10 +9,9 @@ known.  Whenever that proof fails (a ragged row, a quote in the middle of a fiel
 spaces that pandas would keep) it raises :class:`Fallback` and the loader uses the exact
 reader, which also produces the user-facing sentence for the problem.
 
-Typing follows :mod:`workbench.io.cells`, not pandas: a column is numeric only when every
-non-empty cell is a plain decimal number; ``true``/``false``, ``inf``, ``nan``, numbers with
-leading zeros and integers beyond int64 stay text.  The C parser's own typing is accepted
-where it agrees with that rule and corrected (from the cells' text) where it does not.
+Typing follows :mod:`workbench.io.cells`, not pandas (:mod:`workbench.io.csvtyping`): the C
+parser's own typing is accepted where it agrees with that rule and corrected (from the cells'
+text) where it does not.
 
 The cell text of a column that became numeric is not kept in memory: :class:`TextSource`
 re-reads it on demand (one more pass of the C tokenizer, only over the columns asked for),
@@ -35,7 +34,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import threading
 import warnings
 from dataclasses import dataclass
@@ -46,13 +44,11 @@ import pandas as pd
 
 from workbench.core.errors import DataError
 from workbench.io.bytescan import _CR, _NL, _QUOTE, _LightScanner, _Scan, _Scanner, _popcount  # noqa: F401
-from workbench.io.cells import TEXT_DTYPE, TypedColumn, is_text_screened, text_array, type_text_column
+from workbench.io.cells import TypedColumn, text_array
+from workbench.io.csvtyping import (  # noqa: F401  (SAMPLE_ROWS, _needs_sample, _head_rows: read here too)
+    _EMPTY_IS_MISSING, SAMPLE_ROWS, _head_rows, _needs_sample, _Plan, _plan, _text_filled, _typed,
+)
 from workbench.io.lazylines import LazyLines
-
-#: Rows of the head sample used to decide which columns must be read as text.
-SAMPLE_ROWS = 2000
-
-_LEADING_ZERO = re.compile(r"\n[ \t]*[+-]?0[0-9]")
 
 
 class Fallback(Exception):
@@ -171,16 +167,6 @@ def _kwargs(delimiter: str, header: Sequence[str]) -> dict[str, Any]:
     )
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """How the C parser reads the whole file, decided from the typing of its first rows."""
-
-    options: dict[str, Any]  # read_csv options on top of :func:`_kwargs`
-    numbers: frozenset[str]  # number columns: their empty cells are read as NaN
-    commas: frozenset[str]  # number columns written with a decimal comma
-    text: frozenset[str] = frozenset()  # text by the cells rule already in the sample
-
-
 def _sample(data: bytes, kwargs: dict[str, Any], rows: int) -> pd.DataFrame:
     """The first ``rows`` records of ``data``, every cell as written (text).
 
@@ -195,43 +181,6 @@ def _sample(data: bytes, kwargs: dict[str, Any], rows: int) -> pd.DataFrame:
         for name in again.columns:
             frame[name] = again[name]
     return frame
-
-
-def _plan(sample: pd.DataFrame, header: Sequence[str], delimiter: str) -> _Plan:
-    """Read the file as its first rows (``sample``, all text) are typed by the cells rule.
-
-    A column with a number written with a leading zero ("007") is read as text.  In number
-    columns an empty cell is NaN (as the cells rule has it: other columns keep ``""``, and
-    no other word is missing); when the sample's numbers are written with a decimal comma,
-    the whole file is read with ``decimal=","``.  Cells beyond the sample that do not fit
-    make the C parser return text, which :func:`_typed` types from the cells.
-    """
-    forced, numbers, commas, text = [], [], [], []
-    allow_comma = delimiter != ","
-    for name in header:
-        cells = sample[name].tolist()  # text: every cell as written, no NA words
-        joined = "\n".join(cells)
-        if cells and is_text_screened(joined, allow_decimal_comma=allow_comma):
-            text.append(name)  # what type_text_column says first, without building the column
-            continue
-        if _LEADING_ZERO.search("\n" + joined):
-            forced.append(name)
-            continue
-        typed = type_text_column(cells, allow_decimal_comma=allow_comma)
-        if cells and isinstance(typed.values, np.ndarray) and typed.values.dtype.kind in "if":
-            numbers.append(name)
-            if typed.decimal_comma:
-                commas.append(name)
-        elif cells:
-            text.append(name)
-    options: dict[str, Any] = {}
-    if forced:
-        options["dtype"] = {name: object for name in forced}
-    if numbers:
-        options.update(na_filter=True, na_values={name: [""] for name in numbers})
-    if commas:
-        options["decimal"] = ","
-    return _Plan(options, frozenset(numbers), frozenset(commas), frozenset(text))
 
 
 def parse(data: bytes, delimiter: str, header: Sequence[str], header_line: int,
@@ -472,67 +421,6 @@ def _csv_record_lines(path: str, state: tuple[int, int], delimiter: str, width: 
     return np.asarray(starts[1:], dtype=np.int64)
 
 
-#: The C parser's options (on top of :func:`_kwargs`) when the parse comes first: an empty
-#: cell is missing in every column (number columns get NaN; text columns get it back as "").
-_EMPTY_IS_MISSING = dict(na_filter=True, na_values=[""], keep_default_na=False)
-
-_ZERO, _NINE = ord("0"), ord("9")
-
-
-def _needs_sample(head: bytes, sep: int) -> bool:
-    """Whether the first rows must be typed before the parse (:func:`_plan`): a line of the
-    head (the sample's rows: :func:`_head_rows`) ends in an empty field (the file is then scanned beside the parse, which is only
-    known before it), or a field may start with a leading zero ("007", "-01.5", '"007"': the
-    cells rule keeps such a column as text, the C parser would read numbers).  Looked for in
-    the head's bytes, at each field's start; a delimiter inside quotes may say yes when no
-    sample was needed."""
-    raw = np.frombuffer(head, dtype=np.uint8)
-    ends = np.flatnonzero((raw == sep) | (raw == _NL))
-    if ends.size == 0:
-        return False
-    before = raw[np.maximum(ends - 1, 0)]
-    empty_end = (before == sep) | ((before == _CR) & (raw[np.maximum(ends - 2, 0)] == sep))
-    if (empty_end & (raw[ends] == _NL)).any() or \
-            ((raw[ends] == _NL) & (before == _QUOTE) & (raw[np.maximum(ends - 2, 0)] == _QUOTE)).any():
-        return True  # an empty last field ("", or a quoted one: a false yes at worst)
-    padded = np.concatenate((raw, np.zeros(3, np.uint8)))  # the bytes after the head's end
-    starts = np.concatenate(([0], ends + 1))
-    first, second, third = padded[starts], padded[starts + 1], padded[starts + 2]
-    leading = (first == _ZERO) & _digit(second)
-    signed = np.isin(first, _SIGNS) & (second == _ZERO) & _digit(third)
-    return bool((leading | signed).any())
-
-
-def _head_rows(data: bytes, rows: int = SAMPLE_ROWS + 2) -> bytes:
-    """``data`` up to the end of its first ``rows`` lines (the typing sample's rows, a record
-    possibly spanning lines: more), found by one byte search a line."""
-    at = -1
-    for _ in range(rows):
-        at = data.find(b"\n", at + 1)
-        if at < 0:
-            return data
-    return data[:at + 1]
-
-
-_SIGNS = np.frombuffer(b' \t+-"', dtype=np.uint8)  # what may come before a number's first digit
-
-
-def _digit(values: np.ndarray) -> np.ndarray:
-    return (values >= _ZERO) & (values <= _NINE)
-
-
-def _text_filled(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame of a parse with :data:`_EMPTY_IS_MISSING` with its text columns' empty cells
-    as "" again (a text cell is never missing)."""
-    for name in frame.columns:
-        column = frame[name]
-        if column.dtype.kind in "iufcb" or _no_missing(column):
-            continue
-        if column.isna().any():
-            frame[name] = column.fillna("")
-    return frame
-
-
 def _parse_planned(path: str, state: tuple[int, int], head: bytes, complete: bytes, sep: bytes,
                    header: Sequence[str], shown: str, delimiter: str) -> tuple[Any, _Plan, Any]:
     """The parse of :func:`parse_file` typed by the plan of its first rows (:func:`_plan`): the
@@ -618,86 +506,6 @@ def _file_record_lines(path: str, state: tuple[int, int], sep: bytes, width: int
     if lines is not None and lines.size and lines[-1] == lines.size + 1:
         return None  # every row on the line after the previous one
     return lines
-
-
-def _typed(frame: pd.DataFrame, header: Sequence[str], source: TextSource,
-           delimiter: str, plan: _Plan) -> dict[str, TypedColumn]:
-    """Type the C parser's columns as :mod:`workbench.io.cells` would (see the module's text).
-
-    A float column is taken as it is when it has no infinity (``inf`` is text by the cells
-    rule) and NaN only where the plan reads empty cells as NaN; with a decimal comma, a
-    column is noted as written with one when the sample says so or when it holds a
-    fraction (a point would have made the C parser return text)."""
-    columns: dict[str, TypedColumn] = {}
-    redo: list[str] = []
-    allow_comma = delimiter != ","
-    for name in header:
-        series = frame[name]
-        kind = series.dtype.kind
-        if kind in "iu" and series.dtype == np.int64:
-            columns[name] = TypedColumn(series.to_numpy())
-        elif kind == "f" and _plain_floats(series.to_numpy(), name in plan.numbers) \
-                and not _all_missing(series.to_numpy()):  # an all-empty column is text
-            values = series.to_numpy()
-            comma = bool(plan.commas) and (name in plan.commas or _has_fraction(values))
-            columns[name] = TypedColumn(values, decimal_comma=comma)
-        elif kind in "OUT" or pd.api.types.is_string_dtype(series.dtype):
-            if series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) != "string":
-                redo.append(name)  # pieces the C parser typed apart ("007" read as 7 in one)
-                continue
-            if name in plan.text:  # the sample (these rows) is text; no NA in this column
-                columns[name] = TypedColumn(_as_text(series))
-                continue
-            head = series.iloc[:SAMPLE_ROWS].tolist()
-            if _no_missing(series) or all(isinstance(v, str) for v in head):
-                if is_text_screened("\n".join(head), allow_decimal_comma=allow_comma):
-                    columns[name] = TypedColumn(_as_text(series))  # a character no number holds
-                    continue
-                typed = type_text_column(head, allow_decimal_comma=allow_comma)
-                if not isinstance(typed.values, np.ndarray) and typed.leading_zeros is None:
-                    columns[name] = TypedColumn(_as_text(series))
-                    continue
-            values = series.tolist()
-            if all(isinstance(v, str) for v in values):
-                columns[name] = type_text_column(values, allow_decimal_comma=allow_comma)
-                source.preload({name: text_array(values)})
-            else:
-                redo.append(name)
-        else:  # bool, uint64, inf/nan floats: the cell text decides
-            redo.append(name)
-    for name in redo:
-        values = list(source.text(name, redo))
-        columns[name] = type_text_column(values, allow_decimal_comma=allow_comma)
-    return {name: columns[name] for name in header}
-
-
-def _plain_floats(values: np.ndarray, blanks_allowed: bool) -> bool:
-    """No infinity, and NaN only where empty cells may be (they are read as NaN)."""
-    if blanks_allowed:
-        return not np.isinf(values).any()
-    return bool(np.isfinite(values).all())
-
-
-def _no_missing(series: pd.Series) -> bool:
-    """A column of pandas' str dtype without a missing cell: every value is a str."""
-    arrow = getattr(series.array, "_pa_array", None)
-    return series.dtype != object and arrow is not None and arrow.null_count == 0
-
-
-def _all_missing(values: np.ndarray) -> bool:
-    return bool(values.size) and bool(np.isnan(values[0])) and bool(np.isnan(values).all())
-
-
-def _has_fraction(values: np.ndarray) -> bool:
-    finite = values[np.isfinite(values)]
-    return bool((finite != np.floor(finite)).any())
-
-
-def _as_text(series: pd.Series) -> Any:
-    """A text column in :data:`TEXT_DTYPE` (pandas' own str array is kept as it is)."""
-    if TEXT_DTYPE is not object and series.dtype == TEXT_DTYPE:
-        return series.array
-    return text_array(series.tolist())
 
 
 def _one_record_per_line(data: bytes, sep: int, width: int, rows: int) -> bool:
