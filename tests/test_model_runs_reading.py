@@ -117,3 +117,14 @@ def test_pass_at_one_of_a_file_with_one_try_per_item_is_its_rate(cli, tmp_path):
     p1 = next(r for r in passed["results"] if r["metric"] == "pass@1")
     assert (p1["value"], p1["n"]) == (pytest.approx(10 / 30, abs=1e-12), 30)
     assert any("is the task" in n and "pass@1 is the success rate" in n for n in passed["notes"])
+
+
+def test_a_column_named_for_tasks_stays_pass_at_ks_task(cli, tmp_path):
+    """task_id beside a per-sample id: the samples are the task's attempts (not tasks each)."""
+    frame = pd.DataFrame({"task_id": ["T/0", "T/0", "T/1", "T/1"], "sample_id": ["s1", "s2", "s3", "s4"],
+                          "passed": [1, 0, 1, 1]})
+    path = tmp_path / "task_sample.csv"
+    frame.to_csv(path, index=False)
+    passed = cli("passk", str(path))
+    p2 = next(r for r in passed["results"] if r["metric"] == "pass@2")
+    assert (p2["value"], p2["n"]) == (pytest.approx(1.0), 2)

@@ -211,8 +211,8 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
             notes.append(unit_note)
             sig["unit"] = f"item({evaluation.reduction} of repeats)"
     options, role_notes = with_roles(options, table)
-    if analysis == "passk" and evaluation.item in table.frame.columns \
-            and getattr(options, "task", "") is None and "task" not in (table.roles or {}).values():
+    if analysis == "passk" and evaluation.item in table.frame.columns and getattr(options, "task", "") is None \
+            and "task" not in (table.roles or {}).values() and not _task_named(table):
         options = dataclasses.replace(options, task=evaluation.item)  # an item's tries: its attempts
         notes.append(f"Column '{evaluation.item}' is the task: each of its rows is one try of the item"
                      + (f" (one per value of '{evaluation.repeat}')." if evaluation.repeat else
@@ -227,6 +227,14 @@ def prepare(analysis: str, table: LoadedTable, options, reading: Reading = Readi
     notes += split_note
     recorded = _recorded_means(table, evaluation) if analysis == "text" and declared else ()
     return Applied(table, options, role_notes + notes, sig, scorer, recorded=recorded)
+
+
+def _task_named(table: LoadedTable) -> bool:
+    """Whether a column's name says it is the task (pass@k then takes that one, as before)."""
+    from ..core.role_names import ROLE_NAMES
+    from ..io.columns import guess_column
+
+    return guess_column(table, "task", ROLE_NAMES["task"]) is not None
 
 
 def _numbers_runs(table: LoadedTable, evaluation: Evaluation) -> bool:
