@@ -250,3 +250,29 @@ def test_the_reading_takes_label_beside_an_annotator_as_peoples_labels(tmp_path)
     roles = guess_roles(table)
     assert roles["label"] == "human" and roles["annotator"] == "annotator"
     assert not any("must hold numbers" in p.message for p in find_problems(table, roles))
+
+
+def test_with_errors_fail_the_judges_own_score_counts_its_blanks_as_aggregation_does(capsys):
+    """An Inspect log whose judge left 2 of 24 records blank: with --errors fail both panels score
+    them 0 (12 items, pandas from the log's rows); with exclude both leave them out (11 items,
+    Inspect's accuracy)."""
+    import os
+
+    import pandas as pd
+
+    from workbench.cli.main import main
+    from workbench.io import load_table
+
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "formats", "inspect285_judge", "judge_alpha.eval")
+    frame = load_table(path).frame
+    values = pd.to_numeric(frame["model_graded_qa"], errors="coerce")
+    want = {"exclude": frame.assign(v=values).dropna(subset=["v"]).groupby("sample_id")["v"].mean(),
+            "fail": frame.assign(v=values.fillna(0.0)).groupby("sample_id")["v"].mean()}
+    for errors, per_item in want.items():
+        got = {}
+        for analysis, metric in (("judge", "judge_score"), ("aggregate", "micro")):
+            assert main([analysis, path, "--errors", errors, "--json"]) == 0
+            out = json.loads(capsys.readouterr().out)
+            rec = next(r for r in out["results"] if r["metric"] == metric)
+            got[analysis] = (rec["value"], rec["n"])
+        assert got["judge"] == got["aggregate"] == (pytest.approx(per_item.mean(), abs=1e-12), len(per_item)), errors

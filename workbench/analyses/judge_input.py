@@ -137,9 +137,16 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         sig["judge"] = f"scorer:{judge.name}"
         sig["judged"] = "record(system,item,repeat)" if evaluation.repeat else "record(system,item)"
         failed = err.mask if err.count and err.mode == "failure" else None
-        records_, table_ = own_score(table, evaluation, judge, system, item, failed)
+        records_, table_ = own_score(table, evaluation, judge, system, item, failed,
+                                     blank_fails=errors == "fail")
         records += records_
         tables.append(table_)
+        blanks = sum(int(r["value"]) for r in records_ if r["metric"] == "judge_unscored")
+        if errors == "fail" and blanks:  # as every panel's reading scores them (reading_steps._unscored)
+            notes.append(f"{blanks} records unscored by '{judge.name}' (no value) are counted as failures (0) "
+                         "in the judge's own score, as asked (--errors fail); the agreement leaves them out "
+                         "(a blank is no label).")
+            sig["unscored"] = f"failures({blanks})"
     sig.update(err.signature())
     humans: list[str] = list(options.human or ())
     human_scorers = [s.labels or s.column for s in evaluation.scorers if s.kind == HUMAN]
@@ -459,14 +466,20 @@ def _record_ids(table: LoadedTable, system, item, repeat) -> list[str]:
     return out
 
 
-def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system, item, failed=None):
+def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system, item, failed=None, *,
+              blank_fails: bool = False):
     """The judge's own score per system: each item's mean over its scored repeats, then the
     mean over the items it scored (Inspect's accuracy), a percentile bootstrap over the items.
     ``failed``: the rows of errored records counted as failures (scored 0); errored records
-    left out are no rows of ``table`` (:func:`prepare`)."""
+    left out are no rows of ``table`` (:func:`prepare`).  ``blank_fails``: the records it left
+    blank are failures too (``--errors fail``, as the reading scores unscored records on every
+    panel); they are still counted as unscored."""
     values = pd.to_numeric(table.frame[judge.column], errors="coerce").to_numpy(dtype=float)
     if failed is not None:
         values = np.where(failed, 0.0, values)
+    blank = np.isnan(values)
+    if blank_fails:
+        values = np.where(blank, 0.0, values)
     items = np.asarray(to_text(table, item), dtype=object)
     systems = np.asarray(to_text(table, system), dtype=object) if system else np.full(len(values), "", dtype=object)
     records, rows = [], []
@@ -474,7 +487,7 @@ def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system,
         m = systems == name
         frame = pd.DataFrame({"item": items[m], "v": values[m]})
         per_item = frame.dropna().groupby("item", sort=False)["v"].mean()
-        unscored_records = int(np.isnan(values[m]).sum())
+        unscored_records = int(blank[m].sum())
         unscored_items = int(frame["item"].nunique() - len(per_item))
         x = per_item.to_numpy(dtype=float)
         n = len(x)
@@ -491,7 +504,8 @@ def own_score(table: LoadedTable, evaluation: Evaluation, judge: Scorer, system,
                      "unscored_records": unscored_records, "unscored_items": unscored_items,
                      "reported": judge.metric or ""})
     tab = Table("judge_score", f"The judge's own score ('{judge.name}'), per system", pd.DataFrame(rows),
-                {"score": "mean over the items it scored of each item's mean over its scored repeats",
+                {"score": "mean over the items of each item's mean over its repeats, blanks scored 0" if blank_fails
+                 else "mean over the items it scored of each item's mean over its scored repeats",
                  "items": "items with at least one scored repeat", "unscored_records": "records it left blank",
                  "unscored_items": "items with no scored repeat", "reported": "what the tool itself reported"},
                 {"score": "score", "ci_low": "score", "ci_high": "score", "items": "int",

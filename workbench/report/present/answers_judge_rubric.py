@@ -51,13 +51,15 @@ def _judge_score_sentence(result, sig) -> str:
         return ""
     name = str(sig.get("judge", ""))
     name = name[len("scorer:"):] if name.startswith("scorer:") else "the judge"
+    failures = str(sig.get("unscored", "")).startswith("failures")  # --errors fail: blanks scored 0
     parts = []
     for r in scores:
         unscored = next((u.get("value") for u in result.find("judge_unscored", system=r.get("system"))), 0)
         who = f"'{r['system']}' " if r.get("system") else ""
         parts.append(f"{who}{format_value(r['value'], 'score')}{_ci(r, 'score')} over "
-                     f"{_plural(r.get('n'), 'item')} it scored"
-                     + (f" ({_plural(unscored, 'record')} unscored)" if unscored else ""))
+                     + (f"{_plural(r.get('n'), 'item')}" if failures else f"{_plural(r.get('n'), 'item')} it scored")
+                     + (f" ({_plural(unscored, 'record')} unscored"
+                        + (", counted as failures)" if failures else ")") if unscored else ""))
     return f"Scorer '{name}' gives " + "; ".join(parts) + "."
 
 
