@@ -311,7 +311,7 @@ _NAMES.update({
     "position_flip_share": "Verdicts that flip when the answers swap",
     "first_position_win_share": "Wins of the answer shown first", "position_p": "Position bias: p",
     "longer_win_share": "Wins of the longer answer", "length_p": "Length bias: p",
-    "judge_score": "Judge's own score (mean over the items it scored)",
+    "judge_score": "Judge's own score (mean over its items)",
     "judge_unscored": "Records the judge left unscored",
 })
 
