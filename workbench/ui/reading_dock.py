@@ -16,7 +16,7 @@ from .tasks import TaskRunner
 
 ERROR_CHOICES = (("exclude", "left out (and counted)"), ("fail", "counted as failures"))
 #: The description's tables shown, in order, with their columns.
-SHOWN = (("systems", ("system", "records", "items")),
+SHOWN = (("systems", ("system", "records", "items", "repeats")),
          ("scorers", ("scorer", "kind", "scale", "scored", "unscored")),
          ("statuses", ("status", "records")),
          ("annotators", ("annotator", "labels")))
