@@ -298,15 +298,13 @@ def parse_file(path: str, state: tuple[int, int], head: bytes, delimiter: str,
         except Exception as err:
             raise Fallback(str(err)) from None
         plan = _Plan({}, frozenset(header), frozenset())  # an empty cell is missing anywhere
-        whole_rows = not _empty_cells(frame.iloc[:, -1])
+        # a short row would look like an empty last cell: then its fields are counted
+        scan = _scanned(path, state, sep[0]) if _empty_cells(frame.iloc[:, -1]) else None
         frame = _text_filled(frame)
-        if whole_rows:
-            return _whole_rows(frame, path, state, sep, header, shown, plan, delimiter)
-        scan = _scanned(path, state, sep[0])  # a short row would look like this: count its fields
     else:
         frame, plan, scan = _parse_planned(path, state, head, complete, sep, header, shown, delimiter)
-        if isinstance(frame, FastTable):
-            return frame
+    if scan is None:  # every row whole: no other pass over the file's bytes
+        return _whole_rows(frame, path, state, sep, header, shown, plan, delimiter)
     if isinstance(scan, Fallback):
         raise scan
     if scan.refused or scan.size != state[0]:
@@ -422,10 +420,11 @@ def _csv_record_lines(path: str, state: tuple[int, int], delimiter: str, width: 
 
 
 def _parse_planned(path: str, state: tuple[int, int], head: bytes, complete: bytes, sep: bytes,
-                   header: Sequence[str], shown: str, delimiter: str) -> tuple[Any, _Plan, Any]:
+                   header: Sequence[str], shown: str, delimiter: str) -> tuple[pd.DataFrame, _Plan, Any]:
     """The parse of :func:`parse_file` typed by the plan of its first rows (:func:`_plan`): the
-    table when the parse proves its rows whole, else the frame, the plan and the scan of the
-    file's bytes (beside the parse when the sample has an empty last cell, else after it)."""
+    frame, the plan and the scan of the file's bytes (beside the parse when the sample has an
+    empty last cell, after it when only the parse has one; None when the parse proves every
+    row whole)."""
     width = len(header)
     kwargs = _kwargs(delimiter, header)
     try:
@@ -447,9 +446,7 @@ def _parse_planned(path: str, state: tuple[int, int], head: bytes, complete: byt
             frame = _read_csv_path(path, {**kwargs, **plan.options})
         except Exception as err:
             raise Fallback(str(err)) from None
-        if not _empty_cells(frame.iloc[:, -1]):
-            return _whole_rows(frame, path, state, sep, header, shown, plan, delimiter), plan, None
-        scan = _scanned(path, state, sep[0])  # a short row would look like this: count its fields
+        scan = _scanned(path, state, sep[0]) if _empty_cells(frame.iloc[:, -1]) else None
     else:
         first = _Scanner(sep[0], newlines_in_quotes=True)  # the file's start, before the parse
         early = complete[:EARLY_SCAN]  # (the scan of the whole file, beside the parse, sees it again)
