@@ -428,52 +428,6 @@ def test_few_quotes_in_large_pieces_agree_with_the_byte_by_byte_reference(parts,
         assert result.quoted_newlines == quoted_newlines(data)
 
 
-def light_in_pieces(data: bytes, sep: int, size: int, part: int | None = None) -> tuple[bool, int]:
-    """(refused, line breaks) of the scan without delimiters, fed ``size`` bytes at a time and
-    counted ``part`` bytes at a time."""
-    from workbench.io import bytescan
-
-    old = bytescan.SCAN_PIECE
-    bytescan.SCAN_PIECE = part or old
-    try:
-        scanner = fastcsv._LightScanner(sep)
-        for at in range(0, len(data), size):
-            piece = bytearray(data[at:at + size])
-            scanner.feed(piece, np.frombuffer(piece, dtype=np.uint8))
-    finally:
-        bytescan.SCAN_PIECE = old
-    result = scanner.result()
-    assert result.delimiters is None and result.quoted_newlines is None
-    if result.refused:
-        return True, 0
-    assert result.size == len(data) and result.last == (data[-1] if data else -1)
-    return False, result.newlines
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b", ",", ";", '"', '""', "\n", "\r\n", "\r", " ", '","', '\n"',
-                                 '",', '"\r', "\x00", "\u00e9", '"a\nb"', 'a"b']), max_size=200),
-       st.integers(1, 150), st.integers(1, 70), st.sampled_from([",", ";"]))
-def test_the_scan_without_delimiters_agrees_with_the_byte_by_byte_reference(parts, size, part, sep):
-    """The scan beside the parse of a file whose last column proves its rows whole: the same
-    refusals and line breaks as the reference (line breaks inside quotes allowed), wherever the
-    pieces and their cache-sized parts are cut (between a quote and what follows it)."""
-    data = "".join(parts).encode()
-    refused, newlines, _ = naive_scan(data, ord(sep), newlines_in_quotes=True)
-    assert light_in_pieces(data, ord(sep), size, part) == (refused, newlines)
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 900), st.sampled_from(['"', '""', '","', '\n"', '",', '"\r', ",", "\n",
-                                                                 "\r\n", 'a"b', '"a\nb"', '"x,y"'])),
-                max_size=40),
-       st.sampled_from([64, 1000, 4096, 1 << 20]))
-def test_the_scan_without_delimiters_agrees_on_few_quotes_in_large_pieces(parts, size):
-    data = "".join("x" * n + part for n, part in parts).encode()
-    refused, newlines, _ = naive_scan(data, ord(","), newlines_in_quotes=True)
-    assert light_in_pieces(data, ord(","), size) == (refused, newlines)
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.text(st.sampled_from('ab ,;"\u00e9x'), max_size=12), min_size=3, max_size=3),
                 min_size=1, max_size=60),

@@ -3,9 +3,9 @@
 the quotes checked (a quote only around a whole field, no line break inside quotes, no NUL byte).
 
 Pieces without quotes are only counted; pieces with quotes are turned into 64-bit words of flags
-and the quoted regions found with a prefix XOR of the quote flags (:class:`_Scanner`).  When the
-parse itself proves every row whole (its last column has no empty cell), the delimiters are not
-counted and a piece with few quotes is checked at the quotes' positions (:class:`_LightScanner`).
+and the quoted regions found with a prefix XOR of the quote flags (:class:`_Scanner`).  A file
+whose parse itself proves every row whole (its last column has no empty cell) is not scanned at
+all (:func:`workbench.io.fastcsv.parse_file`).
 """
 
 from __future__ import annotations
@@ -174,63 +174,3 @@ class _Scanner:
         refused = self.refused or ("an unclosed quote" if self.inside else "")
         return _Scan(self.size, self.newlines, self.quoted_newlines, self.delimiters, refused,
                      self.last)
-
-
-class _LightScanner(_Scanner):
-    """The scan of :class:`_Scanner` without the delimiters (for a file whose rows the parse
-    itself proves whole: see :func:`workbench.io.fastcsv.parse_file`): line breaks counted, and
-    the quotes checked (a quote opens a field after a delimiter, line break, CR, quote or the
-    start; it closes one before one of those or the end), no NUL byte.  A piece without quotes
-    costs one compare; one with few quotes, the quotes' positions; one with many (more than one
-    in :data:`DENSE` bytes of the piece before), :class:`_Scanner`'s flag words.  Line breaks
-    inside quotes are not counted (``quoted_newlines`` is None): they make more line breaks
-    than records, which sends the file to :func:`workbench.io.fastcsv._record_lines`.
-    """
-
-    def __init__(self, sep: int) -> None:
-        super().__init__(sep, newlines_in_quotes=True)
-        self.dense = False  # the piece before had many quotes
-
-    def _feed(self, raw: bytearray | bytes, piece: np.ndarray, start: int) -> None:
-        got = piece.size
-        if not got or self.refused or self._refused_at(raw, piece, start):
-            return
-        if raw.find(b'"', start, start + got) < 0:
-            self.newlines += int(np.count_nonzero(piece == _NL))
-            self.check_first = self.dense = False
-        elif self.dense:
-            self._quoted(raw, piece, start)  # counts the line breaks too
-            self.dense = self.quotes > got // DENSE
-        else:
-            self.newlines += int(np.count_nonzero(piece == _NL))
-            self._positions(piece, got)
-        self.size += got
-        self.last = int(piece[-1])
-        self.after_ok = bool(self.allowed[self.last])
-
-    def _positions(self, piece: np.ndarray, got: int) -> None:
-        at = np.flatnonzero(piece == _QUOTE)
-        self.dense = at.size > got // DENSE
-        # the j-th quote of the piece opens a field when the quotes before it are even in number
-        opening = (np.arange(at.size) & 1) == int(self.inside)
-        before = self.allowed[piece[np.maximum(at - 1, 0)]]
-        before[at == 0] = self.after_ok
-        if (opening & ~before).any():
-            self.refused = "a quote inside a field"
-            return
-        after = self.allowed[piece[np.minimum(at + 1, got - 1)]]
-        after[at == got - 1] = True  # checked with the next piece's first byte
-        if (~opening & ~after).any():
-            self.refused = "text after a closing quote"
-            return
-        self.inside ^= bool(at.size & 1)
-        self.check_first = bool(at[-1] == got - 1 and not self.inside)
-
-    def result(self) -> _Scan:
-        refused = self.refused or ("an unclosed quote" if self.inside else "")
-        return _Scan(self.size, self.newlines, None, None, refused, self.last)
-
-
-#: A piece with more than one quote in this many bytes is scanned with flag words, not at the
-#: quotes' positions (:class:`_LightScanner`: positions cost per quote, flag words per byte).
-DENSE = 64

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.core.errors import DataError
-from workbench.io.bytescan import _CR, _NL, _QUOTE, _LightScanner, _Scan, _Scanner, _popcount  # noqa: F401
+from workbench.io.bytescan import _CR, _NL, _QUOTE, _Scan, _Scanner, _popcount  # noqa: F401
 from workbench.io.cells import TypedColumn, text_array
 from workbench.io.csvtyping import (  # noqa: F401  (SAMPLE_ROWS, _needs_sample, _head_rows: read here too)
     _EMPTY_IS_MISSING, SAMPLE_ROWS, _head_rows, _needs_sample, _Plan, _plan, _text_filled, _typed,
@@ -238,13 +238,13 @@ STREAM_CHUNK = 1 << 22
 EARLY_SCAN = 1 << 18
 
 
-def _scan(path: str, state: tuple[int, int], sep: int, light: bool = False) -> _Scan:
+def _scan(path: str, state: tuple[int, int], sep: int) -> _Scan:
     """Scan the file a piece at a time (it is never held whole); :class:`Fallback` when it is
-    not the file of ``state``.  ``light``: without the delimiters (:class:`_LightScanner`)."""
+    not the file of ``state``."""
     raw = bytearray(STREAM_CHUNK)  # bytearray.find is memchr: far faster than a compare
     buffer = np.frombuffer(raw, dtype=np.uint8)
     view = memoryview(raw)
-    scanner = _LightScanner(sep) if light else _Scanner(sep, newlines_in_quotes=True)
+    scanner = _Scanner(sep, newlines_in_quotes=True)
     try:
         with open(path, "rb", buffering=0) as handle:
             st = os.fstat(handle.fileno())
@@ -260,9 +260,9 @@ def _scan(path: str, state: tuple[int, int], sep: int, light: bool = False) -> _
     return scanner.result()
 
 
-def _scanned(path: str, state: tuple[int, int], sep: int, light: bool = False) -> "_Scan | Fallback":
+def _scanned(path: str, state: tuple[int, int], sep: int) -> "_Scan | Fallback":
     try:
-        return _scan(path, state, sep, light)
+        return _scan(path, state, sep)
     except Exception as err:  # noqa: BLE001 -- any failure of the scan: the usual way
         return err if isinstance(err, Fallback) else Fallback(repr(err))
 
