@@ -240,10 +240,10 @@ def _task_named(table: LoadedTable) -> bool:
 def _numbers_runs(table: LoadedTable, evaluation: Evaluation) -> bool:
     """Whether the repeats are a plain table's column numbering each system's runs ('run' beside
     'model': :func:`workbench.io.roles.guess_roles`)."""
-    from ..io.roles import RUN_INDEX_NAMES, _norm
+    from ..io.roles import names_runs
 
     return getattr(table, "evaluation", None) is None and evaluation.system is not None \
-        and _norm(str(evaluation.repeat)) in {_norm(n) for n in RUN_INDEX_NAMES}
+        and names_runs(str(evaluation.repeat))
 
 
 def roles_for(table: LoadedTable, roles: dict[str, str], reading: Reading) -> dict[str, str]:

@@ -107,6 +107,11 @@ def guess_roles(table: LoadedTable) -> dict[str, str]:
 RUN_INDEX_NAMES = ("run", "run_id", "run_index", "run_number", "run_no", "replicate", "rep")
 
 
+def names_runs(name: str) -> bool:
+    """Whether a column's name is one of :data:`RUN_INDEX_NAMES` (case, spaces and '_' aside)."""
+    return _norm(name) in {_norm(n) for n in RUN_INDEX_NAMES}
+
+
 def _runs_as_repeats(table: LoadedTable, columns: list[str], roles: dict[str, str], taken: set[str]) -> None:
     """Beside a system column, a column numbering the runs (whole numbers: 1, 2, 3) under which
     each (system, item) pair repeats once per run is the items' repeats ('epoch' role): a model
@@ -119,8 +124,7 @@ def _runs_as_repeats(table: LoadedTable, columns: list[str], roles: dict[str, st
     if system is None or item is None:
         return
     frame = table.frame
-    names = {_norm(n) for n in RUN_INDEX_NAMES}
-    candidates = [c for c in columns if c not in taken and _norm(c) in names]
+    candidates = [c for c in columns if c not in taken and names_runs(c)]
     if not candidates or not frame.duplicated(subset=[system, item]).any():
         return
     for col in candidates:
