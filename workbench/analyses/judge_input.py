@@ -137,15 +137,12 @@ def prepare(table: LoadedTable, options, evaluation: Evaluation, chosen: str | N
         sig["judge"] = f"scorer:{judge.name}"
         sig["judged"] = "record(system,item,repeat)" if evaluation.repeat else "record(system,item)"
         failed = err.mask if err.count and err.mode == "failure" else None
-        records_, table_ = own_score(table, evaluation, judge, system, item, failed,
-                                     blank_fails=errors == "fail")
-        records += records_
-        tables.append(table_)
+        records_, table_ = own_score(table, evaluation, judge, system, item, failed, blank_fails=errors == "fail")
+        records, tables = records + records_, tables + [table_]
         blanks = sum(int(r["value"]) for r in records_ if r["metric"] == "judge_unscored")
         if errors == "fail" and blanks:  # as every panel's reading scores them (reading_steps._unscored)
-            notes.append(f"{blanks} records unscored by '{judge.name}' (no value) are counted as failures (0) "
-                         "in the judge's own score, as asked (--errors fail); the agreement leaves them out "
-                         "(a blank is no label).")
+            notes.append(f"{blanks} records unscored by '{judge.name}' (no value) count as failures (0) in its own "
+                         "score, as asked (--errors fail); the agreement leaves them out (a blank is no label).")
             sig["unscored"] = f"failures({blanks})"
     sig.update(err.signature())
     humans: list[str] = list(options.human or ())
